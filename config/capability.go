@@ -19,7 +19,7 @@ type Capability struct {
 	// Method is the HTTP method. Default GET.
 	Method string
 	// Protocol is REST (default), MCP, A2A, GraphQL or WebSocket.
-	Protocol Protocol
+	Protocol Protocol `validate:"omitempty,oneof=REST MCP A2A GraphQL WebSocket"`
 	// Auth is how agents authenticate. Zero value: none.
 	Auth Auth
 	// RateLimit is this capability's limit.
@@ -35,7 +35,7 @@ type Capability struct {
 	// "array[flight]", ...).
 	Outputs map[string]string
 	// Sensitivity is standard (default), destructive or irreversible.
-	Sensitivity Sensitivity
+	Sensitivity Sensitivity `validate:"omitempty,oneof=standard destructive irreversible"`
 	// RequiresHumanConfirmation: agents SHOULD prompt the user first.
 	RequiresHumanConfirmation bool
 	// Reversible says whether the action can be undone (nil: not declared).
@@ -45,7 +45,7 @@ type Capability struct {
 	Idempotency *Idempotency
 	// ExecutionModel is sync (default) or async; async may name a
 	// PollEndpoint.
-	ExecutionModel ExecutionModel
+	ExecutionModel ExecutionModel `validate:"omitempty,oneof=sync async"`
 	PollEndpoint   string
 	// Via names a protocol declared in AWP.Protocols through which the
 	// action is invoked; Operation is the protocol-specific operation.
@@ -89,7 +89,7 @@ const (
 // (DESIGN.md collision 6). It never carries a credential.
 type Auth struct {
 	// Type is none (zero value), api-key, bearer-token, oauth2 or hmac.
-	Type AuthType
+	Type AuthType `validate:"omitempty,oneof=none api-key bearer-token oauth2 hmac"`
 	// TokenEndpoint is where agents obtain tokens (draft-car Auth-Endpoint;
 	// required for bearer-token and oauth2).
 	TokenEndpoint string
@@ -126,10 +126,10 @@ const DefaultAPIKeyHeader = "X-API-Key"
 type Param struct {
 	Name string `validate:"required"`
 	// In is query (default), path, header or body.
-	In ParamLocation
+	In ParamLocation `validate:"omitempty,oneof=query path header body"`
 	// Type is string (default), integer, number, boolean; array and object
 	// only in formats that allow them (v0.1.0, AWP, agent://).
-	Type ParamType
+	Type ParamType `validate:"omitempty,oneof=string integer number boolean array object"`
 	// Format is a finer AWP type name ("ISO8601", "url", "airport_code");
 	// rendered as the AWP input type instead of Type when set.
 	Format      string

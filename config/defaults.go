@@ -175,7 +175,7 @@ func (s *Site) PublishedAgents() []HostedAgent {
 func (s *Site) DefaultAgent() HostedAgent {
 	host := s.Host()
 	a := HostedAgent{
-		Name:        strings.ReplaceAll(host, ":", "_"),
+		Name:        agentName(host),
 		Version:     s.VersionOrDefault(),
 		Description: s.Description,
 		URL:         "agent://" + host + "/",
@@ -215,6 +215,21 @@ func (s *Site) DefaultAgent() HostedAgent {
 		a.Authentication = &AgentAuthentication{Schemes: schemes}
 	}
 	return a
+}
+
+// agentName turns a host into an agent:// agent name, which the registry
+// limits to letters, digits, "-", "_", "." and "/" (its propertyNames): the
+// port separator becomes "_" and the brackets of an IPv6 literal go, so
+// "localhost:8080" is "localhost_8080" and "[::1]:8080" is "__1_8080".
+func agentName(host string) string {
+	host = strings.NewReplacer("[", "", "]", "").Replace(host)
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '-', r == '.':
+			return r
+		}
+		return '_'
+	}, host)
 }
 
 // HTTPScheme is the IANA HTTP authentication scheme the auth type implies

@@ -25,7 +25,7 @@ type MCPGateway struct {
 	// Endpoint is the MCP server URL. Required.
 	Endpoint string `validate:"required"`
 	// Transport is "streamable-http" (default) or "sse".
-	Transport string
+	Transport string `validate:"omitempty,oneof=streamable-http sse"`
 	// Auth is none (default), api-key (rendered "api_key") or oauth2.
 	Auth AuthType
 }
@@ -38,7 +38,7 @@ type AWP struct {
 	Intent string
 	// Protocols are the sibling protocols, keyed by identifier (a2a, mcp,
 	// acp, ap2, x402, openapi, graphql, payment, or a custom one).
-	Protocols map[string]AWPProtocol
+	Protocols map[string]AWPProtocol `validate:"dive"`
 	// Capabilities are the AWP feature flags (nil: omitted).
 	Capabilities *AWPCapabilities
 	// Auth is the AWP authentication contract (nil: derived from the
@@ -81,14 +81,14 @@ type AWPCapabilities struct {
 	Streaming    bool   `json:"streaming"`
 	BatchActions bool   `json:"batch_actions"`
 	Webhooks     bool   `json:"webhooks"`
-	Pagination   string `json:"pagination,omitempty"`
+	Pagination   string `json:"pagination,omitempty" validate:"omitempty,oneof=cursor offset page none"`
 	Idempotency  bool   `json:"idempotency"`
 }
 
 // AWPAuth is the AWP auth contract (7). RequiredFor and OptionalFor default
 // to the capabilities whose Auth is not none / none.
 type AWPAuth struct {
-	Type            AuthType
+	Type            AuthType `validate:"omitempty,oneof=none api-key bearer-token oauth2 hmac"`
 	RequiredFor     []string
 	OptionalFor     []string
 	TokenExpiry     string
@@ -123,9 +123,9 @@ type HostedAgent struct {
 	Transport        Transport
 	Authentication   *AgentAuthentication
 	Provider         *Provider
-	ConformanceLevel *int
+	ConformanceLevel *int `validate:"omitempty,min=0,max=3"`
 	// Status is active (default), deprecated or experimental.
-	Status            string
+	Status            string `validate:"omitempty,oneof=active deprecated experimental"`
 	Environment       string
 	DocumentationURL  string
 	InteractionModels []string
@@ -146,9 +146,9 @@ type Skill struct {
 	Accepts         []string
 	Produces        []string
 	Streaming       bool
-	StreamingFormat string
+	StreamingFormat string `validate:"omitempty,oneof=sse ndjson grpc-stream"`
 	Idempotent      bool
-	Status          string
+	Status          string `validate:"omitempty,oneof=active deprecated experimental"`
 	Authentication  *AgentAuthentication
 	Depends         []Depends `validate:"dive"`
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -68,26 +69,26 @@ func (r Rate) String() string {
 }
 
 // PerMinuteCeil is the rate expressed as whole requests per minute, rounded
-// up, for formats that only know "N/minute" (v0.1.0). It is 0 for a zero
-// Rate and at least 1 otherwise.
+// up, for formats that only know "N/minute" (v0.1.0). It is 0 for a zero or
+// invalid Rate, at least 1 otherwise, and saturates at math.MaxInt.
 func (r Rate) PerMinuteCeil() int {
-	if r.IsZero() || r.Requests <= 0 {
+	if r.Requests <= 0 {
 		return 0
 	}
-	d := r.Period()
-	if d == 0 {
-		return 0
+	switch r.Window {
+	case Second:
+		if r.Requests > math.MaxInt/60 {
+			return math.MaxInt
+		}
+		return r.Requests * 60
+	case Minute:
+		return r.Requests
+	case Hour:
+		return (r.Requests-1)/60 + 1
+	case Day:
+		return (r.Requests-1)/(24*60) + 1
 	}
-	// requests per minute = Requests * minute / d, rounded up.
-	num := int64(r.Requests) * int64(time.Minute)
-	n := num / int64(d)
-	if num%int64(d) != 0 {
-		n++
-	}
-	if n < 1 {
-		n = 1
-	}
-	return int(n)
+	return 0
 }
 
 // Validate reports a problem with a non-zero rate.

@@ -33,7 +33,7 @@ type Site struct {
 	PrivacyPolicy string
 	// DeclarationType is "platform" (default, omitted when rendering) or
 	// "agent" (draft-car 2.3).
-	DeclarationType DeclarationType
+	DeclarationType DeclarationType `validate:"omitempty,oneof=platform agent"`
 	// OperatesOn lists platform URLs an agent declaration operates on
 	// (draft-car 2.3 Operates-On); only meaningful with DeclarationTypeAgent.
 	OperatesOn []string
@@ -132,7 +132,7 @@ type Session struct {
 	TTL time.Duration
 	// MaxSessions is the number of concurrent sessions per agent
 	// (agents.json rate_limit.max_sessions). Zero: not declared.
-	MaxSessions int
+	MaxSessions int `validate:"min=0"`
 }
 
 // Audit configures the v0.1.0 audit trail.

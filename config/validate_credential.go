@@ -1,0 +1,145 @@
+package config
+
+import (
+	"math"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// draft-car 5.3: "Capability declarations MUST NOT include actual
+// credentials, API keys, tokens, or secrets of any kind." A declaration is
+// published to everyone, so a credential pasted into it leaks. These checks
+// catch the common shapes; messages never echo the suspected secret.
+
+const credentialRule = "declarations are public and MUST NOT include credentials (draft-car 5.3)"
+
+// urlCredentials rejects user information and credential-like query
+// parameters in a URL, and known key formats in its path.
+func (r *report) urlCredentials(field string, u *url.URL) {
+	if u.User != nil {
+		r.add(field, "", "carries user information (user:password@); "+credentialRule)
+	}
+	var bad []string
+	for k := range u.Query() {
+		if credentialParam(k) {
+			bad = append(bad, k)
+		}
+	}
+	slices.Sort(bad)
+	for _, k := range bad {
+		r.addf(field, "", "has the query parameter %q, which carries a credential; %s", k, credentialRule)
+	}
+	if kind := credentialKind(u.EscapedPath(), false); kind != "" {
+		r.addf(field, "", "has %s in its path; %s", kind, credentialRule)
+	}
+}
+
+// credentialParam reports whether a query parameter name is one that
+// carries a secret (token, access_token, api_key, apikey, key, secret,
+// client_secret, password, sig, signature and their spellings).
+func credentialParam(name string) bool {
+	n := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
+	switch n {
+	case "token", "accesstoken", "apikey", "key", "secret", "clientsecret",
+		"password", "passwd", "pwd", "sig", "signature", "xapikey":
+		return true
+	}
+	for _, suffix := range []string{"token", "secret", "password", "apikey", "signature"} {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialField rejects a string field that looks like a credential.
+func (r *report) credentialField(field, value string) {
+	if kind := credentialKind(value, true); kind != "" {
+		r.addf(field, "", "looks like %s; %s", kind, credentialRule)
+	}
+}
+
+var (
+	jwtPattern    = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*`)
+	awsKeyPattern = regexp.MustCompile(`AKIA[0-9A-Z]{16}`)
+	uuidPattern   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+)
+
+// keyPrefixes are the published prefixes of common API keys, with the
+// least number of characters that follow them in a real key (so that a
+// scope such as "sk-read" is not mistaken for one).
+var keyPrefixes = []struct {
+	prefix string
+	rest   int
+}{
+	{"sk_live_", 16}, {"sk_test_", 16}, {"rk_live_", 16}, {"sk-", 16},
+	{"ghp_", 20}, {"gho_", 20}, {"ghs_", 20}, {"github_pat_", 20},
+	{"xoxb-", 10}, {"xoxp-", 10}, {"AIza", 20},
+}
+
+// credentialKind says what kind of credential s looks like, "" when none.
+// strict adds the high-entropy test, which is only meaningful for short
+// fields (scopes, header names), not for URLs whose paths may hold ids.
+func credentialKind(s string, strict bool) string {
+	l := strings.ToLower(strings.TrimSpace(s))
+	if strings.HasPrefix(l, "bearer ") || strings.HasPrefix(l, "basic ") {
+		return "an Authorization header value"
+	}
+	if jwtPattern.MatchString(s) {
+		return "a JSON Web Token"
+	}
+	if awsKeyPattern.MatchString(s) {
+		return "an AWS access key ID"
+	}
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !credentialChar(r) }) {
+		for _, p := range keyPrefixes {
+			if strings.HasPrefix(w, p.prefix) && len(w)-len(p.prefix) >= p.rest {
+				return "an API key (" + p.prefix + "...)"
+			}
+		}
+		if strict && highEntropy(w) {
+			return "a secret (a long random-looking string)"
+		}
+	}
+	return ""
+}
+
+// credentialChar is the alphabet of keys and tokens: base64, base64url and
+// hex, with "." for the parts of a JWT.
+func credentialChar(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' ||
+		r == '+' || r == '/' || r == '=' || r == '_' || r == '-' || r == '.'
+}
+
+// highEntropy reports whether w looks like a random secret: at least 32
+// characters of the base64/hex alphabet, mixing letters and digits, with
+// at least 3 bits of entropy per character. UUIDs are identifiers, not
+// secrets, and are let through.
+func highEntropy(w string) bool {
+	if len(w) < 32 || strings.Contains(w, ".") || uuidPattern.MatchString(w) {
+		return false
+	}
+	var letters, digits bool
+	counts := map[rune]int{}
+	for _, r := range w {
+		switch {
+		case '0' <= r && r <= '9':
+			digits = true
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z':
+			letters = true
+		}
+		counts[r]++
+	}
+	if !letters || !digits {
+		return false
+	}
+	var h float64
+	n := float64(len(w))
+	for _, c := range counts {
+		p := float64(c) / n
+		h -= p * math.Log2(p)
+	}
+	return h >= 3
+}

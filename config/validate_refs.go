@@ -1,0 +1,179 @@
+package config
+
+import (
+	"strings"
+)
+
+// capIndex maps each capability ID to the index of its first declaration.
+func (r *report) capIndex() map[string]int {
+	if r.ids == nil {
+		r.ids = make(map[string]int, len(r.site.Capabilities))
+		for i, c := range r.site.Capabilities {
+			if _, ok := r.ids[c.ID]; !ok {
+				r.ids[c.ID] = i
+			}
+		}
+	}
+	return r.ids
+}
+
+// capabilityRef reports a reference to an undeclared capability ID.
+func (r *report) capabilityRef(field, id string) {
+	if _, ok := r.capIndex()[id]; !ok || id == "" {
+		r.addf(field, "", "%q is not the ID of a declared capability", id)
+	}
+}
+
+// agents checks the per-agent policies (draft-car 2.7).
+func (r *report) agents() {
+	seen := map[string]int{}
+	def := -1
+	for i, a := range r.site.Agents {
+		p := at("Agents", i)
+		switch {
+		case a.Name == "":
+			// the required tag reports it
+		case a.Name == "*":
+			if def >= 0 {
+				r.addf(p+".Name", fmtDraftCar, `is a second default policy "*"; %s is already the default (draft-car 2.7)`, at("Agents", def))
+			} else {
+				def = i
+			}
+		case strings.Contains(a.Name, "*"):
+			r.addf(p+".Name", fmtDraftCar, `%q is not a pattern: names are matched exactly against User-Agent product tokens, and "*" alone is the default policy (draft-car 2.7)`, a.Name)
+		case !isToken(a.Name):
+			r.addf(p+".Name", fmtDraftCar, "%q is not a User-Agent product token (RFC 9110 5.6.2: no spaces, '/', ';', '(', ')', ',' ...), so no User-Agent can match it (draft-car 4.2)", a.Name)
+		default:
+			key := strings.ToLower(a.Name)
+			if j, ok := seen[key]; ok {
+				r.addf(p+".Name", fmtDraftCar, "%q duplicates %s (%q): agent names are matched case-insensitively (draft-car 4.2)", a.Name, at("Agents", j), r.site.Agents[j].Name)
+			} else {
+				seen[key] = i
+			}
+		}
+		if err := a.RateLimit.Validate(); err != nil {
+			r.add(p+".RateLimit", "", err.Error()+rateRule)
+		}
+		for k, id := range a.Capabilities {
+			r.capabilityRef(at(p+".Capabilities", k), id)
+		}
+		r.webURL(p+".AgentDeclaration", a.AgentDeclaration, webSchemes)
+	}
+}
+
+// requiresCycles rejects cycles among Capability.Requires: AWP 11 says
+// prerequisites run first, which no order can do around a cycle.
+func (r *report) requiresCycles() {
+	caps := r.site.Capabilities
+	g := depGraph{names: make([]string, len(caps)), edges: make([][]depEdge, len(caps))}
+	idx := r.capIndex()
+	for i, c := range caps {
+		g.names[i] = c.ID
+		if idx[c.ID] != i {
+			continue // a duplicate ID, reported elsewhere
+		}
+		for k, req := range c.Requires {
+			if j, ok := idx[req]; ok {
+				g.edges[i] = append(g.edges[i], depEdge{to: j, field: at(at("Capabilities", i)+".Requires", k)})
+			}
+		}
+	}
+	for _, cy := range g.cycles() {
+		r.addf(cy.field, "", "dependency cycle %s: no order runs every prerequisite first (AWP 11)", strings.Join(cy.path, " -> "))
+	}
+}
+
+// depGraph is a dependency graph whose edges remember the field that
+// declares them.
+type depGraph struct {
+	names []string
+	edges [][]depEdge
+}
+
+type depEdge struct {
+	to    int
+	field string
+}
+
+type depCycle struct {
+	field string   // the field declaring the edge that closes the cycle
+	path  []string // node names, first repeated at the end
+}
+
+// cycles finds cycles by depth-first search in node order, one per back
+// edge, so the report is deterministic.
+func (g *depGraph) cycles() []depCycle {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, len(g.names))
+	var stack []int
+	var out []depCycle
+	var visit func(n int)
+	visit = func(n int) {
+		color[n] = grey
+		stack = append(stack, n)
+		for _, e := range g.edges[n] {
+			switch color[e.to] {
+			case white:
+				visit(e.to)
+			case grey:
+				start := len(stack) - 1
+				for stack[start] != e.to {
+					start--
+				}
+				var path []string
+				for _, m := range stack[start:] {
+					path = append(path, g.names[m])
+				}
+				out = append(out, depCycle{field: e.field, path: append(path, g.names[e.to])})
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[n] = black
+	}
+	for n := range g.names {
+		if color[n] == white {
+			visit(n)
+		}
+	}
+	return out
+}
+
+// depths returns, for each node, the number of edges of the longest chain
+// starting there (-1 when a cycle is reachable) and the edge that starts it.
+func (g *depGraph) depths() ([]int, []int) {
+	depth := make([]int, len(g.names))
+	next := make([]int, len(g.names)) // index into edges[n] of the deepest edge
+	state := make([]uint8, len(g.names))
+	var walk func(n int) int
+	walk = func(n int) int {
+		switch state[n] {
+		case 1:
+			return -1
+		case 2:
+			return depth[n]
+		}
+		state[n] = 1
+		best, via := 0, -1
+		for k, e := range g.edges[n] {
+			d := walk(e.to)
+			if d < 0 {
+				best = -1
+				break
+			}
+			if d+1 > best {
+				best, via = d+1, k
+			}
+		}
+		state[n] = 2
+		depth[n], next[n] = best, via
+		return best
+	}
+	for n := range g.names {
+		walk(n)
+	}
+	return depth, next
+}
