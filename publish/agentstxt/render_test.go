@@ -1,0 +1,438 @@
+package agentstxt
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fixtures"
+)
+
+var dialects = []config.Dialect{config.DialectDraftCar, config.DialectV010}
+
+func TestRenderSpecExamples(t *testing.T) {
+	tests := []struct {
+		name    string
+		site    config.Site
+		dialect config.Dialect
+		want    string
+	}{
+		{"draft-car Appendix A", fixtures.OutdoorSupply(), config.DialectDraftCar, appendixA},
+		{"v0.1.0 Full Example", fixtures.AcmeCeramics(), config.DialectV010, fullExample},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Render(&tt.site, tt.dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("Render mismatch\n--- got\n%s--- want\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRenderFixtures holds every fixture to the properties any rendered
+// file must have, in both dialects.
+func TestRenderFixtures(t *testing.T) {
+	for _, fx := range fixtures.All() {
+		for _, d := range dialects {
+			t.Run(fx.Name+"/"+d.String(), func(t *testing.T) {
+				b, err := Render(&fx.Site, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				again, _ := Render(&fx.Site, d)
+				if !bytes.Equal(b, again) {
+					t.Error("two renders differ")
+				}
+				p := Project(&fx.Site, d)
+				if fromProjection, err := Render(&p, d); err != nil || !bytes.Equal(b, fromProjection) {
+					t.Errorf("Render(Project(s)) differs from Render(s) (err %v)", err)
+				}
+				s := string(b)
+				switch {
+				case !strings.HasSuffix(s, "\n"):
+					t.Error("no final newline")
+				case strings.HasSuffix(s, "\n\n"):
+					t.Error("trailing blank line")
+				case strings.Contains(s, "\n\n\n"):
+					t.Error("two blank lines in a row")
+				case strings.Contains(s, " \n"):
+					t.Error("trailing space")
+				}
+				f, err := Parse(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Dialect != d {
+					t.Errorf("Parse detected %v, rendered %v", f.Dialect, d)
+				}
+			})
+		}
+	}
+}
+
+func TestRenderLayout(t *testing.T) {
+	berlin := time.FixedZone("CET", 3600)
+	tests := []struct {
+		name    string
+		dialect config.Dialect
+		site    config.Site
+		want    string
+	}{
+		{
+			name:    "draft-car agent declaration",
+			dialect: config.DialectDraftCar,
+			site: config.Site{
+				Name:            "  Helper Bot ",
+				URL:             "https://bot.example",
+				PrivacyPolicy:   "https://bot.example/privacy",
+				DeclarationType: "Agent",
+				OperatesOn:      []string{"https://shop.example", "https://news.example"},
+				GeneratedAt:     time.Date(2026, 3, 1, 1, 30, 15, 999, berlin),
+				AgentsJSONURL:   "https://bot.example/.well-known/agents.json",
+			},
+			want: `# agents.txt
+Spec-Version: 1.0
+Generated-At: 2026-03-01T00:30:15Z
+Declaration-Type: agent
+Operates-On: https://shop.example
+Operates-On: https://news.example
+
+Site-Name: Helper Bot
+Site-URL: https://bot.example
+Site-Privacy-Policy: https://bot.example/privacy
+Agents-JSON: https://bot.example/.well-known/agents.json
+`,
+		},
+		{
+			name:    "draft-car platform is the default and not written",
+			dialect: config.DialectDraftCar,
+			site:    config.Site{Name: "S", URL: "https://s.example", DeclarationType: config.DeclarationPlatform},
+			want:    "# agents.txt\nSpec-Version: 1.0\n\nSite-Name: S\nSite-URL: https://s.example\n",
+		},
+		{
+			name:    "draft-car capability fields and agent blocks",
+			dialect: config.DialectDraftCar,
+			site: config.Site{
+				Name: "S", URL: "https://s.example",
+				Capabilities: []config.Capability{
+					{
+						ID: "orders", Endpoint: "https://s.example/graphql", Protocol: "graphql", Method: "post",
+						Auth: config.Auth{
+							Type: "OAuth2", TokenEndpoint: "https://s.example/token", DocsURL: "https://s.example/docs/auth",
+							Scopes: []string{"orders:read", " orders:write "}, Header: "X-Not-Published",
+						},
+						RateLimit: config.PerHour(1000), Description: "Orders", OpenAPI: "https://s.example/openapi.json",
+						Params: []config.Param{
+							{Name: "id", In: config.InPath, Type: config.TypeInteger, Required: true},
+							{Name: "X-Trace", In: config.InHeader, Type: config.TypeBoolean},
+							{Name: "total", In: config.InBody, Type: config.TypeNumber, Description: "Sum - in cents", Default: 5},
+						},
+					},
+					{ID: "feed", Endpoint: "wss://s.example/feed", Protocol: config.ProtocolWebSocket},
+				},
+				Agents: []config.AgentPolicy{
+					{Name: "gptbot", Capabilities: []string{}},
+					{Name: "helper", RateLimit: config.PerDay(5000), AgentDeclaration: "https://bot.example/.well-known/agents.txt"},
+				},
+			},
+			want: `# agents.txt
+Spec-Version: 1.0
+
+Site-Name: S
+Site-URL: https://s.example
+
+Capability: orders
+  Endpoint: https://s.example/graphql
+  Method: POST
+  Protocol: GraphQL
+  Auth: oauth2
+  Auth-Endpoint: https://s.example/token
+  Auth-Docs: https://s.example/docs/auth
+  Scopes: orders:read, orders:write
+  Rate-Limit: 1000/hour
+  Description: Orders
+  OpenAPI: https://s.example/openapi.json
+  Param: id (path, integer, required)
+  Param: X-Trace (header, boolean)
+  Param: total (body, number) - Sum - in cents
+
+Capability: feed
+  Endpoint: wss://s.example/feed
+  Protocol: WebSocket
+  Auth: none
+
+Agent: gptbot
+  Capabilities:
+
+Agent: helper
+  Rate-Limit: 5000/day
+  Agent-Declaration: https://bot.example/.well-known/agents.txt
+`,
+		},
+		{
+			name:    "v0.1.0 defaults",
+			dialect: config.DialectV010,
+			site: config.Site{
+				Name: "Shop", URL: "https://shop.example/store/",
+				Capabilities: []config.Capability{{ID: "search"}, {ID: "cart.add", RequiresSession: true}},
+				Flows: []config.Flow{
+					{Name: "buy", Steps: []string{"search", "cart.add"}},
+					{Name: "look", Steps: []string{"search"}, Description: "Just looking"},
+				},
+				RateLimit: config.PerSecond(2),
+				Audit:     config.Audit{Enabled: true},
+			},
+			want: `# agents.txt - Shop
+# https://shop.example/store/
+
+Site: Shop
+URL: https://shop.example/store/
+
+Agents-JSON: https://shop.example/.well-known/agents.json
+
+# Capabilities
+Allow: search
+Allow: cart.add
+
+# Suggested Flows
+Flow: buy → search, cart.add
+Flow: look → search
+Flow-Description: Just looking
+
+Rate-Limit: 120/minute
+Session-TTL: 1800s
+Audit: true
+Audit-Endpoint: https://shop.example/.well-known/agents/api/audit/:session_id
+`,
+		},
+		{
+			name:    "v0.1.0 rounds limits up to what the grammar holds",
+			dialect: config.DialectV010,
+			site: config.Site{
+				Name: "S", URL: "https://s.example", AgentsJSONURL: "https://cdn.example/agents.json",
+				RateLimit: config.PerHour(90),
+				Session:   config.Session{TTL: 90*time.Second + time.Millisecond},
+			},
+			want: `# agents.txt - S
+# https://s.example
+
+Site: S
+URL: https://s.example
+
+Agents-JSON: https://cdn.example/agents.json
+
+Rate-Limit: 2/minute
+Session-TTL: 91s
+`,
+		},
+		{
+			name:    "empty site",
+			dialect: config.DialectV010,
+			site:    config.Site{},
+			want:    "# agents.txt\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Render(&tt.site, tt.dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("Render mismatch\n--- got\n%s--- want\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRenderRefusesInjection: a value that would start a line of its own
+// is an error, never output, whatever field it hides in.
+func TestRenderRefusesInjection(t *testing.T) {
+	payloads := map[string]string{
+		"LF":          "x\nDisallow: /",
+		"CR":          "x\rAllow: /admin",
+		"CRLF suffix": "x\r\n",
+		"LF prefix":   "\nAgent: evil",
+		"NUL":         "x\x00y",
+		"tab":         "x\ty",
+		"DEL":         "x\x7f",
+		"NEL":         "x\u0085Allow: /",
+		"LS":          "x\u2028Allow: /",
+		"PS":          "x\u2029Allow: /",
+		"invalid":     "x\xffy",
+	}
+	type mutation struct {
+		name    string
+		dialect config.Dialect
+		path    string
+		set     func(s *config.Site, v string)
+	}
+	dc, v1 := config.DialectDraftCar, config.DialectV010
+	mutations := []mutation{
+		{"name", dc, "Name", func(s *config.Site, v string) { s.Name = v }},
+		{"name", v1, "Name", func(s *config.Site, v string) { s.Name = v }},
+		{"url", v1, "URL", func(s *config.Site, v string) { s.URL = v }},
+		{"description", dc, "Description", func(s *config.Site, v string) { s.Description = v }},
+		{"contact", v1, "Contact", func(s *config.Site, v string) { s.Contact = v }},
+		{"privacy", dc, "PrivacyPolicy", func(s *config.Site, v string) { s.PrivacyPolicy = v }},
+		{"declaration type", dc, "DeclarationType", func(s *config.Site, v string) { s.DeclarationType = config.DeclarationType(v) }},
+		{"operates-on", dc, "OperatesOn[0]", func(s *config.Site, v string) { s.OperatesOn = []string{v} }},
+		{"agents-json", dc, "AgentsJSONURL", func(s *config.Site, v string) { s.AgentsJSONURL = v }},
+		{"agents-json", v1, "AgentsJSONURL", func(s *config.Site, v string) { s.AgentsJSONURL = v }},
+		{"capability id", dc, "Capabilities[0].ID", func(s *config.Site, v string) { s.Capabilities[0].ID = v }},
+		{"capability id", v1, "Capabilities[0].ID", func(s *config.Site, v string) { s.Capabilities[0].ID = v }},
+		{"endpoint", dc, "Capabilities[0].Endpoint", func(s *config.Site, v string) { s.Capabilities[0].Endpoint = v }},
+		{"method", dc, "Capabilities[0].Method", func(s *config.Site, v string) { s.Capabilities[0].Method = v }},
+		{"protocol", dc, "Capabilities[0].Protocol", func(s *config.Site, v string) { s.Capabilities[0].Protocol = config.Protocol(v) }},
+		{"auth type", dc, "Capabilities[0].Auth.Type", func(s *config.Site, v string) { s.Capabilities[0].Auth.Type = config.AuthType(v) }},
+		{"auth endpoint", dc, "Capabilities[0].Auth.TokenEndpoint", func(s *config.Site, v string) { s.Capabilities[0].Auth.TokenEndpoint = v }},
+		{"auth docs", dc, "Capabilities[0].Auth.DocsURL", func(s *config.Site, v string) { s.Capabilities[0].Auth.DocsURL = v }},
+		{"scope", dc, "Capabilities[0].Auth.Scopes[1]", func(s *config.Site, v string) { s.Capabilities[0].Auth.Scopes = []string{"a", v} }},
+		{"capability description", dc, "Capabilities[0].Description", func(s *config.Site, v string) { s.Capabilities[0].Description = v }},
+		{"openapi", dc, "Capabilities[0].OpenAPI", func(s *config.Site, v string) { s.Capabilities[0].OpenAPI = v }},
+		{"param name", dc, "Capabilities[0].Params[0].Name", func(s *config.Site, v string) { s.Capabilities[0].Params[0].Name = v }},
+		{"param location", dc, "Capabilities[0].Params[0].In", func(s *config.Site, v string) { s.Capabilities[0].Params[0].In = config.ParamLocation(v) }},
+		{"param type", dc, "Capabilities[0].Params[0].Type", func(s *config.Site, v string) { s.Capabilities[0].Params[0].Type = config.ParamType(v) }},
+		{"param description", dc, "Capabilities[0].Params[0].Description", func(s *config.Site, v string) { s.Capabilities[0].Params[0].Description = v }},
+		{"allow", dc, "Access.Allow[0]", func(s *config.Site, v string) { s.Access.Allow = []string{v} }},
+		{"disallow", dc, "Access.Disallow[0]", func(s *config.Site, v string) { s.Access.Disallow = []string{v} }},
+		{"agent name", dc, "Agents[0].Name", func(s *config.Site, v string) { s.Agents[0].Name = v }},
+		{"agent capabilities", dc, "Agents[0].Capabilities[0]", func(s *config.Site, v string) { s.Agents[0].Capabilities = []string{v} }},
+		{"agent declaration", dc, "Agents[0].AgentDeclaration", func(s *config.Site, v string) { s.Agents[0].AgentDeclaration = v }},
+		{"flow name", v1, "Flows[0].Name", func(s *config.Site, v string) { s.Flows[0].Name = v }},
+		{"flow step", v1, "Flows[0].Steps[0]", func(s *config.Site, v string) { s.Flows[0].Steps[0] = v }},
+		{"flow description", v1, "Flows[0].Description", func(s *config.Site, v string) { s.Flows[0].Description = v }},
+		{"audit endpoint", v1, "Audit.Endpoint", func(s *config.Site, v string) { s.Audit.Endpoint = v }},
+		{"url host decoded into a default", v1, "AgentsJSONURL (derived from URL)", func(s *config.Site, v string) {
+			s.URL = "https://a%c2%85b.example" // the host decodes to a NEL
+		}},
+	}
+	base := func() config.Site {
+		return config.Site{
+			Name: "S", URL: "https://s.example",
+			Capabilities: []config.Capability{{ID: "search", Endpoint: "https://s.example/search", Params: []config.Param{{Name: "q"}}}},
+			Agents:       []config.AgentPolicy{{Name: "*"}},
+			Flows:        []config.Flow{{Name: "f", Steps: []string{"search"}}},
+			Audit:        config.Audit{Enabled: true, Endpoint: "https://s.example/audit/:session_id"},
+		}
+	}
+	for _, m := range mutations {
+		for pname, payload := range payloads {
+			t.Run(m.dialect.String()+"/"+m.name+"/"+pname, func(t *testing.T) {
+				s := base()
+				m.set(&s, payload)
+				b, err := Render(&s, m.dialect)
+				if err == nil {
+					t.Fatalf("no error; rendered:\n%q", b)
+				}
+				if b != nil {
+					t.Error("bytes returned with the error")
+				}
+				if !errors.Is(err, ErrUnsafeValue) {
+					t.Errorf("error %v does not wrap ErrUnsafeValue", err)
+				}
+				if !strings.Contains(err.Error(), m.path+":") {
+					t.Errorf("error %q does not name %s", err, m.path)
+				}
+			})
+		}
+	}
+}
+
+func TestRenderRefusesInexpressible(t *testing.T) {
+	dc, v1 := config.DialectDraftCar, config.DialectV010
+	tests := []struct {
+		name    string
+		dialect config.Dialect
+		set     func(s *config.Site)
+		path    string
+	}{
+		{"empty capability id", dc, func(s *config.Site) { s.Capabilities[0].ID = "  " }, "Capabilities[0].ID"},
+		{"empty capability name", v1, func(s *config.Site) { s.Capabilities[0].ID = "" }, "Capabilities[0].ID"},
+		{"empty agent", dc, func(s *config.Site) { s.Agents[0].Name = "" }, "Agents[0].Name"},
+		{"empty allow", dc, func(s *config.Site) { s.Access.Allow = []string{"/a", " "} }, "Access.Allow[1]"},
+		{"empty disallow", dc, func(s *config.Site) { s.Access.Disallow = []string{""} }, "Access.Disallow[0]"},
+		{"empty operates-on", dc, func(s *config.Site) { s.OperatesOn = []string{""} }, "OperatesOn[0]"},
+		{"comma in scope", dc, func(s *config.Site) { s.Capabilities[0].Auth.Scopes = []string{"a,b"} }, "Capabilities[0].Auth.Scopes[0]"},
+		{"empty scope", dc, func(s *config.Site) { s.Capabilities[0].Auth.Scopes = []string{""} }, "Capabilities[0].Auth.Scopes[0]"},
+		{"comma in agent capability", dc, func(s *config.Site) { s.Agents[0].Capabilities = []string{"a, b"} }, "Agents[0].Capabilities[0]"},
+		{"empty param name", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Name = "" }, "Capabilities[0].Params[0].Name"},
+		{"paren in param name", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Name = "q(x)" }, "Capabilities[0].Params[0].Name"},
+		{"unknown location", dc, func(s *config.Site) { s.Capabilities[0].Params[0].In = "cookie" }, "Capabilities[0].Params[0].In"},
+		{"array type", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Type = config.TypeArray }, "Capabilities[0].Params[0].Type"},
+		{"capability rate", dc, func(s *config.Site) { s.Capabilities[0].RateLimit = config.Rate{Requests: 5, Window: "week"} }, "Capabilities[0].RateLimit"},
+		{"agent rate", dc, func(s *config.Site) { s.Agents[0].RateLimit = config.Rate{Requests: -1, Window: config.Minute} }, "Agents[0].RateLimit"},
+		{"generated-at year", dc, func(s *config.Site) { s.GeneratedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, "GeneratedAt"},
+		{"flow name", v1, func(s *config.Site) { s.Flows[0].Name = "" }, "Flows[0].Name"},
+		{"arrow in flow name", v1, func(s *config.Site) { s.Flows[0].Name = "a -> b" }, "Flows[0].Name"},
+		{"unicode arrow in flow name", v1, func(s *config.Site) { s.Flows[0].Name = "a→b" }, "Flows[0].Name"},
+		{"flow without steps", v1, func(s *config.Site) { s.Flows[0].Steps = nil }, "Flows[0].Steps"},
+		{"comma in step", v1, func(s *config.Site) { s.Flows[0].Steps = []string{"a,b"} }, "Flows[0].Steps[0]"},
+		{"empty step", v1, func(s *config.Site) { s.Flows[0].Steps = []string{"search", " "} }, "Flows[0].Steps[1]"},
+		{"site rate", v1, func(s *config.Site) { s.RateLimit = config.Rate{Requests: 1} }, "RateLimit"},
+		{"site rate overflow", v1, func(s *config.Site) { s.RateLimit = config.PerSecond(1 << 40) }, "RateLimit"},
+		{"negative ttl", v1, func(s *config.Site) { s.Session.TTL = -time.Second }, "Session.TTL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dialect.String()+"/"+tt.name, func(t *testing.T) {
+			s := config.Site{
+				Name: "S", URL: "https://s.example",
+				Capabilities: []config.Capability{{ID: "search", Endpoint: "https://s.example/search", Params: []config.Param{{Name: "q"}}}},
+				Agents:       []config.AgentPolicy{{Name: "*"}},
+				Flows:        []config.Flow{{Name: "f", Steps: []string{"search"}}},
+			}
+			if _, err := Render(&s, tt.dialect); err != nil {
+				t.Fatalf("base site: %v", err)
+			}
+			tt.set(&s)
+			b, err := Render(&s, tt.dialect)
+			if err == nil {
+				t.Fatalf("no error; rendered:\n%s", b)
+			}
+			if !errors.Is(err, ErrInexpressible) {
+				t.Errorf("error %v does not wrap ErrInexpressible", err)
+			}
+			if !strings.Contains(err.Error(), tt.path+":") {
+				t.Errorf("error %q does not name %s", err, tt.path)
+			}
+		})
+	}
+}
+
+func TestRenderReportsEveryProblem(t *testing.T) {
+	s := config.Site{
+		Name:         "a\nb",
+		URL:          "https://s.example",
+		Capabilities: []config.Capability{{ID: ""}, {ID: "x", Description: "\r"}},
+	}
+	_, err := Render(&s, config.DialectDraftCar)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"Name:", "Capabilities[0].ID:", "Capabilities[1].Description:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %s", err, want)
+		}
+	}
+}
+
+func TestRenderBadArguments(t *testing.T) {
+	if _, err := Render(nil, config.DialectDraftCar); err == nil {
+		t.Error("nil site: no error")
+	}
+	s := fixtures.OutdoorSupply()
+	if _, err := Render(&s, config.Dialect(7)); err == nil {
+		t.Error("unknown dialect: no error")
+	}
+	big := config.Site{Name: "S", URL: "https://s.example", Access: config.Access{Allow: []string{strings.Repeat("/a", MaxSize/2)}}}
+	if _, err := Render(&big, config.DialectDraftCar); err == nil {
+		t.Error("output over MaxSize: no error")
+	}
+}

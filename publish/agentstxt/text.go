@@ -1,0 +1,242 @@
+package agentstxt
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentready/agentready/config"
+)
+
+// Both grammars are line based: a value that carries a line break starts a
+// new field in every parser that reads the file. unsafeRune finds the first
+// rune that must never appear in a rendered value: C0 and C1 controls (CR,
+// LF, NEL, NUL, ...), DEL, the Unicode line and paragraph separators (which
+// some line splitters honour) and invalid UTF-8 (the file is served as
+// text/plain; charset=utf-8). ok is false when v is clean.
+func unsafeRune(v string, allowTab bool) (r rune, ok bool) {
+	for i := 0; i < len(v); {
+		b := v[i]
+		if b < utf8.RuneSelf {
+			if (b < 0x20 && !(allowTab && b == '\t')) || b == 0x7f {
+				return rune(b), true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(v[i:])
+		if r == utf8.RuneError && size == 1 {
+			return r, true
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return r, true
+		}
+		i += size
+	}
+	return 0, false
+}
+
+// describeRune names an unsafe rune for an error message.
+func describeRune(r rune) string {
+	if r == utf8.RuneError {
+		return "invalid UTF-8"
+	}
+	return fmt.Sprintf("control character U+%04X", r)
+}
+
+// trim is the one whitespace rule of renderer, parser and Project: values
+// are trimmed (draft-car 2.2, v0.1.0 "Format Rules" 3).
+func trim(s string) string { return strings.TrimSpace(s) }
+
+// canonProtocol matches the draft-car 2.5 protocols case-insensitively; an
+// empty value is the default REST and an unknown one is kept as written.
+func canonProtocol(s string) (p config.Protocol, known bool) {
+	s = trim(s)
+	if s == "" {
+		return config.ProtocolREST, true
+	}
+	for _, p := range [...]config.Protocol{config.ProtocolREST, config.ProtocolMCP, config.ProtocolA2A, config.ProtocolGraphQL, config.ProtocolWebSocket} {
+		if asciiEqualFold(s, string(p)) {
+			return p, true
+		}
+	}
+	return config.Protocol(s), false
+}
+
+// canonAuth matches the draft-car 2.5 auth types; empty is the default none.
+func canonAuth(s string) (a config.AuthType, known bool) {
+	s = trim(s)
+	if s == "" {
+		return config.AuthNone, true
+	}
+	for _, a := range [...]config.AuthType{config.AuthNone, config.AuthAPIKey, config.AuthBearerToken, config.AuthOAuth2, config.AuthHMAC} {
+		if asciiEqualFold(s, string(a)) {
+			return a, true
+		}
+	}
+	return config.AuthType(s), false
+}
+
+// canonDeclarationType matches the draft-car 2.3 declaration types.
+func canonDeclarationType(s string) (d config.DeclarationType, known bool) {
+	s = trim(s)
+	for _, d := range [...]config.DeclarationType{config.DeclarationPlatform, config.DeclarationAgent} {
+		if asciiEqualFold(s, string(d)) {
+			return d, true
+		}
+	}
+	return config.DeclarationType(s), false
+}
+
+// paramLocations and paramTypes are the vocabularies of the draft-car 2.5
+// Param form; array and object cannot be written there.
+var (
+	paramLocations = [...]config.ParamLocation{config.InQuery, config.InPath, config.InHeader, config.InBody}
+	paramTypes     = [...]config.ParamType{config.TypeString, config.TypeInteger, config.TypeNumber, config.TypeBoolean}
+)
+
+func knownLocation(l config.ParamLocation) bool {
+	for _, k := range paramLocations {
+		if l == k {
+			return true
+		}
+	}
+	return false
+}
+
+func knownType(t config.ParamType) bool {
+	for _, k := range paramTypes {
+		if t == k {
+			return true
+		}
+	}
+	return false
+}
+
+// splitList splits a comma-separated value (Scopes, Capabilities), trims
+// each item and drops empty ones. The result is never nil, so that an
+// Agent block's present-but-empty Capabilities ("none permitted") stays
+// distinct from an absent one ("all permitted", draft-car 2.7).
+func splitList(v string) []string {
+	out := make([]string, 0, strings.Count(v, ",")+1)
+	for item := range strings.SplitSeq(v, ",") {
+		if item = trim(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// formatParam writes the draft-car 2.5 form
+// "name (location, type[, required]) [- description]" of a projected Param.
+func formatParam(p config.Param) string {
+	var b strings.Builder
+	b.WriteString(p.Name)
+	b.WriteString(" (")
+	b.WriteString(string(p.In))
+	b.WriteString(", ")
+	b.WriteString(string(p.Type))
+	if p.Required {
+		b.WriteString(", required")
+	}
+	b.WriteByte(')')
+	if p.Description != "" {
+		b.WriteString(" - ")
+		b.WriteString(p.Description)
+	}
+	return b.String()
+}
+
+// parseParam reads the draft-car 2.5 Param form. problem is non-empty when
+// the value is not one (the Param is then dropped); note is a non-fatal
+// remark about a value that was still understood.
+func parseParam(v string) (p config.Param, problem, note string) {
+	open := strings.IndexByte(v, '(')
+	if open < 0 {
+		return p, `want "name (location, type[, required]) [- description]"`, ""
+	}
+	end := strings.IndexByte(v[open:], ')')
+	if end < 0 {
+		return p, `missing ")" after the location and type`, ""
+	}
+	end += open
+	p.Name = trim(v[:open])
+	if p.Name == "" {
+		return p, "missing parameter name", ""
+	}
+	var parts []string
+	for part := range strings.SplitSeq(v[open+1:end], ",") {
+		parts = append(parts, strings.ToLower(trim(part)))
+	}
+	if len(parts) < 2 {
+		return p, "want both a location and a type in the parentheses", ""
+	}
+	p.In = config.ParamLocation(parts[0])
+	if !knownLocation(p.In) {
+		return p, "location " + quote(parts[0]) + " is not one of query, path, header, body", ""
+	}
+	p.Type = config.ParamType(parts[1])
+	if !knownType(p.Type) {
+		return p, "type " + quote(parts[1]) + " is not one of string, integer, number, boolean", ""
+	}
+	for _, tok := range parts[2:] {
+		if tok == "required" {
+			p.Required = true
+		} else {
+			note = "unknown token " + quote(tok) + " in the parentheses ignored"
+		}
+	}
+	rest := trim(v[end+1:])
+	if d, ok := strings.CutPrefix(rest, "-"); ok {
+		p.Description = trim(d)
+	} else if rest != "" {
+		// Not the documented form, but the intent is plain.
+		p.Description = rest
+		note = `description without the " - " separator`
+	}
+	return p, "", note
+}
+
+// flowArrows separate a v0.1.0 flow's name from its steps. The spec writes
+// "→"; "->" is what people type.
+var flowArrows = [...]string{"→", "->"}
+
+// cutFlow splits "name → step, step" at the first arrow.
+func cutFlow(v string) (name, steps string, ok bool) {
+	at, width := -1, 0
+	for _, a := range flowArrows {
+		if i := strings.Index(v, a); i >= 0 && (at < 0 || i < at) {
+			at, width = i, len(a)
+		}
+	}
+	if at < 0 {
+		return "", "", false
+	}
+	return trim(v[:at]), v[at+width:], true
+}
+
+// hasArrow reports whether s contains a flow arrow.
+func hasArrow(s string) bool {
+	for _, a := range flowArrows {
+		if strings.Contains(s, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// quote quotes s for a message, shortened: keys and values come from
+// untrusted files of up to MaxSize bytes.
+func quote(s string) string {
+	const limit = 64
+	if len(s) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + "..."
+	}
+	return strconv.Quote(s)
+}
