@@ -1,0 +1,157 @@
+package agentsmd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentready/agentready/config"
+)
+
+// Derived sections: what a site that writes no agents.md prose of its own
+// publishes, read off the declaration the enforcer applies, so that the
+// document never promises more or less than what is enforced.
+
+// deriveCan lists each capability by its description (or ID), qualified the
+// way the drafts qualify actions: "(authenticated)" as in agents.md 7,
+// "(requires session)" as in agents.txt v0.1.0, "(human completes)" for a
+// human-handoff capability.
+func deriveCan(s *config.Site) []item {
+	items := make([]item, 0, len(s.Capabilities))
+	for i := range s.Capabilities {
+		c := &s.Capabilities[i]
+		text, field := c.Description, fmt.Sprintf("Capabilities[%d].Description", i)
+		if text == "" {
+			text, field = c.ID, fmt.Sprintf("Capabilities[%d].ID", i)
+		}
+		// agents.md list items are phrases, not sentences (agents.md 2, 7).
+		if strings.HasSuffix(text, ".") && !strings.HasSuffix(text, "..") {
+			text = text[:len(text)-1]
+		}
+		var quals []string
+		if c.Auth.Required() {
+			quals = append(quals, "authenticated")
+		}
+		if c.RequiresSession {
+			quals = append(quals, "requires session")
+		}
+		if c.HumanHandoff {
+			quals = append(quals, "human completes")
+		}
+		if len(quals) > 0 {
+			text += " (" + strings.Join(quals, ", ") + ")"
+		}
+		items = append(items, item{text: text, field: field})
+	}
+	return items
+}
+
+// deriveCannot lists the Disallow patterns and, when no access rules are
+// declared, the implicit rule of draft-car 2.6: "When no access control is
+// declared, only paths referenced by capabilities are implicitly permitted".
+func deriveCannot(s *config.Site) []item {
+	var items []item
+	for i, pat := range s.Access.Disallow {
+		items = append(items, item{text: "Access " + pat, field: fmt.Sprintf("Access.Disallow[%d]", i)})
+	}
+	if len(s.Access.Allow) == 0 && len(s.Access.Disallow) == 0 {
+		items = append(items, item{text: "Access paths other than the declared capability endpoints", field: "Access"})
+	}
+	return items
+}
+
+// identifyLine closes a derived Behavior section: agent policies and the
+// agent classification behind every limit match on the User-Agent.
+const identifyLine = "Identify in User-Agent header"
+
+// deriveBehavior lists the rules the enforcer applies: the site, capability
+// and agent rate limits, agent capability restrictions, the session
+// lifetime and the audit trail, then identifyLine. A site that declares no
+// capability, no agent policy and none of these rules has no Behavior
+// section, like the agents.md 7 "Minimal" example.
+func deriveBehavior(s *config.Site, p *problems) []item {
+	var items []item
+	if !s.RateLimit.IsZero() {
+		r, err := rateProse(s.RateLimit)
+		p.add("RateLimit", err)
+		items = append(items, item{text: "Respect " + r, field: "RateLimit"})
+	}
+	for i := range s.Capabilities {
+		c := &s.Capabilities[i]
+		if c.RateLimit.IsZero() {
+			continue
+		}
+		field := fmt.Sprintf("Capabilities[%d].RateLimit", i)
+		r, err := rateProse(c.RateLimit)
+		p.add(field, err)
+		items = append(items, item{text: c.ID + ": at most " + r, field: fmt.Sprintf("Capabilities[%d].ID", i)})
+	}
+	for i := range s.Agents {
+		if it, ok := agentLine(&s.Agents[i], fmt.Sprintf("Agents[%d]", i), p); ok {
+			items = append(items, it)
+		}
+	}
+	if s.NeedsSession() || s.Session.TTL != 0 {
+		ttl, err := durationProse(s.SessionTTLOrDefault())
+		p.add("Session.TTL", err)
+		items = append(items, item{
+			text:  "Sessions (POST " + s.SessionEndpointOrDefault() + ") expire after " + ttl,
+			field: "Session.Endpoint",
+		})
+	}
+	if s.Audit.Enabled {
+		// agents.txt v0.1.0, For AI Agents 5: "your actions are being
+		// cryptographically logged".
+		items = append(items, item{
+			text:  "Actions are cryptographically logged; audit artifacts at " + s.AuditEndpointOrDefault(),
+			field: "Audit.Endpoint",
+		})
+	}
+	if len(items) > 0 || len(s.Capabilities) > 0 || len(s.Agents) > 0 {
+		items = append(items, item{text: identifyLine, field: "Behavior"})
+	}
+	return items
+}
+
+// agentLine is one agent policy's limit and capability restriction, as
+// "Agent claude: 200 requests/minute; capabilities a, b". A policy that
+// restricts nothing has no line.
+func agentLine(a *config.AgentPolicy, field string, p *problems) (item, bool) {
+	var parts []string
+	if !a.RateLimit.IsZero() {
+		r, err := rateProse(a.RateLimit)
+		p.add(field+".RateLimit", err)
+		parts = append(parts, r)
+	}
+	switch {
+	case a.Capabilities == nil:
+		// nil: every declared capability; nothing to say.
+	case len(a.Capabilities) == 0:
+		parts = append(parts, "no capabilities")
+	default:
+		parts = append(parts, "capabilities "+strings.Join(a.Capabilities, ", "))
+	}
+	if len(parts) == 0 {
+		return item{}, false
+	}
+	who := "Agent " + a.Name
+	switch a.Name {
+	case "*":
+		// The default policy (draft-car 2.7); a bare "*" would also read as
+		// Markdown emphasis.
+		who = "Agents without their own policy"
+	case "":
+		p.add(field+".Name", errNoName)
+	}
+	return item{text: who + ": " + strings.Join(parts, "; "), field: field}, true
+}
+
+var errNoName = errors.New("agent policy has no name")
+
+// deriveContact is Site.Contact as the one Contact line.
+func deriveContact(s *config.Site) []item {
+	if s.Contact == "" {
+		return nil
+	}
+	return []item{{text: s.Contact, field: "Contact"}}
+}
