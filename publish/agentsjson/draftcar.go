@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/publish/internal/jsonenc"
 )
 
 // SpecVersion is the draft-car specVersion (draft-car 2.3: MUST be "1.0").
@@ -132,7 +133,7 @@ func DraftCar(s *config.Site) ([]byte, error) {
 		}
 		doc.Agents[a.Name] = p
 	}
-	return encode(doc)
+	return jsonenc.Encode(doc)
 }
 
 func carCap(c *config.Capability) carCapability {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/publish/internal/jsontest"
 )
 
 // specMinimal is the minimal agents.json of draft-car section 3.2, verbatim.
@@ -35,8 +37,8 @@ func TestDraftCarSpecExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertSameJSON(t, doc, specMinimal)
-	validate(t, compileSchema(t, "draft-car_agents-json.schema.json"), doc)
+	jsontest.AssertSame(t, doc, specMinimal)
+	schematest.Validate(t, "draft-car_agents-json.schema.json", doc)
 	if !strings.HasPrefix(string(doc), "{\n  \"specVersion\": \"1.0\",\n  \"generatedAt\"") {
 		t.Errorf("members are not in the draft's order:\n%s", doc)
 	}
@@ -50,7 +52,7 @@ func TestDraftCarOutdoorSupply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertSameJSON(t, doc, `{
+	jsontest.AssertSame(t, doc, `{
   "specVersion": "1.0",
   "generatedAt": "2026-02-01T00:00:00.000Z",
   "site": {"name": "Outdoor Supply Co.", "url": "https://outdoorsupply.example",
@@ -81,7 +83,7 @@ func TestDraftCarEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validate(t, compileSchema(t, "draft-car_agents-json.schema.json"), doc)
+	schematest.Validate(t, "draft-car_agents-json.schema.json", doc)
 	want := `{
   "specVersion": "1.0",
   "site": {
@@ -132,8 +134,8 @@ func TestDraftCarOptionalFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validate(t, compileSchema(t, "draft-car_agents-json.schema.json"), doc)
-	assertSameJSON(t, doc, `{
+	schematest.Validate(t, "draft-car_agents-json.schema.json", doc)
+	jsontest.AssertSame(t, doc, `{
   "specVersion": "1.0",
   "generatedAt": "2026-03-04T04:06:07.891Z",
   "declarationType": "agent",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/schematest"
 )
 
 // TestFixturesValidate renders the agents.json companion of every fixture
@@ -26,12 +27,11 @@ func TestFixturesValidate(t *testing.T) {
 			continue
 		}
 		t.Run(f.Name+"/"+f.Formats.Dialect.String(), func(t *testing.T) {
-			sch := compileSchema(t, schemas[f.Formats.Dialect])
 			doc, err := renderers[f.Formats.Dialect](&f.Site)
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, sch, doc)
+			schematest.Validate(t, schemas[f.Formats.Dialect], doc)
 			if !bytes.HasSuffix(doc, []byte("}\n")) {
 				t.Error("document does not end with a newline")
 			}

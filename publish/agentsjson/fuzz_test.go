@@ -3,7 +3,6 @@ package agentsjson
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -43,27 +42,6 @@ func FuzzRender(f *testing.F) {
 			if got := site["name"]; utf8.ValidString(name) && got != name {
 				t.Fatalf("site name %q came back as %q", name, got)
 			}
-		}
-	})
-}
-
-// FuzzOriginRelative: the result is the endpoint itself or a path that the
-// endpoint ends with (before any fragment).
-func FuzzOriginRelative(f *testing.F) {
-	for _, s := range []string{"https://shop.example/a?b#c", "/x", "https://shop.example", "https://SHOP.example:443/x", "::"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, endpoint string) {
-		got := originRelative("https://shop.example", endpoint)
-		if got == endpoint {
-			return
-		}
-		if !strings.HasPrefix(got, "/") {
-			t.Fatalf("%q -> %q: not a path", endpoint, got)
-		}
-		e, _, _ := strings.Cut(endpoint, "#")
-		if got != "/" && !strings.HasSuffix(e, strings.TrimPrefix(got, "/")) {
-			t.Fatalf("%q -> %q: not a suffix of the endpoint", endpoint, got)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/publish/internal/jsonenc"
 )
 
 // ProtocolVersion is the v0.1.0 agents.json protocol_version.
@@ -32,13 +33,13 @@ type v010Site struct {
 }
 
 type v010Capability struct {
-	Name            string            `json:"name"`
-	Description     string            `json:"description,omitempty"`
-	Endpoint        string            `json:"endpoint"`
-	Method          string            `json:"method"`
-	Params          object[v010Param] `json:"params,omitempty"`
-	RequiresSession bool              `json:"requires_session,omitempty"`
-	HumanHandoff    bool              `json:"human_handoff,omitempty"`
+	Name            string                    `json:"name"`
+	Description     string                    `json:"description,omitempty"`
+	Endpoint        string                    `json:"endpoint"`
+	Method          string                    `json:"method"`
+	Params          jsonenc.Object[v010Param] `json:"params,omitempty"`
+	RequiresSession bool                      `json:"requires_session,omitempty"`
+	HumanHandoff    bool                      `json:"human_handoff,omitempty"`
 }
 
 type v010Param struct {
@@ -88,7 +89,6 @@ func V010(s *config.Site) ([]byte, error) {
 	if len(s.Capabilities) == 0 {
 		return nil, fmt.Errorf("agentsjson: the v0.1.0 agents.json needs at least one capability")
 	}
-	origin := s.Origin()
 	doc := v010Doc{
 		ProtocolVersion: ProtocolVersion,
 		Site: v010Site{
@@ -105,7 +105,7 @@ func V010(s *config.Site) ([]byte, error) {
 		vc := v010Capability{
 			Name:            c.ID,
 			Description:     c.Description,
-			Endpoint:        originRelative(origin, c.Endpoint),
+			Endpoint:        s.RelativeEndpoint(c.Endpoint),
 			Method:          c.MethodOrDefault(),
 			RequiresSession: c.RequiresSession,
 			HumanHandoff:    c.HumanHandoff,
@@ -116,7 +116,7 @@ func V010(s *config.Site) ([]byte, error) {
 				return nil, fmt.Errorf("agentsjson: capability %q declares param %q twice; v0.1.0 params are keyed by name", c.ID, p.Name)
 			}
 			seen[p.Name] = true
-			vc.Params = append(vc.Params, member[v010Param]{Name: p.Name, Value: v010Param{
+			vc.Params = append(vc.Params, jsonenc.Member[v010Param]{Name: p.Name, Value: v010Param{
 				Type:        string(p.TypeOrDefault()),
 				Description: p.Description,
 				Required:    p.Required,
@@ -128,7 +128,7 @@ func V010(s *config.Site) ([]byte, error) {
 	}
 	if s.NeedsSession() || s.Session.TTL != 0 || s.Session.Endpoint != "" {
 		doc.Session = &v010Session{
-			Endpoint: originRelative(origin, s.SessionEndpointOrDefault()),
+			Endpoint: s.RelativeEndpoint(s.SessionEndpointOrDefault()),
 			TTL:      int64(s.SessionTTLOrDefault().Seconds()),
 		}
 	}
@@ -139,9 +139,9 @@ func V010(s *config.Site) ([]byte, error) {
 	if s.Audit.Enabled {
 		ep := config.DefaultAuditPath
 		if s.Audit.Endpoint != "" {
-			ep = strings.TrimSuffix(originRelative(origin, s.Audit.Endpoint), sessionPlaceholder)
+			ep = strings.TrimSuffix(s.RelativeEndpoint(s.Audit.Endpoint), sessionPlaceholder)
 		}
 		doc.Audit = &v010Audit{Enabled: true, Endpoint: ep, PublicKey: s.Audit.PublicKey}
 	}
-	return encode(doc)
+	return jsonenc.Encode(doc)
 }

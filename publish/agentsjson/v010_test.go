@@ -7,6 +7,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/publish/internal/jsontest"
 )
 
 // TestV010AcmeCeramics is the v0.1.0 full example with the agents.json
@@ -17,9 +19,9 @@ func TestV010AcmeCeramics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validate(t, compileSchema(t, "agents-protocol_agents.schema.json"), doc)
+	schematest.Validate(t, "agents-protocol_agents.schema.json", doc)
 	const api = "/.well-known/agents/api/"
-	assertSameJSON(t, doc, `{
+	jsontest.AssertSame(t, doc, `{
   "protocol_version": "0.1.0",
   "site": {"name": "Acme Ceramics", "url": "https://acmeceramics.example.com",
     "description": "Handmade ceramic mugs, bowls, and vases", "contact": "support@acmeceramics.example.com"},
@@ -95,7 +97,6 @@ func TestV010Sections(t *testing.T) {
 		{"docs url", func(s *config.Site) { s.DocsURL = "https://s.example/docs" },
 			map[string]any{"docs_url": "https://s.example/docs"}},
 	}
-	sch := compileSchema(t, "agents-protocol_agents.schema.json")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := base()
@@ -104,8 +105,8 @@ func TestV010Sections(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, sch, doc)
-			got := decode(t, doc)
+			schematest.Validate(t, "agents-protocol_agents.schema.json", doc)
+			got := jsontest.Decode(t, doc)
 			delete(got, "protocol_version")
 			delete(got, "site")
 			delete(got, "capabilities")
@@ -113,7 +114,7 @@ func TestV010Sections(t *testing.T) {
 				t.Fatalf("members %v, want %v\n%s", got, tt.want, doc)
 			}
 			for k, v := range tt.want {
-				if !equalJSON(got[k], v) {
+				if !jsontest.Equal(got[k], v) {
 					t.Errorf("%s = %v, want %v", k, got[k], v)
 				}
 			}
@@ -134,8 +135,8 @@ func TestV010Capability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validate(t, compileSchema(t, "agents-protocol_agents.schema.json"), doc)
-	assertSameJSON(t, doc, `{"protocol_version": "0.1.0", "site": {"name": "S", "url": "https://s.example:8443/shop"},
+	schematest.Validate(t, "agents-protocol_agents.schema.json", doc)
+	jsontest.AssertSame(t, doc, `{"protocol_version": "0.1.0", "site": {"name": "S", "url": "https://s.example:8443/shop"},
   "capabilities": [
     {"name": "get", "endpoint": "/api/items/{id}?full=1", "method": "GET"},
     {"name": "remote", "endpoint": "https://api.other.example/x", "method": "PUT"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/publish/internal/jsonenc"
 )
 
 // Profile is the descriptor profile URI for content negotiation (7.4):
@@ -109,7 +110,7 @@ func Descriptor(a config.HostedAgent) ([]byte, error) {
 	for i := range a.Skills {
 		d.Skills = append(d.Skills, skillOf(&a.Skills[i]))
 	}
-	return encode(d)
+	return jsonenc.Encode(d)
 }
 
 func skillOf(s *config.Skill) skill {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/publish/internal/jsontest"
 )
 
 const (
@@ -83,10 +85,10 @@ func TestDescriptorAppendixA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validate(t, compileSchema(t, descriptorSchema), doc)
-	assertSameJSON(t, doc, appendixA)
+	schematest.Validate(t, descriptorSchema, doc)
+	jsontest.AssertSame(t, doc, appendixA)
 	// Members in the appendix's order, "&" unescaped.
-	if !inOrder(string(doc), `"name"`, `"description": "Agent helps in researching & planning itineraries"`, `"url"`, `"status"`,
+	if !jsontest.InOrder(string(doc), `"name"`, `"description": "Agent helps in researching & planning itineraries"`, `"url"`, `"status"`,
 		`"conformanceLevel"`, `"environment"`, `"provider"`, `"documentationUrl"`, `"interactionModel"`, `"version": "3.1.4"`,
 		`"supportedVersions"`, `"transport"`, `"skills"`, `"id"`, `"name"`, `"version"`, `"description"`, `"tags"`, `"input"`,
 		`"output"`, `"streaming"`, `"streamingFormat"`, `"idempotent"`, `"contentTypes"`, `"depends"`, `"authentication"`) {
@@ -98,7 +100,6 @@ func TestDescriptorAppendixA(t *testing.T) {
 // publishes, including the site-as-one-agent default
 // (config.Site.DefaultAgent), and validates it.
 func TestFixturesValidate(t *testing.T) {
-	sch := compileSchema(t, descriptorSchema)
 	n := 0
 	for _, f := range fixtures.All() {
 		if !f.Formats.Serves(config.DocDescriptors) {
@@ -111,7 +112,7 @@ func TestFixturesValidate(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				validate(t, sch, doc)
+				schematest.Validate(t, descriptorSchema, doc)
 				if !bytes.HasSuffix(doc, []byte("}\n")) {
 					t.Error("document does not end with a newline")
 				}
@@ -135,8 +136,8 @@ func TestDefaultAgentOutdoorSupply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validate(t, compileSchema(t, descriptorSchema), doc)
-	assertSameJSON(t, doc, `{
+	schematest.Validate(t, descriptorSchema, doc)
+	jsontest.AssertSame(t, doc, `{
   "name": "outdoorsupply.example",
   "description": "Gear for outdoor adventures",
   "url": "agent://outdoorsupply.example/",
@@ -215,7 +216,6 @@ func TestDescriptorOptional(t *testing.T) {
 			  "skills": [{"id": "echo", "name": "Echo", "description": "Echoes",
 			  "contentTypes": {"produces": ["text/plain"]}, "status": "experimental"}]}`},
 	}
-	sch := compileSchema(t, descriptorSchema)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := minimal
@@ -225,8 +225,8 @@ func TestDescriptorOptional(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, sch, doc)
-			assertSameJSON(t, doc, tt.want)
+			schematest.Validate(t, descriptorSchema, doc)
+			jsontest.AssertSame(t, doc, tt.want)
 		})
 	}
 }
@@ -252,17 +252,4 @@ func TestDescriptorErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// inOrder reports whether the parts occur in s in the given order.
-func inOrder(s string, parts ...string) bool {
-	at := 0
-	for _, p := range parts {
-		i := strings.Index(s[at:], p)
-		if i < 0 {
-			return false
-		}
-		at += i + len(p)
-	}
-	return true
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/publish/internal/jsonenc"
 )
 
 // registry is the /.well-known/agents.json registry (section 5) in its
@@ -46,5 +47,5 @@ func Registry(s *config.Site, descriptorURL func(name string) string) ([]byte, e
 		}
 		r.Agents[name] = u
 	}
-	return encode(r)
+	return jsonenc.Encode(r)
 }

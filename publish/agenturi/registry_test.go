@@ -8,6 +8,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/publish/internal/jsontest"
 )
 
 // descriptorAt is the descriptor URL rule the tests assume: the site origin
@@ -20,15 +22,14 @@ func descriptorAt(s *config.Site) func(string) string {
 // agents.json mode: the registry is what an agent:// resolver fetches) and
 // validates it.
 func TestRegistryFixtures(t *testing.T) {
-	sch := compileSchema(t, registrySchema)
 	for _, f := range fixtures.All() {
 		t.Run(f.Name, func(t *testing.T) {
 			doc, err := Registry(&f.Site, descriptorAt(&f.Site))
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, sch, doc)
-			got := decode(t, doc)["agents"].(map[string]any)
+			schematest.Validate(t, registrySchema, doc)
+			got := jsontest.Decode(t, doc)["agents"].(map[string]any)
 			if len(got) != len(f.Site.PublishedAgents()) {
 				t.Errorf("%d agents, want %d:\n%s", len(got), len(f.Site.PublishedAgents()), doc)
 			}
@@ -55,15 +56,14 @@ func TestRegistry(t *testing.T) {
 			"translator": "https://two.example/agents/translator/agent.json"}}`},
 		{"nothing to publish", &config.Site{Name: "None", URL: "https://none.example"}, `{"agents": {}}`},
 	}
-	sch := compileSchema(t, registrySchema)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := Registry(tt.site, descriptorAt(tt.site))
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, sch, doc)
-			assertSameJSON(t, doc, tt.want)
+			schematest.Validate(t, registrySchema, doc)
+			jsontest.AssertSame(t, doc, tt.want)
 		})
 	}
 }
@@ -102,8 +102,8 @@ func TestRegistryUpdatedIsUTC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validate(t, compileSchema(t, registrySchema), doc)
-	if got := decode(t, doc)["updated"]; got != "2026-05-06T14:30:00.5Z" {
+	schematest.Validate(t, registrySchema, doc)
+	if got := jsontest.Decode(t, doc)["updated"]; got != "2026-05-06T14:30:00.5Z" {
 		t.Errorf("updated = %v", got)
 	}
 }
@@ -132,8 +132,6 @@ func ExampleRegistry() {
 // site's host, and every host a site may have (a port, an IPv6 literal for
 // local development) must give a name the registry schema accepts.
 func TestDefaultAgentNameIsRegistryKey(t *testing.T) {
-	reg := compileSchema(t, registrySchema)
-	desc := compileSchema(t, descriptorSchema)
 	for _, u := range []string{"https://shop.example", "http://localhost:8080", "http://127.0.0.1:3000", "http://[::1]:8080", "http://[::1]"} {
 		t.Run(u, func(t *testing.T) {
 			s := config.Site{Name: "Dev", URL: u, Capabilities: []config.Capability{{ID: "ping", Description: "Ping", Endpoint: u + "/ping"}}}
@@ -141,12 +139,12 @@ func TestDefaultAgentNameIsRegistryKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, reg, doc)
+			schematest.Validate(t, registrySchema, doc)
 			d, err := Descriptor(s.DefaultAgent())
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, desc, d)
+			schematest.Validate(t, descriptorSchema, d)
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/publish/internal/jsontest"
 )
 
 // TestAuthTypeMapping is the draft-car -> AWP vocabulary table (DESIGN.md
@@ -61,7 +63,6 @@ func TestAuthContract(t *testing.T) {
 		{"declared none", caps(config.AuthNone), &config.AWPAuth{Type: config.AuthNone},
 			map[string]any{"optional_for": []any{"a"}, "type": "none"}, []bool{false}},
 	}
-	sch := compileSchema(t, schemaFile)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := config.Site{Name: "S", URL: "https://s.example", Capabilities: tt.caps, AWP: config.AWP{Auth: tt.auth}}
@@ -69,14 +70,14 @@ func TestAuthContract(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, sch, doc)
-			got := decode(t, doc)
+			schematest.Validate(t, schemaFile, doc)
+			got := jsontest.Decode(t, doc)
 			a, present := got["auth"]
 			if tt.want == nil {
 				if present {
 					t.Fatalf("auth rendered: %v", a)
 				}
-			} else if !equalJSON(a, tt.want) {
+			} else if !jsontest.Equal(a, tt.want) {
 				t.Fatalf("auth = %v, want %v", a, tt.want)
 			}
 			for i, act := range got["actions"].([]any) {

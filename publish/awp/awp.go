@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/publish/internal/jsonenc"
 )
 
 // Version is the AWP version rendered as awp_version (AWP 4).
@@ -48,22 +49,22 @@ type recovery struct {
 // auth_required, inputs and outputs are required by AWP 9 and always
 // rendered.
 type action struct {
-	ID                        string            `json:"id"`
-	Description               string            `json:"description"`
-	AuthRequired              bool              `json:"auth_required"`
-	Inputs                    object[input]     `json:"inputs"`
-	Outputs                   map[string]string `json:"outputs"`
-	Endpoint                  string            `json:"endpoint,omitempty"`
-	Method                    string            `json:"method,omitempty"`
-	Via                       string            `json:"via,omitempty"`
-	Operation                 string            `json:"operation,omitempty"`
-	RateLimit                 string            `json:"rate_limit,omitempty"`
-	Idempotency               *idempotency      `json:"idempotency,omitempty"`
-	ExecutionModel            string            `json:"execution_model,omitempty"`
-	PollEndpoint              string            `json:"poll_endpoint,omitempty"`
-	Sensitivity               string            `json:"sensitivity,omitempty"`
-	RequiresHumanConfirmation bool              `json:"requires_human_confirmation,omitempty"`
-	Reversible                *bool             `json:"reversible,omitempty"`
+	ID                        string                `json:"id"`
+	Description               string                `json:"description"`
+	AuthRequired              bool                  `json:"auth_required"`
+	Inputs                    jsonenc.Object[input] `json:"inputs"`
+	Outputs                   map[string]string     `json:"outputs"`
+	Endpoint                  string                `json:"endpoint,omitempty"`
+	Method                    string                `json:"method,omitempty"`
+	Via                       string                `json:"via,omitempty"`
+	Operation                 string                `json:"operation,omitempty"`
+	RateLimit                 string                `json:"rate_limit,omitempty"`
+	Idempotency               *idempotency          `json:"idempotency,omitempty"`
+	ExecutionModel            string                `json:"execution_model,omitempty"`
+	PollEndpoint              string                `json:"poll_endpoint,omitempty"`
+	Sensitivity               string                `json:"sensitivity,omitempty"`
+	RequiresHumanConfirmation bool                  `json:"requires_human_confirmation,omitempty"`
+	Reversible                *bool                 `json:"reversible,omitempty"`
 }
 
 // input is one AWP 9 input parameter, in the order of its field table.
@@ -134,7 +135,6 @@ func AgentJSON(s *config.Site) ([]byte, error) {
 			requiredFor[id] = true
 		}
 	}
-	origin := s.Origin()
 	seen := make(map[string]bool, len(s.Capabilities))
 	for i := range s.Capabilities {
 		c := &s.Capabilities[i]
@@ -142,7 +142,7 @@ func AgentJSON(s *config.Site) ([]byte, error) {
 			return nil, fmt.Errorf("awp: capability %q is declared twice; action ids must be unique", c.ID)
 		}
 		seen[c.ID] = true
-		a, err := actionOf(c, origin, requiredFor[c.ID])
+		a, err := actionOf(s, c, requiredFor[c.ID])
 		if err != nil {
 			return nil, err
 		}
@@ -154,24 +154,24 @@ func AgentJSON(s *config.Site) ([]byte, error) {
 			d.Dependencies[c.ID] = c.Requires
 		}
 	}
-	return encode(d)
+	return jsonenc.Encode(d)
 }
 
-func actionOf(c *config.Capability, origin string, listedRequired bool) (action, error) {
+func actionOf(s *config.Site, c *config.Capability, listedRequired bool) (action, error) {
 	a := action{
 		ID:          c.ID,
 		Description: c.Description,
 		// A capability named in auth.required_for requires auth even when
 		// its own Auth is none, so that the action and the contract agree.
 		AuthRequired:              c.Auth.Required() || listedRequired,
-		Inputs:                    make(object[input], 0, len(c.Params)),
+		Inputs:                    make(jsonenc.Object[input], 0, len(c.Params)),
 		Outputs:                   c.Outputs,
-		Endpoint:                  originRelative(origin, c.Endpoint),
+		Endpoint:                  s.RelativeEndpoint(c.Endpoint),
 		Via:                       c.Via,
 		Operation:                 c.Operation,
 		RateLimit:                 c.RateLimit.String(),
 		ExecutionModel:            string(c.ExecutionModel),
-		PollEndpoint:              originRelative(origin, c.PollEndpoint),
+		PollEndpoint:              s.RelativeEndpoint(c.PollEndpoint),
 		Sensitivity:               string(c.Sensitivity),
 		RequiresHumanConfirmation: c.RequiresHumanConfirmation,
 		Reversible:                c.Reversible,
@@ -197,7 +197,7 @@ func actionOf(c *config.Capability, origin string, listedRequired bool) (action,
 			return action{}, fmt.Errorf("awp: capability %q declares param %q twice; AWP inputs are keyed by name", c.ID, p.Name)
 		}
 		seen[p.Name] = true
-		a.Inputs = append(a.Inputs, member[input]{Name: p.Name, Value: input{
+		a.Inputs = append(a.Inputs, jsonenc.Member[input]{Name: p.Name, Value: input{
 			Type:        inputType(p),
 			Required:    p.Required,
 			Default:     p.Default,

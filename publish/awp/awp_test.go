@@ -7,6 +7,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/publish/internal/jsontest"
 )
 
 const schemaFile = "awp_agent-json_v0.2.schema.json"
@@ -14,7 +16,6 @@ const schemaFile = "awp_agent-json_v0.2.schema.json"
 // TestFixturesValidate renders the agent.json of every fixture that
 // publishes one and validates it against the AWP v0.2 schema.
 func TestFixturesValidate(t *testing.T) {
-	sch := compileSchema(t, schemaFile)
 	n := 0
 	for _, f := range fixtures.All() {
 		if !f.Formats.Serves(config.DocAWP) {
@@ -26,12 +27,12 @@ func TestFixturesValidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, sch, doc)
+			schematest.Validate(t, schemaFile, doc)
 			if !bytes.HasSuffix(doc, []byte("}\n")) {
 				t.Error("document does not end with a newline")
 			}
 			// AWP 9: every action carries its required members.
-			for _, a := range decode(t, doc)["actions"].([]any) {
+			for _, a := range jsontest.Decode(t, doc)["actions"].([]any) {
 				act := a.(map[string]any)
 				for _, k := range []string{"id", "description", "auth_required", "inputs", "outputs"} {
 					if _, ok := act[k]; !ok {
@@ -127,8 +128,8 @@ func TestFlightsMatchesSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := decode(t, doc)
-	want := func(lit string) any { return decode(t, []byte(`{"v":`+lit+`}`))["v"] }
+	got := jsontest.Decode(t, doc)
+	want := func(lit string) any { return jsontest.Decode(t, []byte(`{"v":`+lit+`}`))["v"] }
 
 	checks := []struct {
 		name string
@@ -153,7 +154,7 @@ func TestFlightsMatchesSpec(t *testing.T) {
 		{"protocols", got["protocols"], want(`{"mcp": ` + strings.Replace(specProtocolMCP, "mcp.example.com", "mcp.flights.example.com", 1) + `}`)},
 	}
 	for _, c := range checks {
-		if !equalJSON(c.got, c.want) {
+		if !jsontest.Equal(c.got, c.want) {
 			t.Errorf("%s:\n got %v\nwant %v", c.name, c.got, c.want)
 		}
 	}
@@ -184,7 +185,7 @@ func TestFlightsMatchesSpec(t *testing.T) {
 		{"seat sensitivity", seat["sensitivity"], "destructive"},
 		{"check_in outputs", byID["check_in"]["outputs"], want(`{"boarding_pass": "url"}`)},
 	} {
-		if !equalJSON(c.got, c.want) {
+		if !jsontest.Equal(c.got, c.want) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
@@ -195,25 +196,12 @@ func TestFlightsMatchesSpec(t *testing.T) {
 		t.Error("undeclared sensitivity rendered")
 	}
 	// Inputs keep the declaration's order, which is the specification's.
-	if !inOrder(string(doc), `"origin": {`, `"destination": {`, `"date": {`, `"cabin_class": {`) {
+	if !jsontest.InOrder(string(doc), `"origin": {`, `"destination": {`, `"date": {`, `"cabin_class": {`) {
 		t.Errorf("inputs are not in declaration order:\n%s", doc)
 	}
 	if !strings.HasPrefix(string(doc), "{\n  \"awp_version\": \"0.2\",\n  \"domain\": ") {
 		t.Errorf("top-level members are not in the order of AWP 5:\n%s", doc[:80])
 	}
-}
-
-// inOrder reports whether the parts occur in s in the given order.
-func inOrder(s string, parts ...string) bool {
-	at := 0
-	for _, p := range parts {
-		i := strings.Index(s[at:], p)
-		if i < 0 {
-			return false
-		}
-		at += i + len(p)
-	}
-	return true
 }
 
 func action0(doc map[string]any) any {
@@ -232,7 +220,7 @@ func TestEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validate(t, compileSchema(t, schemaFile), doc)
+	schematest.Validate(t, schemaFile, doc)
 	want := `{
   "awp_version": "0.2",
   "domain": "bare.example:8080",
@@ -276,9 +264,9 @@ func TestAction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validate(t, compileSchema(t, schemaFile), doc)
-	got := decode(t, doc)
-	want := decode(t, []byte(`{
+	schematest.Validate(t, schemaFile, doc)
+	got := jsontest.Decode(t, doc)
+	want := jsontest.Decode(t, []byte(`{
   "awp_version": "0.2", "domain": "shop.example", "intent": "Buy things",
   "protocols": {"a2a": {"version": "0.3", "endpoint": "https://agent.shop.example/a2a",
     "agent_card": "https://agent.shop.example/.well-known/agent-card.json"}},
@@ -300,7 +288,7 @@ func TestAction(t *testing.T) {
      "endpoint": "https://payments.example/checkout", "method": "POST", "via": "a2a", "operation": "checkout.create",
      "idempotency": {"supported": false}}
   ]}`))
-	if !equalJSON(got, want) {
+	if !jsontest.Equal(got, want) {
 		t.Fatalf("got\n%s", doc)
 	}
 }

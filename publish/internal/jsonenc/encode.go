@@ -1,16 +1,16 @@
-package agenturi
+package jsonenc
 
 import (
 	"bytes"
 	"encoding/json"
 )
 
-// encode renders v as two-space indented JSON with a trailing newline: the
+// Encode renders v as two-space indented JSON with a trailing newline: the
 // bytes of json.MarshalIndent(v, "", "  ") plus "\n", except that "<", ">"
 // and "&" stay literal. The documents are served as application/json, never
 // inlined in HTML, and "researching & planning" reads better than
 // "researching \u0026 planning" to the humans who also read them.
-func encode(v any) ([]byte, error) {
+func Encode(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
