@@ -1,0 +1,142 @@
+package publish
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/publish/agentsjson"
+	"github.com/agentready/agentready/publish/agentsmd"
+	"github.com/agentready/agentready/publish/agentstxt"
+	"github.com/agentready/agentready/publish/agenturi"
+	"github.com/agentready/agentready/publish/awp"
+)
+
+// Well-known paths of the published documents.
+const (
+	PathAgentsTxt          = "/.well-known/agents.txt"
+	PathAgentsTxtFallback  = "/agents.txt"
+	PathAgentsJSON         = "/.well-known/agents.json"
+	PathAgentsMD           = "/.well-known/agents.md"
+	PathAgentsMDFallback   = "/agents.md"
+	PathAgentJSON          = "/agent.json"
+	PathAgentJSONWellKnown = "/.well-known/agent.json"
+	// DefaultDescriptorPath is where agent:// descriptors are served;
+	// "{name}" is replaced by the agent's name (DESIGN.md collision 3: never
+	// at /agent.json, which is AWP's).
+	DefaultDescriptorPath = "/agents/{name}/agent.json"
+)
+
+// Options say how a declaration is published.
+type Options struct {
+	// Formats selects the dialect, the agents.json owner and the documents.
+	Formats config.Formats
+	// DescriptorPath is the path template of agent:// descriptors; it must
+	// contain "{name}". Default DefaultDescriptorPath.
+	DescriptorPath string
+	// MaxAge overrides the Cache-Control max-age of a document kind.
+	MaxAge map[config.Document]time.Duration
+	// LastModified is sent as Last-Modified. Default: Site.GeneratedAt when
+	// set, else the zero time, which Render replaces by the time of the call.
+	LastModified time.Time
+}
+
+func (o *Options) descriptorPath() string {
+	if o.DescriptorPath == "" {
+		return DefaultDescriptorPath
+	}
+	return o.DescriptorPath
+}
+
+// DescriptorPathFor is the path an agent's descriptor is served at.
+func (o *Options) DescriptorPathFor(name string) string {
+	return strings.ReplaceAll(o.descriptorPath(), "{name}", name)
+}
+
+func (o *Options) maxAge(d config.Document, def time.Duration) time.Duration {
+	if v, ok := o.MaxAge[d]; ok {
+		return v
+	}
+	return def
+}
+
+// Render renders every document the options publish for a validated site.
+// It is called once, at construction; the result is served as is.
+func Render(s *config.Site, o Options) ([]Document, error) {
+	if !strings.Contains(o.descriptorPath(), "{name}") || !strings.HasPrefix(o.descriptorPath(), "/") {
+		return nil, fmt.Errorf("publish: descriptor path %q must start with / and contain {name}", o.descriptorPath())
+	}
+	lm := o.LastModified
+	if lm.IsZero() {
+		lm = s.GeneratedAt
+	}
+	if lm.IsZero() {
+		lm = time.Now()
+	}
+	lm = lm.UTC().Truncate(time.Second)
+
+	f := o.Formats
+	var docs []Document
+	add := func(kind config.Document, name, ctype string, maxAge time.Duration, body []byte, profiles []string, paths ...string) {
+		docs = append(docs, Document{
+			Name:         name,
+			Paths:        paths,
+			ContentType:  ctype,
+			Body:         body,
+			MaxAge:       o.maxAge(kind, maxAge),
+			LastModified: lm,
+			Profiles:     profiles,
+		})
+	}
+
+	if f.Serves(config.DocAgentsTxt) {
+		b, err := agentstxt.Render(s, f.Dialect)
+		if err != nil {
+			return nil, fmt.Errorf("publish: agents.txt: %w", err)
+		}
+		add(config.DocAgentsTxt, "agents.txt", ContentTypeText, MaxAgeAgentsTxt, b, nil, PathAgentsTxt, PathAgentsTxtFallback)
+	}
+	agents := s.PublishedAgents()
+	if f.Serves(config.DocAgentsJSON) {
+		var b []byte
+		var err error
+		switch {
+		case f.AgentsJSON == config.AgentsJSONRegistry:
+			b, err = agenturi.Registry(s, func(name string) string { return s.Origin() + o.DescriptorPathFor(name) })
+		case f.Dialect == config.DialectV010:
+			b, err = agentsjson.V010(s)
+		default:
+			b, err = agentsjson.DraftCar(s)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("publish: agents.json: %w", err)
+		}
+		add(config.DocAgentsJSON, "agents.json", ContentTypeJSON, MaxAgeAgentsTxt, b, nil, PathAgentsJSON)
+	}
+	if f.Serves(config.DocAgentsMD) {
+		b, err := agentsmd.Render(s)
+		if err != nil {
+			return nil, fmt.Errorf("publish: agents.md: %w", err)
+		}
+		add(config.DocAgentsMD, "agents.md", ContentTypeMarkdown, MaxAgeAgentsMD, b, nil, PathAgentsMD, PathAgentsMDFallback)
+	}
+	if f.Serves(config.DocAWP) {
+		b, err := awp.AgentJSON(s)
+		if err != nil {
+			return nil, fmt.Errorf("publish: agent.json: %w", err)
+		}
+		add(config.DocAWP, "agent.json", ContentTypeJSON, MaxAgeAgentJSON, b, nil, PathAgentJSON, PathAgentJSONWellKnown)
+	}
+	if f.Serves(config.DocDescriptors) {
+		for i := range agents {
+			b, err := agenturi.Descriptor(agents[i])
+			if err != nil {
+				return nil, fmt.Errorf("publish: descriptor %q: %w", agents[i].Name, err)
+			}
+			add(config.DocDescriptors, "descriptor "+agents[i].Name, ContentTypeAgentJSON, MaxAgeAgentJSON, b,
+				[]string{agenturi.Profile}, o.DescriptorPathFor(agents[i].Name))
+		}
+	}
+	return docs, nil
+}
