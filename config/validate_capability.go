@@ -152,10 +152,9 @@ func (r *report) capabilityEndpoint(p string, c *Capability) {
 		relative = append(relative, "v0.1.0 agents.json")
 		rformats = append(rformats, fmtV010)
 	}
-	if r.on.awp {
-		relative = append(relative, "AWP agent.json")
-		rformats = append(rformats, fmtAWP)
-	}
+	// AWP (9) calls endpoint an "API path" too, but an action on another
+	// host keeps its full URL there rather than becoming unreachable, so
+	// only the v0.1.0 schema ("relative to the site origin") forbids it.
 	site, err := url.Parse(r.site.URL)
 	if len(relative) > 0 && err == nil && site.Host != "" && !sameOrigin(u, site) {
 		r.addf(p+".Endpoint", joinFormats(rformats...), "is on %s, not on the site origin %s; endpoints are rendered as paths relative to the site origin in %s",

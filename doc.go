@@ -1,0 +1,46 @@
+// Package agentready is net/http middleware with which a site declares, once
+// in Go structs, what AI agents may do on it; agentready then publishes that
+// declaration in every agent-discovery format and enforces it on every
+// request.
+//
+// # Declare
+//
+// The declaration is a config.Site: the site's identity, its capabilities
+// (endpoints agents may call, with protocol, auth, rate limit and params),
+// Allow/Disallow path patterns, per-agent policies, and the extra fields of
+// each format. New validates it against the rules of every format being
+// published, reporting every problem at once with its field path, and renders
+// every document once.
+//
+// # Publish
+//
+// Middleware.Handler serves, before anything else:
+//
+//	/.well-known/agents.txt, /agents.txt   draft-car grammar (default) or v0.1.0 (WithDialect)
+//	/.well-known/agents.json               its companion, or the agent:// registry (WithAgentsJSON)
+//	/.well-known/agents.md, /agents.md     agents.md Format A, or Format B with an MCP gateway
+//	/agent.json, /.well-known/agent.json   AWP v0.2
+//	/agents/{name}/agent.json              agent:// descriptors (WithDescriptorPath)
+//
+// with each draft's content type, Cache-Control, a strong ETag, Last-Modified,
+// 304 answers to conditional requests, HEAD, CORS for cross-origin discovery
+// and 405 for other methods. Serving a document allocates nothing.
+//
+// A minimal site:
+//
+//	m, err := agentready.New(config.Site{
+//		Name:        "Example Store",
+//		URL:         "https://example.com",
+//		Description: "Outdoor gear since 1998",
+//		Capabilities: []config.Capability{{
+//			ID:          "product-search",
+//			Description: "Search the product catalog",
+//			Endpoint:    "https://example.com/api/search",
+//			RateLimit:   config.PerMinute(60),
+//		}},
+//	})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	http.ListenAndServe(":8080", m.Handler(mux))
+package agentready

@@ -1,0 +1,43 @@
+// Command chi is the demo site of examples/stdlib on the chi router: the
+// Outdoor Supply Co. of draft-car Appendix A, published and enforced by
+// agentready.
+//
+//	go run ./examples/chi -addr 127.0.0.1:8080
+package main
+
+import (
+	"flag"
+	"log"
+	"os"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/examples/internal/demo"
+)
+
+func main() {
+	addr := flag.String("addr", ":8080", "address to listen on (host:port)")
+	flag.Parse()
+
+	m, err := agentready.New(demo.Site())
+	if err != nil {
+		log.Fatal(err)
+	}
+	app := demo.NewApp()
+
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	r.Use(m.Handler)
+	r.Get("/api/search", app.Search)
+	r.HandleFunc("/mcp", app.MCP)
+	r.Post("/auth/token", app.Token)
+	r.HandleFunc("/admin/*", app.Private)
+	r.HandleFunc("/internal/*", app.Private)
+	r.Get("/", app.Home)
+
+	if err := demo.Serve(*addr, r, os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
