@@ -1,0 +1,128 @@
+package policy
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// aiRobotsJSON is the ai.robots.txt project's robots.json (see
+// data/SOURCE.md): an object keyed by agent name.
+//
+//go:embed data/ai-robots.json
+var aiRobotsJSON []byte
+
+// supplementaryAgents are well-known automated clients that the ai.robots
+// list leaves out because they are not AI-specific: search-engine
+// crawlers, link-preview fetchers, SEO crawlers and archivers. This list is
+// ours; each name is the product token the operator documents.
+var supplementaryAgents = []string{
+	// Google (developers.google.com/search/docs/crawling-indexing/overview-google-crawlers)
+	"Googlebot", "Googlebot-Image", "Googlebot-News", "Googlebot-Video",
+	"Storebot-Google", "Google-InspectionTool", "GoogleOther", "AdsBot-Google",
+	"AdsBot-Google-Mobile", "Mediapartners-Google", "APIs-Google",
+	"FeedFetcher-Google", "Google-Read-Aloud", "Google-Site-Verification",
+	// Microsoft
+	"bingbot", "BingPreview", "msnbot", "adidxbot", "MicrosoftPreview",
+	// Other search engines
+	"Applebot", "DuckDuckBot", "DuckDuckGo-Favicons-Bot", "YandexBot",
+	"YandexImages", "YandexMobileBot", "Baiduspider", "Baiduspider-image",
+	"SeznamBot", "Qwantbot", "Yeti", "coccocbot-web",
+	// Link previews and social networks
+	"Twitterbot", "LinkedInBot", "Discordbot", "Slackbot",
+	"Slackbot-LinkExpanding", "TelegramBot", "WhatsApp", "Pinterestbot",
+	"redditbot", "Mastodon", "Embedly",
+	// SEO crawlers and archivers
+	"AhrefsBot", "AhrefsSiteAudit", "SemrushBot", "MJ12bot", "DotBot",
+	"rogerbot", "archive.org_bot", "ia_archiver",
+}
+
+// genericClients are the default User-Agents of HTTP libraries, command-
+// line tools and automation frameworks: traffic no person sends with a
+// browser. Each entry is there because the client sends it by default;
+// the notes say where the product token differs from the library's name.
+var genericClients = []string{
+	// Command-line downloaders.
+	"curl", "Wget", "wget2",
+	// Python: aiohttp sends "Python/3.x aiohttp/3.x", httpx sends
+	// "python-httpx/x".
+	"python-requests", "Python-urllib", "Python", "aiohttp", "python-httpx", "httpx",
+	// Go net/http.
+	"Go-http-client",
+	// JavaScript: Node's built-in fetch sends "node" (earlier "undici");
+	// got sends "got (https://github.com/sindresorhus/got)".
+	"node", "undici", "node-fetch", "axios", "got",
+	// JVM. okhttp is also the default of Android apps: a site whose own
+	// app calls it that way can drop it with WithoutNames.
+	"okhttp", "Java", "Java-http-client", "Apache-HttpClient",
+	// Perl, Ruby (Net::HTTP sends "Ruby"; Faraday "Faraday v2.x"), PHP,
+	// Rust (reqwest sends none by default, but the name is the usual
+	// choice).
+	"libwww-perl", "Ruby", "Faraday", "GuzzleHttp", "reqwest",
+	// API tools.
+	"HTTPie", "PostmanRuntime", "insomnia",
+	// Crawling frameworks. Scrapy is also a known agent, which takes
+	// precedence.
+	"Scrapy", "colly",
+	// Runtimes' fetch. Dart is also Flutter apps' HttpClient (see okhttp).
+	"Deno", "Bun", "Dart",
+	// Headless browsers name themselves; Puppeteer and Playwright send
+	// HeadlessChrome by default and are listed for setups that name them.
+	"HeadlessChrome", "PhantomJS", "Puppeteer", "Playwright",
+}
+
+// browserWords are product tokens of ordinary browsers. A known agent
+// name with a space is never looked up by a first word from this list.
+var browserWords = []string{"mozilla", "compatible", "applewebkit", "khtml", "like", "gecko", "chrome", "safari", "mobile", "version"}
+
+var loadKnown = sync.OnceValue(func() []string {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(aiRobotsJSON, &m); err != nil {
+		// The file is embedded at build time and parsed by the tests;
+		// this cannot happen in a tested build.
+		panic(fmt.Sprintf("policy: embedded data/ai-robots.json: %v", err))
+	}
+	names := append([]string(nil), supplementaryAgents...)
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+})
+
+// KnownAgents returns the built-in known-agent names, sorted: the ai.robots
+// list (data/ai-robots.json) and our supplementary list of crawlers and
+// fetchers. Names are as listed; some carry a version ("iaskspider/2.0")
+// or a space ("ChatGPT Agent"), and are looked up by their product-token
+// form (see NewClassifier).
+func KnownAgents() []string { return slices.Clone(loadKnown()) }
+
+// GenericClients returns the built-in generic automation client names.
+func GenericClients() []string { return slices.Clone(genericClients) }
+
+// knownToken is the product-token name a listed agent name is looked up
+// by, and whether it is usable:
+//
+//   - a version after '/' is dropped ("MistralAI-User/1.0" is
+//     "MistralAI-User"): product-token names never contain '/';
+//   - a name with a space can only ever appear in a User-Agent as its first
+//     word (the tokenizer ends names at whitespace: "Linguee Bot/1.0"
+//     yields "Linguee"), so it is looked up by that word ("ChatGPT Agent" by
+//     "ChatGPT"), unless the word is a browser's or a generic client's
+//     token, which would misclassify ordinary traffic.
+func knownToken(name string, generic map[string]bool) (string, bool) {
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		name = name[:i]
+	}
+	if i := strings.IndexAny(name, " \t"); i >= 0 {
+		name = name[:i]
+		lower := asciiLower(name)
+		if generic[lower] || slices.Contains(browserWords, lower) {
+			return "", false
+		}
+	}
+	return name, CheckAgentName(name) == nil
+}

@@ -1,0 +1,259 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/config"
+)
+
+// Policy is a validated declaration compiled for enforcement: path rules,
+// the User-Agent classifier, the capability index and parsed rates. It is
+// immutable and safe for concurrent use; the request path reads it without
+// locks.
+type Policy struct {
+	site config.Site
+
+	// Rules are the declared Allow/Disallow rules, or, when the site
+	// declares none, the implicit rules of draft-car 2.6: the paths of the
+	// capability endpoints, and nothing else.
+	Rules *Rules
+	// Implicit reports that Rules were derived from capability endpoints.
+	Implicit bool
+	// Classifier classifies User-Agents; declared names index Agents.
+	Classifier *Classifier
+	// Agents are the declared agent policies, in declaration order.
+	Agents []Agent
+	// Default is the index in Agents of the "*" policy, or -1.
+	Default int
+	// Capabilities are the declared capabilities, in declaration order.
+	Capabilities []Capability
+	// SiteLimit is the site-wide limit (v0.1.0 Rate-Limit); zero Rate when
+	// none is declared.
+	SiteLimit Limit
+
+	exact     map[string][]int // endpoint path -> capability indices
+	templated []int            // capabilities whose endpoint path has {params}
+	ids       map[string]int
+}
+
+// Agent is one compiled agent policy.
+type Agent struct {
+	Name  string
+	Limit Limit
+	// All is true when the policy lists no Capabilities (draft-car 2.7: all
+	// declared capabilities are permitted).
+	All bool
+	// Permitted[i] says whether Capabilities[i] may be used.
+	Permitted []bool
+	// Rule is the declaration line that scopes capabilities, for messages:
+	// "Agent: claude / Capabilities: product-search, store-assistant".
+	Rule string
+}
+
+// Capability is one compiled capability.
+type Capability struct {
+	ID    string
+	Index int
+	// Method is the method the endpoint answers ("" for any method: a
+	// non-REST capability without a declared method, such as an MCP
+	// endpoint, which takes POST and GET).
+	Method string
+	// Path is the endpoint's path (no query); Segments its parts when it
+	// holds {params}.
+	Path     string
+	segments []string
+	Auth     config.Auth
+	Limit    Limit
+	// Decl is the capability itself.
+	Decl *config.Capability
+}
+
+// Limit is a declared rate limit, ready for a store: Name is the policy
+// name sent in RateLimit headers, Rate requests per Period (also the burst).
+type Limit struct {
+	Name   string
+	Rate   int
+	Period time.Duration
+	// Decl is the declared form ("60/minute"), for messages.
+	Decl string
+}
+
+// IsZero reports whether no limit is declared.
+func (l Limit) IsZero() bool { return l.Rate == 0 }
+
+func limitOf(name string, r config.Rate) Limit {
+	if r.IsZero() {
+		return Limit{}
+	}
+	return Limit{Name: name, Rate: r.Requests, Period: r.Period(), Decl: r.String()}
+}
+
+// Compile compiles a validated declaration. Options extend or replace the
+// User-Agent lists.
+func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
+	p := &Policy{site: *s, Default: -1, exact: map[string][]int{}, ids: map[string]int{}}
+	var errs []error
+
+	for i := range p.site.Capabilities {
+		c := &p.site.Capabilities[i]
+		method := c.Method
+		if method == "" && c.ProtocolOrDefault() == config.ProtocolREST {
+			method = "GET"
+		}
+		path := config.EndpointPath(c.Endpoint)
+		if q := strings.IndexByte(path, '?'); q >= 0 {
+			path = path[:q]
+		}
+		cc := Capability{
+			ID:     c.ID,
+			Index:  i,
+			Method: strings.ToUpper(method),
+			Path:   path,
+			Auth:   c.Auth,
+			Limit:  limitOf("capability/"+c.ID, c.RateLimit),
+			Decl:   c,
+		}
+		if strings.Contains(path, "{") {
+			cc.segments = strings.Split(path, "/")
+			p.templated = append(p.templated, i)
+		} else if path != "" {
+			p.exact[path] = append(p.exact[path], i)
+		}
+		p.ids[c.ID] = i
+		p.Capabilities = append(p.Capabilities, cc)
+	}
+
+	names := make([]string, len(p.site.Agents))
+	for i, a := range p.site.Agents {
+		names[i] = a.Name
+		ag := Agent{Name: a.Name, Limit: limitOf("agent/"+a.Name, a.RateLimit), All: a.Capabilities == nil}
+		ag.Permitted = make([]bool, len(p.Capabilities))
+		for _, id := range a.Capabilities {
+			j, ok := p.ids[id]
+			if !ok {
+				errs = append(errs, fmt.Errorf("Agents[%d].Capabilities: unknown capability %q", i, id))
+				continue
+			}
+			ag.Permitted[j] = true
+		}
+		if ag.All {
+			for j := range ag.Permitted {
+				ag.Permitted[j] = true
+			}
+		}
+		ag.Rule = "Agent: " + a.Name
+		if !ag.All {
+			ag.Rule += " / Capabilities: " + strings.Join(a.Capabilities, ", ")
+		}
+		if a.Name == "*" && p.Default < 0 {
+			p.Default = i
+		}
+		p.Agents = append(p.Agents, ag)
+	}
+	p.Classifier = NewClassifier(names, opts...)
+	p.SiteLimit = limitOf("site", p.site.RateLimit)
+
+	allow, disallow := p.site.Access.Allow, p.site.Access.Disallow
+	if len(allow) == 0 && len(disallow) == 0 {
+		// draft-car 2.6: "When no access control is declared, only paths
+		// referenced by capabilities are implicitly permitted."
+		p.Implicit = true
+		disallow = []string{"/"}
+		for _, c := range p.Capabilities {
+			if c.Path == "" {
+				continue
+			}
+			allow = append(allow, implicitPatterns(c.Path)...)
+		}
+	}
+	rules, err := CompileRules(allow, disallow)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	p.Rules = rules
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return p, nil
+}
+
+// implicitPatterns are the rules that permit exactly one endpoint path (and
+// its query strings); {params} become '*'.
+func implicitPatterns(path string) []string {
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		if path[i] == '{' {
+			if j := strings.IndexByte(path[i:], '}'); j > 0 {
+				b.WriteByte('*')
+				i += j
+				continue
+			}
+		}
+		b.WriteByte(path[i])
+	}
+	pat := b.String()
+	return []string{pat + "$", pat + "?*"}
+}
+
+// Site returns the compiled declaration.
+func (p *Policy) Site() *config.Site { return &p.site }
+
+// CapabilityIndex returns the index of the capability with the given ID.
+func (p *Policy) CapabilityIndex(id string) (int, bool) {
+	i, ok := p.ids[id]
+	return i, ok
+}
+
+// Route finds the capability a request addresses by its endpoint path and
+// method, or -1. path is the request path without the query, as canonical
+// as the endpoint paths (see Canonical). HEAD matches a GET endpoint.
+func (p *Policy) Route(method, path string) int {
+	if idx, ok := p.exact[path]; ok {
+		for _, i := range idx {
+			if p.Capabilities[i].methodMatches(method) {
+				return i
+			}
+		}
+	}
+	for _, i := range p.templated {
+		c := &p.Capabilities[i]
+		if c.methodMatches(method) && matchTemplate(c.segments, path) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *Capability) methodMatches(m string) bool {
+	return c.Method == "" || c.Method == m || (m == "HEAD" && c.Method == "GET")
+}
+
+// matchTemplate matches a path against endpoint segments where "{name}"
+// stands for one non-empty segment.
+func matchTemplate(segs []string, path string) bool {
+	for i, s := range segs {
+		part := path
+		if j := strings.IndexByte(path, '/'); j >= 0 {
+			part, path = path[:j], path[j+1:]
+		} else {
+			path = ""
+			if i != len(segs)-1 {
+				return false
+			}
+		}
+		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+			if part == "" {
+				return false
+			}
+		} else if part != s {
+			return false
+		}
+		if i == len(segs)-1 && part != "" && path != "" {
+			return false
+		}
+	}
+	return path == ""
+}
