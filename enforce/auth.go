@@ -1,0 +1,75 @@
+package enforce
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/agentready/agentready/config"
+)
+
+// Authenticator checks a credential's validity for a capability. It is the
+// site's hook: agentready itself only sees that a credential of the declared
+// kind is present. Return nil to accept, an error (whose text is sent in
+// the 401 detail) to reject.
+type Authenticator func(r *http.Request, c *config.Capability, credential string) error
+
+// credential extracts the credential a declared auth type implies, or ""
+// (draft-car 2.5 Auth: none, api-key, bearer-token, oauth2, hmac).
+//
+//   - bearer-token, oauth2: "Authorization: Bearer <token>" (RFC 6750 2.1)
+//   - api-key: the declared header (Auth.Header, default X-API-Key)
+//   - hmac: an HTTP Message Signature (RFC 9421 "Signature" field) or an
+//     Authorization header of any scheme
+func credential(r *http.Request, a *config.Auth) string {
+	switch a.TypeOrDefault() {
+	case config.AuthBearerToken, config.AuthOAuth2:
+		v := r.Header.Get("Authorization")
+		if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
+			return strings.TrimSpace(v[7:])
+		}
+		return ""
+	case config.AuthAPIKey:
+		return strings.TrimSpace(r.Header.Get(a.HeaderOrDefault()))
+	case config.AuthHMAC:
+		if v := r.Header.Get("Signature"); v != "" {
+			return v
+		}
+		return strings.TrimSpace(r.Header.Get("Authorization"))
+	}
+	return ""
+}
+
+// challenge is the WWW-Authenticate value for a missing credential (RFC
+// 9110 11.6.1), computed once per capability.
+func challenge(site *config.Site, a *config.Auth) string {
+	realm := `realm="` + quoteSafe(site.Name) + `"`
+	switch a.TypeOrDefault() {
+	case config.AuthBearerToken, config.AuthOAuth2:
+		v := "Bearer " + realm
+		if len(a.Scopes) > 0 {
+			v += `, scope="` + quoteSafe(strings.Join(a.Scopes, " ")) + `"`
+		}
+		if a.ProtectedResourceMetadata != "" {
+			// RFC 9728 5.1.
+			v += `, resource_metadata="` + quoteSafe(a.ProtectedResourceMetadata) + `"`
+		}
+		return v
+	case config.AuthAPIKey:
+		// No registered scheme exists for API keys; the auth-param names
+		// the header the key travels in.
+		return `APIKey ` + realm + `, header="` + quoteSafe(a.HeaderOrDefault()) + `"`
+	case config.AuthHMAC:
+		return `Signature ` + realm
+	}
+	return ""
+}
+
+// quoteSafe drops the characters a quoted-string cannot hold as is.
+func quoteSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '"' || r == '\\' || r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
+}

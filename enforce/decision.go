@@ -1,0 +1,98 @@
+package enforce
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/agentready/agentready/policy"
+)
+
+// Outcome is what the enforcer decided for one request.
+type Outcome uint8
+
+// Outcomes. Only Pass and Allow let the request through.
+const (
+	// Pass: not an agent (a browser); the request is not touched.
+	Pass Outcome = iota
+	// Allow: an agent request every declared rule permits.
+	Allow
+	// DenyPath: an Allow/Disallow rule (or draft-car 2.6's implicit rule)
+	// closes the path to agents: 403.
+	DenyPath
+	// DenyCapability: the agent's policy does not list the capability: 403.
+	DenyCapability
+	// DenyAuth: the capability's declared auth is missing or rejected: 401.
+	DenyAuth
+	// DenyRate: a declared rate limit is exhausted: 429.
+	DenyRate
+	// StoreError: the rate-limit store failed; see Decision.Err.
+	StoreError
+)
+
+var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// Allowed reports whether the request is let through.
+func (o Outcome) Allowed() bool { return o == Pass || o == Allow }
+
+// Decision is what the enforcer decided for one request, and why. It is
+// handed to the decision hook by value and returned by Explain.
+type Decision struct {
+	Outcome Outcome
+	// Status is the HTTP status of a denial (403, 401, 429, 503), 0 when the
+	// request is let through.
+	Status int
+	// Class is how the User-Agent was classified.
+	Class policy.Class
+	// Agent is the name of the agent policy that applied ("claude", "*"),
+	// "" when none did.
+	Agent string
+	// Capability is the ID of the capability the request addresses, "" when
+	// it addresses none.
+	Capability string
+	// Rule is the declared rule that decided, as written in agents.txt:
+	// "Disallow: /admin/*", "Allow: /api/*", "Agent: claude / Capabilities:
+	// product-search", "Auth: bearer-token", "Rate-Limit: 60/minute". It is
+	// "" when no rule applied.
+	Rule string
+	// Limit is the name of the rate limit that denied the request
+	// ("capability/product-search"), "" otherwise.
+	Limit string
+	// Limits are the names of the limits that applied, in order (site,
+	// agent, capability). Explain fills them; the hook gets them too.
+	Limits [3]string
+	// RetryAfter is, for DenyRate, the time until every limit has a token.
+	RetryAfter time.Duration
+	// Err is the store's error for StoreError, or the credential check's
+	// error for DenyAuth.
+	Err error
+
+	n       int
+	limits  [3]Limit
+	results [3]Result
+	header  []string // RateLimit-Policy value for these limits
+}
+
+// Results returns the store's results for the limits that applied.
+func (d *Decision) Results() []Result { return d.results[:d.n] }
+
+// statusOf maps a denial to its HTTP status.
+func statusOf(o Outcome) int {
+	switch o {
+	case DenyPath, DenyCapability:
+		return http.StatusForbidden
+	case DenyAuth:
+		return http.StatusUnauthorized
+	case DenyRate:
+		return http.StatusTooManyRequests
+	case StoreError:
+		return http.StatusServiceUnavailable
+	}
+	return 0
+}

@@ -1,0 +1,594 @@
+package enforce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/policy"
+)
+
+// Config configures an Enforcer. Only Policy is required.
+type Config struct {
+	// Policy is the compiled declaration.
+	Policy *policy.Policy
+	// Store holds the rate-limit buckets. Default: a MemoryStore.
+	Store Store
+	// ClientIP finds the client address limits are counted per. Default:
+	// RemoteAddr only, no forwarding header trusted.
+	ClientIP *ClientIP
+	// Key, when set, partitions buckets by what it returns (an API key, a
+	// token subject) instead of the client address; when it returns false
+	// the client address is used.
+	Key KeyFunc
+	// ByAgent counts every limit per agent policy only, across all clients.
+	ByAgent bool
+	// Authenticate checks credentials; without it only their presence is
+	// enforced.
+	Authenticate Authenticator
+	// OnDecision receives every decision (log it, count it). It runs on the
+	// request path: keep it fast and do not retain the Decision's Results.
+	OnDecision func(Decision)
+	// Classify, when set, replaces the policy's User-Agent classifier: it
+	// says whether the request is an agent's and which declared policy
+	// (Class.Policy, an index into Policy.Agents) applies.
+	Classify func(r *http.Request) policy.Class
+	// Logger receives configuration problems found while serving (a route
+	// bound to an undeclared capability). Default slog.Default().
+	Logger *slog.Logger
+}
+
+// KeyFunc returns the identity rate limits are counted under for a request.
+type KeyFunc func(r *http.Request) (id string, ok bool)
+
+// Enforcer applies a compiled policy to requests: classify, access,
+// capability scope, declared auth, rate limits. It is safe for concurrent
+// use.
+type Enforcer struct {
+	p       *policy.Policy
+	store   Store
+	ip      *ClientIP
+	key     KeyFunc
+	byAgent bool
+	auth    Authenticator
+	hook    func(Decision)
+	classFn func(r *http.Request) policy.Class
+	log     *slog.Logger
+
+	link        []string   // Link: <agents.txt>; rel="describedby"
+	allowText   []string   // "Allow: <pattern>" per Access.Allow index
+	denyText    []string   // "Disallow: <pattern>" per Access.Disallow index
+	challenges  []string   // WWW-Authenticate per capability ("" when none)
+	authText    []string   // "Auth: bearer-token" per capability
+	policyHdr   [][]string // RateLimit-Policy per (agent+1, capability+1)
+	bound       atomic.Int32
+	scratchPool sync.Pool
+}
+
+// scratch is per-request working memory, pooled so that the request path
+// allocates nothing: slices handed to a Store (an interface) escape.
+type scratch struct {
+	limits  [3]Limit
+	results [3]Result
+	path    [512]byte
+}
+
+// Header keys in canonical form, so that header maps are written directly.
+var (
+	keyRateLimit       = http.CanonicalHeaderKey(HeaderRateLimit)
+	keyRateLimitPolicy = http.CanonicalHeaderKey(HeaderRateLimitPolicy)
+	keyLink            = "Link"
+)
+
+// New returns an Enforcer for cfg, reporting every configuration problem.
+func New(cfg Config) (*Enforcer, error) {
+	if cfg.Policy == nil {
+		return nil, errors.New("enforce: Config.Policy is nil")
+	}
+	p := cfg.Policy
+	e := &Enforcer{p: p, store: cfg.Store, ip: cfg.ClientIP, key: cfg.Key, byAgent: cfg.ByAgent,
+		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger}
+	e.scratchPool.New = func() any { return new(scratch) }
+	var errs []error
+	if e.store == nil {
+		ms, err := NewMemoryStore()
+		if err != nil {
+			return nil, err
+		}
+		e.store = ms
+	}
+	if e.ip == nil {
+		e.ip, _ = NewClientIP(nil)
+	}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	site := p.Site()
+	if link, err := DescribedBy(site.Origin() + "/.well-known/agents.txt"); err == nil {
+		e.link = []string{link}
+	}
+	for _, a := range site.Access.Allow {
+		e.allowText = append(e.allowText, "Allow: "+a)
+	}
+	for _, d := range site.Access.Disallow {
+		e.denyText = append(e.denyText, "Disallow: "+d)
+	}
+	for i := range p.Capabilities {
+		c := &p.Capabilities[i]
+		e.challenges = append(e.challenges, challenge(site, &c.Auth))
+		e.authText = append(e.authText, "Auth: "+string(c.Auth.TypeOrDefault()))
+	}
+	// RateLimit-Policy for every combination of agent policy and capability.
+	nc := len(p.Capabilities) + 1
+	e.policyHdr = make([][]string, (len(p.Agents)+1)*nc)
+	for ai := -1; ai < len(p.Agents); ai++ {
+		for ci := -1; ci < len(p.Capabilities); ci++ {
+			var ls [3]Limit
+			n := e.limits(&ls, ai, ci, Key{})
+			if n == 0 {
+				continue
+			}
+			v, err := PolicyHeader(ls[:n])
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			e.policyHdr[(ai+1)*nc+ci+1] = []string{v}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return e, nil
+}
+
+// limits fills ls with the limits that apply to a request of agent policy
+// ai and capability ci (-1 for none), keyed by client, and returns how many.
+func (e *Enforcer) limits(ls *[3]Limit, ai, ci int, client Key) int {
+	p := e.p
+	n := 0
+	agentName := ""
+	if ai >= 0 {
+		agentName = p.Agents[ai].Name
+	}
+	add := func(l policy.Limit, id string) {
+		k := client
+		if e.byAgent {
+			k = Key{ID: agentName}
+		} else if id != "" && k.ID == "" {
+			k.ID = id
+		}
+		ls[n] = Limit{Name: l.Name, Key: k, Rate: l.Rate, Period: l.Period}
+		n++
+	}
+	if !p.SiteLimit.IsZero() {
+		add(p.SiteLimit, "")
+	}
+	if ai >= 0 && !p.Agents[ai].Limit.IsZero() {
+		add(p.Agents[ai].Limit, "")
+	}
+	if ci >= 0 && !p.Capabilities[ci].Limit.IsZero() {
+		// Per agent policy and per client: two agents behind one address
+		// do not share a capability's bucket.
+		add(p.Capabilities[ci].Limit, agentName)
+	}
+	return n
+}
+
+// decide runs the pipeline for r. ci is the capability a route binding
+// names (-1: route by endpoint). consume=false (Explain) checks no limit.
+// Everything it stores in d points into the policy or the request.
+func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision, sc *scratch) {
+	p := e.p
+	d.Class = e.classify(r)
+	if !d.Class.Agent() {
+		d.Outcome = Pass
+		return
+	}
+	ai := p.Default
+	if d.Class.Kind == policy.Declared && d.Class.Policy >= 0 && d.Class.Policy < len(p.Agents) {
+		ai = d.Class.Policy
+	}
+	if ai >= 0 {
+		d.Agent = p.Agents[ai].Name
+	}
+
+	// Access (draft-car 2.6, robots.txt precedence).
+	cp := policy.Canonical(sc.path[:0], r.URL.EscapedPath(), r.URL.RawQuery)
+	path := unsafe.String(unsafe.SliceData(cp), len(cp))
+	if len(path) > policy.MaxPathLen {
+		// Rules match only the first MaxPathLen bytes; a longer path is not
+		// decided on a truncated view.
+		d.Outcome, d.Rule = DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
+		return
+	}
+	if rule, ok := p.Rules.Match(path); ok {
+		d.Rule = e.ruleText(rule)
+		if !rule.Allow {
+			d.Outcome = DenyPath
+			return
+		}
+	}
+
+	// Capability scope (draft-car 2.7).
+	if ci < 0 {
+		if q := strings.IndexByte(path, '?'); q >= 0 {
+			path = path[:q]
+		}
+		ci = p.Route(r.Method, path)
+	}
+	if ci >= 0 {
+		c := &p.Capabilities[ci]
+		d.Capability = c.ID
+		if ai >= 0 && !p.Agents[ai].Permitted[ci] {
+			d.Outcome, d.Rule = DenyCapability, p.Agents[ai].Rule
+			return
+		}
+		// Declared auth (draft-car 2.5 Auth).
+		if c.Auth.Required() {
+			cred := credential(r, &c.Auth)
+			if cred == "" {
+				d.Outcome, d.Rule = DenyAuth, e.authText[ci]
+				return
+			}
+			if e.auth != nil {
+				if err := e.auth(r, c.Decl, cred); err != nil {
+					d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
+					return
+				}
+			}
+		}
+	}
+
+	// Rate limits (draft-car 4.3: servers MUST enforce them).
+	var client Key
+	if e.key != nil {
+		if id, ok := e.key(r); ok {
+			client = Key{ID: id}
+		}
+	}
+	if client == (Key{}) && !e.byAgent {
+		client = Key{Net: ClientKey(e.ip.Addr(r))}
+	}
+	n := e.limits(&sc.limits, ai, ci, client)
+	d.n = n
+	d.limits = sc.limits
+	for i := range n {
+		d.Limits[i] = sc.limits[i].Name
+	}
+	d.Outcome = Allow
+	if n == 0 {
+		return
+	}
+	d.header = e.policyHdr[(ai+1)*(len(p.Capabilities)+1)+ci+1]
+	if !consume {
+		return
+	}
+	if err := e.store.Allow(r.Context(), sc.limits[:n], sc.results[:n]); err != nil {
+		d.Outcome, d.Err = StoreError, err
+		return
+	}
+	d.results = sc.results
+	if !Allowed(sc.results[:n]) {
+		d.Outcome = DenyRate
+		d.RetryAfter = MaxRetryAfter(sc.results[:n])
+		for i := range n {
+			if !sc.results[i].Allowed {
+				d.Limit = sc.limits[i].Name
+				d.Rule = "Rate-Limit: " + rateDecl(p, d.Limit)
+				break
+			}
+		}
+	}
+}
+
+func (e *Enforcer) classify(r *http.Request) policy.Class {
+	if e.classFn != nil {
+		return e.classFn(r)
+	}
+	return e.p.Classifier.Classify(r.UserAgent())
+}
+
+func (e *Enforcer) agentIndex(name string) int {
+	for i := range e.p.Agents {
+		if e.p.Agents[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// ruleText is the declaration line of a matched rule.
+func (e *Enforcer) ruleText(r *policy.Rule) string {
+	if e.p.Implicit {
+		if r.Allow {
+			return "capability endpoint " + r.Pattern
+		}
+		return "no Allow/Disallow declared (draft-car 2.6)"
+	}
+	if r.Allow {
+		if r.Index < len(e.allowText) {
+			return e.allowText[r.Index]
+		}
+	} else if r.Index < len(e.denyText) {
+		return e.denyText[r.Index]
+	}
+	return r.Pattern
+}
+
+// Explain returns the decision for r without serving it and without
+// consuming any rate-limit token: Limits lists the limits that would apply.
+func (e *Enforcer) Explain(r *http.Request) Decision {
+	var d Decision
+	sc := e.scratchPool.Get().(*scratch)
+	e.decide(r, boundCapability(r), false, &d, sc)
+	e.scratchPool.Put(sc)
+	d.Status = statusOf(d.Outcome)
+	return d
+}
+
+// Wrap enforces the policy on every request before next. /robots.txt is
+// always served (DESIGN.md: it is always allowed).
+func (e *Enforcer) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		e.serve(w, r, next, -1)
+	})
+}
+
+// Capability binds a route to one declared capability: requests reaching
+// next are checked against that capability's scope, auth and limit, whether
+// or not they match its declared endpoint. Under Wrap, the checks Wrap made
+// are not repeated. A route bound to an undeclared ID answers 500 and is
+// logged once, when bound: a configuration error must not open the route.
+func (e *Enforcer) Capability(id string) func(http.Handler) http.Handler {
+	ci, ok := e.p.CapabilityIndex(id)
+	e.bound.Add(1)
+	if !ok {
+		e.log.Error("agentready: route bound to an undeclared capability; it answers 500", "capability", id)
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !ok {
+				_ = WriteProblem(w, Problem{Status: http.StatusInternalServerError,
+					Detail: fmt.Sprintf("this route is bound to capability %q, which the site does not declare", id)})
+				return
+			}
+			st, _ := r.Context().Value(stateKey{}).(*state)
+			switch {
+			case st == nil:
+				// No Wrap in front: the binding runs the whole pipeline.
+				e.serve(w, r, next, ci)
+			case st.capability == ci:
+				next.ServeHTTP(w, r) // Wrap resolved the same capability and checked it
+			default:
+				e.serveBound(w, r, next, st, ci)
+			}
+		})
+	}
+}
+
+// stateKey carries what Wrap decided to a Capability binding behind it.
+type stateKey struct{}
+
+type state struct {
+	agent      int // agent policy index, -1 for none
+	capability int // capability Wrap resolved by endpoint, -1 for none
+	client     Key
+}
+
+func boundCapability(r *http.Request) int {
+	if st, _ := r.Context().Value(stateKey{}).(*state); st != nil {
+		return st.capability
+	}
+	return -1
+}
+
+// serve decides and answers: pass, allow (with RateLimit headers) or deny.
+func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handler, ci int) {
+	var d Decision
+	sc := e.scratchPool.Get().(*scratch)
+	e.decide(r, ci, true, &d, sc)
+	e.scratchPool.Put(sc)
+	d.Status = statusOf(d.Outcome)
+	if e.hook != nil {
+		e.hook(d)
+	}
+	switch d.Outcome {
+	case Pass:
+		next.ServeHTTP(w, r)
+	case Allow:
+		e.setRateHeaders(w, &d)
+		if ci < 0 && e.bound.Load() > 0 {
+			// A Capability binding behind us finishes the decision.
+			ai := e.p.Default
+			if d.Agent != "" {
+				ai = e.agentIndex(d.Agent)
+			}
+			capIdx := -1
+			if d.Capability != "" {
+				capIdx, _ = e.p.CapabilityIndex(d.Capability)
+			}
+			var client Key
+			if d.n > 0 {
+				client = d.limits[0].Key
+			}
+			r = r.WithContext(context.WithValue(r.Context(), stateKey{}, &state{agent: ai, capability: capIdx, client: client}))
+		}
+		next.ServeHTTP(w, r)
+	default:
+		e.deny(w, r, &d)
+	}
+}
+
+// serveBound finishes, for a bound capability, a request Wrap let through
+// without resolving that capability: scope, auth and the capability's own
+// limit (Wrap already counted the site and agent limits).
+func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.Handler, st *state, ci int) {
+	p := e.p
+	c := &p.Capabilities[ci]
+	d := Decision{Outcome: Allow, Capability: c.ID}
+	d.Class = e.classify(r)
+	if st.agent >= 0 {
+		d.Agent = p.Agents[st.agent].Name
+	}
+	switch {
+	case st.agent >= 0 && !p.Agents[st.agent].Permitted[ci]:
+		d.Outcome, d.Rule = DenyCapability, p.Agents[st.agent].Rule
+	case c.Auth.Required():
+		cred := credential(r, &c.Auth)
+		if cred == "" {
+			d.Outcome, d.Rule = DenyAuth, e.authText[ci]
+		} else if e.auth != nil {
+			if err := e.auth(r, c.Decl, cred); err != nil {
+				d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
+			}
+		}
+	}
+	if d.Outcome == Allow && !c.Limit.IsZero() {
+		k := st.client
+		if e.byAgent {
+			k = Key{ID: d.Agent}
+		} else if k.ID == "" {
+			k.ID = d.Agent
+		}
+		d.n = 1
+		d.limits[0] = Limit{Name: c.Limit.Name, Key: k, Rate: c.Limit.Rate, Period: c.Limit.Period}
+		d.Limits[0] = c.Limit.Name
+		if hv, err := PolicyHeader(d.limits[:1]); err == nil {
+			d.header = []string{hv}
+		}
+		if err := e.store.Allow(r.Context(), d.limits[:1], d.results[:1]); err != nil {
+			d.Outcome, d.Err = StoreError, err
+		} else if !d.results[0].Allowed {
+			d.Outcome, d.Limit, d.RetryAfter = DenyRate, c.Limit.Name, d.results[0].RetryAfter
+			d.Rule = "Rate-Limit: " + c.Limit.Decl
+		}
+	}
+	d.Status = statusOf(d.Outcome)
+	if e.hook != nil {
+		e.hook(d)
+	}
+	if d.Outcome != Allow {
+		e.deny(w, r, &d)
+		return
+	}
+	e.setRateHeaders(w, &d)
+	next.ServeHTTP(w, r)
+}
+
+// setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response
+// (one allocation: the RateLimit value).
+func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
+	if d.n == 0 || d.header == nil {
+		return
+	}
+	h := w.Header()
+	h[keyRateLimitPolicy] = d.header
+	h[keyRateLimit] = RateLimitHeader(d.limits[:d.n], d.results[:d.n])
+}
+
+// deny answers a denied request with application/problem+json (RFC 9457)
+// whose detail names the declared rule, and a Link to agents.txt.
+func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
+	h := w.Header()
+	if e.link != nil {
+		h[keyLink] = e.link
+	}
+	prob := Problem{Status: d.Status, Extra: map[string]any{}}
+	if d.Agent != "" {
+		prob.Extra["agent"] = d.Agent
+	}
+	if d.Capability != "" {
+		prob.Extra["capability"] = d.Capability
+	}
+	if d.Rule != "" {
+		prob.Extra["rule"] = d.Rule
+	}
+	switch d.Outcome {
+	case DenyPath:
+		if strings.HasPrefix(d.Rule, "paths longer") {
+			prob.Detail = d.Rule
+		} else if e.p.Implicit {
+			prob.Detail = fmt.Sprintf("%s is not a declared capability endpoint; with no Allow/Disallow rules declared, agents may use only capability endpoints (draft-car 2.6)", r.URL.Path)
+		} else {
+			prob.Detail = fmt.Sprintf("%q in agents.txt closes %s to agents", d.Rule, r.URL.Path)
+		}
+	case DenyCapability:
+		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
+	case DenyAuth:
+		ci, _ := e.p.CapabilityIndex(d.Capability)
+		c := &e.p.Capabilities[ci]
+		if ch := e.challenges[ci]; ch != "" {
+			h["Www-Authenticate"] = []string{ch}
+		}
+		if d.Err != nil {
+			prob.Detail = fmt.Sprintf("capability %q rejected the credential: %v", d.Capability, d.Err)
+		} else {
+			prob.Detail = fmt.Sprintf("capability %q declares %q: %s", d.Capability, d.Rule, credentialHint(&c.Auth))
+		}
+		if c.Auth.TokenEndpoint != "" {
+			prob.Extra["token_endpoint"] = c.Auth.TokenEndpoint
+			prob.Detail += "; tokens from " + c.Auth.TokenEndpoint
+		}
+		if c.Auth.DocsURL != "" {
+			prob.Extra["auth_docs"] = c.Auth.DocsURL
+		}
+	case DenyRate:
+		secs := RetryAfterSeconds(d.RetryAfter)
+		h[HeaderRetryAfter] = []string{strconv.Itoa(secs)}
+		e.setRateHeaders(w, d)
+		prob.Type = ProblemQuotaExceeded
+		prob.Title = "Quota Exceeded"
+		prob.Extra["limit"] = d.Limit
+		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
+	case StoreError:
+		h[HeaderRetryAfter] = []string{"1"}
+		prob.Detail = "the rate-limit store is unavailable"
+		e.log.Error("agentready: rate-limit store failed", "err", d.Err)
+	}
+	if err := WriteProblem(w, prob); err != nil {
+		e.log.Debug("agentready: writing problem response", "err", err)
+	}
+}
+
+// rateDecl is the declared form of a limit, by its name.
+func rateDecl(p *policy.Policy, name string) string {
+	if p.SiteLimit.Name == name {
+		return p.SiteLimit.Decl
+	}
+	for i := range p.Agents {
+		if p.Agents[i].Limit.Name == name {
+			return p.Agents[i].Limit.Decl
+		}
+	}
+	for i := range p.Capabilities {
+		if p.Capabilities[i].Limit.Name == name {
+			return p.Capabilities[i].Limit.Decl
+		}
+	}
+	return ""
+}
+
+func credentialHint(a *config.Auth) string {
+	switch a.TypeOrDefault() {
+	case config.AuthBearerToken, config.AuthOAuth2:
+		return "send Authorization: Bearer <token>"
+	case config.AuthAPIKey:
+		return "send the key in the " + a.HeaderOrDefault() + " header"
+	case config.AuthHMAC:
+		return "sign the request (Signature, RFC 9421) or send an Authorization header"
+	}
+	return ""
+}

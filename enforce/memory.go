@@ -1,0 +1,567 @@
+package enforce
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+)
+
+var _ Store = (*MemoryStore)(nil)
+
+// DefaultMaxEntries is the default cap on the number of buckets a
+// MemoryStore holds. At most about 250 bytes a bucket (a client with one
+// bucket, its group and map entry; less when a client has several), it
+// bounds the store to some 32 MB however many distinct clients arrive.
+const DefaultMaxEntries = 1 << 17
+
+const (
+	// maxShards bounds lock contention; a power of two.
+	maxShards = 128
+	// sweepScan is how many least recently used groups each insertion
+	// examines for idleness, so that idle buckets go away at the rate new
+	// ones arrive, without a background goroutine.
+	sweepScan = 4
+	// evictScan is how far from the LRU end an insertion into a full shard
+	// looks for an idle group before it evicts the least recently used.
+	evictScan = 8
+	// maxNow bounds the store's clock reading, about 146 years either side
+	// of its creation.
+	maxNow = 1 << 62
+	// stackLimits is how many limits one Allow call handles without
+	// allocating. The pipeline uses three.
+	stackLimits = 8
+)
+
+// MemoryStore is the in-process Store.
+//
+// Each bucket is a GCRA cell, the algorithm redis_rate runs in Redis: it
+// stores the theoretical arrival time (TAT) of the next request, and a limit
+// of N per P admits a request when TAT + P/N - P is not later than now.
+// Time is kept in integer nanoseconds with the emission interval P/N held
+// exactly as a fraction, so a burst of N per P is N, refill after P/N is one
+// token, and RetryAfter is the exact wait, with no float rounding at any
+// rate. (golang.org/x/time/rate was the first engine. Checking a limit
+// before consuming from it took two calls, each taking the limiter's own
+// mutex, and float arithmetic the store had to mirror to stay all or
+// nothing: about twenty times the cost per limit, for the same semantics.
+// It remains the reference the tests compare against.)
+//
+// It is safe for concurrent use. Buckets are grouped by Key (one client's
+// site, agent and capability buckets form one group) and groups live in
+// shards chosen by a keyed hash of the client network, so the limits of one
+// request take one lock and, when they share a Key, one map lookup. A call
+// that touches several shards locks them in ascending order, so calls never
+// deadlock, and holds them while it checks every limit and then consumes
+// from all or none.
+//
+// Memory is bounded. A group whose buckets have all refilled carries no
+// state, so later insertions into its shard sweep it away. The number of
+// buckets is capped (WithMaxEntries): an insertion into a full shard evicts
+// an idle group if it finds one near the least recently used end, and
+// otherwise the least recently used group. Evicting buckets that are not
+// full forgives that client: it starts again with full bursts. Under a
+// flood of distinct clients that is the price of a bounded store; size the
+// cap above the number of buckets active within one period.
+//
+// Allow does not allocate when every bucket exists and the call has at most
+// eight limits; creating a bucket allocates unless it reuses an evicted one.
+type MemoryStore struct {
+	clock  Clock
+	epoch  time.Time // times are nanoseconds since epoch (monotonic when the clock is)
+	seed   uint64
+	idSeed maphash.Seed
+	mask   uint64
+	shards []shard
+}
+
+// MemoryOption configures a MemoryStore.
+type MemoryOption func(*memoryConfig)
+
+type memoryConfig struct {
+	clock      Clock
+	maxEntries int
+	errs       []error
+}
+
+// WithClock sets the store's clock (default time.Now). Tests pass
+// (*FakeClock).Now.
+func WithClock(c Clock) MemoryOption {
+	return func(cfg *memoryConfig) {
+		if c == nil {
+			cfg.errs = append(cfg.errs, errors.New("enforce: WithClock: nil clock"))
+			return
+		}
+		cfg.clock = c
+	}
+}
+
+// WithMaxEntries caps the number of buckets (default DefaultMaxEntries).
+// The cap is split across shards and is exact: the store never holds more
+// than n buckets, except while one call needs more new buckets in a shard
+// than that shard may hold; the next insertion there restores the cap.
+func WithMaxEntries(n int) MemoryOption {
+	return func(cfg *memoryConfig) {
+		if n < 1 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("enforce: WithMaxEntries(%d): must be at least 1", n))
+			return
+		}
+		cfg.maxEntries = n
+	}
+}
+
+// NewMemoryStore returns an empty MemoryStore. It reports every invalid
+// option at once.
+func NewMemoryStore(opts ...MemoryOption) (*MemoryStore, error) {
+	cfg := memoryConfig{clock: time.Now, maxEntries: DefaultMaxEntries}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if len(cfg.errs) > 0 {
+		return nil, errors.Join(cfg.errs...)
+	}
+	n := maxShards
+	for n > 1 && n > cfg.maxEntries {
+		n >>= 1
+	}
+	s := &MemoryStore{
+		clock:  cfg.clock,
+		epoch:  cfg.clock(),
+		seed:   rand.Uint64(),
+		idSeed: maphash.MakeSeed(),
+		mask:   uint64(n - 1),
+		shards: make([]shard, n),
+	}
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.capacity = cfg.maxEntries / n
+		if i < cfg.maxEntries%n {
+			sh.capacity++
+		}
+		sh.groups = make(map[Key]*group)
+	}
+	return s, nil
+}
+
+// Len returns the number of buckets held, for tests and metrics.
+func (s *MemoryStore) Len() int {
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n += sh.n
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// Allow implements Store.
+func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) error {
+	// The memory store never blocks, so a context can only be done on entry.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := CheckLimits(limits, res); err != nil {
+		return err
+	}
+	n := len(limits)
+	if n == 0 {
+		return nil
+	}
+	var (
+		idxStack  [stackLimits]uint32
+		refStack  [stackLimits]ref
+		debtStack [stackLimits]span
+		idx       []uint32
+		refs      []ref
+		debts     []span
+	)
+	if n <= stackLimits {
+		idx, refs, debts = idxStack[:n], refStack[:n], debtStack[:n]
+	} else {
+		idx, refs, debts = make([]uint32, n), make([]ref, n), make([]span, n)
+	}
+	var set [maxShards / 64]uint64
+	for i := range limits {
+		k := &limits[i].Key
+		var si uint32
+		if i > 0 && k.Net.IsValid() && k.Net == limits[i-1].Key.Net {
+			si = idx[i-1] // one client's limits: hash once
+		} else {
+			si = s.shardOf(k)
+		}
+		idx[i] = si
+		set[si>>6] |= 1 << (si & 63)
+	}
+	// Fixed order: ascending shard index.
+	for w, word := range set {
+		for ; word != 0; word &= word - 1 {
+			s.shards[w<<6|bits.TrailingZeros64(word)].mu.Lock()
+		}
+	}
+	// Clamped so that now plus a period (at most MaxPeriod) cannot overflow,
+	// whatever an injected clock returns.
+	now := min(max(int64(s.clock().Sub(s.epoch)), -maxNow), maxNow)
+
+	for i := range limits {
+		l := &limits[i]
+		sh := &s.shards[idx[i]]
+		var g *group
+		if i > 0 && l.Key == limits[i-1].Key {
+			g = refs[i-1].g // the usual case: one map lookup per request
+		} else {
+			g = sh.group(&l.Key, now)
+			g.busy = true // not to be evicted by this call's own insertions
+		}
+		refs[i] = ref{g, sh.bucket(g, l, now)}
+	}
+	ok := true
+	for i, r := range refs {
+		b := &r.g.buckets[r.j]
+		debts[i] = b.debt(now)
+		if !b.fits(debts[i]) {
+			ok = false
+		}
+	}
+	for i, ref := range refs {
+		b := &ref.g.buckets[ref.j]
+		r := &res[i]
+		d := debts[i]
+		*r = Result{Limit: int(b.rate)}
+		switch {
+		case ok:
+			d = d.add(b.interval, b.rate)
+			b.tat, b.frac = now+d.ns, d.frac
+			r.Allowed = true
+			r.Remaining = b.remaining(d)
+		case b.fits(d):
+			r.Allowed = true
+			r.Remaining = b.remaining(d)
+		default:
+			// Admitted when debt + interval <= period: wait for the excess.
+			over := d.add(b.interval, b.rate)
+			over.ns -= b.period
+			r.RetryAfter = over.ceil()
+		}
+		r.Reset = d.ceil()
+		ref.g.busy = false
+		s.shards[idx[i]].touch(ref.g)
+	}
+
+	for w, word := range set {
+		for ; word != 0; word &= word - 1 {
+			s.shards[w<<6|bits.TrailingZeros64(word)].mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// ref locates the bucket of one limit during a call: an index, because the
+// group's bucket slice may grow while the call adds buckets.
+type ref struct {
+	g *group
+	j int
+}
+
+// shardOf selects a shard by the client network, so that the buckets of
+// one client (site, agent and capability limits) share a shard. The hash is
+// keyed with a random seed: a client choosing addresses cannot aim them all
+// at one shard. Buckets shared by every client (no Net) spread by ID.
+func (s *MemoryStore) shardOf(k *Key) uint32 {
+	if !k.Net.IsValid() {
+		return uint32(mix(maphash.String(s.idSeed, k.ID)) & s.mask)
+	}
+	a := k.Net.Addr().As16()
+	// Byte order is irrelevant to a hash; little-endian loads are plain.
+	hi, lo := binary.LittleEndian.Uint64(a[:8]), binary.LittleEndian.Uint64(a[8:])
+	return uint32(mix(hi^s.seed+lo*0x9e3779b97f4a7c15+uint64(k.Net.Bits())) & s.mask)
+}
+
+// mix is the splitmix64 finalizer.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// span is a non-negative duration held exactly: ns + frac/rate nanoseconds,
+// 0 <= frac < rate, rate being the bucket's Limit.Rate.
+type span struct {
+	ns   int64
+	frac uint64
+}
+
+func (a span) add(b span, rate uint64) span {
+	f := a.frac + b.frac // both below rate <= 2^63: no overflow
+	ns := a.ns + b.ns
+	if f >= rate {
+		f -= rate
+		ns++
+	}
+	return span{ns, f}
+}
+
+// ceil rounds up to whole nanoseconds, so that a client waiting that long
+// really finds what it was promised.
+func (a span) ceil() time.Duration {
+	if a.frac > 0 {
+		return time.Duration(a.ns + 1)
+	}
+	return time.Duration(a.ns)
+}
+
+// group holds the buckets of one Key, told apart by Limit.Name. Names come
+// from the compiled policy, not from requests, so a group stays small and
+// is searched linearly; the map is keyed by Key alone, which makes a
+// request's site, agent and capability limits one map lookup.
+type group struct {
+	key     Key
+	buckets []bucket
+	busy    bool
+	// prev and next link the shard's LRU list; prev is more recently used.
+	prev, next *group
+}
+
+// idle reports whether every bucket of g is full: dropping g changes no
+// answer.
+func (g *group) idle(now int64) bool {
+	if g.busy {
+		return false
+	}
+	for i := range g.buckets {
+		if !g.buckets[i].full(now) {
+			return false
+		}
+	}
+	return true
+}
+
+type bucket struct {
+	name string
+	// tat + frac/rate is the theoretical arrival time, in nanoseconds since
+	// the store's epoch. At or before now the bucket is full.
+	tat      int64
+	frac     uint64
+	rate     uint64
+	period   int64
+	interval span // the emission interval period/rate
+}
+
+// configure (re)starts b as a full bucket for l.
+func (b *bucket) configure(l *Limit, now int64) {
+	b.rate, b.period = uint64(l.Rate), int64(l.Period)
+	b.interval = span{b.period / int64(b.rate), uint64(b.period) % b.rate}
+	b.tat, b.frac = now, 0
+}
+
+// reconfigure applies a changed Rate or Period to an existing bucket. The
+// debt in time is kept, capped at the new period: the client waits what it
+// would have waited, and no longer than a whole new window.
+func (b *bucket) reconfigure(l *Limit, now int64) {
+	d := b.debt(now)
+	b.configure(l, now)
+	if d.ns >= b.period {
+		return // full debt: tat = now + period
+	}
+	b.tat = now + d.ns
+	// frac was in units of the old rate; round it up to one of the new
+	// rate so the debt never shrinks.
+	if d.frac > 0 {
+		b.frac = 1
+	}
+}
+
+// debt is how far the TAT lies ahead of now: the time until the bucket is
+// full. It is at most the period.
+func (b *bucket) debt(now int64) span {
+	if b.full(now) {
+		return span{}
+	}
+	return span{b.tat - now, b.frac}
+}
+
+// fits reports whether one more request fits: debt plus one interval is
+// within the period (GCRA: new TAT minus the burst offset is not after now).
+func (b *bucket) fits(d span) bool {
+	s := d.add(b.interval, b.rate)
+	return s.ns < b.period || (s.ns == b.period && s.frac == 0)
+}
+
+// remaining is the number of whole requests that fit within debt d:
+// floor((period - d) / interval) = floor(((period - d.ns) * rate - d.frac) / period).
+func (b *bucket) remaining(d span) int {
+	if d.ns > b.period || (d.ns == b.period && d.frac > 0) {
+		return 0 // only after the clock stepped back
+	}
+	hi, lo := bits.Mul64(uint64(b.period-d.ns), b.rate)
+	lo, borrow := bits.Sub64(lo, d.frac, 0)
+	hi -= borrow
+	if hi == 0 { // the usual case, and a cheaper division
+		return int(lo / uint64(b.period))
+	}
+	// hi < period because rate < 2^64, as Div64 requires.
+	q, _ := bits.Div64(hi, lo, uint64(b.period))
+	return int(q)
+}
+
+// full reports whether b has refilled completely.
+func (b *bucket) full(now int64) bool {
+	return b.tat < now || (b.tat == now && b.frac == 0)
+}
+
+type shard struct {
+	mu         sync.Mutex
+	groups     map[Key]*group
+	head, tail *group // most and least recently used
+	n          int    // buckets held
+	capacity   int
+	spare      *group // last evicted group, reused by the next insertion
+	_          [64]byte
+}
+
+// group returns the group for k, creating an empty one if needed. sh.mu is
+// held.
+func (sh *shard) group(k *Key, now int64) *group {
+	if g, ok := sh.groups[*k]; ok {
+		return g
+	}
+	g := sh.spare
+	sh.spare = nil
+	if g == nil {
+		g = &group{buckets: make([]bucket, 0, 4)}
+	}
+	g.buckets = g.buckets[:0]
+	// Copy the ID so the map never pins a request's memory.
+	if g.key.ID != k.ID {
+		g.key.ID = strings.Clone(k.ID)
+	}
+	g.key.Net = k.Net
+	sh.groups[g.key] = g
+	sh.pushFront(g)
+	return g
+}
+
+// bucket returns the index of l's bucket in g, adding a full one if needed.
+// g is busy.
+func (sh *shard) bucket(g *group, l *Limit, now int64) int {
+	for j := range g.buckets {
+		if b := &g.buckets[j]; b.name == l.Name {
+			if b.rate != uint64(l.Rate) || b.period != int64(l.Period) {
+				b.reconfigure(l, now)
+			}
+			return j
+		}
+	}
+	sh.makeRoom(now)
+	j := len(g.buckets)
+	if j < cap(g.buckets) {
+		g.buckets = g.buckets[:j+1] // a reused group keeps its old names
+	} else {
+		g.buckets = append(g.buckets, bucket{})
+	}
+	b := &g.buckets[j]
+	if b.name != l.Name {
+		b.name = strings.Clone(l.Name)
+	}
+	b.configure(l, now)
+	sh.n++
+	return j
+}
+
+// makeRoom runs before a bucket is added. Groups whose buckets have all
+// refilled carry no state: a few are swept from the LRU end on every
+// insertion, so they go away at the rate new ones arrive, without a
+// background goroutine. Then, at the cap, whole groups are evicted: an idle
+// one near the LRU end if there is one, else the least recently used.
+func (sh *shard) makeRoom(now int64) {
+	g := sh.tail
+	for range sweepScan {
+		if g == nil {
+			break
+		}
+		prev := g.prev
+		if g.idle(now) {
+			sh.drop(g)
+		}
+		g = prev
+	}
+	for sh.n >= sh.capacity {
+		if !sh.evict(now) {
+			break // every candidate is in use by this call
+		}
+	}
+}
+
+// evict drops one group: an idle group near the LRU end if there is one,
+// else the least recently used group that this call is not using. It
+// reports false when every group it looked at is in use by this call.
+func (sh *shard) evict(now int64) bool {
+	var lru *group
+	g := sh.tail
+	for range evictScan {
+		if g == nil {
+			break
+		}
+		if g.idle(now) {
+			sh.drop(g)
+			return true
+		}
+		if lru == nil && !g.busy {
+			lru = g
+		}
+		g = g.prev
+	}
+	if lru == nil {
+		return false
+	}
+	sh.drop(lru) // forgives a client that had not refilled
+	return true
+}
+
+func (sh *shard) drop(g *group) {
+	delete(sh.groups, g.key)
+	sh.unlink(g)
+	sh.n -= len(g.buckets)
+	sh.spare = g
+}
+
+func (sh *shard) pushFront(g *group) {
+	g.prev, g.next = nil, sh.head
+	if sh.head != nil {
+		sh.head.prev = g
+	} else {
+		sh.tail = g
+	}
+	sh.head = g
+}
+
+func (sh *shard) unlink(g *group) {
+	if g.prev != nil {
+		g.prev.next = g.next
+	} else {
+		sh.head = g.next
+	}
+	if g.next != nil {
+		g.next.prev = g.prev
+	} else {
+		sh.tail = g.prev
+	}
+	g.prev, g.next = nil, nil
+}
+
+func (sh *shard) touch(g *group) {
+	if sh.head != g {
+		sh.unlink(g)
+		sh.pushFront(g)
+	}
+}

@@ -1,0 +1,140 @@
+package enforce_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/enforce"
+)
+
+// benchLimits are the pipeline's three limits for one client, generous
+// enough never to deny.
+func benchLimits(key netip.Prefix) []enforce.Limit {
+	return []enforce.Limit{
+		{Name: "site", Key: enforce.Key{Net: key}, Rate: 1 << 30, Period: time.Second},
+		{Name: "agent:claude", Key: enforce.Key{Net: key}, Rate: 1 << 30, Period: time.Second},
+		{Name: "capability:product-search", Key: enforce.Key{Net: key}, Rate: 1 << 30, Period: time.Second},
+	}
+}
+
+func clientPrefix(i uint32) netip.Prefix {
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)}), 32)
+}
+
+func newBenchStore(b *testing.B) *enforce.MemoryStore {
+	s, err := enforce.NewMemoryStore() // the real clock, as in production
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func BenchmarkMemoryAllow(b *testing.B) {
+	ctx := context.Background()
+	run := func(b *testing.B, limits []enforce.Limit) {
+		s := newBenchStore(b)
+		res := make([]enforce.Result, len(limits))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.Allow(ctx, limits, res); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("1limit", func(b *testing.B) { run(b, benchLimits(clientPrefix(1))[:1]) })
+	b.Run("3limits", func(b *testing.B) { run(b, benchLimits(clientPrefix(1))) })
+	b.Run("denied", func(b *testing.B) {
+		run(b, []enforce.Limit{{Name: "tight", Key: enforce.Key{Net: clientPrefix(1)}, Rate: 1, Period: time.Hour}})
+	})
+
+	parallel := func(b *testing.B, sameClient bool) {
+		s := newBenchStore(b)
+		var next atomic.Uint32
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			id := uint32(1)
+			if !sameClient {
+				id = next.Add(1)
+			}
+			limits := benchLimits(clientPrefix(id))
+			res := make([]enforce.Result, len(limits))
+			for pb.Next() {
+				if err := s.Allow(ctx, limits, res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("3limits-parallel", func(b *testing.B) { parallel(b, false) })
+	b.Run("3limits-parallel-sameclient", func(b *testing.B) { parallel(b, true) })
+
+	// A new client every request: bucket creation, sweeping and, past the
+	// cap, eviction with reuse of evicted buckets.
+	b.Run("churn", func(b *testing.B) {
+		s := newBenchStore(b)
+		limits := []enforce.Limit{{Name: "site", Rate: 60, Period: time.Minute}}
+		res := make([]enforce.Result, 1)
+		var i uint32
+		b.ReportAllocs()
+		for b.Loop() {
+			i++
+			limits[0].Key.Net = clientPrefix(i)
+			if err := s.Allow(ctx, limits, res); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// The enforcement pieces one allowed agent request goes through: client
+// address, key, three limits through the Store interface, both RateLimit
+// fields set on the response. Scratch space comes from a sync.Pool because
+// slices passed through an interface escape; RateLimitHeader's block is the
+// one allocation.
+func BenchmarkHotPath(b *testing.B) {
+	ms := newBenchStore(b)
+	var store enforce.Store = ms
+	c, err := enforce.NewClientIP([]string{"10.0.0.0/8"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	compiled := [3]enforce.Limit(benchLimits(netip.Prefix{}))
+	policy, err := enforce.PolicyHeader(compiled[:])
+	if err != nil {
+		b.Fatal(err)
+	}
+	policyValue := []string{policy}
+	rateLimitKey := http.CanonicalHeaderKey(enforce.HeaderRateLimit)
+	policyKey := http.CanonicalHeaderKey(enforce.HeaderRateLimitPolicy)
+	type scratch struct {
+		limits [3]enforce.Limit
+		res    [3]enforce.Result
+	}
+	pool := sync.Pool{New: func() any { return new(scratch) }}
+	r := httptest.NewRequest(http.MethodGet, "/api/search", nil)
+	r.RemoteAddr = "10.1.1.1:80"
+	r.Header.Set("X-Forwarded-For", "198.51.100.1, 10.2.2.2")
+	h := http.Header{}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		sc := pool.Get().(*scratch)
+		key := enforce.ClientKey(c.Addr(r))
+		sc.limits = compiled
+		for i := range sc.limits {
+			sc.limits[i].Key.Net = key
+		}
+		if err := store.Allow(ctx, sc.limits[:], sc.res[:]); err != nil {
+			b.Fatal(err)
+		}
+		h[policyKey] = policyValue
+		h[rateLimitKey] = enforce.RateLimitHeader(sc.limits[:], sc.res[:])
+		pool.Put(sc)
+	}
+}

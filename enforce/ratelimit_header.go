@@ -1,0 +1,235 @@
+package enforce
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"strconv"
+	"time"
+	"unsafe"
+)
+
+// Header names. The RateLimit fields are those of
+// draft-ietf-httpapi-ratelimit-headers-11 (May 2026), which replaced the
+// RateLimit-Limit/-Remaining/-Reset trio of revisions up to -06 with two
+// structured fields. net/http canonicalises them to "Ratelimit" and
+// "Ratelimit-Policy"; field names are case-insensitive.
+const (
+	HeaderRateLimit       = "RateLimit"
+	HeaderRateLimitPolicy = "RateLimit-Policy"
+	HeaderRetryAfter      = "Retry-After"
+)
+
+// ValidPolicyName reports whether name can be sent as a policy name. The
+// draft (section 3) makes the policy identifier an sf-string (RFC 8941
+// section 3.3.3), which holds only printable ASCII, 0x20 to 0x7E; '"' and
+// '\' are escaped when rendered. An empty name identifies nothing and is
+// rejected too.
+func ValidPolicyName(name string) error {
+	if name == "" {
+		return errors.New("enforce: empty rate-limit policy name")
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c > 0x7e {
+			return fmt.Errorf("enforce: rate-limit policy name %q: byte %#02x at %d is not printable ASCII (sf-string, RFC 8941 3.3.3)", name, c, i)
+		}
+	}
+	return nil
+}
+
+// PolicyHeader renders the RateLimit-Policy field value for limits, once,
+// when the policy is compiled (draft section 3):
+//
+//	"agent";q=200;w=60, "site";q=1000;w=3600
+//
+// q is the quota, Limit.Rate (3.1.1); w is the window in whole seconds,
+// rounded up and at least 1, since the draft has no sub-second windows
+// (3.1.3). No partition key (pk, 3.1.4) is sent: it would echo the client's
+// address. Every invalid name or rate is reported at once. No limits give
+// "", which means the field is not sent (the draft's List is non-empty).
+func PolicyHeader(limits []Limit) (string, error) {
+	var errs []error
+	var b []byte
+	for i, l := range limits {
+		if err := ValidPolicyName(l.Name); err != nil {
+			errs = append(errs, fmt.Errorf("limits[%d]: %w", i, err))
+		}
+		if !l.valid() {
+			errs = append(errs, fmt.Errorf("limits[%d]: %w: %d per %v", i, ErrInvalidLimit, l.Rate, l.Period))
+		}
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendSFString(b, l.Name)
+		b = append(b, ";q="...)
+		b = strconv.AppendInt(b, int64(l.Rate), 10)
+		b = append(b, ";w="...)
+		b = strconv.AppendInt(b, ceilSeconds(l.Period), 10)
+	}
+	if len(errs) > 0 {
+		return "", errors.Join(errs...)
+	}
+	return string(b), nil
+}
+
+// AppendRateLimit appends the RateLimit field value for one request to dst
+// and returns it (draft section 4), one Service Limit Item per limit:
+//
+//	"agent";r=0;t=12, "site";r=41;t=1
+//
+// r is Result.Remaining (4.1.1); t is EffectiveWindow in whole seconds,
+// rounded up (4.1.2). Appending into a reused buffer does not allocate.
+// Names should have passed ValidPolicyName when the policy was compiled; a
+// byte outside printable ASCII is written as '?' rather than corrupt the
+// field.
+func AppendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
+	n := min(len(limits), len(res))
+	for i := range n {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = appendSFString(dst, limits[i].Name)
+		dst = append(dst, ";r="...)
+		dst = strconv.AppendInt(dst, int64(max(res[i].Remaining, 0)), 10)
+		dst = append(dst, ";t="...)
+		dst = strconv.AppendInt(dst, ceilSeconds(EffectiveWindow(limits[i], res[i])), 10)
+	}
+	return dst
+}
+
+// RateLimitHeader returns the RateLimit field value for one request as the
+// []string an http.Header holds, in one allocation, so that setting the
+// field costs a request one allocation in all:
+//
+//	w.Header()[rateLimitKey] = enforce.RateLimitHeader(limits, res)
+//
+// with rateLimitKey = http.CanonicalHeaderKey(HeaderRateLimit) computed
+// once (Header.Set would allocate the slice again). A value longer than
+// 240 bytes (many policies, long names) takes two or three.
+func RateLimitHeader(limits []Limit, res []Result) []string {
+	var tmp [256]byte
+	b := AppendRateLimit(tmp[:0], limits, res)
+	// The value and the slice share one block, sized to the allocator's
+	// classes (64 to 256 bytes with the string header). The bytes are never
+	// written again, so the string may point into the block, which lives as
+	// long as the header does.
+	switch n := len(b); {
+	case n <= 48:
+		h := new(headerBlock[[48]byte])
+		return h.set(h.buf[:], b)
+	case n <= 112:
+		h := new(headerBlock[[112]byte])
+		return h.set(h.buf[:], b)
+	case n <= 176:
+		h := new(headerBlock[[176]byte])
+		return h.set(h.buf[:], b)
+	case n <= 240:
+		h := new(headerBlock[[240]byte])
+		return h.set(h.buf[:], b)
+	}
+	return []string{string(b)}
+}
+
+// headerBlock holds a header value and the one-element slice that carries
+// it, so that both cost one allocation.
+type headerBlock[B any] struct {
+	v   [1]string
+	buf B
+}
+
+// set copies b into buf, which is h's own buffer, and returns the slice.
+func (h *headerBlock[B]) set(buf, b []byte) []string {
+	n := copy(buf, b)
+	if n > 0 {
+		h.v[0] = unsafe.String(&buf[0], n)
+	}
+	return h.v[:]
+}
+
+// EffectiveWindow is the draft's "effective window" (section 4.1.2) for a
+// token bucket: "the time within which the client can use no more than the
+// available quota", that is, the time until Remaining next grows by one.
+// For a denied limit that is RetryAfter, so a Retry-After sent with the
+// RateLimit field never points earlier than the end of the window, as
+// section 6 asks. It is 0 for a full bucket.
+//
+// It is derived from the Result, whose Reset is the time until the bucket is
+// full: the next token arrives Reset minus (Limit-Remaining-1) emission
+// intervals of Period/Rate from now. Reset is not sent as t because a
+// client may use more than r within it, as tokens keep arriving.
+func EffectiveWindow(l Limit, r Result) time.Duration {
+	if !r.Allowed {
+		return max(r.RetryAfter, 0)
+	}
+	if l.Rate <= 0 || l.Period <= 0 || r.Remaining >= l.Rate || r.Reset <= 0 {
+		return 0
+	}
+	k := uint64(l.Rate - max(r.Remaining, 0) - 1)
+	// k*Period/Rate without overflow; k < Rate keeps the quotient below
+	// Period and hi below Rate, as Div64 requires.
+	hi, lo := bits.Mul64(k, uint64(l.Period))
+	q := lo / uint64(l.Rate)
+	if hi != 0 {
+		q, _ = bits.Div64(hi, lo, uint64(l.Rate))
+	}
+	w := r.Reset - time.Duration(q)
+	if w < 0 {
+		return 0
+	}
+	return w
+}
+
+// RetryAfterSeconds is the Retry-After value (delay-seconds, RFC 9110
+// section 10.2.3) for a denied request that must wait d: d rounded up to
+// whole seconds, never less than 1, because a client told 0 retries at once
+// and is denied again. Pass MaxRetryAfter(res).
+func RetryAfterSeconds(d time.Duration) int {
+	return int(max(ceilSeconds(d), 1))
+}
+
+// ceilSeconds rounds d up to whole seconds, at least 1 for a positive d and
+// 0 otherwise.
+func ceilSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	s := int64(d / time.Second)
+	if d%time.Second != 0 {
+		s++
+	}
+	return s
+}
+
+// appendSFString appends s as an sf-string (RFC 8941 section 4.1.6).
+func appendSFString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	clean := true
+	for i := 0; i < len(s) && clean; i++ {
+		clean = sfPlain[s[i]]
+	}
+	if clean { // the usual case: a validated name without quotes
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20 || c > 0x7e:
+			dst = append(dst, '?')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+// sfPlain marks the bytes an sf-string holds unescaped (RFC 8941 section
+// 3.3.3: printable ASCII but '"' and '\').
+var sfPlain = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()

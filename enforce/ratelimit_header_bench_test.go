@@ -1,0 +1,41 @@
+package enforce_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/enforce"
+)
+
+// headerBenchInput is a typical allowed request's three limits and results.
+func headerBenchInput() ([]enforce.Limit, []enforce.Result) {
+	limits := benchLimits(clientPrefix(1))
+	limits[0].Rate, limits[0].Period = 1000, time.Hour
+	limits[1].Rate, limits[1].Period = 200, time.Minute
+	limits[2].Rate, limits[2].Period = 10, time.Second
+	res := []enforce.Result{
+		{Allowed: true, Limit: 1000, Remaining: 998, Reset: 7 * time.Second},
+		{Allowed: true, Limit: 200, Remaining: 150, Reset: 15 * time.Second},
+		{Allowed: true, Limit: 10, Remaining: 9, Reset: 100 * time.Millisecond},
+	}
+	return limits, res
+}
+
+func BenchmarkAppendRateLimit(b *testing.B) {
+	limits, res := headerBenchInput()
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = enforce.AppendRateLimit(buf[:0], limits, res)
+	}
+}
+
+func BenchmarkRateLimitHeader(b *testing.B) {
+	limits, res := headerBenchInput()
+	var sink []string
+	b.ReportAllocs()
+	for b.Loop() {
+		sink = enforce.RateLimitHeader(limits, res)
+	}
+	_ = sink
+}

@@ -1,0 +1,302 @@
+package enforce
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidPolicyName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"site", true},
+		{"capability:product-search", true},
+		{`quote " and \ backslash`, true},
+		{" ~", true},
+		{"", false},
+		{"tab\there", false},
+		{"line\nbreak", false},
+		{"del\x7f", false},
+		{"café", false},
+	} {
+		t.Run(strconv.Quote(tc.name), func(t *testing.T) {
+			if err := ValidPolicyName(tc.name); (err == nil) != tc.ok {
+				t.Errorf("ValidPolicyName = %v, want ok=%v", err, tc.ok)
+			}
+		})
+	}
+}
+
+func TestPolicyHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		limits []Limit
+		want   string
+		errs   []string
+	}{
+		{"none", nil, "", nil},
+		{"one", []Limit{{Name: "agent", Rate: 200, Period: time.Minute}}, `"agent";q=200;w=60`, nil},
+		{"several, in order", []Limit{
+			{Name: "site", Rate: 1000, Period: time.Hour},
+			{Name: "agent", Rate: 200, Period: time.Minute},
+			{Name: "capability:product-search", Rate: 10, Period: time.Second},
+		}, `"site";q=1000;w=3600, "agent";q=200;w=60, "capability:product-search";q=10;w=1`, nil},
+		{"day window", []Limit{{Name: "daily", Rate: 5, Period: 24 * time.Hour}}, `"daily";q=5;w=86400`, nil},
+		{"sub-second window rounds up to 1", []Limit{{Name: "fast", Rate: 5, Period: 100 * time.Millisecond}}, `"fast";q=5;w=1`, nil},
+		{"fractional seconds round up", []Limit{{Name: "odd", Rate: 5, Period: 1500 * time.Millisecond}}, `"odd";q=5;w=2`, nil},
+		{"escaped name", []Limit{{Name: `a"b\c`, Rate: 1, Period: time.Second}}, `"a\"b\\c";q=1;w=1`, nil},
+		{"every problem reported", []Limit{
+			{Name: "", Rate: 1, Period: time.Second},
+			{Name: "ok", Rate: 0, Period: time.Second},
+			{Name: "bad\r\nInjected: 1", Rate: 1, Period: time.Second},
+		}, "", []string{"limits[0]: enforce: empty", "limits[1]: enforce: invalid rate limit", "limits[2]", "not printable"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := PolicyHeader(tc.limits)
+			if tc.errs != nil {
+				if err == nil {
+					t.Fatalf("no error, got %q", got)
+				}
+				for _, s := range tc.errs {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not mention %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("PolicyHeader = %s\nwant           %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAppendRateLimit(t *testing.T) {
+	agent := Limit{Name: "agent", Rate: 200, Period: time.Minute} // one token every 300ms
+	site := Limit{Name: "site", Rate: 4, Period: time.Minute}     // one token every 15s
+	for _, tc := range []struct {
+		name   string
+		limits []Limit
+		res    []Result
+		want   string
+	}{
+		{"none", nil, nil, ""},
+		{"allowed, window to the next token",
+			[]Limit{site},
+			[]Result{{Allowed: true, Limit: 4, Remaining: 2, Reset: 30 * time.Second}},
+			`"site";r=2;t=15`},
+		{"allowed, fraction of a token accrued",
+			[]Limit{site},
+			[]Result{{Allowed: true, Limit: 4, Remaining: 1, Reset: 40 * time.Second}},
+			`"site";r=1;t=10`},
+		{"denied reports the wait for a token",
+			[]Limit{agent, site},
+			[]Result{
+				{Allowed: false, Limit: 200, Remaining: 0, RetryAfter: 12 * time.Second, Reset: 72 * time.Second},
+				{Allowed: true, Limit: 4, Remaining: 3, Reset: 15 * time.Second},
+			},
+			`"agent";r=0;t=12, "site";r=3;t=15`},
+		{"sub-second window rounds up", []Limit{agent},
+			[]Result{{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond}},
+			`"agent";r=199;t=1`},
+		{"full bucket", []Limit{site}, []Result{{Allowed: true, Limit: 4, Remaining: 4}}, `"site";r=4;t=0`},
+		{"fewer results than limits", []Limit{site, agent}, []Result{{Allowed: true, Limit: 4, Remaining: 4}}, `"site";r=4;t=0`},
+		{"unvalidated name cannot break the field", []Limit{{Name: "a\r\nb\"", Rate: 1, Period: time.Second}},
+			[]Result{{Allowed: true, Limit: 1, Remaining: 1}}, `"a??b\"";r=1;t=0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(AppendRateLimit([]byte(nil), tc.limits, tc.res))
+			if got != tc.want {
+				t.Errorf("AppendRateLimit = %s\nwant              %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAppendRateLimitAllocs(t *testing.T) {
+	limits := []Limit{
+		{Name: "site", Rate: 1000, Period: time.Hour},
+		{Name: "agent", Rate: 200, Period: time.Minute},
+		{Name: "capability:product-search", Rate: 10, Period: time.Second},
+	}
+	res := []Result{
+		{Allowed: true, Limit: 1000, Remaining: 998, Reset: 7 * time.Second},
+		{Allowed: true, Limit: 200, Remaining: 150, Reset: 15 * time.Second},
+		{Allowed: false, Limit: 10, RetryAfter: 80 * time.Millisecond, Reset: time.Second},
+	}
+	buf := make([]byte, 0, 256)
+	if n := testing.AllocsPerRun(1000, func() { buf = AppendRateLimit(buf[:0], limits, res) }); n != 0 {
+		t.Errorf("%v allocs, want 0", n)
+	}
+}
+
+func TestRateLimitHeader(t *testing.T) {
+	limits := []Limit{
+		{Name: "site", Rate: 1000, Period: time.Hour},
+		{Name: "agent:claude", Rate: 200, Period: time.Minute},
+		{Name: "capability:product-search", Rate: 10, Period: time.Second},
+	}
+	res := []Result{
+		{Allowed: true, Limit: 1000, Remaining: 998, Reset: 7 * time.Second},
+		{Allowed: true, Limit: 200, Remaining: 150, Reset: 15 * time.Second},
+		{Allowed: false, Limit: 10, RetryAfter: 80 * time.Millisecond, Reset: time.Second},
+	}
+	want := string(AppendRateLimit(nil, limits, res))
+	got := RateLimitHeader(limits, res)
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("RateLimitHeader = %q, want [%q]", got, want)
+	}
+	if n := testing.AllocsPerRun(1000, func() { _ = RateLimitHeader(limits, res) }); n != 1 {
+		t.Errorf("%v allocs, want 1", n)
+	}
+	// Later headers do not disturb earlier ones.
+	other := RateLimitHeader(limits[:1], res[:1])
+	if got[0] != want || other[0] != `"site";r=998;t=4` {
+		t.Errorf("values changed: %q, %q", got[0], other[0])
+	}
+	// Values too long for the block still come out whole.
+	long := make([]Limit, 12)
+	for i := range long {
+		long[i] = Limit{Name: strings.Repeat("x", 30), Rate: 1, Period: time.Second}
+	}
+	lres := make([]Result, len(long))
+	if got := RateLimitHeader(long, lres)[0]; got != string(AppendRateLimit(nil, long, lres)) {
+		t.Errorf("long value %q", got)
+	}
+	if got := RateLimitHeader(nil, nil); len(got) != 1 || got[0] != "" {
+		t.Errorf("empty: %q", got)
+	}
+	// Every block size class, and the boundaries between them.
+	for n := 1; n <= 260; n++ {
+		l := []Limit{{Name: strings.Repeat("n", n), Rate: 1, Period: time.Second}}
+		r := []Result{{Allowed: true, Limit: 1, Remaining: 1}}
+		want := string(AppendRateLimit(nil, l, r)) // n + 10 bytes
+		if got := RateLimitHeader(l, r); len(got) != 1 || got[0] != want {
+			t.Fatalf("name of %d bytes: %q", n, got)
+		}
+		allocs := testing.AllocsPerRun(10, func() { _ = RateLimitHeader(l, r) })
+		if len(want) <= 240 && allocs != 1 {
+			t.Errorf("value of %d bytes: %v allocs, want 1", len(want), allocs)
+		}
+	}
+}
+
+func TestEffectiveWindow(t *testing.T) {
+	l := Limit{Name: "x", Rate: 4, Period: time.Minute} // 15s per token
+	for _, tc := range []struct {
+		name string
+		l    Limit
+		r    Result
+		want time.Duration
+	}{
+		{"one used", l, Result{Allowed: true, Remaining: 3, Reset: 15 * time.Second}, 15 * time.Second},
+		{"all used", l, Result{Allowed: true, Remaining: 0, Reset: time.Minute}, 15 * time.Second},
+		{"half a token accrued", l, Result{Allowed: true, Remaining: 1, Reset: 37500 * time.Millisecond}, 7500 * time.Millisecond},
+		{"full", l, Result{Allowed: true, Remaining: 4}, 0},
+		{"denied is RetryAfter", l, Result{RetryAfter: 3 * time.Second, Reset: 48 * time.Second}, 3 * time.Second},
+		{"inconsistent result clamps to 0", l, Result{Allowed: true, Remaining: 0, Reset: time.Second}, 0},
+		{"invalid limit", Limit{}, Result{Allowed: true, Reset: time.Second}, 0},
+		{"huge values do not overflow", Limit{Rate: 1 << 40, Period: 24 * time.Hour},
+			Result{Allowed: true, Remaining: 0, Reset: 24 * time.Hour}, 79}, // one interval, 86400e9/2^40 ns, rounded up
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := EffectiveWindow(tc.l, tc.r); got != tc.want {
+				t.Errorf("EffectiveWindow = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRetryAfterSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want int
+	}{
+		{-time.Second, 1}, {0, 1}, {time.Nanosecond, 1}, {time.Second, 1},
+		{time.Second + time.Nanosecond, 2}, {12 * time.Second, 12}, {59500 * time.Millisecond, 60},
+		{24 * time.Hour, 86400},
+	} {
+		if got := RetryAfterSeconds(tc.d); got != tc.want {
+			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", tc.d, got, tc.want)
+		}
+	}
+}
+
+// Any name that passes ValidPolicyName survives the round trip through the
+// RateLimit field as an sf-string, and the field has one item per limit.
+func FuzzAppendRateLimit(f *testing.F) {
+	f.Add("agent", "site", 3, int64(time.Second))
+	f.Add(`q"uo\te`, ",;=", 0, int64(-1))
+	f.Fuzz(func(t *testing.T, a, b string, remaining int, reset int64) {
+		limits := []Limit{{Name: a, Rate: 10, Period: time.Minute}, {Name: b, Rate: 10, Period: time.Minute}}
+		res := []Result{{Allowed: true, Limit: 10, Remaining: remaining, Reset: time.Duration(reset)}, {Limit: 10, RetryAfter: time.Duration(reset)}}
+		out := string(AppendRateLimit(nil, limits, res))
+		items, ok := parseSFList(out)
+		if !ok || len(items) != 2 {
+			t.Fatalf("%q is not a two-item sf-list", out)
+		}
+		for i, name := range []string{a, b} {
+			if ValidPolicyName(name) == nil && items[i] != name {
+				t.Errorf("item %d = %q, want %q", i, items[i], name)
+			}
+		}
+	})
+}
+
+// parseSFList parses a List of sf-string Items with r and t integer
+// parameters, returning the strings (RFC 8941 sections 4.2.1, 4.2.5).
+func parseSFList(s string) ([]string, bool) {
+	var out []string
+	for {
+		if s == "" || s[0] != '"' {
+			return nil, false
+		}
+		var b strings.Builder
+		i := 1
+		for ; i < len(s) && s[i] != '"'; i++ {
+			c := s[i]
+			if c == '\\' {
+				i++
+				if i == len(s) || (s[i] != '"' && s[i] != '\\') {
+					return nil, false
+				}
+				c = s[i]
+			} else if c < 0x20 || c > 0x7e {
+				return nil, false
+			}
+			b.WriteByte(c)
+		}
+		if i == len(s) {
+			return nil, false
+		}
+		out = append(out, b.String())
+		s = s[i+1:]
+		for _, p := range []string{";r=", ";t="} {
+			if !strings.HasPrefix(s, p) {
+				return nil, false
+			}
+			s = s[len(p):]
+			n := 0
+			for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+				n++
+			}
+			if n == 0 || n > 15 {
+				return nil, false
+			}
+			s = s[n:]
+		}
+		if s == "" {
+			return out, true
+		}
+		if !strings.HasPrefix(s, ", ") {
+			return nil, false
+		}
+		s = s[2:]
+	}
+}

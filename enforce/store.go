@@ -1,0 +1,193 @@
+package enforce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/agentready/agentready/config"
+)
+
+// Store holds rate-limit buckets. Every store (the in-memory MemoryStore, a
+// Redis store) passes the conformance suite in enforce/storetest.
+//
+// Semantics are those of GCRA as redis_rate implements it: a Limit of Rate
+// per Period allows a burst of Rate requests, then one more every
+// Period/Rate. One request is checked against all its limits at once (one
+// round trip for a remote store), and it is all or nothing: a request denied
+// by one limit consumes no token from the others.
+type Store interface {
+	// Allow consumes one token from every limit if and only if all of them
+	// have one. res must have at least len(limits) elements; res[i] is
+	// written for limits[i]. The request is allowed when every res[i].Allowed
+	// is true (see Allowed). Allow returns ctx.Err() for a context that is
+	// already done, and an error for invalid limits, without touching any
+	// bucket; it never panics on bad input.
+	Allow(ctx context.Context, limits []Limit, res []Result) error
+}
+
+// Limit is one bucket a request must draw a token from.
+//
+// A bucket is identified by (Name, Key): Key says whose bucket it is, Name
+// which of that client's limits. The site-wide limit and an agent's limit
+// for the same client are different buckets because their names differ.
+// Every field is meant to be precomputed when the policy is compiled,
+// except Key.Net, which the caller fills per request from ClientKey without
+// formatting anything.
+type Limit struct {
+	// Name is the policy name sent in the RateLimit headers: "site",
+	// "agent:claude", "capability:product-search". It must be a valid
+	// policy name (see ValidPolicyName). Names come from the compiled
+	// policy, never from the request: stores may keep one bucket list per
+	// Key and search it by Name.
+	Name string
+	// Key says whose bucket it is.
+	Key Key
+	// Rate is the number of requests per Period, which is also the burst.
+	Rate int
+	// Period is the window the Rate is declared over.
+	Period time.Duration
+}
+
+// Key identifies whose bucket a Limit draws from.
+//
+// It is a network prefix plus an optional string rather than one string so
+// that the per-request path never formats an IP address: ClientKey returns
+// the prefix, and ID is a further partition, precomputed or a substring of
+// the request that needs no copy (a credential id). The in-memory store
+// copies the strings only when it creates a bucket. Key is comparable and
+// usable as a map key.
+type Key struct {
+	// Net is the client's network, normally ClientKey(addr). The zero Prefix
+	// means the bucket is shared by every client.
+	Net netip.Prefix
+	// ID further partitions the bucket; "" for none.
+	ID string
+}
+
+// Result is the outcome of one Limit in one Allow call. The field names
+// follow redis_rate.
+type Result struct {
+	// Allowed reports whether this limit had a token. The request was
+	// served (and tokens consumed) only if every limit had one.
+	Allowed bool
+	// Limit is the quota, Limit.Rate (RateLimit-Policy "q").
+	Limit int
+	// Remaining is the number of whole tokens left after this request: one
+	// fewer than before when the request was allowed, unchanged when it was
+	// denied, 0 for the limit that denied it (RateLimit "r").
+	Remaining int
+	// RetryAfter is, for a limit that had no token, the time until one
+	// really exists; it is 0 when Allowed.
+	RetryAfter time.Duration
+	// Reset is the time until the bucket is full again if no request
+	// arrives (redis_rate ResetAfter). The RateLimit "t" parameter is derived
+	// from it by EffectiveWindow.
+	Reset time.Duration
+}
+
+// MaxPeriod is the longest Limit.Period a store accepts: a century, far
+// beyond the day-long windows agent declarations use, and short enough that
+// time arithmetic on it cannot overflow.
+const MaxPeriod = 100 * 365 * 24 * time.Hour
+
+// Errors returned by stores for invalid input.
+var (
+	// ErrInvalidLimit reports a Limit whose Rate or Period is not positive,
+	// or whose Period exceeds MaxPeriod.
+	ErrInvalidLimit = errors.New("enforce: invalid rate limit")
+	// ErrShortResults reports a res slice shorter than limits.
+	ErrShortResults = errors.New("enforce: fewer results than limits")
+	// ErrDuplicateLimit reports the same (Name, Key) twice in one call:
+	// one request cannot draw two tokens from one bucket.
+	ErrDuplicateLimit = errors.New("enforce: the same bucket is listed twice")
+)
+
+// CheckLimits validates the arguments of Store.Allow. Stores call it before
+// touching any bucket so that they all reject the same inputs the same way.
+// It does not allocate for valid input.
+func CheckLimits(limits []Limit, res []Result) error {
+	if len(res) < len(limits) {
+		return fmt.Errorf("%w: %d results for %d limits", ErrShortResults, len(res), len(limits))
+	}
+	for i := range limits {
+		l := &limits[i]
+		if !l.valid() {
+			return fmt.Errorf("%w: %q: %d per %v", ErrInvalidLimit, l.Name, l.Rate, l.Period)
+		}
+		for j := range i {
+			if limits[j].Name == l.Name && limits[j].Key == l.Key {
+				return fmt.Errorf("%w: %q", ErrDuplicateLimit, l.Name)
+			}
+		}
+	}
+	return nil
+}
+
+func (l *Limit) valid() bool {
+	return l.Rate > 0 && l.Period > 0 && l.Period <= MaxPeriod
+}
+
+// NewLimit builds the Limit of a declared rate under a policy name, with an
+// empty Key for the caller to fill per request. It reports an invalid name
+// or rate; a zero rate (no limit declared) is an error too, since it cannot
+// be enforced: callers skip it.
+func NewLimit(name string, r config.Rate) (Limit, error) {
+	if err := ValidPolicyName(name); err != nil {
+		return Limit{}, err
+	}
+	if r.IsZero() {
+		return Limit{}, fmt.Errorf("%w: %q: no rate declared", ErrInvalidLimit, name)
+	}
+	if err := r.Validate(); err != nil {
+		return Limit{}, fmt.Errorf("%w: %q: %v", ErrInvalidLimit, name, err)
+	}
+	return Limit{Name: name, Rate: r.Requests, Period: r.Period()}, nil
+}
+
+// Allowed reports whether a request with these results was served: every
+// limit had a token.
+func Allowed(res []Result) bool {
+	for i := range res {
+		if !res[i].Allowed {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxRetryAfter is the time until every limit has a token again: the longest
+// RetryAfter. A Retry-After built from it is honest for the whole request.
+func MaxRetryAfter(res []Result) time.Duration {
+	var d time.Duration
+	for i := range res {
+		d = max(d, res[i].RetryAfter)
+	}
+	return d
+}
+
+// AppendKey appends an unambiguous text form of the bucket identity
+// (Name, Key), for stores that key buckets by string (Redis). Name and ID
+// are written with "|" and "\" escaped by a backslash, so no two buckets
+// share a form: name|net|id, net being empty for the zero Prefix.
+func (l Limit) AppendKey(dst []byte) []byte {
+	dst = appendEscaped(dst, l.Name)
+	dst = append(dst, '|')
+	if l.Key.Net.IsValid() {
+		dst = l.Key.Net.AppendTo(dst)
+	}
+	dst = append(dst, '|')
+	return appendEscaped(dst, l.Key.ID)
+}
+
+func appendEscaped(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '|' || c == '\\' {
+			dst = append(dst, '\\')
+		}
+		dst = append(dst, s[i])
+	}
+	return dst
+}

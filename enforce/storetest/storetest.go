@@ -1,0 +1,547 @@
+// Package storetest is the conformance suite every enforce.Store passes.
+//
+// A store is run with Run and a Harness saying how to make an empty store
+// and how to move its clock. The in-memory store runs it on a FakeClock,
+// where counts and durations are exact. A store on a clock of its own
+// (Redis TIME) runs it on real time: Advance sleeps, Period is short, and
+// Tolerance covers the time that passes between calls; the suite measures
+// how long each Advance really took, so overshooting sleeps on a loaded
+// machine do not fail it.
+//
+// Stores validate their arguments with enforce.CheckLimits, so that invalid
+// input yields the same errors everywhere (the suite checks them with
+// errors.Is), and report RetryAfter 0 for allowed limits (redis_rate says
+// -1).
+package storetest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/enforce"
+)
+
+// Harness adapts a store to the suite.
+type Harness struct {
+	// New returns a store holding no buckets: a fresh store, or one whose
+	// keys are namespaced per call (a Redis store uses a new key prefix).
+	// Required.
+	New func(t *testing.T) enforce.Store
+	// Advance moves the store's clock forward by d: FakeClock.Advance for
+	// an injected clock, time.Sleep for a store on real time. Required.
+	Advance func(t *testing.T, d time.Duration)
+	// Period is the period of the limits whose refill the suite waits for.
+	// One test advances by at most two Periods, so a real-time harness
+	// keeps it short (a second). Default one minute.
+	Period time.Duration
+	// Tolerance is how far reported durations (RetryAfter, Reset) may be
+	// from the exact values, which covers the time that passes between
+	// calls on a real clock (50ms suits a local Redis). It also tells the
+	// suite the clock is real: with a non-zero Tolerance, counts under a
+	// refilling limit may exceed the burst by the refill that elapsed.
+	// Zero means a fake clock: counts are exact and durations agree within
+	// a microsecond.
+	Tolerance time.Duration
+}
+
+// long is the period of limits the suite only counts: no refill worth a
+// token happens during a test even on a real clock.
+const long = time.Hour
+
+// Run runs the suite, one subtest per property.
+func Run(t *testing.T, h Harness) {
+	t.Helper()
+	if h.New == nil || h.Advance == nil {
+		t.Fatal("storetest: Harness.New and Harness.Advance are required")
+	}
+	if h.Period <= 0 {
+		h.Period = time.Minute
+	}
+	s := &suite{h: h}
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"Burst", s.burst},
+		{"RefillAfterPeriod", s.refillAfterPeriod},
+		{"PartialRefill", s.partialRefill},
+		{"FractionalRemaining", s.fractionalRemaining},
+		{"RetryAfterIsHonest", s.retryAfterIsHonest},
+		{"DenialConsumesNothing", s.denialConsumesNothing},
+		{"ResetAndEffectiveWindow", s.reset},
+		{"HighLimit", s.highLimit},
+		{"DistinctKeys", s.distinctKeys},
+		{"AllOrNothing", s.allOrNothing},
+		{"Concurrent", s.concurrent},
+		{"ConcurrentAllOrNothing", s.concurrentAllOrNothing},
+		{"ContextCancelled", s.contextCancelled},
+		{"InvalidInput", s.invalidInput},
+		{"ResultsBeyondLimitsUntouched", s.resultsBeyondLimits},
+	} {
+		t.Run(tc.name, tc.fn)
+	}
+}
+
+type suite struct{ h Harness }
+
+var (
+	clientA = enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
+	clientB = enforce.Key{Net: netip.MustParsePrefix("192.0.2.2/32")}
+	client6 = enforce.Key{Net: netip.MustParsePrefix("2001:db8:1:2::/64")}
+)
+
+func limit(name string, key enforce.Key, n int, p time.Duration) enforce.Limit {
+	return enforce.Limit{Name: name, Key: key, Rate: n, Period: p}
+}
+
+// allow runs one request and fails the test on an error.
+func allow(t *testing.T, s enforce.Store, limits ...enforce.Limit) []enforce.Result {
+	t.Helper()
+	res := make([]enforce.Result, len(limits))
+	if err := s.Allow(context.Background(), limits, res); err != nil {
+		t.Fatalf("Allow: %v", err)
+	}
+	return res
+}
+
+func (s *suite) tol() time.Duration { return max(s.h.Tolerance, time.Microsecond) }
+
+func (s *suite) near(t *testing.T, what string, got, want time.Duration) {
+	t.Helper()
+	if d := got - want; d < -s.tol() || d > s.tol() {
+		t.Errorf("%s = %v, want %v (tolerance %v)", what, got, want, s.tol())
+	}
+}
+
+// expect checks one result's Allowed and Remaining.
+func expect(t *testing.T, step string, r enforce.Result, allowed bool, remaining int) {
+	t.Helper()
+	if r.Allowed != allowed || r.Remaining != remaining {
+		t.Errorf("%s: Allowed=%v Remaining=%d, want Allowed=%v Remaining=%d", step, r.Allowed, r.Remaining, allowed, remaining)
+	}
+	if allowed && r.RetryAfter != 0 {
+		t.Errorf("%s: allowed with RetryAfter %v, want 0", step, r.RetryAfter)
+	}
+	if !allowed && r.RetryAfter <= 0 {
+		t.Errorf("%s: denied with RetryAfter %v, want > 0", step, r.RetryAfter)
+	}
+}
+
+// burst: N allowed, counting Remaining down, then denied with the time to
+// the next token, not the window.
+func (s *suite) burst(t *testing.T) {
+	st := s.h.New(t)
+	l := limit("burst", clientA, 5, long)
+	for i := range 5 {
+		r := allow(t, st, l)[0]
+		expect(t, "request "+strconv.Itoa(i+1), r, true, 4-i)
+		if r.Limit != 5 {
+			t.Errorf("Limit = %d, want 5", r.Limit)
+		}
+	}
+	for i := range 3 {
+		r := allow(t, st, l)[0]
+		expect(t, "denied request "+strconv.Itoa(i+1), r, false, 0)
+		s.near(t, "RetryAfter", r.RetryAfter, long/5)
+		s.near(t, "Reset", r.Reset, long)
+	}
+}
+
+func (s *suite) refillAfterPeriod(t *testing.T) {
+	st := s.h.New(t)
+	l := limit("refill", clientA, 3, s.h.Period)
+	for range 3 {
+		allow(t, st, l)
+	}
+	expect(t, "exhausted", allow(t, st, l)[0], false, 0)
+	s.advance(t, s.h.Period) // overshooting only refills to the same full burst
+	for i := range 3 {
+		expect(t, "after a period, request "+strconv.Itoa(i+1), allow(t, st, l)[0], true, 2-i)
+	}
+	expect(t, "after the refilled burst", allow(t, st, l)[0], false, 0)
+}
+
+// partialRefill: one token comes back after Period/N, not after Period.
+func (s *suite) partialRefill(t *testing.T) {
+	st := s.h.New(t)
+	e := s.h.Period / 4
+	l := limit("partial", clientA, 4, s.h.Period)
+	for range 4 {
+		allow(t, st, l)
+	}
+	r := allow(t, st, l)[0]
+	expect(t, "exhausted", r, false, 0)
+	s.near(t, "RetryAfter", r.RetryAfter, e)
+	el := s.advance(t, e+s.h.Tolerance)
+	// One token per e: exactly one on a fake clock; on a real one as many
+	// as the time that really passed brought.
+	got, last := s.drain(t, st, l, 5)
+	lo, hi := s.tokens(el, e, 4)
+	if got < max(lo, 1) || got > hi {
+		t.Errorf("after %v (Period/N = %v): %d allowed, want %d to %d", el, e, got, max(lo, 1), hi)
+	}
+	if s.h.Tolerance == 0 {
+		s.near(t, "RetryAfter once the refilled token is spent", last.RetryAfter, e)
+	} else if last.RetryAfter <= 0 || last.RetryAfter > e+s.tol() {
+		t.Errorf("RetryAfter once the refilled tokens are spent = %v, want at most %v", last.RetryAfter, e)
+	}
+}
+
+// fractionalRemaining: Remaining counts whole tokens only; the fraction
+// shortens the next RetryAfter.
+func (s *suite) fractionalRemaining(t *testing.T) {
+	st := s.h.New(t)
+	e := s.h.Period / 4
+	l := limit("fraction", clientA, 4, s.h.Period)
+	for range 4 {
+		allow(t, st, l)
+	}
+	el := s.advance(t, e+e/2) // 1.5 tokens
+	r := allow(t, st, l)[0]
+	if s.h.Tolerance == 0 {
+		expect(t, "with 1.5 tokens", r, true, 0)
+		r = allow(t, st, l)[0]
+		expect(t, "with 0.5 tokens", r, false, 0)
+		s.near(t, "RetryAfter with half a token", r.RetryAfter, e/2)
+		return
+	}
+	if !r.Allowed {
+		t.Fatalf("denied after %v with a token every %v: %+v", el, e, r)
+	}
+	got, last := s.drain(t, st, l, 5)
+	if lo, hi := s.tokens(el, e, 4); got+1 < lo || got+1 > hi {
+		t.Errorf("after %v: %d allowed, want %d to %d", el, got+1, lo, hi)
+	}
+	if last.RetryAfter <= 0 || last.RetryAfter > e+s.tol() {
+		t.Errorf("RetryAfter with a fraction of a token = %v, want below %v", last.RetryAfter, e)
+	}
+}
+
+// retryAfterIsHonest: just before RetryAfter there is no token; at it there
+// is one.
+func (s *suite) retryAfterIsHonest(t *testing.T) {
+	st := s.h.New(t)
+	l := limit("honest", clientA, 2, s.h.Period)
+	allow(t, st, l)
+	allow(t, st, l)
+	r := allow(t, st, l)[0]
+	expect(t, "exhausted", r, false, 0)
+	margin := max(2*s.h.Tolerance, s.h.Period/100)
+	el := s.advance(t, r.RetryAfter-margin)
+	if el+s.h.Tolerance < r.RetryAfter {
+		expect(t, "just before RetryAfter", allow(t, st, l)[0], false, 0)
+	} else {
+		t.Logf("the clock overshot to %v of a %v wait; the early denial is not checked", el, r.RetryAfter)
+	}
+	if rest := r.RetryAfter - el + s.h.Tolerance; rest > 0 {
+		s.advance(t, rest)
+	}
+	expect(t, "at RetryAfter", allow(t, st, l)[0], true, 0)
+}
+
+// advance moves the store's clock by d and returns how far it really
+// moved: d on a fake clock; on a real one, the wall time the harness took,
+// since sleeps overshoot on a loaded machine.
+func (s *suite) advance(t *testing.T, d time.Duration) time.Duration {
+	if s.h.Tolerance == 0 {
+		s.h.Advance(t, d)
+		return d
+	}
+	start := time.Now()
+	s.h.Advance(t, d)
+	return time.Since(start)
+}
+
+// tokens is the range of whole tokens that el brings at one per e, capped
+// at n: exact on a fake clock, widened by the tolerance on a real one.
+func (s *suite) tokens(el, e time.Duration, n int) (lo, hi int) {
+	lo = int(max(el-s.h.Tolerance, 0) / e)
+	hi = int((el + s.h.Tolerance) / e)
+	return min(lo, n), min(hi, n)
+}
+
+// drain sends requests until one is denied (at most most of them) and
+// returns how many were allowed and the denial.
+func (s *suite) drain(t *testing.T, st enforce.Store, l enforce.Limit, most int) (int, enforce.Result) {
+	t.Helper()
+	for i := range most {
+		if r := allow(t, st, l)[0]; !r.Allowed {
+			return i, r
+		}
+	}
+	t.Fatalf("%d requests allowed in a row", most)
+	return 0, enforce.Result{}
+}
+
+// denialConsumesNothing: hammering a denied limit does not push the next
+// token further away (GCRA does not record denied requests).
+func (s *suite) denialConsumesNothing(t *testing.T) {
+	st := s.h.New(t)
+	l := limit("hammer", clientA, 2, s.h.Period)
+	allow(t, st, l)
+	allow(t, st, l)
+	first := allow(t, st, l)[0]
+	for range 20 {
+		r := allow(t, st, l)[0]
+		expect(t, "hammering", r, false, 0)
+		if r.RetryAfter > first.RetryAfter+s.tol() {
+			t.Fatalf("RetryAfter grew from %v to %v while denied", first.RetryAfter, r.RetryAfter)
+		}
+	}
+	s.advance(t, first.RetryAfter+s.h.Tolerance)
+	expect(t, "after the first RetryAfter", allow(t, st, l)[0], true, 0)
+}
+
+// reset: Reset is the time until the bucket is full; EffectiveWindow the
+// time until Remaining grows.
+func (s *suite) reset(t *testing.T) {
+	st := s.h.New(t)
+	l := limit("reset", clientA, 4, long)
+	e := long / 4
+	r := allow(t, st, l)[0]
+	expect(t, "first", r, true, 3)
+	s.near(t, "Reset after one request", r.Reset, e)
+	s.near(t, "EffectiveWindow after one request", enforce.EffectiveWindow(l, r), e)
+	allow(t, st, l)
+	allow(t, st, l)
+	r = allow(t, st, l)[0]
+	expect(t, "fourth", r, true, 0)
+	s.near(t, "Reset after the burst", r.Reset, long)
+	s.near(t, "EffectiveWindow after the burst", enforce.EffectiveWindow(l, r), e)
+	r = allow(t, st, l)[0]
+	expect(t, "denied", r, false, 0)
+	s.near(t, "EffectiveWindow when denied", enforce.EffectiveWindow(l, r), r.RetryAfter)
+}
+
+// highLimit: large bursts are counted exactly.
+func (s *suite) highLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		n      int
+		period time.Duration
+	}{
+		{"10000 per Period", 10000, s.h.Period},
+		{"10000 per day", 10000, 24 * time.Hour},
+		{"1 per day", 1, 24 * time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := s.h.New(t)
+			l := limit("high", clientA, tc.n, tc.period)
+			res := make([]enforce.Result, 1)
+			start := time.Now()
+			allowed := 0
+			for range tc.n + 50 {
+				if err := st.Allow(context.Background(), []enforce.Limit{l}, res); err != nil {
+					t.Fatal(err)
+				}
+				if res[0].Allowed {
+					allowed++
+				}
+			}
+			most := tc.n + s.refill(time.Since(start), tc.n, tc.period)
+			if allowed < tc.n || allowed > most {
+				t.Errorf("allowed %d of %d attempts, want %d (at most %d on this clock)", allowed, tc.n+50, tc.n, most)
+			}
+		})
+	}
+}
+
+// refill is how many tokens a real clock may have added during elapsed.
+func (s *suite) refill(elapsed time.Duration, n int, p time.Duration) int {
+	if s.h.Tolerance == 0 {
+		return 0
+	}
+	return int(math.Ceil(float64(elapsed+s.h.Tolerance) * float64(n) / float64(p)))
+}
+
+// distinctKeys: name, network and ID each select their own bucket.
+func (s *suite) distinctKeys(t *testing.T) {
+	st := s.h.New(t)
+	limits := []enforce.Limit{
+		limit("a", clientA, 1, long),
+		limit("b", clientA, 1, long), // same client, other policy
+		limit("a", clientB, 1, long), // other IPv4 client
+		limit("a", client6, 1, long), // IPv6 /64
+		limit("a", enforce.Key{Net: clientA.Net, ID: "agent-x"}, 1, long),
+		limit("a", enforce.Key{Net: clientA.Net, ID: "agent-y"}, 1, long),
+		limit("a", enforce.Key{}, 1, long), // shared by every client
+		limit("a", enforce.Key{ID: "agent-x"}, 1, long),
+	}
+	for i, l := range limits {
+		expect(t, "first use of bucket "+strconv.Itoa(i), allow(t, st, l)[0], true, 0)
+	}
+	for i, l := range limits {
+		expect(t, "second use of bucket "+strconv.Itoa(i), allow(t, st, l)[0], false, 0)
+	}
+}
+
+// allOrNothing: a request denied by one limit takes no token from another.
+func (s *suite) allOrNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		small, wide int // index of each in the call
+	}{
+		{"denying limit first", 0, 1},
+		{"denying limit last", 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := s.h.New(t)
+			limits := make([]enforce.Limit, 2)
+			limits[tc.small] = limit("small", clientA, 2, long)
+			limits[tc.wide] = limit("wide", clientA, 5, long)
+			for i := range 2 {
+				res := allow(t, st, limits...)
+				expect(t, "small "+strconv.Itoa(i), res[tc.small], true, 1-i)
+				expect(t, "wide "+strconv.Itoa(i), res[tc.wide], true, 4-i)
+			}
+			for i := range 3 {
+				res := allow(t, st, limits...)
+				if enforce.Allowed(res) {
+					t.Fatalf("request %d allowed past the small limit", i+3)
+				}
+				expect(t, "small when denied", res[tc.small], false, 0)
+				expect(t, "wide when denied", res[tc.wide], true, 3)
+				s.near(t, "MaxRetryAfter", enforce.MaxRetryAfter(res), long/2)
+			}
+			r := allow(t, st, limits[tc.wide])[0]
+			expect(t, "wide alone afterwards", r, true, 2)
+		})
+	}
+}
+
+// concurrent: many goroutines on one bucket get exactly the burst.
+func (s *suite) concurrent(t *testing.T) {
+	st := s.h.New(t)
+	const n, workers, each = 100, 16, 25
+	l := limit("concurrent", clientA, n, long)
+	var allowed atomic.Int64
+	s.parallel(t, workers, each, func() error {
+		res := make([]enforce.Result, 1)
+		err := st.Allow(context.Background(), []enforce.Limit{l}, res)
+		if err == nil && res[0].Allowed {
+			allowed.Add(1)
+		}
+		return err
+	})
+	if got := allowed.Load(); got != n {
+		t.Errorf("allowed %d of %d concurrent requests, want exactly %d", got, workers*each, n)
+	}
+}
+
+// concurrentAllOrNothing: under contention, the wider limit is consumed only
+// by the requests the narrower one allowed.
+func (s *suite) concurrentAllOrNothing(t *testing.T) {
+	st := s.h.New(t)
+	const workers, each = 16, 25
+	narrow := limit("narrow", clientA, 30, long)
+	wide := limit("wide", clientA, 60, long)
+	var allowed atomic.Int64
+	s.parallel(t, workers, each, func() error {
+		res := make([]enforce.Result, 2)
+		err := st.Allow(context.Background(), []enforce.Limit{wide, narrow}, res)
+		if err == nil && enforce.Allowed(res) {
+			allowed.Add(1)
+		}
+		return err
+	})
+	if got := allowed.Load(); got != 30 {
+		t.Errorf("allowed %d requests, want 30", got)
+	}
+	expect(t, "wide afterwards", allow(t, st, wide)[0], true, 60-30-1)
+}
+
+func (s *suite) parallel(t *testing.T, workers, each int, fn func() error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	start := make(chan struct{})
+	for range workers {
+		wg.Go(func() {
+			<-start
+			for range each {
+				if err := fn(); err != nil {
+					once.Do(func() { first = err })
+					return
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if first != nil {
+		t.Fatalf("Allow: %v", first)
+	}
+}
+
+// contextCancelled: a done context is an error and takes no token.
+func (s *suite) contextCancelled(t *testing.T) {
+	st := s.h.New(t)
+	l := limit("ctx", clientA, 3, long)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := make([]enforce.Result, 1)
+	if err := st.Allow(ctx, []enforce.Limit{l}, res); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Allow with a cancelled context = %v, want context.Canceled", err)
+	}
+	dctx, dcancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer dcancel()
+	if err := st.Allow(dctx, []enforce.Limit{l}, res); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Allow past the deadline = %v, want context.DeadlineExceeded", err)
+	}
+	expect(t, "after the cancelled calls", allow(t, st, l)[0], true, 2)
+}
+
+// invalidInput: bad arguments are errors, never panics, and touch nothing.
+func (s *suite) invalidInput(t *testing.T) {
+	st := s.h.New(t)
+	good := limit("good", clientA, 2, long)
+	for _, tc := range []struct {
+		name   string
+		limits []enforce.Limit
+		nres   int
+		want   error
+	}{
+		{"short results", []enforce.Limit{good, limit("other", clientA, 1, long)}, 1, enforce.ErrShortResults},
+		{"nil results", []enforce.Limit{good}, 0, enforce.ErrShortResults},
+		{"zero rate", []enforce.Limit{good, limit("zero", clientA, 0, long)}, 2, enforce.ErrInvalidLimit},
+		{"negative rate", []enforce.Limit{good, limit("neg", clientA, -1, long)}, 2, enforce.ErrInvalidLimit},
+		{"zero period", []enforce.Limit{good, limit("p0", clientA, 1, 0)}, 2, enforce.ErrInvalidLimit},
+		{"negative period", []enforce.Limit{good, limit("p-", clientA, 1, -time.Second)}, 2, enforce.ErrInvalidLimit},
+		{"period above MaxPeriod", []enforce.Limit{good, limit("p+", clientA, 1, enforce.MaxPeriod+1)}, 2, enforce.ErrInvalidLimit},
+		{"duplicate bucket", []enforce.Limit{good, good}, 2, enforce.ErrDuplicateLimit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var res []enforce.Result
+			if tc.nres > 0 {
+				res = make([]enforce.Result, tc.nres)
+			}
+			if err := st.Allow(context.Background(), tc.limits, res); !errors.Is(err, tc.want) {
+				t.Errorf("Allow = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if err := st.Allow(context.Background(), nil, nil); err != nil {
+		t.Errorf("Allow with no limits = %v, want nil", err)
+	}
+	expect(t, "good limit untouched by the rejected calls", allow(t, st, good)[0], true, 1)
+}
+
+func (s *suite) resultsBeyondLimits(t *testing.T) {
+	st := s.h.New(t)
+	sentinel := enforce.Result{Limit: -7, Remaining: -7}
+	res := []enforce.Result{{}, sentinel}
+	if err := st.Allow(context.Background(), []enforce.Limit{limit("one", clientA, 1, long)}, res); err != nil {
+		t.Fatal(err)
+	}
+	if res[1] != sentinel {
+		t.Errorf("res[1] = %+v, want it untouched", res[1])
+	}
+}
