@@ -5,14 +5,17 @@ import (
 	"net/http"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/publish"
 )
 
 // Middleware publishes a site's declaration in every agent-discovery format
 // and enforces it. It is immutable after New and safe for concurrent use.
 type Middleware struct {
-	site config.Site
-	docs *publish.Handler
+	docs   *publish.Handler
+	policy *policy.Policy
+	enf    *enforce.Enforcer
 }
 
 // New validates the declaration and the options, reports every problem at
@@ -48,7 +51,35 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Middleware{site: site, docs: h}, nil
+	pol, err := policy.Compile(&site, st.classifierOpts...)
+	if err != nil {
+		return nil, err
+	}
+	store := st.store
+	if store == nil {
+		var mopts []enforce.MemoryOption
+		if st.clock != nil {
+			mopts = append(mopts, enforce.WithClock(st.clock))
+		}
+		if store, err = enforce.NewMemoryStore(mopts...); err != nil {
+			return nil, err
+		}
+	}
+	enf, err := enforce.New(enforce.Config{
+		Policy:       pol,
+		Store:        store,
+		ClientIP:     st.clientIP,
+		Key:          st.key,
+		ByAgent:      st.byAgent,
+		Authenticate: st.auth,
+		OnDecision:   st.onDecision,
+		Classify:     st.classify,
+		Logger:       st.logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Middleware{docs: h, policy: pol, enf: enf}, nil
 }
 
 // MustNew is New that panics on error, for declarations fixed at compile
@@ -61,11 +92,41 @@ func MustNew(site config.Site, opts ...Option) *Middleware {
 	return m
 }
 
-// Handler serves the discovery documents and passes every other request to
-// next.
+// Handler serves the discovery documents, to everyone, and enforces the
+// declaration on every other request before passing it to next: requests
+// classified as agents are checked for path access, capability scope,
+// declared auth and rate limits; browsers pass untouched; /robots.txt is
+// always served.
 func (m *Middleware) Handler(next http.Handler) http.Handler {
-	return m.docs.Wrap(next)
+	return m.docs.Wrap(m.enf.Wrap(next))
 }
+
+// Capability binds one route to one declared capability:
+//
+//	r.With(m.Capability("product-search")).Get("/api/search", search)       // chi
+//	mux.Handle("GET /api/search", m.Capability("product-search")(search))   // net/http
+//
+// Requests reaching the route are checked against that capability's agent
+// scope, auth and rate limit even when the path is not its declared
+// endpoint. Behind Handler it completes Handler's checks; on its own it runs
+// the whole pipeline. A route bound to an undeclared capability answers 500
+// (and is logged when bound) rather than opening.
+func (m *Middleware) Capability(id string) func(http.Handler) http.Handler {
+	return m.enf.Capability(id)
+}
+
+// Explain returns what Handler would decide for r, without serving it and
+// without consuming rate-limit tokens (Decision.Limits lists the limits that
+// would be checked). Discovery documents and /robots.txt are always allowed.
+func (m *Middleware) Explain(r *http.Request) enforce.Decision {
+	if m.docs.Lookup(r.URL.Path) || r.URL.Path == "/robots.txt" {
+		return enforce.Decision{Outcome: enforce.Allow, Rule: "discovery documents are always served"}
+	}
+	return m.enf.Explain(r)
+}
+
+// Policy returns the compiled policy (read-only).
+func (m *Middleware) Policy() *policy.Policy { return m.policy }
 
 // Publisher serves only the discovery documents (404 for anything else), for
 // sites that mount them on their own router.

@@ -1,10 +1,15 @@
 package agentready
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/policy"
 )
 
 // An Option changes how a Middleware publishes or enforces the declaration.
@@ -17,6 +22,17 @@ type settings struct {
 	descriptorPath string
 	maxAge         map[config.Document]time.Duration
 	lastModified   time.Time
+
+	store          enforce.Store
+	clock          func() time.Time
+	clientIP       *enforce.ClientIP
+	key            enforce.KeyFunc
+	byAgent        bool
+	auth           enforce.Authenticator
+	onDecision     func(enforce.Decision)
+	classifierOpts []policy.ClassifierOption
+	classify       func(r *http.Request) policy.Class
+	logger         *slog.Logger
 }
 
 // WithDialect selects the agents.txt grammar served at
@@ -107,6 +123,119 @@ func WithMaxAge(d config.Document, maxAge time.Duration) Option {
 func WithLastModified(t time.Time) Option {
 	return func(s *settings) error {
 		s.lastModified = t
+		return nil
+	}
+}
+
+// Enforcement options.
+
+// WithStore sets the rate-limit store: the default is an in-memory store on
+// golang.org/x/time/rate (per process); a Redis store makes limits hold
+// across replicas.
+func WithStore(s enforce.Store) Option {
+	return func(st *settings) error {
+		if s == nil {
+			return errors.New("WithStore: nil store")
+		}
+		st.store = s
+		return nil
+	}
+}
+
+// WithClock sets the clock of the default in-memory store, so tests can
+// advance time instead of sleeping. It has no effect with WithStore.
+func WithClock(now func() time.Time) Option {
+	return func(st *settings) error {
+		if now == nil {
+			return errors.New("WithClock: nil clock")
+		}
+		st.clock = now
+		return nil
+	}
+}
+
+// WithTrustedProxies lists the proxies (CIDRs or addresses) whose
+// X-Forwarded-For is believed, read right to left. By default no forwarding
+// header is trusted and the client is RemoteAddr.
+func WithTrustedProxies(cidrs ...string) Option {
+	return func(st *settings) error {
+		ip, err := enforce.NewClientIP(cidrs)
+		if err != nil {
+			return fmt.Errorf("WithTrustedProxies: %w", err)
+		}
+		st.clientIP = ip
+		return nil
+	}
+}
+
+// WithRateLimitKey counts rate limits per what key returns (an API key, a
+// token subject) instead of per client address; when it returns false the
+// client address is used.
+func WithRateLimitKey(key enforce.KeyFunc) Option {
+	return func(st *settings) error {
+		st.key = key
+		return nil
+	}
+}
+
+// WithLimitByAgent counts every limit per agent policy only, shared by all
+// of that agent's clients.
+func WithLimitByAgent() Option {
+	return func(st *settings) error {
+		st.byAgent = true
+		return nil
+	}
+}
+
+// WithAuthenticator checks credentials of capabilities that declare auth.
+// Without it, agentready enforces that the declared credential is present
+// (Authorization: Bearer for bearer-token and oauth2, the api-key header,
+// a signature for hmac), not that it is valid.
+func WithAuthenticator(a enforce.Authenticator) Option {
+	return func(st *settings) error {
+		st.auth = a
+		return nil
+	}
+}
+
+// WithOnDecision receives every enforcement decision, for logging and
+// metrics. It runs on the request path.
+func WithOnDecision(f func(enforce.Decision)) Option {
+	return func(st *settings) error {
+		st.onDecision = f
+		return nil
+	}
+}
+
+// WithAgentLists extends or replaces the lists of known AI agents and
+// generic automation clients that classify a User-Agent as an agent
+// (policy.WithExtraKnown, policy.WithExtraGeneric, policy.WithKnownList,
+// policy.WithGenericList, policy.WithoutNames).
+func WithAgentLists(opts ...policy.ClassifierOption) Option {
+	return func(st *settings) error {
+		st.classifierOpts = append(st.classifierOpts, opts...)
+		return nil
+	}
+}
+
+// WithClassifier replaces User-Agent classification: f says whether a
+// request comes from an agent and which declared policy applies
+// (Class.Policy indexes Site.Agents when Class.Kind is policy.Declared).
+func WithClassifier(f func(r *http.Request) policy.Class) Option {
+	return func(st *settings) error {
+		if f == nil {
+			return errors.New("WithClassifier: nil classifier")
+		}
+		st.classify = f
+		return nil
+	}
+}
+
+// WithLogger sets the logger for configuration and store problems found
+// while serving. Default slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(st *settings) error {
+		st.logger = l
 		return nil
 	}
 }

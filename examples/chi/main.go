@@ -8,6 +8,8 @@ package main
 import (
 	"flag"
 	"log"
+	"log/slog"
+	"net/http"
 	"os"
 
 	"github.com/go-chi/chi/v5"
@@ -21,17 +23,18 @@ func main() {
 	addr := flag.String("addr", ":8080", "address to listen on (host:port)")
 	flag.Parse()
 
-	m, err := agentready.New(demo.Site())
+	app := demo.NewApp()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	m, err := agentready.New(demo.Site(), app.Options(logger)...)
 	if err != nil {
 		log.Fatal(err)
 	}
-	app := demo.NewApp()
 
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
-	r.Use(m.Handler)
-	r.Get("/api/search", app.Search)
-	r.HandleFunc("/mcp", app.MCP)
+	r.Use(m.Handler) // documents first, then enforcement, then the routes
+	r.With(m.Capability("product-search")).Get("/api/search", app.Search)
+	r.With(m.Capability("store-assistant")).Handle("/mcp", http.HandlerFunc(app.MCP))
 	r.Post("/auth/token", app.Token)
 	r.HandleFunc("/admin/*", app.Private)
 	r.HandleFunc("/internal/*", app.Private)

@@ -7,6 +7,7 @@ package main
 import (
 	"flag"
 	"log"
+	"log/slog"
 	"net/http"
 	"os"
 
@@ -18,15 +19,16 @@ func main() {
 	addr := flag.String("addr", ":8080", "address to listen on (host:port)")
 	flag.Parse()
 
-	m, err := agentready.New(demo.Site())
+	app := demo.NewApp()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	m, err := agentready.New(demo.Site(), app.Options(logger)...)
 	if err != nil {
 		log.Fatal(err)
 	}
-	app := demo.NewApp()
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/search", app.Search)
-	mux.HandleFunc("/mcp", app.MCP)
+	mux.Handle("GET /api/search", m.Capability("product-search")(http.HandlerFunc(app.Search)))
+	mux.Handle("/mcp", m.Capability("store-assistant")(http.HandlerFunc(app.MCP)))
 	mux.HandleFunc("POST /auth/token", app.Token)
 	mux.HandleFunc("/admin/", app.Private)
 	mux.HandleFunc("/internal/", app.Private)

@@ -1,0 +1,33 @@
+package demo
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+)
+
+// Options are the agentready options both demos use: every decision about
+// an agent request is logged with log/slog, and bearer tokens are checked
+// against the ones /auth/token issued.
+func (a *App) Options(log *slog.Logger) []agentready.Option {
+	return []agentready.Option{
+		agentready.WithLogger(log),
+		agentready.WithOnDecision(func(d enforce.Decision) {
+			if d.Outcome == enforce.Pass {
+				return // a browser: not an agent request
+			}
+			log.Info("agent request", "outcome", d.Outcome.String(), "status", d.Status,
+				"agent", d.Agent, "ua", d.Class.Name, "capability", d.Capability, "rule", d.Rule, "limit", d.Limit)
+		}),
+		agentready.WithAuthenticator(func(r *http.Request, c *config.Capability, token string) error {
+			if !a.ValidToken(token) {
+				return errors.New("unknown or expired token; get one from /auth/token")
+			}
+			return nil
+		}),
+	}
+}
