@@ -74,9 +74,11 @@ type Decision struct {
 	Err error
 
 	n       int
+	client  Key
 	limits  [3]Limit
 	results [3]Result
 	header  []string // RateLimit-Policy value for these limits
+	parts   []string // precomputed parts of the RateLimit value
 }
 
 // Results returns the store's results for the limits that applied.

@@ -63,22 +63,23 @@ type Enforcer struct {
 	classFn func(r *http.Request) policy.Class
 	log     *slog.Logger
 
-	link        []string   // Link: <agents.txt>; rel="describedby"
-	allowText   []string   // "Allow: <pattern>" per Access.Allow index
-	denyText    []string   // "Disallow: <pattern>" per Access.Disallow index
-	challenges  []string   // WWW-Authenticate per capability ("" when none)
-	authText    []string   // "Auth: bearer-token" per capability
-	policyHdr   [][]string // RateLimit-Policy per (agent+1, capability+1)
+	link        []string // Link: <agents.txt>; rel="describedby"
+	allowText   []string // "Allow: <pattern>" per Access.Allow index
+	denyText    []string // "Disallow: <pattern>" per Access.Disallow index
+	challenges  []string // WWW-Authenticate per capability ("" when none)
+	authText    []string // "Auth: bearer-token" per capability
+	combos      []combo  // per (agent+1)*(capabilities+1) + capability+1
 	bound       atomic.Int32
 	scratchPool sync.Pool
+	uas         *uaCache
 }
 
-// scratch is per-request working memory, pooled so that the request path
-// allocates nothing: slices handed to a Store (an interface) escape.
+// scratch holds the slices handed to a Store other than the MemoryStore,
+// pooled so that the request path allocates nothing: slices passed through
+// an interface escape. The MemoryStore is called directly, on the stack.
 type scratch struct {
 	limits  [3]Limit
 	results [3]Result
-	path    [512]byte
 }
 
 // Header keys in canonical form, so that header maps are written directly.
@@ -97,6 +98,7 @@ func New(cfg Config) (*Enforcer, error) {
 	e := &Enforcer{p: p, store: cfg.Store, ip: cfg.ClientIP, key: cfg.Key, byAgent: cfg.ByAgent,
 		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger}
 	e.scratchPool.New = func() any { return new(scratch) }
+	e.uas = newUACache()
 	var errs []error
 	if e.store == nil {
 		ms, err := NewMemoryStore()
@@ -126,9 +128,10 @@ func New(cfg Config) (*Enforcer, error) {
 		e.challenges = append(e.challenges, challenge(site, &c.Auth))
 		e.authText = append(e.authText, "Auth: "+string(c.Auth.TypeOrDefault()))
 	}
-	// RateLimit-Policy for every combination of agent policy and capability.
+	// RateLimit-Policy, and the fixed parts of RateLimit, for every
+	// combination of agent policy and capability.
 	nc := len(p.Capabilities) + 1
-	e.policyHdr = make([][]string, (len(p.Agents)+1)*nc)
+	e.combos = make([]combo, (len(p.Agents)+1)*nc)
 	for ai := -1; ai < len(p.Agents); ai++ {
 		for ci := -1; ci < len(p.Capabilities); ci++ {
 			var ls [3]Limit
@@ -141,7 +144,7 @@ func New(cfg Config) (*Enforcer, error) {
 				errs = append(errs, err)
 				continue
 			}
-			e.policyHdr[(ai+1)*nc+ci+1] = []string{v}
+			e.combos[(ai+1)*nc+ci+1] = combo{policy: []string{v}, parts: rateLimitParts(ls[:n])}
 		}
 	}
 	if len(errs) > 0 {
@@ -150,35 +153,43 @@ func New(cfg Config) (*Enforcer, error) {
 	return e, nil
 }
 
+// combo is what is precomputed for one (agent policy, capability) pair.
+type combo struct {
+	policy []string // RateLimit-Policy value
+	parts  []string // see rateLimitParts
+}
+
 // limits fills ls with the limits that apply to a request of agent policy
-// ai and capability ci (-1 for none), keyed by client, and returns how many.
+// ai and capability ci (-1 for none) and returns how many. All of them
+// share one Key: the client's, partitioned by agent policy (two agents
+// behind one address do not share buckets), or the agent policy alone with
+// ByAgent. One Key means one bucket group in the store: one lookup in
+// memory, one hash slot in Redis.
 func (e *Enforcer) limits(ls *[3]Limit, ai, ci int, client Key) int {
 	p := e.p
-	n := 0
+	k := client
 	agentName := ""
 	if ai >= 0 {
 		agentName = p.Agents[ai].Name
 	}
-	add := func(l policy.Limit, id string) {
-		k := client
-		if e.byAgent {
-			k = Key{ID: agentName}
-		} else if id != "" && k.ID == "" {
-			k.ID = id
-		}
+	if e.byAgent {
+		k = Key{ID: agentName}
+	} else if k.ID == "" {
+		k.ID = agentName
+	}
+	n := 0
+	add := func(l policy.Limit) {
 		ls[n] = Limit{Name: l.Name, Key: k, Rate: l.Rate, Period: l.Period}
 		n++
 	}
 	if !p.SiteLimit.IsZero() {
-		add(p.SiteLimit, "")
+		add(p.SiteLimit)
 	}
 	if ai >= 0 && !p.Agents[ai].Limit.IsZero() {
-		add(p.Agents[ai].Limit, "")
+		add(p.Agents[ai].Limit)
 	}
 	if ci >= 0 && !p.Capabilities[ci].Limit.IsZero() {
-		// Per agent policy and per client: two agents behind one address
-		// do not share a capability's bucket.
-		add(p.Capabilities[ci].Limit, agentName)
+		add(p.Capabilities[ci].Limit)
 	}
 	return n
 }
@@ -186,7 +197,7 @@ func (e *Enforcer) limits(ls *[3]Limit, ai, ci int, client Key) int {
 // decide runs the pipeline for r. ci is the capability a route binding
 // names (-1: route by endpoint). consume=false (Explain) checks no limit.
 // Everything it stores in d points into the policy or the request.
-func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision, sc *scratch) {
+func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 	p := e.p
 	d.Class = e.classify(r)
 	if !d.Class.Agent() {
@@ -202,8 +213,14 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision, sc
 	}
 
 	// Access (draft-car 2.6, robots.txt precedence).
-	cp := policy.Canonical(sc.path[:0], r.URL.EscapedPath(), r.URL.RawQuery)
-	path := unsafe.String(unsafe.SliceData(cp), len(cp))
+	var path string
+	var buf [512]byte
+	if raw := r.URL.EscapedPath(); r.URL.RawQuery == "" && policy.IsCanonical(raw, "") {
+		path = raw // already canonical: match the request's own string
+	} else {
+		cp := policy.Canonical(buf[:0], raw, r.URL.RawQuery)
+		path = unsafe.String(unsafe.SliceData(cp), len(cp))
+	}
 	if len(path) > policy.MaxPathLen {
 		// Rules match only the first MaxPathLen bytes; a longer path is not
 		// decided on a truncated view.
@@ -258,31 +275,31 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision, sc
 	if client == (Key{}) && !e.byAgent {
 		client = Key{Net: ClientKey(e.ip.Addr(r))}
 	}
-	n := e.limits(&sc.limits, ai, ci, client)
+	d.client = client
+	n := e.limits(&d.limits, ai, ci, client)
 	d.n = n
-	d.limits = sc.limits
 	for i := range n {
-		d.Limits[i] = sc.limits[i].Name
+		d.Limits[i] = d.limits[i].Name
 	}
 	d.Outcome = Allow
 	if n == 0 {
 		return
 	}
-	d.header = e.policyHdr[(ai+1)*(len(p.Capabilities)+1)+ci+1]
+	cb := &e.combos[(ai+1)*(len(p.Capabilities)+1)+ci+1]
+	d.header, d.parts = cb.policy, cb.parts
 	if !consume {
 		return
 	}
-	if err := e.store.Allow(r.Context(), sc.limits[:n], sc.results[:n]); err != nil {
+	if err := e.allow(r, d); err != nil {
 		d.Outcome, d.Err = StoreError, err
 		return
 	}
-	d.results = sc.results
-	if !Allowed(sc.results[:n]) {
+	if !Allowed(d.results[:n]) {
 		d.Outcome = DenyRate
-		d.RetryAfter = MaxRetryAfter(sc.results[:n])
+		d.RetryAfter = MaxRetryAfter(d.results[:n])
 		for i := range n {
-			if !sc.results[i].Allowed {
-				d.Limit = sc.limits[i].Name
+			if !d.results[i].Allowed {
+				d.Limit = d.limits[i].Name
 				d.Rule = "Rate-Limit: " + rateDecl(p, d.Limit)
 				break
 			}
@@ -290,11 +307,33 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision, sc
 	}
 }
 
+// allow asks the store for d's limits. The MemoryStore is called directly
+// so that d stays on the caller's stack; any other store gets pooled
+// slices, since slices passed through an interface escape.
+func (e *Enforcer) allow(r *http.Request, d *Decision) error {
+	n := d.n
+	if ms, ok := e.store.(*MemoryStore); ok {
+		return ms.Allow(r.Context(), d.limits[:n], d.results[:n])
+	}
+	sc := e.scratchPool.Get().(*scratch)
+	sc.limits = d.limits
+	err := e.store.Allow(r.Context(), sc.limits[:n], sc.results[:n])
+	d.results = sc.results
+	e.scratchPool.Put(sc)
+	return err
+}
+
 func (e *Enforcer) classify(r *http.Request) policy.Class {
 	if e.classFn != nil {
 		return e.classFn(r)
 	}
-	return e.p.Classifier.Classify(r.UserAgent())
+	// The header map is read directly: "User-Agent" is canonical already,
+	// and Header.Get would canonicalise it again on every request.
+	var ua string
+	if v := r.Header["User-Agent"]; len(v) > 0 {
+		ua = v[0]
+	}
+	return e.uas.classify(e.p.Classifier, ua)
 }
 
 func (e *Enforcer) agentIndex(name string) int {
@@ -328,9 +367,7 @@ func (e *Enforcer) ruleText(r *policy.Rule) string {
 // consuming any rate-limit token: Limits lists the limits that would apply.
 func (e *Enforcer) Explain(r *http.Request) Decision {
 	var d Decision
-	sc := e.scratchPool.Get().(*scratch)
-	e.decide(r, boundCapability(r), false, &d, sc)
-	e.scratchPool.Put(sc)
+	e.decide(r, boundCapability(r), false, &d)
 	d.Status = statusOf(d.Outcome)
 	return d
 }
@@ -398,9 +435,7 @@ func boundCapability(r *http.Request) int {
 // serve decides and answers: pass, allow (with RateLimit headers) or deny.
 func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handler, ci int) {
 	var d Decision
-	sc := e.scratchPool.Get().(*scratch)
-	e.decide(r, ci, true, &d, sc)
-	e.scratchPool.Put(sc)
+	e.decide(r, ci, true, &d)
 	d.Status = statusOf(d.Outcome)
 	if e.hook != nil {
 		e.hook(d)
@@ -420,11 +455,7 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 			if d.Capability != "" {
 				capIdx, _ = e.p.CapabilityIndex(d.Capability)
 			}
-			var client Key
-			if d.n > 0 {
-				client = d.limits[0].Key
-			}
-			r = r.WithContext(context.WithValue(r.Context(), stateKey{}, &state{agent: ai, capability: capIdx, client: client}))
+			r = r.WithContext(context.WithValue(r.Context(), stateKey{}, &state{agent: ai, capability: capIdx, client: d.client}))
 		}
 		next.ServeHTTP(w, r)
 	default:
@@ -457,19 +488,15 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		}
 	}
 	if d.Outcome == Allow && !c.Limit.IsZero() {
-		k := st.client
-		if e.byAgent {
-			k = Key{ID: d.Agent}
-		} else if k.ID == "" {
-			k.ID = d.Agent
-		}
+		var ls [3]Limit
+		n := e.limits(&ls, st.agent, ci, st.client)
 		d.n = 1
-		d.limits[0] = Limit{Name: c.Limit.Name, Key: k, Rate: c.Limit.Rate, Period: c.Limit.Period}
+		d.limits[0] = ls[n-1] // the capability's own limit: Wrap counted the others
 		d.Limits[0] = c.Limit.Name
 		if hv, err := PolicyHeader(d.limits[:1]); err == nil {
 			d.header = []string{hv}
 		}
-		if err := e.store.Allow(r.Context(), d.limits[:1], d.results[:1]); err != nil {
+		if err := e.allow(r, &d); err != nil {
 			d.Outcome, d.Err = StoreError, err
 		} else if !d.results[0].Allowed {
 			d.Outcome, d.Limit, d.RetryAfter = DenyRate, c.Limit.Name, d.results[0].RetryAfter
@@ -496,7 +523,11 @@ func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
 	}
 	h := w.Header()
 	h[keyRateLimitPolicy] = d.header
-	h[keyRateLimit] = RateLimitHeader(d.limits[:d.n], d.results[:d.n])
+	if d.parts != nil {
+		h[keyRateLimit] = rateLimitHeaderParts(d.parts, d.limits[:d.n], d.results[:d.n])
+	} else {
+		h[keyRateLimit] = RateLimitHeader(d.limits[:d.n], d.results[:d.n])
+	}
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)

@@ -108,7 +108,61 @@ func AppendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
 // 240 bytes (many policies, long names) takes two or three.
 func RateLimitHeader(limits []Limit, res []Result) []string {
 	var tmp [256]byte
-	b := AppendRateLimit(tmp[:0], limits, res)
+	return headerValue(AppendRateLimit(tmp[:0], limits, res))
+}
+
+// rateLimitParts renders, once, the text of a RateLimit value that depends
+// only on the limits: before each limit's r, its name as an sf-string (and
+// the list separator), so that a request appends only its numbers.
+func rateLimitParts(limits []Limit) []string {
+	parts := make([]string, len(limits))
+	for i := range limits {
+		var b []byte
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendSFString(b, limits[i].Name)
+		parts[i] = string(append(b, ";r="...))
+	}
+	return parts
+}
+
+// rateLimitHeaderParts is RateLimitHeader for limits whose parts were
+// rendered by rateLimitParts.
+func rateLimitHeaderParts(parts []string, limits []Limit, res []Result) []string {
+	var tmp [256]byte
+	b := tmp[:0]
+	for i := range min(len(parts), len(limits), len(res)) {
+		b = append(b, parts[i]...)
+		b = appendCount(b, int64(max(res[i].Remaining, 0)))
+		b = append(b, ";t="...)
+		b = appendCount(b, ceilSeconds(EffectiveWindow(limits[i], res[i])))
+	}
+	return headerValue(b)
+}
+
+// appendCount is strconv.AppendInt for the small non-negative numbers a
+// RateLimit field carries, without its general machinery.
+func appendCount(b []byte, n int64) []byte {
+	if n < 0 || n >= 1e9 {
+		return strconv.AppendInt(b, n, 10)
+	}
+	var d [9]byte
+	i := len(d)
+	for {
+		i--
+		d[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	return append(b, d[i:]...)
+}
+
+// headerValue copies b into one allocation holding both the string and the
+// []string an http.Header needs.
+func headerValue(b []byte) []string {
 	// The value and the slice share one block, sized to the allocator's
 	// classes (64 to 256 bytes with the string header). The bytes are never
 	// written again, so the string may point into the block, which lives as

@@ -300,3 +300,22 @@ func parseSFList(s string) ([]string, bool) {
 		s = s[2:]
 	}
 }
+
+func TestAppendCount(t *testing.T) {
+	for _, n := range []int64{0, 1, 9, 10, 59, 199, 1000, 999999999, 1e9, 1 << 40, -1} {
+		if got, want := string(appendCount(nil, n)), strconv.FormatInt(n, 10); got != want {
+			t.Errorf("appendCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestRateLimitHeaderParts(t *testing.T) {
+	limits := []Limit{
+		{Name: "agent/claude", Rate: 200, Period: time.Minute},
+		{Name: `odd"name`, Rate: 60, Period: time.Minute},
+	}
+	res := []Result{{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond}, {Allowed: true, Limit: 60, Remaining: 12, Reset: 48 * time.Second}}
+	if got, want := rateLimitHeaderParts(rateLimitParts(limits), limits, res), RateLimitHeader(limits, res); got[0] != want[0] {
+		t.Errorf("parts %q, general %q", got[0], want[0])
+	}
+}

@@ -36,6 +36,15 @@ import (
 // Canonical never fails: every input has a canonical form. Its cost is
 // linear in the input; Match bounds what it examines (see MaxPathLen).
 func Canonical(dst []byte, rawPath, rawQuery string) []byte {
+	if IsCanonical(rawPath, rawQuery) {
+		// The common case: nothing to decode, collapse or remove.
+		dst = append(dst, rawPath...)
+		if rawQuery != "" {
+			dst = append(dst, '?')
+			dst = append(dst, rawQuery...)
+		}
+		return dst
+	}
 	dst = appendPath(dst, rawPath, false)
 	if rawQuery != "" {
 		dst = append(dst, '?')
@@ -77,6 +86,32 @@ const (
 	clsQuery                  // may appear raw in a canonical query
 	clsOperator               // '*' and '$': raw only in patterns
 )
+
+// IsCanonical reports whether Canonical would return rawPath and rawQuery
+// unchanged (joined by '?'): the path starts with '/', holds only bytes
+// that stay raw, no '%', no empty segment and no segment that starts with
+// '.' (so no dot segment), and the query holds only bytes that stay raw.
+// Callers use it to match the request's own string without copying it.
+func IsCanonical(rawPath, rawQuery string) bool {
+	if len(rawPath) == 0 || rawPath[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(rawPath); i++ {
+		c := rawPath[i]
+		if urlClass[c]&clsPath == 0 {
+			return false
+		}
+		if c == '/' && i+1 < len(rawPath) && (rawPath[i+1] == '/' || rawPath[i+1] == '.') {
+			return false
+		}
+	}
+	for i := 0; i < len(rawQuery); i++ {
+		if urlClass[rawQuery[i]]&clsQuery == 0 {
+			return false
+		}
+	}
+	return true
+}
 
 var urlClass = func() (t [256]uint8) {
 	for c := 'a'; c <= 'z'; c++ {

@@ -155,3 +155,28 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIsCanonical: IsCanonical is true exactly when Canonical changes
+// nothing, and then Canonical's fast path agrees with its general one.
+func FuzzIsCanonical(f *testing.F) {
+	for _, s := range []string{"/", "/api/search", "/a//b", "/./a", "/a/..", "/.well-known/x", "/%61", "/a b", "/a*", "/a$"} {
+		f.Add(s, "q=1")
+		f.Add(s, "")
+	}
+	f.Fuzz(func(t *testing.T, p, q string) {
+		if !IsCanonical(p, q) {
+			return
+		}
+		want := appendPath(nil, p, false)
+		if q != "" {
+			want = appendQuery(append(want, '?'), q, false)
+		}
+		got := p
+		if q != "" {
+			got += "?" + q
+		}
+		if string(want) != got {
+			t.Fatalf("IsCanonical(%q, %q) but the general path gives %q", p, q, want)
+		}
+	})
+}

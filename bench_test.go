@@ -1,0 +1,108 @@
+package agentready_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fixtures"
+)
+
+// reusableWriter is a ResponseWriter reused across iterations, so that only
+// agentready's own cost shows: net/http's writer pre-exists too.
+type reusableWriter struct {
+	h    http.Header
+	code int
+}
+
+func (w *reusableWriter) Header() http.Header         { return w.h }
+func (w *reusableWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *reusableWriter) WriteHeader(code int)        { w.code = code }
+func (w *reusableWriter) reset()                      { clear(w.h); w.code = 0 }
+
+var nop = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+
+type pipelineCase struct {
+	name, method, target, ua, inm string
+	want                          int
+}
+
+func pipelineCases() []pipelineCase {
+	return []pipelineCase{
+		// claude: agent/claude 200/minute + capability/product-search 60/minute.
+		{name: "agent-matched-limits", method: "GET", target: "/api/search?q=tent", ua: uaClaudeDeclared},
+		// ClaudeBot under "*": no limit applies to /api/other.
+		{name: "agent-no-limit", method: "GET", target: "/api/other", ua: uaClaudeBot},
+		{name: "browser", method: "GET", target: "/api/search?q=tent", ua: uaChrome},
+		{name: "document-200", method: "GET", target: "/.well-known/agents.txt", ua: uaClaudeBot},
+		{name: "document-304", method: "GET", target: "/.well-known/agents.txt", ua: uaClaudeBot, inm: "etag", want: 304},
+	}
+}
+
+func newPipeline(tb testing.TB) (http.Handler, string) {
+	tb.Helper()
+	site := fixtures.OutdoorSupply()
+	// Limits high enough that the benchmark never reaches 429.
+	site.Capabilities[0].RateLimit = config.PerSecond(1 << 30)
+	site.Agents[1].RateLimit = config.PerSecond(1 << 30)
+	m, err := agentready.New(site)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h := m.Handler(nop)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/.well-known/agents.txt", nil))
+	return h, w.Header().Get("ETag")
+}
+
+func (c pipelineCase) request(etag string) *http.Request {
+	r := httptest.NewRequest(c.method, c.target, nil)
+	r.Header.Set("User-Agent", c.ua)
+	if c.inm != "" {
+		r.Header.Set("If-None-Match", etag)
+	}
+	return r
+}
+
+// BenchmarkPipeline measures Handler end to end: classify, access,
+// capability, in-memory rate limits and their headers; browsers; documents.
+//
+//	go test -run '^$' -bench Pipeline -benchmem -count 10 . | tee new.txt; benchstat new.txt
+func BenchmarkPipeline(b *testing.B) {
+	h, etag := newPipeline(b)
+	for _, c := range pipelineCases() {
+		b.Run(c.name, func(b *testing.B) {
+			r := c.request(etag)
+			w := &reusableWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				w.reset()
+				h.ServeHTTP(w, r)
+			}
+		})
+	}
+}
+
+// TestPipelineAllocs holds the allocation promises: nothing for browsers,
+// documents and agents without limits; one (the RateLimit value) with them.
+func TestPipelineAllocs(t *testing.T) {
+	h, etag := newPipeline(t)
+	want := map[string]float64{"agent-matched-limits": 1, "agent-no-limit": 0, "browser": 0, "document-200": 0, "document-304": 0}
+	for _, c := range pipelineCases() {
+		r := c.request(etag)
+		w := &reusableWriter{h: http.Header{}}
+		h.ServeHTTP(w, r)
+		if c.want != 0 && w.code != c.want {
+			t.Errorf("%s: status %d, want %d", c.name, w.code, c.want)
+		}
+		got := testing.AllocsPerRun(200, func() {
+			w.reset()
+			h.ServeHTTP(w, r)
+		})
+		if got > want[c.name] {
+			t.Errorf("%s: %.1f allocs per request, want at most %.0f", c.name, got, want[c.name])
+		}
+	}
+}
