@@ -615,7 +615,7 @@ func rateDecl(p *policy.Policy, name string) string {
 func credentialHint(a *config.Auth) string {
 	switch a.TypeOrDefault() {
 	case config.AuthBearerToken, config.AuthOAuth2:
-		return "send Authorization: Bearer <token>"
+		return "send an Authorization: Bearer token"
 	case config.AuthAPIKey:
 		return "send the key in the " + a.HeaderOrDefault() + " header"
 	case config.AuthHMAC:
