@@ -1,0 +1,276 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/agentready/agentready/config"
+)
+
+// reapPerCreate is how many expired sessions each create reaps: more than
+// the one session a create adds, so the backlog of a store shrinks while
+// sessions are being created, without a long pause on any one request.
+const reapPerCreate = 16
+
+// Config configures a Manager.
+type Config struct {
+	// Store keeps the sessions. Nil: a new MemoryStore on Now.
+	Store Store
+	// TTL is the hard session lifetime (v0.1.0 Session-TTL). Zero: the
+	// default of 1800 s (config.DefaultSessionTTL).
+	TTL time.Duration
+	// MaxSessions caps the live sessions of one agent identity
+	// (agents.json rate_limit.max_sessions). Zero: no cap.
+	MaxSessions int
+	// Capabilities are the names of the session-required capabilities,
+	// announced in the create response and kept on each Session.
+	Capabilities []string
+	// AuditURL returns the URL of a session's audit artifact, for the
+	// DELETE response's audit_artifact_url. Nil: no audit, field omitted.
+	AuditURL func(id string) string
+	// Identify returns the caller's agent identity (the policy or agent
+	// name the middleware classified it as) and client key (its client
+	// network; the zero Prefix binds sessions to the agent alone). ok is
+	// false when the caller cannot be identified: the create call is then
+	// refused with 403, and Lookup fails with ErrUnidentified. Sessions are
+	// bound to, and counted per, the (agent, client) pair. Required.
+	Identify func(r *http.Request) (agent string, client netip.Prefix, ok bool)
+	// Now is the clock (default time.Now). Give the Store the same one.
+	Now func() time.Time
+	// OnEnd hears of every session's end exactly once, with EndedAt set:
+	// Deleted (DELETE on the endpoint), Expired (found by Reap) and
+	// Handoff (End). This is where the audit artifact is sealed. It is
+	// called synchronously, from any goroutine, and must be safe for
+	// concurrent use. Optional.
+	OnEnd func(s *Session, reason EndReason)
+	// OnError hears of store errors no caller receives: those of the
+	// reaping done while creating sessions and in Run. Optional.
+	OnError func(err error)
+}
+
+// Manager creates, checks and ends sessions. It is safe for concurrent use.
+type Manager struct {
+	store    Store
+	ttl      time.Duration
+	max      int
+	caps     []string
+	auditURL func(string) string
+	identify func(*http.Request) (string, netip.Prefix, bool)
+	now      func() time.Time
+	onEnd    func(*Session, EndReason)
+	onError  func(error)
+	handler  http.Handler
+}
+
+// New validates cfg, reporting every problem at once, and returns a
+// Manager.
+func New(cfg Config) (*Manager, error) {
+	var errs []error
+	if cfg.Identify == nil {
+		errs = append(errs, errors.New("session: Config.Identify is required: sessions are bound to the caller's identity"))
+	}
+	if cfg.TTL < 0 {
+		errs = append(errs, fmt.Errorf("session: Config.TTL %v is negative", cfg.TTL))
+	}
+	if cfg.MaxSessions < 0 {
+		errs = append(errs, fmt.Errorf("session: Config.MaxSessions %d is negative", cfg.MaxSessions))
+	}
+	for i, c := range cfg.Capabilities {
+		if c == "" {
+			errs = append(errs, fmt.Errorf("session: Config.Capabilities[%d] is empty", i))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	m := &Manager{
+		store:    cfg.Store,
+		ttl:      cfg.TTL,
+		max:      cfg.MaxSessions,
+		caps:     append([]string{}, cfg.Capabilities...),
+		auditURL: cfg.AuditURL,
+		identify: cfg.Identify,
+		now:      cfg.Now,
+		onEnd:    cfg.OnEnd,
+		onError:  cfg.OnError,
+	}
+	if m.ttl == 0 {
+		m.ttl = config.DefaultSessionTTL
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.store == nil {
+		m.store = NewMemoryStore(WithClock(m.now))
+	}
+	m.handler = newCORS().Handler(http.HandlerFunc(m.serve))
+	return m, nil
+}
+
+// MustNew is New that panics on a configuration error, for programs whose
+// configuration is a constant.
+func MustNew(cfg Config) *Manager {
+	m, err := New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// Store returns the Manager's store.
+func (m *Manager) Store() Store { return m.store }
+
+// TTL returns the session lifetime.
+func (m *Manager) TTL() time.Duration { return m.ttl }
+
+// Lookup returns the live session named by the request's X-Agent-Session
+// header. Errors: ErrNoToken (no header), ErrNotFound (unknown, expired or
+// ended token), ErrUnidentified, ErrForeign (the session belongs to another
+// agent identity or client), or the store's error. The v0.1.0 answer to
+// the first four is 401. With the MemoryStore it allocates nothing beyond
+// what Identify does.
+func (m *Manager) Lookup(r *http.Request) (*Session, error) {
+	return m.lookup(r)
+}
+
+func (m *Manager) lookup(r *http.Request) (*Session, error) {
+	token := r.Header.Get(HeaderSession)
+	if token == "" {
+		return nil, ErrNoToken
+	}
+	if len(token) < minTokenLen || len(token) > maxTokenLen {
+		return nil, ErrNotFound // no token of ours; not worth a store call
+	}
+	agent, client, ok := m.identify(r)
+	if !ok {
+		return nil, ErrUnidentified
+	}
+	h := HashToken(token)
+	s, err := m.store.Get(r.Context(), h)
+	if err != nil {
+		return nil, err
+	}
+	if s.Agent != agent || s.Client != client {
+		return nil, ErrForeign
+	}
+	if s.hash != h { // a Store from elsewhere: End needs the hash
+		c := *s
+		c.hash = h
+		s = &c
+	}
+	return s, nil
+}
+
+// End ends a live session found with Lookup (or FromContext) and reports
+// it to OnEnd with reason, typically Handoff after a successful
+// human_handoff checkout. It returns the ended session, with EndedAt set;
+// ErrNotFound when the session has ended already (ended sessions are
+// reported once only).
+func (m *Manager) End(ctx context.Context, s *Session, reason EndReason) (*Session, error) {
+	if s == nil {
+		return nil, fmt.Errorf("%w: nil session", ErrInvalid)
+	}
+	if reason != Deleted && reason != Handoff {
+		return nil, fmt.Errorf("session: End with reason %v: only Deleted and Handoff end a live session", reason)
+	}
+	if s.hash == (Hash{}) {
+		return nil, fmt.Errorf("%w: session %q was not obtained from a store", ErrInvalid, s.ID)
+	}
+	ended, err := m.store.Delete(ctx, s.hash)
+	if err != nil {
+		return nil, err
+	}
+	return m.ended(ended, reason, m.now()), nil
+}
+
+// ended reports the end of s to OnEnd and returns the copy it reported.
+func (m *Manager) ended(s *Session, reason EndReason, at time.Time) *Session {
+	c := *s
+	c.EndedAt = at.UTC().Truncate(time.Millisecond)
+	if m.onEnd != nil {
+		m.onEnd(&c, reason)
+	}
+	return &c
+}
+
+// Reap ends every session whose TTL has passed, reporting each to OnEnd as
+// Expired with EndedAt = ExpiresAt, and returns how many it ended. Sessions
+// the store returned are reported even when it also returns an error.
+func (m *Manager) Reap(ctx context.Context) (int, error) {
+	return m.reap(ctx, 0)
+}
+
+func (m *Manager) reap(ctx context.Context, max int) (int, error) {
+	ss, err := m.store.Reap(ctx, m.now(), max)
+	for _, s := range ss {
+		m.ended(s, Expired, s.ExpiresAt)
+	}
+	return len(ss), err
+}
+
+// Run calls Reap every interval until ctx is done, reporting errors to
+// OnError, and returns ctx.Err(). Run it in a goroutine so that expiry is
+// observed when no sessions are being created:
+//
+//	go m.Run(ctx, time.Minute)
+func (m *Manager) Run(ctx context.Context, every time.Duration) error {
+	if every <= 0 {
+		return fmt.Errorf("session: Run interval %v is not positive", every)
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			if _, err := m.Reap(ctx); err != nil && ctx.Err() == nil {
+				m.reportError(err)
+			}
+		}
+	}
+}
+
+func (m *Manager) reportError(err error) {
+	if m.onError != nil {
+		m.onError(err)
+	}
+}
+
+// create makes, stores and returns a new session and its token.
+func (m *Manager) create(ctx context.Context, agent string, client netip.Prefix, body createRequest) (*Session, string, error) {
+	token, h, err := NewToken()
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := newID()
+	if err != nil {
+		return nil, "", err
+	}
+	// Milliseconds: what the RedisStore's deadlines hold, and what
+	// expires_at shows.
+	now := m.now().UTC().Truncate(time.Millisecond)
+	s := &Session{
+		ID:           id,
+		Agent:        agent,
+		Client:       client,
+		AgentName:    body.AgentName,
+		AgentVersion: body.AgentVersion,
+		Purpose:      body.Purpose,
+		Capabilities: m.caps,
+		CreatedAt:    now,
+		ExpiresAt:    now.Add(m.ttl),
+		hash:         h,
+	}
+	if err := m.store.Create(ctx, h, s, m.max); err != nil {
+		return nil, "", err
+	}
+	if _, err := m.reap(ctx, reapPerCreate); err != nil {
+		m.reportError(err)
+	}
+	return s, token, nil
+}

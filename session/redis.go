@@ -1,0 +1,276 @@
+package session
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// reapBatch is how many sessions one reap script claims: it bounds the
+// script's run time and reply.
+const reapBatch = 256
+
+// RedisStore is a Store in Redis, so that replicas of a site share
+// sessions, and sessions survive a restart of the middleware: a new
+// RedisStore on the same Redis and prefix sees the sessions of the old one.
+//
+// A session is stored under its token hash (never the token) with
+// PEXPIREAT at its deadline. Each identity's live sessions are a sorted set
+// scored by deadline; one Lua script drops the expired members, checks the
+// count against the max and adds the new session, so concurrent creates on
+// any number of replicas never exceed the max. A third sorted set indexes
+// the sessions not yet ended, with their record, so that an expired
+// session is still reported by Reap after Redis has dropped its key.
+//
+// Liveness is judged by the store's clock (WithClock; the Manager's), in
+// milliseconds: replicas' clocks should agree to well under a second, as
+// NTP keeps them. See redis_script.go for the key layout.
+//
+// It does not retry or time out by itself: configure the client's
+// timeouts. The store does not own the client: close it yourself.
+type RedisStore struct {
+	client redis.UniversalClient
+	prefix string
+	now    func() time.Time
+	exp    string // expiry index key
+}
+
+// record is a session as stored in Redis: JSON, times in RFC 3339 with
+// nanoseconds, so a session reads back exactly as it was created.
+type record struct {
+	ID           string       `json:"id"`
+	Agent        string       `json:"agent"`
+	Client       netip.Prefix `json:"client"`
+	AgentName    string       `json:"agent_name,omitempty"`
+	AgentVersion string       `json:"agent_version,omitempty"`
+	Purpose      string       `json:"purpose,omitempty"`
+	Capabilities []string     `json:"capabilities,omitempty"`
+	CreatedAt    time.Time    `json:"created_at"`
+	ExpiresAt    time.Time    `json:"expires_at"`
+}
+
+// NewRedisStore returns a store on client: a *redis.Client, a Sentinel
+// failover client or a *redis.ClusterClient (redis.NewUniversalClient makes
+// any of them). Options: WithKeyPrefix, WithClock. Nothing is sent to Redis
+// until the first call. It reports every problem at once.
+func NewRedisStore(client redis.UniversalClient, opts ...Option) (*RedisStore, error) {
+	o := applyOptions(opts)
+	errs := o.errs
+	if client == nil {
+		errs = append(errs, errors.New("session: NewRedisStore: nil client"))
+	}
+	switch client.(type) {
+	case *redis.ClusterClient, *redis.Ring:
+		if !hasHashTag(o.prefix) {
+			errs = append(errs, fmt.Errorf("session: key prefix %q has no hash tag; on Redis Cluster or a Ring use one such as %q", o.prefix, DefaultKeyPrefix))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return &RedisStore{client: client, prefix: o.prefix, now: o.now, exp: o.prefix + "exp"}, nil
+}
+
+// hasHashTag reports whether p holds a non-empty {tag}, which Redis
+// Cluster hashes instead of the whole key.
+func hasHashTag(p string) bool {
+	i := strings.IndexByte(p, '{')
+	if i < 0 {
+		return false
+	}
+	j := strings.IndexByte(p[i+1:], '}')
+	return j > 0
+}
+
+func (r *RedisStore) tokenKey(hexHash string) string { return r.prefix + "t:" + hexHash }
+
+// identityKey is unambiguous: a Prefix's text has no '|'.
+func (r *RedisStore) identityKey(agent string, client netip.Prefix) string {
+	c := ""
+	if client.IsValid() {
+		c = client.String()
+	}
+	return r.prefix + "a:" + c + "|" + agent
+}
+
+// Create implements Store.
+func (r *RedisStore) Create(ctx context.Context, h Hash, s *Session, maxPerAgent int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkSession(s); err != nil {
+		return err
+	}
+	rec, err := json.Marshal(toRecord(s))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	hx := h.String()
+	keys := []string{r.tokenKey(hx), r.identityKey(s.Agent, s.Client), r.exp}
+	res, err := createScript.Run(ctx, r.client, keys,
+		hx, rec, ceilMillis(s.ExpiresAt), floorMillis(r.now()), max(maxPerAgent, 0)).Int64Slice()
+	if err != nil {
+		return fmt.Errorf("session: redis: %w", err)
+	}
+	if len(res) != 2 {
+		return fmt.Errorf("session: redis: create script answered %v", res)
+	}
+	switch res[0] {
+	case 0:
+		s.hash = h
+		return nil
+	case 1:
+		return &LimitError{Soonest: time.UnixMilli(res[1]).UTC()}
+	case 2:
+		return ErrDuplicate
+	}
+	return fmt.Errorf("session: redis: create script answered %v", res)
+}
+
+// Get implements Store.
+func (r *RedisStore) Get(ctx context.Context, h Hash) (*Session, error) {
+	s, _, err := r.get(ctx, h)
+	return s, err
+}
+
+// get returns the live session under h and its record as stored.
+func (r *RedisStore) get(ctx context.Context, h Hash) (*Session, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	v, err := r.client.Get(ctx, r.tokenKey(h.String())).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, "", ErrNotFound
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("session: redis: %w", err)
+	}
+	s, err := decodeRecord(v)
+	if err != nil {
+		return nil, "", err
+	}
+	if !s.live(r.now()) {
+		return nil, "", ErrNotFound
+	}
+	s.hash = h
+	return s, v, nil
+}
+
+// Delete implements Store.
+func (r *RedisStore) Delete(ctx context.Context, h Hash) (*Session, error) {
+	s, v, err := r.get(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	hx := h.String()
+	keys := []string{r.tokenKey(hx), r.identityKey(s.Agent, s.Client), r.exp}
+	n, err := deleteScript.Run(ctx, r.client, keys, hx, v).Int()
+	if err != nil {
+		return nil, fmt.Errorf("session: redis: %w", err)
+	}
+	if n != 1 {
+		return nil, ErrNotFound // ended by a concurrent Delete or Reap
+	}
+	return s, nil
+}
+
+// Reap implements Store. Members it cannot decode (written by something
+// else under the prefix) are removed and reported in the error, after the
+// sessions it could decode.
+func (r *RedisStore) Reap(ctx context.Context, now time.Time, max int) ([]*Session, error) {
+	var (
+		out  []*Session
+		errs []error
+	)
+	nowMs := floorMillis(now)
+	for max <= 0 || len(out) < max {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		batch := reapBatch
+		if max > 0 {
+			batch = min(batch, max-len(out))
+		}
+		members, err := reapScript.Run(ctx, r.client, []string{r.exp}, nowMs, batch).StringSlice()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("session: redis: %w", err))
+			break
+		}
+		for _, m := range members {
+			s, err := decodeMember(m)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			out = append(out, s)
+		}
+		if len(members) < batch {
+			break
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func toRecord(s *Session) record {
+	return record{
+		ID: s.ID, Agent: s.Agent, Client: s.Client,
+		AgentName: s.AgentName, AgentVersion: s.AgentVersion, Purpose: s.Purpose,
+		Capabilities: s.Capabilities, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt,
+	}
+}
+
+func decodeRecord(v string) (*Session, error) {
+	var rec record
+	if err := json.Unmarshal([]byte(v), &rec); err != nil {
+		return nil, fmt.Errorf("session: redis: undecodable session record: %w", err)
+	}
+	return &Session{
+		ID: rec.ID, Agent: rec.Agent, Client: rec.Client,
+		AgentName: rec.AgentName, AgentVersion: rec.AgentVersion, Purpose: rec.Purpose,
+		Capabilities: rec.Capabilities, CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt,
+	}, nil
+}
+
+// decodeMember parses an expiry index member, "<hash hex> <record>".
+func decodeMember(m string) (*Session, error) {
+	const hexLen = 2 * len(Hash{})
+	var h Hash
+	if len(m) <= hexLen || m[hexLen] != ' ' {
+		return nil, fmt.Errorf("session: redis: malformed expiry index member of %d bytes", len(m))
+	}
+	if _, err := hex.Decode(h[:], []byte(m[:hexLen])); err != nil {
+		return nil, fmt.Errorf("session: redis: malformed expiry index member: %w", err)
+	}
+	s, err := decodeRecord(m[hexLen+1:])
+	if err != nil {
+		return nil, err
+	}
+	s.hash = h
+	return s, nil
+}
+
+// floorMillis and ceilMillis round so that a deadline is never judged
+// passed early: a session is expired in Redis when ceil(deadline) <=
+// floor(now), which implies deadline <= now.
+func floorMillis(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if t.Before(time.UnixMilli(ms)) { // UnixMilli truncates towards zero
+		ms--
+	}
+	return ms
+}
+
+func ceilMillis(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if time.UnixMilli(ms).Before(t) {
+		ms++
+	}
+	return ms
+}

@@ -1,0 +1,272 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/session"
+	"github.com/agentready/agentready/session/sessiontest"
+)
+
+func newRedisClient(t testing.TB) *redis.Client {
+	t.Helper()
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// newRedisStore returns a store whose keys no other test sees.
+func newRedisStore(t testing.TB, c redis.UniversalClient, now func() time.Time) *session.RedisStore {
+	t.Helper()
+	return newRedisStoreAt(t, c, now, "{"+redistest.Prefix(t)+"}")
+}
+
+func newRedisStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Time, prefix string) *session.RedisStore {
+	t.Helper()
+	st, err := session.NewRedisStore(c, session.WithKeyPrefix(prefix), session.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// dumpKeys returns every key under prefix and every value it holds (strings
+// and sorted-set members), for the tests that look for secrets.
+func dumpKeys(t *testing.T, c *redis.Client, prefix string) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string][]string{}
+	iter := c.Scan(ctx, 0, redisGlob(prefix)+"*", 0).Iterator()
+	for iter.Next(ctx) {
+		k := iter.Val()
+		typ, err := c.Type(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch typ {
+		case "string":
+			out[k] = []string{c.Get(ctx, k).Val()}
+		case "zset":
+			out[k] = c.ZRange(ctx, k, 0, -1).Val()
+		default:
+			t.Fatalf("key %s has unexpected type %s", k, typ)
+		}
+	}
+	if err := iter.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// redisGlob escapes the glob metacharacters of a key prefix.
+func redisGlob(p string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`).Replace(p)
+}
+
+func TestRedisStoreKeepsNoToken(t *testing.T) {
+	client := newRedisClient(t)
+	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
+	prefix := "{" + redistest.Prefix(t) + "}"
+	st := newRedisStoreAt(t, client, clock.Now, prefix)
+	e := newEnv(t, st, clock, nil)
+
+	var tokens []string
+	for _, agent := range []string{"shopbot", "otherbot"} {
+		res := e.create(agent, "192.0.2.7", `{"agent_name":"ShopBot","purpose":"buy a mug"}`)
+		tokens = append(tokens, res.data["session_token"].(string))
+	}
+	keys := dumpKeys(t, client, prefix)
+	if len(keys) == 0 {
+		t.Fatal("no keys written")
+	}
+	for _, tok := range tokens {
+		h := session.HashToken(tok)
+		for k, vals := range keys {
+			if strings.Contains(k, tok) {
+				t.Errorf("key %q contains a token", k)
+			}
+			for _, v := range vals {
+				if strings.Contains(v, tok) {
+					t.Errorf("value of %q contains a token: %s", k, v)
+				}
+			}
+		}
+		// The session is under its hash, expiring at its deadline.
+		k := prefix + "t:" + h.String()
+		if _, ok := keys[k]; !ok {
+			t.Fatalf("no key %s among %v", k, keys)
+		}
+		s, err := st.Get(context.Background(), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt, err := client.PExpireTime(context.Background(), k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := s.ExpiresAt.UnixMilli(); pt.Milliseconds() != want {
+			t.Errorf("PEXPIRETIME %d, want the deadline %d", pt.Milliseconds(), want)
+		}
+	}
+}
+
+// A new RedisStore (a restarted middleware, another replica) sees the
+// sessions of the previous one: it can look them up, end them, and reap
+// them.
+func TestRedisStoreRestart(t *testing.T) {
+	srv := redistest.Start(t)
+	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
+	prefix := "{" + redistest.Prefix(t) + "}"
+
+	c1 := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	e1 := newEnv(t, newRedisStoreAt(t, c1, clock.Now, prefix), clock, nil)
+	keep := e1.create("shopbot", "192.0.2.7", "").data["session_token"].(string)
+	end := e1.create("shopbot", "192.0.2.7", "").data["session_token"].(string)
+	clock.Advance(time.Minute)
+	expire := e1.create("shopbot", "192.0.2.7", `{"purpose":"expire"}`).data["session_token"].(string)
+	e1.srv.Close()
+	_ = c1.Close()
+
+	c2 := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { _ = c2.Close() })
+	e2 := newEnv(t, newRedisStoreAt(t, c2, clock.Now, prefix), clock, func(c *session.Config) { c.MaxSessions = 3 })
+	for _, tok := range []string{keep, end, expire} {
+		if res := e2.do(http.MethodGet, "/cart", "shopbot", "192.0.2.7", tok, ""); res.status != http.StatusOK {
+			t.Fatalf("after restart, lookup answered %d %v", res.status, res.body)
+		}
+	}
+	// The max counts the previous instance's sessions.
+	if res := e2.create("shopbot", "192.0.2.7", ""); res.status != http.StatusTooManyRequests {
+		t.Fatalf("4th session with max 3 answered %d", res.status)
+	}
+	if res := e2.do(http.MethodDelete, endpoint, "shopbot", "192.0.2.7", end, ""); res.status != http.StatusOK {
+		t.Fatalf("DELETE after restart answered %d %v", res.status, res.body)
+	}
+	clock.Advance(e2.m.TTL() - time.Minute)
+	if n, err := e2.m.Reap(context.Background()); err != nil || n != 1 {
+		t.Fatalf("Reap = %d, %v; want the first session", n, err)
+	}
+	clock.Advance(time.Minute)
+	if n, err := e2.m.Reap(context.Background()); err != nil || n != 1 {
+		t.Fatalf("Reap = %d, %v; want the third session", n, err)
+	}
+	ends := e2.events()
+	if len(ends) != 3 || ends[0].reason != session.Deleted || ends[1].reason != session.Expired || ends[2].reason != session.Expired ||
+		ends[2].s.Purpose != "expire" {
+		t.Fatalf("ends = %v", ends)
+	}
+}
+
+func TestNewRedisStoreErrors(t *testing.T) {
+	standalone := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer standalone.Close()
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
+	defer cluster.Close()
+	tests := []struct {
+		name   string
+		client redis.UniversalClient
+		opts   []session.Option
+		want   []string // substrings of the error; none: no error
+	}{
+		{"default", standalone, nil, nil},
+		{"plain prefix standalone", standalone, []session.Option{session.WithKeyPrefix("site-a:")}, nil},
+		{"cluster default prefix", cluster, nil, nil},
+		{"cluster tagged prefix", cluster, []session.Option{session.WithKeyPrefix("{site-a}:")}, nil},
+		{"cluster untagged prefix", cluster, []session.Option{session.WithKeyPrefix("site-a:")}, []string{"no hash tag"}},
+		{"cluster empty tag", cluster, []session.Option{session.WithKeyPrefix("{}:")}, []string{"no hash tag"}},
+		{"unclosed tag", standalone, []session.Option{session.WithKeyPrefix("a{b")}, []string{"does not close"}},
+		{"everything at once", nil, []session.Option{session.WithKeyPrefix("a{b")}, []string{"nil client", "does not close"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := session.NewRedisStore(tc.client, tc.opts...)
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// Records that are not ours under the prefix yield errors, never panics,
+// and do not stop Reap from returning the good sessions.
+func TestRedisStoreCorruptData(t *testing.T) {
+	client := newRedisClient(t)
+	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
+	prefix := "{" + redistest.Prefix(t) + "}"
+	st := newRedisStoreAt(t, client, clock.Now, prefix)
+	ctx := context.Background()
+
+	_, bad, _ := session.NewToken()
+	if err := client.Set(ctx, prefix+"t:"+bad.String(), "{not json", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Get(ctx, bad); err == nil || errors.Is(err, session.ErrNotFound) {
+		t.Fatalf("Get of a corrupt record = %v, want a decoding error", err)
+	}
+	good := &session.Session{ID: "good", Agent: "a", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
+	_, gh, _ := session.NewToken()
+	if err := st.Create(ctx, gh, good, 0); err != nil {
+		t.Fatal(err)
+	}
+	score := float64(clock.Now().UnixMilli())
+	for _, m := range []string{"short", strings.Repeat("z", 64) + " {}", bad.String() + " {broken"} {
+		if err := client.ZAdd(ctx, prefix+"exp", redis.Z{Score: score, Member: m}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Minute)
+	ss, err := st.Reap(ctx, clock.Now(), 0)
+	if err == nil {
+		t.Error("Reap of corrupt members reported no error")
+	}
+	if len(ss) != 1 || ss[0].ID != "good" {
+		t.Fatalf("Reap returned %d sessions, want the good one", len(ss))
+	}
+	if n := client.ZCard(ctx, prefix+"exp").Val(); n != 0 {
+		t.Fatalf("%d members left in the expiry index", n)
+	}
+}
+
+// A store that cannot reach Redis reports errors; the endpoint answers 503.
+func TestRedisStoreUnreachable(t *testing.T) {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
+	defer client.Close()
+	clock := sessiontest.NewClock(time.Now().UTC())
+	st := newRedisStoreAt(t, client, clock.Now, session.DefaultKeyPrefix)
+	ctx := context.Background()
+	s := &session.Session{ID: "x", ExpiresAt: clock.Now().Add(time.Minute), Client: netip.MustParsePrefix("192.0.2.1/32")}
+	_, h, _ := session.NewToken()
+	if err := st.Create(ctx, h, s, 1); err == nil || errors.Is(err, session.ErrTooMany) {
+		t.Fatalf("Create = %v, want a connection error", err)
+	}
+	if _, err := st.Get(ctx, h); err == nil || errors.Is(err, session.ErrNotFound) {
+		t.Fatalf("Get = %v, want a connection error", err)
+	}
+	if _, err := st.Reap(ctx, clock.Now(), 0); err == nil {
+		t.Fatal("Reap reported no error")
+	}
+	e := newEnv(t, st, clock, nil)
+	if res := e.create("shopbot", "192.0.2.7", ""); res.status != http.StatusServiceUnavailable || res.body["error"] != "session store unavailable" {
+		t.Fatalf("create answered %d %v", res.status, res.body)
+	}
+}

@@ -1,0 +1,92 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Store keeps sessions under their token hash. Implementations are safe
+// for concurrent use and pass session/sessiontest.Run. A session is live
+// while the store's clock is before its ExpiresAt; an expired session is
+// invisible to Get and Delete at once, and stays in the store until Reap
+// claims it.
+//
+// Every session leaves a store exactly once: by Delete or by Reap, never
+// both, never twice (also across processes sharing a RedisStore), so the
+// audit trail of each session is sealed once.
+type Store interface {
+	// Create stores s under h. The store takes ownership of s. With
+	// maxPerAgent > 0 it refuses, with a *LimitError (ErrTooMany), when
+	// the identity (s.Agent, s.Client) already holds maxPerAgent live
+	// sessions; the check and the insert are atomic. 0 means no cap.
+	// ErrDuplicate when h is in use; ErrInvalid for a nil session or a
+	// zero ExpiresAt.
+	Create(ctx context.Context, h Hash, s *Session, maxPerAgent int) error
+	// Get returns the live session stored under h; ErrNotFound when there
+	// is none or it has expired. The TTL is never extended.
+	Get(ctx context.Context, h Hash) (*Session, error)
+	// Delete removes the live session stored under h and returns it;
+	// ErrNotFound when there is none or it has expired (an expired session
+	// is Reap's to report).
+	Delete(ctx context.Context, h Hash) (*Session, error)
+	// Reap removes and returns up to max sessions whose ExpiresAt is not
+	// after now, soonest first; max <= 0 means all of them. A session is
+	// returned by one Reap call only.
+	Reap(ctx context.Context, now time.Time, max int) ([]*Session, error)
+}
+
+var (
+	_ Store = (*MemoryStore)(nil)
+	_ Store = (*RedisStore)(nil)
+)
+
+// Option configures a store.
+type Option func(*storeOptions)
+
+type storeOptions struct {
+	now    func() time.Time
+	prefix string
+	errs   []error
+}
+
+// WithClock sets the clock a store judges expiry by (default time.Now).
+// Give the store the Manager's clock (Config.Now).
+func WithClock(now func() time.Time) Option {
+	return func(o *storeOptions) {
+		if now != nil {
+			o.now = now
+		}
+	}
+}
+
+// DefaultKeyPrefix starts every key a RedisStore writes. Its hash tag
+// ({agentready:session}) puts all of them in one Redis Cluster slot, which
+// the store's scripts need.
+const DefaultKeyPrefix = "{agentready:session}:"
+
+// WithKeyPrefix sets the prefix of a RedisStore's keys (default
+// DefaultKeyPrefix), to share one Redis between sites or environments. On
+// Redis Cluster or a Ring the prefix must contain a hash tag ("{site-a}:"):
+// the store's scripts touch several keys at once. A MemoryStore has no keys
+// and ignores it.
+func WithKeyPrefix(p string) Option {
+	return func(o *storeOptions) {
+		if i := strings.IndexByte(p, '{'); i >= 0 && !strings.Contains(p[i+1:], "}") {
+			o.errs = append(o.errs, fmt.Errorf("session: WithKeyPrefix(%q): '{' opens a hash tag that the prefix does not close", p))
+			return
+		}
+		o.prefix = p
+	}
+}
+
+func applyOptions(opts []Option) storeOptions {
+	o := storeOptions{now: time.Now, prefix: DefaultKeyPrefix}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
