@@ -129,9 +129,9 @@ func WithLastModified(t time.Time) Option {
 
 // Enforcement options.
 
-// WithStore sets the rate-limit store: the default is an in-memory store on
-// golang.org/x/time/rate (per process); a Redis store makes limits hold
-// across replicas.
+// WithStore sets the rate-limit store. The default is an in-memory GCRA
+// store, per process; enforce.NewRedisStore wrapped in enforce.NewFailover
+// makes limits hold across replicas, with an explicit failure policy.
 func WithStore(s enforce.Store) Option {
 	return func(st *settings) error {
 		if s == nil {

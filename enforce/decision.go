@@ -69,9 +69,14 @@ type Decision struct {
 	Limits [3]string
 	// RetryAfter is, for DenyRate, the time until every limit has a token.
 	RetryAfter time.Duration
-	// Err is the store's error for StoreError, or the credential check's
-	// error for DenyAuth.
+	// Err is the store's error for StoreError or a Degraded decision, or
+	// the credential check's error for DenyAuth.
 	Err error
+	// Degraded is set when the rate-limit store answered by its failure
+	// policy (a Failover whose primary, Redis, is failing): the limits were
+	// counted by the fallback store, per replica (FallbackMemory), or not
+	// at all (FailOpen). Err wraps ErrDegraded and the primary's failure.
+	Degraded bool
 
 	n       int
 	client  Key

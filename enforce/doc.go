@@ -10,8 +10,11 @@
 // request denied by one limit consumes nothing from the others. The
 // semantics are GCRA as github.com/go-redis/redis_rate implements it: a
 // limit of N per period P allows a burst of N, then one request every P/N.
-// MemoryStore keeps buckets in process; a Redis store keeps them on the
-// Redis clock for several replicas. Both pass the suite in enforce/storetest.
+// MemoryStore keeps buckets in process; RedisStore keeps them on the Redis
+// clock for several replicas, checking all of a request's limits in one
+// script call. Both pass the suite in enforce/storetest. Failover wraps a
+// remote store with an explicit failure policy (fall back to memory, fail
+// open, fail closed), a timeout and automatic recovery.
 //
 // A bucket is identified by Limit.Name plus a Key, which is a netip.Prefix
 // and an optional string rather than one formatted string. The caller

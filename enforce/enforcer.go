@@ -320,6 +320,11 @@ func (e *Enforcer) allow(r *http.Request, d *Decision) error {
 	err := e.store.Allow(r.Context(), sc.limits[:n], sc.results[:n])
 	d.results = sc.results
 	e.scratchPool.Put(sc)
+	if err != nil && errors.Is(err, ErrDegraded) {
+		// A Failover's failure policy answered: the results are valid.
+		d.Degraded, d.Err = true, err
+		return nil
+	}
 	return err
 }
 
@@ -585,9 +590,17 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		prob.Extra["limit"] = d.Limit
 		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
 	case StoreError:
-		h[HeaderRetryAfter] = []string{"1"}
+		retry := 1
+		var ue *UnavailableError
+		if errors.As(d.Err, &ue) {
+			// A Failover failing closed: it logged the outage once, and
+			// knows when it probes the store again.
+			retry = RetryAfterSeconds(ue.RetryAfter)
+		} else {
+			e.log.Error("agentready: rate-limit store failed", "err", d.Err)
+		}
+		h[HeaderRetryAfter] = []string{strconv.Itoa(retry)}
 		prob.Detail = "the rate-limit store is unavailable"
-		e.log.Error("agentready: rate-limit store failed", "err", d.Err)
 	}
 	if err := WriteProblem(w, prob); err != nil {
 		e.log.Debug("agentready: writing problem response", "err", err)

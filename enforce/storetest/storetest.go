@@ -77,8 +77,11 @@ func Run(t *testing.T, h Harness) {
 		{"DenialConsumesNothing", s.denialConsumesNothing},
 		{"ResetAndEffectiveWindow", s.reset},
 		{"HighLimit", s.highLimit},
+		{"HighLimitRefill", s.highLimitRefill},
 		{"DistinctKeys", s.distinctKeys},
 		{"AllOrNothing", s.allOrNothing},
+		{"AllOrNothingThreeLimits", s.allOrNothingThree},
+		{"ManyLimits", s.manyLimits},
 		{"Concurrent", s.concurrent},
 		{"ConcurrentAllOrNothing", s.concurrentAllOrNothing},
 		{"ContextCancelled", s.contextCancelled},
@@ -353,6 +356,37 @@ func (s *suite) highLimit(t *testing.T) {
 	}
 }
 
+// highLimitRefill: a large burst, spent, comes back whole after the
+// period, and is counted exactly again.
+func (s *suite) highLimitRefill(t *testing.T) {
+	st := s.h.New(t)
+	const n = 5000
+	l := limit("high-refill", clientA, n, s.h.Period)
+	res := make([]enforce.Result, 1)
+	round := func(step string) {
+		t.Helper()
+		start := time.Now()
+		allowed := 0
+		for range n + 50 {
+			if err := st.Allow(context.Background(), []enforce.Limit{l}, res); err != nil {
+				t.Fatal(err)
+			}
+			if res[0].Allowed {
+				allowed++
+			}
+		}
+		if most := n + s.refill(time.Since(start), n, s.h.Period); allowed < n || allowed > most {
+			t.Errorf("%s: allowed %d of %d, want %d (at most %d on this clock)", step, allowed, n+50, n, most)
+		}
+		if res[0].Allowed && s.h.Tolerance == 0 {
+			t.Errorf("%s: the attempt after the burst was allowed", step)
+		}
+	}
+	round("first burst")
+	s.advance(t, s.h.Period+s.h.Tolerance)
+	round("after a period")
+}
+
 // refill is how many tokens a real clock may have added during elapsed.
 func (s *suite) refill(elapsed time.Duration, n int, p time.Duration) int {
 	if s.h.Tolerance == 0 {
@@ -413,6 +447,83 @@ func (s *suite) allOrNothing(t *testing.T) {
 			r := allow(t, st, limits[tc.wide])[0]
 			expect(t, "wide alone afterwards", r, true, 2)
 		})
+	}
+}
+
+// allOrNothingThree: the enforcer's shape, site and agent limits on the
+// client's network and a capability limit on the network and agent; a
+// request denied by any one of them, in any position, takes nothing from
+// the other two.
+func (s *suite) allOrNothingThree(t *testing.T) {
+	capKey := enforce.Key{Net: clientA.Net, ID: "agent-x"}
+	for deny := range 3 {
+		t.Run("denying limit at "+strconv.Itoa(deny), func(t *testing.T) {
+			st := s.h.New(t)
+			limits := []enforce.Limit{
+				limit("site", clientA, 6, long),
+				limit("agent:x", clientA, 6, long),
+				limit("capability:y", capKey, 6, long),
+			}
+			limits[deny].Rate = 2
+			for i := range 2 {
+				res := allow(t, st, limits...)
+				for j := range 3 {
+					want := 5 - i
+					if j == deny {
+						want = 1 - i
+					}
+					expect(t, "request "+strconv.Itoa(i+1)+" limit "+strconv.Itoa(j), res[j], true, want)
+				}
+			}
+			for range 3 {
+				res := allow(t, st, limits...)
+				for j := range 3 {
+					if j == deny {
+						expect(t, "denying limit", res[j], false, 0)
+						s.near(t, "RetryAfter", res[j].RetryAfter, long/2)
+					} else {
+						expect(t, "other limit", res[j], true, 4)
+					}
+				}
+			}
+			for j := range 3 {
+				if j != deny {
+					expect(t, "limit "+strconv.Itoa(j)+" alone afterwards", allow(t, st, limits[j])[0], true, 3)
+				}
+			}
+		})
+	}
+}
+
+// manyLimits: more limits in one call than a store keeps on its stack
+// (eight in the memory store), across several clients, still all or
+// nothing.
+func (s *suite) manyLimits(t *testing.T) {
+	st := s.h.New(t)
+	var limits []enforce.Limit
+	for i := range 12 {
+		k := []enforce.Key{clientA, clientB, client6}[i%3]
+		limits = append(limits, limit("many-"+strconv.Itoa(i), k, 3, long))
+	}
+	limits[7].Rate = 1
+	res := allow(t, st, limits...)
+	for i := range limits {
+		want := 2
+		if i == 7 {
+			want = 0
+		}
+		expect(t, "first request, limit "+strconv.Itoa(i), res[i], true, want)
+	}
+	res = allow(t, st, limits...)
+	if enforce.Allowed(res) {
+		t.Fatal("second request allowed past a limit of 1")
+	}
+	for i := range limits {
+		if i == 7 {
+			expect(t, "the limit of 1", res[i], false, 0)
+		} else {
+			expect(t, "limit "+strconv.Itoa(i)+" untouched", res[i], true, 2)
+		}
 	}
 }
 

@@ -2,6 +2,11 @@
 // draft-car Appendix A, published and enforced by agentready.
 //
 //	go run ./examples/stdlib -addr 127.0.0.1:8080
+//
+// Two replicas sharing their rate limits through Redis:
+//
+//	go run ./examples/stdlib -addr 127.0.0.1:8080 -redis 127.0.0.1:6379
+//	go run ./examples/stdlib -addr 127.0.0.1:8081 -redis 127.0.0.1:6379
 package main
 
 import (
@@ -17,11 +22,21 @@ import (
 
 func main() {
 	addr := flag.String("addr", ":8080", "address to listen on (host:port)")
+	redisAddr := flag.String("redis", "", "share rate limits with other replicas through the Redis at this host:port")
 	flag.Parse()
 
 	app := demo.NewApp()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	m, err := agentready.New(demo.Site(), app.Options(logger)...)
+	opts := app.Options(logger)
+	if *redisAddr != "" {
+		store, closeRedis, err := demo.Redis(*redisAddr, logger)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer func() { _ = closeRedis() }()
+		opts = append(opts, agentready.WithStore(store))
+	}
+	m, err := agentready.New(demo.Site(), opts...)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -20,8 +20,13 @@ func (a *App) Options(log *slog.Logger) []agentready.Option {
 			if d.Outcome == enforce.Pass {
 				return // a browser: not an agent request
 			}
-			log.Info("agent request", "outcome", d.Outcome.String(), "status", d.Status,
-				"agent", d.Agent, "ua", d.Class.Name, "capability", d.Capability, "rule", d.Rule, "limit", d.Limit)
+			attrs := []any{"outcome", d.Outcome.String(), "status", d.Status,
+				"agent", d.Agent, "ua", d.Class.Name, "capability", d.Capability, "rule", d.Rule, "limit", d.Limit}
+			if d.Degraded {
+				// Redis is down: counted by the failure policy (-redis).
+				attrs = append(attrs, "degraded", true)
+			}
+			log.Info("agent request", attrs...)
 		}),
 		agentready.WithAuthenticator(func(r *http.Request, c *config.Capability, token string) error {
 			if !a.ValidToken(token) {

@@ -1,0 +1,461 @@
+package enforce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+var _ Store = (*Failover)(nil)
+
+// FailurePolicy is what a Failover does while its primary store (Redis)
+// is failing: slow beyond the timeout, down, or answering errors.
+type FailurePolicy uint8
+
+// Failure policies.
+const (
+	// FallbackMemory counts requests in an in-memory store while the
+	// primary fails: limits hold per replica (N replicas admit up to N
+	// times a limit in total) instead of across the site. The default:
+	// agents are still limited and the site stays up.
+	FallbackMemory FailurePolicy = iota
+	// FailOpen admits every request the limits would have checked: the
+	// site stays up and is unlimited while the primary fails.
+	FailOpen
+	// FailClosed refuses every rate-limited request with 503 Service
+	// Unavailable and a Retry-After of the circuit's backoff: nothing goes
+	// uncounted, and the site is closed to agents while the primary fails.
+	FailClosed
+)
+
+var policyNames = [...]string{"fallback-memory", "fail-open", "fail-closed"}
+
+func (p FailurePolicy) String() string {
+	if int(p) < len(policyNames) {
+		return policyNames[p]
+	}
+	return "unknown"
+}
+
+// Defaults of a Failover.
+const (
+	// DefaultStoreTimeout bounds how long a request waits for the primary.
+	// A local Redis answers in well under a millisecond.
+	DefaultStoreTimeout = 50 * time.Millisecond
+	// DefaultMinBackoff is how long a Failover leaves a failed primary
+	// alone before it sends one request to probe it.
+	DefaultMinBackoff = 250 * time.Millisecond
+	// DefaultMaxBackoff caps the backoff, which doubles at each failed
+	// probe: a long outage costs one probe every 5 s.
+	DefaultMaxBackoff = 5 * time.Second
+)
+
+var (
+	// ErrDegraded is wrapped by the error a Failover returns when its
+	// results are valid but did not come from the primary: the fallback
+	// store answered (FallbackMemory), or every limit was passed
+	// (FailOpen). The enforcer serves the results and marks the
+	// Decision Degraded.
+	ErrDegraded = errors.New("enforce: rate-limit store degraded")
+	// ErrUnavailable is wrapped by the error a FailClosed Failover
+	// returns while its primary fails: there are no results, and the
+	// enforcer answers 503.
+	ErrUnavailable = errors.New("enforce: rate-limit store unavailable")
+)
+
+// DegradedError is the error of a degraded answer; errors.Is(err,
+// ErrDegraded) holds. One value is made per failed probe, not per request.
+type DegradedError struct {
+	// Policy is the policy that answered.
+	Policy FailurePolicy
+	// Err is the primary's failure.
+	Err error
+}
+
+func (e *DegradedError) Error() string {
+	return "enforce: rate-limit store degraded (" + e.Policy.String() + "): " + e.Err.Error()
+}
+
+// Is reports ErrDegraded.
+func (e *DegradedError) Is(target error) bool { return target == ErrDegraded }
+
+func (e *DegradedError) Unwrap() error { return e.Err }
+
+// UnavailableError is the error of FailClosed while the primary fails;
+// errors.Is(err, ErrUnavailable) holds.
+type UnavailableError struct {
+	// RetryAfter is the circuit's backoff: the primary is probed again
+	// within that time. The enforcer sends it as Retry-After.
+	RetryAfter time.Duration
+	// Err is the primary's failure.
+	Err error
+}
+
+func (e *UnavailableError) Error() string {
+	return "enforce: rate-limit store unavailable (fail-closed): " + e.Err.Error()
+}
+
+// Is reports ErrUnavailable.
+func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// FailoverEvent is a change of a Failover's state, handed to the
+// WithOnStateChange hook: the primary started failing, or recovered.
+type FailoverEvent struct {
+	// Down is true when the primary started failing, false when it
+	// recovered.
+	Down bool
+	// Policy is the Failover's failure policy.
+	Policy FailurePolicy
+	// Err is the failure that opened the circuit (Down only).
+	Err error
+	// Outage is how long the primary failed (recovery only).
+	Outage time.Duration
+}
+
+// Failover is a Store that bounds and survives the failures of another
+// one, normally a RedisStore:
+//
+//	redisStore, _ := enforce.NewRedisStore(client)
+//	store, _ := enforce.NewFailover(redisStore) // FallbackMemory, 50ms
+//	m, _ := agentready.New(site, agentready.WithStore(store))
+//
+// Each call to the primary is given at most the timeout (WithStoreTimeout).
+// A call that fails or times out opens the circuit: the failure policy
+// answers at once, and the primary is left alone for a backoff; then one
+// request probes it (with the same timeout) while the others keep being
+// answered by the policy. A failed probe doubles the backoff, up to its
+// maximum; a successful one closes the circuit and requests go to the
+// primary again. A down Redis therefore costs the requests in flight when
+// it failed, and one probe per backoff, the timeout; nobody else waits.
+//
+// While the circuit is open, answers follow the FailurePolicy. The
+// FallbackMemory and FailOpen answers carry results and an error wrapping
+// ErrDegraded; FailClosed answers an error wrapping ErrUnavailable (503).
+// Each transition, down and up, is logged once (slog: Error when the
+// circuit opens, Info when it closes) and handed to the WithOnStateChange
+// hook; the enforcer's decision hook sees Degraded and the error on every
+// request in between. A primary that recovers and fails again within the
+// maximum backoff resumes the backoff where it stopped, so a flapping Redis
+// logs at most two lines per maximum backoff.
+//
+// Invalid limits and the caller's own cancelled context are errors of the
+// call, not of the primary: they are returned as they are. The caller's
+// deadline is passed on to the primary when it is sooner than the
+// timeout; its cancellation is not (that would cost allocations on every
+// call), so a request that goes away waits at most the timeout.
+type Failover struct {
+	primary, fallback Store
+	policy            FailurePolicy
+	timeout           time.Duration
+	minBackoff        time.Duration
+	maxBackoff        time.Duration
+	log               *slog.Logger
+	hook              func(FailoverEvent)
+	start             time.Time // monotonic base of the int64 times below
+
+	down      atomic.Bool
+	probing   atomic.Int64 // when the probe in flight started (+1), 0 for none
+	nextProbe atomic.Int64 // nanoseconds since start
+	outage    atomic.Pointer[outage]
+
+	mu      sync.Mutex // transitions
+	backoff time.Duration
+	since   int64 // when the circuit opened
+	upAt    int64 // when it last closed, -1 never
+}
+
+// outage holds the errors answered while the circuit is open, made once
+// per failed probe so that degraded requests allocate nothing.
+type outage struct {
+	degraded    *DegradedError
+	unavailable *UnavailableError
+}
+
+// FailoverOption configures a Failover.
+type FailoverOption func(*failoverConfig)
+
+type failoverConfig struct {
+	policy             FailurePolicy
+	timeout            time.Duration
+	minBackoff, maxOff time.Duration
+	fallback           Store
+	log                *slog.Logger
+	hook               func(FailoverEvent)
+	errs               []error
+}
+
+// WithFailurePolicy sets what happens while the primary fails (default
+// FallbackMemory).
+func WithFailurePolicy(p FailurePolicy) FailoverOption {
+	return func(c *failoverConfig) {
+		if p > FailClosed {
+			c.errs = append(c.errs, fmt.Errorf("enforce: WithFailurePolicy(%d): unknown policy", p))
+			return
+		}
+		c.policy = p
+	}
+}
+
+// WithStoreTimeout bounds each call to the primary (default
+// DefaultStoreTimeout); a request never waits longer for it. A context
+// that already ends sooner is used as it is.
+func WithStoreTimeout(d time.Duration) FailoverOption {
+	return func(c *failoverConfig) {
+		if d <= 0 {
+			c.errs = append(c.errs, fmt.Errorf("enforce: WithStoreTimeout(%v): must be positive", d))
+			return
+		}
+		c.timeout = d
+	}
+}
+
+// WithRetryBackoff sets how long a failed primary is left alone before
+// the next probe: min after the first failure, doubling at each failed
+// probe up to max (defaults DefaultMinBackoff and DefaultMaxBackoff).
+func WithRetryBackoff(min, max time.Duration) FailoverOption {
+	return func(c *failoverConfig) {
+		if min <= 0 || max < min {
+			c.errs = append(c.errs, fmt.Errorf("enforce: WithRetryBackoff(%v, %v): want 0 < min <= max", min, max))
+			return
+		}
+		c.minBackoff, c.maxOff = min, max
+	}
+}
+
+// WithFallbackStore sets the store FallbackMemory counts in while the
+// primary fails (default: a new MemoryStore). Its buckets are kept across
+// outages.
+func WithFallbackStore(s Store) FailoverOption {
+	return func(c *failoverConfig) {
+		if s == nil {
+			c.errs = append(c.errs, errors.New("enforce: WithFallbackStore: nil store"))
+			return
+		}
+		c.fallback = s
+	}
+}
+
+// WithFailoverLogger sets the logger of the transition lines (default
+// slog.Default()).
+func WithFailoverLogger(l *slog.Logger) FailoverOption {
+	return func(c *failoverConfig) {
+		if l == nil {
+			c.errs = append(c.errs, errors.New("enforce: WithFailoverLogger: nil logger"))
+			return
+		}
+		c.log = l
+	}
+}
+
+// WithOnStateChange sets a hook called once per transition (a metric, an
+// alert), on the goroutine of the request that observed it.
+func WithOnStateChange(fn func(FailoverEvent)) FailoverOption {
+	return func(c *failoverConfig) { c.hook = fn }
+}
+
+// NewFailover wraps primary. It reports every invalid option at once.
+func NewFailover(primary Store, opts ...FailoverOption) (*Failover, error) {
+	cfg := failoverConfig{
+		policy:     FallbackMemory,
+		timeout:    DefaultStoreTimeout,
+		minBackoff: DefaultMinBackoff,
+		maxOff:     DefaultMaxBackoff,
+		log:        slog.Default(),
+	}
+	if primary == nil {
+		cfg.errs = append(cfg.errs, errors.New("enforce: NewFailover: nil primary store"))
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if len(cfg.errs) > 0 {
+		return nil, errors.Join(cfg.errs...)
+	}
+	if cfg.policy == FallbackMemory && cfg.fallback == nil {
+		ms, err := NewMemoryStore()
+		if err != nil {
+			return nil, err
+		}
+		cfg.fallback = ms
+	}
+	return &Failover{
+		primary:    primary,
+		fallback:   cfg.fallback,
+		policy:     cfg.policy,
+		timeout:    cfg.timeout,
+		minBackoff: cfg.minBackoff,
+		maxBackoff: cfg.maxOff,
+		log:        cfg.log,
+		hook:       cfg.hook,
+		start:      time.Now(),
+		upAt:       -1,
+	}, nil
+}
+
+// Policy returns the failure policy.
+func (f *Failover) Policy() FailurePolicy { return f.policy }
+
+// Degraded reports whether the circuit is open: the primary failed and
+// has not answered a probe since.
+func (f *Failover) Degraded() bool { return f.down.Load() }
+
+// Allow implements Store: the primary's answer, or the failure policy's.
+func (f *Failover) Allow(ctx context.Context, limits []Limit, res []Result) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := CheckLimits(limits, res); err != nil {
+		return err
+	}
+	if !f.down.Load() {
+		err := f.call(ctx, limits, res)
+		if err == nil {
+			return nil
+		}
+		if cerr := callerError(ctx, err); cerr != nil {
+			return cerr
+		}
+		f.fail(err, false)
+	} else if f.probe() {
+		err := f.call(ctx, limits, res)
+		if err == nil {
+			f.recover()
+			return nil
+		}
+		if cerr := callerError(ctx, err); cerr != nil {
+			f.probing.Store(0) // says nothing about the primary
+			return cerr
+		}
+		f.fail(err, true)
+	}
+	return f.degrade(ctx, limits, res)
+}
+
+// call runs the primary under the timeout (see timeoutCtx: the caller's
+// cancellation is not passed on, its deadline is when sooner).
+func (f *Failover) call(ctx context.Context, limits []Limit, res []Result) error {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= f.timeout {
+		return f.primary.Allow(ctx, limits, res)
+	}
+	tctx := withTimeout(ctx, f.timeout)
+	err := f.primary.Allow(tctx, limits, res)
+	tctx.release()
+	return err
+}
+
+// callerError returns the error to answer when a call failed through the
+// caller's fault rather than the primary's: the caller's context ended
+// (its error), or a limit is invalid. It returns nil for the primary's
+// failures.
+func callerError(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if errors.Is(err, ErrInvalidLimit) || errors.Is(err, ErrShortResults) ||
+		errors.Is(err, ErrDuplicateLimit) || errors.Is(err, ErrCrossSlot) {
+		return err
+	}
+	return nil
+}
+
+func (f *Failover) now() int64 { return int64(time.Since(f.start)) }
+
+// probe reports whether this request is the one to probe the primary: the
+// backoff has passed and no other request is probing. A probe that never
+// reported back (its primary panicked) is given up after the timeout and
+// the longest backoff, so the circuit cannot stay open for good.
+func (f *Failover) probe() bool {
+	now := f.now()
+	if now < f.nextProbe.Load() {
+		return false
+	}
+	old := f.probing.Load()
+	if old != 0 && now+1-old < int64(f.timeout+f.maxBackoff) {
+		return false
+	}
+	return f.probing.CompareAndSwap(old, now+1)
+}
+
+// fail records a failure: it opens the circuit, or, for a failed probe,
+// extends the backoff. A failure of a request that was in flight when
+// another one opened the circuit changes nothing.
+func (f *Failover) fail(err error, probe bool) {
+	f.mu.Lock()
+	now := f.now()
+	opened := !f.down.Load()
+	switch {
+	case opened:
+		if f.upAt >= 0 && time.Duration(now-f.upAt) < f.maxBackoff {
+			// Failing again soon after recovering: resume the backoff.
+			f.backoff = min(2*f.backoff, f.maxBackoff)
+		} else {
+			f.backoff = f.minBackoff
+		}
+		f.since = now
+	case probe:
+		f.backoff = min(2*f.backoff, f.maxBackoff)
+	default:
+		f.mu.Unlock()
+		return
+	}
+	f.outage.Store(&outage{
+		degraded:    &DegradedError{Policy: f.policy, Err: err},
+		unavailable: &UnavailableError{RetryAfter: f.backoff, Err: err},
+	})
+	f.nextProbe.Store(now + int64(f.backoff))
+	f.down.Store(true)
+	f.probing.Store(0)
+	backoff := f.backoff
+	f.mu.Unlock()
+	if !opened {
+		return
+	}
+	f.log.Error("agentready: rate-limit store failed; limits follow the failure policy until it recovers",
+		"policy", f.policy.String(), "err", err, "retry_in", backoff)
+	if f.hook != nil {
+		f.hook(FailoverEvent{Down: true, Policy: f.policy, Err: err})
+	}
+}
+
+// recover closes the circuit after a successful probe.
+func (f *Failover) recover() {
+	f.mu.Lock()
+	now := f.now()
+	outage := time.Duration(now - f.since)
+	f.upAt = now
+	f.down.Store(false)
+	f.probing.Store(0)
+	f.mu.Unlock()
+	f.log.Info("agentready: rate-limit store recovered", "policy", f.policy.String(), "outage", outage)
+	if f.hook != nil {
+		f.hook(FailoverEvent{Down: false, Policy: f.policy, Outage: outage})
+	}
+}
+
+// degrade answers by the failure policy.
+func (f *Failover) degrade(ctx context.Context, limits []Limit, res []Result) error {
+	o := f.outage.Load()
+	switch f.policy {
+	case FailOpen:
+		for i := range limits {
+			l := &limits[i]
+			// As if every request found a full bucket.
+			res[i] = Result{Allowed: true, Limit: l.Rate, Remaining: l.Rate - 1, Reset: l.Period / time.Duration(l.Rate)}
+		}
+		return o.degraded
+	case FailClosed:
+		return o.unavailable
+	}
+	if err := f.fallback.Allow(ctx, limits, res); err != nil {
+		return err
+	}
+	return o.degraded
+}

@@ -1,0 +1,450 @@
+package enforce_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/enforce/storetest"
+)
+
+// The circuit's logic, on a primary whose failures the test controls. The
+// Redis outage itself (killed, paused, restarted redis-server) is tested
+// end to end in the root package's redis_test.go.
+
+// flakyStore is a MemoryStore that can be made to fail or to hang until
+// its context ends, as a down or a stuck Redis does.
+type flakyStore struct {
+	inner enforce.Store
+	mode  atomic.Int32 // flakyOK, flakyFail, flakyHang
+	calls atomic.Int64
+}
+
+const (
+	flakyOK = iota
+	flakyFail
+	flakyHang
+	flakyPanic
+)
+
+var errRefused = errors.New("dial tcp 127.0.0.1:6379: connect: connection refused")
+
+func newFlaky(t *testing.T) *flakyStore {
+	t.Helper()
+	ms, err := enforce.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &flakyStore{inner: ms}
+}
+
+func (s *flakyStore) Allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+	s.calls.Add(1)
+	switch s.mode.Load() {
+	case flakyFail:
+		return errRefused
+	case flakyHang:
+		<-ctx.Done()
+		return ctx.Err()
+	case flakyPanic:
+		panic("primary store bug")
+	}
+	return s.inner.Allow(ctx, limits, res)
+}
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// count returns how many log lines contain s.
+func (b *syncBuffer) count(s string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Count(b.b.String(), s)
+}
+
+type events struct {
+	mu sync.Mutex
+	ev []enforce.FailoverEvent
+}
+
+func (e *events) add(ev enforce.FailoverEvent) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ev = append(e.ev, ev)
+}
+
+func (e *events) downs() (down, up int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ev := range e.ev {
+		if ev.Down {
+			down++
+		} else {
+			up++
+		}
+	}
+	return down, up
+}
+
+type failoverFixture struct {
+	primary *flakyStore
+	f       *enforce.Failover
+	log     *syncBuffer
+	events  *events
+}
+
+const (
+	testTimeout    = 30 * time.Millisecond
+	testMinBackoff = 40 * time.Millisecond
+	testMaxBackoff = 160 * time.Millisecond
+)
+
+func newFailover(t *testing.T, p enforce.FailurePolicy, opts ...enforce.FailoverOption) *failoverFixture {
+	t.Helper()
+	fx := &failoverFixture{primary: newFlaky(t), log: &syncBuffer{}, events: &events{}}
+	opts = append([]enforce.FailoverOption{
+		enforce.WithFailurePolicy(p),
+		enforce.WithStoreTimeout(testTimeout),
+		enforce.WithRetryBackoff(testMinBackoff, testMaxBackoff),
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(fx.log, nil))),
+		enforce.WithOnStateChange(fx.events.add),
+	}, opts...)
+	f, err := enforce.NewFailover(fx.primary, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.f = f
+	return fx
+}
+
+var failClient = enforce.Key{Net: netip.MustParsePrefix("192.0.2.9/32")}
+
+func threeLimits(rate int) []enforce.Limit {
+	return []enforce.Limit{
+		{Name: "site", Key: failClient, Rate: 100, Period: time.Hour},
+		{Name: "agent:claude", Key: failClient, Rate: 50, Period: time.Hour},
+		{Name: "capability:search", Key: enforce.Key{Net: failClient.Net, ID: "claude"}, Rate: rate, Period: time.Hour},
+	}
+}
+
+func TestFailoverPolicies(t *testing.T) {
+	for _, tc := range []struct {
+		policy enforce.FailurePolicy
+		check  func(t *testing.T, i int, res []enforce.Result, err error)
+	}{
+		{enforce.FallbackMemory, func(t *testing.T, i int, res []enforce.Result, err error) {
+			// Counted in the fallback store: 3 allowed, then denied.
+			if !errors.Is(err, enforce.ErrDegraded) || !errors.Is(err, errRefused) {
+				t.Fatalf("request %d: err = %v, want ErrDegraded wrapping the failure", i, err)
+			}
+			if enforce.Allowed(res) != (i < 3) {
+				t.Errorf("request %d: allowed = %v, want %v (3 per hour in the fallback)", i, enforce.Allowed(res), i < 3)
+			}
+		}},
+		{enforce.FailOpen, func(t *testing.T, i int, res []enforce.Result, err error) {
+			if !errors.Is(err, enforce.ErrDegraded) || !errors.Is(err, errRefused) {
+				t.Fatalf("request %d: err = %v, want ErrDegraded wrapping the failure", i, err)
+			}
+			if !enforce.Allowed(res) || res[2].Limit != 3 || res[2].Remaining != 2 || res[2].RetryAfter != 0 {
+				t.Errorf("request %d: %+v, want every limit passed as a full bucket", i, res)
+			}
+		}},
+		{enforce.FailClosed, func(t *testing.T, i int, res []enforce.Result, err error) {
+			var ue *enforce.UnavailableError
+			if errors.Is(err, enforce.ErrDegraded) || !errors.Is(err, enforce.ErrUnavailable) || !errors.As(err, &ue) {
+				t.Fatalf("request %d: err = %v, want an UnavailableError", i, err)
+			}
+			if ue.RetryAfter < testMinBackoff || ue.RetryAfter > testMaxBackoff {
+				t.Errorf("RetryAfter = %v, want the backoff", ue.RetryAfter)
+			}
+		}},
+	} {
+		t.Run(tc.policy.String(), func(t *testing.T) {
+			fx := newFailover(t, tc.policy)
+			limits := threeLimits(3)
+			res := make([]enforce.Result, 3)
+			if err := fx.f.Allow(context.Background(), limits, res); err != nil || !enforce.Allowed(res) || res[2].Remaining != 2 {
+				t.Fatalf("healthy: %v %+v", err, res)
+			}
+			fx.primary.mode.Store(flakyFail)
+			for i := range 6 {
+				err := fx.f.Allow(context.Background(), limits, res)
+				tc.check(t, i, res, err)
+			}
+			if !fx.f.Degraded() {
+				t.Error("Degraded() = false during the outage")
+			}
+			// One call failed and opened the circuit; the next five were
+			// answered without asking the primary.
+			if n := fx.primary.calls.Load(); n != 2 {
+				t.Errorf("primary called %d times, want 2 (healthy, then the failure)", n)
+			}
+			if n := fx.log.count("rate-limit store failed"); n != 1 {
+				t.Errorf("%d failure log lines, want 1:\n%s", n, fx.log.b.String())
+			}
+			if d, u := fx.events.downs(); d != 1 || u != 0 {
+				t.Errorf("events: %d down, %d up; want 1, 0", d, u)
+			}
+		})
+	}
+}
+
+// After the backoff one request probes; when the primary answers, the
+// circuit closes and requests are counted there again.
+func TestFailoverRecovers(t *testing.T) {
+	fx := newFailover(t, enforce.FallbackMemory)
+	limits := threeLimits(1000)
+	res := make([]enforce.Result, 3)
+	fx.primary.mode.Store(flakyFail)
+	_ = fx.f.Allow(context.Background(), limits, res)
+	fx.primary.mode.Store(flakyOK)
+	// Within the backoff the primary is left alone.
+	if err := fx.f.Allow(context.Background(), limits, res); !errors.Is(err, enforce.ErrDegraded) {
+		t.Fatalf("within the backoff: %v, want degraded", err)
+	}
+	if n := fx.primary.calls.Load(); n != 1 {
+		t.Fatalf("primary called %d times within the backoff, want 1", n)
+	}
+	time.Sleep(testMinBackoff + 10*time.Millisecond)
+	if err := fx.f.Allow(context.Background(), limits, res); err != nil {
+		t.Fatalf("after the backoff: %v, want the primary's answer", err)
+	}
+	if fx.f.Degraded() {
+		t.Error("still degraded after a successful probe")
+	}
+	// The primary counted the probe and nothing of the outage.
+	if res[2].Remaining != 999 {
+		t.Errorf("Remaining = %d, want 999 (the probe was its first request)", res[2].Remaining)
+	}
+	if err := fx.f.Allow(context.Background(), limits, res); err != nil || res[2].Remaining != 998 {
+		t.Errorf("after recovery: %v Remaining %d, want 998", err, res[2].Remaining)
+	}
+	if d, u := fx.events.downs(); d != 1 || u != 1 {
+		t.Errorf("events: %d down, %d up; want 1, 1", d, u)
+	}
+	if n := fx.log.count("rate-limit store recovered"); n != 1 {
+		t.Errorf("%d recovery log lines, want 1", n)
+	}
+	fx.events.mu.Lock()
+	last := fx.events.ev[len(fx.events.ev)-1]
+	fx.events.mu.Unlock()
+	if last.Outage < testMinBackoff {
+		t.Errorf("Outage = %v, want at least the backoff", last.Outage)
+	}
+}
+
+// Probes that fail double the backoff; one request probes at a time, and
+// a hung primary costs each probe the timeout, nobody else.
+func TestFailoverBackoffAndTimeout(t *testing.T) {
+	fx := newFailover(t, enforce.FailOpen)
+	limits := threeLimits(10)
+	fx.primary.mode.Store(flakyHang)
+	var (
+		wg      sync.WaitGroup
+		slowest atomic.Int64
+		stop    = time.Now().Add(600 * time.Millisecond)
+	)
+	for range 8 {
+		wg.Go(func() {
+			res := make([]enforce.Result, 3)
+			for time.Now().Before(stop) {
+				start := time.Now()
+				err := fx.f.Allow(context.Background(), limits, res)
+				took := time.Since(start)
+				for {
+					old := slowest.Load()
+					if int64(took) <= old || slowest.CompareAndSwap(old, int64(took)) {
+						break
+					}
+				}
+				if !errors.Is(err, enforce.ErrDegraded) || !enforce.Allowed(res) {
+					t.Errorf("hung primary, fail open: %v %+v", err, res)
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	wg.Wait()
+	if d := time.Duration(slowest.Load()); d > testTimeout+100*time.Millisecond {
+		t.Errorf("slowest request took %v, timeout %v", d, testTimeout)
+	}
+	// 8 requests in flight may all have waited the first timeout; then
+	// probes at 40, 80, 160, 160... ms: about 5 in 600ms.
+	if n := fx.primary.calls.Load(); n > 8+6 {
+		t.Errorf("primary called %d times in 600ms, want at most %d: the backoff is not holding", n, 8+6)
+	}
+	if n := fx.log.count("rate-limit store failed"); n != 1 {
+		t.Errorf("%d failure log lines, want 1", n)
+	}
+}
+
+// A primary that recovers and fails again soon resumes its backoff, so
+// flapping does not log two lines per minimum backoff.
+func TestFailoverFlapping(t *testing.T) {
+	fx := newFailover(t, enforce.FailOpen)
+	limits := threeLimits(1000)
+	res := make([]enforce.Result, 3)
+	var lastWait time.Duration
+	for round := range 3 {
+		fx.primary.mode.Store(flakyFail)
+		_ = fx.f.Allow(context.Background(), limits, res) // opens the circuit
+		fx.primary.mode.Store(flakyOK)
+		start := time.Now()
+		for fx.f.Degraded() {
+			if time.Since(start) > 2*time.Second {
+				t.Fatal("no recovery within 2s")
+			}
+			_ = fx.f.Allow(context.Background(), limits, res)
+			time.Sleep(2 * time.Millisecond)
+		}
+		wait := time.Since(start)
+		if round > 0 && wait < min(2*lastWait, testMaxBackoff)-10*time.Millisecond {
+			t.Errorf("round %d: recovered after %v, the previous after %v: the backoff restarted", round, wait, lastWait)
+		}
+		lastWait = wait
+	}
+}
+
+// A probe whose primary panicked (net/http recovers the request) does not
+// leave the circuit open for good: another request probes later.
+func TestFailoverProbePanics(t *testing.T) {
+	fx := newFailover(t, enforce.FailOpen)
+	limits := threeLimits(1000)
+	res := make([]enforce.Result, 3)
+	fx.primary.mode.Store(flakyFail)
+	_ = fx.f.Allow(context.Background(), limits, res)
+	fx.primary.mode.Store(flakyPanic)
+	time.Sleep(testMinBackoff + 5*time.Millisecond)
+	func() {
+		defer func() { _ = recover() }()
+		_ = fx.f.Allow(context.Background(), limits, res)
+		t.Error("the probe did not reach the primary")
+	}()
+	fx.primary.mode.Store(flakyOK)
+	deadline := time.Now().Add(2 * time.Second)
+	for fx.f.Degraded() {
+		if time.Now().After(deadline) {
+			t.Fatal("still degraded 2s after the panicking probe")
+		}
+		_ = fx.f.Allow(context.Background(), limits, res)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The caller's own problems are not the primary's failures.
+func TestFailoverCallerErrors(t *testing.T) {
+	fx := newFailover(t, enforce.FailClosed)
+	res := make([]enforce.Result, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := fx.f.Allow(ctx, threeLimits(3), res); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
+	}
+	bad := threeLimits(0)
+	if err := fx.f.Allow(context.Background(), bad, res); !errors.Is(err, enforce.ErrInvalidLimit) {
+		t.Errorf("invalid limit: %v", err)
+	}
+	// Cancelled while a hung primary is being asked.
+	fx.primary.mode.Store(flakyHang)
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Millisecond)
+	defer cancel()
+	if err := fx.f.Allow(ctx, threeLimits(3), res); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("caller's deadline: %v", err)
+	}
+	// Cancelled, not timed out: the primary is not told (see timeoutCtx),
+	// so the call ends with the timeout, and reports the cancellation.
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(5*time.Millisecond, cancel)
+	start := time.Now()
+	if err := fx.f.Allow(ctx, threeLimits(3), res); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled during the call: %v", err)
+	}
+	if d := time.Since(start); d > testTimeout+100*time.Millisecond {
+		t.Errorf("cancelled call took %v, timeout %v", d, testTimeout)
+	}
+	if fx.f.Degraded() || fx.log.count("failed") != 0 {
+		t.Errorf("the caller's errors opened the circuit: %s", fx.log.b.String())
+	}
+}
+
+func TestNewFailoverErrors(t *testing.T) {
+	_, err := enforce.NewFailover(nil,
+		enforce.WithFailurePolicy(7),
+		enforce.WithStoreTimeout(0),
+		enforce.WithRetryBackoff(time.Second, time.Millisecond),
+		enforce.WithFallbackStore(nil),
+		enforce.WithFailoverLogger(nil),
+	)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"nil primary", "WithFailurePolicy(7)", "WithStoreTimeout(0s)", "WithRetryBackoff(1s, 1ms)", "WithFallbackStore", "WithFailoverLogger"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not report %q:\n%v", want, err)
+		}
+	}
+	for _, p := range []enforce.FailurePolicy{enforce.FallbackMemory, enforce.FailOpen, enforce.FailClosed, 9} {
+		if p.String() == "" {
+			t.Errorf("policy %d has no name", p)
+		}
+	}
+}
+
+// The failover adds no allocation: not on a healthy call (its timeout's
+// context is pooled), not with a caller's deadline, not while degraded.
+func TestFailoverAllocs(t *testing.T) {
+	fx := newFailover(t, enforce.FallbackMemory)
+	limits := threeLimits(1 << 30)
+	res := make([]enforce.Result, 3)
+	ctx := context.Background()
+	_ = fx.f.Allow(ctx, limits, res)
+	healthy := testing.AllocsPerRun(200, func() { _ = fx.f.Allow(ctx, limits, res) })
+	short, cancel := context.WithTimeout(ctx, testTimeout/2)
+	defer cancel()
+	withDeadline := testing.AllocsPerRun(200, func() { _ = fx.f.Allow(short, limits, res) })
+	fx.primary.mode.Store(flakyFail)
+	_ = fx.f.Allow(ctx, limits, res)
+	degraded := testing.AllocsPerRun(200, func() { _ = fx.f.Allow(ctx, limits, res) })
+	t.Logf("allocs per call: healthy %v, caller deadline %v, degraded %v", healthy, withDeadline, degraded)
+	// Under the race detector sync.Pool drops items: counts mean nothing.
+	if !enforce.RaceEnabled && (healthy != 0 || withDeadline != 0 || degraded != 0) {
+		t.Errorf("allocs: healthy %v, caller deadline %v, degraded %v; want 0", healthy, withDeadline, degraded)
+	}
+}
+
+// A healthy Failover is its primary: it passes the conformance suite.
+func TestFailoverConformance(t *testing.T) {
+	clock := enforce.NewFakeClock(time.Time{})
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T) enforce.Store {
+			ms, err := enforce.NewMemoryStore(enforce.WithClock(clock.Now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := enforce.NewFailover(ms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		},
+		Advance: func(_ *testing.T, d time.Duration) { clock.Advance(d) },
+	})
+}

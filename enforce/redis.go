@@ -1,0 +1,407 @@
+package enforce
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var _ Store = (*RedisStore)(nil)
+
+// DefaultKeyPrefix starts every key a RedisStore writes.
+const DefaultKeyPrefix = "agentready:"
+
+// maxRedisRate bounds Limit.Rate for the Redis store: Lua numbers are
+// float64, exact to 2^53, and rates anywhere near that are meaningless.
+const maxRedisRate = 1 << 40
+
+// ErrCrossSlot reports limits of one Allow call whose keys Redis Cluster
+// (or a Ring) would place on different nodes: they cannot be checked in one
+// atomic script. The enforcer never makes such calls (see RedisStore).
+var ErrCrossSlot = errors.New("enforce: limits of one request hash to different Redis slots")
+
+// RedisStore is a Store in Redis, so that replicas of a site share their
+// buckets: a limit of N per period allows N requests in total, whichever
+// replica serves them.
+//
+// The algorithm is the GCRA of github.com/go-redis/redis_rate, run in a Lua
+// script on the Redis clock (TIME), so the replicas' clocks do not matter.
+// redis_rate's script handles one key per call; this store's script takes
+// every limit of a request (site, agent, capability) in ONE round trip,
+// checks them all, and consumes from all or none. Results follow the
+// memory store: RetryAfter is 0 for an allowed limit (redis_rate says -1),
+// Remaining counts whole tokens, Reset is the time until the bucket is
+// full. Both stores pass enforce/storetest.
+//
+// One client's buckets live in one key: the prefix and a Redis Cluster
+// hash tag, holding a small MessagePack map from bucket to its theoretical
+// arrival time:
+//
+//	agentready:{192.0.2.1/32}  site|  agent:claude|  capability:product-search|claude
+//	agentready:{id:key-123}    site  agent:claude
+//
+// The tag is the Key's network when it has one, else "id:" and its ID, so
+// one request's site, agent and capability buckets are one key: one GET and
+// one SET in the script, one slot on Cluster. Limits of one call must share
+// that tag on a Cluster or Ring client (ErrCrossSlot otherwise); the
+// enforcer always calls with one client's limits. The key expires at most
+// two periods after the client's last request (see allowScript), so idle
+// clients take no memory. Redis 6.0 or later is required.
+//
+// Allow allocates one string, the key; everything else it allocates is
+// go-redis's own, for the command and its reply. It does not retry, fall
+// back or time out by itself: wrap it in a Failover for that.
+type RedisStore struct {
+	client redis.UniversalClient
+	prefix string
+	// sharded: the client routes by key (Cluster, Ring), so the hash tags
+	// of one call must agree.
+	sharded bool
+	pool    sync.Pool
+}
+
+// RedisOption configures a RedisStore.
+type RedisOption func(*redisConfig)
+
+type redisConfig struct {
+	prefix string
+	errs   []error
+}
+
+// WithKeyPrefix sets the prefix of every key (default DefaultKeyPrefix), to
+// share one Redis between sites or environments. It may not contain '{' or
+// '}', which would move the Cluster hash tag.
+func WithKeyPrefix(p string) RedisOption {
+	return func(c *redisConfig) {
+		if strings.ContainsAny(p, "{}") {
+			c.errs = append(c.errs, fmt.Errorf("enforce: WithKeyPrefix(%q): '{' and '}' are reserved for the hash tag", p))
+			return
+		}
+		c.prefix = p
+	}
+}
+
+// NewRedisStore returns a store on client: a *redis.Client, a Sentinel
+// failover client or a *redis.ClusterClient (redis.NewUniversalClient makes
+// any of them). The client's options must set ContextTimeoutEnabled, so
+// that a request's deadline (the Failover's timeout) bounds its wait for
+// Redis. The store does not own the client: close it yourself.
+// Nothing is sent to Redis until the first Allow; the script is loaded by
+// EVALSHA's NOSCRIPT fallback. It reports every invalid option at once.
+func NewRedisStore(client redis.UniversalClient, opts ...RedisOption) (*RedisStore, error) {
+	cfg := redisConfig{prefix: DefaultKeyPrefix}
+	if client == nil {
+		cfg.errs = append(cfg.errs, errors.New("enforce: NewRedisStore: nil client"))
+	} else if !honoursDeadlines(client) {
+		cfg.errs = append(cfg.errs, errors.New("enforce: NewRedisStore: the client's options must set ContextTimeoutEnabled: "+
+			"without it go-redis ignores request deadlines on the socket, and a hung Redis holds every request for ReadTimeout (3 s by default) "+
+			"whatever the Failover's timeout"))
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if len(cfg.errs) > 0 {
+		return nil, errors.Join(cfg.errs...)
+	}
+	s := &RedisStore{client: client, prefix: cfg.prefix}
+	switch client.(type) {
+	case *redis.ClusterClient, *redis.Ring:
+		s.sharded = true
+	}
+	s.pool.New = func() any { return new(redisScratch) }
+	return s, nil
+}
+
+// honoursDeadlines reports whether the client lets a context's deadline
+// bound its socket reads and writes (Options.ContextTimeoutEnabled). A
+// client of another type is trusted to.
+func honoursDeadlines(client redis.UniversalClient) bool {
+	switch c := client.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return true
+}
+
+// redisScratch is the per-call working memory, pooled: the key and
+// argument slices go through interfaces and would escape. It is also the
+// script's argument: go-redis writes it with MarshalBinary, so that
+// passing it allocates nothing.
+type redisScratch struct {
+	keyBuf []byte // the call's keys, back to back
+	ends   [stackLimits]int
+	keys   [stackLimits]string
+	arg    []byte // MessagePack: (key index, field, rate, period) per limit
+	args   [1]any
+}
+
+// MarshalBinary returns the script's argument.
+func (sc *redisScratch) MarshalBinary() ([]byte, error) { return sc.arg, nil }
+
+// Allow implements Store.
+func (s *RedisStore) Allow(ctx context.Context, limits []Limit, res []Result) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := CheckLimits(limits, res); err != nil {
+		return err
+	}
+	n := len(limits)
+	if n == 0 {
+		return nil
+	}
+	for i := range limits {
+		if limits[i].Rate > maxRedisRate {
+			return fmt.Errorf("%w: %q: rate %d is above the Redis store's %d", ErrInvalidLimit, limits[i].Name, limits[i].Rate, maxRedisRate)
+		}
+	}
+	sc := s.pool.Get().(*redisScratch)
+	defer s.pool.Put(sc)
+	ends := sc.ends[:0]
+	kb := sc.keyBuf[:0]
+	arg := appendArrayHeader(sc.arg[:0], 4*n)
+	for i := range limits {
+		l := &limits[i]
+		// The key: an earlier limit's when the tag is the same (one client:
+		// the usual case), else a new one.
+		start := len(kb)
+		kb = s.appendKey(kb, &l.Key)
+		k, prev := 0, 0
+		for j, end := range ends {
+			if string(kb[prev:end]) == string(kb[start:]) {
+				k = j + 1
+				break
+			}
+			prev = end
+		}
+		if k == 0 {
+			if len(ends) > 0 && s.sharded {
+				return ErrCrossSlot
+			}
+			ends = append(ends, len(kb))
+			k = len(ends)
+		} else {
+			kb = kb[:start]
+		}
+		arg = appendUint(arg, uint64(k))
+		arg = appendField(arg, l)
+		arg = appendUint(arg, uint64(l.Rate))
+		arg = appendUint(arg, uint64(micros(l.Period)))
+	}
+	all := string(kb) // the one allocation: the call's keys
+	var keys []string
+	if len(ends) <= len(sc.keys) {
+		keys = sc.keys[:len(ends)]
+	} else {
+		keys = make([]string, len(ends))
+	}
+	prev := 0
+	for j, end := range ends {
+		keys[j] = all[prev:end]
+		prev = end
+	}
+	sc.keyBuf, sc.arg = kb, arg
+	sc.args[0] = sc
+	v, err := allowScript.Run(ctx, s.client, keys, sc.args[:]...).Result()
+	clear(keys) // the pool must not pin this call's strings
+	sc.args[0] = nil
+	if cap(sc.keyBuf) > maxScratch || cap(sc.arg) > maxScratch {
+		sc.keyBuf, sc.arg = nil, nil // attacker-sized IDs are not kept
+	}
+	if err != nil {
+		return fmt.Errorf("enforce: redis: %w", err)
+	}
+	return parseReply(v, limits, res)
+}
+
+// appendKey appends the key of k's buckets: the prefix and the hash tag,
+// which is the network, or "id:" and the ID when the Key has no network.
+// The ID is escaped so that its first unescaped '}' ends the tag.
+func (s *RedisStore) appendKey(dst []byte, k *Key) []byte {
+	dst = append(dst, s.prefix...)
+	dst = append(dst, '{')
+	if k.Net.IsValid() {
+		dst = k.Net.AppendTo(dst)
+	} else {
+		dst = append(dst, "id:"...)
+		dst = appendTagEscaped(dst, k.ID)
+	}
+	return append(dst, '}')
+}
+
+// appendField appends l's bucket name within its key, as a MessagePack
+// string: the name, and for a networked Key "|" and the ID (an ID-only Key
+// has its ID in the tag). Name and ID are escaped as in Limit.AppendKey,
+// so no two buckets of a key share a field.
+func appendField(dst []byte, l *Limit) []byte {
+	// str32, its length patched in afterwards: one pass over the strings.
+	dst = append(dst, 0xdb, 0, 0, 0, 0)
+	at := len(dst)
+	dst = appendEscaped(dst, l.Name)
+	if l.Key.Net.IsValid() {
+		dst = append(dst, '|')
+		dst = appendEscaped(dst, l.Key.ID)
+	}
+	binary.BigEndian.PutUint32(dst[at-4:at], uint32(len(dst)-at))
+	return dst
+}
+
+// appendArrayHeader and appendUint write MessagePack (array, uint64).
+func appendArrayHeader(dst []byte, n int) []byte {
+	if n < 16 {
+		return append(dst, 0x90|byte(n))
+	}
+	return binary.BigEndian.AppendUint32(append(dst, 0xdd), uint32(n))
+}
+
+func appendUint(dst []byte, v uint64) []byte {
+	if v < 128 {
+		return append(dst, byte(v))
+	}
+	return binary.BigEndian.AppendUint64(append(dst, 0xcf), v)
+}
+
+// appendTagEscaped writes s with '}' and the backslash escaped, so
+// that the first unescaped '}' ends the tag whatever the ID holds.
+func appendTagEscaped(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '}' || c == '\\' {
+			dst = append(dst, '\\')
+		}
+		dst = append(dst, s[i])
+	}
+	return dst
+}
+
+// parseReply turns the script's reply, a MessagePack sequence (allowed,
+// debt_1, ..., debt_n) with debts in microseconds, into results. The
+// arithmetic is the script's, on the same float64 values, so that a limit
+// the script found fitting is reported allowed here.
+func parseReply(v any, limits []Limit, res []Result) error {
+	b, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enforce: redis: unexpected script reply %T", v)
+	}
+	b, err := skipArrayHeader(b, len(limits)+1)
+	if err != nil {
+		return err
+	}
+	if len(b) < 1 || (b[0] != 0xc2 && b[0] != 0xc3) {
+		return errBadReply
+	}
+	all := b[0] == 0xc3
+	b = b[1:]
+	for i := range limits {
+		var d float64
+		if d, b, err = msgpackFloat(b); err != nil {
+			return err
+		}
+		l := &limits[i]
+		p := float64(micros(l.Period))
+		rate := float64(l.Rate)
+		e := p / rate
+		ep := min(e/2, 0.5)
+		if !(d >= 0 && d <= p+ep) { // the script caps debts; NaN fails too
+			return errBadReply
+		}
+		r := Result{Limit: l.Rate, Reset: ceilMicros(d)}
+		if all || d+e <= p+ep {
+			r.Allowed = true
+			r.Remaining = int(min(math.Floor((p-d+ep)/e), rate))
+		} else {
+			r.RetryAfter = ceilMicros(d + e - p)
+		}
+		res[i] = r
+	}
+	if len(b) != 0 {
+		return errBadReply
+	}
+	return nil
+}
+
+var errBadReply = errors.New("enforce: redis: malformed script reply")
+
+// ceilMicros converts microseconds to a Duration, rounded up to the
+// nanosecond so that a client waiting that long finds what it was promised.
+func ceilMicros(us float64) time.Duration {
+	return time.Duration(math.Ceil(us * 1000))
+}
+
+// skipArrayHeader checks that b starts with a MessagePack array of n
+// elements and returns what follows.
+func skipArrayHeader(b string, n int) (string, error) {
+	switch {
+	case n < 16 && len(b) >= 1 && b[0] == 0x90|byte(n):
+		return b[1:], nil
+	case len(b) >= 3 && b[0] == 0xdc && int(b[1])<<8|int(b[2]) == n:
+		return b[3:], nil
+	case len(b) >= 5 && b[0] == 0xdd && int(b[1])<<24|int(b[2])<<16|int(b[3])<<8|int(b[4]) == n:
+		return b[5:], nil
+	}
+	return "", errBadReply
+}
+
+// msgpackFloat reads one MessagePack number, as Lua's cmsgpack writes
+// them: integers when the value is whole, else float32 when exact, else
+// float64.
+func msgpackFloat(b string) (float64, string, error) {
+	if len(b) == 0 {
+		return 0, "", errBadReply
+	}
+	c := b[0]
+	switch {
+	case c < 0x80:
+		return float64(c), b[1:], nil
+	case c >= 0xe0:
+		return float64(int8(c)), b[1:], nil
+	}
+	size := map8[c]
+	if size == 0 || len(b) < 1+size {
+		return 0, "", errBadReply
+	}
+	var u uint64
+	for i := 1; i <= size; i++ {
+		u = u<<8 | uint64(b[i])
+	}
+	rest := b[1+size:]
+	switch c {
+	case 0xca:
+		return float64(math.Float32frombits(uint32(u))), rest, nil
+	case 0xcb:
+		return math.Float64frombits(u), rest, nil
+	case 0xcc, 0xcd, 0xce, 0xcf:
+		return float64(u), rest, nil
+	case 0xd0:
+		return float64(int8(u)), rest, nil
+	case 0xd1:
+		return float64(int16(u)), rest, nil
+	case 0xd2:
+		return float64(int32(u)), rest, nil
+	default: // 0xd3
+		return float64(int64(u)), rest, nil
+	}
+}
+
+// map8 is the payload size of the MessagePack number types.
+var map8 = [256]int{0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8, 0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8}
+
+// maxScratch is the largest buffer a pooled scratch keeps.
+const maxScratch = 4096
+
+// micros is d in whole microseconds, rounded up: the script's unit.
+func micros(d time.Duration) int64 {
+	return int64((d + time.Microsecond - 1) / time.Microsecond)
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package enforce
+
+const raceEnabled = false

@@ -1,0 +1,8 @@
+//go:build race
+
+package enforce
+
+// raceEnabled: under the race detector sync.Pool drops items at random, so
+// allocation counts are not asserted. RaceEnabled (redis_internal_test.go)
+// exports it to the external tests.
+const raceEnabled = true

@@ -1,0 +1,283 @@
+// Package redistest gives tests a real Redis: never a mock.
+//
+// Start uses the server at $REDIS_ADDR when it is set, and otherwise starts
+// a private redis-server (the Debian package's binary, found on PATH) on a
+// free 127.0.0.1 port, with persistence off, in a temporary directory; the
+// test's cleanup kills it by its pid. StartLocal always starts a private
+// server, for tests that stop, pause and restart it.
+//
+// Without Redis the test is skipped, unless AGENTREADY_REQUIRE_REDIS=1 (set
+// by .ci/run): then it fails, so that CI never passes by skipping.
+package redistest
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Environment variables the package reads.
+const (
+	// EnvAddr names an existing server (host:port) to use instead of
+	// starting one.
+	EnvAddr = "REDIS_ADDR"
+	// EnvRequire, set to 1, turns "skipped for lack of Redis" into a
+	// failure.
+	EnvRequire = "AGENTREADY_REQUIRE_REDIS"
+)
+
+// startTimeout bounds how long a new server may take to answer PING.
+const startTimeout = 10 * time.Second
+
+// Server is a Redis server a test uses.
+type Server struct {
+	// Addr is the server's host:port.
+	Addr string
+
+	bin  string // redis-server binary; "" for an external server
+	dir  string
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{} // closed when cmd has been waited for
+}
+
+// Start returns the server at $REDIS_ADDR, or a private one as StartLocal
+// does.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	if addr := os.Getenv(EnvAddr); addr != "" {
+		if err := ping(addr, startTimeout); err != nil {
+			t.Fatalf("redistest: %s=%s does not answer PING: %v", EnvAddr, addr, err)
+		}
+		return &Server{Addr: addr}
+	}
+	return StartLocal(t)
+}
+
+// StartLocal starts a private redis-server on a free 127.0.0.1 port and
+// kills it when the test ends. Only a private server can be stopped,
+// paused and restarted.
+func StartLocal(t testing.TB) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		unavailable(t, "redis-server is not on PATH (apt-get install redis-server)")
+	}
+	s := &Server{bin: bin, dir: t.TempDir()}
+	t.Cleanup(func() { s.kill() })
+	// A port found free may be taken before redis-server binds it: retry.
+	var last error
+	for range 5 {
+		port, err := freePort()
+		if err != nil {
+			t.Fatalf("redistest: %v", err)
+		}
+		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		if last = s.start(); last == nil {
+			return s
+		}
+	}
+	t.Fatalf("redistest: starting redis-server: %v", last)
+	return nil
+}
+
+// Required reports whether tests must not skip for lack of Redis.
+func Required() bool { return os.Getenv(EnvRequire) == "1" }
+
+func unavailable(t testing.TB, why string) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("redistest: %s, and %s=1", why, EnvRequire)
+	}
+	t.Skipf("redistest: %s; skipped (set %s=1 to make this a failure)", why, EnvRequire)
+}
+
+// Prefix returns a key prefix no other test uses, so that tests sharing a
+// server (an external one in particular) never see each other's keys. The
+// keys are not deleted: stores' keys expire on their own, and a private
+// server dies with its test.
+func Prefix(t testing.TB) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := strings.NewReplacer("/", ".", " ", "_", "{", "(", "}", ")").Replace(t.Name())
+	return "agentready-test:" + name + ":" + hex.EncodeToString(b[:]) + ":"
+}
+
+// Stop kills the server (SIGKILL, by its pid) and waits for it to exit:
+// an abrupt outage, connections reset.
+func (s *Server) Stop(t testing.TB) {
+	t.Helper()
+	s.mustLocal(t)
+	s.kill()
+}
+
+// Restart starts the server again on the same port, with no data (a
+// restarted cache).
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.mustLocal(t)
+	s.kill()
+	var err error
+	// The port was ours a moment ago; redis-server sets SO_REUSEADDR, but a
+	// slow exit can hold it briefly.
+	for range 20 {
+		if err = s.start(); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("redistest: restarting redis-server on %s: %v", s.Addr, err)
+}
+
+// Pause stops the server's process (SIGSTOP): connections stay open and
+// new ones are accepted by the kernel, but nothing answers. This is a hung
+// or overloaded Redis, which only timeouts can cut short.
+func (s *Server) Pause(t testing.TB) {
+	t.Helper()
+	s.signal(t, syscall.SIGSTOP)
+}
+
+// Resume continues a paused server (SIGCONT).
+func (s *Server) Resume(t testing.TB) {
+	t.Helper()
+	s.signal(t, syscall.SIGCONT)
+}
+
+func (s *Server) signal(t testing.TB, sig syscall.Signal) {
+	t.Helper()
+	s.mustLocal(t)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		t.Fatalf("redistest: %v: server not running", sig)
+	}
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("redistest: %v: %v", sig, err)
+	}
+}
+
+func (s *Server) mustLocal(t testing.TB) {
+	t.Helper()
+	if s.bin == "" {
+		t.Fatalf("redistest: the server at %s=%s is not ours to stop; use StartLocal", EnvAddr, s.Addr)
+	}
+}
+
+func (s *Server) start() error {
+	_, port, _ := net.SplitHostPort(s.Addr)
+	cmd := exec.Command(s.bin,
+		"--port", port, "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no",
+		"--dir", s.dir, "--logfile", "",
+		"--protected-mode", "no")
+	cmd.Dir = s.dir
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	// Keep the last lines of its log for the error message; drain the
+	// rest so the server never blocks on a full pipe.
+	var logMu sync.Mutex
+	var tail []string
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			logMu.Lock()
+			tail = append(tail, sc.Text())
+			if len(tail) > 5 {
+				tail = tail[1:]
+			}
+			logMu.Unlock()
+		}
+		_ = cmd.Wait()
+		close(done)
+	}()
+	s.mu.Lock()
+	s.cmd, s.done = cmd, done
+	s.mu.Unlock()
+	if err := waitPing(s.Addr, done); err != nil {
+		s.kill()
+		logMu.Lock()
+		defer logMu.Unlock()
+		return fmt.Errorf("%w; log: %s", err, strings.Join(tail, " / "))
+	}
+	return nil
+}
+
+// kill stops the process by its pid and waits for it; a paused process is
+// killed too (SIGKILL needs no SIGCONT).
+func (s *Server) kill() {
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.cmd, s.done = nil, nil
+	s.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Kill()
+	<-done
+}
+
+func waitPing(addr string, exited <-chan struct{}) error {
+	deadline := time.Now().Add(startTimeout)
+	for {
+		select {
+		case <-exited:
+			return errors.New("redis-server exited")
+		default:
+		}
+		err := ping(addr, 200*time.Millisecond)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no PONG from %s within %v: %w", addr, startTimeout, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ping sends PING in the inline protocol and expects +PONG.
+func ping(addr string, timeout time.Duration) error {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(timeout))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(line) != "+PONG" {
+		return fmt.Errorf("PING answered %q", strings.TrimSpace(line))
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
