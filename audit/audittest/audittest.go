@@ -1,0 +1,389 @@
+// Package audittest is the conformance suite of audit.Store: every store
+// (MemoryStore, RedisStore, any other) must pass Run, so that the
+// middleware may use any of them interchangeably.
+package audittest
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/audit"
+)
+
+// Key is the fixed signing key the suite seals with (seed 0, 1, …, 31).
+var Key = func() ed25519.PrivateKey {
+	seed := make([]byte, ed25519.SeedSize)
+	for i := range seed {
+		seed[i] = byte(i)
+	}
+	return ed25519.NewKeyFromSeed(seed)
+}()
+
+// Event returns a valid event numbered i, with params that include a
+// value DefaultRedactor hides and an integer (recorded as a float64).
+func Event(i int) audit.Event {
+	return audit.Event{
+		EventID:    fmt.Sprintf("evt-%d", i),
+		Timestamp:  audit.FormatTime(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond)),
+		Capability: "cart.add",
+		Method:     "POST",
+		Params: map[string]any{
+			"item_id":  fmt.Sprintf("item-%d", i),
+			"quantity": i,
+			"payment":  map[string]any{"card_number": "4111111111111111", "cvv": 123, "brand": "visa"},
+		},
+		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: "capability:cart.add"},
+		ResponseStatus: 201,
+		PrevHash:       "ignored: the store links the chain",
+	}
+}
+
+// Meta returns the metadata the suite seals session id with.
+func Meta(id string) audit.Meta {
+	return audit.Meta{
+		SessionID: id,
+		Site:      "https://acmeceramics.example.com",
+		CreatedAt: "2025-06-01T11:59:00.000Z",
+		EndedAt:   "2025-06-01T12:30:00.000Z",
+		Agent:     audit.Agent{Name: "ShopBot", Version: "1.2", Purpose: "conformance"},
+	}
+}
+
+// Run runs the conformance suite. newStore returns an empty store that
+// redacts with audit.DefaultRedactor; it is called once per subtest, and
+// the stores it returns for one test must not share sessions with
+// another's (use a fresh key prefix, for instance).
+func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
+	ctx := context.Background()
+
+	t.Run("UnknownSession", func(t *testing.T) {
+		s := newStore(t)
+		a, st, err := s.Artifact(ctx, "nobody")
+		if err != nil || st != audit.Unknown || a != nil {
+			t.Fatalf("Artifact(unknown) = %v, %v, %v; want nil, unknown, nil", a, st, err)
+		}
+		ev, err := s.Events(ctx, "nobody")
+		if err != nil || len(ev) != 0 {
+			t.Fatalf("Events(unknown) = %v, %v; want none", ev, err)
+		}
+	})
+
+	t.Run("AppendLinksAndRedacts", func(t *testing.T) {
+		s := newStore(t)
+		in := Event(1)
+		if err := s.Append(ctx, "s1", in); err != nil {
+			t.Fatal(err)
+		}
+		if in.Params["payment"].(map[string]any)["card_number"] != "4111111111111111" {
+			t.Fatal("Append modified the caller's params")
+		}
+		for i := 2; i <= 3; i++ {
+			if err := s.Append(ctx, "s1", Event(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ev := mustEvents(t, s, "s1", 3)
+		prev := ""
+		for i, e := range ev {
+			if e.PrevHash != prev {
+				t.Fatalf("event %d prev_hash = %q, want %q", i, e.PrevHash, prev)
+			}
+			prev = mustHash(t, e)
+		}
+		want := map[string]any{
+			"item_id":  "item-1",
+			"quantity": 1.0,
+			"payment":  map[string]any{"card_number": audit.Redacted, "cvv": audit.Redacted, "brand": "visa"},
+		}
+		if !reflect.DeepEqual(ev[0].Params, want) {
+			t.Fatalf("recorded params = %#v, want %#v", ev[0].Params, want)
+		}
+		if ev[0].EventID != "evt-1" || ev[2].EventID != "evt-3" {
+			t.Fatalf("events out of order: %s, %s", ev[0].EventID, ev[2].EventID)
+		}
+		if _, st, err := s.Artifact(ctx, "s1"); err != nil || st != audit.Active {
+			t.Fatalf("Artifact(active) state = %v, %v; want active", st, err)
+		}
+	})
+
+	t.Run("ReturnedEventsAreCopies", func(t *testing.T) {
+		s := newStore(t)
+		mustAppend(t, s, "s1", 3)
+		ev := mustEvents(t, s, "s1", 3)
+		ev[0].Params["item_id"] = "changed"
+		ev[1].EventID = "changed"
+		if _, err := audit.SealSession(ctx, s, Key, Meta("s1")); err != nil {
+			t.Fatalf("seal after modifying returned events: %v", err)
+		}
+		if got := mustEvents(t, s, "s1", 3); got[0].Params["item_id"] != "item-0" {
+			t.Fatalf("store shares maps with callers: %v", got[0].Params["item_id"])
+		}
+	})
+
+	t.Run("SessionsAreIndependent", func(t *testing.T) {
+		s := newStore(t)
+		mustAppend(t, s, "a", 2)
+		mustAppend(t, s, "b", 3)
+		for id, n := range map[string]int{"a": 2, "b": 3} {
+			if ev := mustEvents(t, s, id, n); ev[0].PrevHash != "" {
+				t.Fatalf("session %s does not start a chain of its own", id)
+			}
+		}
+	})
+
+	t.Run("SealSession", func(t *testing.T) {
+		s := newStore(t)
+		mustAppend(t, s, "s1", 4)
+		want := mustEvents(t, s, "s1", 4)
+		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, st, err := s.Artifact(ctx, "s1")
+		if err != nil || st != audit.Sealed {
+			t.Fatalf("Artifact(sealed) state = %v, %v; want sealed", st, err)
+		}
+		if !reflect.DeepEqual(got, a) {
+			t.Fatalf("stored artifact differs from the sealed one:\n got %+v\nwant %+v", got, a)
+		}
+		if err := audit.Verify(got, Key.Public().(ed25519.PublicKey)); err != nil {
+			t.Fatalf("stored artifact does not verify: %v", err)
+		}
+		if !reflect.DeepEqual(got.Events, want) {
+			t.Fatal("artifact events differ from the recorded events")
+		}
+		if ev := mustEvents(t, s, "s1", 4); !reflect.DeepEqual(ev, want) {
+			t.Fatal("Events after sealing differ from the recorded events")
+		}
+		got.Events[0].Params["item_id"] = "changed"
+		again, _, _ := s.Artifact(ctx, "s1")
+		if err := audit.Verify(again, nil); err != nil {
+			t.Fatalf("store shares the artifact's maps with callers: %v", err)
+		}
+	})
+
+	t.Run("SealEmptySession", func(t *testing.T) {
+		s := newStore(t)
+		a, err := audit.SealSession(ctx, s, Key, Meta("empty"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Events) != 0 {
+			t.Fatalf("events = %v", a.Events)
+		}
+		if _, st, err := s.Artifact(ctx, "empty"); err != nil || st != audit.Sealed {
+			t.Fatalf("state = %v, %v; want sealed", st, err)
+		}
+	})
+
+	t.Run("SealedTakesNothingMore", func(t *testing.T) {
+		s := newStore(t)
+		mustAppend(t, s, "s1", 2)
+		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append(ctx, "s1", Event(9)); !errors.Is(err, audit.ErrSealed) {
+			t.Fatalf("Append after seal: %v, want ErrSealed", err)
+		}
+		if err := s.Seal(ctx, "s1", a); !errors.Is(err, audit.ErrSealed) {
+			t.Fatalf("Seal twice: %v, want ErrSealed", err)
+		}
+		if _, err := audit.SealSession(ctx, s, Key, Meta("s1")); !errors.Is(err, audit.ErrSealed) {
+			t.Fatalf("SealSession twice: %v, want ErrSealed", err)
+		}
+		mustEvents(t, s, "s1", 2)
+	})
+
+	t.Run("StaleSeal", func(t *testing.T) {
+		s := newStore(t)
+		mustAppend(t, s, "s1", 2)
+		ev := mustEvents(t, s, "s1", 2)
+		old, err := audit.Sign(ev, Key, Meta("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append(ctx, "s1", Event(7)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Seal(ctx, "s1", old); !errors.Is(err, audit.ErrStale) {
+			t.Fatalf("Seal with an artifact missing the last event: %v, want ErrStale", err)
+		}
+		short, err := audit.Sign(ev[:1], Key, Meta("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Seal(ctx, "s1", short); !errors.Is(err, audit.ErrStale) {
+			t.Fatalf("Seal with a prefix of the log: %v, want ErrStale", err)
+		}
+		if _, st, _ := s.Artifact(ctx, "s1"); st != audit.Active {
+			t.Fatalf("a refused seal changed the state to %v", st)
+		}
+		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		if err != nil || len(a.Events) != 3 {
+			t.Fatalf("SealSession = %v events, %v; want 3", len(a.Events), err)
+		}
+	})
+
+	t.Run("SealRefusesBadArtifacts", func(t *testing.T) {
+		s := newStore(t)
+		mustAppend(t, s, "s1", 2)
+		ev := mustEvents(t, s, "s1", 2)
+		a, err := audit.Sign(ev, Key, Meta("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Seal(ctx, "s2", a); err == nil {
+			t.Fatal("Seal accepted an artifact for another session")
+		}
+		tampered := *a
+		tampered.Site = "https://evil.example"
+		if err := s.Seal(ctx, "s1", &tampered); !errors.Is(err, audit.ErrSignature) {
+			t.Fatalf("Seal of a tampered artifact: %v, want ErrSignature", err)
+		}
+		if err := s.Seal(ctx, "s1", nil); err == nil {
+			t.Fatal("Seal accepted a nil artifact")
+		}
+		// A valid artifact of as many events, but not the recorded ones.
+		e0 := ev[0]
+		e0.EventID = "evt-forged"
+		e1 := ev[1]
+		e1.PrevHash = mustHash(t, e0)
+		forged, err := audit.Sign([]audit.Event{e0, e1}, Key, Meta("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Seal(ctx, "s1", forged); !errors.Is(err, audit.ErrStale) {
+			t.Fatalf("Seal of an artifact of other events: %v, want ErrStale", err)
+		}
+		if _, st, _ := s.Artifact(ctx, "s1"); st != audit.Active {
+			t.Fatalf("a refused seal changed the state to %v", st)
+		}
+	})
+
+	t.Run("InvalidInput", func(t *testing.T) {
+		s := newStore(t)
+		bad := map[string]func(*audit.Event){
+			"no event id":   func(e *audit.Event) { e.EventID = "" },
+			"bad timestamp": func(e *audit.Event) { e.Timestamp = "2025-06-01T12:00:00Z" },
+			"no capability": func(e *audit.Event) { e.Capability = "" },
+			"no method":     func(e *audit.Event) { e.Method = "" },
+			"bad decision":  func(e *audit.Event) { e.PolicyResult.Decision = "maybe" },
+			"bad status":    func(e *audit.Event) { e.ResponseStatus = 0 },
+			"NaN param":     func(e *audit.Event) { e.Params = map[string]any{"x": nan()} },
+			"channel param": func(e *audit.Event) { e.Params = map[string]any{"x": make(chan int)} },
+		}
+		for name, mutate := range bad {
+			e := Event(1)
+			mutate(&e)
+			if err := s.Append(ctx, "s1", e); err == nil {
+				t.Errorf("%s: Append accepted it", name)
+			}
+		}
+		if err := s.Append(ctx, "", Event(1)); !errors.Is(err, audit.ErrSessionID) {
+			t.Errorf("empty session id: %v, want ErrSessionID", err)
+		}
+		if _, err := s.Events(ctx, ""); !errors.Is(err, audit.ErrSessionID) {
+			t.Errorf("Events empty session id: %v", err)
+		}
+		if _, _, err := s.Artifact(ctx, ""); !errors.Is(err, audit.ErrSessionID) {
+			t.Errorf("Artifact empty session id: %v", err)
+		}
+		if _, st, _ := s.Artifact(ctx, "s1"); st != audit.Unknown {
+			t.Fatalf("refused events created the session (%v)", st)
+		}
+	})
+
+	t.Run("CancelledContext", func(t *testing.T) {
+		s := newStore(t)
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := s.Append(cctx, "s1", Event(1)); err == nil {
+			t.Fatal("Append with a cancelled context succeeded")
+		}
+		if _, err := s.Events(cctx, "s1"); err == nil {
+			t.Fatal("Events with a cancelled context succeeded")
+		}
+		if _, _, err := s.Artifact(cctx, "s1"); err == nil {
+			t.Fatal("Artifact with a cancelled context succeeded")
+		}
+	})
+
+	t.Run("ConcurrentAppendsFormOneChain", func(t *testing.T) {
+		s := newStore(t)
+		const workers, each = 16, 25
+		var wg sync.WaitGroup
+		errs := make(chan error, workers*each)
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					if err := s.Append(ctx, "busy", Event(w*each+i)); err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		a, err := audit.SealSession(ctx, s, Key, Meta("busy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Events) != workers*each {
+			t.Fatalf("%d events recorded, want %d", len(a.Events), workers*each)
+		}
+		seen := map[string]bool{}
+		for _, e := range a.Events {
+			seen[e.EventID] = true
+		}
+		if len(seen) != workers*each {
+			t.Fatalf("%d distinct events, want %d", len(seen), workers*each)
+		}
+	})
+}
+
+func mustAppend(t *testing.T, s audit.Store, id string, n int) {
+	t.Helper()
+	for i := range n {
+		if err := s.Append(context.Background(), id, Event(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func mustEvents(t *testing.T, s audit.Store, id string, n int) []audit.Event {
+	t.Helper()
+	ev, err := s.Events(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != n {
+		t.Fatalf("Events(%s) has %d events, want %d", id, len(ev), n)
+	}
+	return ev
+}
+
+func mustHash(t *testing.T, e audit.Event) string {
+	t.Helper()
+	h, err := audit.EventHash(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func nan() float64 {
+	var zero float64
+	return zero / zero
+}

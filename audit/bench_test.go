@@ -1,0 +1,169 @@
+package audit_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/audit/audittest"
+)
+
+// benchEvent is a typical session-bound call: a few params, one of them
+// redacted.
+func benchEvent() audit.Event {
+	return audit.Event{
+		EventID:        "01JX7Q3ZK8W5N4R2T6Y9B0C1D2",
+		Timestamp:      "2025-06-01T12:00:05.250Z",
+		Capability:     "cart.add",
+		Method:         "POST",
+		Params:         map[string]any{"item_id": "mug-42", "quantity": 2, "gift_note": "Happy birthday!", "token": "csrf-abc"},
+		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: "capability:cart.add"},
+		ResponseStatus: 201,
+	}
+}
+
+// BenchmarkAppend is the audit half of the middleware's per-request
+// budget (≤ 2 µs with the session lookup): one event appended to an
+// in-memory session log.
+func BenchmarkAppend(b *testing.B) {
+	ctx := context.Background()
+	e := benchEvent()
+	var s *audit.MemoryStore
+	b.ReportAllocs()
+	for i := range b.N {
+		// Steady state: 4096 sessions of up to 16 events are live, then
+		// they are gone (sealed, expired) and new ones begin.
+		if i&(1<<16-1) == 0 {
+			b.StopTimer()
+			var err error
+			if s, err = audit.NewMemoryStore(); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		if err := s.Append(ctx, sessionIDs[i&(len(sessionIDs)-1)], e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// sessionIDs are the benchmarks' session ids, made once.
+var sessionIDs = func() []string {
+	ids := make([]string, 4096)
+	for i := range ids {
+		ids[i] = "01JX7Q3ZK8W5N4R2T6Y9" + strconv.Itoa(100000+i)
+	}
+	return ids
+}()
+
+// BenchmarkAppendParallel: many sessions appended to at once (the logs
+// grow with b.N; they are pointer-free, so the collector barely cares).
+func BenchmarkAppendParallel(b *testing.B) {
+	ctx := context.Background()
+	s, err := audit.NewMemoryStore()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		e := benchEvent()
+		for pb.Next() {
+			i := next.Add(1)
+			if err := s.Append(ctx, sessionIDs[i&int64(len(sessionIDs)-1)], e); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkChainAppend(b *testing.B) {
+	e := benchEvent()
+	b.ReportAllocs()
+	var c audit.Chain
+	for i := range b.N {
+		if i&1023 == 0 {
+			c = audit.Chain{}
+		}
+		if _, err := c.Append(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCanonicalReference is the same serialisation by way of
+// json.Marshal and jcs.Transform, for comparison with BenchmarkAppend.
+func BenchmarkCanonicalReference(b *testing.B) {
+	e := benchEvent()
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := jcsOf(b, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSensitiveKey(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		audit.SensitiveKey("gift_note")
+	}
+}
+
+// BenchmarkVerify100 verifies a sealed log of 100 events.
+func BenchmarkVerify100(b *testing.B) {
+	var c audit.Chain
+	for range 100 {
+		if _, err := c.Append(benchEvent()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	a, err := c.Seal(audittest.Key, audittest.Meta("bench"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc, err := json.Marshal(a)
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := audittest.Key.Public().(ed25519.PublicKey)
+	b.Run("struct", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if err := audit.Verify(a, key); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("JSON", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if err := audit.VerifyJSON(doc, key); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkRedisAppend appends to a real Redis (one round trip per event
+// when the store made the session's previous append).
+func BenchmarkRedisAppend(b *testing.B) {
+	ctx := context.Background()
+	c := newRedis(b)
+	s, err := audit.NewRedisStore(c, audit.WithKeyPrefix("bench:"+strconv.Itoa(b.N)+":"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := benchEvent()
+	b.ReportAllocs()
+	for i := range b.N {
+		if err := s.Append(ctx, "sess-"+strconv.Itoa(i>>10), e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

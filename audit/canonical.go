@@ -1,0 +1,461 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// The canonical serialisation is RFC 8785 (JCS). This file writes it
+// directly for the JSON data model that normalize produces, because the
+// append path runs on every session-bound request and JCS by way of
+// json.Marshal and jcs.Transform costs several times the budget. Numbers
+// other than small integers are formatted by jcs.NumberToJSON, and the
+// tests hold every output byte-identical to jcs.Transform(json.Marshal(v))
+// (TestCanonicalMatchesJCS, FuzzCanonical); VerifyJSON checks the same
+// identity on every event it is given.
+
+// CanonicalEvent returns the RFC 8785 serialisation of e, the bytes its
+// hash is taken over. Params are taken as encoding/json would write them;
+// an error means they have no JSON form (ErrParams).
+func CanonicalEvent(e Event) ([]byte, error) {
+	b, err := appendEventHead(make([]byte, 0, 512), &e, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	b = appendString(b, e.PrevHash)
+	return appendEventTail(b, e.ResponseStatus, e.Timestamp), nil
+}
+
+// EventHash returns the lowercase hex SHA-256 of CanonicalEvent(e): the
+// value the next event's prev_hash must hold.
+func EventHash(e Event) (string, error) {
+	b, err := CanonicalEvent(e)
+	if err != nil {
+		return "", err
+	}
+	return hashHex(b), nil
+}
+
+// RootHash returns the lowercase hex SHA-256 of the RFC 8785 serialisation
+// of the JSON array of the given event hashes, in order:
+// ["<hash 0>","<hash 1>",...]. No events hash as "[]".
+func RootHash(eventHashes []string) string {
+	b := make([]byte, 0, 2+len(eventHashes)*(sha256.Size*2+3))
+	b = append(b, '[')
+	for i, h := range eventHashes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, h)
+	}
+	return hashHex(append(b, ']'))
+}
+
+// SigningPayload returns the bytes an artifact's Ed25519 signature covers:
+// the RFC 8785 serialisation of
+//
+//	{"agent":{"name":…,"purpose":…,"version":…},"created_at":…,"ended_at":…,
+//	 "root_hash":…,"session_id":…,"site":…}
+//
+// that is, the artifact without events (bound by the root hash), signature
+// and public_key (bound by the signature itself). Binding the metadata
+// means an artifact cannot be re-labelled as another session, site or time.
+func SigningPayload(m Meta, rootHash string) []byte {
+	b := make([]byte, 0, 192+len(m.SessionID)+len(m.Site)+len(m.Agent.Name)+len(m.Agent.Purpose)+len(m.Agent.Version))
+	b = append(b, `{"agent":{"name":`...)
+	b = appendString(b, m.Agent.Name)
+	b = append(b, `,"purpose":`...)
+	b = appendString(b, m.Agent.Purpose)
+	b = append(b, `,"version":`...)
+	b = appendString(b, m.Agent.Version)
+	b = append(b, `},"created_at":`...)
+	b = appendString(b, m.CreatedAt)
+	b = append(b, `,"ended_at":`...)
+	b = appendString(b, m.EndedAt)
+	b = append(b, `,"root_hash":`...)
+	b = appendString(b, rootHash)
+	b = append(b, `,"session_id":`...)
+	b = appendString(b, m.SessionID)
+	b = append(b, `,"site":`...)
+	b = appendString(b, m.Site)
+	return append(b, '}')
+}
+
+func hashHex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// appendEventHead writes the members of e that sort before prev_hash, and
+// its name. RFC 8785 sorts members by UTF-16 code units, which for these
+// ASCII names is: capability, event_id, method, params, policy_result,
+// prev_hash, response_status, timestamp. Splitting at prev_hash lets a
+// store serialise the event before it takes its lock and write only the
+// link under it. Params are redacted by r (nil: not at all) on the way;
+// nil params are written as {} when emptyNil is set (a producer records
+// {}), else as null (Verify hashes what it is given).
+func appendEventHead(b []byte, e *Event, r Redactor, emptyNil bool) ([]byte, error) {
+	b = append(b, `{"capability":`...)
+	b = appendString(b, e.Capability)
+	b = append(b, `,"event_id":`...)
+	b = appendString(b, e.EventID)
+	b = append(b, `,"method":`...)
+	b = appendString(b, e.Method)
+	b = append(b, `,"params":`...)
+	var err error
+	switch {
+	case e.Params != nil:
+		if b, err = appendRawMap(b, e.Params, r, 1); err != nil {
+			return nil, err
+		}
+	case emptyNil:
+		b = append(b, "{}"...)
+	default:
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"policy_result":{"decision":`...)
+	b = appendString(b, e.PolicyResult.Decision)
+	b = append(b, `,"rule":`...)
+	b = appendString(b, e.PolicyResult.Rule)
+	return append(b, `},"prev_hash":`...), nil
+}
+
+// appendEventTail writes the members after prev_hash's value.
+func appendEventTail(b []byte, status int, timestamp string) []byte {
+	b = append(b, `,"response_status":`...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = append(b, `,"timestamp":`...)
+	b = appendString(b, timestamp)
+	return append(b, '}')
+}
+
+// appendRaw writes a value as the caller passed it, redacting object
+// members with r (nil: none) on the way. Its output is by construction
+// that of appendValue(normalize(v, r, depth)), which it mirrors for the
+// common types without building the normalised copy; the rest (float32,
+// json.Number, typed containers, structs) it normalises first.
+func appendRaw(b []byte, v any, r Redactor, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, maxDepth)
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		if x {
+			return append(b, "true"...), nil
+		}
+		return append(b, "false"...), nil
+	case string:
+		return appendString(b, x), nil // repairs UTF-8 as validString does
+	case float64:
+		return appendNumber(b, x)
+	case int:
+		return appendNumber(b, float64(x))
+	case int64:
+		return appendNumber(b, float64(x))
+	case int32:
+		return appendNumber(b, float64(x))
+	case uint:
+		return appendNumber(b, float64(x))
+	case uint64:
+		return appendNumber(b, float64(x))
+	case uint32:
+		return appendNumber(b, float64(x))
+	case map[string]any:
+		return appendRawMap(b, x, r, depth+1)
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendRaw(b, e, r, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	n, err := normalize(v, r, depth)
+	if err != nil {
+		return nil, err
+	}
+	return appendValue(b, n)
+}
+
+// appendRawMap writes m as appendObject(normalizeMap(m, r, depth)) would.
+func appendRawMap(b []byte, m map[string]any, r Redactor, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, maxDepth)
+	}
+	// The members are taken with their values in one pass over the map,
+	// which saves a lookup per member after sorting.
+	var small [16]member
+	members := small[:0]
+	for k, v := range m {
+		if !utf8.ValidString(k) {
+			// Repaired keys may collide; normalizeMap sorts that out.
+			n, err := normalizeMap(m, r, depth)
+			if err != nil {
+				return nil, err
+			}
+			return appendObject(b, n)
+		}
+		members = append(members, member{k, v})
+	}
+	slices.SortFunc(members, func(x, y member) int { return compareUTF16(x.key, y.key) })
+	b = append(b, '{')
+	for i, mb := range members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, mb.key)
+		b = append(b, ':')
+		v := mb.value
+		if r != nil {
+			v = r(mb.key, v)
+		}
+		var err error
+		if b, err = appendRaw(b, v, r, depth); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+type member struct {
+	key   string
+	value any
+}
+
+// appendValue writes a value of the data model normalize produces.
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		if x {
+			return append(b, "true"...), nil
+		}
+		return append(b, "false"...), nil
+	case string:
+		return appendString(b, x), nil
+	case float64:
+		return appendNumber(b, x)
+	case map[string]any:
+		return appendObject(b, x)
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendValue(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	return nil, fmt.Errorf("%w: %T is not normalised", ErrParams, v) // unreachable after normalize
+}
+
+// appendObject writes m with its members sorted by the UTF-16 code units
+// of their names (RFC 8785 §3.2.3).
+func appendObject(b []byte, m map[string]any) ([]byte, error) {
+	var small [16]string
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareUTF16)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendValue(b, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendNumber writes f as ECMAScript's Number.prototype.toString does
+// (RFC 8785 §3.2.2.3). Integers below 2^53 in magnitude print as their
+// digits, which is what that algorithm yields for them, without a detour
+// through a string.
+func appendNumber(b []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("%w: %v is not a JSON number", ErrParams, f)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.AppendInt(b, int64(f), 10), nil
+	}
+	s, err := jcs.NumberToJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrParams, err)
+	}
+	return append(b, s...), nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plain marks the bytes appendString copies as they are: printable ASCII
+// other than '"' and '\'. Bytes from 0x80 are checked as UTF-8.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendString writes s as a JSON string the way RFC 8785 §3.2.2.2 (after
+// ECMAScript JSON.stringify) does: '"' and '\' escaped, the control
+// characters U+0008, U+0009, U+000A, U+000C and U+000D as \b \t \n \f \r,
+// the other controls below U+0020 as \u00xx in lowercase hex, and every
+// other character as itself in UTF-8. A byte that is not valid UTF-8 is
+// written as U+FFFD, as encoding/json would have.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\r':
+				b = append(b, '\\', 'r')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, "\uFFFD"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// compareUTF16 orders strings by their UTF-16 code units (RFC 8785
+// §3.2.3). UTF-8 byte order is code point order, which differs from UTF-16
+// order only between U+E000..U+FFFF and the supplementary planes, whose
+// surrogates sort below U+E000.
+func compareUTF16(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ca, cb := a[i], b[j]
+		if ca < utf8.RuneSelf && cb < utf8.RuneSelf {
+			if ca != cb {
+				return int(ca) - int(cb)
+			}
+			i++
+			j++
+			continue
+		}
+		ra, na := utf8.DecodeRuneInString(a[i:])
+		rb, nb := utf8.DecodeRuneInString(b[j:])
+		if ra != rb {
+			ha, la := utf16Units(ra)
+			hb, lb := utf16Units(rb)
+			if ha != hb {
+				return int(ha) - int(hb)
+			}
+			return int(la) - int(lb)
+		}
+		i += na
+		j += nb
+	}
+	return (len(a) - i) - (len(b) - j)
+}
+
+// utf16Units returns r's UTF-16 code units; the second is 0 for a rune of
+// the Basic Multilingual Plane.
+func utf16Units(r rune) (uint16, uint16) {
+	if r < 0x10000 {
+		return uint16(r), 0
+	}
+	r -= 0x10000
+	return uint16(0xD800 + r>>10), uint16(0xDC00 + r&0x3FF)
+}
+
+// canonicalArtifact returns the RFC 8785 serialisation of a whole
+// artifact, which VerifyJSON compares with jcs.Transform of the document
+// it was decoded from. Members sort as agent, created_at, ended_at,
+// events, public_key, root_hash, session_id, signature, site.
+func canonicalArtifact(a *Artifact) ([]byte, error) {
+	b := make([]byte, 0, 512+len(a.Events)*384)
+	b = append(b, `{"agent":{"name":`...)
+	b = appendString(b, a.Agent.Name)
+	b = append(b, `,"purpose":`...)
+	b = appendString(b, a.Agent.Purpose)
+	b = append(b, `,"version":`...)
+	b = appendString(b, a.Agent.Version)
+	b = append(b, `},"created_at":`...)
+	b = appendString(b, a.CreatedAt)
+	b = append(b, `,"ended_at":`...)
+	b = appendString(b, a.EndedAt)
+	b = append(b, `,"events":`...)
+	if a.Events == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, e := range a.Events {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			c, err := CanonicalEvent(e)
+			if err != nil {
+				return nil, fmt.Errorf("event %d: %w", i, err)
+			}
+			b = append(b, c...)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"public_key":`...)
+	b = appendString(b, a.PublicKey)
+	b = append(b, `,"root_hash":`...)
+	b = appendString(b, a.RootHash)
+	b = append(b, `,"session_id":`...)
+	b = appendString(b, a.SessionID)
+	b = append(b, `,"signature":`...)
+	b = appendString(b, a.Signature)
+	b = append(b, `,"site":`...)
+	b = appendString(b, a.Site)
+	return append(b, '}'), nil
+}

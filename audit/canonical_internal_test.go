@@ -1,0 +1,92 @@
+package audit
+
+import (
+	"slices"
+	"testing"
+	"unicode/utf16"
+)
+
+// FuzzCompareUTF16 holds compareUTF16 to the definition: the order of the
+// strings' UTF-16 code units.
+func FuzzCompareUTF16(f *testing.F) {
+	for _, p := range [][2]string{{"a", "b"}, {"\uffff", "\U00010000"}, {"\ue000", "😀"}, {"ab", "a"}, {"", "x"}, {"é", "e\u0301"}} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		a, b = validString(a), validString(b)
+		want := slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+		got := compareUTF16(a, b)
+		if sign(got) != want {
+			t.Fatalf("compareUTF16(%q, %q) = %d, want sign %d", a, b, got, want)
+		}
+	})
+}
+
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
+}
+
+func TestValidNumber(t *testing.T) {
+	for s, want := range map[string]bool{
+		"0": true, "-0": true, "1.5": true, "1e5": true, "1E+5": true, "-1.25e-3": true, "10": true,
+		"": false, "-": false, "01": false, "1.": false, ".5": false, "+1": false, "1e": false, "0x10": false,
+		"1_000": false, "Inf": false, "NaN": false, "1 ": false, "1.5.5": false, "--1": false,
+	} {
+		if got := validNumber(s); got != want {
+			t.Errorf("validNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+type card struct {
+	Number string  `json:"number"`
+	Amount float32 `json:"amount"`
+}
+
+// TestAppendRawMatchesNormalize: serialising params as passed (the append
+// path) writes what serialising their normalised, redacted copy writes.
+func TestAppendRawMatchesNormalize(t *testing.T) {
+	params := []map[string]any{
+		nil,
+		{},
+		{"q": "x", "n": 1, "f": -0.0, "u": uint64(1<<63 + 1), "i32": int32(-5), "u32": uint32(7), "b": true, "z": nil},
+		{"password": map[string]any{"x": 1}, "payment": map[string]any{"card_number": 1, "list": []any{map[string]any{"cvv": 1, "ok": "y"}}}},
+		{"typed": map[string]string{"token": "t", "a": "b"}, "strs": []string{"x"}, "card": card{"4111", 1.5}, "c": &card{Number: "1"}},
+		{"bad\xffkey": 1, "s": "bad\xfevalue", "nested": map[string]any{"k\xff": []any{"\xff"}}},
+		{"deep": []any{[]any{[]any{map[string]any{"pin": 1234, "float32": float32(0.1)}}}}},
+	}
+	redactors := map[string]Redactor{
+		"none":    nil,
+		"default": DefaultRedactor,
+		"replace": func(k string, v any) any {
+			if k == "q" || k == "a" {
+				return map[string]any{"was": v, "token": "x"}
+			}
+			return v
+		},
+	}
+	for name, r := range redactors {
+		for i, p := range params {
+			raw, err1 := appendRawMap(nil, p, r, 1)
+			n, err2 := normalizeParams(p, r, true)
+			var want []byte
+			if err2 == nil {
+				if n == nil {
+					want = []byte("{}")
+					raw = []byte("{}") // appendEventHead writes nil params itself
+				} else {
+					want, err2 = appendObject(nil, n)
+				}
+			}
+			if (err1 != nil) != (err2 != nil) || string(raw) != string(want) {
+				t.Errorf("%s/%d:\nraw  %s (%v)\nnorm %s (%v)", name, i, raw, err1, want, err2)
+			}
+		}
+	}
+}

@@ -1,0 +1,81 @@
+// Package audit is the agents.txt v0.1.0 audit trail: one hash-chained
+// log of events per session, sealed at the session's end into an artifact
+// signed with the site's Ed25519 key, which anyone can verify offline.
+//
+// # Recording
+//
+// Each capability call of a session becomes an Event (what was called,
+// with which params, the policy decision and the status answered). A Store
+// records it: Append redacts the params (DefaultRedactor hides passwords,
+// tokens, card numbers and the like), links the event to the one before
+// it and keeps it, durably with RedisStore. Every failure is returned, so
+// the middleware can fail the request closed rather than serve a call it
+// could not log. At the session's end (expiry, DELETE, checkout)
+// SealSession signs the log into an Artifact and stores it; the audit
+// endpoint answers with it (State: 404 Unknown, 425 Active, 200 Sealed).
+// Chain does the same in memory, without a store.
+//
+// # Canonical serialisation
+//
+// What follows is everything a third party needs to verify an artifact
+// with nothing but an RFC 8785 implementation, SHA-256 and Ed25519.
+//
+// All JSON is serialised by the JSON Canonicalization Scheme, RFC 8785
+// (JCS): UTF-8, no insignificant whitespace, object members sorted by the
+// UTF-16 code units of their names, strings escaped as ECMAScript
+// JSON.stringify does, numbers as ECMAScript's Number.prototype.toString.
+// A hash is the SHA-256 digest of such bytes, written as 64 lowercase hex
+// digits. Timestamps are strings in RFC 3339, UTC, with milliseconds:
+// 2025-06-01T12:00:05.250Z (TimeLayout).
+//
+//  1. Event hash. The hash of an event is SHA-256 over the JCS
+//     serialisation of the event object exactly as it appears in the
+//     artifact, with its eight members event_id, timestamp, capability,
+//     method, params, policy_result {decision, rule}, response_status and
+//     prev_hash (CanonicalEvent, EventHash).
+//  2. Chain. The prev_hash of the first event is ""; the prev_hash of
+//     every other event is the hash of the event before it.
+//  3. Root hash. root_hash is SHA-256 over the JCS serialisation of the
+//     JSON array of the events' hashes, in order: ["<hash 0>","<hash 1>",…]
+//     (RootHash). An artifact without events has the root hash of "[]".
+//  4. Signature. signature is the standard base64 (RFC 4648 §4, padded) of
+//     the Ed25519 signature (RFC 8032) over the JCS serialisation of the
+//     artifact's members other than events, signature and public_key:
+//     {"agent":{"name":…,"purpose":…,"version":…},"created_at":…,
+//     "ended_at":…,"root_hash":…,"session_id":…,"site":…}
+//     (SigningPayload). The events are bound by the root hash, and the
+//     session id, site, times and agent by the signature, so an artifact
+//     can be neither edited nor re-labelled. public_key is the standard
+//     base64 of the 32-byte Ed25519 public key.
+//
+// To verify: check every prev_hash (2), recompute the root hash (1, 3) and
+// compare, verify the signature (4) with the site's published key
+// (agents.json audit.public_key) and check that the artifact names that
+// key. Verify and VerifyJSON do exactly this; the agentready command's
+// verify-audit does it from a file or URL.
+//
+// A worked example, the first event of the package's test vector
+// (TestWorkedExample, testdata/artifact.json):
+//
+//	{"capability":"search","event_id":"evt-1","method":"GET",
+//	 "params":{"limit":10,"q":"blue mug"},"policy_result":{"decision":"allow",
+//	 "rule":"capability:search"},"prev_hash":"","response_status":200,
+//	 "timestamp":"2025-06-01T12:00:00.000Z"}
+//
+// serialises to those bytes without the line breaks and spaces after
+// them, and hashes to
+// 12d7f6d5066645188c83f6a6a28c78fbec270bb40a6236ed76129438844c1ef6, the
+// prev_hash of the second event.
+//
+// Params are recorded in the JSON data model: objects, arrays, strings,
+// numbers (IEEE 754 doubles, so integers beyond 2^53 lose precision: pass
+// them as strings), booleans and null. Stores convert what the caller
+// passes (ints, structs, typed maps) to that model before hashing, the
+// way a JSON round trip would, so an event hashes the same in memory and
+// when read back from the artifact.
+//
+// Serialisation on the append path is written for this data model
+// (canonical.go) rather than by re-parsing json.Marshal output, for speed;
+// the tests and VerifyJSON hold it byte-identical to
+// github.com/gowebpki/jcs, an RFC 8785 implementation.
+package audit

@@ -1,0 +1,195 @@
+package audit
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// TimeLayout is the layout of every timestamp in an artifact: RFC 3339 in
+// UTC with exactly three fractional digits, so that a timestamp has one
+// spelling and hashes the same wherever it is re-serialised.
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+// Decisions a PolicyResult records.
+const (
+	Allow = "allow"
+	Deny  = "deny"
+)
+
+// Event is one entry of a session's audit log: one capability call.
+type Event struct {
+	// EventID identifies the event within its session (NewEventID makes
+	// one).
+	EventID string `json:"event_id"`
+	// Timestamp is when the call was handled, in TimeLayout (FormatTime).
+	Timestamp string `json:"timestamp"`
+	// Capability is the capability called, e.g. "cart.add".
+	Capability string `json:"capability"`
+	// Method is the HTTP method of the call.
+	Method string `json:"method"`
+	// Params are the call's parameters. Stores and Chain keep a redacted
+	// copy in the JSON data model (objects, arrays, strings, float64
+	// numbers, booleans, null); integers beyond 2^53 lose precision there
+	// (RFC 8785 §3.2.2.3), so pass such values as strings.
+	Params map[string]any `json:"params"`
+	// PolicyResult is the policy decision on the call.
+	PolicyResult PolicyResult `json:"policy_result"`
+	// ResponseStatus is the HTTP status answered.
+	ResponseStatus int `json:"response_status"`
+	// PrevHash is the lowercase hex SHA-256 of the previous event's
+	// canonical serialisation, "" for the first event. Chain and the
+	// stores assign it; a caller's value is ignored.
+	PrevHash string `json:"prev_hash"`
+}
+
+// PolicyResult is the policy decision recorded with an event.
+type PolicyResult struct {
+	// Decision is Allow or Deny.
+	Decision string `json:"decision"`
+	// Rule names the rule that decided, "" when none did.
+	Rule string `json:"rule"`
+}
+
+// Agent is the agent a session was created for (the optional body of the
+// session-creation request).
+type Agent struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Purpose string `json:"purpose"`
+}
+
+// Meta is what an artifact says about its session besides the events; all
+// of it is signed.
+type Meta struct {
+	// SessionID identifies the session (not its secret token).
+	SessionID string
+	// Site identifies the site, conventionally its canonical URL (the
+	// agents.txt URL field).
+	Site string
+	// CreatedAt and EndedAt bound the session, in TimeLayout.
+	CreatedAt string
+	EndedAt   string
+	Agent     Agent
+}
+
+// Artifact is a sealed session log: the document the audit endpoint serves
+// and anyone can verify offline (Verify, VerifyJSON).
+type Artifact struct {
+	SessionID string  `json:"session_id"`
+	Site      string  `json:"site"`
+	CreatedAt string  `json:"created_at"`
+	EndedAt   string  `json:"ended_at"`
+	Agent     Agent   `json:"agent"`
+	Events    []Event `json:"events"`
+	// RootHash is the lowercase hex SHA-256 over the events' hashes (see
+	// the package documentation).
+	RootHash string `json:"root_hash"`
+	// Signature is the standard base64 Ed25519 signature over the
+	// artifact's signing payload (see the package documentation).
+	Signature string `json:"signature"`
+	// PublicKey is the standard base64 Ed25519 public key that signed.
+	PublicKey string `json:"public_key"`
+}
+
+// Meta returns the artifact's session metadata.
+func (a *Artifact) Meta() Meta {
+	return Meta{SessionID: a.SessionID, Site: a.Site, CreatedAt: a.CreatedAt, EndedAt: a.EndedAt, Agent: a.Agent}
+}
+
+// FormatTime renders t in TimeLayout (UTC, milliseconds, truncated).
+func FormatTime(t time.Time) string {
+	return t.UTC().Format(TimeLayout)
+}
+
+// NewEventID returns a random event identifier: 26 base32 characters from
+// the operating system's CSPRNG (128 bits).
+func NewEventID() string {
+	return rand.Text()
+}
+
+// ErrInvalidEvent reports an event or metadata a chain or store refuses to
+// record or seal.
+var ErrInvalidEvent = errors.New("audit: invalid event")
+
+// checkEvent validates what a producer must get right; Verify does not
+// call it, because a signed artifact is authentic whatever it says.
+func checkEvent(e *Event) error {
+	switch {
+	case e.EventID == "":
+		return fmt.Errorf("%w: empty event_id", ErrInvalidEvent)
+	case !validTime(e.Timestamp):
+		return fmt.Errorf("%w: timestamp %q is not in the layout %s", ErrInvalidEvent, e.Timestamp, TimeLayout)
+	case e.Capability == "":
+		return fmt.Errorf("%w: empty capability", ErrInvalidEvent)
+	case e.Method == "":
+		return fmt.Errorf("%w: empty method", ErrInvalidEvent)
+	case e.PolicyResult.Decision != Allow && e.PolicyResult.Decision != Deny:
+		return fmt.Errorf("%w: policy_result.decision %q is neither %q nor %q", ErrInvalidEvent, e.PolicyResult.Decision, Allow, Deny)
+	case e.ResponseStatus < 100 || e.ResponseStatus > 599:
+		return fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, e.ResponseStatus)
+	}
+	return nil
+}
+
+// checkMeta validates the metadata Sign binds into the signature.
+func checkMeta(m *Meta) error {
+	switch {
+	case m.SessionID == "":
+		return fmt.Errorf("%w: empty session id", ErrInvalidEvent)
+	case m.Site == "":
+		return fmt.Errorf("%w: empty site", ErrInvalidEvent)
+	case !validTime(m.CreatedAt):
+		return fmt.Errorf("%w: created_at %q is not in the layout %s", ErrInvalidEvent, m.CreatedAt, TimeLayout)
+	case !validTime(m.EndedAt):
+		return fmt.Errorf("%w: ended_at %q is not in the layout %s", ErrInvalidEvent, m.EndedAt, TimeLayout)
+	case m.EndedAt < m.CreatedAt: // fixed-width UTC: string order is time order
+		return fmt.Errorf("%w: ended_at %s is before created_at %s", ErrInvalidEvent, m.EndedAt, m.CreatedAt)
+	}
+	return nil
+}
+
+// validTime reports whether s is a real instant spelled in TimeLayout. It
+// is checked by hand, because time.Parse would be a sizeable part of an
+// append's budget.
+func validTime(s string) bool {
+	if len(s) != len(TimeLayout) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c, l := s[i], TimeLayout[i]
+		if l >= '0' && l <= '9' {
+			if c < '0' || c > '9' {
+				return false
+			}
+		} else if c != l {
+			return false
+		}
+	}
+	num := func(i, j int) int {
+		n := 0
+		for ; i < j; i++ {
+			n = n*10 + int(s[i]-'0')
+		}
+		return n
+	}
+	year, month, day := num(0, 4), num(5, 7), num(8, 10)
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+		return false
+	}
+	return num(11, 13) < 24 && num(14, 16) < 60 && num(17, 19) < 60
+}
+
+func daysIn(year, month int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}

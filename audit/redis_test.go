@@ -1,0 +1,254 @@
+package audit_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/audit/audittest"
+	"github.com/agentready/agentready/internal/redistest"
+)
+
+// newRedis returns a client of a real Redis (redistest: $REDIS_ADDR or a
+// private redis-server), closed when the test ends.
+func newRedis(t testing.TB) *redis.Client {
+	t.Helper()
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) *audit.RedisStore {
+	t.Helper()
+	s, err := audit.NewRedisStore(c, audit.WithKeyPrefix(prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRedisStoreConformance(t *testing.T) {
+	c := newRedis(t)
+	audittest.Run(t, func(t *testing.T) audit.Store {
+		return newRedisStore(t, c, redistest.Prefix(t))
+	})
+}
+
+// TestRedisStoreRestart: a new store on a new client (a restarted or
+// another replica of the middleware) continues the chain the previous
+// one recorded, and reads the artifact it sealed.
+func TestRedisStoreRestart(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	prefix := redistest.Prefix(t)
+	connect := func() *audit.RedisStore {
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+		t.Cleanup(func() { _ = c.Close() })
+		return newRedisStore(t, c, prefix)
+	}
+
+	first := connect()
+	for i := range 3 {
+		if err := first.Append(ctx, "s1", audittest.Event(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second := connect()
+	for i := 3; i < 5; i++ {
+		if err := second.Append(ctx, "s1", audittest.Event(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, st, err := second.Artifact(ctx, "s1"); err != nil || st != audit.Active {
+		t.Fatalf("state on the second store = %v, %v", st, err)
+	}
+	a, err := audit.SealSession(ctx, second, audittest.Key, audittest.Meta("s1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Events) != 5 {
+		t.Fatalf("sealed %d events, want 5", len(a.Events))
+	}
+
+	third := connect()
+	got, st, err := third.Artifact(ctx, "s1")
+	if err != nil || st != audit.Sealed {
+		t.Fatalf("state on the third store = %v, %v", st, err)
+	}
+	if err := audit.Verify(got, audittest.Key.Public().(ed25519.PublicKey)); err != nil {
+		t.Fatalf("artifact read back does not verify: %v", err)
+	}
+	if got.Events[4].EventID != "evt-4" || got.RootHash != a.RootHash {
+		t.Fatal("artifact read back differs from the one sealed")
+	}
+	ev, err := third.Events(ctx, "s1")
+	if err != nil || len(ev) != 5 {
+		t.Fatalf("events on the third store: %d, %v", len(ev), err)
+	}
+}
+
+// TestRedisStoreKeys pins the key layout and checks the TTLs: 30 days for
+// an artifact, refreshed on every append for an active log.
+func TestRedisStoreKeys(t *testing.T) {
+	ctx := context.Background()
+	c := newRedis(t)
+	prefix := redistest.Prefix(t)
+	s := newRedisStore(t, c, prefix)
+	if err := s.Append(ctx, "s1", audittest.Event(0)); err != nil {
+		t.Fatal(err)
+	}
+	base := prefix + "{s1}:"
+	if n, err := c.LLen(ctx, base+"log").Result(); err != nil || n != 1 {
+		t.Fatalf("LLEN log = %d, %v", n, err)
+	}
+	raw, err := c.LIndex(ctx, base+"log", 0).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := s.Events(ctx, "s1")
+	canonical, _ := audit.CanonicalEvent(ev[0])
+	if raw != string(canonical) {
+		t.Fatalf("stored event is not its canonical JSON:\n%s\n%s", raw, canonical)
+	}
+	for _, k := range []string{"log", "state"} {
+		if ttl := c.PTTL(ctx, base+k).Val(); ttl < audit.MinRetention-time.Minute || ttl > audit.MinRetention {
+			t.Fatalf("TTL of %s = %v, want about %v", k, ttl, audit.MinRetention)
+		}
+	}
+	if _, err := audit.SealSession(ctx, s, audittest.Key, audittest.Meta("s1")); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := c.PTTL(ctx, base+"art").Val(); ttl < audit.MinRetention-time.Minute || ttl > audit.MinRetention {
+		t.Fatalf("TTL of the artifact = %v, want about %v", ttl, audit.MinRetention)
+	}
+	if n := c.Exists(ctx, base+"log").Val(); n != 0 {
+		t.Fatal("the log outlives sealing; the artifact holds the events")
+	}
+}
+
+// TestRedisStoreCorrupt: a log that lost an event (eviction, a hand edit)
+// or a sealed session that lost its artifact is an error, never a chain
+// silently restarted or an empty answer.
+func TestRedisStoreCorrupt(t *testing.T) {
+	ctx := context.Background()
+	c := newRedis(t)
+	prefix := redistest.Prefix(t)
+	s := newRedisStore(t, c, prefix)
+	for i := range 3 {
+		if err := s.Append(ctx, "lossy", audittest.Event(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.RPop(ctx, prefix+"{lossy}:log")
+	if err := s.Append(ctx, "lossy", audittest.Event(9)); !errors.Is(err, audit.ErrCorrupt) {
+		t.Fatalf("Append to a log that lost an event: %v, want ErrCorrupt", err)
+	}
+	if _, err := s.Events(ctx, "lossy"); !errors.Is(err, audit.ErrCorrupt) {
+		t.Fatalf("Events of a log that lost an event: %v, want ErrCorrupt", err)
+	}
+
+	if err := s.Append(ctx, "sealed", audittest.Event(0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := audit.SealSession(ctx, s, audittest.Key, audittest.Meta("sealed")); err != nil {
+		t.Fatal(err)
+	}
+	c.Del(ctx, prefix+"{sealed}:art")
+	if _, _, err := s.Artifact(ctx, "sealed"); !errors.Is(err, audit.ErrCorrupt) {
+		t.Fatalf("Artifact of a sealed session without one: %v, want ErrCorrupt", err)
+	}
+
+	if err := s.Append(ctx, "garbled", audittest.Event(0)); err != nil {
+		t.Fatal(err)
+	}
+	c.LSet(ctx, prefix+"{garbled}:log", 0, `{"event_id":"x","extra":1}`)
+	if _, err := s.Events(ctx, "garbled"); !errors.Is(err, audit.ErrCorrupt) {
+		t.Fatalf("Events of a garbled log: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestRedisStoreDown: with Redis gone every call fails; nothing is
+// dropped silently.
+func TestRedisStoreDown(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.StartLocal(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
+	t.Cleanup(func() { _ = c.Close() })
+	s := newRedisStore(t, c, redistest.Prefix(t))
+	if err := s.Append(ctx, "s1", audittest.Event(0)); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop(t)
+	if err := s.Append(ctx, "s1", audittest.Event(1)); err == nil {
+		t.Fatal("Append succeeded with Redis down")
+	}
+	if _, err := s.Events(ctx, "s1"); err == nil {
+		t.Fatal("Events succeeded with Redis down")
+	}
+	if _, _, err := s.Artifact(ctx, "s1"); err == nil {
+		t.Fatal("Artifact succeeded with Redis down")
+	}
+	if _, err := audit.SealSession(ctx, s, audittest.Key, audittest.Meta("s1")); err == nil {
+		t.Fatal("SealSession succeeded with Redis down")
+	}
+}
+
+func TestNewRedisStoreErrors(t *testing.T) {
+	if _, err := audit.NewRedisStore(nil); err == nil {
+		t.Fatal("NewRedisStore(nil) succeeded")
+	}
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	if _, err := audit.NewRedisStore(c, audit.WithKeyPrefix("x}")); err == nil {
+		t.Fatal("NewRedisStore accepted a prefix with a brace")
+	}
+}
+
+// TestRedisStoreReplicasRace: replicas (stores on their own clients)
+// appending to one session at once still form one chain; they race on
+// Redis and the script's compare-and-set sorts them out.
+func TestRedisStoreReplicasRace(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	prefix := redistest.Prefix(t)
+	const replicas, workers, each = 4, 4, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, replicas*workers*each)
+	var last *audit.RedisStore
+	for r := range replicas {
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+		t.Cleanup(func() { _ = c.Close() })
+		s := newRedisStore(t, c, prefix)
+		last = s
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					if err := s.Append(ctx, "race", audittest.Event((r*workers+w)*each+i)); err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	a, err := audit.SealSession(ctx, last, audittest.Key, audittest.Meta("race"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Events) != replicas*workers*each {
+		t.Fatalf("%d events sealed, want %d", len(a.Events), replicas*workers*each)
+	}
+}

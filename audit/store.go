@@ -1,0 +1,225 @@
+package audit
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Store keeps sessions' audit logs durably. The store, not the caller,
+// links the chain: Append assigns PrevHash atomically, so concurrent
+// appends to one session still form one valid chain. Every failure is
+// returned, never dropped: the middleware fails the request closed when an
+// event cannot be recorded. audittest.Run is the conformance suite every
+// implementation passes.
+type Store interface {
+	// Append validates e, redacts its params with the store's Redactor,
+	// links it after the session's last event and records it. A session
+	// comes into being (Active) with its first event. It fails with
+	// ErrSealed once the session is sealed.
+	Append(ctx context.Context, sessionID string, e Event) error
+	// Events returns the session's events in order (those of its artifact
+	// once sealed), or none for an unknown session.
+	Events(ctx context.Context, sessionID string) ([]Event, error)
+	// Seal stores a's artifact as the session's and seals the session. The
+	// artifact must verify (with its own key), be for sessionID, and cover
+	// exactly the events recorded: ErrStale when events were appended
+	// since they were read, ErrSealed when already sealed. SealSession
+	// does the whole sequence.
+	Seal(ctx context.Context, sessionID string, a *Artifact) error
+	// Artifact returns the session's state, and its artifact when Sealed.
+	// An unknown (or expired) session is Unknown with no error.
+	Artifact(ctx context.Context, sessionID string) (*Artifact, State, error)
+}
+
+// State is where a session's audit log stands; the audit endpoint answers
+// 404 for Unknown, 425 for Active and 200 with the artifact for Sealed.
+type State uint8
+
+// States.
+const (
+	Unknown State = iota
+	Active
+	Sealed
+)
+
+func (s State) String() string {
+	switch s {
+	case Unknown:
+		return "unknown"
+	case Active:
+		return "active"
+	case Sealed:
+		return "sealed"
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Store errors.
+var (
+	// ErrSealed: the session is sealed; its log takes no more events and
+	// no second artifact.
+	ErrSealed = errors.New("audit: session already sealed")
+	// ErrStale: the artifact given to Seal does not cover the session's
+	// events as recorded now (events were appended since they were read).
+	ErrStale = errors.New("audit: artifact does not cover the session's recorded events")
+	// ErrCorrupt: what the store holds is inconsistent (an event list and
+	// its count disagree, a sealed session lost its artifact), e.g. after
+	// a Redis eviction. Nothing is repaired silently.
+	ErrCorrupt = errors.New("audit: stored audit log is inconsistent")
+	// ErrSessionID: the session id is empty.
+	ErrSessionID = errors.New("audit: empty session id")
+)
+
+// MinRetention is the least time a store keeps a sealed artifact (and an
+// idle active log): the v0.1.0 audit trail retains artifacts at least 30
+// days. It is also the default.
+const MinRetention = 30 * 24 * time.Hour
+
+// Option configures a store.
+type Option func(*options)
+
+type options struct {
+	redactor  Redactor
+	retention time.Duration
+	prefix    string
+	now       func() time.Time
+	errs      []error
+}
+
+func buildOptions(opts []Option) (options, error) {
+	o := options{redactor: DefaultRedactor, retention: MinRetention, prefix: DefaultKeyPrefix, now: time.Now}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o, errors.Join(o.errs...)
+}
+
+// WithRedactor sets the Redactor applied to params before hashing
+// (default DefaultRedactor).
+func WithRedactor(r Redactor) Option {
+	return func(o *options) {
+		if r == nil {
+			o.errs = append(o.errs, errors.New("audit: WithRedactor(nil)"))
+			return
+		}
+		o.redactor = r
+	}
+}
+
+// WithRetention sets how long a sealed artifact is kept after sealing, and
+// an active log after its last event (default and minimum MinRetention).
+func WithRetention(d time.Duration) Option {
+	return func(o *options) {
+		if d < MinRetention {
+			o.errs = append(o.errs, fmt.Errorf("audit: WithRetention(%v): artifacts are retained at least %v", d, MinRetention))
+			return
+		}
+		o.retention = d
+	}
+}
+
+// WithKeyPrefix sets the prefix of every Redis key (default
+// DefaultKeyPrefix), to share a Redis between sites or environments. It
+// may not contain '{' or '}', which would move the Cluster hash tag.
+// MemoryStore ignores it.
+func WithKeyPrefix(p string) Option {
+	return func(o *options) {
+		for _, c := range p {
+			if c == '{' || c == '}' {
+				o.errs = append(o.errs, fmt.Errorf("audit: WithKeyPrefix(%q): a prefix may not contain '{' or '}'", p))
+				return
+			}
+		}
+		o.prefix = p
+	}
+}
+
+// WithClock sets the clock MemoryStore expires sessions by (default
+// time.Now). RedisStore ignores it: Redis expires keys by its own clock.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) {
+		if now == nil {
+			o.errs = append(o.errs, errors.New("audit: WithClock(nil)"))
+			return
+		}
+		o.now = now
+	}
+}
+
+// maxSealAttempts bounds SealSession's retries when events keep arriving.
+const maxSealAttempts = 8
+
+// SealSession ends a session's log: it reads the session's events from s,
+// signs them with key (Sign), and seals the session with the artifact,
+// starting over if an event was appended in between, so that no event is
+// left out of the artifact. m.SessionID names the session.
+func SealSession(ctx context.Context, s Store, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
+	if m.SessionID == "" {
+		return nil, ErrSessionID
+	}
+	var err error
+	for range maxSealAttempts {
+		var events []Event
+		if events, err = s.Events(ctx, m.SessionID); err != nil {
+			return nil, err
+		}
+		var a *Artifact
+		if a, err = Sign(events, key, m); err != nil {
+			return nil, err
+		}
+		if err = s.Seal(ctx, m.SessionID, a); err == nil {
+			return a, nil
+		}
+		if !errors.Is(err, ErrStale) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("audit: sealing session %q: events kept arriving for %d attempts: %w", m.SessionID, maxSealAttempts, err)
+}
+
+// checkSeal is the part of Store.Seal common to every store: the artifact
+// must be for the session and verify with its own key. It returns the
+// hash of its last event ("" for none), which the store compares with the
+// chain it holds.
+func checkSeal(sessionID string, a *Artifact) (string, error) {
+	if sessionID == "" {
+		return "", ErrSessionID
+	}
+	if a == nil {
+		return "", fmt.Errorf("%w: nil artifact", ErrMalformed)
+	}
+	if a.SessionID != sessionID {
+		return "", fmt.Errorf("%w: the artifact is for session %q, not %q", ErrInvalidEvent, a.SessionID, sessionID)
+	}
+	if err := Verify(a, nil); err != nil {
+		return "", err
+	}
+	if len(a.Events) == 0 {
+		return "", nil
+	}
+	return EventHash(a.Events[len(a.Events)-1])
+}
+
+// cloneArtifact deep-copies a, so a store never shares maps with callers.
+func cloneArtifact(a *Artifact) *Artifact {
+	c := *a
+	if a.Events != nil {
+		c.Events = cloneEvents(a.Events)
+	}
+	return &c
+}
+
+// fnv32 is FNV-1a, to spread session ids over locks.
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}

@@ -1,0 +1,161 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Verification errors. Each error Verify returns wraps exactly one of
+// them; ErrChainBroken comes as a *ChainError naming the event.
+var (
+	// ErrMalformed: the artifact is not one: bad JSON, unknown members,
+	// an event with no canonical form, a public key that is not base64 of
+	// 32 bytes.
+	ErrMalformed = errors.New("audit: malformed artifact")
+	// ErrKeyMismatch: the artifact names another public key than the one
+	// the verifier trusts (a re-signed or substituted artifact).
+	ErrKeyMismatch = errors.New("audit: artifact public key is not the expected key")
+	// ErrChainBroken: an event's prev_hash is not the hash of the event
+	// before it (an event changed, removed, inserted or moved).
+	ErrChainBroken = errors.New("audit: hash chain broken")
+	// ErrRootHash: root_hash is not the hash over the events (events
+	// removed or changed at the end, or root_hash edited).
+	ErrRootHash = errors.New("audit: root hash does not match the events")
+	// ErrSignature: the signature is not the key's signature of the
+	// signing payload (metadata, root hash or signature edited).
+	ErrSignature = errors.New("audit: invalid signature")
+)
+
+// ChainError is an ErrChainBroken at a given event.
+type ChainError struct {
+	// Index is the position of the first event whose prev_hash is wrong.
+	Index int
+	// Want is the hash of the event before it ("" for the first event);
+	// Got is its prev_hash.
+	Want, Got string
+}
+
+func (e *ChainError) Error() string {
+	if e.Index == 0 {
+		return fmt.Sprintf("%v at event 0: prev_hash is %q, want \"\" (the first event links to nothing)", ErrChainBroken, truncate(e.Got))
+	}
+	return fmt.Sprintf("%v at event %d: prev_hash is %q, want %s, the hash of event %d", ErrChainBroken, e.Index, truncate(e.Got), e.Want, e.Index-1)
+}
+
+// Unwrap makes errors.Is(err, ErrChainBroken) hold.
+func (e *ChainError) Unwrap() error { return ErrChainBroken }
+
+// Verify checks an artifact as a third party would: the events' links,
+// the root hash over their hashes, and the Ed25519 signature over the
+// signing payload with the artifact's public key.
+//
+// publicKey is the key the verifier trusts, e.g. the site's agents.json
+// audit.public_key; when given, the artifact must name that very key
+// (ErrKeyMismatch otherwise). When nil, the artifact's own key is used,
+// which proves the artifact intact but not who made it: anyone can sign a
+// forgery with a key of their own.
+func Verify(a *Artifact, publicKey ed25519.PublicKey) error {
+	if a == nil {
+		return fmt.Errorf("%w: nil artifact", ErrMalformed)
+	}
+	if publicKey != nil && len(publicKey) != ed25519.PublicKeySize {
+		return fmt.Errorf("%w: public key has %d bytes, want %d", ErrInvalidKey, len(publicKey), ed25519.PublicKeySize)
+	}
+	embedded, err := decodeStrict(a.PublicKey, ed25519.PublicKeySize)
+	switch {
+	case publicKey != nil && a.PublicKey == "":
+		return fmt.Errorf("%w: the artifact names no public key", ErrKeyMismatch)
+	case err != nil:
+		return fmt.Errorf("%w: public_key %v", ErrMalformed, err)
+	case publicKey != nil && !bytes.Equal(embedded, publicKey):
+		return fmt.Errorf("%w: the artifact names %s, the expected key is %s", ErrKeyMismatch,
+			truncate(a.PublicKey), base64.StdEncoding.EncodeToString(publicKey))
+	}
+	hashes, err := chainHashes(a.Events)
+	if err != nil {
+		return err
+	}
+	if root := RootHash(hashes); root != a.RootHash {
+		return fmt.Errorf("%w: root_hash is %q, the events hash to %s", ErrRootHash, truncate(a.RootHash), root)
+	}
+	sig, err := decodeStrict(a.Signature, ed25519.SignatureSize)
+	if err != nil {
+		return fmt.Errorf("%w: signature %v", ErrSignature, err)
+	}
+	if !ed25519.Verify(ed25519.PublicKey(embedded), SigningPayload(a.Meta(), a.RootHash), sig) {
+		return fmt.Errorf("%w: the signature does not match the session metadata and root hash under key %s", ErrSignature, a.PublicKey)
+	}
+	return nil
+}
+
+// VerifyJSON decodes an artifact strictly and verifies it as Verify
+// does. Strictly means: the document must be valid RFC 8785 input (no
+// duplicate members, no lone surrogates, numbers in range), and the
+// artifact decoded from it, re-serialised, must be byte-identical to the
+// RFC 8785 canonicalisation (jcs.Transform) of the document itself: no
+// missing, extra, mistyped or differently cased members, nothing after
+// it. So the hashes VerifyJSON checks are the ones any RFC 8785
+// implementation computes from the same bytes.
+func VerifyJSON(b []byte, publicKey ed25519.PublicKey) error {
+	a, err := DecodeArtifact(b)
+	if err != nil {
+		return err
+	}
+	want, err := jcs.Transform(b)
+	if err != nil {
+		return fmt.Errorf("%w: not RFC 8785 input: %v", ErrMalformed, err)
+	}
+	got, err := canonicalArtifact(a)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("%w: %s", ErrMalformed, describeMismatch(b, a))
+	}
+	return Verify(a, publicKey)
+}
+
+// describeMismatch names the first event whose JSON differs from what
+// its decoded form serialises to, or else the artifact's own members.
+func describeMismatch(b []byte, a *Artifact) string {
+	var raw struct {
+		Events []json.RawMessage `json:"events"`
+	}
+	if json.Unmarshal(b, &raw) == nil {
+		for i, r := range raw.Events {
+			want, err1 := jcs.Transform(r)
+			got, err2 := CanonicalEvent(a.Events[i])
+			if err1 == nil && err2 == nil && !bytes.Equal(got, want) {
+				return fmt.Sprintf("event %d is not an audit event in canonical form (missing, extra, mistyped or miscased members): %s", i, truncate(string(want)))
+			}
+		}
+	}
+	return "the artifact's members are not those of an audit artifact (missing, extra, mistyped or miscased members)"
+}
+
+// DecodeArtifact decodes an artifact's JSON strictly: unknown members,
+// members of the wrong type and trailing data are ErrMalformed. It does
+// not verify it.
+func DecodeArtifact(b []byte) (*Artifact, error) {
+	var a Artifact
+	if err := decodeStrictJSON(b, &a); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return &a, nil
+}
+
+// decodeStrict decodes standard base64 of exactly n bytes, accepting only
+// the one spelling that encodes them (no line breaks, no stray bits).
+func decodeStrict(s string, n int) ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b) != n || base64.StdEncoding.EncodeToString(b) != s {
+		return nil, fmt.Errorf("%q is not standard base64 of %d bytes", truncate(s), n)
+	}
+	return b, nil
+}

@@ -1,0 +1,159 @@
+// Command agentready is the agentready toolbox. Its one command today
+// checks an agents.txt v0.1.0 audit artifact as any third party can:
+//
+//	agentready verify-audit [-key BASE64] FILE|URL
+//
+// reads the artifact from a file or an http(s) URL (at most 16 MiB, 10 s),
+// recomputes its hash chain and root hash, checks its Ed25519 signature
+// (package audit documents the exact serialisation), prints a one-line
+// verdict and exits 0 when it verifies, 1 when it does not or cannot be
+// read, 2 on a usage error. Give -key the site's published key (agents.json
+// audit.public_key): without it the key inside the artifact is used, which
+// proves the artifact intact but not that the site made it.
+package main
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/audit"
+)
+
+// Limits on reading an artifact.
+const (
+	maxArtifactSize = 16 << 20
+	fetchTimeout    = 10 * time.Second
+)
+
+// httpClient fetches artifacts; the timeout covers the whole exchange,
+// body included.
+var httpClient = &http.Client{Timeout: fetchTimeout}
+
+const usage = `Usage:
+  agentready verify-audit [-key BASE64] FILE|URL
+      Verify an agents.txt v0.1.0 audit artifact read from a file or an
+      http(s) URL: hash chain, root hash, Ed25519 signature. -key is the
+      site's published audit.public_key (standard base64); without it the
+      key embedded in the artifact is used, which proves integrity only.
+      Exit status: 0 verified, 1 not verified or unreadable, 2 usage error.
+  agentready -h
+      Show this help.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the command with its arguments (without the program name); it
+// returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "verify-audit":
+		return verifyAudit(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "agentready: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+func verifyAudit(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify-audit", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	keyFlag := fs.String("key", "", "the site's Ed25519 public key, standard base64")
+	// Flags may come before or after the artifact.
+	var sources []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, usage)
+				return 0
+			}
+			fmt.Fprintf(stderr, "agentready verify-audit: %v\n\n%s", err, usage)
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		sources = append(sources, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(sources) != 1 {
+		fmt.Fprintf(stderr, "agentready verify-audit: want one FILE or URL, got %d\n\n%s", len(sources), usage)
+		return 2
+	}
+	var key ed25519.PublicKey
+	if *keyFlag != "" {
+		b, err := base64.StdEncoding.DecodeString(*keyFlag)
+		if err != nil || len(b) != ed25519.PublicKeySize {
+			fmt.Fprintf(stderr, "agentready verify-audit: -key is not standard base64 of a %d-byte Ed25519 public key\n", ed25519.PublicKeySize)
+			return 2
+		}
+		key = b
+	}
+
+	src := sources[0]
+	doc, err := read(src)
+	if err != nil {
+		fmt.Fprintf(stdout, "FAIL: %s: %v\n", src, err)
+		return 1
+	}
+	if err := audit.VerifyJSON(doc, key); err != nil {
+		fmt.Fprintf(stdout, "FAIL: %s: %v\n", src, err)
+		return 1
+	}
+	a, _ := audit.DecodeArtifact(doc) // VerifyJSON decoded it already
+	how := "with the key given by -key"
+	if key == nil {
+		how = "with the key embedded in the artifact, " + a.PublicKey +
+			" (integrity only: pass -key with the site's published audit.public_key to prove the site signed it)"
+	}
+	fmt.Fprintf(stdout, "OK: %s: session %q of %q, %d events, root hash %s, verified %s\n",
+		src, a.SessionID, a.Site, len(a.Events), a.RootHash, how)
+	return 0
+}
+
+// read returns the artifact at src, a file name or an http(s) URL, of at
+// most maxArtifactSize bytes.
+func read(src string) ([]byte, error) {
+	var r io.Reader
+	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+		resp, err := httpClient.Get(src)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("GET answered %s", resp.Status)
+		}
+		r = resp.Body
+	} else {
+		f, err := os.Open(src)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxArtifactSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxArtifactSize {
+		return nil, fmt.Errorf("larger than %d MiB", maxArtifactSize>>20)
+	}
+	return b, nil
+}
