@@ -20,7 +20,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/examples/internal/demo"
 )
 
@@ -31,19 +30,11 @@ func main() {
 
 	app := demo.NewApp()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	opts := app.Options(logger)
-	if *redisAddr != "" {
-		store, closeRedis, err := demo.Redis(*redisAddr, logger)
-		if err != nil {
-			log.Fatal(err)
-		}
-		defer func() { _ = closeRedis() }()
-		opts = append(opts, agentready.WithStore(store))
-	}
-	m, err := agentready.New(demo.Site(), opts...)
+	m, closeStore, err := demo.Middleware(app, *redisAddr, logger)
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer func() { _ = closeStore() }()
 
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)

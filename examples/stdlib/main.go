@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/examples/internal/demo"
 )
 
@@ -27,19 +26,11 @@ func main() {
 
 	app := demo.NewApp()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	opts := app.Options(logger)
-	if *redisAddr != "" {
-		store, closeRedis, err := demo.Redis(*redisAddr, logger)
-		if err != nil {
-			log.Fatal(err)
-		}
-		defer func() { _ = closeRedis() }()
-		opts = append(opts, agentready.WithStore(store))
-	}
-	m, err := agentready.New(demo.Site(), opts...)
+	m, closeStore, err := demo.Middleware(app, *redisAddr, logger)
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer func() { _ = closeStore() }()
 
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/search", m.Capability("product-search")(http.HandlerFunc(app.Search)))
