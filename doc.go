@@ -43,4 +43,16 @@
 //		log.Fatal(err)
 //	}
 //	http.ListenAndServe(":8080", m.Handler(mux))
+//
+// # Sessions and the audit trail
+//
+// With capabilities that require a session (agents.txt v0.1.0), Handler also
+// serves the session endpoint (POST creates, DELETE ends; package session),
+// answers 401 to a session-required capability without a valid
+// X-Agent-Session, and puts the session in the request context
+// (session.FromContext). With Site.Audit.Enabled and WithAuditKey it records
+// every request carrying a session as a hash-chained event (package audit),
+// fails the request closed (503) when the event cannot be recorded, seals
+// and signs the log when the session ends, and serves the artifact at the
+// audit endpoint (200, 404 unknown, 425 while active).
 package agentready

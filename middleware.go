@@ -3,11 +3,13 @@ package agentready
 import (
 	"errors"
 	"net/http"
+	"net/netip"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/publish"
+	"github.com/agentready/agentready/session"
 )
 
 // Middleware publishes a site's declaration in every agent-discovery format
@@ -16,6 +18,7 @@ type Middleware struct {
 	docs   *publish.Handler
 	policy *policy.Policy
 	enf    *enforce.Enforcer
+	sess   *sessions // nil without v0.1.0 sessions
 }
 
 // New validates the declaration and the options, reports every problem at
@@ -31,6 +34,9 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 		if err := o(&st); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := prepareAudit(&site, &st); err != nil {
+		errs = append(errs, err)
 	}
 	if err := config.Validate(&site, st.formats); err != nil {
 		errs = append(errs, err)
@@ -65,7 +71,12 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 			return nil, err
 		}
 	}
-	enf, err := enforce.New(enforce.Config{
+	var identify func(*http.Request) (string, netip.Prefix, bool)
+	sess, err := newSessions(&site, &st, &identify)
+	if err != nil {
+		return nil, err
+	}
+	ecfg := enforce.Config{
 		Policy:       pol,
 		Store:        store,
 		ClientIP:     st.clientIP,
@@ -75,11 +86,17 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 		OnDecision:   st.onDecision,
 		Classify:     st.classify,
 		Logger:       st.logger,
-	})
+		Now:          st.clock,
+	}
+	if sess != nil {
+		ecfg.Sessions, ecfg.Audit = sess.mgr, sess.audit
+	}
+	enf, err := enforce.New(ecfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Middleware{docs: h, policy: pol, enf: enf}, nil
+	identify = enf.Identify
+	return &Middleware{docs: h, policy: pol, enf: enf, sess: sess}, nil
 }
 
 // MustNew is New that panics on error, for declarations fixed at compile
@@ -97,8 +114,27 @@ func MustNew(site config.Site, opts ...Option) *Middleware {
 // classified as agents are checked for path access, capability scope,
 // declared auth and rate limits; browsers pass untouched; /robots.txt is
 // always served.
+//
+// With v0.1.0 sessions it also serves the session endpoint and, with the
+// audit trail, the audit endpoint; see the README section "Sessions and the
+// audit trail (v0.1.0)".
 func (m *Middleware) Handler(next http.Handler) http.Handler {
+	if m.sess != nil {
+		return m.docs.Wrap(m.sess.wrap(m.enf.Wrap(next)))
+	}
 	return m.docs.Wrap(m.enf.Wrap(next))
+}
+
+// Sessions returns the session Manager, nil when the declaration uses no
+// sessions. Run its Run method in a goroutine so that expired sessions are
+// sealed even when no new session is created:
+//
+//	go m.Sessions().Run(ctx, time.Minute)
+func (m *Middleware) Sessions() *session.Manager {
+	if m.sess == nil {
+		return nil
+	}
+	return m.sess.mgr
 }
 
 // Capability binds one route to one declared capability:

@@ -176,7 +176,7 @@ func TestPublishedDocuments(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	t.Run("v0.1.0 dialect serves the v0.1.0 agents.txt and agents.json", func(t *testing.T) {
-		srv := serve(t, fixtures.AcmeCeramics(), agentready.WithDialect(config.DialectV010))
+		srv := serve(t, acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey))
 		_, txt := get(t, srv.URL+"/.well-known/agents.txt")
 		if !strings.Contains(txt, "\nSite: Acme Ceramics\n") || !strings.Contains(txt, "Allow: cart.add\n") {
 			t.Errorf("agents.txt:\n%s", txt)
@@ -266,6 +266,11 @@ func TestEveryFixtureServes(t *testing.T) {
 	for _, fx := range fixtures.All() {
 		t.Run(fx.Name, func(t *testing.T) {
 			opts := []agentready.Option{agentready.WithDialect(fx.Formats.Dialect), agentready.WithAgentsJSON(fx.Formats.AgentsJSON)}
+			if fx.Site.Audit.Enabled {
+				// The fixture's key is not ours: publish the test key's.
+				fx.Site.Audit.PublicKey = ""
+				opts = append(opts, agentready.WithAuditKey(testAuditKey))
+			}
 			srv := serve(t, fx.Site, opts...)
 			for _, p := range []string{"/.well-known/agents.txt", "/.well-known/agents.json", "/.well-known/agents.md", "/agent.json"} {
 				if res, _ := get(t, srv.URL+p); res.StatusCode != http.StatusOK {

@@ -1,15 +1,18 @@
 package agentready
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/session"
 )
 
 // An Option changes how a Middleware publishes or enforces the declaration.
@@ -33,6 +36,11 @@ type settings struct {
 	classifierOpts []policy.ClassifierOption
 	classify       func(r *http.Request) policy.Class
 	logger         *slog.Logger
+
+	sessionStore  session.Store
+	auditStore    audit.Store
+	auditKey      ed25519.PrivateKey
+	auditRedactor audit.Redactor
 }
 
 // WithDialect selects the agents.txt grammar served at
@@ -142,8 +150,10 @@ func WithStore(s enforce.Store) Option {
 	}
 }
 
-// WithClock sets the clock of the default in-memory store, so tests can
-// advance time instead of sleeping. It has no effect with WithStore.
+// WithClock sets the clock of the default in-memory stores (rate limits,
+// sessions, audit logs), of session expiry and of audit timestamps, so tests
+// can advance time instead of sleeping. Stores given with WithStore,
+// WithSessionStore or WithAuditStore keep their own clocks.
 func WithClock(now func() time.Time) Option {
 	return func(st *settings) error {
 		if now == nil {
@@ -236,6 +246,63 @@ func WithClassifier(f func(r *http.Request) policy.Class) Option {
 func WithLogger(l *slog.Logger) Option {
 	return func(st *settings) error {
 		st.logger = l
+		return nil
+	}
+}
+
+// Session and audit options (agents.txt v0.1.0).
+
+// WithSessionStore sets where sessions live. The default is a
+// session.MemoryStore (per process, on WithClock's clock);
+// session.NewRedisStore shares sessions between replicas and keeps them
+// across restarts.
+func WithSessionStore(s session.Store) Option {
+	return func(st *settings) error {
+		if s == nil {
+			return errors.New("WithSessionStore: nil store")
+		}
+		st.sessionStore = s
+		return nil
+	}
+}
+
+// WithAuditStore sets where audit logs and sealed artifacts live. The
+// default is an audit.MemoryStore (per process, lost on restart);
+// audit.NewRedisStore keeps them durably. A store given here applies its own
+// redactor (audit.WithRedactor), not WithAuditRedactor's.
+func WithAuditStore(s audit.Store) Option {
+	return func(st *settings) error {
+		if s == nil {
+			return errors.New("WithAuditStore: nil store")
+		}
+		st.auditStore = s
+		return nil
+	}
+}
+
+// WithAuditKey sets the site's Ed25519 key that signs audit artifacts.
+// Required when Site.Audit.Enabled; its public half is published as
+// agents.json audit.public_key (filled in when Site.Audit.PublicKey is
+// empty, checked against it otherwise).
+func WithAuditKey(key ed25519.PrivateKey) Option {
+	return func(st *settings) error {
+		if len(key) != ed25519.PrivateKeySize {
+			return fmt.Errorf("WithAuditKey: an Ed25519 private key has %d bytes, not %d", ed25519.PrivateKeySize, len(key))
+		}
+		st.auditKey = key
+		return nil
+	}
+}
+
+// WithAuditRedactor sets the rule that hides sensitive param values in the
+// default audit store (default audit.DefaultRedactor: passwords, tokens,
+// card numbers and the like).
+func WithAuditRedactor(r audit.Redactor) Option {
+	return func(st *settings) error {
+		if r == nil {
+			return errors.New("WithAuditRedactor: nil redactor")
+		}
+		st.auditRedactor = r
 		return nil
 	}
 }

@@ -459,3 +459,12 @@ func canonicalArtifact(a *Artifact) ([]byte, error) {
 	b = appendString(b, a.Site)
 	return append(b, '}'), nil
 }
+
+// CanonicalArtifact returns the RFC 8785 serialisation of a: the bytes an
+// audit endpoint serves, which VerifyJSON accepts as they are.
+func CanonicalArtifact(a *Artifact) ([]byte, error) {
+	if a == nil {
+		return nil, fmt.Errorf("audit: nil artifact")
+	}
+	return canonicalArtifact(a)
+}

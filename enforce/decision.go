@@ -27,9 +27,13 @@ const (
 	DenyRate
 	// StoreError: the rate-limit store failed; see Decision.Err.
 	StoreError
+	// DenySession: the capability requires a v0.1.0 session and the
+	// request has no valid X-Agent-Session (missing, unknown, expired,
+	// foreign): 401 (503 when the session store fails). Err says which.
+	DenySession
 )
 
-var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error"}
+var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -79,6 +83,7 @@ type Decision struct {
 	Degraded bool
 
 	n       int
+	cap1    int // capability index + 1, 0 for none
 	client  Key
 	limits  [3]Limit
 	results [3]Result
@@ -100,6 +105,8 @@ func statusOf(o Outcome) int {
 		return http.StatusTooManyRequests
 	case StoreError:
 		return http.StatusServiceUnavailable
+	case DenySession:
+		return http.StatusUnauthorized
 	}
 	return 0
 }

@@ -10,10 +10,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
+	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/session"
 )
 
 // Config configures an Enforcer. Only Policy is required.
@@ -44,6 +47,16 @@ type Config struct {
 	// Logger receives configuration problems found while serving (a route
 	// bound to an undeclared capability). Default slog.Default().
 	Logger *slog.Logger
+	// Sessions, when set, enforces v0.1.0 sessions: a session-required
+	// capability answers 401 without a valid X-Agent-Session, and a valid
+	// session is put in the request context (session.FromContext).
+	Sessions *session.Manager
+	// Audit, when set with Sessions, records every request carrying a
+	// valid session as one audit event; a request whose event cannot be
+	// recorded fails closed with 503. The store's Redactor applies.
+	Audit audit.Store
+	// Now is the clock of audit timestamps. Default time.Now.
+	Now func() time.Time
 }
 
 // KeyFunc returns the identity rate limits are counted under for a request.
@@ -62,6 +75,10 @@ type Enforcer struct {
 	hook    func(Decision)
 	classFn func(r *http.Request) policy.Class
 	log     *slog.Logger
+
+	sessions *session.Manager
+	audit    audit.Store
+	clock    func() time.Time
 
 	link        []string // Link: <agents.txt>; rel="describedby"
 	allowText   []string // "Allow: <pattern>" per Access.Allow index
@@ -96,7 +113,11 @@ func New(cfg Config) (*Enforcer, error) {
 	}
 	p := cfg.Policy
 	e := &Enforcer{p: p, store: cfg.Store, ip: cfg.ClientIP, key: cfg.Key, byAgent: cfg.ByAgent,
-		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger}
+		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
+		sessions: cfg.Sessions, clock: cfg.Now}
+	if cfg.Sessions != nil {
+		e.audit = cfg.Audit
+	}
 	e.scratchPool.New = func() any { return new(scratch) }
 	e.uas = newUACache()
 	var errs []error
@@ -245,6 +266,7 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 	if ci >= 0 {
 		c := &p.Capabilities[ci]
 		d.Capability = c.ID
+		d.cap1 = ci + 1
 		if ai >= 0 && !p.Agents[ai].Permitted[ci] {
 			d.Outcome, d.Rule = DenyCapability, p.Agents[ai].Rule
 			return
@@ -442,6 +464,13 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 	var d Decision
 	e.decide(r, ci, true, &d)
 	d.Status = statusOf(d.Outcome)
+	if e.sessions != nil && e.wantsSession(r, &d) {
+		if d.Outcome == Allow && ci < 0 && e.bound.Load() > 0 {
+			r = e.withState(r, &d)
+		}
+		e.serveSession(w, r, next, &d, d.cap1-1)
+		return
+	}
 	if e.hook != nil {
 		e.hook(d)
 	}
@@ -451,21 +480,25 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 	case Allow:
 		e.setRateHeaders(w, &d)
 		if ci < 0 && e.bound.Load() > 0 {
-			// A Capability binding behind us finishes the decision.
-			ai := e.p.Default
-			if d.Agent != "" {
-				ai = e.agentIndex(d.Agent)
-			}
-			capIdx := -1
-			if d.Capability != "" {
-				capIdx, _ = e.p.CapabilityIndex(d.Capability)
-			}
-			r = r.WithContext(context.WithValue(r.Context(), stateKey{}, &state{agent: ai, capability: capIdx, client: d.client}))
+			r = e.withState(r, &d)
 		}
 		next.ServeHTTP(w, r)
 	default:
 		e.deny(w, r, &d)
 	}
+}
+
+// withState tells a Capability binding behind Wrap what Wrap decided.
+func (e *Enforcer) withState(r *http.Request, d *Decision) *http.Request {
+	ai := e.p.Default
+	if d.Agent != "" {
+		ai = e.agentIndex(d.Agent)
+	}
+	capIdx := -1
+	if d.Capability != "" {
+		capIdx, _ = e.p.CapabilityIndex(d.Capability)
+	}
+	return r.WithContext(context.WithValue(r.Context(), stateKey{}, &state{agent: ai, capability: capIdx, client: d.client}))
 }
 
 // serveBound finishes, for a bound capability, a request Wrap let through
@@ -509,6 +542,13 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		}
 	}
 	d.Status = statusOf(d.Outcome)
+	d.cap1 = ci + 1
+	if e.sessions != nil && e.wantsSession(r, &d) {
+		if _, ok := session.FromContext(r.Context()); !ok { // else Wrap records it
+			e.serveSession(w, r, next, &d, ci)
+			return
+		}
+	}
 	if e.hook != nil {
 		e.hook(d)
 	}

@@ -1,0 +1,406 @@
+package enforce
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/session"
+)
+
+// This file is the v0.1.0 session and audit part of the pipeline. It runs
+// only for agent requests that carry X-Agent-Session or address a
+// session-required capability, so the path of every other request is the
+// one enforcer.go describes, unchanged and allocation-free.
+
+// Rule names for session decisions (Decision.Rule).
+const (
+	// RuleRequiresSession: the capability declares requires_session and the
+	// request has no valid X-Agent-Session (v0.1.0: 401).
+	RuleRequiresSession = "requires_session"
+)
+
+// MaxAuditBody is the largest JSON request body whose members are recorded
+// as audit params (64 KiB). A larger body is passed on untouched and its
+// members are not recorded.
+const MaxAuditBody = 64 << 10
+
+// Identify returns who is calling, the way sessions are bound: the agent
+// identity is the declared agent policy that applies ("claude", "*"), else
+// the known agent or generic client name the User-Agent was classified as,
+// else "*"; the client is ClientKey of the client address (trusted proxies
+// honoured). ok is false for browsers: only agents hold sessions.
+func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix, ok bool) {
+	c := e.classify(r)
+	if !c.Agent() {
+		return "", netip.Prefix{}, false
+	}
+	p := e.p
+	ai := p.Default
+	if c.Kind == policy.Declared && c.Policy >= 0 && c.Policy < len(p.Agents) {
+		ai = c.Policy
+	}
+	switch {
+	case ai >= 0:
+		agent = p.Agents[ai].Name
+	case c.Name != "":
+		agent = c.Name
+	default:
+		agent = "*"
+	}
+	return agent, ClientKey(e.ip.Addr(r)), true
+}
+
+// wantsSession reports whether the session part runs for d: an agent
+// request with a session header, or one addressing a session-required
+// capability.
+func (e *Enforcer) wantsSession(r *http.Request, d *Decision) bool {
+	if e.sessions == nil || d.Outcome == Pass {
+		return false
+	}
+	if _, ok := r.Header[session.HeaderSession]; ok {
+		return true
+	}
+	return d.cap1 > 0 && e.p.Capabilities[d.cap1-1].Decl.RequiresSession
+}
+
+// serveSession finishes a request wantsSession selected: it checks the
+// session, answers 401 for a session-required capability without a valid
+// one, records the audit event of a request with a valid session, and ends
+// the session after a successful human-handoff capability.
+func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, ci int) {
+	requires := ci >= 0 && e.p.Capabilities[ci].Decl.RequiresSession
+	s, err := e.sessions.Lookup(r)
+	if err != nil {
+		s = nil
+		if requires && d.Outcome == Allow {
+			d.Outcome, d.Rule, d.Err = DenySession, RuleRequiresSession, err
+			d.Status, _ = session.ErrorStatus(err)
+		}
+	}
+	if e.hook != nil {
+		e.hook(*d)
+	}
+	if s == nil {
+		switch d.Outcome {
+		case Allow:
+			e.setRateHeaders(w, d)
+			next.ServeHTTP(w, r)
+		case DenySession:
+			e.denySession(w, d)
+		default:
+			e.deny(w, r, d)
+		}
+		return
+	}
+	aw := &auditWriter{w: w, e: e, s: s, ctx: r.Context()}
+	if e.audit != nil {
+		aw.ev = e.newEvent(r, d)
+	}
+	if d.Outcome != Allow {
+		e.deny(aw, r, d)
+		aw.finish()
+		return
+	}
+	e.setRateHeaders(w, d)
+	r = r.WithContext(session.NewContext(r.Context(), s))
+	next.ServeHTTP(aw, r)
+	aw.finish()
+	if ci >= 0 && e.p.Capabilities[ci].Decl.HumanHandoff && !aw.failed && aw.status >= 200 && aw.status < 300 {
+		// v0.1.0: a successful human_handoff checkout may end the session;
+		// ending it seals the audit trail.
+		if _, err := e.sessions.End(context.WithoutCancel(r.Context()), s, session.Handoff); err != nil && !errors.Is(err, session.ErrNotFound) {
+			e.log.Error("agentready: ending the session after a human handoff", "session", s.ID, "err", err)
+		}
+	}
+}
+
+// denySession answers 401 (or the status session.ErrorStatus gives) in
+// problem+json with the v0.1.0 envelope members ok and error.
+func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
+	status, msg := session.ErrorStatus(d.Err)
+	if status >= 500 {
+		e.log.Error("agentready: session store failed", "err", d.Err)
+	}
+	if e.link != nil {
+		w.Header()[keyLink] = e.link
+	}
+	prob := Problem{Status: status, Detail: "capability " + `"` + d.Capability + `"` + " requires a session: " + msg +
+		" (create one with POST on the session endpoint and send its token in " + session.HeaderSession + ")",
+		Extra: map[string]any{"ok": false, "error": msg, "rule": d.Rule, "capability": d.Capability}}
+	if d.Agent != "" {
+		prob.Extra["agent"] = d.Agent
+	}
+	_ = WriteProblem(w, prob)
+}
+
+// newEvent starts the audit event of r: everything but the status.
+func (e *Enforcer) newEvent(r *http.Request, d *Decision) audit.Event {
+	ev := audit.Event{
+		EventID:    newEventID(),
+		Timestamp:  formatTime(e.now()),
+		Capability: d.Capability,
+		Method:     r.Method,
+		Params:     requestParams(r),
+		PolicyResult: audit.PolicyResult{
+			Decision: audit.Deny,
+			Rule:     d.Rule,
+		},
+	}
+	if ev.Capability == "" {
+		// Not a declared capability: the audit log names the path called.
+		ev.Capability = r.URL.Path
+	}
+	if d.Outcome == Allow {
+		ev.PolicyResult.Decision = audit.Allow
+	}
+	return ev
+}
+
+// requestParams collects a request's parameters for the audit trail: the
+// query parameters (a string, or a list of strings when repeated) and the
+// members of a JSON object body of at most MaxAuditBody bytes, which win
+// over query parameters of the same name. The body is read and put back,
+// byte for byte, for the handler.
+func requestParams(r *http.Request) map[string]any {
+	params := make(map[string]any, 4)
+	queryParams(r.URL.RawQuery, params)
+	if r.Body == nil || r.Body == http.NoBody {
+		return params
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return params
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxAuditBody+1))
+	if len(b) > MaxAuditBody || err != nil {
+		// Too large (or failing): hand the handler what was read and the rest.
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
+		return params
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{bytes.NewReader(b), r.Body}
+	var body map[string]any
+	if json.Unmarshal(b, &body) == nil {
+		for k, v := range body {
+			params[k] = v
+		}
+	}
+	return params
+}
+
+func (e *Enforcer) now() time.Time {
+	if e.clock != nil {
+		return e.clock()
+	}
+	return time.Now()
+}
+
+// auditWriter records a session-bound request's audit event when the
+// response's status is decided (the handler's first WriteHeader or Write,
+// or its return without writing), before any byte reaches the client. If
+// the event cannot be recorded the response is replaced with 503 and the
+// handler's writes are discarded: the action ran, but it is not confirmed
+// to the agent, and no action is confirmed that the trail does not hold.
+// Without an audit store it only observes the status.
+type auditWriter struct {
+	w       http.ResponseWriter
+	e       *Enforcer
+	s       *session.Session
+	ctx     context.Context
+	ev      audit.Event
+	status  int
+	decided bool
+	failed  bool
+	discard http.Header
+}
+
+func (a *auditWriter) Header() http.Header {
+	if a.failed {
+		if a.discard == nil {
+			a.discard = http.Header{}
+		}
+		return a.discard
+	}
+	return a.w.Header()
+}
+
+func (a *auditWriter) WriteHeader(code int) {
+	if a.decided {
+		if !a.failed {
+			a.w.WriteHeader(code) // net/http reports the superfluous call
+		}
+		return
+	}
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		a.w.WriteHeader(code) // informational: the status is still to come
+		return
+	}
+	a.commit(code)
+	if !a.failed {
+		a.w.WriteHeader(code)
+	}
+}
+
+func (a *auditWriter) Write(b []byte) (int, error) {
+	if !a.decided {
+		a.WriteHeader(http.StatusOK)
+	}
+	if a.failed {
+		return len(b), nil
+	}
+	return a.w.Write(b)
+}
+
+// Flush implements http.Flusher when the underlying writer does.
+func (a *auditWriter) Flush() {
+	if !a.decided {
+		a.WriteHeader(http.StatusOK)
+	}
+	if a.failed {
+		return
+	}
+	if f, ok := a.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (a *auditWriter) Unwrap() http.ResponseWriter { return a.w }
+
+// finish decides the status of a handler that returned without writing.
+func (a *auditWriter) finish() {
+	if !a.decided {
+		a.WriteHeader(http.StatusOK)
+	}
+}
+
+// commit records the event with the response status; on failure it answers
+// 503 in the handler's place.
+func (a *auditWriter) commit(code int) {
+	a.decided, a.status = true, code
+	st := a.e.audit
+	if st == nil {
+		return
+	}
+	a.ev.ResponseStatus = code
+	err := st.Append(context.WithoutCancel(a.ctx), a.s.ID, a.ev)
+	if err == nil {
+		return
+	}
+	a.failed = true
+	a.e.log.Error("agentready: the audit trail could not record an action; answering 503",
+		"session", a.s.ID, "capability", a.ev.Capability, "method", a.ev.Method, "status", code, "err", err)
+	h := a.w.Header()
+	clear(h) // whatever the handler set belongs to the response it does not get
+	h.Set("Retry-After", "1")
+	_ = WriteProblem(a.w, Problem{Status: http.StatusServiceUnavailable,
+		Detail: "the audit trail could not record this action; it is not confirmed",
+		Extra:  map[string]any{"ok": false, "error": "the audit trail could not record this action"}})
+}
+
+// queryParams adds the parameters of a raw query to params the way
+// url.ParseQuery reads them (a list of strings for a repeated name),
+// without building the intermediate url.Values. Pairs that do not unescape
+// are skipped, as ParseQuery skips them.
+func queryParams(q string, params map[string]any) {
+	for q != "" {
+		var kv string
+		kv, q, _ = strings.Cut(q, "&")
+		if kv == "" || strings.Contains(kv, ";") {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		var err error
+		if strings.ContainsAny(k, "%+") {
+			if k, err = url.QueryUnescape(k); err != nil {
+				continue
+			}
+		}
+		if strings.ContainsAny(v, "%+") {
+			if v, err = url.QueryUnescape(v); err != nil {
+				continue
+			}
+		}
+		switch old := params[k].(type) {
+		case nil:
+			params[k] = v
+		case string:
+			params[k] = []any{old, v}
+		case []any:
+			params[k] = append(old, v)
+		}
+	}
+}
+
+// formatTime is audit.FormatTime (audit.TimeLayout: UTC, milliseconds)
+// without time.Format's layout interpretation: it runs on every audited
+// request.
+func formatTime(t time.Time) string {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	h, mi, sec := t.Clock()
+	ms := t.Nanosecond() / 1e6
+	if y < 0 || y > 9999 {
+		return audit.FormatTime(t)
+	}
+	var b [24]byte
+	put := func(i, v, n int) {
+		for j := i + n - 1; j >= i; j-- {
+			b[j] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, y, 4)
+	b[4] = '-'
+	put(5, int(mo), 2)
+	b[7] = '-'
+	put(8, d, 2)
+	b[10] = 'T'
+	put(11, h, 2)
+	b[13] = ':'
+	put(14, mi, 2)
+	b[16] = ':'
+	put(17, sec, 2)
+	b[19] = '.'
+	put(20, ms, 3)
+	b[23] = 'Z'
+	return string(b[:])
+}
+
+// newEventID returns 26 base32 characters (128 bits) from math/rand/v2's
+// runtime generator (ChaCha8, seeded by the operating system), unlike
+// audit.NewEventID, which reads the CSPRNG on every call: an event id must
+// be unique within its session, not secret, and this runs on every audited
+// request.
+func newEventID() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	hi, lo := rand.Uint64(), rand.Uint64()
+	var b [26]byte
+	for i := range b {
+		var v uint64
+		if i < 13 {
+			v = hi >> (5 * uint(i))
+		} else {
+			v = lo >> (5 * uint(i-13))
+		}
+		b[i] = alphabet[v&31]
+	}
+	return string(b[:])
+}

@@ -1,0 +1,109 @@
+package enforce
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/audit"
+)
+
+func TestFormatTimeMatchesAudit(t *testing.T) {
+	for _, tm := range []time.Time{
+		time.Date(2026, 1, 2, 3, 4, 5, 678_900_000, time.UTC),
+		time.Date(1999, 12, 31, 23, 59, 59, 999_999_999, time.FixedZone("x", 3600)),
+		time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(12345, 1, 1, 0, 0, 0, 0, time.UTC), // beyond 4 digits: audit's own formatting
+	} {
+		if got, want := formatTime(tm), audit.FormatTime(tm); got != want {
+			t.Errorf("formatTime(%v) = %q, want %q", tm, got, want)
+		}
+	}
+}
+
+func TestQueryParams(t *testing.T) {
+	for _, q := range []string{"", "q=mug&limit=5", "a=1&a=2&a=3", "x=%41+b&%7A=1", "bad=%zz&ok=1", "k&=v&&k2=", "semi=1;x=2&y=3"} {
+		t.Run(q, func(t *testing.T) {
+			got := map[string]any{}
+			queryParams(q, got)
+			vals, _ := url.ParseQuery(q)
+			want := map[string]any{}
+			for k, vs := range vals {
+				if len(vs) == 1 {
+					want[k] = vs[0]
+					continue
+				}
+				l := []any{}
+				for _, v := range vs {
+					l = append(l, v)
+				}
+				want[k] = l
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestNewEventID(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newEventID()
+		if len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || seen[id] {
+			t.Fatalf("event id %q", id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestRequestParamsRestoresBody(t *testing.T) {
+	body := `{"id":"mug-blue","quantity":2}`
+	r := httptest.NewRequest("POST", "/x?q=1", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json; charset=utf-8")
+	p := requestParams(r)
+	if p["id"] != "mug-blue" || p["quantity"] != 2.0 || p["q"] != "1" {
+		t.Errorf("params %v", p)
+	}
+	b := new(bytes.Buffer)
+	if _, err := b.ReadFrom(r.Body); err != nil || b.String() != body {
+		t.Errorf("body after: %q %v", b.String(), err)
+	}
+	big := `{"a":"` + strings.Repeat("x", MaxAuditBody) + `"}`
+	r = httptest.NewRequest("POST", "/x", strings.NewReader(big))
+	r.Header.Set("Content-Type", "application/json")
+	if p := requestParams(r); len(p) != 0 {
+		t.Errorf("large body recorded: %d params", len(p))
+	}
+	b.Reset()
+	if _, err := b.ReadFrom(r.Body); err != nil || b.String() != big {
+		t.Errorf("large body not restored: %d bytes, %v", b.Len(), err)
+	}
+}
+
+// flushRecorder counts flushes.
+type flushRecorder struct {
+	*httptest.ResponseRecorder
+	flushes int
+}
+
+func (f *flushRecorder) Flush() { f.flushes++ }
+
+func TestAuditWriterUnwrapFlush(t *testing.T) {
+	rec := &flushRecorder{ResponseRecorder: httptest.NewRecorder()}
+	aw := &auditWriter{w: rec, e: &Enforcer{}}
+	if err := http.NewResponseController(aw).Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if rec.flushes != 1 || !aw.decided || aw.status != 200 || rec.Code != 200 {
+		t.Errorf("flushes %d decided %v status %d code %d", rec.flushes, aw.decided, aw.status, rec.Code)
+	}
+	if aw.Unwrap() != http.ResponseWriter(rec) {
+		t.Error("Unwrap")
+	}
+}

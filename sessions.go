@@ -1,0 +1,306 @@
+package agentready
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/session"
+)
+
+// This file wires the v0.1.0 sessions and audit trail into the Middleware:
+// the session endpoint, the audit endpoint, sealing at session end.
+
+// CapabilitySessionCreate names the audit event recorded when a session is
+// created. It is the first event of every session's log, so that the log
+// exists (the audit endpoint answers 425, not 404) from the session's start,
+// and it carries what is needed to seal the log after a restart: the
+// deadline and what the agent said about itself.
+const CapabilitySessionCreate = "session.create"
+
+// sessions is the session and audit part of a Middleware; nil when the
+// declaration uses neither.
+type sessions struct {
+	mgr       *session.Manager
+	audit     audit.Store // nil without audit
+	key       ed25519.PrivateKey
+	site      string // the site URL, for artifacts
+	endpoint  string // session endpoint path
+	auditBase string // audit path with a trailing "/", "" without audit
+	now       func() time.Time
+	log       *slog.Logger
+}
+
+// prepareAudit checks the audit key against the declaration and fills in
+// Site.Audit.PublicKey, before the documents are rendered, so that
+// agents.json audit.public_key carries it.
+func prepareAudit(site *config.Site, st *settings) error {
+	if !site.Audit.Enabled {
+		return nil
+	}
+	if st.auditKey == nil {
+		return errors.New("Audit.Enabled needs agentready.WithAuditKey")
+	}
+	pub := base64.StdEncoding.EncodeToString(st.auditKey.Public().(ed25519.PublicKey))
+	switch site.Audit.PublicKey {
+	case "":
+		site.Audit.PublicKey = pub
+	case pub:
+	default:
+		return fmt.Errorf("Site.Audit.PublicKey %q is not the public half of the WithAuditKey key (%s)", site.Audit.PublicKey, pub)
+	}
+	return nil
+}
+
+// newSessions builds the session Manager and audit store, or returns nil
+// when the site declares neither sessions nor audit. identify is the
+// enforcer's (set once the enforcer exists).
+func newSessions(site *config.Site, st *settings, identify *func(*http.Request) (string, netip.Prefix, bool)) (*sessions, error) {
+	if !site.NeedsSession() && site.Session.Endpoint == "" && site.Session.TTL == 0 && !site.Audit.Enabled {
+		return nil, nil
+	}
+	now := st.clock
+	if now == nil {
+		now = time.Now
+	}
+	log := st.logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &sessions{site: site.URL, endpoint: site.SessionEndpointOrDefault(), now: now, log: log, key: st.auditKey}
+	store := st.sessionStore
+	if store == nil {
+		store = session.NewMemoryStore(session.WithClock(now))
+	}
+	var auditURL func(string) string
+	if site.Audit.Enabled {
+		s.audit = st.auditStore
+		if s.audit == nil {
+			opts := []audit.Option{audit.WithClock(now)}
+			if st.auditRedactor != nil {
+				opts = append(opts, audit.WithRedactor(st.auditRedactor))
+			}
+			ms, err := audit.NewMemoryStore(opts...)
+			if err != nil {
+				return nil, err
+			}
+			s.audit = ms
+		}
+		tmpl := site.AuditEndpointOrDefault()
+		p := tmpl
+		if u, err := url.Parse(tmpl); err == nil {
+			p = u.Path
+		}
+		s.auditBase = strings.TrimSuffix(strings.TrimSuffix(p, ":session_id"), "/") + "/"
+		auditURL = func(id string) string { return strings.Replace(tmpl, ":session_id", id, 1) }
+		store = &auditedStore{Store: store, audit: s.audit, now: now}
+	}
+	var caps []string
+	for i := range site.Capabilities {
+		if site.Capabilities[i].RequiresSession {
+			caps = append(caps, site.Capabilities[i].ID)
+		}
+	}
+	mgr, err := session.New(session.Config{
+		Store:        store,
+		TTL:          site.SessionTTLOrDefault(),
+		MaxSessions:  site.Session.MaxSessions,
+		Capabilities: caps,
+		AuditURL:     auditURL,
+		Identify:     func(r *http.Request) (string, netip.Prefix, bool) { return (*identify)(r) },
+		Now:          now,
+		OnEnd:        s.onEnd,
+		OnError:      func(err error) { log.Error("agentready: session store", "err", err) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.mgr = mgr
+	return s, nil
+}
+
+// onEnd seals the session's audit log. A failure is logged; the audit
+// endpoint seals an expired log it finds unsealed.
+func (s *sessions) onEnd(ss *session.Session, reason session.EndReason) {
+	if s.audit == nil {
+		return
+	}
+	m := audit.Meta{SessionID: ss.ID, Site: s.site, CreatedAt: audit.FormatTime(ss.CreatedAt), EndedAt: audit.FormatTime(ss.EndedAt),
+		Agent: audit.Agent{Name: ss.AgentName, Version: ss.AgentVersion, Purpose: ss.Purpose}}
+	if _, err := audit.SealSession(context.Background(), s.audit, s.key, m); err != nil && !errors.Is(err, audit.ErrSealed) {
+		s.log.Error("agentready: sealing the audit trail", "session", ss.ID, "reason", reason.String(), "err", err)
+	}
+}
+
+// wrap routes the session and audit endpoints before enforcement: they are
+// exempt from path rules. Creating a session still needs the caller to be
+// classified as an agent (the Manager answers 403 otherwise).
+func (s *sessions) wrap(next http.Handler) http.Handler {
+	sh := s.mgr.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case p == s.endpoint:
+			sh.ServeHTTP(w, r)
+		case s.auditBase != "" && strings.HasPrefix(p, s.auditBase):
+			s.serveArtifact(w, r, p[len(s.auditBase):])
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// serveArtifact answers GET <audit path>/<session_id>: 200 with the signed
+// artifact, 404 for an unknown session, 425 Too Early while it is active.
+func (s *sessions) serveArtifact(w http.ResponseWriter, r *http.Request, id string) {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		envelopeProblem(w, http.StatusMethodNotAllowed, "the audit endpoint answers GET")
+		return
+	}
+	if id == "" || strings.Contains(id, "/") {
+		envelopeProblem(w, http.StatusNotFound, "no audit artifact at this path")
+		return
+	}
+	ctx := r.Context()
+	a, st, err := s.audit.Artifact(ctx, id)
+	if err == nil && st == audit.Active {
+		var retry time.Duration
+		retry, st, a, err = s.settle(ctx, id)
+		if err == nil && st == audit.Active {
+			if retry > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(enforce.RetryAfterSeconds(retry)))
+			}
+			envelopeProblem(w, http.StatusTooEarly, "session "+id+" is still active; its audit artifact is sealed when it ends")
+			return
+		}
+	}
+	if err != nil {
+		s.log.Error("agentready: reading an audit artifact", "session", id, "err", err)
+		w.Header().Set("Retry-After", "1")
+		envelopeProblem(w, http.StatusServiceUnavailable, "the audit store is unavailable")
+		return
+	}
+	if st != audit.Sealed {
+		envelopeProblem(w, http.StatusNotFound, "no audit artifact for session "+id)
+		return
+	}
+	b, err := audit.CanonicalArtifact(a)
+	if err != nil {
+		s.log.Error("agentready: serialising an audit artifact", "session", id, "err", err)
+		envelopeProblem(w, http.StatusInternalServerError, "the audit artifact could not be serialised")
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h.Set("Cache-Control", "public, max-age=86400") // sealed: it never changes
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(b)
+	}
+}
+
+// settle handles an active log: when its session is past its deadline it
+// reaps (which seals through onEnd), and seals the log itself if that did
+// not (a seal that failed earlier, or a session reaped by a process that
+// has since stopped). It returns the time until the deadline otherwise.
+func (s *sessions) settle(ctx context.Context, id string) (time.Duration, audit.State, *audit.Artifact, error) {
+	evs, err := s.audit.Events(ctx, id)
+	if err != nil {
+		return 0, audit.Unknown, nil, err
+	}
+	meta, deadline, ok := createMeta(evs, id, s.site)
+	now := s.now()
+	if !ok || now.Before(deadline) {
+		var retry time.Duration
+		if ok {
+			retry = deadline.Sub(now)
+		}
+		return retry, audit.Active, nil, nil
+	}
+	if _, err := s.mgr.Reap(ctx); err != nil {
+		s.log.Error("agentready: reaping expired sessions", "err", err)
+	}
+	a, st, err := s.audit.Artifact(ctx, id)
+	if err != nil || st != audit.Active {
+		return 0, st, a, err
+	}
+	if _, err := audit.SealSession(ctx, s.audit, s.key, meta); err != nil && !errors.Is(err, audit.ErrSealed) {
+		return 0, audit.Unknown, nil, err
+	}
+	a, st, err = s.audit.Artifact(ctx, id)
+	return 0, st, a, err
+}
+
+// createMeta reads the session.create event: the session's metadata and
+// deadline.
+func createMeta(evs []audit.Event, id, site string) (audit.Meta, time.Time, bool) {
+	if len(evs) == 0 || evs[0].Capability != CapabilitySessionCreate {
+		return audit.Meta{}, time.Time{}, false
+	}
+	str := func(k string) string { v, _ := evs[0].Params[k].(string); return v }
+	deadline, err := time.Parse(audit.TimeLayout, str("expires_at"))
+	if err != nil {
+		return audit.Meta{}, time.Time{}, false
+	}
+	return audit.Meta{SessionID: id, Site: site, CreatedAt: evs[0].Timestamp, EndedAt: audit.FormatTime(deadline),
+		Agent: audit.Agent{Name: str("agent_name"), Version: str("agent_version"), Purpose: str("purpose")}}, deadline, true
+}
+
+// envelopeProblem answers problem+json carrying the v0.1.0 envelope
+// members ok and error.
+func envelopeProblem(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Cache-Control", "no-store")
+	_ = enforce.WriteProblem(w, enforce.Problem{Status: status, Detail: msg, Extra: map[string]any{"ok": false, "error": msg}})
+}
+
+// auditedStore is the session store of a Middleware with audit: creating a
+// session records its session.create event, and fails (503) if it cannot,
+// so that every session has a log from its first moment.
+type auditedStore struct {
+	session.Store
+	audit audit.Store
+	now   func() time.Time
+}
+
+func (a *auditedStore) Create(ctx context.Context, h session.Hash, s *session.Session, maxPerAgent int) error {
+	if err := a.Store.Create(ctx, h, s, maxPerAgent); err != nil {
+		return err
+	}
+	ev := audit.Event{
+		EventID:    audit.NewEventID(),
+		Timestamp:  audit.FormatTime(s.CreatedAt),
+		Capability: CapabilitySessionCreate,
+		Method:     http.MethodPost,
+		Params: map[string]any{
+			"agent":         s.Agent,
+			"agent_name":    s.AgentName,
+			"agent_version": s.AgentVersion,
+			"purpose":       s.Purpose,
+			"expires_at":    audit.FormatTime(s.ExpiresAt),
+		},
+		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: "session endpoint"},
+		ResponseStatus: http.StatusCreated,
+	}
+	if err := a.audit.Append(context.WithoutCancel(ctx), s.ID, ev); err != nil {
+		if _, derr := a.Store.Delete(context.WithoutCancel(ctx), h); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return fmt.Errorf("agentready: recording the session's creation in the audit trail: %w", err)
+	}
+	return nil
+}
