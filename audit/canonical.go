@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
@@ -90,7 +91,61 @@ func SigningPayload(m Meta, rootHash string) []byte {
 
 func hashHex(b []byte) string {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	var h [2 * sha256.Size]byte // on the stack: one allocation, the string
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
+}
+
+// linkHex is link for a store that keeps hashes as hex bytes: prev is the
+// previous event's hash, hex encoded, or empty for the first event, and
+// the completed event's hash is written hex encoded into sum, so the link
+// allocates nothing beyond the event's own buffer. prev is hex, which
+// needs no escaping: quoting it is appendString's output.
+func (p *prepared) linkHex(prev []byte, sum *[2 * sha256.Size]byte) []byte {
+	b := append(p.buf, '"')
+	b = append(b, prev...)
+	b = append(b, '"')
+	b = appendEventTail(b, p.status, p.timestamp)
+	h := sha256.Sum256(b)
+	hex.Encode(sum[:], h[:])
+	return b
+}
+
+// scratch holds the buffers prepareCompact serialises into; the bytes a
+// store keeps are copied out of them at their exact size.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// prepareCompact is prepare for a store that keeps the canonical bytes:
+// it serialises into a pooled buffer and copies the head into one
+// allocation sized for the whole event (the head, a quoted SHA-256 hex
+// prev_hash and the tail), instead of a fixed 512 bytes that are mostly
+// slack for small events and regrown for large ones.
+func prepareCompact(e *Event, r Redactor) (prepared, error) {
+	if err := checkEvent(e); err != nil {
+		return prepared{}, err
+	}
+	bp := scratch.Get().(*[]byte)
+	head, err := appendEventHead((*bp)[:0], e, r, true)
+	if err != nil {
+		scratch.Put(bp)
+		return prepared{}, err
+	}
+	// tail: `,"response_status":` 3 digits `,"timestamp":` "timestamp" }
+	const tailFixed = len(`,"response_status":`) + 3 + len(`,"timestamp":`) + 2 + 1
+	buf := make([]byte, len(head), len(head)+2+2*sha256.Size+tailFixed+len(e.Timestamp))
+	copy(buf, head)
+	putScratch(bp, head)
+	return prepared{buf: buf, status: e.ResponseStatus, timestamp: e.Timestamp}, nil
+}
+
+// putScratch returns a buffer to the pool unless it grew too large to be
+// worth keeping.
+func putScratch(bp *[]byte, b []byte) {
+	if cap(b) > 64<<10 {
+		return
+	}
+	*bp = b[:0]
+	scratch.Put(bp)
 }
 
 // appendEventHead writes the members of e that sort before prev_hash, and
@@ -321,6 +376,31 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// plainPrefix returns a length, a multiple of 8, of a prefix of s whose
+// bytes are all plain, testing 8 bytes at a time: the strings of an event
+// are mostly plain ASCII, and the byte loop of appendString then starts
+// near their end. It may stop early, never late.
+func plainPrefix(s string) int {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q := x ^ ('"' * ones)
+		bs := x ^ ('\\' * ones)
+		// A byte of 0x80 or more, a byte below 0x20, a '"' (q has a zero
+		// byte) or a '\' (bs has one): the tests for "below n" have no
+		// false negatives, only false positives, which merely stop early.
+		if (x|(x-0x20*ones)&^x|(q-ones)&^q|(bs-ones)&^bs)&high != 0 {
+			break
+		}
+	}
+	return i
+}
+
 // appendString writes s as a JSON string the way RFC 8785 §3.2.2.2 (after
 // ECMAScript JSON.stringify) does: '"' and '\' escaped, the control
 // characters U+0008, U+0009, U+000A, U+000C and U+000D as \b \t \n \f \r,
@@ -329,8 +409,8 @@ var plain = func() (t [256]bool) {
 // written as U+FFFD, as encoding/json would have.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
+	start, i := 0, plainPrefix(s)
+	for i < len(s) {
 		c := s[i]
 		if plain[c] {
 			i++

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sync"
 	"time"
@@ -37,9 +38,18 @@ type memSession struct {
 	// events are the canonical serialisations: pointer-free, so a large
 	// log costs the garbage collector nothing to scan.
 	events   [][]byte
-	last     string    // hash of the last event
-	artifact *Artifact // set once sealed
+	last     [2 * sha256.Size]byte // hex hash of the last event, if any
+	linked   bool                  // whether last is set (there are events)
+	artifact *Artifact             // set once sealed
 	expires  time.Time
+}
+
+// lastHash is the hex hash of the last event, empty before the first.
+func (ss *memSession) lastHash() []byte {
+	if !ss.linked {
+		return nil
+	}
+	return ss.last[:]
 }
 
 // NewMemoryStore returns an empty MemoryStore. It honours WithRedactor,
@@ -92,7 +102,7 @@ func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) err
 	if sessionID == "" {
 		return ErrSessionID
 	}
-	p, err := prepare(&e, s.redact)
+	p, err := prepareCompact(&e, s.redact)
 	if err != nil {
 		return err
 	}
@@ -109,9 +119,9 @@ func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) err
 	if ss.artifact != nil {
 		return fmt.Errorf("%w: session %q", ErrSealed, sessionID)
 	}
-	canonical, h := p.link(ss.last)
+	canonical := p.linkHex(ss.lastHash(), &ss.last)
 	ss.events = append(ss.events, canonical)
-	ss.last = h
+	ss.linked = true
 	ss.expires = now.Add(s.retention)
 	return nil
 }
@@ -169,7 +179,7 @@ func (s *MemoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) e
 	if ss.artifact != nil {
 		return fmt.Errorf("%w: session %q", ErrSealed, sessionID)
 	}
-	if len(a.Events) != len(ss.events) || last != ss.last {
+	if len(a.Events) != len(ss.events) || last != string(ss.lastHash()) {
 		return fmt.Errorf("%w: session %q has %d events, the artifact covers %d", ErrStale, sessionID, len(ss.events), len(a.Events))
 	}
 	ss.artifact = a

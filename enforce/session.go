@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentready/agentready/audit"
@@ -104,20 +105,24 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 		}
 		return
 	}
-	aw := &auditWriter{w: w, e: e, s: s, ctx: r.Context()}
+	aw := auditWriters.Get().(*auditWriter)
+	aw.w, aw.e, aw.s, aw.ctx = w, e, s, r.Context()
 	if e.audit != nil {
 		aw.ev = e.newEvent(r, d)
 	}
 	if d.Outcome != Allow {
 		e.deny(aw, r, d)
 		aw.finish()
+		aw.release()
 		return
 	}
 	e.setRateHeaders(w, d)
 	r = r.WithContext(session.NewContext(r.Context(), s))
 	next.ServeHTTP(aw, r)
 	aw.finish()
-	if ci >= 0 && e.p.Capabilities[ci].Decl.HumanHandoff && !aw.failed && aw.status >= 200 && aw.status < 300 {
+	handedOff := !aw.failed && aw.status >= 200 && aw.status < 300
+	aw.release()
+	if ci >= 0 && e.p.Capabilities[ci].Decl.HumanHandoff && handedOff {
 		// v0.1.0: a successful human_handoff checkout may end the session;
 		// ending it seals the audit trail.
 		if _, err := e.sessions.End(context.WithoutCancel(r.Context()), s, session.Handoff); err != nil && !errors.Is(err, session.ErrNotFound) {
@@ -147,9 +152,10 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 
 // newEvent starts the audit event of r: everything but the status.
 func (e *Enforcer) newEvent(r *http.Request, d *Decision) audit.Event {
+	id, ts := idAndTime(e.now())
 	ev := audit.Event{
-		EventID:    newEventID(),
-		Timestamp:  formatTime(e.now()),
+		EventID:    id,
+		Timestamp:  ts,
 		Capability: d.Capability,
 		Method:     r.Method,
 		Params:     requestParams(r),
@@ -172,10 +178,10 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision) audit.Event {
 // query parameters (a string, or a list of strings when repeated) and the
 // members of a JSON object body of at most MaxAuditBody bytes, which win
 // over query parameters of the same name. The body is read and put back,
-// byte for byte, for the handler.
+// byte for byte, for the handler. A request without parameters yields nil,
+// which the audit trail records as {} like an empty map.
 func requestParams(r *http.Request) map[string]any {
-	params := make(map[string]any, 4)
-	queryParams(r.URL.RawQuery, params)
+	params := queryParams(r.URL.RawQuery, nil)
 	if r.Body == nil || r.Body == http.NoBody {
 		return params
 	}
@@ -197,12 +203,40 @@ func requestParams(r *http.Request) map[string]any {
 		io.Closer
 	}{bytes.NewReader(b), r.Body}
 	var body map[string]any
-	if json.Unmarshal(b, &body) == nil {
+	if json.Unmarshal(b, &body) == nil && body != nil {
+		if len(params) == 0 {
+			return body // nothing to merge: the decoded map is the params
+		}
 		for k, v := range body {
 			params[k] = v
 		}
 	}
 	return params
+}
+
+// paramMaps recycles the params maps of events a built-in store has
+// serialised (see recycleParams): most audited requests carry a few
+// parameters, and a small map costs a few hundred bytes to allocate.
+var paramMaps = sync.Pool{New: func() any { return make(map[string]any, 8) }}
+
+// maxPooledParams bounds the maps kept: a map keeps its buckets when
+// cleared, so a large one would hold its memory in the pool.
+const maxPooledParams = 8
+
+// recycleParams returns an event's params map to paramMaps once the
+// store has appended the event, if the store is one of the package audit
+// stores, which serialise the params during Append and keep only the
+// bytes. Another Store may keep the map it was given, so its maps are
+// left alone.
+func recycleParams(st audit.Store, params map[string]any) {
+	if params == nil || len(params) > maxPooledParams {
+		return
+	}
+	switch st.(type) {
+	case *audit.MemoryStore, *audit.RedisStore:
+		clear(params)
+		paramMaps.Put(params)
+	}
 }
 
 func (e *Enforcer) now() time.Time {
@@ -229,6 +263,18 @@ type auditWriter struct {
 	decided bool
 	failed  bool
 	discard http.Header
+}
+
+// auditWriters recycles auditWriters: one is needed for every
+// session-bound request, and a ResponseWriter may not be used after
+// ServeHTTP returns, so serveSession can reuse it then.
+var auditWriters = sync.Pool{New: func() any { return new(auditWriter) }}
+
+// release clears a and returns it to auditWriters. It is called once the
+// handler has returned and the status is decided.
+func (a *auditWriter) release() {
+	*a = auditWriter{}
+	auditWriters.Put(a)
 }
 
 func (a *auditWriter) Header() http.Header {
@@ -301,6 +347,8 @@ func (a *auditWriter) commit(code int) {
 	}
 	a.ev.ResponseStatus = code
 	err := st.Append(context.WithoutCancel(a.ctx), a.s.ID, a.ev)
+	recycleParams(st, a.ev.Params)
+	a.ev.Params = nil
 	if err == nil {
 		return
 	}
@@ -317,26 +365,51 @@ func (a *auditWriter) commit(code int) {
 
 // queryParams adds the parameters of a raw query to params the way
 // url.ParseQuery reads them (a list of strings for a repeated name),
-// without building the intermediate url.Values. Pairs that do not unescape
-// are skipped, as ParseQuery skips them.
-func queryParams(q string, params map[string]any) {
+// without building the intermediate url.Values, and returns params. A nil
+// params is replaced by a map only once there is a parameter to add. Pairs
+// that do not unescape are skipped, as ParseQuery skips them.
+func queryParams(q string, params map[string]any) map[string]any {
 	for q != "" {
 		var kv string
 		kv, q, _ = strings.Cut(q, "&")
-		if kv == "" || strings.Contains(kv, ";") {
+		// One pass finds the '=' and whether either side needs unescaping.
+		eq, escK, escV, semi := -1, false, false, false
+		for i := 0; i < len(kv); i++ {
+			switch kv[i] {
+			case '=':
+				if eq < 0 {
+					eq = i
+				}
+			case '%', '+':
+				if eq < 0 {
+					escK = true
+				} else {
+					escV = true
+				}
+			case ';':
+				semi = true
+			}
+		}
+		if kv == "" || semi {
 			continue
 		}
-		k, v, _ := strings.Cut(kv, "=")
+		k, v := kv, ""
+		if eq >= 0 {
+			k, v = kv[:eq], kv[eq+1:]
+		}
 		var err error
-		if strings.ContainsAny(k, "%+") {
+		if escK {
 			if k, err = url.QueryUnescape(k); err != nil {
 				continue
 			}
 		}
-		if strings.ContainsAny(v, "%+") {
+		if escV {
 			if v, err = url.QueryUnescape(v); err != nil {
 				continue
 			}
+		}
+		if params == nil {
+			params = paramMaps.Get().(map[string]any)
 		}
 		switch old := params[k].(type) {
 		case nil:
@@ -347,41 +420,34 @@ func queryParams(q string, params map[string]any) {
 			params[k] = append(old, v)
 		}
 	}
+	return params
 }
 
 // formatTime is audit.FormatTime (audit.TimeLayout: UTC, milliseconds)
 // without time.Format's layout interpretation: it runs on every audited
 // request.
 func formatTime(t time.Time) string {
+	var b [24]byte
+	return string(appendTime(b[:0], t))
+}
+
+// appendTime appends t as formatTime formats it.
+func appendTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return append(b, audit.FormatTime(t)...)
+	}
 	h, mi, sec := t.Clock()
 	ms := t.Nanosecond() / 1e6
-	if y < 0 || y > 9999 {
-		return audit.FormatTime(t)
-	}
-	var b [24]byte
-	put := func(i, v, n int) {
-		for j := i + n - 1; j >= i; j-- {
-			b[j] = byte('0' + v%10)
-			v /= 10
-		}
-	}
-	put(0, y, 4)
-	b[4] = '-'
-	put(5, int(mo), 2)
-	b[7] = '-'
-	put(8, d, 2)
-	b[10] = 'T'
-	put(11, h, 2)
-	b[13] = ':'
-	put(14, mi, 2)
-	b[16] = ':'
-	put(17, sec, 2)
-	b[19] = '.'
-	put(20, ms, 3)
-	b[23] = 'Z'
-	return string(b[:])
+	return append(b,
+		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+int(mo)/10), byte('0'+int(mo)%10), '-',
+		byte('0'+d/10), byte('0'+d%10), 'T',
+		byte('0'+h/10), byte('0'+h%10), ':',
+		byte('0'+mi/10), byte('0'+mi%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10), '.',
+		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
 // newEventID returns 26 base32 characters (128 bits) from math/rand/v2's
@@ -390,17 +456,32 @@ func formatTime(t time.Time) string {
 // be unique within its session, not secret, and this runs on every audited
 // request.
 func newEventID() string {
+	var b [26]byte
+	return string(appendEventID(b[:0]))
+}
+
+// appendEventID appends an id as newEventID makes one.
+func appendEventID(b []byte) []byte {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 	hi, lo := rand.Uint64(), rand.Uint64()
-	var b [26]byte
-	for i := range b {
+	for i := range 26 {
 		var v uint64
 		if i < 13 {
 			v = hi >> (5 * uint(i))
 		} else {
 			v = lo >> (5 * uint(i-13))
 		}
-		b[i] = alphabet[v&31]
+		b = append(b, alphabet[v&31])
 	}
-	return string(b[:])
+	return b
+}
+
+// idAndTime returns a new event id and t formatted, two strings that
+// share one allocation.
+func idAndTime(t time.Time) (id, ts string) {
+	var b [64]byte
+	x := appendEventID(b[:0])
+	n := len(x)
+	s := string(appendTime(x, t))
+	return s[:n], s[n:]
 }

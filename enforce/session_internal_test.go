@@ -26,11 +26,34 @@ func TestFormatTimeMatchesAudit(t *testing.T) {
 	}
 }
 
+func TestIDAndTime(t *testing.T) {
+	for _, tm := range []time.Time{
+		time.Date(2026, 1, 2, 3, 4, 5, 678_900_000, time.UTC),
+		time.Date(12345, 1, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		id, ts := idAndTime(tm)
+		if len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || ts != audit.FormatTime(tm) {
+			t.Errorf("idAndTime(%v) = %q, %q", tm, id, ts)
+		}
+	}
+}
+
+func TestRequestParamsNone(t *testing.T) {
+	r := httptest.NewRequest("GET", "/x", nil)
+	if p := requestParams(r); p != nil {
+		t.Errorf("params of a request without any: %v", p)
+	}
+	r = httptest.NewRequest("POST", "/x", strings.NewReader(`{"a":1}`))
+	r.Header.Set("Content-Type", "application/json")
+	if p := requestParams(r); len(p) != 1 || p["a"] != 1.0 {
+		t.Errorf("params of a JSON body alone: %v", p)
+	}
+}
+
 func TestQueryParams(t *testing.T) {
-	for _, q := range []string{"", "q=mug&limit=5", "a=1&a=2&a=3", "x=%41+b&%7A=1", "bad=%zz&ok=1", "k&=v&&k2=", "semi=1;x=2&y=3"} {
+	for _, q := range []string{"", "q=mug&limit=5", "a=1&a=2&a=3", "x=%41+b&%7A=1", "bad=%zz&ok=1", "k&=v&&k2=", "semi=1;x=2&y=3", "a=b=c", "%41=x+y=%42", "k+1=&=v", "==", "a%3D=1", "a=%zz&b"} {
 		t.Run(q, func(t *testing.T) {
-			got := map[string]any{}
-			queryParams(q, got)
+			got := queryParams(q, map[string]any{})
 			vals, _ := url.ParseQuery(q)
 			want := map[string]any{}
 			for k, vs := range vals {
@@ -105,5 +128,32 @@ func TestAuditWriterUnwrapFlush(t *testing.T) {
 	}
 	if aw.Unwrap() != http.ResponseWriter(rec) {
 		t.Error("Unwrap")
+	}
+}
+
+// keepStore is a Store of another package's kind: it may keep the params
+// it is given.
+type keepStore struct{ audit.Store }
+
+func TestRecycleParams(t *testing.T) {
+	ms, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		st    audit.Store
+		clear bool
+	}{
+		{"memory store", ms, true},
+		{"other store", keepStore{ms}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := map[string]any{"q": "mug"}
+			recycleParams(c.st, p)
+			if cleared := len(p) == 0; cleared != c.clear {
+				t.Errorf("params after recycling: %v", p)
+			}
+		})
 	}
 }
