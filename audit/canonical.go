@@ -70,16 +70,7 @@ func RootHash(eventHashes []string) string {
 // means an artifact cannot be re-labelled as another session, site or time.
 func SigningPayload(m Meta, rootHash string) []byte {
 	b := make([]byte, 0, 192+len(m.SessionID)+len(m.Site)+len(m.Agent.Name)+len(m.Agent.Purpose)+len(m.Agent.Version))
-	b = append(b, `{"agent":{"name":`...)
-	b = appendString(b, m.Agent.Name)
-	b = append(b, `,"purpose":`...)
-	b = appendString(b, m.Agent.Purpose)
-	b = append(b, `,"version":`...)
-	b = appendString(b, m.Agent.Version)
-	b = append(b, `},"created_at":`...)
-	b = appendString(b, m.CreatedAt)
-	b = append(b, `,"ended_at":`...)
-	b = appendString(b, m.EndedAt)
+	b = appendHead(b, m.Agent, m.CreatedAt, m.EndedAt)
 	b = append(b, `,"root_hash":`...)
 	b = appendString(b, rootHash)
 	b = append(b, `,"session_id":`...)
@@ -87,6 +78,21 @@ func SigningPayload(m Meta, rootHash string) []byte {
 	b = append(b, `,"site":`...)
 	b = appendString(b, m.Site)
 	return append(b, '}')
+}
+
+// appendHead opens an object with the members that sort first in both the
+// signing payload and the whole artifact: agent, created_at, ended_at.
+func appendHead(b []byte, ag Agent, createdAt, endedAt string) []byte {
+	b = append(b, `{"agent":{"name":`...)
+	b = appendString(b, ag.Name)
+	b = append(b, `,"purpose":`...)
+	b = appendString(b, ag.Purpose)
+	b = append(b, `,"version":`...)
+	b = appendString(b, ag.Version)
+	b = append(b, `},"created_at":`...)
+	b = appendString(b, createdAt)
+	b = append(b, `,"ended_at":`...)
+	return appendString(b, endedAt)
 }
 
 func hashHex(b []byte) string {
@@ -500,16 +506,7 @@ func utf16Units(r rune) (uint16, uint16) {
 // events, public_key, root_hash, session_id, signature, site.
 func canonicalArtifact(a *Artifact) ([]byte, error) {
 	b := make([]byte, 0, 512+len(a.Events)*384)
-	b = append(b, `{"agent":{"name":`...)
-	b = appendString(b, a.Agent.Name)
-	b = append(b, `,"purpose":`...)
-	b = appendString(b, a.Agent.Purpose)
-	b = append(b, `,"version":`...)
-	b = appendString(b, a.Agent.Version)
-	b = append(b, `},"created_at":`...)
-	b = appendString(b, a.CreatedAt)
-	b = append(b, `,"ended_at":`...)
-	b = appendString(b, a.EndedAt)
+	b = appendHead(b, a.Agent, a.CreatedAt, a.EndedAt)
 	b = append(b, `,"events":`...)
 	if a.Events == nil {
 		b = append(b, "null"...)
