@@ -119,3 +119,27 @@ func TestPipelineAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestImplicitRulesAllocs: with no Allow/Disallow declared (draft-car 2.6),
+// an allowed agent request names its capability endpoint rule without
+// allocating.
+func TestImplicitRulesAllocs(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Access = config.Access{}
+	site.Capabilities[0].RateLimit = config.Rate{}
+	site.Agents[1].RateLimit = config.Rate{}
+	m, err := agentready.New(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(nop)
+	r := httptest.NewRequest("GET", "/api/search?q=tent", nil)
+	r.Header.Set("User-Agent", uaClaudeDeclared)
+	w := &reusableWriter{h: http.Header{}}
+	if d := m.Explain(r); d.Rule != "capability endpoint /api/search?*" {
+		t.Fatalf("rule %q", d.Rule)
+	}
+	if n := testing.AllocsPerRun(200, func() { w.reset(); h.ServeHTTP(w, r) }); n != 0 {
+		t.Errorf("%.1f allocs per request", n)
+	}
+}

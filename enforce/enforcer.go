@@ -141,6 +141,18 @@ func New(cfg Config) (*Enforcer, error) {
 	for _, a := range site.Access.Allow {
 		e.allowText = append(e.allowText, "Allow: "+a)
 	}
+	if p.Implicit {
+		// draft-car 2.6's implicit rules name capability endpoints, by the
+		// index of the pattern that admitted them.
+		for _, r := range p.Rules.List() {
+			if r.Allow {
+				for len(e.allowText) <= r.Index {
+					e.allowText = append(e.allowText, "")
+				}
+				e.allowText[r.Index] = "capability endpoint " + r.Pattern
+			}
+		}
+	}
 	for _, d := range site.Access.Disallow {
 		e.denyText = append(e.denyText, "Disallow: "+d)
 	}
@@ -374,10 +386,7 @@ func (e *Enforcer) agentIndex(name string) int {
 
 // ruleText is the declaration line of a matched rule.
 func (e *Enforcer) ruleText(r *policy.Rule) string {
-	if e.p.Implicit {
-		if r.Allow {
-			return "capability endpoint " + r.Pattern
-		}
+	if e.p.Implicit && !r.Allow {
 		return "no Allow/Disallow declared (draft-car 2.6)"
 	}
 	if r.Allow {

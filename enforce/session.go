@@ -47,6 +47,23 @@ func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix,
 	if !c.Agent() {
 		return "", netip.Prefix{}, false
 	}
+	return e.agentIdentity(c), ClientKey(e.ip.Addr(r)), true
+}
+
+// identityOf is Identify from a decision already made for r: the class is
+// d's, and the client network is the one the rate limits used when they
+// were keyed by it.
+func (e *Enforcer) identityOf(r *http.Request, d *Decision) (string, netip.Prefix) {
+	client := d.client.Net
+	if e.key != nil || e.byAgent || !client.IsValid() {
+		client = ClientKey(e.ip.Addr(r))
+	}
+	return e.agentIdentity(d.Class), client
+}
+
+// agentIdentity is the agent a session is bound to: the declared policy
+// that applies, else the known agent's name, else "*".
+func (e *Enforcer) agentIdentity(c policy.Class) (agent string) {
 	p := e.p
 	ai := p.Default
 	if c.Kind == policy.Declared && c.Policy >= 0 && c.Policy < len(p.Agents) {
@@ -54,13 +71,11 @@ func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix,
 	}
 	switch {
 	case ai >= 0:
-		agent = p.Agents[ai].Name
+		return p.Agents[ai].Name
 	case c.Name != "":
-		agent = c.Name
-	default:
-		agent = "*"
+		return c.Name
 	}
-	return agent, ClientKey(e.ip.Addr(r)), true
+	return "*"
 }
 
 // wantsSession reports whether the session part runs for d: an agent
@@ -82,7 +97,8 @@ func (e *Enforcer) wantsSession(r *http.Request, d *Decision) bool {
 // the session after a successful human-handoff capability.
 func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, ci int) {
 	requires := ci >= 0 && e.p.Capabilities[ci].Decl.RequiresSession
-	s, err := e.sessions.Lookup(r)
+	agent, client := e.identityOf(r, d)
+	s, err := e.sessions.LookupAs(r, agent, client)
 	if err != nil {
 		s = nil
 		if requires && d.Outcome == Allow {
@@ -346,7 +362,14 @@ func (a *auditWriter) commit(code int) {
 		return
 	}
 	a.ev.ResponseStatus = code
-	err := st.Append(context.WithoutCancel(a.ctx), a.s.ID, a.ev)
+	// The action ran: record it even if the agent has gone away. The
+	// MemoryStore looks at its context on entry only, so it needs the
+	// detached context (an allocation) only when the request's is done.
+	ctx := a.ctx
+	if _, mem := st.(*audit.MemoryStore); !mem || ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	err := st.Append(ctx, a.s.ID, a.ev)
 	recycleParams(st, a.ev.Params)
 	a.ev.Params = nil
 	if err == nil {

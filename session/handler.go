@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -153,7 +154,7 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Manager) serveDelete(w http.ResponseWriter, r *http.Request) {
-	s, err := m.lookup(r)
+	s, err := m.lookup(r, "", netip.Prefix{}, false)
 	if err == nil {
 		s, err = m.End(r.Context(), s, Deleted)
 	}

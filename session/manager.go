@@ -134,10 +134,19 @@ func (m *Manager) TTL() time.Duration { return m.ttl }
 // the first four is 401. With the MemoryStore it allocates nothing beyond
 // what Identify does.
 func (m *Manager) Lookup(r *http.Request) (*Session, error) {
-	return m.lookup(r)
+	return m.lookup(r, "", netip.Prefix{}, false)
 }
 
-func (m *Manager) lookup(r *http.Request) (*Session, error) {
+// LookupAs is Lookup for a caller whose identity the middleware has just
+// established itself (the same agent and client Config.Identify would
+// return): it saves identifying the request twice.
+func (m *Manager) LookupAs(r *http.Request, agent string, client netip.Prefix) (*Session, error) {
+	return m.lookup(r, agent, client, true)
+}
+
+// lookup is Lookup; known says agent and client are the caller's identity
+// already, else it is established here, after the token's own checks.
+func (m *Manager) lookup(r *http.Request, agent string, client netip.Prefix, known bool) (*Session, error) {
 	token := r.Header.Get(HeaderSession)
 	if token == "" {
 		return nil, ErrNoToken
@@ -145,9 +154,11 @@ func (m *Manager) lookup(r *http.Request) (*Session, error) {
 	if len(token) < minTokenLen || len(token) > maxTokenLen {
 		return nil, ErrNotFound // no token of ours; not worth a store call
 	}
-	agent, client, ok := m.identify(r)
-	if !ok {
-		return nil, ErrUnidentified
+	if !known {
+		var ok bool
+		if agent, client, ok = m.identify(r); !ok {
+			return nil, ErrUnidentified
+		}
 	}
 	h := HashToken(token)
 	s, err := m.store.Get(r.Context(), h)
