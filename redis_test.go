@@ -369,8 +369,7 @@ func TestRedisUnreachableWithoutFailover(t *testing.T) {
 // allocates (go-redis's command and reply, and the key string).
 func TestRedisMiddlewareAllocs(t *testing.T) {
 	srv := redistest.Start(t)
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
-	t.Cleanup(func() { _ = client.Close() })
+	client := srv.Client(t)
 	rs, err := enforce.NewRedisStore(client, enforce.WithKeyPrefix(redistest.Prefix(t)))
 	if err != nil {
 		t.Fatal(err)

@@ -19,10 +19,7 @@ import (
 // private redis-server), closed when the test ends.
 func newRedis(t testing.TB) *redis.Client {
 	t.Helper()
-	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return redistest.Start(t).Client(t)
 }
 
 func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) *audit.RedisStore {
@@ -49,9 +46,7 @@ func TestRedisStoreRestart(t *testing.T) {
 	srv := redistest.Start(t)
 	prefix := redistest.Prefix(t)
 	connect := func() *audit.RedisStore {
-		c := redis.NewClient(&redis.Options{Addr: srv.Addr})
-		t.Cleanup(func() { _ = c.Close() })
-		return newRedisStore(t, c, prefix)
+		return newRedisStore(t, srv.Client(t), prefix)
 	}
 
 	first := connect()
@@ -223,9 +218,7 @@ func TestRedisStoreReplicasRace(t *testing.T) {
 	errs := make(chan error, replicas*workers*each)
 	var last *audit.RedisStore
 	for r := range replicas {
-		c := redis.NewClient(&redis.Options{Addr: srv.Addr})
-		t.Cleanup(func() { _ = c.Close() })
-		s := newRedisStore(t, c, prefix)
+		s := newRedisStore(t, srv.Client(t), prefix)
 		last = s
 		for w := range workers {
 			wg.Add(1)

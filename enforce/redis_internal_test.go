@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/agentready/agentready/internal/redistest"
 )
 
@@ -20,8 +18,7 @@ var RaceEnabled = raceEnabled
 // and argument built beforehand.
 func TestRedisStoreAllocs(t *testing.T) {
 	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
-	t.Cleanup(func() { _ = c.Close() })
+	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
 	s, err := NewRedisStore(c, WithKeyPrefix(prefix))
 	if err != nil {

@@ -23,9 +23,7 @@ import (
 // newRedisClient connects to srv and closes the client when the test ends.
 func newRedisClient(t testing.TB, srv *redistest.Server) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return srv.Client(t)
 }
 
 func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) *enforce.RedisStore {

@@ -18,10 +18,7 @@ import (
 
 func newRedisClient(t testing.TB) *redis.Client {
 	t.Helper()
-	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return redistest.Start(t).Client(t)
 }
 
 // newRedisStore returns a store whose keys no other test sees.
@@ -136,8 +133,7 @@ func TestRedisStoreRestart(t *testing.T) {
 	e1.srv.Close()
 	_ = c1.Close()
 
-	c2 := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { _ = c2.Close() })
+	c2 := srv.Client(t)
 	e2 := newEnv(t, newRedisStoreAt(t, c2, clock.Now, prefix), clock, func(c *session.Config) { c.MaxSessions = 3 })
 	for _, tok := range []string{keep, end, expire} {
 		if res := e2.do(http.MethodGet, "/cart", "shopbot", "192.0.2.7", tok, ""); res.status != http.StatusOK {

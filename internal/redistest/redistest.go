@@ -25,6 +25,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Environment variables the package reads.
@@ -280,4 +282,14 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Client returns a client of s, closed when the test ends. Request
+// deadlines bound its socket reads (ContextTimeoutEnabled), as the stores
+// require.
+func (s *Server) Client(t testing.TB) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
