@@ -557,3 +557,24 @@ func TestRateLimitHeadersOnAllowed(t *testing.T) {
 	}
 	_ = strconv.Itoa
 }
+
+// TestBoundRouteRateLimitHeaders: a route bound to a capability off its
+// declared endpoint counts that capability's limit and says so.
+func TestBoundRouteRateLimitHeaders(t *testing.T) {
+	m, err := agentready.New(fixtures.OutdoorSupply())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	r.Use(m.Handler)
+	r.With(m.Capability("product-search")).Get("/api/find", func(w http.ResponseWriter, r *http.Request) {})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	res, _ := do(t, "GET", srv.URL+"/api/find", uaCCBot)
+	if got := res.Header.Get("RateLimit-Policy"); got != `"capability/product-search";q=60;w=60` {
+		t.Errorf("RateLimit-Policy %q", got)
+	}
+	if got := res.Header.Get("RateLimit"); !strings.HasPrefix(got, `"capability/product-search";r=59;t=`) {
+		t.Errorf("RateLimit %q", got)
+	}
+}

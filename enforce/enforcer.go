@@ -86,6 +86,7 @@ type Enforcer struct {
 	challenges  []string // WWW-Authenticate per capability ("" when none)
 	authText    []string // "Auth: bearer-token" per capability
 	combos      []combo  // per (agent+1)*(capabilities+1) + capability+1
+	capOnly     []combo  // per capability: its own limit alone (serveBound)
 	bound       atomic.Int32
 	scratchPool sync.Pool
 	uas         *uaCache
@@ -179,6 +180,19 @@ func New(cfg Config) (*Enforcer, error) {
 			}
 			e.combos[(ai+1)*nc+ci+1] = combo{policy: []string{v}, parts: rateLimitParts(ls[:n])}
 		}
+	}
+	e.capOnly = make([]combo, len(p.Capabilities))
+	for ci, c := range p.Capabilities {
+		if c.Limit.IsZero() {
+			continue
+		}
+		l := []Limit{{Name: c.Limit.Name, Rate: c.Limit.Rate, Period: c.Limit.Period}}
+		v, err := PolicyHeader(l)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		e.capOnly[ci] = combo{policy: []string{v}, parts: rateLimitParts(l)}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -540,9 +554,8 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		d.n = 1
 		d.limits[0] = ls[n-1] // the capability's own limit: Wrap counted the others
 		d.Limits[0] = c.Limit.Name
-		if hv, err := PolicyHeader(d.limits[:1]); err == nil {
-			d.header = []string{hv}
-		}
+		cb := &e.capOnly[ci]
+		d.header, d.parts = cb.policy, cb.parts
 		if err := e.allow(r, &d); err != nil {
 			d.Outcome, d.Err = StoreError, err
 		} else if !d.results[0].Allowed {
