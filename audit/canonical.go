@@ -206,18 +206,10 @@ func appendRaw(b []byte, v any, r Redactor, depth int) ([]byte, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, maxDepth)
 	}
+	if out, ok, err := appendScalar(b, v); ok {
+		return out, err
+	}
 	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...), nil
-	case bool:
-		if x {
-			return append(b, "true"...), nil
-		}
-		return append(b, "false"...), nil
-	case string:
-		return appendString(b, x), nil // repairs UTF-8 as validString does
-	case float64:
-		return appendNumber(b, x)
 	case int:
 		return appendNumber(b, float64(x))
 	case int64:
@@ -297,20 +289,33 @@ type member struct {
 	value any
 }
 
-// appendValue writes a value of the data model normalize produces.
-func appendValue(b []byte, v any) ([]byte, error) {
+// appendScalar writes the scalars of the data model: null, booleans,
+// strings (UTF-8 repaired as validString does) and float64 numbers. ok is
+// false, and nothing written, for any other value.
+func appendScalar(b []byte, v any) (out []byte, ok bool, err error) {
 	switch x := v.(type) {
 	case nil:
-		return append(b, "null"...), nil
+		return append(b, "null"...), true, nil
 	case bool:
 		if x {
-			return append(b, "true"...), nil
+			return append(b, "true"...), true, nil
 		}
-		return append(b, "false"...), nil
+		return append(b, "false"...), true, nil
 	case string:
-		return appendString(b, x), nil
+		return appendString(b, x), true, nil
 	case float64:
-		return appendNumber(b, x)
+		out, err = appendNumber(b, x)
+		return out, true, err
+	}
+	return b, false, nil
+}
+
+// appendValue writes a value of the data model normalize produces.
+func appendValue(b []byte, v any) ([]byte, error) {
+	if out, ok, err := appendScalar(b, v); ok {
+		return out, err
+	}
+	switch x := v.(type) {
 	case map[string]any:
 		return appendObject(b, x)
 	case []any:
