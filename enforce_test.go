@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,36 +75,8 @@ func newEnforced(t *testing.T, site config.Site, opts ...agentready.Option) *enf
 
 func do(t *testing.T, method, url, ua string, hdr ...string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("User-Agent", ua)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var b strings.Builder
-	_, _ = fmt.Fprint(&b, readAll(t, res))
-	return res, b.String()
-}
-
-func readAll(t *testing.T, res *http.Response) string {
-	t.Helper()
-	var sb strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := res.Body.Read(buf)
-		sb.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	return sb.String()
+	res, b := send(t, method, url, "", append([]string{"User-Agent", ua}, hdr...)...)
+	return res, string(b)
 }
 
 func problem(t *testing.T, body string) map[string]any {
@@ -555,7 +526,6 @@ func TestRateLimitHeadersOnAllowed(t *testing.T) {
 	if rl := res.Header.Get("RateLimit"); !strings.Contains(rl, `"site";r=939;`) || !strings.Contains(rl, `"agent/claude";r=139;`) {
 		t.Errorf("denials consumed tokens: %q", rl)
 	}
-	_ = strconv.Itoa
 }
 
 // TestBoundRouteRateLimitHeaders: a route bound to a capability off its

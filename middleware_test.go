@@ -33,11 +33,20 @@ func serve(t *testing.T, site config.Site, opts ...agentready.Option) *httptest.
 	return srv
 }
 
-func get(t *testing.T, url string, hdr ...string) (*http.Response, string) {
+// send makes one request to a test server and reads the whole answer;
+// hdr are header name/value pairs, and a non-empty body is sent as JSON.
+func send(t *testing.T, method, url, body string, hdr ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
@@ -51,6 +60,12 @@ func get(t *testing.T, url string, hdr ...string) (*http.Response, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res, b
+}
+
+func get(t *testing.T, url string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	res, b := send(t, http.MethodGet, url, "", hdr...)
 	return res, string(b)
 }
 

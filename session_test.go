@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -70,29 +69,7 @@ func (r reply) data() map[string]any { d, _ := r.body["data"].(map[string]any); 
 // call sends one request; hdr are header name/value pairs.
 func call(t *testing.T, method, url, body string, hdr ...string) reply {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, raw := send(t, method, url, body, hdr...)
 	r := reply{status: res.StatusCode, header: res.Header, raw: raw}
 	_ = json.Unmarshal(raw, &r.body)
 	return r
