@@ -84,6 +84,7 @@ type Decision struct {
 
 	n       int
 	cap1    int // capability index + 1, 0 for none
+	agent1  int // agent policy index + 1, 0 for none
 	client  Key
 	limits  [3]Limit
 	results [3]Result

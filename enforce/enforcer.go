@@ -257,6 +257,7 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 	}
 	if ai >= 0 {
 		d.Agent = p.Agents[ai].Name
+		d.agent1 = ai + 1
 	}
 
 	// Access (draft-car 2.6, robots.txt precedence).
@@ -389,15 +390,6 @@ func (e *Enforcer) classify(r *http.Request) policy.Class {
 	return e.uas.classify(e.p.Classifier, ua)
 }
 
-func (e *Enforcer) agentIndex(name string) int {
-	for i := range e.p.Agents {
-		if e.p.Agents[i].Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // ruleText is the declaration line of a matched rule.
 func (e *Enforcer) ruleText(r *policy.Rule) string {
 	if e.p.Implicit && !r.Allow {
@@ -513,15 +505,8 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 
 // withState tells a Capability binding behind Wrap what Wrap decided.
 func (e *Enforcer) withState(r *http.Request, d *Decision) *http.Request {
-	ai := e.p.Default
-	if d.Agent != "" {
-		ai = e.agentIndex(d.Agent)
-	}
-	capIdx := -1
-	if d.Capability != "" {
-		capIdx, _ = e.p.CapabilityIndex(d.Capability)
-	}
-	return r.WithContext(context.WithValue(r.Context(), stateKey{}, &state{agent: ai, capability: capIdx, client: d.client}))
+	st := &state{agent: d.agent1 - 1, capability: d.cap1 - 1, client: d.client}
+	return r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 }
 
 // serveBound finishes, for a bound capability, a request Wrap let through
