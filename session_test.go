@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -271,8 +272,10 @@ func TestAuditArtifactStates(t *testing.T) {
 	if r.status != 200 || r.data()["audit_artifact_url"] != "https://acmeceramics.example.com/.well-known/agents/api/audit/"+id {
 		t.Fatalf("DELETE: %d %s", r.status, r.raw)
 	}
-	if a := artifact(t, base, id); len(a.Events) != 1 {
-		t.Errorf("after DELETE: %d events", len(a.Events))
+	// The DELETE is the session's last event (it carried the session).
+	if a := artifact(t, base, id); len(a.Events) != 2 || a.Events[1].Capability != agentready.CapabilitySessionDelete ||
+		a.Events[1].Method != "DELETE" || a.Events[1].ResponseStatus != 200 || a.Events[1].PolicyResult.Decision != audit.Allow {
+		t.Errorf("after DELETE: events %+v", a.Events)
 	}
 	if r := call(t, "GET", base+auditPath+id, ""); r.header.Get("Cache-Control") != "public, max-age=86400" {
 		t.Errorf("Cache-Control %q", r.header.Get("Cache-Control"))
@@ -314,6 +317,52 @@ func TestAuditFailsClosed(t *testing.T) {
 	if r := call(t, "GET", srv.URL+api+"search?q=mug", "", "User-Agent", uaClaudeUser); r.status != 200 {
 		t.Errorf("search without session: %d", r.status)
 	}
+}
+
+// TestDeleteFailsClosed: a DELETE the audit trail cannot record ends
+// nothing: 503, the session stays live and its log unsealed, and a retry
+// once the store recovers ends it with the DELETE as its last event.
+func TestDeleteFailsClosed(t *testing.T) {
+	ms, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var broken atomic.Bool
+	srv, _ := shopServer(t, agentready.WithAuditStore(switchableAudit{ms, &broken}))
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	broken.Store(true)
+	r := call(t, "DELETE", srv.URL+sessPath, "", as...)
+	if r.status != http.StatusServiceUnavailable || r.body["ok"] != false || !strings.Contains(r.body["error"].(string), "still live") {
+		t.Fatalf("DELETE with the audit store down: %d %s", r.status, r.raw)
+	}
+	if r := call(t, "GET", srv.URL+auditPath+id, ""); r.status != http.StatusTooEarly {
+		t.Errorf("artifact after the failed DELETE: %d %s", r.status, r.raw)
+	}
+	broken.Store(false)
+	if r := call(t, "GET", srv.URL+api+"cart", "", as...); r.status != 200 {
+		t.Fatalf("the session is not live after the failed DELETE: %d %s", r.status, r.raw)
+	}
+	if r := call(t, "DELETE", srv.URL+sessPath, "", as...); r.status != 200 {
+		t.Fatalf("DELETE retried: %d %s", r.status, r.raw)
+	}
+	evs := artifact(t, srv.URL, id).Events
+	if len(evs) != 3 || evs[1].Capability != "cart.view" || evs[2].Capability != agentready.CapabilitySessionDelete {
+		t.Errorf("events %+v", evs)
+	}
+}
+
+// switchableAudit fails every append while broken is set.
+type switchableAudit struct {
+	audit.Store
+	broken *atomic.Bool
+}
+
+func (s switchableAudit) Append(ctx context.Context, id string, e audit.Event) error {
+	if s.broken.Load() {
+		return errors.New("disk full")
+	}
+	return s.Store.Append(ctx, id, e)
 }
 
 func TestAuditRedactor(t *testing.T) {
@@ -403,8 +452,8 @@ func TestSessionRedisRestart(t *testing.T) {
 		t.Fatalf("DELETE on B: %d %s", r.status, r.raw)
 	}
 	art := artifact(t, b.URL, id)
-	if len(art.Events) != 3 || art.Events[1].Capability != "cart.add" || art.Events[1].Params["card_number"] != audit.Redacted ||
-		art.Events[2].Capability != "cart.view" {
+	if len(art.Events) != 4 || art.Events[1].Capability != "cart.add" || art.Events[1].Params["card_number"] != audit.Redacted ||
+		art.Events[2].Capability != "cart.view" || art.Events[3].Capability != agentready.CapabilitySessionDelete {
 		t.Errorf("events %+v", art.Events)
 	}
 }
@@ -420,7 +469,7 @@ func TestAuditRecordsDenials(t *testing.T) {
 	}
 	call(t, "DELETE", srv.URL+sessPath, "", as...)
 	evs := artifact(t, srv.URL, id).Events
-	if len(evs) != 2 {
+	if len(evs) != 3 {
 		t.Fatalf("%d events", len(evs))
 	}
 	e := evs[1]

@@ -30,6 +30,13 @@ import (
 // deadline and what the agent said about itself.
 const CapabilitySessionCreate = "session.create"
 
+// CapabilitySessionDelete names the audit event recorded for a DELETE on
+// the session endpoint, the last event of a session its agent ended: the
+// request carries the session, so it is recorded like any other (v0.1.0
+// audit notes), before the log is sealed. If it cannot be recorded the
+// DELETE answers 503 and the session stays live.
+const CapabilitySessionDelete = "session.delete"
+
 // sessions is the session and audit part of a Middleware; nil when the
 // declaration uses neither.
 type sessions struct {
@@ -122,6 +129,7 @@ func newSessions(site *config.Site, st *settings, identify *func(*http.Request) 
 		Identify:     func(r *http.Request) (string, netip.Prefix, bool) { return (*identify)(r) },
 		Now:          now,
 		OnEnd:        s.onEnd,
+		BeforeEnd:    s.beforeEnd,
 		OnError:      func(err error) { log.Error("agentready: session store", "err", err) },
 	})
 	if err != nil {
@@ -143,6 +151,32 @@ func (s *sessions) onEnd(ss *session.Session, reason session.EndReason) {
 		s.log.Error("agentready: sealing the audit trail", "session", ss.ID, "reason", reason.String(), "err", err)
 	}
 }
+
+// beforeEnd records a DELETE on the session endpoint as the session's last
+// event. A handoff needs nothing here: the checkout request that ends the
+// session has been recorded already.
+func (s *sessions) beforeEnd(ctx context.Context, ss *session.Session, reason session.EndReason) error {
+	if s.audit == nil || reason != session.Deleted {
+		return nil
+	}
+	ev := audit.Event{
+		EventID:        audit.NewEventID(),
+		Timestamp:      audit.FormatTime(s.now()),
+		Capability:     CapabilitySessionDelete,
+		Method:         http.MethodDelete,
+		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: ruleSessionEndpoint},
+		ResponseStatus: http.StatusOK,
+	}
+	if err := s.audit.Append(context.WithoutCancel(ctx), ss.ID, ev); err != nil {
+		s.log.Error("agentready: the audit trail could not record a session's DELETE; the session stays live", "session", ss.ID, "err", err)
+		return err
+	}
+	return nil
+}
+
+// ruleSessionEndpoint is the rule of the session endpoint's own audit
+// events: it is exempt from path rules.
+const ruleSessionEndpoint = "session endpoint"
 
 // wrap routes the session and audit endpoints before enforcement: they are
 // exempt from path rules. Creating a session still needs the caller to be
@@ -293,7 +327,7 @@ func (a *auditedStore) Create(ctx context.Context, h session.Hash, s *session.Se
 			"purpose":       s.Purpose,
 			"expires_at":    audit.FormatTime(s.ExpiresAt),
 		},
-		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: "session endpoint"},
+		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: ruleSessionEndpoint},
 		ResponseStatus: http.StatusCreated,
 	}
 	if err := a.audit.Append(context.WithoutCancel(ctx), s.ID, ev); err != nil {

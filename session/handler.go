@@ -53,7 +53,8 @@ func newCORS() *cors.Cors {
 //     example, the token is NOT echoed (a secret does not belong in more
 //     responses than necessary); session_id names the session instead.
 //     audit_artifact_url is omitted without Config.AuditURL. 401 for a
-//     missing, unknown, expired, ended or foreign token.
+//     missing, unknown, expired, ended or foreign token; 503 when
+//     Config.BeforeEnd fails (the session stays live).
 //   - OPTIONS: CORS preflight, or 204 with Allow; any other method: 405
 //     with Allow.
 //
@@ -102,6 +103,7 @@ const (
 	msgUnidentified = "the caller's agent identity could not be determined"
 	msgTooMany      = "too many live sessions for this agent; retry after the soonest expires"
 	msgStore        = "session store unavailable"
+	msgNotRecorded  = "the audit trail could not record the end of the session; it is still live, retry the DELETE"
 	msgMethod       = "method not allowed: POST creates a session, DELETE ends one"
 	msgTooLarge     = "request body exceeds 16384 bytes"
 )
@@ -173,7 +175,7 @@ func (m *Manager) serveDelete(w http.ResponseWriter, r *http.Request) {
 // ErrorStatus maps an error of Lookup or End to the status and message
 // the endpoint answers with: 401 for ErrNoToken, ErrNotFound and ErrForeign
 // (v0.1.0: missing, unknown or expired token), 403 for ErrUnidentified,
-// 503 for anything else (a store failure). The enforcing middleware can
+// 503 for ErrNotRecorded and anything else (a store failure). The enforcing middleware can
 // answer session-required capabilities the same way.
 func ErrorStatus(err error) (int, string) {
 	switch {
@@ -187,6 +189,8 @@ func ErrorStatus(err error) (int, string) {
 		return http.StatusUnauthorized, msgForeign
 	case errors.Is(err, ErrUnidentified):
 		return http.StatusForbidden, msgUnidentified
+	case errors.Is(err, ErrNotRecorded):
+		return http.StatusServiceUnavailable, msgNotRecorded
 	}
 	return http.StatusServiceUnavailable, msgStore
 }

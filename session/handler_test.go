@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -321,6 +323,56 @@ func TestHandoff(t *testing.T) {
 	}
 	if len(e.events()) != 1 {
 		t.Fatalf("failed Ends were reported: %v", e.events())
+	}
+}
+
+// TestBeforeEnd: BeforeEnd runs before a session ends, with the reason;
+// its error keeps the session live (503 on DELETE, ErrNotRecorded from
+// End) and OnEnd hears nothing.
+func TestBeforeEnd(t *testing.T) {
+	var refuse atomic.Bool
+	var reasons []session.EndReason
+	var mu sync.Mutex
+	e := newEnv(t, nil, nil, func(c *session.Config) {
+		c.BeforeEnd = func(ctx context.Context, s *session.Session, r session.EndReason) error {
+			mu.Lock()
+			defer mu.Unlock()
+			reasons = append(reasons, r)
+			if refuse.Load() {
+				return errors.New("audit store down")
+			}
+			return nil
+		}
+	})
+	token := e.create("shopbot", "192.0.2.7", "").data["session_token"].(string)
+	refuse.Store(true)
+	r := e.do(http.MethodDelete, endpoint, "shopbot", "192.0.2.7", token, "")
+	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body["error"].(string), "still live") {
+		t.Fatalf("refused DELETE: %d %s", r.status, r.raw)
+	}
+	if r := e.do(http.MethodGet, "/cart", "shopbot", "192.0.2.7", token, ""); r.status != 200 {
+		t.Fatalf("session not live after a refused DELETE: %d %s", r.status, r.raw)
+	}
+	if r := e.do(http.MethodPost, "/checkout", "shopbot", "192.0.2.7", token, ""); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("refused handoff: %d %s", r.status, r.raw)
+	}
+	if len(e.events()) != 0 {
+		t.Fatalf("refused ends were reported: %v", e.events())
+	}
+	refuse.Store(false)
+	if r := e.do(http.MethodDelete, endpoint, "shopbot", "192.0.2.7", token, ""); r.status != 200 {
+		t.Fatalf("DELETE: %d %s", r.status, r.raw)
+	}
+	if ends := e.events(); len(ends) != 1 || ends[0].reason != session.Deleted {
+		t.Fatalf("ends %v", ends)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []session.EndReason{session.Deleted, session.Handoff, session.Deleted}; !slices.Equal(reasons, want) {
+		t.Errorf("BeforeEnd reasons %v, want %v", reasons, want)
+	}
+	if s, _ := session.ErrorStatus(fmt.Errorf("x: %w", session.ErrNotRecorded)); s != 503 {
+		t.Errorf("ErrorStatus(ErrNotRecorded) = %d", s)
 	}
 }
 

@@ -47,6 +47,14 @@ type Config struct {
 	// called synchronously, from any goroutine, and must be safe for
 	// concurrent use. Optional.
 	OnEnd func(s *Session, reason EndReason)
+	// BeforeEnd runs in End (DELETE on the endpoint, a handoff) before the
+	// session is removed from the store. An error keeps the session live:
+	// End returns it wrapped in ErrNotRecorded and the endpoint answers 503.
+	// This is where the DELETE itself is recorded in the audit trail, so
+	// that no session ends by a request its log does not hold. Two
+	// concurrent DELETEs of one session may both pass it; one ends the
+	// session, the other then gets ErrNotFound. Optional.
+	BeforeEnd func(ctx context.Context, s *Session, reason EndReason) error
 	// OnError hears of store errors no caller receives: those of the
 	// reaping done while creating sessions and in Run. Optional.
 	OnError func(err error)
@@ -62,6 +70,7 @@ type Manager struct {
 	identify func(*http.Request) (string, netip.Prefix, bool)
 	now      func() time.Time
 	onEnd    func(*Session, EndReason)
+	before   func(context.Context, *Session, EndReason) error
 	onError  func(error)
 	handler  http.Handler
 }
@@ -96,6 +105,7 @@ func New(cfg Config) (*Manager, error) {
 		identify: cfg.Identify,
 		now:      cfg.Now,
 		onEnd:    cfg.OnEnd,
+		before:   cfg.BeforeEnd,
 		onError:  cfg.OnError,
 	}
 	if m.ttl == 0 {
@@ -190,6 +200,11 @@ func (m *Manager) End(ctx context.Context, s *Session, reason EndReason) (*Sessi
 	}
 	if s.hash == (Hash{}) {
 		return nil, fmt.Errorf("%w: session %q was not obtained from a store", ErrInvalid, s.ID)
+	}
+	if m.before != nil {
+		if err := m.before(ctx, s, reason); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotRecorded, err)
+		}
 	}
 	ended, err := m.store.Delete(ctx, s.hash)
 	if err != nil {

@@ -93,6 +93,9 @@ var (
 	ErrDuplicate = errors.New("session: token hash already in use")
 	// ErrInvalid: a Store was given a session it cannot keep.
 	ErrInvalid = errors.New("session: invalid session")
+	// ErrNotRecorded: Config.BeforeEnd failed (the audit trail could not
+	// record the end); the session is still live.
+	ErrNotRecorded = errors.New("session: the end of the session could not be recorded; it is still live")
 )
 
 // LimitError is the ErrTooMany of Store.Create: Soonest is when the
