@@ -454,22 +454,48 @@ func formatTime(t time.Time) string {
 	return string(appendTime(b[:0], t))
 }
 
-// appendTime appends t as formatTime formats it.
+// appendTime appends t as formatTime formats it. The date comes from the
+// Unix day number by the civil-from-days algorithm (Howard Hinnant,
+// "chrono-Compatible Low-Level Date Algorithms"), cheaper than t.Date and
+// t.Clock, which each convert the time again.
 func appendTime(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	y, mo, d := t.Date()
-	if y < 0 || y > 9999 {
+	sec := t.Unix()
+	// Years 0000 through 9999: the four digits TimeLayout writes.
+	const minUnix, maxUnix = -62167219200, 253402300800
+	if sec < minUnix || sec >= maxUnix {
 		return append(b, audit.FormatTime(t)...)
 	}
-	h, mi, sec := t.Clock()
+	days, rem := sec/86400, sec%86400
+	if rem < 0 {
+		days, rem = days-1, rem+86400
+	}
+	h, mi, s := int(rem/3600), int(rem/60%60), int(rem%60)
+	z := days + 719468 // days since 0000-03-01
+	era := z / 146097
+	if z < 0 {
+		era = (z - 146096) / 146097
+	}
+	doe := z - era*146097                                  // [0, 146096]
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // [0, 399]
+	doy := doe - (365*yoe + yoe/4 - yoe/100)               // [0, 365]
+	mp := (5*doy + 2) / 153                                // [0, 11], March first
+	d := int(doy - (153*mp+2)/5 + 1)
+	mo := int(mp + 3)
+	if mo > 12 {
+		mo -= 12
+	}
+	y := int(yoe + era*400)
+	if mo <= 2 {
+		y++
+	}
 	ms := t.Nanosecond() / 1e6
 	return append(b,
 		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
-		byte('0'+int(mo)/10), byte('0'+int(mo)%10), '-',
+		byte('0'+mo/10), byte('0'+mo%10), '-',
 		byte('0'+d/10), byte('0'+d%10), 'T',
 		byte('0'+h/10), byte('0'+h%10), ':',
 		byte('0'+mi/10), byte('0'+mi%10), ':',
-		byte('0'+sec/10), byte('0'+sec%10), '.',
+		byte('0'+s/10), byte('0'+s%10), '.',
 		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 

@@ -157,3 +157,34 @@ func TestRecycleParams(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendTimeCivil checks the civil-from-days arithmetic against the
+// time package across leap years, century rules and the layout's range.
+func TestAppendTimeCivil(t *testing.T) {
+	check := func(tm time.Time) {
+		t.Helper()
+		if got, want := formatTime(tm), audit.FormatTime(tm); got != want {
+			t.Fatalf("formatTime(%v) = %q, want %q", tm, got, want)
+		}
+	}
+	for _, tm := range []time.Time{
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(0, 2, 29, 12, 0, 0, 0, time.UTC),
+		time.Date(1600, 2, 29, 0, 0, 0, 0, time.UTC),
+		time.Date(1900, 2, 28, 23, 59, 59, 999_000_000, time.UTC),
+		time.Date(1969, 12, 31, 23, 59, 59, 500_000_000, time.UTC),
+		time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2000, 2, 29, 0, 0, 0, 0, time.UTC),
+		time.Date(2100, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 12, 31, 23, 59, 59, 0, time.UTC),
+	} {
+		check(tm)
+	}
+	// Every day of 1600 through 2400, at a time of day that varies.
+	for d, tm := 0, time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC); tm.Year() < 2401; d++ {
+		check(tm.Add(time.Duration(d%86400) * time.Second))
+		tm = tm.AddDate(0, 0, 1)
+	}
+}
