@@ -120,7 +120,7 @@ func MustNew(site config.Site, opts ...Option) *Middleware {
 // audit trail (v0.1.0)".
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	if m.sess != nil {
-		return m.docs.Wrap(m.sess.wrap(m.enf.Wrap(next)))
+		return m.docs.Wrap(m.sess.wrap(m.enf, m.enf.Wrap(next)))
 	}
 	return m.docs.Wrap(m.enf.Wrap(next))
 }
@@ -154,9 +154,18 @@ func (m *Middleware) Capability(id string) func(http.Handler) http.Handler {
 // Explain returns what Handler would decide for r, without serving it and
 // without consuming rate-limit tokens (Decision.Limits lists the limits that
 // would be checked). Discovery documents and /robots.txt are always allowed.
+// With v0.1.0 sessions it also looks the request's X-Agent-Session up: a
+// session-required capability without a valid one is DenySession (401);
+// the session endpoint is subject to the rate limits only
+// (enforce.RuleSessionEndpoint); the audit endpoint is always served.
 func (m *Middleware) Explain(r *http.Request) enforce.Decision {
 	if m.docs.Lookup(r.URL.Path) || r.URL.Path == "/robots.txt" {
 		return enforce.Decision{Outcome: enforce.Allow, Rule: "discovery documents are always served"}
+	}
+	if m.sess != nil {
+		if d, ok := m.sess.explain(m.enf, r); ok {
+			return d
+		}
 	}
 	return m.enf.Explain(r)
 }

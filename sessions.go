@@ -179,15 +179,21 @@ func (s *sessions) beforeEnd(ctx context.Context, ss *session.Session, reason se
 const ruleSessionEndpoint = "session endpoint"
 
 // wrap routes the session and audit endpoints before enforcement: they are
-// exempt from path rules. Creating a session still needs the caller to be
-// classified as an agent (the Manager answers 403 otherwise).
-func (s *sessions) wrap(next http.Handler) http.Handler {
+// exempt from path rules. Creating and ending sessions still counts against
+// the site and agent rate limits (enf.LimitOnly), so the endpoint is no way
+// around Rate-Limit; creating one needs the caller to be classified as an
+// agent (the Manager answers 403 otherwise). CORS preflights are answered
+// without counting.
+func (s *sessions) wrap(enf *enforce.Enforcer, next http.Handler) http.Handler {
 	sh := s.mgr.Handler()
+	limited := enf.LimitOnly(sh)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		switch {
-		case p == s.endpoint:
+		case p == s.endpoint && r.Method == http.MethodOptions:
 			sh.ServeHTTP(w, r)
+		case p == s.endpoint:
+			limited.ServeHTTP(w, r)
 		case s.auditBase != "" && strings.HasPrefix(p, s.auditBase):
 			s.serveArtifact(w, r, p[len(s.auditBase):])
 		default:
@@ -195,6 +201,23 @@ func (s *sessions) wrap(next http.Handler) http.Handler {
 		}
 	})
 }
+
+// explain is Middleware.Explain for the endpoints wrap serves itself; ok
+// is false for any other path.
+func (s *sessions) explain(enf *enforce.Enforcer, r *http.Request) (enforce.Decision, bool) {
+	p := r.URL.Path
+	switch {
+	case p == s.endpoint:
+		return enf.ExplainLimitOnly(r), true
+	case s.auditBase != "" && strings.HasPrefix(p, s.auditBase):
+		return enforce.Decision{Outcome: enforce.Allow, Rule: RuleAuditEndpoint}, true
+	}
+	return enforce.Decision{}, false
+}
+
+// RuleAuditEndpoint is the Decision.Rule Explain gives for the audit
+// endpoint: artifacts are public, for anyone to verify (v0.1.0).
+const RuleAuditEndpoint = "audit endpoint (public, always served)"
 
 // serveArtifact answers GET <audit path>/<session_id>: 200 with the signed
 // artifact, 404 for an unknown session, 425 Too Early while it is active.

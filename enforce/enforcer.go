@@ -411,6 +411,9 @@ func (e *Enforcer) Explain(r *http.Request) Decision {
 	var d Decision
 	e.decide(r, boundCapability(r), false, &d)
 	d.Status = statusOf(d.Outcome)
+	if e.sessions != nil && e.wantsSession(r, &d) {
+		e.checkSession(r, &d)
+	}
 	return d
 }
 
@@ -465,6 +468,12 @@ type state struct {
 	agent      int // agent policy index, -1 for none
 	capability int // capability Wrap resolved by endpoint, -1 for none
 	client     Key
+	// aw is set when Wrap records a session-bound request it could not
+	// resolve to a capability: the binding names the capability in the
+	// event and, by claimed (its index + 1), the capability whose human
+	// handoff ends the session.
+	aw      *auditWriter
+	claimed int
 }
 
 func boundCapability(r *http.Request) int {
@@ -550,6 +559,12 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 	}
 	d.Status = statusOf(d.Outcome)
 	d.cap1 = ci + 1
+	if st.aw != nil {
+		// Wrap is recording this session-bound request: the event is this
+		// capability's, with this decision.
+		st.claimed = ci + 1
+		st.aw.bind(&d)
+	}
 	if e.sessions != nil && e.wantsSession(r, &d) {
 		if _, ok := session.FromContext(r.Context()); !ok { // else Wrap records it
 			e.serveSession(w, r, next, &d, ci)

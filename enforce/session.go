@@ -64,14 +64,9 @@ func (e *Enforcer) identityOf(r *http.Request, d *Decision) (string, netip.Prefi
 // agentIdentity is the agent a session is bound to: the declared policy
 // that applies, else the known agent's name, else "*".
 func (e *Enforcer) agentIdentity(c policy.Class) (agent string) {
-	p := e.p
-	ai := p.Default
-	if c.Kind == policy.Declared && c.Policy >= 0 && c.Policy < len(p.Agents) {
-		ai = c.Policy
-	}
-	switch {
+	switch ai := e.agentIndex(c); {
 	case ai >= 0:
-		return p.Agents[ai].Name
+		return e.p.Agents[ai].Name
 	case c.Name != "":
 		return c.Name
 	}
@@ -96,16 +91,7 @@ func (e *Enforcer) wantsSession(r *http.Request, d *Decision) bool {
 // one, records the audit event of a request with a valid session, and ends
 // the session after a successful human-handoff capability.
 func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, ci int) {
-	requires := ci >= 0 && e.p.Capabilities[ci].Decl.RequiresSession
-	agent, client := e.identityOf(r, d)
-	s, err := e.sessions.LookupAs(r, agent, client)
-	if err != nil {
-		s = nil
-		if requires && d.Outcome == Allow {
-			d.Outcome, d.Rule, d.Err = DenySession, RuleRequiresSession, err
-			d.Status, _ = session.ErrorStatus(err)
-		}
-	}
+	s := e.checkSession(r, d)
 	if e.hook != nil {
 		e.hook(*d)
 	}
@@ -133,11 +119,19 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 		return
 	}
 	e.setRateHeaders(w, d)
+	st, _ := r.Context().Value(stateKey{}).(*state)
+	if st != nil && ci < 0 {
+		st.aw = aw // a Capability binding behind may name the capability
+	}
 	r = r.WithContext(session.NewContext(r.Context(), s))
 	next.ServeHTTP(aw, r)
 	aw.finish()
 	handedOff := !aw.failed && aw.status >= 200 && aw.status < 300
 	aw.release()
+	if st != nil && ci < 0 {
+		st.aw = nil
+		ci = st.claimed - 1
+	}
 	if ci >= 0 && e.p.Capabilities[ci].Decl.HumanHandoff && handedOff {
 		// v0.1.0: a successful human_handoff checkout may end the session;
 		// ending it seals the audit trail.
@@ -145,6 +139,23 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 			e.log.Error("agentready: ending the session after a human handoff", "session", s.ID, "err", err)
 		}
 	}
+}
+
+// checkSession looks up the session r carries and returns it, nil when
+// there is no valid one: d is then denied (DenySession, with the status
+// session.ErrorStatus gives) if it was allowed and its capability requires
+// a session.
+func (e *Enforcer) checkSession(r *http.Request, d *Decision) *session.Session {
+	agent, client := e.identityOf(r, d)
+	s, err := e.sessions.LookupAs(r, agent, client)
+	if err == nil {
+		return s
+	}
+	if d.cap1 > 0 && e.p.Capabilities[d.cap1-1].Decl.RequiresSession && d.Outcome == Allow {
+		d.Outcome, d.Rule, d.Err = DenySession, RuleRequiresSession, err
+		d.Status, _ = session.ErrorStatus(err)
+	}
+	return nil
 }
 
 // denySession answers 401 (or the status session.ErrorStatus gives) in
@@ -346,6 +357,18 @@ func (a *auditWriter) Flush() {
 // Unwrap gives http.ResponseController the underlying writer.
 func (a *auditWriter) Unwrap() http.ResponseWriter { return a.w }
 
+// bind makes the event, not yet recorded, that of the capability a route
+// binding resolved, with the binding's decision.
+func (a *auditWriter) bind(d *Decision) {
+	if a.decided {
+		return // the handler wrote before the binding ran: recorded as it was
+	}
+	a.ev.Capability = d.Capability
+	if d.Outcome != Allow {
+		a.ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
+	}
+}
+
 // finish decides the status of a handler that returned without writing.
 func (a *auditWriter) finish() {
 	if !a.decided {
@@ -533,4 +556,61 @@ func idAndTime(t time.Time) (id, ts string) {
 	n := len(x)
 	s := string(appendTime(x, t))
 	return s[:n], s[n:]
+}
+
+// RuleSessionEndpoint is the Decision.Rule of an allowed request to the
+// v0.1.0 session endpoint: it is exempt from path rules, and only the rate
+// limits apply.
+const RuleSessionEndpoint = "session endpoint (rate limits only)"
+
+// LimitOnly returns a handler that applies only the rate limits before
+// next: the site-wide limit and the agent policy's limit, no path rules,
+// capability scope or auth. It is for endpoints exempt from path rules that
+// must not be a way around Rate-Limit, such as the v0.1.0 session endpoint
+// (creating sessions counts against the agent's limits like any other
+// request). Browsers pass untouched. The decision hook hears of every
+// decision, with Rule RuleSessionEndpoint when allowed.
+func (e *Enforcer) LimitOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var d Decision
+		e.decideLimitOnly(r, true, &d)
+		if e.hook != nil {
+			e.hook(d)
+		}
+		switch d.Outcome {
+		case Pass:
+			next.ServeHTTP(w, r)
+		case Allow:
+			e.setRateHeaders(w, &d)
+			next.ServeHTTP(w, r)
+		default:
+			e.deny(w, r, &d)
+		}
+	})
+}
+
+// ExplainLimitOnly is Explain for a request LimitOnly would serve: the
+// limits that would be checked, none consumed.
+func (e *Enforcer) ExplainLimitOnly(r *http.Request) Decision {
+	var d Decision
+	e.decideLimitOnly(r, false, &d)
+	return d
+}
+
+// decideLimitOnly classifies r and, for an agent, checks the site and
+// agent limits (consume=false: lists them only).
+func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *Decision) {
+	d.Class = e.classify(r)
+	if !d.Class.Agent() {
+		d.Outcome = Pass
+		return
+	}
+	ai := e.agentIndex(d.Class)
+	if ai >= 0 {
+		d.Agent = e.p.Agents[ai].Name
+		d.agent1 = ai + 1
+	}
+	d.Rule = RuleSessionEndpoint
+	e.rateLimit(r, ai, -1, consume, d)
+	d.Status = statusOf(d.Outcome)
 }

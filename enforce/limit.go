@@ -1,0 +1,65 @@
+package enforce
+
+import (
+	"net/http"
+
+	"github.com/agentready/agentready/policy"
+)
+
+// agentIndex is the declared agent policy that applies to class c: the
+// policy its User-Agent names, else the "*" policy; -1 when neither exists.
+func (e *Enforcer) agentIndex(c policy.Class) int {
+	p := e.p
+	if c.Kind == policy.Declared && c.Policy >= 0 && c.Policy < len(p.Agents) {
+		return c.Policy
+	}
+	return p.Default
+}
+
+// rateLimit finishes d for a request of agent policy ai and capability ci
+// (-1 for none) that nothing else denied: it finds the limits that apply
+// (draft-car 4.3: servers MUST enforce them), and with consume asks the
+// store for a token of each; all must pass. Without consume (Explain) it
+// lists them only. Allowed or not, d carries the RateLimit headers' parts.
+func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decision) {
+	p := e.p
+	var client Key
+	if e.key != nil {
+		if id, ok := e.key(r); ok {
+			client = Key{ID: id}
+		}
+	}
+	if client == (Key{}) && !e.byAgent {
+		client = Key{Net: ClientKey(e.ip.Addr(r))}
+	}
+	d.client = client
+	n := e.limits(&d.limits, ai, ci, client)
+	d.n = n
+	for i := range n {
+		d.Limits[i] = d.limits[i].Name
+	}
+	d.Outcome = Allow
+	if n == 0 {
+		return
+	}
+	cb := &e.combos[(ai+1)*(len(p.Capabilities)+1)+ci+1]
+	d.header, d.parts = cb.policy, cb.parts
+	if !consume {
+		return
+	}
+	if err := e.allow(r, d); err != nil {
+		d.Outcome, d.Err = StoreError, err
+		return
+	}
+	if !Allowed(d.results[:n]) {
+		d.Outcome = DenyRate
+		d.RetryAfter = MaxRetryAfter(d.results[:n])
+		for i := range n {
+			if !d.results[i].Allowed {
+				d.Limit = d.limits[i].Name
+				d.Rule = "Rate-Limit: " + rateDecl(p, d.Limit)
+				break
+			}
+		}
+	}
+}
