@@ -157,7 +157,12 @@ func (m *Manager) LookupAs(r *http.Request, agent string, client netip.Prefix) (
 // lookup is Lookup; known says agent and client are the caller's identity
 // already, else it is established here, after the token's own checks.
 func (m *Manager) lookup(r *http.Request, agent string, client netip.Prefix, known bool) (*Session, error) {
-	token := r.Header.Get(HeaderSession)
+	// HeaderSession is in canonical form: the map is read directly, which
+	// saves Header.Get's canonicalisation on every session-bound request.
+	var token string
+	if v := r.Header[HeaderSession]; len(v) > 0 {
+		token = v[0]
+	}
 	if token == "" {
 		return nil, ErrNoToken
 	}

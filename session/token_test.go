@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"crypto/sha256"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -41,5 +42,14 @@ func TestHashToken(t *testing.T) {
 	tok, _, _ := session.NewToken()
 	if n := testing.AllocsPerRun(100, func() { _ = session.HashToken(tok) }); n != 0 {
 		t.Errorf("HashToken allocates %v times", n)
+	}
+}
+
+// TestHeaderSessionCanonical: Lookup reads the header map under
+// HeaderSession directly, which finds the header only if the name is in
+// canonical form.
+func TestHeaderSessionCanonical(t *testing.T) {
+	if got := http.CanonicalHeaderKey(session.HeaderSession); got != session.HeaderSession {
+		t.Fatalf("HeaderSession %q is not canonical (%q)", session.HeaderSession, got)
 	}
 }
