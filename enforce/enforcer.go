@@ -488,27 +488,30 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 	var d Decision
 	e.decide(r, ci, true, &d)
 	d.Status = statusOf(d.Outcome)
+	if d.Outcome == Allow && ci < 0 && e.bound.Load() > 0 {
+		r = e.withState(r, &d)
+	}
 	if e.sessions != nil && e.wantsSession(r, &d) {
-		if d.Outcome == Allow && ci < 0 && e.bound.Load() > 0 {
-			r = e.withState(r, &d)
-		}
 		e.serveSession(w, r, next, &d, d.cap1-1)
 		return
 	}
+	e.answer(w, r, next, &d)
+}
+
+// answer reports d to the decision hook and carries it out: next for Pass,
+// and for Allow with the RateLimit headers; a problem response otherwise.
+func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision) {
 	if e.hook != nil {
-		e.hook(d)
+		e.hook(*d)
 	}
 	switch d.Outcome {
 	case Pass:
 		next.ServeHTTP(w, r)
 	case Allow:
-		e.setRateHeaders(w, &d)
-		if ci < 0 && e.bound.Load() > 0 {
-			r = e.withState(r, &d)
-		}
+		e.setRateHeaders(w, d)
 		next.ServeHTTP(w, r)
 	default:
-		e.deny(w, r, &d)
+		e.deny(w, r, d)
 	}
 }
 
@@ -571,15 +574,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 			return
 		}
 	}
-	if e.hook != nil {
-		e.hook(d)
-	}
-	if d.Outcome != Allow {
-		e.deny(w, r, &d)
-		return
-	}
-	e.setRateHeaders(w, &d)
-	next.ServeHTTP(w, r)
+	e.answer(w, r, next, &d)
 }
 
 // setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response

@@ -574,18 +574,7 @@ func (e *Enforcer) LimitOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var d Decision
 		e.decideLimitOnly(r, true, &d)
-		if e.hook != nil {
-			e.hook(d)
-		}
-		switch d.Outcome {
-		case Pass:
-			next.ServeHTTP(w, r)
-		case Allow:
-			e.setRateHeaders(w, &d)
-			next.ServeHTTP(w, r)
-		default:
-			e.deny(w, r, &d)
-		}
+		e.answer(w, r, next, &d)
 	})
 }
 
