@@ -187,14 +187,16 @@ func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) e
 		idxStack  [stackLimits]uint32
 		refStack  [stackLimits]ref
 		debtStack [stackLimits]span
+		snapStack [stackLimits]rateParams
 		idx       []uint32
 		refs      []ref
 		debts     []span
+		snaps     []rateParams
 	)
 	if n <= stackLimits {
-		idx, refs, debts = idxStack[:n], refStack[:n], debtStack[:n]
+		idx, refs, debts, snaps = idxStack[:n], refStack[:n], debtStack[:n], snapStack[:n]
 	} else {
-		idx, refs, debts = make([]uint32, n), make([]ref, n), make([]span, n)
+		idx, refs, debts, snaps = make([]uint32, n), make([]ref, n), make([]span, n), make([]rateParams, n)
 	}
 	var set [maxShards / 64]uint64
 	for i := range limits {
@@ -208,35 +210,43 @@ func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) e
 		idx[i] = si
 		set[si>>6] |= 1 << (si & 63)
 	}
+	// The clock is read before any lock is taken: it is the slowest step of
+	// a call (a vDSO read), and another core's call for the same client
+	// waits for the lock meanwhile. Calls that race for a lock may then
+	// apply their times out of order, by less than the wait; the buckets
+	// handle a now earlier than the last one as a clock stepping back.
+	now := s.now()
 	// Fixed order: ascending shard index.
 	for w, word := range set {
 		for ; word != 0; word &= word - 1 {
 			s.shards[w<<6|bits.TrailingZeros64(word)].mu.Lock()
 		}
 	}
-	// Clamped so that now plus a period (at most MaxPeriod) cannot overflow,
-	// whatever an injected clock returns.
-	var since time.Duration
-	if s.monotonic {
-		// time.Since reads only the monotonic clock: on some hosts half
-		// the cost of time.Now, which reads the wall clock too.
-		since = time.Since(s.epoch)
-	} else {
-		since = s.clock().Sub(s.epoch)
-	}
-	now := min(max(int64(since), -maxNow), maxNow)
 
+	// Groups are marked busy, not to be evicted by this call's own
+	// insertions, only once the call is about to insert: a call whose
+	// buckets all exist, the usual case, then writes nothing to its groups.
+	marked := false
 	for i := range limits {
 		l := &limits[i]
 		sh := &s.shards[idx[i]]
 		var g *group
 		if i > 0 && l.Key == limits[i-1].Key {
-			g = refs[i-1].g // the usual case: one map lookup per request
-		} else {
-			g = sh.group(&l.Key, now)
-			g.busy = true // not to be evicted by this call's own insertions
+			g = refs[i-1].g // the usual case: one lookup per request
+		} else if g = sh.lookup(&l.Key); g == nil {
+			marked = marked || markBusy(refs[:i])
+			g = sh.create(&l.Key)
+			g.busy = true
+		} else if marked {
+			g.busy = true
 		}
-		refs[i] = ref{g, sh.bucket(g, l, now)}
+		j := g.find(l, now)
+		if j < 0 {
+			marked = marked || markBusy(refs[:i])
+			g.busy = true
+			j = sh.insert(g, l, now)
+		}
+		refs[i] = ref{g, j}
 	}
 	ok := true
 	for i, r := range refs {
@@ -248,16 +258,32 @@ func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) e
 	}
 	for i, ref := range refs {
 		b := &ref.g.buckets[ref.j]
-		r := &res[i]
-		d := debts[i]
+		if ok {
+			d := debts[i].add(b.interval, b.rate)
+			b.tat, b.frac = now+d.ns, d.frac
+			debts[i] = d
+		}
+		// A copy, so that the results are worked out after the locks are
+		// released: they depend only on the bucket's settings and debt.
+		snaps[i] = b.rateParams
+		if marked {
+			ref.g.busy = false
+		}
+		s.shards[idx[i]].touch(ref.g)
+	}
+	for w, word := range set {
+		for ; word != 0; word &= word - 1 {
+			s.shards[w<<6|bits.TrailingZeros64(word)].mu.Unlock()
+		}
+	}
+
+	for i := range snaps {
+		b, d, r := &snaps[i], debts[i], &res[i]
 		*r = Result{Limit: int(b.rate)}
 		switch {
-		case ok:
-			d = d.add(b.interval, b.rate)
-			b.tat, b.frac = now+d.ns, d.frac
-			r.Allowed = true
-			r.Remaining = b.remaining(d)
-		case b.fits(d):
+		case ok || b.fits(d):
+			// Allowed: d is the debt after this request when ok, and the
+			// unchanged debt of a limit that had a token otherwise.
 			r.Allowed = true
 			r.Remaining = b.remaining(d)
 		default:
@@ -267,16 +293,31 @@ func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) e
 			r.RetryAfter = over.ceil()
 		}
 		r.Reset = d.ceil()
-		ref.g.busy = false
-		s.shards[idx[i]].touch(ref.g)
-	}
-
-	for w, word := range set {
-		for ; word != 0; word &= word - 1 {
-			s.shards[w<<6|bits.TrailingZeros64(word)].mu.Unlock()
-		}
 	}
 	return nil
+}
+
+// now is the store's clock in nanoseconds since its epoch, clamped so that
+// now plus a period (at most MaxPeriod) cannot overflow, whatever an
+// injected clock returns.
+func (s *MemoryStore) now() int64 {
+	var since time.Duration
+	if s.monotonic {
+		// time.Since reads only the monotonic clock: on some hosts half
+		// the cost of time.Now, which reads the wall clock too.
+		since = time.Since(s.epoch)
+	} else {
+		since = s.clock().Sub(s.epoch)
+	}
+	return min(max(int64(since), -maxNow), maxNow)
+}
+
+// markBusy marks the groups of refs busy and returns true.
+func markBusy(refs []ref) bool {
+	for _, r := range refs {
+		r.g.busy = true
+	}
+	return true
 }
 
 // ref locates the bucket of one limit during a call: an index, because the
@@ -365,8 +406,14 @@ type bucket struct {
 	name string
 	// tat + frac/rate is the theoretical arrival time, in nanoseconds since
 	// the store's epoch. At or before now the bucket is full.
-	tat      int64
-	frac     uint64
+	tat  int64
+	frac uint64
+	rateParams
+}
+
+// rateParams are a bucket's settings, apart so that Allow copies them,
+// pointer-free, to work out its results after releasing the locks.
+type rateParams struct {
 	rate     uint64
 	period   int64
 	interval span // the emission interval period/rate
@@ -407,14 +454,14 @@ func (b *bucket) debt(now int64) span {
 
 // fits reports whether one more request fits: debt plus one interval is
 // within the period (GCRA: new TAT minus the burst offset is not after now).
-func (b *bucket) fits(d span) bool {
+func (b *rateParams) fits(d span) bool {
 	s := d.add(b.interval, b.rate)
 	return s.ns < b.period || (s.ns == b.period && s.frac == 0)
 }
 
 // remaining is the number of whole requests that fit within debt d:
 // floor((period - d) / interval) = floor(((period - d.ns) * rate - d.frac) / period).
-func (b *bucket) remaining(d span) int {
+func (b *rateParams) remaining(d span) int {
 	if d.ns > b.period || (d.ns == b.period && d.frac > 0) {
 		return 0 // only after the clock stepped back
 	}
@@ -444,12 +491,18 @@ type shard struct {
 	_          [64]byte
 }
 
-// group returns the group for k, creating an empty one if needed. sh.mu is
-// held.
-func (sh *shard) group(k *Key, now int64) *group {
-	if g, ok := sh.groups[*k]; ok {
+// lookup returns the group for k, or nil. The most recently used group is
+// checked first: one client's requests in a row, the common pattern, then
+// cost one comparison instead of a map lookup. sh.mu is held.
+func (sh *shard) lookup(k *Key) *group {
+	if g := sh.head; g != nil && g.key == *k {
 		return g
 	}
+	return sh.groups[*k]
+}
+
+// create adds an empty group for k, which has none. sh.mu is held.
+func (sh *shard) create(k *Key) *group {
 	g := sh.spare
 	sh.spare = nil
 	if g == nil {
@@ -466,9 +519,9 @@ func (sh *shard) group(k *Key, now int64) *group {
 	return g
 }
 
-// bucket returns the index of l's bucket in g, adding a full one if needed.
-// g is busy.
-func (sh *shard) bucket(g *group, l *Limit, now int64) int {
+// find returns the index of l's bucket in g, or -1, applying a changed
+// Rate or Period to it.
+func (g *group) find(l *Limit, now int64) int {
 	for j := range g.buckets {
 		if b := &g.buckets[j]; b.name == l.Name {
 			if b.rate != uint64(l.Rate) || b.period != int64(l.Period) {
@@ -477,6 +530,12 @@ func (sh *shard) bucket(g *group, l *Limit, now int64) int {
 			return j
 		}
 	}
+	return -1
+}
+
+// insert adds a full bucket for l to g, which has none, and returns its
+// index. g is busy.
+func (sh *shard) insert(g *group, l *Limit, now int64) int {
 	sh.makeRoom(now)
 	j := len(g.buckets)
 	if j < cap(g.buckets) {
