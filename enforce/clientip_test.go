@@ -219,3 +219,25 @@ func FuzzClientIPAddr(f *testing.F) {
 		}
 	})
 }
+
+// parseHostPort's IPv4 fast path accepts nothing the general path rejects,
+// and yields the same address.
+func FuzzParseHostPort(f *testing.F) {
+	for _, s := range []string{
+		"192.0.2.1:1234", "192.0.2.1", "192.0.2.1:", "192.0.2.1:65536", "192.0.2.1:65535", "192.0.2.1:1:2",
+		"01.2.3.4:80", "1.2.3:80", "1.2.3.4.5", "256.1.1.1:1", "1.2.3.4%eth0", "1.2.3.4 ", "[1.2.3.4]:80",
+		"[::1]:80", "::ffff:1.2.3.4", "", ":80",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast, ok := parseIPv4Port(s)
+		slow, slowOK := parseHostPortSlow(s)
+		if ok && (!slowOK || fast != slow) {
+			t.Fatalf("parseIPv4Port(%q) = %v; general path %v, %v", s, fast, slow, slowOK)
+		}
+		if got, gotOK := parseHostPort(s); gotOK != slowOK || got != slow {
+			t.Fatalf("parseHostPort(%q) = %v, %v; general path %v, %v", s, got, gotOK, slow, slowOK)
+		}
+	})
+}
