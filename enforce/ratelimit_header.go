@@ -133,32 +133,53 @@ func rateLimitHeaderParts(parts []string, limits []Limit, res []Result) []string
 	var tmp [256]byte
 	b := tmp[:0]
 	for i := range min(len(parts), len(limits), len(res)) {
+		l, r := &limits[i], &res[i]
 		b = append(b, parts[i]...)
-		b = appendCount(b, int64(max(res[i].Remaining, 0)))
+		b = appendCount(b, int64(max(r.Remaining, 0)))
 		b = append(b, ";t="...)
-		b = appendCount(b, ceilSeconds(EffectiveWindow(limits[i], res[i])))
+		b = appendCount(b, ceilSeconds(effectiveWindow(l.Rate, l.Period, r)))
 	}
 	return headerValue(b)
 }
 
-// appendCount is strconv.AppendInt for the small non-negative numbers a
-// RateLimit field carries, without its general machinery.
+// appendCount is strconv.AppendInt for the non-negative numbers a RateLimit
+// field carries, two digits a step, without strconv's general machinery:
+// a limit of 2^30 a second makes ten-digit counts.
 func appendCount(b []byte, n int64) []byte {
-	if n < 0 || n >= 1e9 {
+	if n < 0 {
 		return strconv.AppendInt(b, n, 10)
 	}
-	var d [9]byte
+	var d [20]byte
 	i := len(d)
-	for {
+	u := uint64(n)
+	for u >= 100 {
+		q := u / 100
+		j := (u - q*100) * 2
+		i -= 2
+		d[i], d[i+1] = digitPairs[j], digitPairs[j+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		d[i], d[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
 		i--
-		d[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
+		d[i] = byte('0' + u)
 	}
 	return append(b, d[i:]...)
 }
+
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
 
 // headerValue copies b into one allocation holding both the string and the
 // []string an http.Header needs.
@@ -212,19 +233,25 @@ func (h *headerBlock[B]) set(buf, b []byte) []string {
 // intervals of Period/Rate from now. Reset is not sent as t because a
 // client may use more than r within it, as tokens keep arriving.
 func EffectiveWindow(l Limit, r Result) time.Duration {
+	return effectiveWindow(l.Rate, l.Period, &r)
+}
+
+// effectiveWindow is EffectiveWindow without copying a Limit and a Result
+// per call.
+func effectiveWindow(rate int, period time.Duration, r *Result) time.Duration {
 	if !r.Allowed {
 		return max(r.RetryAfter, 0)
 	}
-	if l.Rate <= 0 || l.Period <= 0 || r.Remaining >= l.Rate || r.Reset <= 0 {
+	if rate <= 0 || period <= 0 || r.Remaining >= rate || r.Reset <= 0 {
 		return 0
 	}
-	k := uint64(l.Rate - max(r.Remaining, 0) - 1)
+	k := uint64(rate - max(r.Remaining, 0) - 1)
 	// k*Period/Rate without overflow; k < Rate keeps the quotient below
 	// Period and hi below Rate, as Div64 requires.
-	hi, lo := bits.Mul64(k, uint64(l.Period))
-	q := lo / uint64(l.Rate)
+	hi, lo := bits.Mul64(k, uint64(period))
+	q := lo / uint64(rate)
 	if hi != 0 {
-		q, _ = bits.Div64(hi, lo, uint64(l.Rate))
+		q, _ = bits.Div64(hi, lo, uint64(rate))
 	}
 	w := r.Reset - time.Duration(q)
 	if w < 0 {

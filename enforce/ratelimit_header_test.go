@@ -302,7 +302,7 @@ func parseSFList(s string) ([]string, bool) {
 }
 
 func TestAppendCount(t *testing.T) {
-	for _, n := range []int64{0, 1, 9, 10, 59, 199, 1000, 999999999, 1e9, 1 << 40, -1} {
+	for _, n := range []int64{0, 1, 9, 10, 11, 59, 99, 100, 101, 199, 1000, 999999999, 1e9, 1<<30 - 1, 1 << 40, 1<<63 - 1, -1, -1 << 63} {
 		if got, want := string(appendCount(nil, n)), strconv.FormatInt(n, 10); got != want {
 			t.Errorf("appendCount(%d) = %q, want %q", n, got, want)
 		}
@@ -317,5 +317,21 @@ func TestRateLimitHeaderParts(t *testing.T) {
 	res := []Result{{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond}, {Allowed: true, Limit: 60, Remaining: 12, Reset: 48 * time.Second}}
 	if got, want := rateLimitHeaderParts(rateLimitParts(limits), limits, res), RateLimitHeader(limits, res); got[0] != want[0] {
 		t.Errorf("parts %q, general %q", got[0], want[0])
+	}
+}
+
+// BenchmarkRateLimitHeaderParts renders the pipeline's value: two limits,
+// ten-digit counts (a limit of 2^30 a second) and small ones.
+func BenchmarkRateLimitHeaderParts(b *testing.B) {
+	limits := []Limit{
+		{Name: "agent:claude", Rate: 1 << 30, Period: time.Second},
+		{Name: "capability:product-search", Rate: 60, Period: time.Minute},
+	}
+	res := []Result{{Allowed: true, Limit: 1 << 30, Remaining: 1<<30 - 12345, Reset: 12345},
+		{Allowed: true, Limit: 60, Remaining: 41, Reset: 19 * time.Second}}
+	parts := rateLimitParts(limits)
+	b.ReportAllocs()
+	for b.Loop() {
+		rateLimitHeaderParts(parts, limits, res)
 	}
 }
