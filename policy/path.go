@@ -139,7 +139,12 @@ func (r *Rules) Match(canonicalPath string) (rule *Rule, ok bool) {
 			break
 		}
 		c := n.child(path[pos])
-		if c == nil || len(path)-pos < len(c.label) || path[pos:pos+len(c.label)] != c.label {
+		if c == nil {
+			break
+		}
+		// child matched the label's first byte; a one-byte label ("/" of
+		// most tries) needs no further comparison.
+		if l := c.label; len(l) > 1 && (len(path)-pos < len(l) || path[pos+1:pos+len(l)] != l[1:]) {
 			break
 		}
 		n, pos = c, pos+len(c.label)
@@ -163,7 +168,7 @@ func (r *Rules) tryNode(n *node, rest string, truncated bool, best int32) int32 
 		if best >= 0 && i > best {
 			return best
 		}
-		if r.tails[i].match(rest, truncated) {
+		if t := &r.tails[i]; t.any || t.match(rest, truncated) {
 			return i
 		}
 	}

@@ -141,3 +141,23 @@ func TestWildcardAgreesWithGobwas(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMatchSmall: the pipeline's case, a site with a handful of rules
+// (draft-car Appendix A) and a path with a query.
+func BenchmarkMatchSmall(b *testing.B) {
+	r := mustRules(b, []string{"/api/*", "/mcp"}, []string{"/admin/*", "/internal/*"})
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Match("/api/search?q=tent")
+	}
+}
+
+// BenchmarkCanonicalQuery: an already canonical path and query, the common
+// case, which is copied once.
+func BenchmarkCanonicalQuery(b *testing.B) {
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = Canonical(buf[:0], "/api/search", "q=tent")
+	}
+}

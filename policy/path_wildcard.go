@@ -18,6 +18,9 @@ type wildcard struct {
 	pieces   []string
 	star     bool // the pattern has a '*' after its literal prefix
 	anchored bool // the pattern ends with '$'
+	// any is set when the rest is only stars and no '$' ("/api/*"): every
+	// path matches, and Match need not call match.
+	any bool
 }
 
 // compileWildcard splits a canonical pattern into its literal prefix and
@@ -34,6 +37,7 @@ func compileWildcard(pattern string) (prefix string, w wildcard) {
 	}
 	w.star = true
 	w.pieces = strings.Split(pattern[i+1:], "*")
+	w.any = !w.anchored && strings.Trim(pattern[i:], "*") == ""
 	return pattern[:i], w
 }
 
