@@ -168,17 +168,20 @@ func New(cfg Config) (*Enforcer, error) {
 	e.combos = make([]combo, (len(p.Agents)+1)*nc)
 	for ai := -1; ai < len(p.Agents); ai++ {
 		for ci := -1; ci < len(p.Capabilities); ci++ {
-			var ls [3]Limit
-			n := e.limits(&ls, ai, ci, Key{})
-			if n == 0 {
+			cb := &e.combos[(ai+1)*nc+ci+1]
+			cb.n = declaredLimits(p, &cb.limits, ai, ci)
+			if ai >= 0 {
+				cb.agent = p.Agents[ai].Name
+			}
+			if cb.n == 0 {
 				continue
 			}
-			v, err := PolicyHeader(ls[:n])
+			v, err := PolicyHeader(cb.limits[:cb.n])
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			e.combos[(ai+1)*nc+ci+1] = combo{policy: []string{v}, parts: rateLimitParts(ls[:n])}
+			cb.policy, cb.parts = []string{v}, rateLimitParts(cb.limits[:cb.n])
 		}
 	}
 	e.capOnly = make([]combo, len(p.Capabilities))
@@ -204,6 +207,11 @@ func New(cfg Config) (*Enforcer, error) {
 type combo struct {
 	policy []string // RateLimit-Policy value
 	parts  []string // see rateLimitParts
+	// limits are the pair's limits (see declaredLimits), n of them, with
+	// an empty Key for limits to fill per request.
+	limits [3]Limit
+	n      int
+	agent  string // the agent policy's name, "" for none
 }
 
 // limits fills ls with the limits that apply to a request of agent policy
@@ -211,32 +219,20 @@ type combo struct {
 // share one Key: the client's, partitioned by agent policy (two agents
 // behind one address do not share buckets), or the agent policy alone with
 // ByAgent. One Key means one bucket group in the store: one lookup in
-// memory, one hash slot in Redis.
+// memory, one hash slot in Redis. The limits were worked out in New; a
+// request only copies them and sets the Key.
 func (e *Enforcer) limits(ls *[3]Limit, ai, ci int, client Key) int {
-	p := e.p
+	cb := &e.combos[(ai+1)*(len(e.p.Capabilities)+1)+ci+1]
 	k := client
-	agentName := ""
-	if ai >= 0 {
-		agentName = p.Agents[ai].Name
-	}
 	if e.byAgent {
-		k = Key{ID: agentName}
+		k = Key{ID: cb.agent}
 	} else if k.ID == "" {
-		k.ID = agentName
+		k.ID = cb.agent
 	}
-	n := 0
-	add := func(l policy.Limit) {
-		ls[n] = Limit{Name: l.Name, Key: k, Rate: l.Rate, Period: l.Period}
-		n++
-	}
-	if !p.SiteLimit.IsZero() {
-		add(p.SiteLimit)
-	}
-	if ai >= 0 && !p.Agents[ai].Limit.IsZero() {
-		add(p.Agents[ai].Limit)
-	}
-	if ci >= 0 && !p.Capabilities[ci].Limit.IsZero() {
-		add(p.Capabilities[ci].Limit)
+	n := cb.n
+	for i := range n {
+		ls[i] = cb.limits[i]
+		ls[i].Key = k
 	}
 	return n
 }
@@ -251,10 +247,7 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		d.Outcome = Pass
 		return
 	}
-	ai := p.Default
-	if d.Class.Kind == policy.Declared && d.Class.Policy >= 0 && d.Class.Policy < len(p.Agents) {
-		ai = d.Class.Policy
-	}
+	ai := e.agentIndex(d.Class)
 	if ai >= 0 {
 		d.Agent = p.Agents[ai].Name
 		d.agent1 = ai + 1
@@ -262,10 +255,11 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 
 	// Access (draft-car 2.6, robots.txt precedence).
 	var path string
-	var buf [512]byte
-	if raw := r.URL.EscapedPath(); r.URL.RawQuery == "" && policy.IsCanonical(raw, "") {
-		path = raw // already canonical: match the request's own string
+	raw := r.URL.EscapedPath()
+	if t, ok := canonicalTarget(r, raw); ok {
+		path = t // already canonical: match the request's own string
 	} else {
+		var buf [512]byte
 		cp := policy.Canonical(buf[:0], raw, r.URL.RawQuery)
 		path = unsafe.String(unsafe.SliceData(cp), len(cp))
 	}
@@ -314,46 +308,7 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		}
 	}
 
-	// Rate limits (draft-car 4.3: servers MUST enforce them).
-	var client Key
-	if e.key != nil {
-		if id, ok := e.key(r); ok {
-			client = Key{ID: id}
-		}
-	}
-	if client == (Key{}) && !e.byAgent {
-		client = Key{Net: ClientKey(e.ip.Addr(r))}
-	}
-	d.client = client
-	n := e.limits(&d.limits, ai, ci, client)
-	d.n = n
-	for i := range n {
-		d.Limits[i] = d.limits[i].Name
-	}
-	d.Outcome = Allow
-	if n == 0 {
-		return
-	}
-	cb := &e.combos[(ai+1)*(len(p.Capabilities)+1)+ci+1]
-	d.header, d.parts = cb.policy, cb.parts
-	if !consume {
-		return
-	}
-	if err := e.allow(r, d); err != nil {
-		d.Outcome, d.Err = StoreError, err
-		return
-	}
-	if !Allowed(d.results[:n]) {
-		d.Outcome = DenyRate
-		d.RetryAfter = MaxRetryAfter(d.results[:n])
-		for i := range n {
-			if !d.results[i].Allowed {
-				d.Limit = d.limits[i].Name
-				d.Rule = "Rate-Limit: " + rateDecl(p, d.Limit)
-				break
-			}
-		}
-	}
+	e.rateLimit(r, ai, ci, consume, d)
 }
 
 // allow asks the store for d's limits. The MemoryStore is called directly

@@ -26,10 +26,12 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 	var client Key
 	if e.key != nil {
 		if id, ok := e.key(r); ok {
-			client = Key{ID: id}
+			client.ID = id
 		}
 	}
-	if client == (Key{}) && !e.byAgent {
+	// client.ID == "" is client == Key{} here (Net is not set yet),
+	// without a call to the struct's generated equality.
+	if client.ID == "" && !e.byAgent {
 		client = Key{Net: ClientKey(e.ip.Addr(r))}
 	}
 	d.client = client

@@ -1,0 +1,41 @@
+package enforce
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/agentready/agentready/policy"
+)
+
+// canonicalTarget answers only with the canonical form itself.
+func TestCanonicalTarget(t *testing.T) {
+	for _, tc := range []struct {
+		name, target, requestURI string
+		ok                       bool
+	}{
+		{"path", "/api/search", "", true},
+		{"path and query", "/api/search?q=tent", "", true},
+		{"empty query is dropped", "/api/search?", "", true},
+		{"absolute form", "/api/search?q=tent", "http://example.com/api/search?q=tent", false},
+		{"other target", "/api/search?q=tent", "/api/search?q=tenT", false},
+		{"escaped query", "/api/search?q=%7e", "", false},
+		{"dot segment", "/api/../admin?q=1", "", false},
+		{"double slash", "//admin", "", false},
+		{"escaped path", "/a%2Fb?q=1", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", tc.target, nil)
+			if tc.requestURI != "" {
+				r.RequestURI = tc.requestURI
+			}
+			raw := r.URL.EscapedPath()
+			got, ok := canonicalTarget(r, raw)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if want := string(policy.Canonical(nil, raw, r.URL.RawQuery)); ok && got != want {
+				t.Errorf("canonicalTarget = %q, Canonical = %q", got, want)
+			}
+		})
+	}
+}
