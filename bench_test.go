@@ -98,6 +98,29 @@ func BenchmarkPipeline(b *testing.B) {
 	}
 }
 
+// BenchmarkPipelineParallel runs the cases of BenchmarkPipeline from
+// GOMAXPROCS goroutines at once, each with its own request and writer: one
+// client's requests arriving on several cores, so that what they share (the
+// rate-limit store's shard and buckets, caches) shows as lost scaling.
+//
+//	go test -run '^$' -bench PipelineParallel -benchmem -count 10 .
+func BenchmarkPipelineParallel(b *testing.B) {
+	h, etag := newPipeline(b)
+	for _, c := range pipelineCases() {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				r := c.request(etag)
+				w := &reusableWriter{h: http.Header{}}
+				for pb.Next() {
+					w.reset()
+					h.ServeHTTP(w, r)
+				}
+			})
+		})
+	}
+}
+
 // TestPipelineAllocs holds the allocation promises: nothing for browsers,
 // documents and agents without limits; one (the RateLimit value) with them.
 func TestPipelineAllocs(t *testing.T) {
