@@ -89,8 +89,8 @@ const (
 
 // IsCanonical reports whether Canonical would return rawPath and rawQuery
 // unchanged (joined by '?'): the path starts with '/', holds only bytes
-// that stay raw, no '%', no empty segment and no segment that starts with
-// '.' (so no dot segment), and the query holds only bytes that stay raw.
+// that stay raw, no '%', no empty segment and no dot segment ("." or "..";
+// ".well-known" is fine), and the query holds only bytes that stay raw.
 // Callers use it to match the request's own string without copying it.
 func IsCanonical(rawPath, rawQuery string) bool {
 	if len(rawPath) == 0 || rawPath[0] != '/' {
@@ -101,7 +101,7 @@ func IsCanonical(rawPath, rawQuery string) bool {
 		if urlClass[c]&clsPath == 0 {
 			return false
 		}
-		if c == '/' && i+1 < len(rawPath) && (rawPath[i+1] == '/' || rawPath[i+1] == '.') {
+		if c == '/' && i+1 < len(rawPath) && (rawPath[i+1] == '/' || rawPath[i+1] == '.' && dotSegment(rawPath[i+1:])) {
 			return false
 		}
 	}
@@ -111,6 +111,17 @@ func IsCanonical(rawPath, rawQuery string) bool {
 		}
 	}
 	return true
+}
+
+// dotSegment reports whether s, which starts a path segment with '.',
+// begins with a dot segment ("." or "..", RFC 3986 3.3) that removal would
+// resolve. A segment merely starting with a dot (".well-known") is kept.
+func dotSegment(s string) bool {
+	n := 1
+	if len(s) > 1 && s[1] == '.' {
+		n = 2
+	}
+	return len(s) == n || s[n] == '/'
 }
 
 var urlClass = func() (t [256]uint8) {

@@ -156,10 +156,21 @@ func FuzzCanonical(f *testing.F) {
 	})
 }
 
+func TestIsCanonicalDots(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/.well-known/agents.txt": true, "/.a": true, "/..a": true, "/a/.b/c": true, "/a.": true, "/a/b..": true,
+		"/.": false, "/..": false, "/./a": false, "/../a": false, "/a/.": false, "/a/..": false, "/a/./b": false, "/a/../b": false,
+	} {
+		if got := IsCanonical(p, ""); got != want {
+			t.Errorf("IsCanonical(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
 // FuzzIsCanonical: IsCanonical is true exactly when Canonical changes
 // nothing, and then Canonical's fast path agrees with its general one.
 func FuzzIsCanonical(f *testing.F) {
-	for _, s := range []string{"/", "/api/search", "/a//b", "/./a", "/a/..", "/.well-known/x", "/%61", "/a b", "/a*", "/a$"} {
+	for _, s := range []string{"/", "/api/search", "/a//b", "/./a", "/a/..", "/.well-known/x", "/%61", "/a b", "/a*", "/a$", "/..a", "/a/.", "/a/.b/"} {
 		f.Add(s, "q=1")
 		f.Add(s, "")
 	}
