@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/policy"
@@ -110,7 +111,7 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 	aw := auditWriters.Get().(*auditWriter)
 	aw.w, aw.e, aw.s, aw.ctx = w, e, s, r.Context()
 	if e.audit != nil {
-		aw.ev = e.newEvent(r, d)
+		aw.ev = e.newEvent(r, d, aw)
 	}
 	if d.Outcome != Allow {
 		e.deny(aw, r, d)
@@ -178,8 +179,16 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 }
 
 // newEvent starts the audit event of r: everything but the status.
-func (e *Enforcer) newEvent(r *http.Request, d *Decision) audit.Event {
-	id, ts := idAndTime(e.now())
+func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter) audit.Event {
+	var id, ts string
+	if builtinAudit(e.audit) {
+		// The package stores serialise the event during Append and keep
+		// none of its strings, and aw outlives the Append: the id and
+		// timestamp can live in aw's buffer, which is written only here.
+		id, ts = idAndTimeInto(&aw.idts, e.now())
+	} else {
+		id, ts = idAndTime(e.now())
+	}
 	ev := audit.Event{
 		EventID:    id,
 		Timestamp:  ts,
@@ -256,14 +265,21 @@ const maxPooledParams = 8
 // bytes. Another Store may keep the map it was given, so its maps are
 // left alone.
 func recycleParams(st audit.Store, params map[string]any) {
-	if params == nil || len(params) > maxPooledParams {
+	if params == nil || len(params) > maxPooledParams || !builtinAudit(st) {
 		return
 	}
+	clear(params)
+	paramMaps.Put(params)
+}
+
+// builtinAudit reports whether st is one of the audit package's stores,
+// which serialise an event during Append and retain nothing of it.
+func builtinAudit(st audit.Store) bool {
 	switch st.(type) {
 	case *audit.MemoryStore, *audit.RedisStore:
-		clear(params)
-		paramMaps.Put(params)
+		return true
 	}
+	return false
 }
 
 func (e *Enforcer) now() time.Time {
@@ -290,6 +306,7 @@ type auditWriter struct {
 	decided bool
 	failed  bool
 	discard http.Header
+	idts    [64]byte // the event id and timestamp, for the package stores
 }
 
 // auditWriters recycles auditWriters: one is needed for every
@@ -556,6 +573,17 @@ func idAndTime(t time.Time) (id, ts string) {
 	n := len(x)
 	s := string(appendTime(x, t))
 	return s[:n], s[n:]
+}
+
+// idAndTimeInto is idAndTime writing into buf, without allocating: the
+// strings are valid while buf is not written again.
+func idAndTimeInto(buf *[64]byte, t time.Time) (id, ts string) {
+	x := appendTime(appendEventID(buf[:0]), t)
+	if &x[0] != &buf[0] { // a year beyond 9999 does not fit: audit's own formatting
+		return idAndTime(t)
+	}
+	s := unsafe.String(&x[0], len(x))
+	return s[:26], s[26:]
 }
 
 // RuleSessionEndpoint is the Decision.Rule of an allowed request to the

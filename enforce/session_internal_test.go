@@ -35,6 +35,11 @@ func TestIDAndTime(t *testing.T) {
 		if len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || ts != audit.FormatTime(tm) {
 			t.Errorf("idAndTime(%v) = %q, %q", tm, id, ts)
 		}
+		var buf [64]byte
+		id2, ts2 := idAndTimeInto(&buf, tm)
+		if len(id2) != 26 || strings.Trim(id2, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || ts2 != audit.FormatTime(tm) || id2 == id {
+			t.Errorf("idAndTimeInto(%v) = %q, %q", tm, id2, ts2)
+		}
 	}
 }
 
