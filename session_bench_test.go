@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 
 	"github.com/agentready/agentready"
@@ -44,23 +45,41 @@ func newSessionPipeline(tb testing.TB, withAudit bool) (http.Handler, string) {
 // canonical serialisation and SHA-256, the in-memory append); and with a
 // session but audit off, which isolates the lookup.
 //
-//	go test -run '^$' -bench SessionRequest -benchmem -count 10 . | tee s.txt; benchstat -col /case s.txt
+//	go test -run '^$' -bench SessionRequest -benchmem -count 10 . | tee s.txt; benchstat -row /heap -col /case s.txt
 //
 // The audit log grows by one event per iteration, so the benchmark starts
 // a new Middleware (and session) every rotate iterations, timer stopped,
 // to bound memory.
+//
+// Part of what a session adds is garbage collection (the event is kept,
+// the request is copied for its context), and a test binary's heap is a
+// few MiB, so collections run far more often per request than in a server
+// holding more live data, and their fixed cost weighs more. The heap=64MiB
+// cases hold a 64 MiB pointer-free block while they run, as a server's
+// live heap, to show that part; heap=test is the bare binary.
+//
+//	benchstat -row /heap -col /case s.txt
 func BenchmarkSessionRequest(b *testing.B) {
 	const rotate = 2000
 	for _, c := range []struct {
 		name                   string
 		withSession, withAudit bool
+		ballast                bool
 	}{
-		{"case=without-session", false, true},
-		{"case=with-session", true, true},
-		{"case=with-session-no-audit", true, false}, // the lookup alone
+		{"case=without-session/heap=test", false, true, false},
+		{"case=with-session/heap=test", true, true, false},
+		{"case=with-session-no-audit/heap=test", true, false, false}, // the lookup alone
+		{"case=without-session/heap=64MiB", false, true, true},
+		{"case=with-session/heap=64MiB", true, true, true},
 	} {
 		withSession := c.withSession
 		b.Run(c.name, func(b *testing.B) {
+			var ballast []byte
+			if c.ballast {
+				ballast = make([]byte, 64<<20)
+				defer runtime.KeepAlive(ballast)
+				b.ResetTimer() // the block is not the request's allocation
+			}
 			w := &reusableWriter{h: http.Header{}}
 			var h http.Handler
 			var r *http.Request
