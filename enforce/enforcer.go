@@ -242,15 +242,9 @@ func (e *Enforcer) limits(ls *[3]Limit, ai, ci int, client Key) int {
 // Everything it stores in d points into the policy or the request.
 func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 	p := e.p
-	d.Class = e.classify(r)
-	if !d.Class.Agent() {
-		d.Outcome = Pass
+	ai, ok := e.identifyAgent(r, d)
+	if !ok {
 		return
-	}
-	ai := e.agentIndex(d.Class)
-	if ai >= 0 {
-		d.Agent = p.Agents[ai].Name
-		d.agent1 = ai + 1
 	}
 
 	// Access (draft-car 2.6, robots.txt precedence).

@@ -617,15 +617,9 @@ func (e *Enforcer) ExplainLimitOnly(r *http.Request) Decision {
 // decideLimitOnly classifies r and, for an agent, checks the site and
 // agent limits (consume=false: lists them only).
 func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *Decision) {
-	d.Class = e.classify(r)
-	if !d.Class.Agent() {
-		d.Outcome = Pass
+	ai, ok := e.identifyAgent(r, d)
+	if !ok {
 		return
-	}
-	ai := e.agentIndex(d.Class)
-	if ai >= 0 {
-		d.Agent = e.p.Agents[ai].Name
-		d.agent1 = ai + 1
 	}
 	d.Rule = RuleSessionEndpoint
 	e.rateLimit(r, ai, -1, consume, d)
