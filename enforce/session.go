@@ -579,7 +579,9 @@ func idAndTime(t time.Time) (id, ts string) {
 // strings are valid while buf is not written again.
 func idAndTimeInto(buf *[64]byte, t time.Time) (id, ts string) {
 	x := appendTime(appendEventID(buf[:0]), t)
-	if &x[0] != &buf[0] { // a year beyond 9999 does not fit: audit's own formatting
+	if &x[0] != &buf[0] {
+		// Outgrew buf and moved (it cannot: at most 26 bytes of id and 32
+		// of the widest time): strings of their own, then.
 		return idAndTime(t)
 	}
 	s := unsafe.String(&x[0], len(x))
