@@ -2,6 +2,20 @@
 // rate-limit stores, client identity, the RateLimit response headers and
 // RFC 9457 problem responses.
 //
+// # The Enforcer
+//
+// Enforcer applies a compiled policy (package policy) to requests. Wrap
+// runs the whole pipeline before a handler: classify the User-Agent
+// (browsers pass untouched), path rules, capability scope, declared auth,
+// rate limits; a denial is problem+json naming the rule. Capability binds
+// a route to one capability, completing what Wrap decided or, alone, doing
+// it all. LimitOnly applies the rate limits alone, for endpoints exempt
+// from path rules (the v0.1.0 session endpoint). Explain returns the
+// decision without serving or consuming anything. With Config.Sessions a
+// session-required capability needs a valid X-Agent-Session, and with
+// Config.Audit every request carrying one is recorded before its status
+// reaches the agent (failing closed with 503 if it cannot be).
+//
 // # Rate limits
 //
 // A request is checked against every limit that applies to it (the

@@ -25,6 +25,10 @@
 //     observed by Manager.Reap (called a little on every create, and by
 //     Manager.Run periodically); stores hand each expired session to one
 //     reaper only, also across replicas sharing a RedisStore.
+//   - Config.BeforeEnd runs before a DELETE or handoff ends a session and
+//     can refuse (the session stays live, the endpoint answers 503): the
+//     middleware records the DELETE in the audit trail there, failing
+//     closed.
 //
 // A Manager serves the endpoint (Handler, with CORS for browser agents) and
 // checks tokens for the enforcing middleware (Lookup). Sessions live in a
