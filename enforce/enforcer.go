@@ -242,10 +242,12 @@ func (e *Enforcer) limits(ls *[3]Limit, ai, ci int, client Key) int {
 // Everything it stores in d points into the policy or the request.
 func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 	p := e.p
-	ai, ok := e.identifyAgent(r, d)
-	if !ok {
+	d.Class = e.classify(r)
+	if !d.Class.Agent() {
+		d.Outcome = Pass
 		return
 	}
+	ai := e.setAgent(d)
 
 	// Access (draft-car 2.6, robots.txt precedence).
 	var path string
@@ -436,6 +438,13 @@ func boundCapability(r *http.Request) int {
 func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handler, ci int) {
 	var d Decision
 	e.decide(r, ci, true, &d)
+	if d.Outcome == Pass { // a browser: nothing else applies
+		if e.hook != nil {
+			e.hook(d)
+		}
+		next.ServeHTTP(w, r)
+		return
+	}
 	d.Status = statusOf(d.Outcome)
 	if d.Outcome == Allow && ci < 0 && e.bound.Load() > 0 {
 		r = e.withState(r, &d)

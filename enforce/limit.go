@@ -16,20 +16,15 @@ func (e *Enforcer) agentIndex(c policy.Class) int {
 	return p.Default
 }
 
-// identifyAgent classifies r into d: a browser is Pass (ok false); an
-// agent gets the declared policy that applies (ai, -1 for none).
-func (e *Enforcer) identifyAgent(r *http.Request, d *Decision) (ai int, ok bool) {
-	d.Class = e.classify(r)
-	if !d.Class.Agent() {
-		d.Outcome = Pass
-		return -1, false
-	}
-	ai = e.agentIndex(d.Class)
+// setAgent records in d the declared agent policy that applies to its
+// class and returns its index (-1 for none).
+func (e *Enforcer) setAgent(d *Decision) int {
+	ai := e.agentIndex(d.Class)
 	if ai >= 0 {
 		d.Agent = e.p.Agents[ai].Name
 		d.agent1 = ai + 1
 	}
-	return ai, true
+	return ai
 }
 
 // rateLimit finishes d for a request of agent policy ai and capability ci

@@ -619,10 +619,12 @@ func (e *Enforcer) ExplainLimitOnly(r *http.Request) Decision {
 // decideLimitOnly classifies r and, for an agent, checks the site and
 // agent limits (consume=false: lists them only).
 func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *Decision) {
-	ai, ok := e.identifyAgent(r, d)
-	if !ok {
+	d.Class = e.classify(r)
+	if !d.Class.Agent() {
+		d.Outcome = Pass
 		return
 	}
+	ai := e.setAgent(d)
 	d.Rule = RuleSessionEndpoint
 	e.rateLimit(r, ai, -1, consume, d)
 	d.Status = statusOf(d.Outcome)
