@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"unicode/utf16"
@@ -55,7 +56,7 @@ func TestAppendRawMatchesNormalize(t *testing.T) {
 	params := []map[string]any{
 		nil,
 		{},
-		{"q": "x", "n": 1, "f": -0.0, "u": uint64(1<<63 + 1), "i32": int32(-5), "u32": uint32(7), "b": true, "z": nil},
+		{"q": "x", "n": 1, "f": math.Copysign(0, -1), "u": uint64(1<<63 + 1), "i32": int32(-5), "u32": uint32(7), "b": true, "z": nil},
 		{"password": map[string]any{"x": 1}, "payment": map[string]any{"card_number": 1, "list": []any{map[string]any{"cvv": 1, "ok": "y"}}}},
 		{"typed": map[string]string{"token": "t", "a": "b"}, "strs": []string{"x"}, "card": card{"4111", 1.5}, "c": &card{Number: "1"}},
 		{"bad\xffkey": 1, "s": "bad\xfevalue", "nested": map[string]any{"k\xff": []any{"\xff"}}},

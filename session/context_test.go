@@ -17,7 +17,8 @@ func TestContext(t *testing.T) {
 	s := &session.Session{ID: "abc"}
 	ctx := session.NewContext(context.Background(), s)
 	// A string key of the same text must not reach it.
-	ctx = context.WithValue(ctx, "agentready session", "impostor") //nolint:staticcheck // the point of the test
+	//lint:ignore SA1029 a string key is the point of the test
+	ctx = context.WithValue(ctx, "agentready session", "impostor")
 	if got, ok := session.FromContext(ctx); !ok || got != s {
 		t.Errorf("FromContext = %v, %v", got, ok)
 	}
