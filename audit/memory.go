@@ -67,7 +67,7 @@ func NewMemoryStore(opts ...Option) (*MemoryStore, error) {
 }
 
 func (s *MemoryStore) shard(sessionID string) *memShard {
-	return &s.shards[fnv32(sessionID)%memShards]
+	return &s.shards[stripeHash(sessionID)%memShards]
 }
 
 // session returns the live session, dropping it if expired. The shard's

@@ -40,6 +40,9 @@ func DefaultRedactor(key string, value any) any {
 // SensitiveKey reports whether DefaultRedactor redacts the value of a
 // member called key. It does not allocate.
 func SensitiveKey(key string) bool {
+	if len(key) < minSensitiveLen {
+		return false // too short to hold any sensitive word ("q", "id")
+	}
 	var prevStart, prevEnd int = -1, -1
 	for i := 0; i < len(key); {
 		start, end := nextWord(key, i)
@@ -61,6 +64,15 @@ func SensitiveKey(key string) bool {
 
 // sensitiveByLen lists sensitiveWords by length: most words are rejected
 // by their length alone, the rest compared with a few candidates.
+// minSensitiveLen is the length of the shortest sensitive word.
+var minSensitiveLen = func() int {
+	n := len(sensitiveWords[0])
+	for _, w := range sensitiveWords {
+		n = min(n, len(w))
+	}
+	return n
+}()
+
 var sensitiveByLen = func() (t [16][]string) {
 	for _, s := range sensitiveWords {
 		t[len(s)] = append(t[len(s)], s)

@@ -15,7 +15,7 @@ func TestSensitiveKey(t *testing.T) {
 		{"password", true}, {"PASSWORD", true}, {"Passwd", true}, {"secret", true}, {"token", true},
 		{"api_key", true}, {"apikey", true}, {"API-KEY", true}, {"X-Api-Key", true}, {"apiKey", true}, {"APIKey", true},
 		{"authorization", true}, {"Authorization", true}, {"card", true}, {"card_number", true}, {"cardNumber", true},
-		{"CardNumber", true}, {"cvv", true}, {"CVV2", true}, {"cvc", true}, {"ssn", true}, {"pin", true}, {"otp", true},
+		{"q", false}, {"id", false}, {"CardNumber", true}, {"cvv", true}, {"CVV2", true}, {"cvc", true}, {"ssn", true}, {"pin", true}, {"otp", true},
 		{"OTPCode", true}, {"access_token", true}, {"refreshToken", true}, {"client_secret", true},
 		{"newPassword", true}, {"user.password", true}, {"pin-code", true}, {"credit card", true},
 		{"", false}, {"q", false}, {"shipping", false}, {"spinner", false}, {"tokens", false}, {"discard", false},

@@ -172,7 +172,7 @@ func (s *RedisStore) head(ctx context.Context, sessionID string, k redisKeys) (n
 	return n, last, nil
 }
 
-func stripeOf(sessionID string) uint32 { return fnv32(sessionID) % redisStripes }
+func stripeOf(sessionID string) uint32 { return stripeHash(sessionID) % redisStripes }
 
 // backoff waits a little, at random, so that racing appenders spread out.
 func backoff(ctx context.Context, attempt int) error {
