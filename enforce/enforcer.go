@@ -78,7 +78,11 @@ type Enforcer struct {
 
 	sessions *session.Manager
 	audit    audit.Store
-	clock    func() time.Time
+	// auditOwned: audit is one of the audit package's stores, which keep
+	// nothing of an event but its serialisation; auditMem: the MemoryStore,
+	// which looks at its context on entry only.
+	auditOwned, auditMem bool
+	clock                func() time.Time
 
 	link        []string // Link: <agents.txt>; rel="describedby"
 	allowText   []string // "Allow: <pattern>" per Access.Allow index
@@ -116,8 +120,10 @@ func New(cfg Config) (*Enforcer, error) {
 	e := &Enforcer{p: p, store: cfg.Store, ip: cfg.ClientIP, key: cfg.Key, byAgent: cfg.ByAgent,
 		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
 		sessions: cfg.Sessions, clock: cfg.Now}
-	if cfg.Sessions != nil {
+	if cfg.Sessions != nil && cfg.Audit != nil {
 		e.audit = cfg.Audit
+		e.auditOwned = builtinAudit(cfg.Audit)
+		_, e.auditMem = cfg.Audit.(*audit.MemoryStore)
 	}
 	e.scratchPool.New = func() any { return new(scratch) }
 	e.uas = newUACache()

@@ -181,7 +181,7 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 // newEvent starts the audit event of r: everything but the status.
 func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter) audit.Event {
 	var id, ts string
-	if builtinAudit(e.audit) {
+	if e.auditOwned {
 		// The package stores serialise the event during Append and keep
 		// none of its strings, and aw outlives the Append: the id and
 		// timestamp can live in aw's buffer, which is written only here.
@@ -260,12 +260,12 @@ var paramMaps = sync.Pool{New: func() any { return make(map[string]any, 8) }}
 const maxPooledParams = 8
 
 // recycleParams returns an event's params map to paramMaps once the
-// store has appended the event, if the store is one of the package audit
+// store has appended the event, if owned: the store is one of the package audit
 // stores, which serialise the params during Append and keep only the
 // bytes. Another Store may keep the map it was given, so its maps are
 // left alone.
-func recycleParams(st audit.Store, params map[string]any) {
-	if params == nil || len(params) > maxPooledParams || !builtinAudit(st) {
+func recycleParams(owned bool, params map[string]any) {
+	if params == nil || len(params) > maxPooledParams || !owned {
 		return
 	}
 	clear(params)
@@ -406,11 +406,11 @@ func (a *auditWriter) commit(code int) {
 	// MemoryStore looks at its context on entry only, so it needs the
 	// detached context (an allocation) only when the request's is done.
 	ctx := a.ctx
-	if _, mem := st.(*audit.MemoryStore); !mem || ctx.Err() != nil {
+	if !a.e.auditMem || ctx.Err() != nil {
 		ctx = context.WithoutCancel(ctx)
 	}
 	err := st.Append(ctx, a.s.ID, a.ev)
-	recycleParams(st, a.ev.Params)
+	recycleParams(a.e.auditOwned, a.ev.Params)
 	a.ev.Params = nil
 	if err == nil {
 		return

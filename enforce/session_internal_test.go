@@ -155,7 +155,7 @@ func TestRecycleParams(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := map[string]any{"q": "mug"}
-			recycleParams(c.st, p)
+			recycleParams(builtinAudit(c.st), p)
 			if cleared := len(p) == 0; cleared != c.clear {
 				t.Errorf("params after recycling: %v", p)
 			}
