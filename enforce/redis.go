@@ -237,7 +237,7 @@ func (s *RedisStore) appendKey(dst []byte, k *Key) []byte {
 		dst = k.Net.AppendTo(dst)
 	} else {
 		dst = append(dst, "id:"...)
-		dst = appendTagEscaped(dst, k.ID)
+		dst = appendEscapedBy(dst, k.ID, '}')
 	}
 	return append(dst, '}')
 }
@@ -272,18 +272,6 @@ func appendUint(dst []byte, v uint64) []byte {
 		return append(dst, byte(v))
 	}
 	return binary.BigEndian.AppendUint64(append(dst, 0xcf), v)
-}
-
-// appendTagEscaped writes s with '}' and the backslash escaped, so
-// that the first unescaped '}' ends the tag whatever the ID holds.
-func appendTagEscaped(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '}' || c == '\\' {
-			dst = append(dst, '\\')
-		}
-		dst = append(dst, s[i])
-	}
-	return dst
 }
 
 // parseReply turns the script's reply, a MessagePack sequence (allowed,

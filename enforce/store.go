@@ -182,9 +182,13 @@ func (l Limit) AppendKey(dst []byte) []byte {
 	return appendEscaped(dst, l.Key.ID)
 }
 
-func appendEscaped(dst []byte, s string) []byte {
+func appendEscaped(dst []byte, s string) []byte { return appendEscapedBy(dst, s, '|') }
+
+// appendEscapedBy writes s with sep and the backslash escaped by a
+// backslash, so that the first unescaped sep ends s whatever it holds.
+func appendEscapedBy(dst []byte, s string, sep byte) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '|' || c == '\\' {
+		if c := s[i]; c == sep || c == '\\' {
 			dst = append(dst, '\\')
 		}
 		dst = append(dst, s[i])
