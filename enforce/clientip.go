@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
 // HeaderXForwardedFor is the de-facto forwarding header read, right to left,
@@ -108,7 +110,7 @@ func (c *ClientIP) Addr(r *http.Request) netip.Addr {
 		s := lines[i]
 		for end := len(s); end > 0; {
 			start := strings.LastIndexByte(s[:end], ',') + 1
-			entry := trimOWS(s[start:end])
+			entry := httpsyntax.TrimOWS(s[start:end])
 			end = start - 1
 			if entry == "" {
 				continue // empty list elements are ignored (RFC 9110 5.6.1)
@@ -140,16 +142,6 @@ func ClientKey(a netip.Addr) netip.Prefix {
 	}
 	p, _ := a.Prefix(64) // cannot fail: 64 is within an IPv6 address
 	return p
-}
-
-func trimOWS(s string) string {
-	for s != "" && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // parseHostPort parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port", as found

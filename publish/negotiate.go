@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
 // This file reads the request headers that select a response: Accept with
@@ -151,7 +153,7 @@ func (e *entry) servesProfiles(value string, quoted bool) (served, empty bool) {
 // nextField splits the first whitespace-separated field off s, as
 // strings.Fields would without allocating the slice.
 func nextField(s string) (field, rest string) {
-	s = trimOWS(s)
+	s = httpsyntax.TrimOWS(s)
 	i := strings.IndexByte(s, ' ')
 	if j := strings.IndexByte(s, '\t'); j >= 0 && (i < 0 || j < i) {
 		i = j
@@ -198,7 +200,7 @@ func (sc *acceptScanner) mediaType() (string, bool) {
 		j++
 	}
 	sc.s = s[j:]
-	return trimOWS(s[i:j]), true
+	return httpsyntax.TrimOWS(s[i:j]), true
 }
 
 // param returns the current range's next parameter: its name, its value
@@ -215,12 +217,12 @@ func (sc *acceptScanner) param() (name, value string, quoted, more bool) {
 	for i < len(s) && s[i] != '=' && s[i] != ';' && s[i] != ',' {
 		i++
 	}
-	name = trimOWS(s[:i])
+	name = httpsyntax.TrimOWS(s[:i])
 	if i == len(s) || s[i] != '=' {
 		sc.s = s[i:]
 		return name, "", false, true
 	}
-	s = trimOWS(s[i+1:])
+	s = httpsyntax.TrimOWS(s[i+1:])
 	if s != "" && s[0] == '"' {
 		end := closingQuote(s)
 		if end < 0 {
@@ -233,7 +235,7 @@ func (sc *acceptScanner) param() (name, value string, quoted, more bool) {
 	}
 	j := endOfParam(s)
 	sc.s = s[j:]
-	return name, trimOWS(s[:j]), false, true
+	return name, httpsyntax.TrimOWS(s[:j]), false, true
 }
 
 // endOfParam is the index of the ';' or ',' that ends a parameter, or len(s).
@@ -298,18 +300,6 @@ func parseQ(v string) (int, bool) {
 		return 0, false
 	}
 	return q, true
-}
-
-// trimOWS trims optional whitespace (RFC 9110 5.6.3). strings.Trim would
-// build its byte set on every call.
-func trimOWS(s string) string {
-	for s != "" && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // equalFoldASCII reports whether s equals lower (lower-case ASCII) under
