@@ -81,6 +81,20 @@ func (sh *memShard) session(id string, now time.Time) *memSession {
 	return ss
 }
 
+// open returns the session's log, creating it if needed, or ErrSealed
+// once it is sealed. The shard's lock is held.
+func (sh *memShard) open(id string, now time.Time) (*memSession, error) {
+	ss := sh.session(id, now)
+	if ss == nil {
+		ss = &memSession{}
+		sh.sessions[id] = ss
+	}
+	if ss.artifact != nil {
+		return nil, fmt.Errorf("%w: session %q", ErrSealed, id)
+	}
+	return ss, nil
+}
+
 func (sh *memShard) sweep(now time.Time) {
 	if now.Before(sh.nextSweep) {
 		return
@@ -111,13 +125,9 @@ func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) err
 	defer sh.mu.Unlock()
 	now := s.now()
 	sh.sweep(now)
-	ss := sh.session(sessionID, now)
-	if ss == nil {
-		ss = &memSession{}
-		sh.sessions[sessionID] = ss
-	}
-	if ss.artifact != nil {
-		return fmt.Errorf("%w: session %q", ErrSealed, sessionID)
+	ss, err := sh.open(sessionID, now)
+	if err != nil {
+		return err
 	}
 	canonical := p.linkHex(ss.lastHash(), &ss.last)
 	ss.events = append(ss.events, canonical)
@@ -171,13 +181,9 @@ func (s *MemoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) e
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	now := s.now()
-	ss := sh.session(sessionID, now)
-	if ss == nil {
-		ss = &memSession{}
-		sh.sessions[sessionID] = ss
-	}
-	if ss.artifact != nil {
-		return fmt.Errorf("%w: session %q", ErrSealed, sessionID)
+	ss, err := sh.open(sessionID, now)
+	if err != nil {
+		return err
 	}
 	if len(a.Events) != len(ss.events) || last != string(ss.lastHash()) {
 		return fmt.Errorf("%w: session %q has %d events, the artifact covers %d", ErrStale, sessionID, len(ss.events), len(a.Events))
