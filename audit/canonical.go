@@ -26,7 +26,7 @@ import (
 // hash is taken over. Params are taken as encoding/json would write them;
 // an error means they have no JSON form (ErrParams).
 func CanonicalEvent(e Event) ([]byte, error) {
-	b, err := appendEventHead(make([]byte, 0, 512), &e, nil, false)
+	b, err := appendEventHead(make([]byte, 0, 512), &e, redaction{}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -126,12 +126,12 @@ var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b 
 // allocation sized for the whole event (the head, a quoted SHA-256 hex
 // prev_hash and the tail), instead of a fixed 512 bytes that are mostly
 // slack for small events and regrown for large ones.
-func prepareCompact(e *Event, r Redactor) (prepared, error) {
+func prepareCompact(e *Event, rd redaction) (prepared, error) {
 	if err := checkEvent(e); err != nil {
 		return prepared{}, err
 	}
 	bp := scratch.Get().(*[]byte)
-	head, err := appendEventHead((*bp)[:0], e, r, true)
+	head, err := appendEventHead((*bp)[:0], e, rd, true)
 	if err != nil {
 		scratch.Put(bp)
 		return prepared{}, err
@@ -159,10 +159,10 @@ func putScratch(bp *[]byte, b []byte) {
 // ASCII names is: capability, event_id, method, params, policy_result,
 // prev_hash, response_status, timestamp. Splitting at prev_hash lets a
 // store serialise the event before it takes its lock and write only the
-// link under it. Params are redacted by r (nil: not at all) on the way;
-// nil params are written as {} when emptyNil is set (a producer records
-// {}), else as null (Verify hashes what it is given).
-func appendEventHead(b []byte, e *Event, r Redactor, emptyNil bool) ([]byte, error) {
+// link under it. Params (with Query) are redacted by rd on the way; nil
+// params are written as {} when emptyNil is set (a producer records {}),
+// else as null (Verify hashes what it is given).
+func appendEventHead(b []byte, e *Event, rd redaction, emptyNil bool) ([]byte, error) {
 	b = append(b, `{"capability":`...)
 	b = appendString(b, e.Capability)
 	b = append(b, `,"event_id":`...)
@@ -172,8 +172,18 @@ func appendEventHead(b []byte, e *Event, r Redactor, emptyNil bool) ([]byte, err
 	b = append(b, `,"params":`...)
 	var err error
 	switch {
+	case len(e.Query) > 0:
+		if len(e.Params) == 0 {
+			if out, ok := appendQuery(b, e.Query, rd); ok {
+				b = out
+				break
+			}
+		}
+		if b, err = appendRawMap(b, e.AllParams(), rd.fn, 1); err != nil {
+			return nil, err
+		}
 	case e.Params != nil:
-		if b, err = appendRawMap(b, e.Params, r, 1); err != nil {
+		if b, err = appendRawMap(b, e.Params, rd.fn, 1); err != nil {
 			return nil, err
 		}
 	case emptyNil:
@@ -282,6 +292,71 @@ func appendRawMap(b []byte, m map[string]any, r Redactor, depth int) ([]byte, er
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// maxQuickQuery bounds the Query params appendQuery writes; it groups
+// them by name in quadratic time.
+const maxQuickQuery = 16
+
+// appendQuery writes Query params as appendRawMap writes the map
+// Event.AllParams makes of them, without making it: it groups repeated
+// names, sorts the names and redacts by name alone. It declines (ok false,
+// nothing written) when that would not be the same: more than
+// maxQuickQuery params, a name that is not valid UTF-8 (repaired names may
+// collide) or a Redactor other than DefaultRedactor.
+func appendQuery(b []byte, q []Param, rd redaction) (out []byte, ok bool) {
+	if len(q) > maxQuickQuery || (rd.fn != nil && !rd.byName) {
+		return b, false
+	}
+	var first [maxQuickQuery]int // the first param of each name
+	names := first[:0]
+params:
+	for i := range q {
+		if !utf8.ValidString(q[i].Name) {
+			return b, false
+		}
+		for _, j := range names {
+			if q[j].Name == q[i].Name {
+				continue params
+			}
+		}
+		names = append(names, i)
+	}
+	slices.SortFunc(names, func(x, y int) int { return compareUTF16(q[x].Name, q[y].Name) })
+	b = append(b, '{')
+	for n, i := range names {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		name := q[i].Name
+		b = appendString(b, name)
+		b = append(b, ':')
+		if rd.byName && SensitiveKey(name) {
+			b = appendString(b, Redacted) // the whole list of a repeated name too
+			continue
+		}
+		last := i
+		for j := i + 1; j < len(q); j++ {
+			if q[j].Name == name {
+				last = j
+			}
+		}
+		if last == i {
+			b = appendString(b, q[i].Value)
+			continue
+		}
+		b = append(b, '[')
+		for j := i; j <= last; j++ {
+			if q[j].Name == name {
+				if j > i {
+					b = append(b, ',')
+				}
+				b = appendString(b, q[j].Value)
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), true
 }
 
 type member struct {

@@ -3,6 +3,7 @@ package audit
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf16"
 )
@@ -90,4 +91,79 @@ func TestAppendRawMatchesNormalize(t *testing.T) {
 			}
 		}
 	}
+}
+
+// queryCases are Event.Query lists for the appendQuery tests.
+var queryCases = [][]Param{
+	{{"q", "mug"}, {"limit", "5"}},
+	{{"a", "1"}, {"b", "x"}, {"a", "2"}, {"a", "3"}},
+	{{"password", "hunter2"}, {"password", "again"}, {"access_token", "t"}, {"shipping", "ok"}},
+	{{"", ""}, {"é", "\xff"}, {"\ue000", "a\"b\\c\n"}, {"😀", "x"}, {"Z", ""}},
+	{{"k\xff", "v"}, {"k", "w"}}, // a name to repair: declined
+	{{"x", "1"}, {"x", "2"}},
+}
+
+// TestAppendQueryMatchesMap: writing Query params directly writes what
+// writing the map Event.AllParams makes of them writes, redacted by
+// nothing or DefaultRedactor, and a custom Redactor is declined.
+func TestAppendQueryMatchesMap(t *testing.T) {
+	many := make([]Param, maxQuickQuery+1)
+	for i := range many {
+		many[i] = Param{string(rune('a' + i)), "v"}
+	}
+	custom := func(k string, v any) any { return v }
+	for i, q := range append(queryCases, many) {
+		for _, r := range []Redactor{nil, DefaultRedactor, custom} {
+			rd := redactWith(r)
+			e := Event{Query: q}
+			want, err := appendRawMap(nil, e.AllParams(), r, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := appendQuery(nil, q, rd)
+			decline := len(q) > maxQuickQuery || (r != nil && !rd.byName) || i == 4
+			if ok == decline {
+				t.Errorf("case %d, byName %v: appendQuery ok = %v", i, rd.byName, ok)
+			}
+			if ok && string(got) != string(want) {
+				t.Errorf("case %d, byName %v:\ngot  %s\nwant %s", i, rd.byName, got, want)
+			}
+		}
+	}
+}
+
+func TestRedactWith(t *testing.T) {
+	if !redactWith(DefaultRedactor).byName {
+		t.Error("DefaultRedactor not recognised")
+	}
+	wrapped := func(k string, v any) any { return DefaultRedactor(k, v) }
+	if redactWith(wrapped).byName || redactWith(nil).byName {
+		t.Error("another redactor taken for DefaultRedactor")
+	}
+}
+
+// FuzzAppendQuery holds appendQuery to appendRawMap of AllParams on query
+// lists built from the input: names and values split at '&' and '='.
+func FuzzAppendQuery(f *testing.F) {
+	for _, s := range []string{"q=mug&limit=5", "a=1&a=2&b=3&a=4", "pin=1&pin=2&x=\xff", "\ue000=1&😀=2&é=3", "=&=&="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var q []Param
+		for _, kv := range strings.Split(s, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			q = append(q, Param{k, v})
+		}
+		for _, r := range []Redactor{nil, DefaultRedactor} {
+			e := Event{Query: q}
+			want, err := appendRawMap(nil, e.AllParams(), r, 1)
+			got, ok := appendQuery(nil, q, redactWith(r))
+			if !ok {
+				continue
+			}
+			if err != nil || string(got) != string(want) {
+				t.Fatalf("%q:\ngot  %s\nwant %s (%v)", s, got, want, err)
+			}
+		}
+	})
 }

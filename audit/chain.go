@@ -29,7 +29,7 @@ func (c *Chain) Append(e Event) (Event, error) {
 	if r == nil {
 		r = DefaultRedactor
 	}
-	p, err := prepare(&e, r)
+	p, err := prepare(&e, redactWith(r))
 	if err != nil {
 		return Event{}, err
 	}
@@ -76,13 +76,12 @@ type prepared struct {
 }
 
 // prepare does an append's work outside the lock: it validates e and
-// serialises it, params redacted by r (nil: not at all), up to the value
-// of prev_hash.
-func prepare(e *Event, r Redactor) (prepared, error) {
+// serialises it, params redacted by rd, up to the value of prev_hash.
+func prepare(e *Event, rd redaction) (prepared, error) {
 	if err := checkEvent(e); err != nil {
 		return prepared{}, err
 	}
-	buf, err := appendEventHead(make([]byte, 0, 512), e, r, true)
+	buf, err := appendEventHead(make([]byte, 0, 512), e, rd, true)
 	if err != nil {
 		return prepared{}, err
 	}

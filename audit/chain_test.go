@@ -3,6 +3,7 @@ package audit_test
 import (
 	"crypto/ed25519"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -167,5 +168,44 @@ func TestFormatTimeAndEventID(t *testing.T) {
 	a, b := audit.NewEventID(), audit.NewEventID()
 	if len(a) != 26 || a == b {
 		t.Fatalf("NewEventID = %q, %q", a, b)
+	}
+}
+
+// TestQueryParams: Query params hash as the map AllParams makes of them,
+// and Sign moves them into Params, so the artifact verifies as JSON.
+func TestQueryParams(t *testing.T) {
+	e := workedEvents()[0]
+	e.Params = map[string]any{"limit": 10}
+	e.Query = []audit.Param{{Name: "q", Value: "blue mug"}, {Name: "limit", Value: "5"}, {Name: "q", Value: "red mug"}}
+	h, err := audit.EventHash(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asMap := e
+	asMap.Params, asMap.Query = e.AllParams(), nil
+	if h2, _ := audit.EventHash(asMap); h2 != h {
+		t.Fatalf("hash with Query %s, with its map %s", h, h2)
+	}
+	if want := (map[string]any{"q": []any{"blue mug", "red mug"}, "limit": 10}); !reflect.DeepEqual(asMap.Params, want) {
+		t.Fatalf("AllParams = %#v, want %#v", asMap.Params, want)
+	}
+	a, err := audit.Sign([]audit.Event{e}, testKey(), workedMeta())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Events[0].Query != nil || a.Events[0].Params["limit"] != 10.0 || len(a.Events[0].Params["q"].([]any)) != 2 {
+		t.Fatalf("signed event %#v", a.Events[0])
+	}
+	b, err := audit.CanonicalArtifact(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := audit.VerifyJSON(b, testKey().Public().(ed25519.PublicKey)); err != nil {
+		t.Fatalf("VerifyJSON: %v", err)
+	}
+	var c audit.Chain
+	got, err := c.Append(e)
+	if err != nil || got.Query != nil || got.Params["limit"] != 10.0 {
+		t.Fatalf("Chain.Append = %#v, %v", got, err)
 	}
 }

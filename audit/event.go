@@ -34,6 +34,15 @@ type Event struct {
 	// numbers, booleans, null); integers beyond 2^53 lose precision there
 	// (RFC 8785 §3.2.2.3), so pass such values as strings.
 	Params map[string]any `json:"params"`
+	// Query are more parameters, in the form a URL query carries them:
+	// names with string values, a name repeated for each of its values.
+	// They are recorded as members of params the way url.ParseQuery
+	// groups them (a string, or for a repeated name an array of its
+	// strings in order), a member of Params of the same name winning
+	// (AllParams). Query costs a store less to record than the same
+	// parameters in a map, and is input only: events read back from a
+	// store or an artifact hold all their parameters in Params.
+	Query []Param `json:"-"`
 	// PolicyResult is the policy decision on the call.
 	PolicyResult PolicyResult `json:"policy_result"`
 	// ResponseStatus is the HTTP status answered.
@@ -42,6 +51,36 @@ type Event struct {
 	// canonical serialisation, "" for the first event. Chain and the
 	// stores assign it; a caller's value is ignored.
 	PrevHash string `json:"prev_hash"`
+}
+
+// Param is one parameter of Event.Query: a name and a string value.
+type Param struct {
+	Name, Value string
+}
+
+// AllParams returns the parameters e records before redaction: Params
+// when there is no Query, else a new map of the Query parameters grouped
+// by name (a string, or an array of strings for a repeated name) with the
+// members of Params over them.
+func (e *Event) AllParams() map[string]any {
+	if len(e.Query) == 0 {
+		return e.Params
+	}
+	m := make(map[string]any, len(e.Query)+len(e.Params))
+	for _, p := range e.Query {
+		switch old := m[p.Name].(type) {
+		case nil:
+			m[p.Name] = p.Value
+		case string:
+			m[p.Name] = []any{old, p.Value}
+		case []any:
+			m[p.Name] = append(old, p.Value)
+		}
+	}
+	for k, v := range e.Params {
+		m[k] = v
+	}
+	return m
 }
 
 // PolicyResult is the policy decision recorded with an event.

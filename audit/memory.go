@@ -22,7 +22,7 @@ const sweepEvery = time.Minute
 // tests, and as the model the Redis store follows. Its logs die with the
 // process. It is safe for concurrent use.
 type MemoryStore struct {
-	redact    Redactor
+	redact    redaction
 	retention time.Duration
 	now       func() time.Time
 	shards    [memShards]memShard
@@ -59,7 +59,7 @@ func NewMemoryStore(opts ...Option) (*MemoryStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &MemoryStore{redact: o.redactor, retention: o.retention, now: o.now}
+	s := &MemoryStore{redact: redactWith(o.redactor), retention: o.retention, now: o.now}
 	for i := range s.shards {
 		s.shards[i].sessions = make(map[string]*memSession)
 	}

@@ -1,5 +1,7 @@
 package audit
 
+import "reflect"
+
 // Redacted replaces a sensitive value.
 const Redacted = "[REDACTED]"
 
@@ -154,6 +156,23 @@ var classes = func() (t [256]charClass) {
 }()
 
 func class(c byte) charClass { return classes[c] }
+
+// redaction is a store's Redactor with what the append path may assume of
+// it.
+type redaction struct {
+	fn Redactor // nil: nothing is redacted
+	// byName: fn is DefaultRedactor, whose answer depends on the member's
+	// name alone, so that Event.Query params are redacted without a call
+	// (which would box each value).
+	byName bool
+}
+
+// redactWith returns the redaction r does. Telling DefaultRedactor by its
+// code pointer errs only one way: a function that merely calls it is not
+// recognised, and takes the general path.
+func redactWith(r Redactor) redaction {
+	return redaction{fn: r, byName: r != nil && reflect.ValueOf(r).Pointer() == reflect.ValueOf(DefaultRedactor).Pointer()}
+}
 
 // Redact returns a copy of params in the JSON data model (see Event.Params)
 // with r applied as a Chain or store applies it (DefaultRedactor when r is

@@ -42,7 +42,7 @@ var ErrContention = errors.New("audit: too many concurrent appends to one sessio
 type RedisStore struct {
 	c         redis.UniversalClient
 	prefix    string
-	redact    Redactor
+	redact    redaction
 	retention time.Duration
 	stripes   [redisStripes]stripe
 }
@@ -70,7 +70,7 @@ func NewRedisStore(c redis.UniversalClient, opts ...Option) (*RedisStore, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &RedisStore{c: c, prefix: o.prefix, redact: o.redactor, retention: o.retention}
+	s := &RedisStore{c: c, prefix: o.prefix, redact: redactWith(o.redactor), retention: o.retention}
 	for i := range s.stripes {
 		s.stripes[i].turn = make(chan struct{}, 1)
 	}

@@ -15,7 +15,8 @@ var ErrInvalidKey = errors.New("audit: invalid Ed25519 key")
 // checks that the events form one chain (each prev_hash the hash of the
 // event before, the first ""), computes the root hash, and signs the
 // signing payload with key (see the package documentation). The artifact
-// holds a copy of the events in the JSON data model.
+// holds a copy of the events in the JSON data model, their Query params
+// moved into Params.
 func Sign(events []Event, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 	if len(key) != ed25519.PrivateKeySize {
 		return nil, fmt.Errorf("%w: private key has %d bytes, want %d", ErrInvalidKey, len(key), ed25519.PrivateKeySize)
@@ -25,11 +26,11 @@ func Sign(events []Event, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 	}
 	copied := make([]Event, len(events))
 	for i, e := range events {
-		params, err := normalizeParams(e.Params, nil, true)
+		params, err := normalizeParams(e.AllParams(), nil, true)
 		if err != nil {
 			return nil, fmt.Errorf("event %d: %w", i, err)
 		}
-		e.Params = params
+		e.Params, e.Query = params, nil
 		copied[i] = e
 	}
 	hashes, err := chainHashes(copied)

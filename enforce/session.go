@@ -179,27 +179,23 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 }
 
 // newEvent starts the audit event of r: everything but the status.
-func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter) audit.Event {
-	var id, ts string
+func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter) (ev audit.Event) {
+	aw.query, ev.Params = requestParams(r, aw.query[:0])
 	if e.auditOwned {
 		// The package stores serialise the event during Append and keep
-		// none of its strings, and aw outlives the Append: the id and
-		// timestamp can live in aw's buffer, which is written only here.
-		id, ts = idAndTimeInto(&aw.idts, e.now())
+		// none of it, and aw outlives the Append: the id, the timestamp
+		// and the query params can live in aw's buffers.
+		ev.EventID, ev.Timestamp = idAndTimeInto(&aw.idts, e.now())
+		ev.Query = aw.query
 	} else {
-		id, ts = idAndTime(e.now())
+		// Another Store may not know Query, and may keep what it is
+		// given: it gets every param in a map of its own.
+		ev.EventID, ev.Timestamp = idAndTime(e.now())
+		ev.Query = aw.query
+		ev.Params, ev.Query = ev.AllParams(), nil
 	}
-	ev := audit.Event{
-		EventID:    id,
-		Timestamp:  ts,
-		Capability: d.Capability,
-		Method:     r.Method,
-		Params:     requestParams(r),
-		PolicyResult: audit.PolicyResult{
-			Decision: audit.Deny,
-			Rule:     d.Rule,
-		},
-	}
+	ev.Capability, ev.Method = d.Capability, r.Method
+	ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
 	if ev.Capability == "" {
 		// Not a declared capability: the audit log names the path called.
 		ev.Capability = r.URL.Path
@@ -211,19 +207,19 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter) audit
 }
 
 // requestParams collects a request's parameters for the audit trail: the
-// query parameters (a string, or a list of strings when repeated) and the
-// members of a JSON object body of at most MaxAuditBody bytes, which win
-// over query parameters of the same name. The body is read and put back,
-// byte for byte, for the handler. A request without parameters yields nil,
-// which the audit trail records as {} like an empty map.
-func requestParams(r *http.Request) map[string]any {
-	params := queryParams(r.URL.RawQuery, nil)
+// query parameters, appended to q (audit.Event.Query), and the members of
+// a JSON object body of at most MaxAuditBody bytes (audit.Event.Params),
+// which win over query parameters of the same name. The body is read and
+// put back, byte for byte, for the handler. A request without parameters
+// yields none, which the audit trail records as {}.
+func requestParams(r *http.Request, q []audit.Param) ([]audit.Param, map[string]any) {
+	q = queryParams(r.URL.RawQuery, q)
 	if r.Body == nil || r.Body == http.NoBody {
-		return params
+		return q, nil
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return params
+		return q, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, MaxAuditBody+1))
 	if len(b) > MaxAuditBody || err != nil {
@@ -232,45 +228,21 @@ func requestParams(r *http.Request) map[string]any {
 			io.Reader
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
-		return params
+		return q, nil
 	}
 	r.Body = struct {
 		io.Reader
 		io.Closer
 	}{bytes.NewReader(b), r.Body}
 	var body map[string]any
-	if json.Unmarshal(b, &body) == nil && body != nil {
-		if len(params) == 0 {
-			return body // nothing to merge: the decoded map is the params
-		}
-		for k, v := range body {
-			params[k] = v
-		}
+	if json.Unmarshal(b, &body) != nil {
+		body = nil
 	}
-	return params
+	return q, body
 }
 
-// paramMaps recycles the params maps of events a built-in store has
-// serialised (see recycleParams): most audited requests carry a few
-// parameters, and a small map costs a few hundred bytes to allocate.
-var paramMaps = sync.Pool{New: func() any { return make(map[string]any, 8) }}
-
-// maxPooledParams bounds the maps kept: a map keeps its buckets when
-// cleared, so a large one would hold its memory in the pool.
-const maxPooledParams = 8
-
-// recycleParams returns an event's params map to paramMaps once the
-// store has appended the event, if owned: the store is one of the package audit
-// stores, which serialise the params during Append and keep only the
-// bytes. Another Store may keep the map it was given, so its maps are
-// left alone.
-func recycleParams(owned bool, params map[string]any) {
-	if params == nil || len(params) > maxPooledParams || !owned {
-		return
-	}
-	clear(params)
-	paramMaps.Put(params)
-}
+// maxPooledQuery bounds the query buffer a pooled auditWriter keeps.
+const maxPooledQuery = 32
 
 // builtinAudit reports whether st is one of the audit package's stores,
 // which serialise an event during Append and retain nothing of it.
@@ -306,7 +278,8 @@ type auditWriter struct {
 	decided bool
 	failed  bool
 	discard http.Header
-	idts    [64]byte // the event id and timestamp, for the package stores
+	idts    [64]byte      // the event id and timestamp, for the package stores
+	query   []audit.Param // the buffer of ev.Query
 }
 
 // auditWriters recycles auditWriters: one is needed for every
@@ -314,10 +287,16 @@ type auditWriter struct {
 // ServeHTTP returns, so serveSession can reuse it then.
 var auditWriters = sync.Pool{New: func() any { return new(auditWriter) }}
 
-// release clears a and returns it to auditWriters. It is called once the
-// handler has returned and the status is decided.
+// release clears a and returns it to auditWriters, keeping its query
+// buffer unless it grew large. It is called once the handler has returned
+// and the status is decided.
 func (a *auditWriter) release() {
-	*a = auditWriter{}
+	clear(a.query) // no strings of this request kept alive
+	q := a.query[:0]
+	if cap(q) > maxPooledQuery {
+		q = nil
+	}
+	*a = auditWriter{query: q}
 	auditWriters.Put(a)
 }
 
@@ -410,8 +389,7 @@ func (a *auditWriter) commit(code int) {
 		ctx = context.WithoutCancel(ctx)
 	}
 	err := st.Append(ctx, a.s.ID, a.ev)
-	recycleParams(a.e.auditOwned, a.ev.Params)
-	a.ev.Params = nil
+	a.ev.Params, a.ev.Query = nil, nil
 	if err == nil {
 		return
 	}
@@ -426,15 +404,14 @@ func (a *auditWriter) commit(code int) {
 		Extra:  map[string]any{"ok": false, "error": "the audit trail could not record this action"}})
 }
 
-// queryParams adds the parameters of a raw query to params the way
-// url.ParseQuery reads them (a list of strings for a repeated name),
-// without building the intermediate url.Values, and returns params. A nil
-// params is replaced by a map only once there is a parameter to add. Pairs
-// that do not unescape are skipped, as ParseQuery skips them.
-func queryParams(q string, params map[string]any) map[string]any {
-	for q != "" {
+// queryParams appends the parameters of a raw query to q in the order
+// url.ParseQuery reads them, without building its url.Values (grouping
+// repeated names is audit.Event.AllParams' business). Pairs that do not
+// unescape are skipped, as ParseQuery skips them.
+func queryParams(raw string, q []audit.Param) []audit.Param {
+	for raw != "" {
 		var kv string
-		kv, q, _ = strings.Cut(q, "&")
+		kv, raw, _ = strings.Cut(raw, "&")
 		// One pass finds the '=' and whether either side needs unescaping.
 		eq, escK, escV, semi := -1, false, false, false
 		for i := 0; i < len(kv); i++ {
@@ -471,19 +448,9 @@ func queryParams(q string, params map[string]any) map[string]any {
 				continue
 			}
 		}
-		if params == nil {
-			params = paramMaps.Get().(map[string]any)
-		}
-		switch old := params[k].(type) {
-		case nil:
-			params[k] = v
-		case string:
-			params[k] = []any{old, v}
-		case []any:
-			params[k] = append(old, v)
-		}
+		q = append(q, audit.Param{Name: k, Value: v})
 	}
-	return params
+	return q
 }
 
 // formatTime is audit.FormatTime (audit.TimeLayout: UTC, milliseconds)

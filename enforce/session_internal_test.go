@@ -43,14 +43,22 @@ func TestIDAndTime(t *testing.T) {
 	}
 }
 
+// allParams is what the audit trail records of r's params, before
+// redaction.
+func allParams(r *http.Request) map[string]any {
+	q, body := requestParams(r, nil)
+	e := audit.Event{Query: q, Params: body}
+	return e.AllParams()
+}
+
 func TestRequestParamsNone(t *testing.T) {
 	r := httptest.NewRequest("GET", "/x", nil)
-	if p := requestParams(r); p != nil {
+	if p := allParams(r); p != nil {
 		t.Errorf("params of a request without any: %v", p)
 	}
 	r = httptest.NewRequest("POST", "/x", strings.NewReader(`{"a":1}`))
 	r.Header.Set("Content-Type", "application/json")
-	if p := requestParams(r); len(p) != 1 || p["a"] != 1.0 {
+	if p := allParams(r); len(p) != 1 || p["a"] != 1.0 {
 		t.Errorf("params of a JSON body alone: %v", p)
 	}
 }
@@ -58,7 +66,8 @@ func TestRequestParamsNone(t *testing.T) {
 func TestQueryParams(t *testing.T) {
 	for _, q := range []string{"", "q=mug&limit=5", "a=1&a=2&a=3", "x=%41+b&%7A=1", "bad=%zz&ok=1", "k&=v&&k2=", "semi=1;x=2&y=3", "a=b=c", "%41=x+y=%42", "k+1=&=v", "==", "a%3D=1", "a=%zz&b"} {
 		t.Run(q, func(t *testing.T) {
-			got := queryParams(q, map[string]any{})
+			e := audit.Event{Query: queryParams(q, nil), Params: map[string]any{}}
+			got := e.AllParams()
 			vals, _ := url.ParseQuery(q)
 			want := map[string]any{}
 			for k, vs := range vals {
@@ -94,7 +103,7 @@ func TestRequestParamsRestoresBody(t *testing.T) {
 	body := `{"id":"mug-blue","quantity":2}`
 	r := httptest.NewRequest("POST", "/x?q=1", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json; charset=utf-8")
-	p := requestParams(r)
+	p := allParams(r)
 	if p["id"] != "mug-blue" || p["quantity"] != 2.0 || p["q"] != "1" {
 		t.Errorf("params %v", p)
 	}
@@ -105,7 +114,7 @@ func TestRequestParamsRestoresBody(t *testing.T) {
 	big := `{"a":"` + strings.Repeat("x", MaxAuditBody) + `"}`
 	r = httptest.NewRequest("POST", "/x", strings.NewReader(big))
 	r.Header.Set("Content-Type", "application/json")
-	if p := requestParams(r); len(p) != 0 {
+	if p := allParams(r); len(p) != 0 {
 		t.Errorf("large body recorded: %d params", len(p))
 	}
 	b.Reset()
@@ -136,11 +145,14 @@ func TestAuditWriterUnwrapFlush(t *testing.T) {
 	}
 }
 
-// keepStore is a Store of another package's kind: it may keep the params
-// it is given.
+// keepStore is a Store of another package's kind: it may keep what it is
+// given, and may not know audit.Event.Query.
 type keepStore struct{ audit.Store }
 
-func TestRecycleParams(t *testing.T) {
+// TestEventParams: the package's stores get the query params in Query,
+// kept in the pooled writer's buffer; another Store gets every param in a
+// map of its own.
+func TestEventParams(t *testing.T) {
 	ms, err := audit.NewMemoryStore()
 	if err != nil {
 		t.Fatal(err)
@@ -148,16 +160,27 @@ func TestRecycleParams(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		st    audit.Store
-		clear bool
+		owned bool
 	}{
 		{"memory store", ms, true},
 		{"other store", keepStore{ms}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := map[string]any{"q": "mug"}
-			recycleParams(builtinAudit(c.st), p)
-			if cleared := len(p) == 0; cleared != c.clear {
-				t.Errorf("params after recycling: %v", p)
+			e := &Enforcer{auditOwned: builtinAudit(c.st)}
+			r := httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"q":"body"}`))
+			r.Header.Set("Content-Type", "application/json")
+			aw := new(auditWriter)
+			ev := e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw)
+			want := map[string]any{"q": "body", "tag": []any{"a", "b"}}
+			if got := ev.AllParams(); !reflect.DeepEqual(got, want) {
+				t.Errorf("params %#v, want %#v", got, want)
+			}
+			if owned := ev.Query != nil; owned != c.owned || len(aw.query) != 3 {
+				t.Errorf("Query %v (buffer %d), want it set: %v", ev.Query, len(aw.query), c.owned)
+			}
+			aw.release()
+			if len(aw.query) != 0 || cap(aw.query) < 3 || aw.query[:3][0] != (audit.Param{}) {
+				t.Errorf("released query buffer %v (cap %d): want it empty, cleared and kept", aw.query, cap(aw.query))
 			}
 		})
 	}

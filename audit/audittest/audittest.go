@@ -112,6 +112,41 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		}
 	})
 
+	t.Run("QueryParams", func(t *testing.T) {
+		s := newStore(t)
+		in := Event(1)
+		in.Params = map[string]any{"quantity": 2, "item_id": "from the body"}
+		in.Query = []audit.Param{{Name: "q", Value: "mug"}, {Name: "tag", Value: "a"}, {Name: "item_id", Value: "from the query"}, {Name: "tag", Value: "b"}, {Name: "api_key", Value: "k1"}, {Name: "api_key", Value: "k2"}}
+		only := Event(2)
+		only.Params = nil
+		only.Query = in.Query[:5]
+		for _, e := range []audit.Event{in, only} {
+			if err := s.Append(ctx, "s1", e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ev := mustEvents(t, s, "s1", 2)
+		want := []map[string]any{
+			{"q": "mug", "tag": []any{"a", "b"}, "item_id": "from the body", "quantity": 2.0, "api_key": audit.Redacted},
+			{"q": "mug", "tag": []any{"a", "b"}, "item_id": "from the query", "api_key": audit.Redacted},
+		}
+		for i := range ev {
+			if ev[i].Query != nil || !reflect.DeepEqual(ev[i].Params, want[i]) {
+				t.Fatalf("event %d recorded params = %#v, query %v; want %#v", i, ev[i].Params, ev[i].Query, want[i])
+			}
+		}
+		if ev[1].PrevHash != mustHash(t, ev[0]) {
+			t.Fatal("events with query params do not chain")
+		}
+		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := audit.Verify(a, Key.Public().(ed25519.PublicKey)); err != nil {
+			t.Fatalf("artifact of events with query params: %v", err)
+		}
+	})
+
 	t.Run("ReturnedEventsAreCopies", func(t *testing.T) {
 		s := newStore(t)
 		mustAppend(t, s, "s1", 3)
