@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"strings"
 	"sync"
 	"testing"
@@ -125,5 +126,44 @@ func TestStoreCustomRedactor(t *testing.T) {
 	p := ev[0].Params
 	if p["item_id"] != "hidden" || p["payment"].(map[string]any)["card_number"] != "4111111111111111" {
 		t.Fatalf("custom redactor not the only one applied: %v", p)
+	}
+}
+
+// TestMemoryStoreLongLog: a log that spans many chunks, with an event
+// larger than a chunk, reads back whole and in order, and seals.
+func TestMemoryStoreLongLog(t *testing.T) {
+	ctx := context.Background()
+	s, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	for i := range n {
+		e := audittest.Event(i)
+		if i == 500 {
+			e.Params["note"] = strings.Repeat("x", 100<<10)
+		}
+		if err := s.Append(ctx, "long", e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev, err := s.Events(ctx, "long")
+	if err != nil || len(ev) != n {
+		t.Fatalf("Events: %d events, %v", len(ev), err)
+	}
+	for i, e := range ev {
+		if want := audittest.Event(i).EventID; e.EventID != want {
+			t.Fatalf("event %d is %s, want %s", i, e.EventID, want)
+		}
+	}
+	if len(ev[500].Params["note"].(string)) != 100<<10 {
+		t.Fatal("the large event lost its param")
+	}
+	a, err := audit.SealSession(ctx, s, audittest.Key, audittest.Meta("long"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := audit.Verify(a, audittest.Key.Public().(ed25519.PublicKey)); err != nil {
+		t.Fatal(err)
 	}
 }

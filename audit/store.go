@@ -86,12 +86,12 @@ type options struct {
 	redactor  Redactor
 	retention time.Duration
 	prefix    string
-	now       func() time.Time
+	now       func() time.Time // nil: the system clock
 	errs      []error
 }
 
 func buildOptions(opts []Option) (options, error) {
-	o := options{redactor: DefaultRedactor, retention: MinRetention, prefix: DefaultKeyPrefix, now: time.Now}
+	o := options{redactor: DefaultRedactor, retention: MinRetention, prefix: DefaultKeyPrefix}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
