@@ -322,7 +322,11 @@ params:
 		}
 		names = append(names, i)
 	}
-	slices.SortFunc(names, func(x, y int) int { return compareUTF16(q[x].Name, q[y].Name) })
+	for i := 1; i < len(names); i++ { // insertion sort: the names are few
+		for j := i; j > 0 && compareUTF16(q[names[j-1]].Name, q[names[j]].Name) > 0; j-- {
+			names[j-1], names[j] = names[j], names[j-1]
+		}
+	}
 	b = append(b, '{')
 	for n, i := range names {
 		if n > 0 {

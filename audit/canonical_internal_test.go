@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 )
 
@@ -164,6 +165,23 @@ func FuzzAppendQuery(f *testing.F) {
 			if err != nil || string(got) != string(want) {
 				t.Fatalf("%q:\ngot  %s\nwant %s (%v)", s, got, want, err)
 			}
+		}
+	})
+}
+
+// FuzzValidTime holds validTime to time.Parse with TimeLayout, made
+// strict by a round trip: Parse also takes one-digit hours and a comma
+// before the milliseconds, which are not the layout's one spelling.
+func FuzzValidTime(f *testing.F) {
+	for _, s := range []string{"2025-06-01T12:00:05.250Z", "2024-02-29T23:59:59.999Z", "2023-02-29T00:00:00.000Z",
+		"2025-06-01T12:00:05.25aZ", "2025-06-01T12:00:05/250Z", "+025-06-01T12:00:05.250Z", "2025-06-01T12:00:05.250", "0000-01-01T0:00:00,000Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tm, err := time.Parse(TimeLayout, s)
+		want := err == nil && FormatTime(tm) == s
+		if got := validTime(s); got != want {
+			t.Fatalf("validTime(%q) = %v, time.Parse: %v, %v", s, got, tm, err)
 		}
 	})
 }

@@ -193,31 +193,37 @@ func checkMeta(m *Meta) error {
 // is checked by hand, because time.Parse would be a sizeable part of an
 // append's budget.
 func validTime(s string) bool {
-	if len(s) != len(TimeLayout) {
+	// 2006-01-02T15:04:05.000Z
+	// 0123456789012345678901234
+	if len(s) != len(TimeLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+		s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z' {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c, l := s[i], TimeLayout[i]
-		if l >= '0' && l <= '9' {
-			if c < '0' || c > '9' {
-				return false
-			}
-		} else if c != l {
-			return false
-		}
+	digit := func(i int) (int, bool) {
+		d := int(s[i]) - '0'
+		return d, d >= 0 && d <= 9
 	}
-	num := func(i, j int) int {
-		n := 0
+	num := func(i, j int) (n int, ok bool) {
 		for ; i < j; i++ {
-			n = n*10 + int(s[i]-'0')
+			d, ok := digit(i)
+			if !ok {
+				return 0, false
+			}
+			n = n*10 + d
 		}
-		return n
+		return n, true
 	}
-	year, month, day := num(0, 4), num(5, 7), num(8, 10)
-	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+	year, okY := num(0, 4)
+	month, okM := num(5, 7)
+	day, okD := num(8, 10)
+	h, okH := num(11, 13)
+	mi, okMi := num(14, 16)
+	sec, okS := num(17, 19)
+	_, okMs := num(20, 23)
+	if !(okY && okM && okD && okH && okMi && okS && okMs) {
 		return false
 	}
-	return num(11, 13) < 24 && num(14, 16) < 60 && num(17, 19) < 60
+	return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && h < 24 && mi < 60 && sec < 60
 }
 
 func daysIn(year, month int) int {
