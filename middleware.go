@@ -86,7 +86,6 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 		OnDecision:   st.onDecision,
 		Classify:     st.classify,
 		Logger:       st.logger,
-		Now:          st.clock,
 	}
 	if sess != nil {
 		ecfg.Sessions, ecfg.Audit = sess.mgr, sess.audit

@@ -54,9 +54,9 @@ type Config struct {
 	// Audit, when set with Sessions, records every request carrying a
 	// valid session as one audit event; a request whose event cannot be
 	// recorded fails closed with 503. The store's Redactor applies.
+	// Events are timestamped by the Sessions clock (session.Config.Now),
+	// which also dates the sessions themselves.
 	Audit audit.Store
-	// Now is the clock of audit timestamps. Default time.Now.
-	Now func() time.Time
 }
 
 // KeyFunc returns the identity rate limits are counted under for a request.
@@ -82,7 +82,6 @@ type Enforcer struct {
 	// nothing of an event but its serialisation; auditMem: the MemoryStore,
 	// which looks at its context on entry only.
 	auditOwned, auditMem bool
-	clock                func() time.Time
 
 	link        []string // Link: <agents.txt>; rel="describedby"
 	allowText   []string // "Allow: <pattern>" per Access.Allow index
@@ -119,7 +118,7 @@ func New(cfg Config) (*Enforcer, error) {
 	p := cfg.Policy
 	e := &Enforcer{p: p, store: cfg.Store, ip: cfg.ClientIP, key: cfg.Key, byAgent: cfg.ByAgent,
 		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
-		sessions: cfg.Sessions, clock: cfg.Now}
+		sessions: cfg.Sessions}
 	if cfg.Sessions != nil && cfg.Audit != nil {
 		e.audit = cfg.Audit
 		e.auditOwned = builtinAudit(cfg.Audit)
@@ -369,7 +368,7 @@ func (e *Enforcer) Explain(r *http.Request) Decision {
 	e.decide(r, boundCapability(r), false, &d)
 	d.Status = statusOf(d.Outcome)
 	if e.sessions != nil && e.wantsSession(r, &d) {
-		e.checkSession(r, &d)
+		e.checkSession(r, &d, time.Time{})
 	}
 	return d
 }

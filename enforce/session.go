@@ -92,7 +92,10 @@ func (e *Enforcer) wantsSession(r *http.Request, d *Decision) bool {
 // one, records the audit event of a request with a valid session, and ends
 // the session after a successful human-handoff capability.
 func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, ci int) {
-	s := e.checkSession(r, d)
+	// One reading of the sessions' clock serves the expiry check and the
+	// audit timestamp.
+	now := e.sessions.Now()
+	s := e.checkSession(r, d, now)
 	if e.hook != nil {
 		e.hook(*d)
 	}
@@ -111,7 +114,7 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 	aw := auditWriters.Get().(*auditWriter)
 	aw.w, aw.e, aw.s, aw.ctx = w, e, s, r.Context()
 	if e.audit != nil {
-		aw.ev = e.newEvent(r, d, aw)
+		e.newEvent(r, d, aw, now)
 	}
 	if d.Outcome != Allow {
 		e.deny(aw, r, d)
@@ -145,10 +148,10 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 // checkSession looks up the session r carries and returns it, nil when
 // there is no valid one: d is then denied (DenySession, with the status
 // session.ErrorStatus gives) if it was allowed and its capability requires
-// a session.
-func (e *Enforcer) checkSession(r *http.Request, d *Decision) *session.Session {
+// a session. now is a reading of the sessions' clock, or zero.
+func (e *Enforcer) checkSession(r *http.Request, d *Decision, now time.Time) *session.Session {
 	agent, client := e.identityOf(r, d)
-	s, err := e.sessions.LookupAs(r, agent, client)
+	s, err := e.sessions.LookupAt(r, agent, client, now)
 	if err == nil {
 		return s
 	}
@@ -178,19 +181,21 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 	_ = WriteProblem(w, prob)
 }
 
-// newEvent starts the audit event of r: everything but the status.
-func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter) (ev audit.Event) {
+// newEvent starts the audit event of r in aw.ev: everything but the
+// status. now is its timestamp.
+func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now time.Time) {
+	ev := &aw.ev
 	aw.query, ev.Params = requestParams(r, aw.query[:0])
 	if e.auditOwned {
 		// The package stores serialise the event during Append and keep
 		// none of it, and aw outlives the Append: the id, the timestamp
 		// and the query params can live in aw's buffers.
-		ev.EventID, ev.Timestamp = idAndTimeInto(&aw.idts, e.now())
+		ev.EventID, ev.Timestamp = idAndTimeInto(&aw.idts, now)
 		ev.Query = aw.query
 	} else {
 		// Another Store may not know Query, and may keep what it is
 		// given: it gets every param in a map of its own.
-		ev.EventID, ev.Timestamp = idAndTime(e.now())
+		ev.EventID, ev.Timestamp = idAndTime(now)
 		ev.Query = aw.query
 		ev.Params, ev.Query = ev.AllParams(), nil
 	}
@@ -203,7 +208,6 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter) (ev a
 	if d.Outcome == Allow {
 		ev.PolicyResult.Decision = audit.Allow
 	}
-	return ev
 }
 
 // requestParams collects a request's parameters for the audit trail: the
@@ -252,13 +256,6 @@ func builtinAudit(st audit.Store) bool {
 		return true
 	}
 	return false
-}
-
-func (e *Enforcer) now() time.Time {
-	if e.clock != nil {
-		return e.clock()
-	}
-	return time.Now()
 }
 
 // auditWriter records a session-bound request's audit event when the

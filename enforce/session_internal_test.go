@@ -170,7 +170,8 @@ func TestEventParams(t *testing.T) {
 			r := httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"q":"body"}`))
 			r.Header.Set("Content-Type", "application/json")
 			aw := new(auditWriter)
-			ev := e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw)
+			e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
+			ev := aw.ev
 			want := map[string]any{"q": "body", "tag": []any{"a", "b"}}
 			if got := ev.AllParams(); !reflect.DeepEqual(got, want) {
 				t.Errorf("params %#v, want %#v", got, want)

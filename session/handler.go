@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"time"
 
@@ -156,7 +155,7 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Manager) serveDelete(w http.ResponseWriter, r *http.Request) {
-	s, err := m.lookup(r, "", netip.Prefix{}, false)
+	s, err := m.Lookup(r)
 	if err == nil {
 		s, err = m.End(r.Context(), s, Deleted)
 	}

@@ -62,7 +62,11 @@ type Config struct {
 
 // Manager creates, checks and ends sessions. It is safe for concurrent use.
 type Manager struct {
-	store    Store
+	store Store
+	// mem is store when the Manager made it: a MemoryStore on the
+	// Manager's own clock, which LookupAt can ask with a reading already
+	// taken.
+	mem      *MemoryStore
 	ttl      time.Duration
 	max      int
 	caps     []string
@@ -115,7 +119,8 @@ func New(cfg Config) (*Manager, error) {
 		m.now = time.Now
 	}
 	if m.store == nil {
-		m.store = NewMemoryStore(WithClock(m.now))
+		m.mem = NewMemoryStore(WithClock(m.now))
+		m.store = m.mem
 	}
 	m.handler = newCORS().Handler(http.HandlerFunc(m.serve))
 	return m, nil
@@ -144,19 +149,31 @@ func (m *Manager) TTL() time.Duration { return m.ttl }
 // the first four is 401. With the MemoryStore it allocates nothing beyond
 // what Identify does.
 func (m *Manager) Lookup(r *http.Request) (*Session, error) {
-	return m.lookup(r, "", netip.Prefix{}, false)
+	return m.lookup(r, "", netip.Prefix{}, false, time.Time{})
 }
 
 // LookupAs is Lookup for a caller whose identity the middleware has just
 // established itself (the same agent and client Config.Identify would
 // return): it saves identifying the request twice.
 func (m *Manager) LookupAs(r *http.Request, agent string, client netip.Prefix) (*Session, error) {
-	return m.lookup(r, agent, client, true)
+	return m.lookup(r, agent, client, true, time.Time{})
 }
 
+// LookupAt is LookupAs for a caller that has read the Manager's clock
+// (Now) for its own purposes, such as an audit timestamp: the default
+// in-memory store checks expiry at now instead of reading the clock
+// again. Other stores expire sessions by their own clocks and ignore it.
+func (m *Manager) LookupAt(r *http.Request, agent string, client netip.Prefix, now time.Time) (*Session, error) {
+	return m.lookup(r, agent, client, true, now)
+}
+
+// Now reads the Manager's clock (Config.Now).
+func (m *Manager) Now() time.Time { return m.now() }
+
 // lookup is Lookup; known says agent and client are the caller's identity
-// already, else it is established here, after the token's own checks.
-func (m *Manager) lookup(r *http.Request, agent string, client netip.Prefix, known bool) (*Session, error) {
+// already, else it is established here, after the token's own checks. A
+// non-zero now is a reading of the Manager's clock.
+func (m *Manager) lookup(r *http.Request, agent string, client netip.Prefix, known bool, now time.Time) (*Session, error) {
 	// HeaderSession is in canonical form: the map is read directly, which
 	// saves Header.Get's canonicalisation on every session-bound request.
 	var token string
@@ -176,7 +193,13 @@ func (m *Manager) lookup(r *http.Request, agent string, client netip.Prefix, kno
 		}
 	}
 	h := HashToken(token)
-	s, err := m.store.Get(r.Context(), h)
+	var s *Session
+	var err error
+	if m.mem != nil && !now.IsZero() {
+		s, err = m.mem.getAt(r.Context(), h, now)
+	} else {
+		s, err = m.store.Get(r.Context(), h)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -93,10 +93,14 @@ func (m *MemoryStore) Create(ctx context.Context, h Hash, s *Session, maxPerAgen
 
 // Get implements Store. It allocates nothing.
 func (m *MemoryStore) Get(ctx context.Context, h Hash) (*Session, error) {
+	return m.getAt(ctx, h, m.now())
+}
+
+// getAt is Get at a reading of the store's clock taken by the caller.
+func (m *MemoryStore) getAt(ctx context.Context, h Hash, now time.Time) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	now := m.now()
 	m.mu.RLock()
 	e := m.byHash[h]
 	m.mu.RUnlock()

@@ -188,3 +188,43 @@ func TestTimeRounding(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupAt: with the store the Manager made, LookupAt checks expiry at
+// the reading it is given (and allocates nothing); with a store of the
+// caller's, whose clock may differ, the store's own clock decides.
+func TestLookupAt(t *testing.T) {
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	clock := &testClock{start}
+	client := netip.MustParsePrefix("192.0.2.1/32")
+	own := MustNew(Config{Now: clock.now, TTL: time.Hour, Identify: fixedIdentify("shopbot", client)})
+	given := MustNew(Config{Now: clock.now, TTL: time.Hour, Identify: fixedIdentify("shopbot", client), Store: NewMemoryStore(WithClock(clock.now))})
+	for _, c := range []struct {
+		name      string
+		m         *Manager
+		lateFound bool // LookupAt with a reading past the TTL
+	}{
+		{"own store", own, false},
+		{"given store", given, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "/cart", nil)
+			req.Header.Set(HeaderSession, createToken(t, c.m, ""))
+			if got := c.m.Now(); !got.Equal(start) {
+				t.Fatalf("Now = %v, want the Manager's clock", got)
+			}
+			if _, err := c.m.LookupAt(req, "shopbot", client, start.Add(30*time.Minute)); err != nil {
+				t.Fatalf("LookupAt within the TTL: %v", err)
+			}
+			_, err := c.m.LookupAt(req, "shopbot", client, start.Add(2*time.Hour))
+			if found := err == nil; found != c.lateFound {
+				t.Fatalf("LookupAt past the TTL: %v", err)
+			}
+			if _, err := c.m.LookupAt(req, "shopbot", client, time.Time{}); err != nil {
+				t.Fatalf("LookupAt without a reading: %v", err)
+			}
+			if n := testing.AllocsPerRun(100, func() { _, _ = c.m.LookupAt(req, "shopbot", client, start) }); n != 0 {
+				t.Fatalf("LookupAt allocates %v times", n)
+			}
+		})
+	}
+}
