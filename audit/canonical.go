@@ -102,46 +102,86 @@ func hashHex(b []byte) string {
 	return string(h[:])
 }
 
-// linkHex is link for a store that keeps hashes as hex bytes: prev is the
-// previous event's hash, hex encoded, or empty for the first event, and
-// the completed event's hash is written hex encoded into sum, so the link
-// allocates nothing beyond the event's own buffer. prev is hex, which
-// needs no escaping: quoting it is appendString's output.
-func (p *prepared) linkHex(prev []byte, sum *[2 * sha256.Size]byte) []byte {
-	b := append(p.buf, '"')
-	b = append(b, prev...)
-	b = append(b, '"')
-	b = appendEventTail(b, p.status, p.timestamp)
-	h := sha256.Sum256(b)
-	hex.Encode(sum[:], h[:])
-	return b
-}
+// tailLen is the length of what appendEventTail writes for an event
+// checkEvent accepts: `,"response_status":`, three digits,
+// `,"timestamp":` and a quoted TimeLayout timestamp, which needs no
+// escaping, then the closing brace.
+const tailLen = len(`,"response_status":`) + 3 + len(`,"timestamp":`) + 2 + len(TimeLayout) + 1
 
-// scratch holds the buffers prepareCompact serialises into; the bytes a
-// store keeps are copied out of them at their exact size.
+// scratch holds the buffers prepareUnlinked serialises into.
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// prepareCompact is prepare for a store that keeps the canonical bytes:
-// it serialises into a pooled buffer and copies the head into one
-// allocation sized for the whole event (the head, a quoted SHA-256 hex
-// prev_hash and the tail), instead of a fixed 512 bytes that are mostly
-// slack for small events and regrown for large ones.
-func prepareCompact(e *Event, rd redaction) (prepared, error) {
+// prepareUnlinked is prepare for a store that keeps events unlinked: with
+// an empty prev_hash, 64 bytes fewer than linked, and their links
+// recomputed when they are read back (relink). It returns the unlinked
+// serialisation in an allocation of its exact size, for the store to
+// keep, and in p the head in a pooled buffer for hashLinked, which the
+// caller returns with p.release.
+func prepareUnlinked(e *Event, rd redaction) (stored []byte, p prepared, err error) {
 	if err := checkEvent(e); err != nil {
-		return prepared{}, err
+		return nil, prepared{}, err
 	}
 	bp := scratch.Get().(*[]byte)
 	head, err := appendEventHead((*bp)[:0], e, rd, true)
 	if err != nil {
 		scratch.Put(bp)
-		return prepared{}, err
+		return nil, prepared{}, err
 	}
-	// tail: `,"response_status":` 3 digits `,"timestamp":` "timestamp" }
-	const tailFixed = len(`,"response_status":`) + 3 + len(`,"timestamp":`) + 2 + 1
-	buf := make([]byte, len(head), len(head)+2+2*sha256.Size+tailFixed+len(e.Timestamp))
-	copy(buf, head)
-	putScratch(bp, head)
-	return prepared{buf: buf, status: e.ResponseStatus, timestamp: e.Timestamp}, nil
+	stored = make([]byte, 0, len(head)+2+tailLen)
+	stored = append(stored, head...)
+	stored = append(stored, `""`...)
+	stored = appendEventTail(stored, e.ResponseStatus, e.Timestamp)
+	return stored, prepared{buf: head, status: e.ResponseStatus, timestamp: e.Timestamp, pooled: bp}, nil
+}
+
+// hashLinked writes into sum the hex hash of the event linked to prev, the
+// previous event's hash, hex encoded (empty for the first event). prev is
+// hex, which needs no escaping: quoting it is appendString's output.
+func (p *prepared) hashLinked(prev []byte, sum *[2 * sha256.Size]byte) {
+	b := append(p.buf, '"')
+	b = append(b, prev...)
+	b = append(b, '"')
+	p.buf = appendEventTail(b, p.status, p.timestamp)
+	h := sha256.Sum256(p.buf)
+	hex.Encode(sum[:], h[:])
+}
+
+// release returns the pooled buffer of a prepareUnlinked.
+func (p *prepared) release() {
+	if p.pooled != nil {
+		putScratch(p.pooled, p.buf)
+		p.pooled, p.buf = nil, nil
+	}
+}
+
+// relink links events kept unlinked (prepareUnlinked) again, in order,
+// and decodes them.
+func relink(unlinked func(yield func([]byte) bool), n int) ([]Event, error) {
+	events := make([]Event, 0, n)
+	var prev [2 * sha256.Size]byte
+	var buf []byte
+	for b := range unlinked {
+		off := len(b) - tailLen - 2 // the empty prev_hash
+		if off < 0 || b[off] != '"' || b[off+1] != '"' {
+			return nil, fmt.Errorf("event %d is not an unlinked serialisation", len(events))
+		}
+		buf = append(buf[:0], b[:off+1]...)
+		if len(events) > 0 {
+			buf = append(buf, prev[:]...)
+		}
+		buf = append(buf, b[off+1:]...)
+		var e Event
+		if err := decodeStrictJSON(buf, &e); err != nil {
+			return nil, fmt.Errorf("event %d: %w", len(events), err)
+		}
+		events = append(events, e)
+		h := sha256.Sum256(buf)
+		hex.Encode(prev[:], h[:])
+	}
+	if len(events) != n {
+		return nil, fmt.Errorf("%d events read back, %d recorded", len(events), n)
+	}
+	return events, nil
 }
 
 // putScratch returns a buffer to the pool unless it grew too large to be

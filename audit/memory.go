@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -36,18 +37,65 @@ type memShard struct {
 }
 
 type memSession struct {
-	// events are the canonical serialisations: pointer-free, so a large
-	// log costs the garbage collector nothing to scan.
-	events   [][]byte
+	log      eventLog
 	last     [2 * sha256.Size]byte // hex hash of the last event, if any
-	linked   bool                  // whether last is set (there are events)
 	artifact *Artifact             // set once sealed
 	expires  time.Time
 }
 
+// eventLog is a session's events as a MemoryStore keeps them: their
+// canonical serialisations with an empty prev_hash, which is 64 bytes
+// fewer per event than linked (the store keeps the hash of the last event
+// only, and relinks the others when it reads them back), in pages that
+// are not copied as the log grows: a page holds 8 events, the next twice
+// as many, up to 1024. The serialisations are pointer-free, so a large log
+// costs the garbage collector little to scan.
+type eventLog struct {
+	pages [][][]byte
+	n     int
+}
+
+const (
+	firstPage = 8
+	maxPage   = 1024
+)
+
+func (l *eventLog) append(b []byte) {
+	k := len(l.pages) - 1
+	if k < 0 || len(l.pages[k]) == cap(l.pages[k]) {
+		size := firstPage
+		if k >= 0 {
+			size = min(2*cap(l.pages[k]), maxPage)
+		}
+		l.pages = append(l.pages, make([][]byte, 0, size))
+		k++
+	}
+	l.pages[k] = append(l.pages[k], b)
+	l.n++
+}
+
+// snapshot returns the log as it is, to read without the lock: appends
+// write after the ends it captures, never over them.
+func (l *eventLog) snapshot() eventLog {
+	return eventLog{pages: slices.Clone(l.pages), n: l.n}
+}
+
+// events relinks and decodes the log's events.
+func (l eventLog) events() ([]Event, error) {
+	return relink(func(yield func([]byte) bool) {
+		for _, pg := range l.pages {
+			for _, b := range pg {
+				if !yield(b) {
+					return
+				}
+			}
+		}
+	}, l.n)
+}
+
 // lastHash is the hex hash of the last event, empty before the first.
 func (ss *memSession) lastHash() []byte {
-	if !ss.linked {
+	if ss.log.n == 0 {
 		return nil
 	}
 	return ss.last[:]
@@ -120,7 +168,8 @@ func (sh *memShard) sweep(now time.Time) {
 }
 
 // Append implements Store. The event is redacted and serialised before
-// the session's lock is taken; under it, Append only links (one SHA-256).
+// the session's lock is taken; under it, Append only links (one SHA-256)
+// and keeps the serialisation.
 func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -128,10 +177,11 @@ func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) err
 	if sessionID == "" {
 		return ErrSessionID
 	}
-	p, err := prepareCompact(&e, s.redact)
+	stored, p, err := prepareUnlinked(&e, s.redact)
 	if err != nil {
 		return err
 	}
+	defer p.release()
 	sh := s.shard(sessionID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -141,9 +191,8 @@ func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) err
 	if err != nil {
 		return err
 	}
-	canonical := p.linkHex(ss.lastHash(), &ss.last)
-	ss.events = append(ss.events, canonical)
-	ss.linked = true
+	p.hashLinked(ss.lastHash(), &ss.last)
+	ss.log.append(stored)
 	ss.expires = now.Add(s.retention)
 	return nil
 }
@@ -159,7 +208,7 @@ func (s *MemoryStore) Events(ctx context.Context, sessionID string) ([]Event, er
 	sh := s.shard(sessionID)
 	sh.mu.Lock()
 	ss := sh.session(sessionID, s.now())
-	var raw [][]byte
+	var log eventLog
 	switch {
 	case ss == nil:
 		sh.mu.Unlock()
@@ -169,10 +218,10 @@ func (s *MemoryStore) Events(ctx context.Context, sessionID string) ([]Event, er
 		sh.mu.Unlock()
 		return events, nil
 	default:
-		raw = ss.events[:len(ss.events):len(ss.events)] // appends reallocate, never overwrite
+		log = ss.log.snapshot()
 	}
 	sh.mu.Unlock()
-	events, err := decodeEvents(raw)
+	events, err := log.events()
 	if err != nil {
 		return nil, fmt.Errorf("%w: session %q: %v", ErrCorrupt, sessionID, err) // unreachable: the store wrote them
 	}
@@ -197,11 +246,11 @@ func (s *MemoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) e
 	if err != nil {
 		return err
 	}
-	if len(a.Events) != len(ss.events) || last != string(ss.lastHash()) {
-		return fmt.Errorf("%w: session %q has %d events, the artifact covers %d", ErrStale, sessionID, len(ss.events), len(a.Events))
+	if len(a.Events) != ss.log.n || last != string(ss.lastHash()) {
+		return fmt.Errorf("%w: session %q has %d events, the artifact covers %d", ErrStale, sessionID, ss.log.n, len(a.Events))
 	}
 	ss.artifact = a
-	ss.events = nil
+	ss.log = eventLog{}
 	ss.expires = now.Add(s.retention)
 	return nil
 }
