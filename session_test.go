@@ -352,6 +352,30 @@ func TestDeleteFailsClosed(t *testing.T) {
 	}
 }
 
+// TestCreateFailsClosed: a session whose creation the audit trail cannot
+// record is not created (503, no token), and does not count against
+// max_sessions.
+func TestCreateFailsClosed(t *testing.T) {
+	ms, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var broken atomic.Bool
+	srv, _ := shopServer(t, agentready.WithAuditStore(switchableAudit{ms, &broken}))
+	broken.Store(true)
+	for range 6 { // above Acme's max_sessions of 5: nothing is kept
+		r := call(t, "POST", srv.URL+sessPath, "", "User-Agent", uaClaudeUser)
+		if r.status != http.StatusServiceUnavailable || r.body["ok"] != false || strings.Contains(string(r.raw), "session_token") {
+			t.Fatalf("create with the audit store down: %d %s", r.status, r.raw)
+		}
+	}
+	broken.Store(false)
+	_, id := createSession(t, srv.URL, uaClaudeUser)
+	if evs, err := ms.Events(context.Background(), id); err != nil || len(evs) != 1 || evs[0].Capability != agentready.CapabilitySessionCreate {
+		t.Fatalf("log of the created session: %+v %v", evs, err)
+	}
+}
+
 // switchableAudit fails every append while broken is set.
 type switchableAudit struct {
 	audit.Store

@@ -87,15 +87,15 @@ func newSessions(site *config.Site, st *settings, identify *func(*http.Request) 
 		log = slog.Default()
 	}
 	s := &sessions{site: site.URL, endpoint: site.SessionEndpointOrDefault(), now: now, log: log, key: st.auditKey}
-	store := st.sessionStore
-	if store == nil {
-		store = session.NewMemoryStore(session.WithClock(now))
-	}
 	var auditURL func(string) string
+	var afterCreate func(context.Context, *session.Session) error
 	if site.Audit.Enabled {
 		s.audit = st.auditStore
 		if s.audit == nil {
-			opts := []audit.Option{audit.WithClock(now)}
+			var opts []audit.Option
+			if st.clock != nil {
+				opts = append(opts, audit.WithClock(st.clock))
+			}
 			if st.auditRedactor != nil {
 				opts = append(opts, audit.WithRedactor(st.auditRedactor))
 			}
@@ -112,7 +112,7 @@ func newSessions(site *config.Site, st *settings, identify *func(*http.Request) 
 		}
 		s.auditBase = strings.TrimSuffix(strings.TrimSuffix(p, ":session_id"), "/") + "/"
 		auditURL = func(id string) string { return strings.Replace(tmpl, ":session_id", id, 1) }
-		store = &auditedStore{Store: store, audit: s.audit, now: now}
+		afterCreate = s.recordCreate
 	}
 	var caps []string
 	for i := range site.Capabilities {
@@ -121,7 +121,7 @@ func newSessions(site *config.Site, st *settings, identify *func(*http.Request) 
 		}
 	}
 	mgr, err := session.New(session.Config{
-		Store:        store,
+		Store:        st.sessionStore, // nil: the Manager's MemoryStore, on its clock
 		TTL:          site.SessionTTLOrDefault(),
 		MaxSessions:  site.Session.MaxSessions,
 		Capabilities: caps,
@@ -129,6 +129,7 @@ func newSessions(site *config.Site, st *settings, identify *func(*http.Request) 
 		Identify:     func(r *http.Request) (string, netip.Prefix, bool) { return (*identify)(r) },
 		Now:          now,
 		OnEnd:        s.onEnd,
+		AfterCreate:  afterCreate,
 		BeforeEnd:    s.beforeEnd,
 		OnError:      func(err error) { log.Error("agentready: session store", "err", err) },
 	})
@@ -325,38 +326,27 @@ func envelopeProblem(w http.ResponseWriter, status int, msg string) {
 	_ = enforce.WriteProblem(w, enforce.Problem{Status: status, Detail: msg, Extra: map[string]any{"ok": false, "error": msg}})
 }
 
-// auditedStore is the session store of a Middleware with audit: creating a
-// session records its session.create event, and fails (503) if it cannot,
-// so that every session has a log from its first moment.
-type auditedStore struct {
-	session.Store
-	audit audit.Store
-	now   func() time.Time
-}
-
-func (a *auditedStore) Create(ctx context.Context, h session.Hash, s *session.Session, maxPerAgent int) error {
-	if err := a.Store.Create(ctx, h, s, maxPerAgent); err != nil {
-		return err
-	}
+// recordCreate records a new session's session.create event
+// (session.Config.AfterCreate): if it cannot, the session is deleted and
+// its creation fails (503), so that every session has a log from its
+// first moment.
+func (s *sessions) recordCreate(ctx context.Context, ss *session.Session) error {
 	ev := audit.Event{
 		EventID:    audit.NewEventID(),
-		Timestamp:  audit.FormatTime(s.CreatedAt),
+		Timestamp:  audit.FormatTime(ss.CreatedAt),
 		Capability: CapabilitySessionCreate,
 		Method:     http.MethodPost,
 		Params: map[string]any{
-			"agent":         s.Agent,
-			"agent_name":    s.AgentName,
-			"agent_version": s.AgentVersion,
-			"purpose":       s.Purpose,
-			"expires_at":    audit.FormatTime(s.ExpiresAt),
+			"agent":         ss.Agent,
+			"agent_name":    ss.AgentName,
+			"agent_version": ss.AgentVersion,
+			"purpose":       ss.Purpose,
+			"expires_at":    audit.FormatTime(ss.ExpiresAt),
 		},
 		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: ruleSessionEndpoint},
 		ResponseStatus: http.StatusCreated,
 	}
-	if err := a.audit.Append(context.WithoutCancel(ctx), s.ID, ev); err != nil {
-		if _, derr := a.Store.Delete(context.WithoutCancel(ctx), h); derr != nil {
-			err = errors.Join(err, derr)
-		}
+	if err := s.audit.Append(context.WithoutCancel(ctx), ss.ID, ev); err != nil {
 		return fmt.Errorf("agentready: recording the session's creation in the audit trail: %w", err)
 	}
 	return nil

@@ -25,13 +25,18 @@
 //     observed by Manager.Reap (called a little on every create, and by
 //     Manager.Run periodically); stores hand each expired session to one
 //     reaper only, also across replicas sharing a RedisStore.
+//   - Config.AfterCreate runs when a new session is stored, before its
+//     token is handed out, and can refuse (the session is deleted, the
+//     endpoint answers 503): the middleware records the creation in the
+//     audit trail there, failing closed.
 //   - Config.BeforeEnd runs before a DELETE or handoff ends a session and
 //     can refuse (the session stays live, the endpoint answers 503): the
 //     middleware records the DELETE in the audit trail there, failing
 //     closed.
 //
 // A Manager serves the endpoint (Handler, with CORS for browser agents) and
-// checks tokens for the enforcing middleware (Lookup). Sessions live in a
+// checks tokens for the enforcing middleware (Lookup; LookupAt when it has
+// read the Manager's clock already, Now). Sessions live in a
 // Store: MemoryStore for one process, RedisStore for replicas. Both pass the
 // conformance suite in session/sessiontest.
 //

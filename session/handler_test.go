@@ -376,6 +376,49 @@ func TestBeforeEnd(t *testing.T) {
 	}
 }
 
+// TestAfterCreate: AfterCreate sees every new session before its token
+// is handed out; its error deletes the session and fails the creation
+// with 503, leaving nothing live (max_sessions is not used up).
+func TestAfterCreate(t *testing.T) {
+	var refuse atomic.Bool
+	var seen []string
+	var mu sync.Mutex
+	clock := sessiontest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	st := session.NewMemoryStore(session.WithClock(clock.Now))
+	e := newEnv(t, st, clock, func(c *session.Config) {
+		c.MaxSessions = 1
+		c.AfterCreate = func(ctx context.Context, s *session.Session) error {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, s.Agent)
+			if refuse.Load() {
+				return errors.New("audit store down")
+			}
+			return nil
+		}
+	})
+	refuse.Store(true)
+	if r := e.create("shopbot", "192.0.2.7", ""); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("refused create: %d %s", r.status, r.raw)
+	}
+	if left, err := st.Reap(context.Background(), clock.Now().Add(48*time.Hour), 0); err != nil || len(left) != 0 {
+		t.Fatalf("a refused session was kept: %v %v", left, err)
+	}
+	refuse.Store(false)
+	r := e.create("shopbot", "192.0.2.7", "")
+	if r.status != http.StatusCreated {
+		t.Fatalf("create after a refusal (max_sessions 1): %d %s", r.status, r.raw)
+	}
+	if got := e.do(http.MethodGet, "/cart", "shopbot", "192.0.2.7", r.data["session_token"].(string), ""); got.status != 200 {
+		t.Fatalf("created session: %d %s", got.status, got.raw)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(seen, []string{"shopbot", "shopbot"}) {
+		t.Errorf("AfterCreate saw %v", seen)
+	}
+}
+
 func TestCreateBodies(t *testing.T) {
 	tests := []struct {
 		name    string

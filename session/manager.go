@@ -47,6 +47,12 @@ type Config struct {
 	// called synchronously, from any goroutine, and must be safe for
 	// concurrent use. Optional.
 	OnEnd func(s *Session, reason EndReason)
+	// AfterCreate runs when the store holds a new session, before its
+	// token is handed out. An error deletes the session again, and the
+	// creation fails (503). This is where the creation is recorded in the
+	// audit trail, so that every session has a log from its first moment.
+	// Optional.
+	AfterCreate func(ctx context.Context, s *Session) error
 	// BeforeEnd runs in End (DELETE on the endpoint, a handoff) before the
 	// session is removed from the store. An error keeps the session live:
 	// End returns it wrapped in ErrNotRecorded and the endpoint answers 503.
@@ -75,6 +81,7 @@ type Manager struct {
 	now      func() time.Time
 	onEnd    func(*Session, EndReason)
 	before   func(context.Context, *Session, EndReason) error
+	created  func(context.Context, *Session) error
 	onError  func(error)
 	handler  http.Handler
 }
@@ -110,6 +117,7 @@ func New(cfg Config) (*Manager, error) {
 		now:      cfg.Now,
 		onEnd:    cfg.OnEnd,
 		before:   cfg.BeforeEnd,
+		created:  cfg.AfterCreate,
 		onError:  cfg.OnError,
 	}
 	if m.ttl == 0 {
@@ -322,6 +330,14 @@ func (m *Manager) create(ctx context.Context, agent string, client netip.Prefix,
 	}
 	if err := m.store.Create(ctx, h, s, m.max); err != nil {
 		return nil, "", err
+	}
+	if m.created != nil {
+		if err := m.created(ctx, s); err != nil {
+			if _, derr := m.store.Delete(context.WithoutCancel(ctx), h); derr != nil {
+				err = errors.Join(err, derr)
+			}
+			return nil, "", fmt.Errorf("session: the new session could not be recorded: %w", err)
+		}
 	}
 	if _, err := m.reap(ctx, reapPerCreate); err != nil {
 		m.reportError(err)
