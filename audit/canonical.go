@@ -111,46 +111,51 @@ const tailLen = len(`,"response_status":`) + 3 + len(`,"timestamp":`) + 2 + len(
 // scratch holds the buffers prepareUnlinked serialises into.
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// prepareUnlinked is prepare for a store that keeps events unlinked: with
-// an empty prev_hash, 64 bytes fewer than linked, and their links
-// recomputed when they are read back (relink). It returns the unlinked
-// serialisation in an allocation of its exact size, for the store to
-// keep, and in p the head in a pooled buffer for hashLinked, which the
-// caller returns with p.release.
-func prepareUnlinked(e *Event, rd redaction) (stored []byte, p prepared, err error) {
+// unlinked is an event serialised for a store that keeps events
+// unlinked: with an empty prev_hash, 64 bytes fewer than linked, their
+// links recomputed when they are read back (relink).
+type unlinked struct {
+	stored []byte  // the unlinked serialisation, at its exact size: the store's to keep
+	buf    []byte  // the head, through `"prev_hash":`, in a pooled buffer
+	pooled *[]byte // that buffer
+}
+
+// prepareUnlinked is prepare for a store that keeps events unlinked. The
+// caller returns the pooled buffer with u.release once linked.
+func prepareUnlinked(e *Event, rd redaction) (u unlinked, err error) {
 	if err := checkEvent(e); err != nil {
-		return nil, prepared{}, err
+		return unlinked{}, err
 	}
 	bp := scratch.Get().(*[]byte)
 	head, err := appendEventHead((*bp)[:0], e, rd, true)
 	if err != nil {
 		scratch.Put(bp)
-		return nil, prepared{}, err
+		return unlinked{}, err
 	}
-	stored = make([]byte, 0, len(head)+2+tailLen)
+	stored := make([]byte, 0, len(head)+2+tailLen)
 	stored = append(stored, head...)
 	stored = append(stored, `""`...)
 	stored = appendEventTail(stored, e.ResponseStatus, e.Timestamp)
-	return stored, prepared{buf: head, status: e.ResponseStatus, timestamp: e.Timestamp, pooled: bp}, nil
+	return unlinked{stored: stored, buf: head, pooled: bp}, nil
 }
 
 // hashLinked writes into sum the hex hash of the event linked to prev, the
 // previous event's hash, hex encoded (empty for the first event). prev is
 // hex, which needs no escaping: quoting it is appendString's output.
-func (p *prepared) hashLinked(prev []byte, sum *[2 * sha256.Size]byte) {
-	b := append(p.buf, '"')
+func (u *unlinked) hashLinked(prev []byte, sum *[2 * sha256.Size]byte) {
+	b := append(u.buf, '"')
 	b = append(b, prev...)
 	b = append(b, '"')
-	p.buf = appendEventTail(b, p.status, p.timestamp)
-	h := sha256.Sum256(p.buf)
+	u.buf = append(b, u.stored[len(u.stored)-tailLen:]...)
+	h := sha256.Sum256(u.buf)
 	hex.Encode(sum[:], h[:])
 }
 
-// release returns the pooled buffer of a prepareUnlinked.
-func (p *prepared) release() {
-	if p.pooled != nil {
-		putScratch(p.pooled, p.buf)
-		p.pooled, p.buf = nil, nil
+// release returns the pooled buffer.
+func (u *unlinked) release() {
+	if u.pooled != nil {
+		putScratch(u.pooled, u.buf)
+		u.pooled, u.buf = nil, nil
 	}
 }
 
@@ -241,7 +246,11 @@ func appendEventHead(b []byte, e *Event, rd redaction, emptyNil bool) ([]byte, e
 // appendEventTail writes the members after prev_hash's value.
 func appendEventTail(b []byte, status int, timestamp string) []byte {
 	b = append(b, `,"response_status":`...)
-	b = strconv.AppendInt(b, int64(status), 10)
+	if status >= 100 && status <= 999 { // an HTTP status: three digits
+		b = append(b, byte('0'+status/100), byte('0'+status/10%10), byte('0'+status%10))
+	} else {
+		b = strconv.AppendInt(b, int64(status), 10)
+	}
 	b = append(b, `,"timestamp":`...)
 	b = appendString(b, timestamp)
 	return append(b, '}')

@@ -3,6 +3,7 @@ package audit
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +185,16 @@ func FuzzValidTime(f *testing.F) {
 			t.Fatalf("validTime(%q) = %v, time.Parse: %v, %v", s, got, tm, err)
 		}
 	})
+}
+
+// TestAppendEventTailStatus: the three-digit fast path writes what
+// strconv writes, and other numbers (which Verify may meet) still print.
+func TestAppendEventTailStatus(t *testing.T) {
+	for _, st := range []int{-1, 0, 7, 99, 100, 200, 404, 599, 999, 1000, 123456} {
+		got := string(appendEventTail(nil, st, "T"))
+		want := `,"response_status":` + strconv.Itoa(st) + `,"timestamp":"T"}`
+		if got != want {
+			t.Errorf("status %d: %s, want %s", st, got, want)
+		}
+	}
 }

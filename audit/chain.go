@@ -73,7 +73,6 @@ type prepared struct {
 	buf       []byte // canonical bytes through `"prev_hash":`
 	status    int
 	timestamp string
-	pooled    *[]byte // the pooled buffer buf is in, if any (prepareUnlinked)
 }
 
 // prepare does an append's work outside the lock: it validates e and

@@ -177,11 +177,11 @@ func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) err
 	if sessionID == "" {
 		return ErrSessionID
 	}
-	stored, p, err := prepareUnlinked(&e, s.redact)
+	u, err := prepareUnlinked(&e, s.redact)
 	if err != nil {
 		return err
 	}
-	defer p.release()
+	defer u.release()
 	sh := s.shard(sessionID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -191,8 +191,8 @@ func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) err
 	if err != nil {
 		return err
 	}
-	p.hashLinked(ss.lastHash(), &ss.last)
-	ss.log.append(stored)
+	u.hashLinked(ss.lastHash(), &ss.last)
+	ss.log.append(u.stored)
 	ss.expires = now.Add(s.retention)
 	return nil
 }
