@@ -526,8 +526,9 @@ func plainPrefix(s string) int {
 	)
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		t := s[i : i+8] // one bounds check; the compiler makes the eight loads one
+		x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
 		q := x ^ ('"' * ones)
 		bs := x ^ ('\\' * ones)
 		// A byte of 0x80 or more, a byte below 0x20, a '"' (q has a zero
