@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -161,11 +162,11 @@ func (u *unlinked) release() {
 
 // relink links events kept unlinked (prepareUnlinked) again, in order,
 // and decodes them.
-func relink(unlinked func(yield func([]byte) bool), n int) ([]Event, error) {
+func relink(stored iter.Seq[[]byte], n int) ([]Event, error) {
 	events := make([]Event, 0, n)
 	var prev [2 * sha256.Size]byte
 	var buf []byte
-	for b := range unlinked {
+	for b := range stored {
 		off := len(b) - tailLen - 2 // the empty prev_hash
 		if off < 0 || b[off] != '"' || b[off+1] != '"' {
 			return nil, fmt.Errorf("event %d is not an unlinked serialisation", len(events))
