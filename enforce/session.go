@@ -493,14 +493,18 @@ func appendTime(b []byte, t time.Time) []byte {
 		y++
 	}
 	ms := t.Nanosecond() / 1e6
-	return append(b,
-		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
-		byte('0'+mo/10), byte('0'+mo%10), '-',
-		byte('0'+d/10), byte('0'+d%10), 'T',
-		byte('0'+h/10), byte('0'+h%10), ':',
-		byte('0'+mi/10), byte('0'+mi%10), ':',
-		byte('0'+s/10), byte('0'+s%10), '.',
-		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+	out := [24]byte{4: '-', 7: '-', 10: 'T', 13: ':', 16: ':', 19: '.', 23: 'Z'}
+	pair := func(i, n int) { out[i], out[i+1] = digitPairs[2*n], digitPairs[2*n+1] }
+	pair(0, y/100)
+	pair(2, y%100)
+	pair(5, mo)
+	pair(8, d)
+	pair(11, h)
+	pair(14, mi)
+	pair(17, s)
+	out[20] = byte('0' + ms/100)
+	pair(21, ms%100)
+	return append(b, out[:]...)
 }
 
 // newEventID returns 26 base32 characters (128 bits) from math/rand/v2's
@@ -513,20 +517,18 @@ func newEventID() string {
 	return string(appendEventID(b[:0]))
 }
 
-// appendEventID appends an id as newEventID makes one.
+// appendEventID appends an id as newEventID makes one: 13 base32 digits
+// from each of two random 64-bit words (65 bits each, the top one zero:
+// 128 bits).
 func appendEventID(b []byte) []byte {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 	hi, lo := rand.Uint64(), rand.Uint64()
-	for i := range 26 {
-		var v uint64
-		if i < 13 {
-			v = hi >> (5 * uint(i))
-		} else {
-			v = lo >> (5 * uint(i-13))
-		}
-		b = append(b, alphabet[v&31])
+	var id [26]byte
+	for i := range 13 {
+		id[i] = alphabet[hi>>(5*i)&31]
+		id[13+i] = alphabet[lo>>(5*i)&31]
 	}
-	return b
+	return append(b, id[:]...)
 }
 
 // idAndTime returns a new event id and t formatted, two strings that
