@@ -451,12 +451,18 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 		return
 	}
 	d.Status = statusOf(d.Outcome)
+	var st *state
 	if d.Outcome == Allow && ci < 0 && e.bound.Load() > 0 {
-		r = e.withState(r, &d)
+		// A Capability binding behind may need to know what was decided.
+		st = &state{agent: d.agent1 - 1, capability: d.cap1 - 1, client: d.client}
 	}
 	if e.sessions != nil && e.wantsSession(r, &d) {
-		e.serveSession(w, r, next, &d, d.cap1-1)
+		// The session joins the state in one copy of the request.
+		e.serveSession(w, r, next, &d, d.cap1-1, st)
 		return
+	}
+	if st != nil {
+		r = r.WithContext(withState(r.Context(), st))
 	}
 	e.answer(w, r, next, &d)
 }
@@ -478,10 +484,13 @@ func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Hand
 	}
 }
 
-// withState tells a Capability binding behind Wrap what Wrap decided.
-func (e *Enforcer) withState(r *http.Request, d *Decision) *http.Request {
-	st := &state{agent: d.agent1 - 1, capability: d.cap1 - 1, client: d.client}
-	return r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+// withState returns ctx telling a Capability binding behind Wrap what Wrap
+// decided, st; ctx itself when st is nil.
+func withState(ctx context.Context, st *state) context.Context {
+	if st == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, stateKey{}, st)
 }
 
 // serveBound finishes, for a bound capability, a request Wrap let through
@@ -533,7 +542,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 	}
 	if e.sessions != nil && e.wantsSession(r, &d) {
 		if _, ok := session.FromContext(r.Context()); !ok { // else Wrap records it
-			e.serveSession(w, r, next, &d, ci)
+			e.serveSession(w, r, next, &d, ci, nil) // r holds Wrap's state already
 			return
 		}
 	}

@@ -91,7 +91,10 @@ func (e *Enforcer) wantsSession(r *http.Request, d *Decision) bool {
 // session, answers 401 for a session-required capability without a valid
 // one, records the audit event of a request with a valid session, and ends
 // the session after a successful human-handoff capability.
-func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, ci int) {
+//
+// st, when not nil, is what a Capability binding behind needs to know
+// (serve); it goes into the request's context with the session.
+func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, ci int, st *state) {
 	// One reading of the sessions' clock serves the expiry check and the
 	// audit timestamp.
 	now := e.sessions.Now()
@@ -103,6 +106,9 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 		switch d.Outcome {
 		case Allow:
 			e.setRateHeaders(w, d)
+			if st != nil {
+				r = r.WithContext(withState(r.Context(), st))
+			}
 			next.ServeHTTP(w, r)
 		case DenySession:
 			e.denySession(w, d)
@@ -123,16 +129,15 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 		return
 	}
 	e.setRateHeaders(w, d)
-	st, _ := r.Context().Value(stateKey{}).(*state)
-	if st != nil && ci < 0 {
+	if st != nil {
 		st.aw = aw // a Capability binding behind may name the capability
 	}
-	r = r.WithContext(session.NewContext(r.Context(), s))
+	r = r.WithContext(session.NewContext(withState(r.Context(), st), s))
 	next.ServeHTTP(aw, r)
 	aw.finish()
 	handedOff := !aw.failed && aw.status >= 200 && aw.status < 300
 	aw.release()
-	if st != nil && ci < 0 {
+	if st != nil {
 		st.aw = nil
 		ci = st.claimed - 1
 	}
