@@ -46,7 +46,6 @@ type sessions struct {
 	site      string // the site URL, for artifacts
 	endpoint  string // session endpoint path
 	auditBase string // audit path with a trailing "/", "" without audit
-	now       func() time.Time
 	log       *slog.Logger
 }
 
@@ -78,15 +77,11 @@ func newSessions(site *config.Site, st *settings, identify *func(*http.Request) 
 	if !site.NeedsSession() && site.Session.Endpoint == "" && site.Session.TTL == 0 && !site.Audit.Enabled {
 		return nil, nil
 	}
-	now := st.clock
-	if now == nil {
-		now = time.Now
-	}
 	log := st.logger
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &sessions{site: site.URL, endpoint: site.SessionEndpointOrDefault(), now: now, log: log, key: st.auditKey}
+	s := &sessions{site: site.URL, endpoint: site.SessionEndpointOrDefault(), log: log, key: st.auditKey}
 	var auditURL func(string) string
 	var afterCreate func(context.Context, *session.Session) error
 	if site.Audit.Enabled {
@@ -127,7 +122,7 @@ func newSessions(site *config.Site, st *settings, identify *func(*http.Request) 
 		Capabilities: caps,
 		AuditURL:     auditURL,
 		Identify:     func(r *http.Request) (string, netip.Prefix, bool) { return (*identify)(r) },
-		Now:          now,
+		Now:          st.clock, // nil: time.Now
 		OnEnd:        s.onEnd,
 		AfterCreate:  afterCreate,
 		BeforeEnd:    s.beforeEnd,
@@ -162,7 +157,7 @@ func (s *sessions) beforeEnd(ctx context.Context, ss *session.Session, reason se
 	}
 	ev := audit.Event{
 		EventID:        audit.NewEventID(),
-		Timestamp:      audit.FormatTime(s.now()),
+		Timestamp:      audit.FormatTime(s.mgr.Now()),
 		Capability:     CapabilitySessionDelete,
 		Method:         http.MethodDelete,
 		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: ruleSessionEndpoint},
@@ -282,7 +277,7 @@ func (s *sessions) settle(ctx context.Context, id string) (time.Duration, audit.
 		return 0, audit.Unknown, nil, err
 	}
 	meta, deadline, ok := createMeta(evs, id, s.site)
-	now := s.now()
+	now := s.mgr.Now()
 	if !ok || now.Before(deadline) {
 		var retry time.Duration
 		if ok {

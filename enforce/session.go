@@ -191,17 +191,16 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now time.Time) {
 	ev := &aw.ev
 	aw.query, ev.Params = requestParams(r, aw.query[:0])
+	ev.Query = aw.query
 	if e.auditOwned {
 		// The package stores serialise the event during Append and keep
 		// none of it, and aw outlives the Append: the id, the timestamp
 		// and the query params can live in aw's buffers.
 		ev.EventID, ev.Timestamp = idAndTimeInto(&aw.idts, now)
-		ev.Query = aw.query
 	} else {
 		// Another Store may not know Query, and may keep what it is
-		// given: it gets every param in a map of its own.
+		// given: it gets strings and a map of its own.
 		ev.EventID, ev.Timestamp = idAndTime(now)
-		ev.Query = aw.query
 		ev.Params, ev.Query = ev.AllParams(), nil
 	}
 	ev.Capability, ev.Method = d.Capability, r.Method
