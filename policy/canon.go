@@ -1,27 +1,34 @@
 package policy
 
 import (
-	"bytes"
 	"strings"
 )
 
-// Canonical appends the canonical form of a request path and query to dst
-// and returns the extended buffer, so a caller can reuse one buffer per
-// request (no allocation when dst has the capacity).
+// A request target has more than one reading. chi routes the escaped
+// path as sent (r.URL.RawPath); net/http.ServeMux routes the escaped path
+// cleaned and unescaped segment by segment; an RFC 9309 matcher compares
+// the path with only its unreserved escapes decoded. agentready decides on
+// every reading a router may route (see CheckTarget for the targets whose
+// readings cannot be reconciled, which are refused instead):
 //
-// rawPath is the escaped path as sent (r.URL.EscapedPath()), rawQuery the
-// raw query (r.URL.RawQuery). The canonical form is what path rules are
-// matched against, and rule patterns go through the same steps when they
-// are compiled, so that a rule and a request that name the same resource
-// compare equal byte for byte:
+//   - Canonical is the RFC 9309 2.2.2 reading: unreserved escapes decoded,
+//     the others kept (upper-cased), so "/a%3Bb" is not "/a;b";
+//   - Decoded is the reading of a router that unescapes the path
+//     (ServeMux): escapes of the sub-delims, ':' and '@', which may appear
+//     raw in a path segment, are decoded too, so "/a%3Bb" is "/a;b".
+//
+// The two differ only when the path holds such an escape (HasDecodable);
+// then a request is allowed only if both readings are.
+
+// Canonical appends the RFC 9309 reading of a request path and query to
+// dst and returns the extended buffer, so a caller can reuse one buffer
+// per request (no allocation when dst has the capacity). rawPath is the
+// escaped path as sent (r.URL.EscapedPath()), rawQuery the raw query
+// (r.URL.RawQuery).
 //
 //   - escapes of unreserved characters (ALPHA DIGIT - . _ ~) are decoded
-//     (RFC 3986 6.2.2.2), other escapes are upper-cased (6.2.2.1);
-//   - %2F and %2E are decoded before dot segments are removed, so neither
-//     /x/..%2fadmin nor /x/%2e%2e/admin slips past a rule for /admin;
-//   - empty segments are collapsed (//admin is /admin);
-//   - dot segments are removed (RFC 3986 5.2.4), never climbing above the
-//     root;
+//     (RFC 3986 6.2.2.2, RFC 9309 2.2.2), other escapes are upper-cased
+//     (RFC 3986 6.2.2.1);
 //   - a '%' that does not start a valid escape is encoded as %25, so the
 //     output is itself canonical (Canonical is idempotent) and a bare '%'
 //     can never combine with later characters into a different escape;
@@ -30,14 +37,31 @@ import (
 //     are '*' and '$', which are pattern operators: a literal '*' in a URL
 //     is matched by %2A in a rule (RFC 9309 2.2.3);
 //   - a non-empty query is appended as "?query" after the same escape
-//     normalisation (without dot-segment or %2F handling), so rules can see
-//     it: Google's "/*.php$" does not match /filename.php?parameters.
+//     normalisation, so rules can see it: Google's "/*.php$" does not
+//     match /filename.php?parameters.
 //
+// Nothing else changes: dot segments are not removed, empty segments are
+// not collapsed, %2F is not decoded. Those are what routers disagree on,
+// and CheckTarget refuses them before any rule is consulted; patterns
+// holding them are refused at construction (config.ValidatePattern).
 // Canonical never fails: every input has a canonical form. Its cost is
 // linear in the input; Match bounds what it examines (see MaxPathLen).
 func Canonical(dst []byte, rawPath, rawQuery string) []byte {
+	return appendTarget(dst, rawPath, rawQuery, false)
+}
+
+// Decoded is Canonical with the escapes of the sub-delims ("!&'()+,;="),
+// ':' and '@' in the path decoded as well: the path a router that unescapes
+// reads (net/http.ServeMux, RFC 3986 2.2 says such escapes are not
+// equivalent to the characters, but Go's routers treat them so). '*' and
+// '$' stay encoded: they are pattern operators.
+func Decoded(dst []byte, rawPath, rawQuery string) []byte {
+	return appendTarget(dst, rawPath, rawQuery, true)
+}
+
+func appendTarget(dst []byte, rawPath, rawQuery string, decode bool) []byte {
 	if IsCanonical(rawPath, rawQuery) {
-		// The common case: nothing to decode, collapse or remove.
+		// The common case: nothing to decode or encode.
 		dst = append(dst, rawPath...)
 		if rawQuery != "" {
 			dst = append(dst, '?')
@@ -45,33 +69,138 @@ func Canonical(dst []byte, rawPath, rawQuery string) []byte {
 		}
 		return dst
 	}
-	dst = appendPath(dst, rawPath, false)
+	if len(rawPath) == 0 || rawPath[0] != '/' {
+		dst = append(dst, '/')
+	}
+	mode := uint8(0)
+	if decode {
+		mode = modeDecode
+	}
+	dst = appendEscapes(dst, rawPath, clsPath, mode)
 	if rawQuery != "" {
 		dst = append(dst, '?')
-		dst = appendQuery(dst, rawQuery, false)
+		dst = appendEscapes(dst, rawQuery, clsQuery, 0)
 	}
 	return dst
 }
 
-// canonicalPattern is Canonical for an Allow/Disallow pattern: '*' stays a
-// wildcard, a trailing '$' stays the end anchor, the query part (after the
-// first '?') is normalised like a request's query, and a pattern written
-// with a leading '*' keeps it (so its length, which is its precedence, is
-// the length as written).
+// HasDecodable reports whether Decoded and Canonical differ for rawPath:
+// whether it holds an escape of a sub-delim, ':' or '@'.
+func HasDecodable(rawPath string) bool {
+	for i := strings.IndexByte(rawPath, '%'); i >= 0; {
+		if v, ok := escapeAt(rawPath, i); ok && urlClass[v]&clsDecodable != 0 {
+			return true
+		}
+		j := strings.IndexByte(rawPath[i+1:], '%')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// TargetError says why a request target is refused: its readings differ
+// in a way no rule can reconcile, because routers route it differently.
+type TargetError struct{ Reason string }
+
+func (e *TargetError) Error() string { return "ambiguous request target: " + e.Reason }
+
+// The reasons CheckTarget gives. They are values, so that refusing a
+// request allocates nothing.
+var (
+	ErrNotOriginForm = &TargetError{`the path does not start with "/"`}
+	ErrEncodedSlash  = &TargetError{`the path holds an encoded "/" (%2F), which some routers take as a separator and others as data`}
+	ErrBackslash     = &TargetError{`the path holds a backslash, raw or encoded (%5C), which some servers take as a separator`}
+	ErrNUL           = &TargetError{"the path holds a NUL or another control character"}
+	ErrDotSegment    = &TargetError{`the path holds a dot segment ("." or "..", raw or encoded as %2E), which some routers resolve and others route as a name`}
+	ErrEmptySegment  = &TargetError{`the path holds an empty segment ("//"), which some routers collapse and others keep`}
+)
+
+// CheckTarget reports why rawPath (the escaped path, r.URL.EscapedPath())
+// cannot be decided the way every router reads it, or nil. It refuses:
+//
+//   - a path that does not start with "/" (asterisk and authority forms,
+//     RFC 9112 3.2);
+//   - %2F: net/http decodes it into r.URL.Path while chi routes the raw
+//     path, where it is data; RFC 3986 2.2 says it is not a separator;
+//   - '\' and %5C, which some servers and file systems take as '/';
+//   - control characters raw or encoded (%00-%1F, %7F): a NUL ends a string
+//     in some back ends;
+//   - dot segments ("." and "..", with any of their dots encoded as %2E):
+//     RFC 3986 5.2.4 resolves them, ServeMux redirects raw ones but routes
+//     encoded ones as names, chi resolves none;
+//   - empty segments ("//"): ServeMux redirects to the collapsed path, chi
+//     routes them as they are.
+//
+// Everything else has readings that rules can decide on: Canonical and
+// Decoded. CheckTarget does not allocate.
+func CheckTarget(rawPath string) error {
+	if len(rawPath) == 0 || rawPath[0] != '/' {
+		return ErrNotOriginForm
+	}
+	seg := 1 // start of the current segment
+	dots := 0
+	other := false // the segment holds something other than dots
+	for i := 1; i <= len(rawPath); i++ {
+		if i == len(rawPath) || rawPath[i] == '/' {
+			switch {
+			case i == seg && i < len(rawPath):
+				return ErrEmptySegment
+			case !other && (dots == 1 || dots == 2):
+				return ErrDotSegment
+			}
+			seg, dots, other = i+1, 0, false
+			continue
+		}
+		c := rawPath[i]
+		if c == '%' {
+			if v, ok := escapeAt(rawPath, i); ok {
+				c = v
+				switch {
+				case v == '/':
+					return ErrEncodedSlash
+				case v == '.':
+					dots++
+					i += 2
+					continue
+				}
+				i += 2
+			}
+		}
+		switch {
+		case c == '\\':
+			return ErrBackslash
+		case c < 0x20 || c == 0x7f:
+			return ErrNUL
+		case c == '.':
+			dots++
+		default:
+			other = true
+		}
+	}
+	return nil
+}
+
+// canonicalPattern is Canonical for an Allow/Disallow pattern, which
+// config.ValidatePattern has accepted (no encoded '/', no dot or empty
+// segments): '*' stays a wildcard, a trailing '$' stays the end anchor,
+// and the query part (after the first '?') is normalised like a request's
+// query. Nothing is resolved or collapsed: a pattern is matched as
+// published (RFC 9309 2.2.2).
 func canonicalPattern(p string) string {
 	anchored := len(p) > 0 && p[len(p)-1] == '$'
 	if anchored {
 		p = p[:len(p)-1]
 	}
-	path, query, _ := strings.Cut(p, "?")
+	path, query, hasQuery := strings.Cut(p, "?")
 	b := make([]byte, 0, len(p)+8)
-	b = appendPath(b, path, true)
-	if len(path) > 0 && path[0] == '*' && len(b) > 1 && b[1] == '*' {
-		b = b[1:] // drop the root '/' appendPath supplied
-	}
-	if query != "" {
+	b = appendEscapes(b, path, clsPath, modeWild)
+	if hasQuery {
+		// A '?' with nothing after it still matches only targets with a
+		// query ("/search?" is not "/search"): nothing is dropped.
 		b = append(b, '?')
-		b = appendQuery(b, query, true)
+		b = appendEscapes(b, query, clsQuery, modeWild)
 	}
 	if anchored {
 		b = append(b, '$')
@@ -85,13 +214,15 @@ const (
 	clsPath                   // may appear raw in a canonical path segment
 	clsQuery                  // may appear raw in a canonical query
 	clsOperator               // '*' and '$': raw only in patterns
+	clsDecodable              // sub-delims, ':' and '@': decoded by Decoded
 )
 
-// IsCanonical reports whether Canonical would return rawPath and rawQuery
-// unchanged (joined by '?'): the path starts with '/', holds only bytes
-// that stay raw, no '%', no empty segment and no dot segment ("." or "..";
-// ".well-known" is fine), and the query holds only bytes that stay raw.
-// Callers use it to match the request's own string without copying it.
+// IsCanonical reports whether Canonical and Decoded would return rawPath
+// and rawQuery unchanged (joined by '?') and CheckTarget accepts rawPath:
+// the path starts with '/', holds only bytes that stay raw, no '%', no
+// empty segment and no dot segment ("." or ".."; ".well-known" is fine),
+// and the query holds only bytes that stay raw. Callers use it to match
+// the request's own string without copying it.
 func IsCanonical(rawPath, rawQuery string) bool {
 	if len(rawPath) == 0 || rawPath[0] != '/' {
 		return false
@@ -114,8 +245,8 @@ func IsCanonical(rawPath, rawQuery string) bool {
 }
 
 // dotSegment reports whether s, which starts a path segment with '.',
-// begins with a dot segment ("." or "..", RFC 3986 3.3) that removal would
-// resolve. A segment merely starting with a dot (".well-known") is kept.
+// begins with a dot segment ("." or "..", RFC 3986 3.3). A segment merely
+// starting with a dot (".well-known") is a name.
 func dotSegment(s string) bool {
 	n := 1
 	if len(s) > 1 && s[1] == '.' {
@@ -138,7 +269,7 @@ var urlClass = func() (t [256]uint8) {
 	// sub-delims, ':' and '@' (pchar); '*' and '$' are sub-delims too but
 	// are operators in patterns.
 	for _, c := range "!&'()+,;=:@" {
-		t[c] = clsPath | clsQuery
+		t[c] = clsPath | clsQuery | clsDecodable
 	}
 	t['/'] = clsPath | clsQuery
 	t['?'] = clsQuery
@@ -175,85 +306,26 @@ func appendEscaped(dst []byte, c byte) []byte {
 	return append(dst, '%', upperHex[c>>4], upperHex[c&15])
 }
 
-// appendPath appends the canonical path of p. wild keeps '*' raw (pattern
-// mode). Segments are built directly in dst, and a ".." segment truncates
-// dst back to the previous '/', so the work is linear in len(p).
-func appendPath(dst []byte, p string, wild bool) []byte {
-	root := len(dst) // index of the root '/'
-	dst = append(dst, '/')
-	seg := len(dst) // start of the current segment in dst
-	for i := 0; ; {
-		if i >= len(p) {
-			return endSegment(dst, root, seg, false)
-		}
-		c := p[i]
-		if c == '/' {
-			dst = endSegment(dst, root, seg, true)
-			seg = len(dst)
-			i++
-			continue
-		}
-		if c == '%' {
-			if v, ok := escapeAt(p, i); ok {
-				i += 3
-				switch {
-				case v == '/':
-					// Decoded before dot-segment removal: see the doc.
-					dst = endSegment(dst, root, seg, true)
-					seg = len(dst)
-				case urlClass[v]&clsUnreserved != 0:
-					dst = append(dst, v)
-				default:
-					dst = appendEscaped(dst, v)
-				}
-				continue
-			}
-			dst = append(dst, "%25"...)
-			i++
-			continue
-		}
-		cls := urlClass[c]
-		if cls&clsPath != 0 || (wild && c == '*') {
-			dst = append(dst, c)
-		} else {
-			dst = appendEscaped(dst, c)
-		}
-		i++
-	}
-}
+// Modes of appendEscapes.
+const (
+	modeWild   = 1 << iota // keep '*' raw (patterns)
+	modeDecode             // decode escapes of clsDecodable bytes (Decoded)
+)
 
-// endSegment finishes the segment dst[seg:]: "." is dropped, ".." also
-// drops the previous segment (never the root), an empty segment collapses
-// into the '/' before it, and any other segment is kept, followed by '/'
-// when a separator ends it.
-func endSegment(dst []byte, root, seg int, slash bool) []byte {
-	s := dst[seg:]
-	switch {
-	case len(s) == 0:
-		return dst
-	case len(s) == 1 && s[0] == '.':
-		return dst[:seg]
-	case len(s) == 2 && s[0] == '.' && s[1] == '.':
-		dst = dst[:seg] // ends with the '/' before ".."
-		if seg-1 > root {
-			j := bytes.LastIndexByte(dst[root:seg-1], '/')
-			dst = dst[:root+j+1]
-		}
-		return dst
+// appendEscapes appends s with its escapes normalised: a byte of class raw
+// stays raw, an escape of an unreserved byte (or, with modeDecode, of a
+// decodable one) is decoded, any other escape is upper-cased, any other
+// byte is encoded, and a '%' that starts no valid escape becomes %25.
+func appendEscapes(dst []byte, s string, raw uint8, mode uint8) []byte {
+	decode := uint8(clsUnreserved)
+	if mode&modeDecode != 0 {
+		decode |= clsDecodable
 	}
-	if slash {
-		dst = append(dst, '/')
-	}
-	return dst
-}
-
-// appendQuery appends the canonical query q: escape normalisation only.
-func appendQuery(dst []byte, q string, wild bool) []byte {
-	for i := 0; i < len(q); {
-		c := q[i]
+	for i := 0; i < len(s); {
+		c := s[i]
 		if c == '%' {
-			if v, ok := escapeAt(q, i); ok {
-				if urlClass[v]&clsUnreserved != 0 {
+			if v, ok := escapeAt(s, i); ok {
+				if urlClass[v]&decode != 0 {
 					dst = append(dst, v)
 				} else {
 					dst = appendEscaped(dst, v)
@@ -265,7 +337,7 @@ func appendQuery(dst []byte, q string, wild bool) []byte {
 			i++
 			continue
 		}
-		if urlClass[c]&clsQuery != 0 || (wild && c == '*') {
+		if urlClass[c]&raw != 0 || (mode&modeWild != 0 && c == '*') {
 			dst = append(dst, c)
 		} else {
 			dst = appendEscaped(dst, c)

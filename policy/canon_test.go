@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -15,22 +16,10 @@ func TestCanonical(t *testing.T) {
 		{"unreserved escape decoded", "/%61dmin", "", "/admin"},
 		{"unreserved escapes of every class", "/%41%7a%30%2D%2e%5F%7e", "", "/Az0-._~"},
 		{"reserved escape upper-cased", "/a%3cb%3Fc", "", "/a%3Cb%3Fc"},
-		{"double slash", "//admin", "", "/admin"},
-		{"many slashes", "///a////b//", "", "/a/b/"},
-		{"dot segment", "/./admin", "", "/admin"},
-		{"dot dot segment", "/x/../admin", "", "/admin"},
-		{"encoded dots", "/x/%2e%2e/admin", "", "/admin"},
-		{"encoded slash lower", "/x/..%2fadmin", "", "/admin"},
-		{"encoded slash upper", "/x/..%2Fadmin", "", "/admin"},
-		{"mixed encoded dot", "/x/.%2E/admin", "", "/admin"},
-		{"back into the same directory", "/admin/../admin/", "", "/admin/"},
-		{"never above root", "/../../admin", "", "/admin"},
-		{"trailing dot keeps slash", "/a/b/.", "", "/a/b/"},
-		{"trailing dot dot keeps slash", "/a/b/..", "", "/a/"},
-		{"dot dot at root", "/..", "", "/"},
-		{"three dots is a name", "/a/.../b", "", "/a/.../b"},
-		{"dotted names are names", "/a/..b/.c/", "", "/a/..b/.c/"},
-		{"encoded slash is a separator", "/a%2Fb", "", "/a/b"},
+		{"sub-delim escape kept (RFC 9309 2.2.2)", "/a%3bb", "", "/a%3Bb"},
+		{"encoded slash kept", "/a%2fb", "", "/a%2Fb"},
+		{"dot segments kept", "/x/../admin", "", "/x/../admin"},
+		{"empty segments kept", "//admin", "", "//admin"},
 		{"invalid escape", "/a%zz", "", "/a%25zz"},
 		{"truncated escape", "/a%4", "", "/a%254"},
 		{"lone percent", "/a%", "", "/a%25"},
@@ -59,16 +48,103 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
+func TestDecoded(t *testing.T) {
+	tests := []struct{ path, query, want string }{
+		{"/a%3Bb", "", "/a;b"},
+		{"/a%3bb%3A%40%2C%3D%2B%21%26%27%28%29", "", "/a;b:@,=+!&'()"},
+		{"/a%2Ab%24", "", "/a%2Ab%24"}, // operators stay encoded
+		{"/a%2Fb", "", "/a%2Fb"},
+		{"/a%20b%3F", "", "/a%20b%3F"},
+		{"/%61", "q=%3B", "/a?q=%3B"}, // the query is not routed
+	}
+	for _, tt := range tests {
+		if got := string(Decoded(nil, tt.path, tt.query)); got != tt.want {
+			t.Errorf("Decoded(%q, %q) = %q, want %q", tt.path, tt.query, got, tt.want)
+		}
+		want := string(Canonical(nil, tt.path, "")) != string(Decoded(nil, tt.path, ""))
+		if got := HasDecodable(tt.path); got != want {
+			t.Errorf("HasDecodable(%q) = %v, want %v", tt.path, got, want)
+		}
+	}
+}
+
+func TestCheckTarget(t *testing.T) {
+	tests := []struct {
+		path string
+		want error
+	}{
+		{"/", nil},
+		{"/api/search", nil},
+		{"/.well-known/agents.txt", nil},
+		{"/a/..b/.c/...", nil},
+		{"/file%2Ephp", nil},
+		{"/%61dmin/x", nil},
+		{"/a%3Bb", nil},
+		{"/a/", nil},
+		{"", ErrNotOriginForm},
+		{"*", ErrNotOriginForm},
+		{"example.com:443", ErrNotOriginForm},
+		{"/admin/..%2Fapi", ErrEncodedSlash},
+		{"/a%2fb", ErrEncodedSlash},
+		{"/admin/%2e%2e/x", ErrDotSegment},
+		{"/admin/.%2e/x", ErrDotSegment},
+		{"/admin/%2E/x", ErrDotSegment},
+		{"/admin/../x", ErrDotSegment},
+		{"/admin/./x", ErrDotSegment},
+		{"/admin/..", ErrDotSegment},
+		{"/.", ErrDotSegment},
+		{"//admin", ErrEmptySegment},
+		{"/a//b", ErrEmptySegment},
+		{"/admin\\x", ErrBackslash},
+		{"/admin%5cx", ErrBackslash},
+		{"/admin%00", ErrNUL},
+		{"/admin\x00", ErrNUL},
+		{"/a%0Ab", ErrNUL},
+		{"/a%7F", ErrNUL},
+	}
+	for _, tt := range tests {
+		if got := CheckTarget(tt.path); got != tt.want {
+			t.Errorf("CheckTarget(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
+
+// FuzzCheckTarget holds CheckTarget to a reference built on net/url: a
+// path it accepts unescapes to the same segments, none of them empty
+// (but the last), "." or "..", with no backslash or control character.
+func FuzzCheckTarget(f *testing.F) {
+	for _, s := range []string{"/", "/a/b", "/admin/..%2Fapi", "/a/%2e%2E/b", "//x", "/a\\b", "/a%5C", "/%00", "/a/.", "/.well-known/x", "/a%2Eb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if CheckTarget(p) != nil {
+			return
+		}
+		dec, err := url.PathUnescape(p)
+		if err != nil {
+			return // an invalid escape is data (%25): nothing to compare
+		}
+		if strings.Count(dec, "/") != strings.Count(p, "/") {
+			t.Fatalf("CheckTarget(%q) accepts an encoded slash", p)
+		}
+		segs := strings.Split(dec, "/")[1:]
+		for i, s := range segs {
+			if s == "." || s == ".." || (s == "" && i < len(segs)-1) {
+				t.Fatalf("CheckTarget(%q) accepts segment %q", p, s)
+			}
+		}
+		for i := 0; i < len(dec); i++ {
+			if c := dec[i]; c == '\\' || c < 0x20 || c == 0x7f {
+				t.Fatalf("CheckTarget(%q) accepts byte %q", p, c)
+			}
+		}
+	})
+}
+
 func TestCanonicalAppends(t *testing.T) {
 	buf := []byte("keep:")
-	buf = Canonical(buf, "/x/../a", "b=1")
-	if got := string(buf); got != "keep:/a?b=1" {
-		t.Fatalf("got %q", got)
-	}
-	// The prefix already in dst is never touched by ".." handling.
-	buf = Canonical(buf[:0], "/a/", "")
-	buf = Canonical(buf, "/../../..", "")
-	if got := string(buf); got != "/a//" {
+	buf = Canonical(buf, "/a%7e", "b=1")
+	if got := string(buf); got != "keep:/a~?b=1" {
 		t.Fatalf("got %q", got)
 	}
 }
@@ -76,7 +152,9 @@ func TestCanonicalAppends(t *testing.T) {
 func TestCanonicalAllocs(t *testing.T) {
 	buf := make([]byte, 0, 256)
 	allocs := testing.AllocsPerRun(100, func() {
-		buf = Canonical(buf[:0], "/x/..%2fadmin/%7euser//./page.html", "q=%7e&x=1")
+		buf = Canonical(buf[:0], "/x/%61dmin/%7euser/page.html", "q=%7e&x=1")
+		buf = Decoded(buf[:0], "/x/a%3Bb", "")
+		_ = CheckTarget("/x/%2e%2e/a")
 	})
 	if allocs != 0 {
 		t.Fatalf("Canonical allocates %v times per call with a large enough buffer", allocs)
@@ -93,13 +171,12 @@ func TestCanonicalPattern(t *testing.T) {
 		{"*.php$", "*.php$"},
 		{"*", "*"},
 		{"/$", "/$"},
-		{"/x/..$", "/$"},
-		{"/a//b/./c", "/a/b/c"},
 		{"/path/file-with-a-%2a.html", "/path/file-with-a-%2A.html"},
 		{"/search?q=%7e*", "/search?q=~*"},
 		{"/*?sessionid=", "/*?sessionid="},
 		{"/caf\u00e9", "/caf%C3%A9"},
-		{"/a?", "/a"},
+		{"/a?", "/a?"},
+		{"/a;b", "/a;b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -111,10 +188,11 @@ func TestCanonicalPattern(t *testing.T) {
 }
 
 // FuzzCanonical checks the invariants of the canonical form on any input:
-// no panic, a rooted path without empty or dot segments, only upper-case
-// escapes of non-unreserved bytes, no raw operators, and idempotence.
+// no panic, a rooted path, only upper-case escapes of bytes that are not
+// unreserved, no raw operators, idempotence, and Decoded differing only
+// where HasDecodable says.
 func FuzzCanonical(f *testing.F) {
-	for _, s := range []string{"/", "/x/..%2fadmin", "//a/./b/../c", "/%zz%", "/a?b", "/ツ*$", "%2e%2E/%2f"} {
+	for _, s := range []string{"/", "/x/..%2fadmin", "//a/./b/../c", "/%zz%", "/a?b", "/ツ*$", "%2e%2E/%2f", "/a%3Bb"} {
 		f.Add(s, "q=%7e*")
 	}
 	f.Fuzz(func(t *testing.T, path, query string) {
@@ -125,14 +203,6 @@ func FuzzCanonical(f *testing.F) {
 		}
 		if hasQ != (query != "") {
 			t.Fatalf("query presence changed: %q", out)
-		}
-		for _, seg := range strings.Split(p[1:], "/")[:max(0, strings.Count(p, "/")-1)] {
-			if seg == "" || seg == "." || seg == ".." {
-				t.Fatalf("segment %q left in %q", seg, out)
-			}
-		}
-		if last := p[strings.LastIndexByte(p, '/')+1:]; last == "." || last == ".." {
-			t.Fatalf("dot segment left in %q", out)
 		}
 		for i := 0; i < len(out); i++ {
 			c := out[i]
@@ -152,6 +222,10 @@ func FuzzCanonical(f *testing.F) {
 		again := string(Canonical(nil, p, q))
 		if again != out {
 			t.Fatalf("not idempotent: %q -> %q -> %q", path, out, again)
+		}
+		dec := string(Decoded(nil, path, query))
+		if (dec != out) != HasDecodable(path) {
+			t.Fatalf("HasDecodable(%q) = %v, but Canonical %q, Decoded %q", path, HasDecodable(path), out, dec)
 		}
 	})
 }
@@ -178,9 +252,12 @@ func FuzzIsCanonical(f *testing.F) {
 		if !IsCanonical(p, q) {
 			return
 		}
-		want := appendPath(nil, p, false)
+		if err := CheckTarget(p); err != nil {
+			t.Fatalf("IsCanonical(%q) but CheckTarget: %v", p, err)
+		}
+		want := appendEscapes(nil, p, clsPath, modeDecode)
 		if q != "" {
-			want = appendQuery(append(want, '?'), q, false)
+			want = appendEscapes(append(want, '?'), q, clsQuery, 0)
 		}
 		got := p
 		if q != "" {
