@@ -10,15 +10,21 @@ type Kind uint8
 
 // Kinds, from Classify.
 const (
-	// Browser: no declared, known or generic name appears; not an agent.
+	// Browser: a plausible browser (see the package documentation) in
+	// which no declared, known or generic name appears; not an agent.
 	Browser Kind = iota
 	// Declared: a name of one of the site's agent policies appears.
 	Declared
 	// Known: a known automated agent (AI agents and crawlers) appears.
 	Known
 	// Generic: a generic automation client (an HTTP library, a command-
-	// line tool, a headless browser), or no product token at all.
+	// line tool, a headless browser).
 	Generic
+	// Unknown: neither a browser nor a listed name: an unknown client
+	// ("MyScraper/1.0"), an empty or missing User-Agent, one longer than
+	// the classifier reads, one with control or non-ASCII characters. An
+	// agent under the default policy "*".
+	Unknown
 )
 
 func (k Kind) String() string {
@@ -31,6 +37,8 @@ func (k Kind) String() string {
 		return "known"
 	case Generic:
 		return "generic"
+	case Unknown:
+		return "unknown"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -40,8 +48,7 @@ type Class struct {
 	Kind Kind
 	// Name is the canonical name of what matched: the declared policy
 	// name as written, the known agent's or generic client's name as
-	// listed; "" for a browser and for a User-Agent without any product
-	// token.
+	// listed; "" for a browser and an unknown client.
 	Name string
 	// Policy is the index of the declared policy (in the slice given to
 	// NewClassifier) when Kind is Declared, -1 otherwise.
@@ -62,6 +69,9 @@ const maxNameLen = 64
 type Classifier struct {
 	tab         nameTable
 	hasDeclared bool
+	// browser holds the site's own browser product tokens, lower case
+	// (WithBrowserTokens); nil when there are none.
+	browser map[string]bool
 }
 
 // emptyClassifier stands in for a zero Classifier.
@@ -73,6 +83,19 @@ type ClassifierOption func(*classifierLists)
 type classifierLists struct {
 	known, generic []string
 	without        []string
+	browser        []string
+}
+
+// WithBrowserTokens names product tokens that pass as browsers: a
+// User-Agent in which one of them appears as a product token (and no
+// declared, known or generic name does) is a Browser, whatever its shape,
+// and a plausible browser User-Agent may carry them after its browser
+// products. Use it for the site's own apps ("ShopApp/3.2 (iPhone; iOS
+// 17.1)") or an in-app browser the site wants to treat as a person's.
+// Anyone can send these tokens: they only decide which requests skip
+// enforcement, so name only what the site is ready to let pass.
+func WithBrowserTokens(names ...string) ClassifierOption {
+	return func(l *classifierLists) { l.browser = append(l.browser, names...) }
 }
 
 // WithExtraKnown adds names of known agents to the built-in list.
@@ -161,6 +184,15 @@ func NewClassifier(declared []string, opts ...ClassifierOption) *Classifier {
 		}
 	}
 	c.tab = newNameTable(entries)
+	for _, n := range lists.browser {
+		if CheckAgentName(n) != nil {
+			continue
+		}
+		if c.browser == nil {
+			c.browser = map[string]bool{}
+		}
+		c.browser[asciiLower(n)] = true
+	}
 	return c
 }
 
@@ -197,8 +229,10 @@ func CheckAgentName(name string) error {
 // tokens in order (see Tokens) and compares each, case-insensitively and
 // exactly, with the names: a declared name wins wherever it appears;
 // otherwise the first token that is a known or generic name decides. With
-// no match the client is a Browser, except that a User-Agent without any
-// product token (empty or blank) is Generic. Classify does not allocate.
+// no match the client is a Browser if the User-Agent is a plausible
+// browser's (see the package documentation) or carries one of the site's
+// browser tokens (WithBrowserTokens), and Unknown otherwise: empty,
+// unknown, longer than MaxUserAgentLen. Classify does not allocate.
 func (c *Classifier) Classify(ua string) Class {
 	s := ua
 	if len(s) > MaxUserAgentLen {
@@ -210,6 +244,7 @@ func (c *Classifier) Classify(ua string) Class {
 	}
 	slots, mask := c.tab.slots, c.tab.mask
 	var found *Class
+	siteBrowser := false
 	i, depth, tokens := 0, 0, 0
 	// The loop is Tokens.Next inlined by hand: this is the per-request
 	// path, and the tokenizer state stays in registers.
@@ -223,6 +258,9 @@ func (c *Classifier) Classify(ua string) Class {
 		name := s[start:end]
 		if len(name) > maxNameLen {
 			continue
+		}
+		if c.browser != nil && !siteBrowser && hasLower(c.browser, name) {
+			siteBrowser = true
 		}
 		// nameTable.lookup, its common miss inlined: most tokens are no
 		// name, and their first slot is empty.
@@ -245,8 +283,23 @@ func (c *Classifier) Classify(ua string) Class {
 	switch {
 	case found != nil:
 		return *found
-	case tokens == 0:
-		return Class{Kind: Generic, Policy: -1}
+	case siteBrowser || plausibleBrowser(ua, c.browser):
+		return Class{Kind: Browser, Policy: -1}
 	}
-	return Class{Kind: Browser, Policy: -1}
+	return Class{Kind: Unknown, Policy: -1}
+}
+
+// hasLower reports whether m holds name lower-cased (ASCII); name has at
+// most maxNameLen bytes. The conversion of the stack buffer in the map
+// index does not allocate.
+func hasLower(m map[string]bool, name string) bool {
+	if len(name) > maxNameLen {
+		return false
+	}
+	var buf [maxNameLen]byte
+	n := copy(buf[:], name)
+	for i := range n {
+		buf[i] = lower(buf[i])
+	}
+	return m[string(buf[:n])]
 }

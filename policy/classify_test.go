@@ -76,7 +76,7 @@ func TestClassifyBrowsers(t *testing.T) {
 	c := NewClassifier([]string{"*", "claude"})
 	for name, ua := range map[string]string{
 		"Chrome on Windows": uaChrome, "Safari on iOS": uaSafari, "Firefox on Linux": uaFirefox,
-		"Edge": uaEdge, "Samsung Internet": uaSamsung, "unknown client": "MyApp/1.0",
+		"Edge": uaEdge, "Samsung Internet": uaSamsung,
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := c.Classify(ua)
@@ -90,8 +90,6 @@ func TestClassifyBrowsers(t *testing.T) {
 func TestClassifyGeneric(t *testing.T) {
 	c := NewClassifier(nil)
 	tests := []struct{ ua, want string }{
-		{"", ""},
-		{"   ", ""},
 		{"curl/8.5.0", "curl"},
 		{"Wget/1.21.4", "Wget"},
 		{"wget2/2.1.0", "wget2"},
@@ -146,7 +144,7 @@ func TestClassifyDeclared(t *testing.T) {
 		{"claude does not match Claude-User", uaClaudeUser, Class{Known, "Claude-User", -1}},
 		{"spider does not match Baiduspider", uaBaiduspider, Class{Known, "Baiduspider", -1}},
 		{"spider matches the spider token", "Sogou web spider/4.0(+http://www.sogou.com/docs/help/webmasters.htm#07)", Class{Declared, "spider", 3}},
-		{"exact, not substring", "Mozilla/5.0 (compatible; MyAgentX/1.0)", Class{Browser, "", -1}},
+		{"exact, not substring", "Mozilla/5.0 (compatible; MyAgentX/1.0)", Class{Unknown, "", -1}},
 		{"first known match in token order", "GPTBot/1.1 CCBot/2.0", Class{Known, "GPTBot", -1}},
 	}
 	for _, tt := range tests {
@@ -164,7 +162,7 @@ func TestClassifyDeclared(t *testing.T) {
 	})
 	t.Run("unmatchable names ignored", func(t *testing.T) {
 		c := NewClassifier([]string{"", "a b", "x/1", strings.Repeat("n", 65)})
-		if got := c.Classify("a b x/1"); got.Kind != Browser {
+		if got := c.Classify("a b x/1"); got.Kind != Unknown {
 			t.Errorf("got %+v", got)
 		}
 	})
@@ -203,7 +201,7 @@ func TestClassifyOptions(t *testing.T) {
 	})
 	t.Run("replace known", func(t *testing.T) {
 		c := NewClassifier(nil, WithKnownList([]string{"OnlyBot"}))
-		if got := c.Classify(uaClaudeBot); got.Kind != Browser {
+		if got := c.Classify(uaClaudeBot); got.Kind != Unknown {
 			t.Errorf("ClaudeBot still known: %+v", got)
 		}
 		if got := c.Classify("OnlyBot"); got.Kind != Known {
@@ -215,18 +213,15 @@ func TestClassifyOptions(t *testing.T) {
 	})
 	t.Run("replace generic", func(t *testing.T) {
 		c := NewClassifier(nil, WithGenericList(nil))
-		if got := c.Classify("curl/8"); got.Kind != Browser {
+		if got := c.Classify("curl/8"); got.Kind != Unknown {
 			t.Errorf("got %+v", got)
-		}
-		if got := c.Classify(""); got.Kind != Generic {
-			t.Errorf("empty User-Agent must stay generic: %+v", got)
 		}
 	})
 	t.Run("without names", func(t *testing.T) {
 		c := NewClassifier(nil, WithoutNames("OKHTTP", "Dart", "ChatGPT Agent", "GPTBot"))
 		for _, ua := range []string{"okhttp/4.12.0", "Dart/3.5 (dart:io)", "ChatGPT/1.2025.084 (iOS 18.3)", uaGPTBot} {
-			if got := c.Classify(ua); got.Kind != Browser {
-				t.Errorf("Classify(%q) = %+v, want browser", ua, got)
+			if got := c.Classify(ua); got.Kind != Unknown {
+				t.Errorf("Classify(%q) = %+v, want unknown", ua, got)
 			}
 		}
 	})
@@ -264,7 +259,7 @@ func TestClassifyMalformed(t *testing.T) {
 			_ = c.Classify(ua)
 		})
 	}
-	if got := c.Classify(strings.Repeat(";", 10<<10)); got.Kind != Generic {
+	if got := c.Classify(strings.Repeat(";", 10<<10)); got.Kind != Unknown {
 		t.Errorf("no product token: got %+v", got)
 	}
 	if got := c.Classify("claude\x00/1.0"); got.Kind != Declared {
@@ -388,10 +383,13 @@ func TestNameTableCollisions(t *testing.T) {
 
 func TestClassifyZeroValue(t *testing.T) {
 	var c Classifier
-	if got := c.Classify(uaClaudeBot); got != (Class{Kind: Browser, Policy: -1}) {
+	if got := c.Classify(uaClaudeBot); got != (Class{Kind: Unknown, Policy: -1}) {
 		t.Errorf("got %+v", got)
 	}
-	if got := c.Classify(""); got != (Class{Kind: Generic, Policy: -1}) {
+	if got := c.Classify(uaChrome); got != (Class{Kind: Browser, Policy: -1}) {
+		t.Errorf("got %+v", got)
+	}
+	if got := c.Classify(""); got != (Class{Kind: Unknown, Policy: -1}) {
 		t.Errorf("got %+v", got)
 	}
 }
@@ -404,7 +402,7 @@ func TestClassifyNonASCIIName(t *testing.T) {
 	if got := c.Classify("ÜNIBOT/1.0"); got != (Class{Declared, "Ünibot", 0}) {
 		t.Errorf("ASCII letters fold: got %+v", got)
 	}
-	if got := c.Classify("ünibot/1.0"); got.Kind != Browser {
+	if got := c.Classify("ünibot/1.0"); got.Kind != Unknown {
 		t.Errorf("only ASCII letters fold: got %+v", got)
 	}
 }
