@@ -151,7 +151,7 @@ func TestImplicitRulesAllocs(t *testing.T) {
 	site.Access = config.Access{}
 	site.Capabilities[0].RateLimit = config.Rate{}
 	site.Agents[1].RateLimit = config.Rate{}
-	m, err := agentready.New(site)
+	m, err := agentready.New(site, agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
 	if err != nil {
 		t.Fatal(err)
 	}

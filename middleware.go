@@ -2,6 +2,8 @@ package agentready
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/netip"
 
@@ -41,6 +43,7 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 	if err := config.Validate(&site, st.formats); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, checkEnforcement(&site, &st)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -77,15 +80,19 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 		return nil, err
 	}
 	ecfg := enforce.Config{
-		Policy:       pol,
-		Store:        store,
-		ClientIP:     st.clientIP,
-		Key:          st.key,
-		ByAgent:      st.byAgent,
-		Authenticate: st.auth,
-		OnDecision:   st.onDecision,
-		Classify:     st.classify,
-		Logger:       st.logger,
+		Policy:         pol,
+		Store:          store,
+		ClientIP:       st.clientIP,
+		Key:            st.key,
+		ByAgent:        st.byAgent,
+		Authenticate:   st.auth,
+		OnDecision:     st.onDecision,
+		Classify:       st.classify,
+		Logger:         st.logger,
+		ImplicitAIOnly: st.implicit == ImplicitAIAgents,
+		ReportOnly:     st.reportOnly,
+		ProbePaths:     st.probePaths,
+		ProbeNets:      st.probeNets,
 	}
 	if sess != nil {
 		ecfg.Sessions, ecfg.Audit = sess.mgr, sess.audit
@@ -96,6 +103,43 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 	}
 	identify = enf.Identify
 	return &Middleware{docs: h, policy: pol, enf: enf, sess: sess}, nil
+}
+
+// checkEnforcement reports what the declaration and the options leave
+// undecided or cannot honour: a site without Allow/Disallow rules that has
+// not said to whom draft-car 2.6's capability-only default applies, and a
+// capability declaring hmac with no Authenticator to verify signatures.
+// It logs, once, the capabilities whose auth is checked for presence only.
+func checkEnforcement(site *config.Site, st *settings) []error {
+	var errs []error
+	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 && st.implicit == 0 {
+		errs = append(errs, errors.New("Access: no Allow or Disallow rule is declared, so draft-car 2.6 permits agents only the capability endpoints; "+
+			"say to whom that applies with WithImplicitAccess(ImplicitAllAgents) (every automated client: search crawlers, link unfurlers, feed readers and webhooks too) "+
+			"or WithImplicitAccess(ImplicitAIAgents) (declared and known agents only), or declare Access rules"))
+	}
+	var presence []string
+	for i, c := range site.Capabilities {
+		switch c.Auth.TypeOrDefault() {
+		case config.AuthNone:
+		case config.AuthHMAC:
+			if st.auth == nil {
+				errs = append(errs, fmt.Errorf("Capabilities[%d] %q: Auth hmac asks for a signed request (RFC 9421), and agentready verifies no signature by itself: "+
+					"add WithAuthenticator to check it, or declare another auth type", i, c.ID))
+			}
+		default:
+			if st.auth == nil {
+				presence = append(presence, c.ID)
+			}
+		}
+	}
+	if len(presence) > 0 {
+		log := st.logger
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("agentready: declared auth is checked for the credential's presence only (no WithAuthenticator)", "capabilities", presence)
+	}
+	return errs
 }
 
 // MustNew is New that panics on error, for declarations fixed at compile
@@ -145,9 +189,13 @@ func (m *Middleware) Sessions() *session.Manager {
 // scope, auth and rate limit even when the path is not its declared
 // endpoint. Behind Handler it completes Handler's checks; on its own it runs
 // the whole pipeline. A route bound to an undeclared capability answers 500
-// (and is logged when bound) rather than opening.
-func (m *Middleware) Capability(id string) func(http.Handler) http.Handler {
-	return m.enf.Capability(id)
+// (and is logged when bound) rather than opening. Browsers pass untouched
+// unless the binding is given enforce.AuthForEveryClient(), which checks
+// the capability's declared auth for every client:
+//
+//	mux.Handle("POST /api/orders", m.Capability("orders", enforce.AuthForEveryClient())(orders))
+func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http.Handler) http.Handler {
+	return m.enf.Capability(id, opts...)
 }
 
 // Explain returns what Handler would decide for r, without serving it and

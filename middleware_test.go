@@ -24,6 +24,11 @@ var app = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 
 func serve(t *testing.T, site config.Site, opts ...agentready.Option) *httptest.Server {
 	t.Helper()
+	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 {
+		// These tests are about publishing: the capability-only default
+		// of a site without Access rules applies to every agent.
+		opts = append([]agentready.Option{agentready.WithImplicitAccess(agentready.ImplicitAllAgents)}, opts...)
+	}
 	m, err := agentready.New(site, opts...)
 	if err != nil {
 		t.Fatal(err)

@@ -37,6 +37,11 @@ type settings struct {
 	classify       func(r *http.Request) policy.Class
 	logger         *slog.Logger
 
+	implicit   ImplicitScope
+	reportOnly bool
+	probePaths []string
+	probeNets  []string
+
 	sessionStore  session.Store
 	auditStore    audit.Store
 	auditKey      ed25519.PrivateKey
@@ -198,9 +203,12 @@ func WithLimitByAgent() Option {
 }
 
 // WithAuthenticator checks credentials of capabilities that declare auth.
-// Without it, agentready enforces that the declared credential is present
-// (Authorization: Bearer for bearer-token and oauth2, the api-key header,
-// a signature for hmac), not that it is valid.
+// Without it, agentready enforces only that the declared credential is
+// present (Authorization: Bearer for bearer-token and oauth2, the api-key
+// header), not that it is valid: New logs once which capabilities are
+// checked for presence only, and their decisions say so
+// (Decision.PresenceOnly). A capability declaring hmac requires it: no
+// RFC 9421 signature is verified without it, and New fails.
 func WithAuthenticator(a enforce.Authenticator) Option {
 	return func(st *settings) error {
 		st.auth = a
@@ -220,7 +228,8 @@ func WithOnDecision(f func(enforce.Decision)) Option {
 // WithAgentLists extends or replaces the lists of known AI agents and
 // generic automation clients that classify a User-Agent as an agent
 // (policy.WithExtraKnown, policy.WithExtraGeneric, policy.WithKnownList,
-// policy.WithGenericList, policy.WithoutNames).
+// policy.WithGenericList, policy.WithoutNames), or names product tokens
+// that pass as browsers (policy.WithBrowserTokens: the site's own app).
 func WithAgentLists(opts ...policy.ClassifierOption) Option {
 	return func(st *settings) error {
 		st.classifierOpts = append(st.classifierOpts, opts...)
@@ -237,6 +246,85 @@ func WithClassifier(f func(r *http.Request) policy.Class) Option {
 			return errors.New("WithClassifier: nil classifier")
 		}
 		st.classify = f
+		return nil
+	}
+}
+
+// ImplicitScope says which clients draft-car 2.6's capability-only default
+// ("when no access control is declared, only paths referenced by
+// capabilities are implicitly permitted") applies to, for a site that
+// declares no Allow or Disallow rule (WithImplicitAccess).
+type ImplicitScope uint8
+
+const (
+	// ImplicitAllAgents applies the default to every automated client:
+	// AI agents, and also search-engine crawlers, link unfurlers, feed
+	// readers, uptime monitors and webhooks, which then reach only the
+	// capability endpoints (a search engine no longer sees the site's
+	// pages).
+	ImplicitAllAgents ImplicitScope = iota + 1
+	// ImplicitAIAgents applies it only to declared agents and agents of
+	// the known-agent list; other automated clients (generic HTTP
+	// clients, unknown agents) are subject to no path rule, while
+	// capability scope, auth and limits still apply to them.
+	ImplicitAIAgents
+)
+
+func (s ImplicitScope) String() string {
+	switch s {
+	case ImplicitAllAgents:
+		return "all-agents"
+	case ImplicitAIAgents:
+		return "ai-agents"
+	}
+	return "unset"
+}
+
+// WithImplicitAccess says to whom the capability-only default of draft-car
+// 2.6 applies when the site declares no Allow or Disallow rule. New fails
+// for such a site without it, so that no class of clients is locked out
+// silently. It changes nothing for a site that declares Access rules.
+func WithImplicitAccess(s ImplicitScope) Option {
+	return func(st *settings) error {
+		if s != ImplicitAllAgents && s != ImplicitAIAgents {
+			return fmt.Errorf("WithImplicitAccess: unknown scope %d", s)
+		}
+		st.implicit = s
+		return nil
+	}
+}
+
+// WithReportOnly computes, logs and reports every decision to the
+// decision hook (Decision.ReportOnly is set) but denies nothing: requests
+// that would be refused are served, and their responses carry an
+// Agentready-Report-Only header naming the decision that would have
+// applied, as Content-Security-Policy-Report-Only does for CSP. Use it to
+// watch real traffic under a new declaration or classifier before
+// enforcing. Discovery documents are served as always; sessions and the
+// audit trail, which are not enforcement, keep working.
+func WithReportOnly() Option {
+	return func(st *settings) error {
+		st.reportOnly = true
+		return nil
+	}
+}
+
+// WithProbes lets infrastructure probes through without enforcement:
+// requests to the given exact paths ("/healthz", "/readyz") from any
+// client, and requests from the given networks (CIDRs or addresses: the
+// load balancer's, the orchestrator's), whatever they ask for. A
+// User-Agent alone never passes (anyone can send "kube-probe/1.30"). Pass
+// nil for either list to leave it empty. The client address is the one
+// rate limits use (WithTrustedProxies applies).
+func WithProbes(paths, cidrs []string) Option {
+	return func(st *settings) error {
+		for _, p := range paths {
+			if p == "" || p[0] != '/' {
+				return fmt.Errorf("WithProbes: path %q does not start with \"/\"", p)
+			}
+		}
+		st.probePaths = append(st.probePaths, paths...)
+		st.probeNets = append(st.probeNets, cidrs...)
 		return nil
 	}
 }

@@ -29,7 +29,7 @@ func TestSessionsUnderBindings(t *testing.T) {
 			site.Capabilities[i].RateLimit = config.PerMinute(2)
 		}
 	}
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey))
+	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestSessionEndpointRateLimited(t *testing.T) {
 	clock := enforce.NewFakeClock(time.Time{})
 	site := acme()
 	site.RateLimit = config.PerMinute(2)
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithClock(clock.Now))
+	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithClock(clock.Now), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
 	if err != nil {
 		t.Fatal(err)
 	}

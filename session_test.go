@@ -47,7 +47,8 @@ func acme() config.Site {
 // shopServer serves the demo shop behind a v0.1.0 Middleware.
 func shopServer(t *testing.T, opts ...agentready.Option) (*httptest.Server, *agentready.Middleware) {
 	t.Helper()
-	opts = append([]agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey)}, opts...)
+	opts = append([]agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents)}, opts...)
 	m, err := agentready.New(acme(), opts...)
 	if err != nil {
 		t.Fatal(err)

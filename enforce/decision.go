@@ -31,9 +31,14 @@ const (
 	// request has no valid X-Agent-Session (missing, unknown, expired,
 	// foreign): 401 (503 when the session store fails). Err says which.
 	DenySession
+	// DenyTarget: the request target is one routers read differently (an
+	// encoded '/', a dot or empty segment, a backslash, a NUL; see
+	// policy.CheckTarget), refused before any rule is consulted: 400.
+	// Err is the *policy.TargetError.
+	DenyTarget
 )
 
-var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session"}
+var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -52,7 +57,9 @@ type Decision struct {
 	// Status is the HTTP status of a denial (403, 401, 429, 503), 0 when the
 	// request is let through.
 	Status int
-	// Class is how the User-Agent was classified.
+	// Class is how the client was classified: Class.Kind says whether a
+	// declared name, a known agent, a generic client or nothing known
+	// (unknown) made it an agent, or that it is a browser.
 	Class policy.Class
 	// Agent is the name of the agent policy that applied ("claude", "*"),
 	// "" when none did.
@@ -76,6 +83,12 @@ type Decision struct {
 	// Err is the store's error for StoreError or a Degraded decision, or
 	// the credential check's error for DenyAuth.
 	Err error
+	// PresenceOnly is set when the capability's declared auth was checked
+	// for the credential's presence only: no Authenticator is configured.
+	PresenceOnly bool
+	// ReportOnly is set when the enforcer runs in report-only mode and this
+	// decision, a denial, was not applied: the request was served.
+	ReportOnly bool
 	// Degraded is set when the rate-limit store answered by its failure
 	// policy (a Failover whose primary, Redis, is failing): the limits were
 	// counted by the fallback store, per replica (FallbackMemory), or not
@@ -108,6 +121,8 @@ func statusOf(o Outcome) int {
 		return http.StatusServiceUnavailable
 	case DenySession:
 		return http.StatusUnauthorized
+	case DenyTarget:
+		return http.StatusBadRequest
 	}
 	return 0
 }

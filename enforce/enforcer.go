@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +48,21 @@ type Config struct {
 	// Logger receives configuration problems found while serving (a route
 	// bound to an undeclared capability). Default slog.Default().
 	Logger *slog.Logger
+	// ImplicitAIOnly applies draft-car 2.6's implicit rules (a site that
+	// declares no Allow or Disallow, Policy.Implicit) only to declared and
+	// known agents; generic and unknown clients are then subject to no
+	// path rule. Capability scope, auth and limits apply to all agents.
+	ImplicitAIOnly bool
+	// ReportOnly decides and reports every request but denies none: a
+	// request that would be denied is served, its decision (with
+	// ReportOnly set) goes to OnDecision, and its response carries the
+	// HeaderReportOnly header.
+	ReportOnly bool
+	// ProbePaths are exact request paths served to any client without
+	// enforcement (health checks); ProbeNets are client networks (CIDRs or
+	// addresses) whose requests are (load balancers, orchestrators).
+	ProbePaths []string
+	ProbeNets  []string
 	// Sessions, when set, enforces v0.1.0 sessions: a session-required
 	// capability answers 401 without a valid X-Agent-Session, and a valid
 	// session is put in the request context (session.FromContext).
@@ -75,6 +91,11 @@ type Enforcer struct {
 	hook    func(Decision)
 	classFn func(r *http.Request) policy.Class
 	log     *slog.Logger
+
+	implicitAI bool
+	reportOnly bool
+	probePaths map[string]bool
+	probeNets  []netip.Prefix
 
 	sessions *session.Manager
 	audit    audit.Store
@@ -118,11 +139,24 @@ func New(cfg Config) (*Enforcer, error) {
 	p := cfg.Policy
 	e := &Enforcer{p: p, store: cfg.Store, ip: cfg.ClientIP, key: cfg.Key, byAgent: cfg.ByAgent,
 		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
-		sessions: cfg.Sessions}
+		sessions: cfg.Sessions, implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
+	for _, path := range cfg.ProbePaths {
+		if e.probePaths == nil {
+			e.probePaths = map[string]bool{}
+		}
+		e.probePaths[path] = true
+	}
 	if cfg.Sessions != nil && cfg.Audit != nil {
 		e.audit = cfg.Audit
 		e.auditOwned = builtinAudit(cfg.Audit)
 		_, e.auditMem = cfg.Audit.(*audit.MemoryStore)
+	}
+	for _, n := range cfg.ProbeNets {
+		pfx, err := parseTrusted(n)
+		if err != nil {
+			return nil, fmt.Errorf("enforce: probe network %q: %w", n, err)
+		}
+		e.probeNets = append(e.probeNets, pfx)
 	}
 	e.scratchPool.New = func() any { return new(scratch) }
 	e.uas = newUACache()
@@ -252,38 +286,17 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		d.Outcome = Pass
 		return
 	}
-	ai := e.setAgent(d)
-
-	// Access (draft-car 2.6, robots.txt precedence).
-	var path string
-	raw := r.URL.EscapedPath()
-	if t, ok := canonicalTarget(r, raw); ok {
-		path = t // already canonical: match the request's own string
-	} else {
-		var buf [512]byte
-		cp := policy.Canonical(buf[:0], raw, r.URL.RawQuery)
-		path = unsafe.String(unsafe.SliceData(cp), len(cp))
-	}
-	if len(path) > policy.MaxPathLen {
-		// Rules match only the first MaxPathLen bytes; a longer path is not
-		// decided on a truncated view.
-		d.Outcome, d.Rule = DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
-		return
-	}
-	if rule, ok := p.Rules.Match(path); ok {
-		d.Rule = e.ruleText(rule)
-		if !rule.Allow {
-			d.Outcome = DenyPath
+	if e.probePaths != nil || e.probeNets != nil {
+		if rule := e.probe(r); rule != "" {
+			d.Outcome, d.Rule = Pass, rule
 			return
 		}
 	}
+	ai := e.setAgent(d)
 
-	// Capability scope (draft-car 2.7).
-	if ci < 0 {
-		if q := strings.IndexByte(path, '?'); q >= 0 {
-			path = path[:q]
-		}
-		ci = p.Route(r.Method, path)
+	ci, ok := e.access(r, ci, d)
+	if !ok {
+		return
 	}
 	if ci >= 0 {
 		c := &p.Capabilities[ci]
@@ -295,6 +308,7 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		}
 		// Declared auth (draft-car 2.5 Auth).
 		if c.Auth.Required() {
+			d.PresenceOnly = e.auth == nil
 			cred := credential(r, &c.Auth)
 			if cred == "" {
 				d.Outcome, d.Rule = DenyAuth, e.authText[ci]
@@ -310,6 +324,130 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 	}
 
 	e.rateLimit(r, ai, ci, consume, d)
+}
+
+// access takes the path decision (draft-car 2.6, robots.txt precedence)
+// and resolves the capability the request addresses when ci < 0 (no route
+// binding names one). It decides on every reading of the target a router
+// may route: the RFC 9309 form, and the unescaped form when the path
+// escapes a sub-delim (policy.Decoded); targets that routers read
+// differently are refused before any rule. ok is false when d is decided
+// (a denial).
+func (e *Enforcer) access(r *http.Request, ci int, d *Decision) (int, bool) {
+	raw := r.URL.EscapedPath()
+	if r.URL.RawPath != "" && r.URL.RawPath != raw {
+		// The URL's two paths disagree (a middleware changed one): chi
+		// routes RawPath, ServeMux the escaped Path.
+		d.Outcome, d.Err = DenyTarget, errRawPathMismatch
+		return ci, false
+	}
+	if t, ok := canonicalTarget(r, raw); ok {
+		// Already canonical, and both readings are the request's own
+		// string: match it without a copy.
+		return e.decidePath(r, t, "", ci, d)
+	}
+	return e.accessSlow(r, raw, ci, d)
+}
+
+// accessSlow is access for a target that needs canonicalising. Its
+// readings live in its own frame, for the duration of decidePath.
+func (e *Enforcer) accessSlow(r *http.Request, raw string, ci int, d *Decision) (int, bool) {
+	if err := policy.CheckTarget(raw); err != nil {
+		d.Outcome, d.Err = DenyTarget, err
+		return ci, false
+	}
+	var buf, buf2 [512]byte
+	cp := policy.Canonical(buf[:0], raw, r.URL.RawQuery)
+	path, alt := unsafe.String(unsafe.SliceData(cp), len(cp)), ""
+	if policy.HasDecodable(raw) {
+		dp := policy.Decoded(buf2[:0], raw, r.URL.RawQuery)
+		alt = unsafe.String(unsafe.SliceData(dp), len(dp))
+	}
+	return e.decidePath(r, path, alt, ci, d)
+}
+
+// decidePath matches the rules against path and, when it is not "", its
+// other reading alt (either reading's denial denies), and routes both to a
+// capability. It keeps neither string.
+func (e *Enforcer) decidePath(r *http.Request, path, alt string, ci int, d *Decision) (int, bool) {
+	p := e.p
+	if len(path) > policy.MaxPathLen || len(alt) > policy.MaxPathLen {
+		// Rules match only the first MaxPathLen bytes; a longer path is not
+		// decided on a truncated view.
+		d.Outcome, d.Rule = DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
+		return ci, false
+	}
+	var rule *policy.Rule
+	matched := false
+	if !e.implicitAI || d.Class.Kind == policy.Declared || d.Class.Kind == policy.Known {
+		rule, matched = p.Rules.Match(path)
+		if alt != "" {
+			// Either reading's denial denies.
+			if r2, ok := p.Rules.Match(alt); ok && !r2.Allow && (!matched || rule.Allow) {
+				rule, matched = r2, true
+			}
+		}
+	}
+	if matched {
+		d.Rule = e.ruleText(rule)
+		if !rule.Allow {
+			d.Outcome = DenyPath
+			return ci, false
+		}
+	}
+	// Capability scope (draft-car 2.7): by endpoint, unless bound.
+	if ci < 0 {
+		ci = p.Route(r.Method, pathOnly(path))
+		if alt != "" {
+			switch c2 := p.Route(r.Method, pathOnly(alt)); {
+			case ci < 0:
+				ci = c2
+			case c2 >= 0 && c2 != ci:
+				d.Outcome, d.Err = DenyTarget, errTwoCapabilities
+				return ci, false
+			}
+		}
+	}
+	return ci, true
+}
+
+// The reasons for DenyTarget that the enforcer finds itself; the others
+// are policy.CheckTarget's.
+var (
+	errRawPathMismatch = &policy.TargetError{Reason: "the request URL's raw path and path disagree"}
+	errTwoCapabilities = &policy.TargetError{Reason: "the path's escaped and unescaped readings address two different capabilities"}
+)
+
+// probe returns why r is an infrastructure probe that passes without
+// enforcement (a probe path, a probe network), or "".
+func (e *Enforcer) probe(r *http.Request) string {
+	if e.probePaths[r.URL.Path] {
+		return RuleProbePath
+	}
+	if len(e.probeNets) > 0 {
+		addr := e.ip.Addr(r)
+		for _, n := range e.probeNets {
+			if n.Contains(addr) {
+				return RuleProbeNetwork
+			}
+		}
+	}
+	return ""
+}
+
+// Rules of a Pass for an infrastructure probe (Config.ProbePaths,
+// Config.ProbeNets).
+const (
+	RuleProbePath    = "probe path"
+	RuleProbeNetwork = "probe network"
+)
+
+// pathOnly is a canonical target without its query.
+func pathOnly(t string) string {
+	if q := strings.IndexByte(t, '?'); q >= 0 {
+		return t[:q]
+	}
+	return t
 }
 
 // allow asks the store for d's limits. The MemoryStore is called directly
@@ -337,13 +475,28 @@ func (e *Enforcer) classify(r *http.Request) policy.Class {
 	if e.classFn != nil {
 		return e.classFn(r)
 	}
-	// The header map is read directly: "User-Agent" is canonical already,
-	// and Header.Get would canonicalise it again on every request.
+	// The header map is read directly: the keys are canonical already,
+	// and Header.Get would canonicalise them again on every request.
 	var ua string
-	if v := r.Header["User-Agent"]; len(v) > 0 {
+	v := r.Header["User-Agent"]
+	if len(v) > 0 {
 		ua = v[0]
 	}
-	return e.uas.classify(e.p.Classifier, ua)
+	c := e.uas.classify(e.p.Classifier, ua)
+	if c.Kind == policy.Browser && (len(v) > 1 || agentHeaders(r.Header)) {
+		// Two User-Agents, or a browser's that comes with an agent's
+		// session or signature (ChatGPT's agent sends a Chrome User-Agent
+		// and a Web Bot Auth signature): an agent, under "*".
+		return policy.Class{Kind: policy.Unknown, Policy: -1}
+	}
+	return c
+}
+
+// agentHeaders reports whether h carries what only agents send: a v0.1.0
+// session (X-Agent-Session), a Web Bot Auth Signature-Agent, or an RFC
+// 9421 Signature-Input.
+func agentHeaders(h http.Header) bool {
+	return len(h["X-Agent-Session"]) > 0 || len(h["Signature-Input"]) > 0 || len(h["Signature-Agent"]) > 0
 }
 
 // ruleText is the declaration line of a matched rule.
@@ -390,11 +543,17 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 // or not they match its declared endpoint. Under Wrap, the checks Wrap made
 // are not repeated. A route bound to an undeclared ID answers 500 and is
 // logged once, when bound: a configuration error must not open the route.
-func (e *Enforcer) Capability(id string) func(http.Handler) http.Handler {
+func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) http.Handler {
 	ci, ok := e.p.CapabilityIndex(id)
 	e.bound.Add(1)
 	if !ok {
 		e.log.Error("agentready: route bound to an undeclared capability; it answers 500", "capability", id)
+	}
+	var b binding
+	for _, o := range opts {
+		if o != nil {
+			o(&b)
+		}
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -402,6 +561,12 @@ func (e *Enforcer) Capability(id string) func(http.Handler) http.Handler {
 				_ = WriteProblem(w, Problem{Status: http.StatusInternalServerError,
 					Detail: fmt.Sprintf("this route is bound to capability %q, which the site does not declare", id)})
 				return
+			}
+			if b.authAll && e.p.Capabilities[ci].Auth.Required() {
+				if d, denied := e.browserAuth(r, ci); denied {
+					e.answer(w, r, next, &d)
+					return
+				}
 			}
 			st, _ := r.Context().Value(stateKey{}).(*state)
 			switch {
@@ -415,6 +580,48 @@ func (e *Enforcer) Capability(id string) func(http.Handler) http.Handler {
 			}
 		})
 	}
+}
+
+// BindOption changes what a Capability binding checks.
+type BindOption func(*binding)
+
+type binding struct {
+	authAll bool
+}
+
+// AuthForEveryClient makes a Capability binding check the capability's
+// declared auth for every client, browsers included: a browser without
+// the credential (or whose credential the Authenticator rejects) gets 401
+// problem+json. Without it, browsers pass untouched, as everywhere.
+func AuthForEveryClient() BindOption {
+	return func(b *binding) { b.authAll = true }
+}
+
+// browserAuth checks capability ci's declared auth for a request that is
+// not an agent's (agents go through the pipeline, which checks it). denied
+// reports a DenyAuth decision in d.
+func (e *Enforcer) browserAuth(r *http.Request, ci int) (d Decision, denied bool) {
+	d.Class = e.classify(r)
+	if d.Class.Agent() {
+		return d, false
+	}
+	c := &e.p.Capabilities[ci]
+	d.Capability, d.cap1, d.PresenceOnly = c.ID, ci+1, e.auth == nil
+	cred := credential(r, &c.Auth)
+	switch {
+	case cred == "":
+		d.Outcome, d.Rule = DenyAuth, e.authText[ci]
+	case e.auth != nil:
+		if err := e.auth(r, c.Decl, cred); err != nil {
+			d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
+		}
+	}
+	if d.Outcome != DenyAuth {
+		return d, false
+	}
+	d.Status = statusOf(d.Outcome)
+	d.ReportOnly = e.reportOnly
+	return d, true
 }
 
 // stateKey carries what Wrap decided to a Capability binding behind it.
@@ -451,8 +658,9 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 		return
 	}
 	d.Status = statusOf(d.Outcome)
+	d.ReportOnly = e.reportOnly && d.Outcome != Allow
 	var st *state
-	if d.Outcome == Allow && ci < 0 && e.bound.Load() > 0 {
+	if (d.Outcome == Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0 {
 		// A Capability binding behind may need to know what was decided.
 		st = &state{agent: d.agent1 - 1, capability: d.cap1 - 1, client: d.client}
 	}
@@ -473,15 +681,53 @@ func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Hand
 	if e.hook != nil {
 		e.hook(*d)
 	}
-	switch d.Outcome {
-	case Pass:
+	switch {
+	case d.Outcome == Pass:
 		next.ServeHTTP(w, r)
-	case Allow:
+	case d.Outcome == Allow:
 		e.setRateHeaders(w, d)
+		next.ServeHTTP(w, r)
+	case d.ReportOnly:
+		setReportHeader(w, d)
 		next.ServeHTTP(w, r)
 	default:
 		e.deny(w, r, d)
 	}
+}
+
+// HeaderReportOnly names, on a response served in report-only mode, the
+// decision that would have applied: the outcome, then the status and the
+// rule as structured-field parameters (RFC 9651), as in
+// `deny-path;status=403;rule="Disallow: /admin/*"`.
+const HeaderReportOnly = "Agentready-Report-Only"
+
+// setReportHeader adds HeaderReportOnly for d, a denial not applied.
+func setReportHeader(w http.ResponseWriter, d *Decision) {
+	v := d.Outcome.String() + ";status=" + strconv.Itoa(d.Status)
+	rule := d.Rule
+	if rule == "" && d.Err != nil {
+		rule = d.Err.Error()
+	}
+	if rule != "" {
+		v += ";rule=" + sfString(rule)
+	}
+	w.Header()[HeaderReportOnly] = []string{v}
+}
+
+// sfString is s as a structured-field String (RFC 9651 3.3.3): quoted,
+// '"' and '\' escaped, other bytes outside printable ASCII dropped.
+func sfString(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c >= 0x20 && c < 0x7f:
+			b = append(b, c)
+		}
+	}
+	return string(append(b, '"'))
 }
 
 // withState returns ctx telling a Capability binding behind Wrap what Wrap
@@ -533,6 +779,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		}
 	}
 	d.Status = statusOf(d.Outcome)
+	d.ReportOnly = e.reportOnly && d.Outcome != Allow
 	d.cap1 = ci + 1
 	if st.aw != nil {
 		// Wrap is recording this session-bound request: the event is this
@@ -618,6 +865,8 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		prob.Title = "Quota Exceeded"
 		prob.Extra["limit"] = d.Limit
 		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
+	case DenyTarget:
+		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a path that every router reads the same way", r.RequestURI, d.Err)
 	case StoreError:
 		retry := 1
 		var ue *UnavailableError

@@ -39,16 +39,19 @@ const (
 const MaxAuditBody = 64 << 10
 
 // Identify returns who is calling, the way sessions are bound: the agent
-// identity is the declared agent policy that applies ("claude", "*"), else
-// the known agent or generic client name the User-Agent was classified as,
-// else "*"; the client is ClientKey of the client address (trusted proxies
-// honoured). ok is false for browsers: only agents hold sessions.
+// identity is the declared agent policy the User-Agent names ("claude"),
+// else the known agent or generic client name it was classified as
+// ("ClaudeBot", "curl"), else, for an unknown agent, "*/" and the first
+// product token of its User-Agent ("*/ShopAgent"), or "*" when it has
+// none; the client is ClientKey of the client address (trusted proxies
+// honoured; an IPv6 client's /64). ok is false for browsers: only agents
+// hold sessions. A session's token is refused from any other identity.
 func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix, ok bool) {
 	c := e.classify(r)
 	if !c.Agent() {
 		return "", netip.Prefix{}, false
 	}
-	return e.agentIdentity(c), ClientKey(e.ip.Addr(r)), true
+	return e.agentIdentity(r, c), ClientKey(e.ip.Addr(r)), true
 }
 
 // identityOf is Identify from a decision already made for r: the class is
@@ -59,20 +62,31 @@ func (e *Enforcer) identityOf(r *http.Request, d *Decision) (string, netip.Prefi
 	if e.key != nil || e.byAgent || !client.IsValid() {
 		client = ClientKey(e.ip.Addr(r))
 	}
-	return e.agentIdentity(d.Class), client
+	return e.agentIdentity(r, d.Class), client
 }
 
-// agentIdentity is the agent a session is bound to: the declared policy
-// that applies, else the known agent's name, else "*".
-func (e *Enforcer) agentIdentity(c policy.Class) (agent string) {
-	switch ai := e.agentIndex(c); {
-	case ai >= 0:
-		return e.p.Agents[ai].Name
-	case c.Name != "":
+// agentIdentity is the agent a session is bound to (see Identify).
+func (e *Enforcer) agentIdentity(r *http.Request, c policy.Class) (agent string) {
+	if c.Kind == policy.Declared && c.Policy >= 0 && c.Policy < len(e.p.Agents) {
+		return e.p.Agents[c.Policy].Name
+	}
+	if c.Name != "" {
 		return c.Name
+	}
+	var ua string
+	if v := r.Header["User-Agent"]; len(v) > 0 {
+		ua = v[0]
+	}
+	tokens := policy.ProductTokens(ua)
+	if name, ok := tokens.Next(); ok {
+		return "*/" + name[:min(len(name), maxProductLen)]
 	}
 	return "*"
 }
+
+// maxProductLen bounds the product token an unknown agent's session
+// identity keeps.
+const maxProductLen = 64
 
 // wantsSession reports whether the session part runs for d: an agent
 // request with a session header, or one addressing a session-required
@@ -99,18 +113,23 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 	// audit timestamp.
 	now := e.sessions.Now()
 	s := e.checkSession(r, d, now)
+	d.ReportOnly = e.reportOnly && d.Outcome != Allow
 	if e.hook != nil {
 		e.hook(*d)
 	}
 	if s == nil {
-		switch d.Outcome {
-		case Allow:
-			e.setRateHeaders(w, d)
+		switch {
+		case d.Outcome == Allow || d.ReportOnly:
+			if d.ReportOnly {
+				setReportHeader(w, d)
+			} else {
+				e.setRateHeaders(w, d)
+			}
 			if st != nil {
 				r = r.WithContext(withState(r.Context(), st))
 			}
 			next.ServeHTTP(w, r)
-		case DenySession:
+		case d.Outcome == DenySession:
 			e.denySession(w, d)
 		default:
 			e.deny(w, r, d)
@@ -122,13 +141,17 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 	if e.audit != nil {
 		e.newEvent(r, d, aw, now)
 	}
-	if d.Outcome != Allow {
+	if d.Outcome != Allow && !d.ReportOnly {
 		e.deny(aw, r, d)
 		aw.finish()
 		aw.release()
 		return
 	}
-	e.setRateHeaders(w, d)
+	if d.ReportOnly {
+		setReportHeader(w, d)
+	} else {
+		e.setRateHeaders(w, d)
+	}
 	if st != nil {
 		st.aw = aw // a Capability binding behind may name the capability
 	}
@@ -209,7 +232,8 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		// Not a declared capability: the audit log names the path called.
 		ev.Capability = r.URL.Path
 	}
-	if d.Outcome == Allow {
+	if d.Outcome == Allow || d.ReportOnly {
+		// A report-only denial is served: the trail records what happened.
 		ev.PolicyResult.Decision = audit.Allow
 	}
 }

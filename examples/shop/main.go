@@ -64,6 +64,9 @@ func main() {
 		agentready.WithDialect(config.DialectV010),
 		agentready.WithAuditKey(key),
 		agentready.WithLogger(logger),
+		// The shop declares no Allow/Disallow rules: every automated
+		// client may use its capabilities and nothing else (draft-car 2.6).
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents),
 	}
 	if *redisAddr != "" {
 		client := redis.NewClient(&redis.Options{Addr: *redisAddr, DialTimeout: time.Second,
