@@ -2,7 +2,7 @@ package policy
 
 import "strings"
 
-// A browser is recognised positively (DESIGN.md, "Where the drafts
+// A browser is recognised positively (the design document, "Where the drafts
 // collide", item 9): a User-Agent passes as a browser only when it has the
 // shape every current browser sends,
 //
