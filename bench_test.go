@@ -36,6 +36,11 @@ func pipelineCases() []pipelineCase {
 		// ClaudeBot under "*": no limit applies to /api/other.
 		{name: "agent-no-limit", method: "GET", target: "/api/other", ua: uaClaudeBot},
 		{name: "browser", method: "GET", target: "/api/search?q=tent", ua: uaChrome},
+		// Targets that need canonicalising: an escaped unreserved byte (one
+		// reading), and an escaped sub-delim (two readings: RFC 9309's and
+		// the unescaped one ServeMux routes).
+		{name: "agent-escaped", method: "GET", target: "/api/s%65arch?q=tent", ua: uaClaudeDeclared},
+		{name: "agent-two-readings", method: "GET", target: "/api/a%3Bb", ua: uaClaudeBot},
 		{name: "document-200", method: "GET", target: "/.well-known/agents.txt", ua: uaClaudeBot},
 		{name: "document-304", method: "GET", target: "/.well-known/agents.txt", ua: uaClaudeBot, inm: "etag", want: 304},
 	}
@@ -125,7 +130,8 @@ func BenchmarkPipelineParallel(b *testing.B) {
 // documents and agents without limits; one (the RateLimit value) with them.
 func TestPipelineAllocs(t *testing.T) {
 	h, etag := newPipeline(t)
-	want := map[string]float64{"agent-matched-limits": 1, "agent-no-limit": 0, "browser": 0, "document-200": 0, "document-304": 0}
+	want := map[string]float64{"agent-matched-limits": 1, "agent-no-limit": 0, "browser": 0, "document-200": 0, "document-304": 0,
+		"agent-escaped": 1, "agent-two-readings": 0}
 	for _, c := range pipelineCases() {
 		r := c.request(etag)
 		w := &reusableWriter{h: http.Header{}}

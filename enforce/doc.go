@@ -5,9 +5,14 @@
 // # The Enforcer
 //
 // Enforcer applies a compiled policy (package policy) to requests. Wrap
-// runs the whole pipeline before a handler: classify the User-Agent
-// (browsers pass untouched), path rules, capability scope, declared auth,
-// rate limits; a denial is problem+json naming the rule. Capability binds
+// runs the whole pipeline before a handler: classify the client (only a
+// plausible browser passes untouched; every other client is an agent),
+// the request target (one that routers read differently is refused with
+// 400, DenyTarget; the others are decided on every reading a router may
+// route, see policy.CheckTarget), path rules, capability scope, declared
+// auth, rate limits; a denial is problem+json naming the rule. With
+// Config.ReportOnly nothing is denied: the decision is reported and named
+// in the HeaderReportOnly response header. Capability binds
 // a route to one capability, completing what Wrap decided or, alone, doing
 // it all. LimitOnly applies the rate limits alone, for endpoints exempt
 // from path rules (the v0.1.0 session endpoint). Explain returns the

@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/agentready/agentready/policy"
@@ -38,4 +39,21 @@ func TestCanonicalTarget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzUnescapesTo holds unescapesTo to net/url: raw decodes to path
+// exactly when url.PathUnescape(raw) == path.
+func FuzzUnescapesTo(f *testing.F) {
+	for _, s := range [][2]string{{"/a%3Bb", "/a;b"}, {"/s%65arch", "/search"}, {"/a%2Fb", "/a/b"}, {"/x", "/y"}, {"/%zz", "/%zz"}, {"/a%", "/a%"}, {"/%41", "/A"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, raw, path string) {
+		want, err := url.PathUnescape(raw)
+		if got := unescapesTo(raw, path); got != (err == nil && want == path) {
+			t.Fatalf("unescapesTo(%q, %q) = %v; url.PathUnescape gives %q, %v", raw, path, got, want, err)
+		}
+		if err == nil && !unescapesTo(raw, want) {
+			t.Fatalf("unescapesTo(%q, %q) = false", raw, want)
+		}
+	})
 }

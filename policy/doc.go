@@ -7,12 +7,29 @@
 //
 // # Paths
 //
-// A request path is first put in canonical form (Canonical): unreserved
-// escapes decoded, other escapes upper-cased, %2F and %2E decoded before
-// dot segments are removed, empty segments collapsed, and the query
-// appended as "?query". Rule patterns are canonicalised the same way when
-// compiled, so "/%61dmin" in a rule is "/admin", and /x/..%2fadmin cannot
-// slip past a rule for /admin.
+// Routers do not route one request target the same way: net/http.ServeMux
+// cleans the escaped path and unescapes it segment by segment, so
+// "/admin/..%2Fapi" reaches its "/admin/" handler ("..%2Fapi" is one
+// segment to it), while chi routes the raw path and resolves no "..". A
+// path decision must hold for every router, so:
+//
+//   - CheckTarget refuses the targets routers read differently: an encoded
+//     '/' (%2F), a backslash raw or encoded, a control character, a dot
+//     segment ("." or "..", raw or with %2E), an empty segment ("//"), a
+//     path not starting with '/'. The enforcing middleware answers them 400
+//     before any rule (RFC 3986 2.2 and 5.2.4 say what each means; routers
+//     do not agree with it or with each other);
+//   - every other target is decided on each of its readings: Canonical,
+//     the RFC 9309 2.2.2 form (unreserved escapes decoded, other escapes
+//     kept, upper-cased), and, when HasDecodable says the two differ,
+//     Decoded, the form a router that unescapes routes ("/a%3Bb" is
+//     "/a;b"). A request is allowed only if every reading is.
+//
+// Patterns are matched as published: only the request is canonicalised.
+// A pattern's escapes are normalised the same way, nothing is resolved or
+// collapsed, and config.ValidatePattern rejects what no admitted request
+// can hold (%2F, dot and empty segments, backslashes, control escapes) and
+// escaped sub-delimiters, which Go's routers decode.
 //
 // Rules follow robots.txt as Google's reference parser applies them (RFC
 // 9309 2.2.2 and 2.2.3):
@@ -42,20 +59,27 @@
 //
 // # User-Agents
 //
-// Classify reads the product tokens of a User-Agent (see Tokens): the
-// first product token, every top-level product's name (the text before
-// its '/', products separated by whitespace, ';' or ','), and the name of
-// every item of every comment (items separated by ';' and ','; a name ends
-// at '/' or whitespace). Each name is compared case-insensitively and
-// exactly with the site's declared agent names, the known-agent list and
-// the generic-client list: "spider" does not match "Baiduspider", and
-// "claude" does not match "ClaudeBot". A declared name wins wherever it
-// appears in the User-Agent; otherwise the first token in order that is a
-// known or generic name decides (for the same name, known before
-// generic). With no match the client is a browser, except that a
-// User-Agent with no product token at all (empty) is a generic client.
-// Only the first MaxUserAgentLen bytes and MaxUserAgentTokens names are
-// read.
+// A browser is recognised positively; every other client is an agent (see
+// plausibleBrowser in browser.go for the exact shape: "Mozilla/5.0
+// (<platform>) <engine> <browser products>" with no bot marker, a marker
+// being a whole word such as "bot" or "crawler", never a substring, so the
+// phone model "Cubot" is a browser). Among agents, Classify reads the
+// product tokens of a User-Agent (see Tokens): the first product token,
+// every top-level product's name (the text before its '/', products
+// separated by whitespace, ';' or ','), and the name of every item of
+// every comment (items separated by ';' and ','; a name ends at '/' or
+// whitespace). Each name is compared case-insensitively and exactly with
+// the site's declared agent names, the known-agent list and the
+// generic-client list: "spider" does not match "Baiduspider", and "claude"
+// does not match "ClaudeBot". A declared name wins wherever it appears;
+// otherwise the first token in order that is a known or generic name
+// decides (for the same name, known before generic). With no match the
+// client is a Browser when its User-Agent is a plausible browser's or
+// carries a token of WithBrowserTokens, and Unknown otherwise: empty,
+// unnamed, malformed, or longer than the MaxUserAgentLen bytes read.
+//
+// The browser test is held to real traffic no one here wrote (testdata/ua:
+// the npm packages user-agents, crawler-user-agents and isbot).
 //
 // Classification says who a client claims to be. It does not authenticate:
 // any client can send any User-Agent.
