@@ -38,11 +38,24 @@
 //			Endpoint:    "https://example.com/api/search",
 //			RateLimit:   config.PerMinute(60),
 //		}},
+//		Access: config.Access{Allow: []string{"/"}, Disallow: []string{"/admin/*"}},
 //	})
 //	if err != nil {
 //		log.Fatal(err)
 //	}
 //	http.ListenAndServe(":8080", m.Handler(mux))
+//
+// # Enforce
+//
+// Every client that is not positively a browser is an agent, under its
+// declared policy or "*". An agent request whose target routers read
+// differently (an encoded "/", a dot or empty segment, a backslash, a NUL)
+// is refused with 400; any other is decided on every reading a router may
+// route, against the path rules, the capability scope, the declared auth
+// and the rate limits. A site without Allow/Disallow rules says to whom
+// draft-car 2.6's capability-only default applies (WithImplicitAccess);
+// WithReportOnly decides and reports without denying. See the README,
+// "Enforcement".
 //
 // # Sessions and the audit trail
 //

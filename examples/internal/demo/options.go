@@ -20,8 +20,11 @@ func (a *App) Options(log *slog.Logger) []agentready.Option {
 			if d.Outcome == enforce.Pass {
 				return // a browser: not an agent request
 			}
-			attrs := []any{"outcome", d.Outcome.String(), "status", d.Status,
-				"agent", d.Agent, "ua", d.Class.Name, "capability", d.Capability, "rule", d.Rule, "limit", d.Limit}
+			attrs := []any{"outcome", d.Outcome.String(), "status", d.Status, "agent", d.Agent,
+				"class", d.Class.Kind.String(), "ua", d.Class.Name, "capability", d.Capability, "rule", d.Rule, "limit", d.Limit}
+			if d.Err != nil {
+				attrs = append(attrs, "err", d.Err.Error())
+			}
 			if d.Degraded {
 				// Redis is down: counted by the failure policy (-redis).
 				attrs = append(attrs, "degraded", true)
