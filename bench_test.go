@@ -27,6 +27,9 @@ var nop = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 type pipelineCase struct {
 	name, method, target, ua, inm string
 	want                          int
+	// chrome adds the other request headers Chrome sends with a
+	// navigation, so that header lookups cost what they do in production.
+	chrome bool
 }
 
 func pipelineCases() []pipelineCase {
@@ -36,6 +39,7 @@ func pipelineCases() []pipelineCase {
 		// ClaudeBot under "*": no limit applies to /api/other.
 		{name: "agent-no-limit", method: "GET", target: "/api/other", ua: uaClaudeBot},
 		{name: "browser", method: "GET", target: "/api/search?q=tent", ua: uaChrome},
+		{name: "browser-chrome-headers", method: "GET", target: "/api/search?q=tent", ua: uaChrome, chrome: true},
 		// Targets that need canonicalising: an escaped unreserved byte (one
 		// reading), and an escaped sub-delim (two readings: RFC 9309's and
 		// the unescaped one ServeMux routes).
@@ -67,6 +71,24 @@ func (c pipelineCase) request(etag string) *http.Request {
 	r.Header.Set("User-Agent", c.ua)
 	if c.inm != "" {
 		r.Header.Set("If-None-Match", etag)
+	}
+	if c.chrome {
+		for k, v := range map[string]string{
+			"Accept":                    "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8",
+			"Accept-Encoding":           "gzip, deflate, br, zstd",
+			"Accept-Language":           "en-US,en;q=0.9",
+			"Cookie":                    "session=abc",
+			"Sec-Ch-Ua":                 `"Chromium";v="131", "Not_A Brand";v="24"`,
+			"Sec-Ch-Ua-Mobile":          "?0",
+			"Sec-Ch-Ua-Platform":        `"Windows"`,
+			"Sec-Fetch-Dest":            "document",
+			"Sec-Fetch-Mode":            "navigate",
+			"Sec-Fetch-Site":            "none",
+			"Sec-Fetch-User":            "?1",
+			"Upgrade-Insecure-Requests": "1",
+		} {
+			r.Header.Set(k, v)
+		}
 	}
 	return r
 }
@@ -131,7 +153,7 @@ func BenchmarkPipelineParallel(b *testing.B) {
 func TestPipelineAllocs(t *testing.T) {
 	h, etag := newPipeline(t)
 	want := map[string]float64{"agent-matched-limits": 1, "agent-no-limit": 0, "browser": 0, "document-200": 0, "document-304": 0,
-		"agent-escaped": 1, "agent-two-readings": 0}
+		"agent-escaped": 1, "agent-two-readings": 0, "browser-chrome-headers": 0}
 	for _, c := range pipelineCases() {
 		r := c.request(etag)
 		w := &reusableWriter{h: http.Header{}}
