@@ -239,7 +239,10 @@ func WithAgentLists(opts ...policy.ClassifierOption) Option {
 
 // WithClassifier replaces User-Agent classification: f says whether a
 // request comes from an agent and which declared policy applies
-// (Class.Policy indexes Site.Agents when Class.Kind is policy.Declared).
+// (Class.Policy indexes Site.Agents when Class.Kind is policy.Declared). A
+// request f calls a browser's is still an agent's (policy.Unknown, under
+// "*") when it carries X-Agent-Session, Signature-Input or
+// Signature-Agent, or two User-Agent headers.
 func WithClassifier(f func(r *http.Request) policy.Class) Option {
 	return func(st *settings) error {
 		if f == nil {

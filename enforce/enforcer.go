@@ -515,17 +515,19 @@ func (e *Enforcer) allow(r *http.Request, d *Decision) error {
 }
 
 func (e *Enforcer) classify(r *http.Request) policy.Class {
-	if e.classFn != nil {
-		return e.classFn(r)
-	}
 	// The header map is read directly: the keys are canonical already,
 	// and Header.Get would canonicalise them again on every request.
-	var ua string
 	v := r.Header["User-Agent"]
-	if len(v) > 0 {
-		ua = v[0]
+	var c policy.Class
+	if e.classFn != nil {
+		c = e.classFn(r)
+	} else {
+		var ua string
+		if len(v) > 0 {
+			ua = v[0]
+		}
+		c = e.uas.classify(e.p.Classifier, ua)
 	}
-	c := e.uas.classify(e.p.Classifier, ua)
 	if c.Kind == policy.Browser && (len(v) > 1 || agentHeaders(r.Header)) {
 		// Two User-Agents, or a browser's that comes with an agent's
 		// session or signature (ChatGPT's agent sends a Chrome User-Agent
