@@ -103,79 +103,58 @@ func hashHex(b []byte) string {
 	return string(h[:])
 }
 
-// tailLen is the length of what appendEventTail writes for an event
-// checkEvent accepts: `,"response_status":`, three digits,
-// `,"timestamp":` and a quoted TimeLayout timestamp, which needs no
-// escaping, then the closing brace.
-const tailLen = len(`,"response_status":`) + 3 + len(`,"timestamp":`) + 2 + len(TimeLayout) + 1
-
 // scratch holds the buffers prepareUnlinked serialises into.
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// unlinked is an event serialised for a store that keeps events
-// unlinked: with an empty prev_hash, 64 bytes fewer than linked, their
-// links recomputed when they are read back (relink).
-type unlinked struct {
-	stored []byte  // the unlinked serialisation, at its exact size: the store's to keep
-	buf    []byte  // the head, through `"prev_hash":`, in a pooled buffer
-	pooled *[]byte // that buffer
+// record is an event as a store keeps it, unlinked: its canonical head
+// (the members before prev_hash, through `"prev_hash":`), its timestamp
+// and its status apart, since the store sets both (the timestamp is
+// clamped to keep the chain's order, the status bound when the outcome is
+// known), and no prev_hash at all: the links are computed when the events
+// are read back (relink), so that appending needs no hash and no read of
+// the chain's head, and appends never contend.
+type record struct {
+	head   []byte // the store's to keep
+	ts     string // TimeLayout
+	status int    // StatusUnrecorded until the outcome is bound
 }
 
-// prepareUnlinked is prepare for a store that keeps events unlinked. The
-// caller returns the pooled buffer with u.release once linked.
-func prepareUnlinked(e *Event, rd redaction) (u unlinked, err error) {
-	if err := checkEvent(e); err != nil {
-		return unlinked{}, err
+// prepareUnlinked validates e and serialises its head, params redacted by
+// rd, into a slice of its own (the store keeps it). final says e carries
+// its outcome (Append); otherwise its status is StatusUnrecorded (Begin).
+func prepareUnlinked(e *Event, rd redaction, final bool) (record, error) {
+	if !final {
+		e.ResponseStatus = StatusUnrecorded
+	}
+	if err := checkEvent(e, final); err != nil {
+		return record{}, err
 	}
 	bp := scratch.Get().(*[]byte)
 	head, err := appendEventHead((*bp)[:0], e, rd, true)
 	if err != nil {
 		scratch.Put(bp)
-		return unlinked{}, err
+		return record{}, err
 	}
-	stored := make([]byte, 0, len(head)+2+tailLen)
-	stored = append(stored, head...)
-	stored = append(stored, `""`...)
-	stored = appendEventTail(stored, e.ResponseStatus, e.Timestamp)
-	return unlinked{stored: stored, buf: head, pooled: bp}, nil
+	r := record{head: slices.Clone(head), ts: e.Timestamp, status: e.ResponseStatus}
+	putScratch(bp, head)
+	return r, nil
 }
 
-// hashLinked writes into sum the hex hash of the event linked to prev, the
-// previous event's hash, hex encoded (empty for the first event). prev is
-// hex, which needs no escaping: quoting it is appendString's output.
-func (u *unlinked) hashLinked(prev []byte, sum *[2 * sha256.Size]byte) {
-	b := append(u.buf, '"')
-	b = append(b, prev...)
-	b = append(b, '"')
-	u.buf = append(b, u.stored[len(u.stored)-tailLen:]...)
-	h := sha256.Sum256(u.buf)
-	hex.Encode(sum[:], h[:])
-}
-
-// release returns the pooled buffer.
-func (u *unlinked) release() {
-	if u.pooled != nil {
-		putScratch(u.pooled, u.buf)
-		u.pooled, u.buf = nil, nil
-	}
-}
-
-// relink links events kept unlinked (prepareUnlinked) again, in order,
-// and decodes them.
-func relink(stored iter.Seq[[]byte], n int) ([]Event, error) {
+// relink links events kept unlinked in order, each its head, its prev_hash
+// (the hash of the event before, "" for the first), its status and its
+// timestamp, and decodes them.
+func relink(stored iter.Seq[record], n int) ([]Event, error) {
 	events := make([]Event, 0, n)
 	var prev [2 * sha256.Size]byte
 	var buf []byte
-	for b := range stored {
-		off := len(b) - tailLen - 2 // the empty prev_hash
-		if off < 0 || b[off] != '"' || b[off+1] != '"' {
-			return nil, fmt.Errorf("event %d is not an unlinked serialisation", len(events))
-		}
-		buf = append(buf[:0], b[:off+1]...)
+	for r := range stored {
+		buf = append(buf[:0], r.head...)
+		buf = append(buf, '"')
 		if len(events) > 0 {
 			buf = append(buf, prev[:]...)
 		}
-		buf = append(buf, b[off+1:]...)
+		buf = append(buf, '"')
+		buf = appendEventTail(buf, r.status, r.ts)
 		var e Event
 		if err := decodeStrictJSON(buf, &e); err != nil {
 			return nil, fmt.Errorf("event %d: %w", len(events), err)

@@ -78,7 +78,7 @@ type prepared struct {
 // prepare does an append's work outside the lock: it validates e and
 // serialises it, params redacted by rd, up to the value of prev_hash.
 func prepare(e *Event, rd redaction) (prepared, error) {
-	if err := checkEvent(e); err != nil {
+	if err := checkEvent(e, true); err != nil {
 		return prepared{}, err
 	}
 	buf, err := appendEventHead(make([]byte, 0, 512), e, rd, true)

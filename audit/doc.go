@@ -5,18 +5,46 @@
 // # Recording
 //
 // Each capability call of a session becomes an Event (what was called,
-// with which params, the policy decision and the status answered). A Store
-// records it: Append redacts the params (DefaultRedactor hides passwords,
-// tokens, card numbers and the like), links the event to the one before
-// it and keeps it, durably with RedisStore. Every failure is returned, so
-// the middleware can fail the request closed rather than serve a call it
-// could not log. At the session's end (expiry, DELETE, checkout)
-// SealSession signs the log into an Artifact and stores it; the audit
-// endpoint answers with it (State: 404 Unknown, 425 Active, 200 Sealed).
-// Chain does the same in memory, without a store. Parameters may also be
-// given as Event.Query, name/value pairs in the form of a URL query, which
-// the stores record without building a map (the middleware passes a
-// request's query that way).
+// with which params, the policy decision and the status answered). The
+// trail never confirms what it does not hold, and never misses an action:
+//
+//   - Record before acting. Everything that can make recording fail is
+//     settled before the handler runs: the body is read, bounded and
+//     normalised (the middleware refuses, with 400 or 413, a body over its
+//     limits, and records the refusal), and the event is appended, durably
+//     with RedisStore, by Store.Begin with response_status
+//     StatusUnrecorded (0). A store failure there answers 503 before any
+//     side effect.
+//   - Bind the outcome. When the handler's status is decided, before any
+//     byte of it reaches the agent, Store.Complete binds it to the event.
+//     If that fails the agent gets 503, and the event stays in the trail
+//     with response_status 0: an offline verifier tells a completed action
+//     (an HTTP status) from one whose outcome could not be recorded (0).
+//     What is known whole when it happens (a denial, a session's creation
+//     or deletion) is appended at once (Store.Append).
+//   - Order. A store keeps a session's events in the order they were
+//     appended and raises a timestamp earlier than the one before it to
+//     that one, so timestamps never decrease along the chain.
+//   - No contention. Events are stored unlinked and linked (prev_hash)
+//     when they are read back to be sealed, so an append is one operation
+//     that depends on no earlier read (one script call on Redis): appends
+//     to one session never fail because of each other, whatever the
+//     server's durability settings.
+//
+// Append and Begin redact the params (DefaultRedactor hides passwords,
+// tokens, card numbers and the like). Every failure is returned, so the
+// middleware can fail the request closed rather than serve a call it could
+// not log. At the session's end (expiry, DELETE, checkout) SealSession
+// signs the log into an Artifact and stores it; the audit endpoint answers
+// with it (State: 404 Unknown, 425 Active, 200 Sealed). Chain does the
+// same in memory, without a store. Parameters may also be given as
+// Event.Query, name/value pairs in the form of a URL query, which the
+// stores record without building a map (the middleware passes a request's
+// query that way).
+//
+// The artifact is what the v0.1.0 notes describe: the same events with the
+// same members. response_status 0 is the one documented addition: the
+// action was recorded before it ran and its outcome could not be.
 //
 // # Canonical serialisation
 //
@@ -72,7 +100,8 @@
 //
 // Params are recorded in the JSON data model: objects, arrays, strings,
 // numbers (IEEE 754 doubles, so integers beyond 2^53 lose precision: pass
-// them as strings), booleans and null. Stores convert what the caller
+// them as strings, as the middleware does for a number of a request body
+// that a double cannot hold exactly), booleans and null. Stores convert what the caller
 // passes (ints, structs, typed maps) to that model before hashing, the
 // way a JSON round trip would, so an event hashes the same in memory and
 // when read back from the artifact.

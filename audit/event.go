@@ -12,6 +12,15 @@ import (
 // spelling and hashes the same wherever it is re-serialised.
 const TimeLayout = "2006-01-02T15:04:05.000Z"
 
+// StatusUnrecorded is the response_status of an event whose outcome could
+// not be recorded: the store recorded the event before the action ran
+// (Store.Begin), and the status was never bound to it (Store.Complete
+// failed, or the session was sealed first). The action may have happened;
+// the agent was not told it did (it got 503). A verifier tells a completed
+// action (an HTTP status) from one whose outcome is unknown (0); an action
+// is never missing from the trail.
+const StatusUnrecorded = 0
+
 // Decisions a PolicyResult records.
 const (
 	Allow = "allow"
@@ -45,7 +54,9 @@ type Event struct {
 	Query []Param `json:"-"`
 	// PolicyResult is the policy decision on the call.
 	PolicyResult PolicyResult `json:"policy_result"`
-	// ResponseStatus is the HTTP status answered.
+	// ResponseStatus is the HTTP status answered, or StatusUnrecorded (0)
+	// when the outcome of an action recorded before it ran could not be
+	// recorded.
 	ResponseStatus int `json:"response_status"`
 	// PrevHash is the lowercase hex SHA-256 of the previous event's
 	// canonical serialisation, "" for the first event. Chain and the
@@ -153,8 +164,10 @@ func NewEventID() string {
 var ErrInvalidEvent = errors.New("audit: invalid event")
 
 // checkEvent validates what a producer must get right; Verify does not
-// call it, because a signed artifact is authentic whatever it says.
-func checkEvent(e *Event) error {
+// call it, because a signed artifact is authentic whatever it says. final
+// says the event carries its outcome (an HTTP status); otherwise its status
+// is StatusUnrecorded, to be bound later.
+func checkEvent(e *Event, final bool) error {
 	switch {
 	case e.EventID == "":
 		return fmt.Errorf("%w: empty event_id", ErrInvalidEvent)
@@ -166,11 +179,16 @@ func checkEvent(e *Event) error {
 		return fmt.Errorf("%w: empty method", ErrInvalidEvent)
 	case e.PolicyResult.Decision != Allow && e.PolicyResult.Decision != Deny:
 		return fmt.Errorf("%w: policy_result.decision %q is neither %q nor %q", ErrInvalidEvent, e.PolicyResult.Decision, Allow, Deny)
-	case e.ResponseStatus < 100 || e.ResponseStatus > 599:
+	case final && !validStatus(e.ResponseStatus):
 		return fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, e.ResponseStatus)
+	case !final && e.ResponseStatus != StatusUnrecorded:
+		return fmt.Errorf("%w: response_status %d of an event whose outcome is to come", ErrInvalidEvent, e.ResponseStatus)
 	}
 	return nil
 }
+
+// validStatus reports whether s is a final HTTP status.
+func validStatus(s int) bool { return s >= 100 && s <= 599 }
 
 // checkMeta validates the metadata Sign binds into the signature.
 func checkMeta(m *Meta) error {

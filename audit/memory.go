@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"slices"
 	"sync"
@@ -38,20 +37,17 @@ type memShard struct {
 
 type memSession struct {
 	log      eventLog
-	last     [2 * sha256.Size]byte // hex hash of the last event, if any
-	artifact *Artifact             // set once sealed
+	lastTS   string    // the timestamp of the last event, "" before the first
+	artifact *Artifact // set once sealed
 	expires  time.Time
 }
 
-// eventLog is a session's events as a MemoryStore keeps them: their
-// canonical serialisations with an empty prev_hash, which is 64 bytes
-// fewer per event than linked (the store keeps the hash of the last event
-// only, and relinks the others when it reads them back), in pages that
-// are not copied as the log grows: a page holds 8 events, the next twice
-// as many, up to 1024. The serialisations are pointer-free, so a large log
-// costs the garbage collector little to scan.
+// eventLog is a session's events as a MemoryStore keeps them, unlinked
+// (record: 64 bytes of prev_hash fewer per event, the links recomputed
+// when they are read back), in pages that are not copied as the log grows:
+// a page holds 8 events, the next twice as many, up to 1024.
 type eventLog struct {
-	pages [][][]byte
+	pages [][]record
 	n     int
 }
 
@@ -60,45 +56,68 @@ const (
 	maxPage   = 1024
 )
 
-func (l *eventLog) append(b []byte) {
+func (l *eventLog) append(r record) {
 	k := len(l.pages) - 1
 	if k < 0 || len(l.pages[k]) == cap(l.pages[k]) {
 		size := firstPage
 		if k >= 0 {
 			size = min(2*cap(l.pages[k]), maxPage)
 		}
-		l.pages = append(l.pages, make([][]byte, 0, size))
+		l.pages = append(l.pages, make([]record, 0, size))
 		k++
 	}
-	l.pages[k] = append(l.pages[k], b)
+	l.pages[k] = append(l.pages[k], r)
 	l.n++
 }
 
-// snapshot returns the log as it is, to read without the lock: appends
-// write after the ends it captures, never over them.
+// at returns the record at seq, nil when out of range.
+func (l *eventLog) at(seq int) *record {
+	if seq < 0 || seq >= l.n {
+		return nil
+	}
+	for _, pg := range l.pages {
+		if seq < len(pg) {
+			return &pg[seq]
+		}
+		seq -= len(pg)
+	}
+	return nil
+}
+
+// snapshot returns a copy of the log to read without the lock (a status
+// may be bound in place after it is taken).
 func (l *eventLog) snapshot() eventLog {
-	return eventLog{pages: slices.Clone(l.pages), n: l.n}
+	c := eventLog{pages: make([][]record, len(l.pages)), n: l.n}
+	for i, pg := range l.pages {
+		c.pages[i] = slices.Clone(pg)
+	}
+	return c
+}
+
+// fingerprint is the log's fingerprint (see checkSeal).
+func (l *eventLog) fingerprint() string {
+	var b []byte
+	i := 0
+	for _, pg := range l.pages {
+		for _, r := range pg {
+			b = appendFingerprint(b, i, r)
+			i++
+		}
+	}
+	return string(b)
 }
 
 // events relinks and decodes the log's events.
 func (l eventLog) events() ([]Event, error) {
-	return relink(func(yield func([]byte) bool) {
+	return relink(func(yield func(record) bool) {
 		for _, pg := range l.pages {
-			for _, b := range pg {
-				if !yield(b) {
+			for _, r := range pg {
+				if !yield(r) {
 					return
 				}
 			}
 		}
 	}, l.n)
-}
-
-// lastHash is the hex hash of the last event, empty before the first.
-func (ss *memSession) lastHash() []byte {
-	if ss.log.n == 0 {
-		return nil
-	}
-	return ss.last[:]
 }
 
 // NewMemoryStore returns an empty MemoryStore. It honours WithRedactor,
@@ -168,20 +187,29 @@ func (sh *memShard) sweep(now time.Time) {
 }
 
 // Append implements Store. The event is redacted and serialised before
-// the session's lock is taken; under it, Append only links (one SHA-256)
-// and keeps the serialisation.
+// the session's lock is taken; under it, Append only keeps the
+// serialisation.
 func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) error {
+	_, err := s.add(ctx, sessionID, &e, true)
+	return err
+}
+
+// Begin implements Store.
+func (s *MemoryStore) Begin(ctx context.Context, sessionID string, e Event) (int, error) {
+	return s.add(ctx, sessionID, &e, false)
+}
+
+func (s *MemoryStore) add(ctx context.Context, sessionID string, e *Event, final bool) (int, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, err
 	}
 	if sessionID == "" {
-		return ErrSessionID
+		return 0, ErrSessionID
 	}
-	u, err := prepareUnlinked(&e, s.redact)
+	r, err := prepareUnlinked(e, s.redact, final)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	defer u.release()
 	sh := s.shard(sessionID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -189,10 +217,41 @@ func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) err
 	sh.sweep(now)
 	ss, err := sh.open(sessionID, now)
 	if err != nil {
+		return 0, err
+	}
+	if r.ts < ss.lastTS { // TimeLayout is fixed-width UTC: string order is time order
+		r.ts = ss.lastTS
+	}
+	ss.lastTS = r.ts
+	ss.log.append(r)
+	ss.expires = now.Add(s.retention)
+	return ss.log.n - 1, nil
+}
+
+// Complete implements Store.
+func (s *MemoryStore) Complete(ctx context.Context, sessionID string, seq, status int) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	u.hashLinked(ss.lastHash(), &ss.last)
-	ss.log.append(u.stored)
+	if sessionID == "" {
+		return ErrSessionID
+	}
+	if !validStatus(status) {
+		return fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, status)
+	}
+	sh := s.shard(sessionID)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	now := s.now()
+	ss, err := sh.open(sessionID, now)
+	if err != nil {
+		return err
+	}
+	r := ss.log.at(seq)
+	if r == nil || r.status != StatusUnrecorded {
+		return fmt.Errorf("%w: session %q, event %d", ErrNotPending, sessionID, seq)
+	}
+	r.status = status
 	ss.expires = now.Add(s.retention)
 	return nil
 }
@@ -233,7 +292,7 @@ func (s *MemoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	last, err := checkSeal(sessionID, a)
+	fingerprint, err := checkSeal(sessionID, a)
 	if err != nil {
 		return err
 	}
@@ -246,8 +305,8 @@ func (s *MemoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) e
 	if err != nil {
 		return err
 	}
-	if len(a.Events) != ss.log.n || last != string(ss.lastHash()) {
-		return fmt.Errorf("%w: session %q has %d events, the artifact covers %d", ErrStale, sessionID, ss.log.n, len(a.Events))
+	if len(a.Events) != ss.log.n || fingerprint != ss.log.fingerprint() {
+		return fmt.Errorf("%w: session %q has %d events, the artifact covers %d (or their outcomes changed)", ErrStale, sessionID, ss.log.n, len(a.Events))
 	}
 	ss.artifact = a
 	ss.log = eventLog{}

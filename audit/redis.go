@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strconv"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -19,45 +17,19 @@ var _ Store = (*RedisStore)(nil)
 // DefaultKeyPrefix starts every key a RedisStore writes.
 const DefaultKeyPrefix = "agentready:audit:"
 
-// maxAppendAttempts bounds Append's compare-and-set retries when appends
-// to one session race; each round lets one of the racers through.
-const maxAppendAttempts = 64
-
-// ErrContention: an append lost the race for a session's chain head
-// maxAppendAttempts times in a row.
-var ErrContention = errors.New("audit: too many concurrent appends to one session")
-
 // RedisStore is a Store in Redis, so that a session's log survives
-// restarts and is shared by every replica of a site. The chain is linked
-// on the Redis side: a Lua script appends an event only if the log still
-// ends with the event the client linked it to (see redis_script.go), so
-// concurrent appends from any number of replicas form one chain. Events
-// are kept as their canonical JSON in a list; sealed artifacts, with a
-// TTL of the retention (default 30 days).
-//
-// Within one RedisStore, appends to a session take turns (a lock striped
-// by session id), so they never race each other on Redis: only replicas
-// do, and they retry. The stripe also remembers the head it last wrote,
-// so that a session's appends from one replica cost one round trip each.
+// restarts and is shared by every replica of a site. Events are kept
+// unlinked, each appended by one script call that reads nothing back (see
+// redis_script.go): concurrent appends from any number of replicas form
+// one chain without retries, however slowly the server persists. The
+// client links the chain when it reads the events back, to seal them.
+// Sealed artifacts are kept with a TTL of the retention (default 30
+// days).
 type RedisStore struct {
 	c         redis.UniversalClient
 	prefix    string
 	redact    redaction
-	retention time.Duration
-	stripes   [redisStripes]stripe
-}
-
-// redisStripes is the number of append locks of a RedisStore.
-const redisStripes = 256
-
-// stripe serialises one RedisStore's appends to the sessions hashing to
-// it, and caches the chain head of the last session it appended to. The
-// cache is a hint: the script checks it, and replies with the real head
-// when it is stale.
-type stripe struct {
-	turn         chan struct{} // a lock that a context can give up on
-	sessionID, n string
-	last         string
+	retention string // in ms, as the scripts take it
 }
 
 // NewRedisStore returns a RedisStore on c. It honours WithRedactor,
@@ -70,120 +42,81 @@ func NewRedisStore(c redis.UniversalClient, opts ...Option) (*RedisStore, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &RedisStore{c: c, prefix: o.prefix, redact: redactWith(o.redactor), retention: o.retention}
-	for i := range s.stripes {
-		s.stripes[i].turn = make(chan struct{}, 1)
-	}
-	return s, nil
+	return &RedisStore{c: c, prefix: o.prefix, redact: redactWith(o.redactor),
+		retention: strconv.FormatInt(o.retention.Milliseconds(), 10)}, nil
 }
 
-type redisKeys struct{ log, state, art string }
+type redisKeys struct {
+	list [4]string // log, ts, out, state: the scripts' KEYS
+	art  string
+}
 
 func (s *RedisStore) keys(sessionID string) redisKeys {
 	base := s.prefix + "{" + sessionID + "}:"
-	return redisKeys{log: base + "log", state: base + "state", art: base + "art"}
+	return redisKeys{list: [4]string{base + "log", base + "ts", base + "out", base + "state"}, art: base + "art"}
 }
 
-// Append implements Store. It costs one round trip when this store made
-// the session's previous append, two otherwise (read the chain head, then
-// the linking script), and more when replicas race on the session.
+// Append implements Store: one round trip.
 func (s *RedisStore) Append(ctx context.Context, sessionID string, e Event) error {
+	_, err := s.add(ctx, sessionID, &e, true)
+	return err
+}
+
+// Begin implements Store: one round trip.
+func (s *RedisStore) Begin(ctx context.Context, sessionID string, e Event) (int, error) {
+	return s.add(ctx, sessionID, &e, false)
+}
+
+func (s *RedisStore) add(ctx context.Context, sessionID string, e *Event, final bool) (int, error) {
+	if sessionID == "" {
+		return 0, ErrSessionID
+	}
+	r, err := prepareUnlinked(e, s.redact, final)
+	if err != nil {
+		return 0, err
+	}
+	k := s.keys(sessionID)
+	reply, err := appendScript.Run(ctx, s.c, k.list[:], r.head, r.ts, r.status, s.retention).StringSlice()
+	if err != nil {
+		return 0, fmt.Errorf("audit: redis: appending to session %q: %w", sessionID, err)
+	}
+	switch reply[0] {
+	case "ok":
+		if seq, err := strconv.Atoi(at(reply, 1)); err == nil {
+			return seq, nil
+		}
+	case "sealed":
+		return 0, fmt.Errorf("%w: session %q", ErrSealed, sessionID)
+	case "corrupt":
+		return 0, fmt.Errorf("%w: session %q counts %s events, its log holds %s", ErrCorrupt, sessionID, at(reply, 1), at(reply, 2))
+	}
+	return 0, fmt.Errorf("audit: redis: unexpected script reply %q", reply)
+}
+
+// Complete implements Store: one round trip.
+func (s *RedisStore) Complete(ctx context.Context, sessionID string, seq, status int) error {
 	if sessionID == "" {
 		return ErrSessionID
 	}
-	p, err := prepare(&e, s.redact)
-	if err != nil {
-		return err
+	if !validStatus(status) {
+		return fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, status)
 	}
-	st := &s.stripes[stripeOf(sessionID)]
-	select {
-	case st.turn <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-st.turn }()
-	ok := false
-	defer func() {
-		if !ok {
-			st.sessionID = "" // whatever went wrong, read the head afresh next time
-		}
-	}()
-
 	k := s.keys(sessionID)
-	n, last := st.n, st.last
-	if st.sessionID != sessionID {
-		if n, last, err = s.head(ctx, sessionID, k); err != nil {
-			return err
-		}
-	}
-	retention := strconv.FormatInt(s.retention.Milliseconds(), 10)
-	for attempt := range maxAppendAttempts {
-		if attempt > 1 {
-			if err := backoff(ctx, attempt); err != nil {
-				return err
-			}
-		}
-		canonical, h := p.link(last)
-		reply, err := appendScript.Run(ctx, s.c, []string{k.log, k.state}, n, last, canonical, h, retention).StringSlice()
-		if err != nil {
-			return fmt.Errorf("audit: redis: appending to session %q: %w", sessionID, err)
-		}
-		switch reply[0] {
-		case "ok":
-			count, err := strconv.Atoi(n)
-			if err != nil {
-				return fmt.Errorf("%w: session %q counts %q events", ErrCorrupt, sessionID, n) // unreachable: the script compared it with its own count
-			}
-			st.sessionID, st.n, st.last = sessionID, strconv.Itoa(count+1), h
-			ok = true
-			return nil
-		case "sealed":
-			return fmt.Errorf("%w: session %q", ErrSealed, sessionID)
-		case "conflict":
-			if len(reply) != 3 {
-				break
-			}
-			n, last = reply[1], reply[2]
-			continue
-		case "corrupt":
-			return fmt.Errorf("%w: session %q counts %s events, its log holds %s", ErrCorrupt, sessionID, at(reply, 1), at(reply, 2))
-		}
-		return fmt.Errorf("audit: redis: unexpected script reply %q", reply)
-	}
-	return fmt.Errorf("%w: session %q", ErrContention, sessionID)
-}
-
-// head reads a session's chain head: its event count and last hash.
-func (s *RedisStore) head(ctx context.Context, sessionID string, k redisKeys) (n, last string, err error) {
-	v, err := s.c.HMGet(ctx, k.state, "n", "last", "sealed").Result()
+	reply, err := completeScript.Run(ctx, s.c, k.list[:], seq, status, s.retention).StringSlice()
 	if err != nil {
-		return "", "", fmt.Errorf("audit: redis: reading session %q: %w", sessionID, err)
+		return fmt.Errorf("audit: redis: completing event %d of session %q: %w", seq, sessionID, err)
 	}
-	if v[2] != nil {
-		return "", "", fmt.Errorf("%w: session %q", ErrSealed, sessionID)
-	}
-	n, last = "0", ""
-	if x, ok := v[0].(string); ok {
-		n = x
-	}
-	if x, ok := v[1].(string); ok {
-		last = x
-	}
-	return n, last, nil
-}
-
-func stripeOf(sessionID string) uint32 { return stripeHash(sessionID) % redisStripes }
-
-// backoff waits a little, at random, so that racing appenders spread out.
-func backoff(ctx context.Context, attempt int) error {
-	t := time.NewTimer(time.Duration(rand.Int64N(int64(min(attempt, 10)) * int64(200*time.Microsecond))))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
+	switch reply[0] {
+	case "ok":
 		return nil
+	case "sealed":
+		return fmt.Errorf("%w: session %q", ErrSealed, sessionID)
+	case "notpending":
+		return fmt.Errorf("%w: session %q, event %d", ErrNotPending, sessionID, seq)
+	case "corrupt":
+		return fmt.Errorf("%w: session %q counts %s events, its log holds %s", ErrCorrupt, sessionID, at(reply, 1), at(reply, 2))
 	}
+	return fmt.Errorf("audit: redis: unexpected script reply %q", reply)
 }
 
 func at(s []string, i int) string {
@@ -200,13 +133,15 @@ func (s *RedisStore) Events(ctx context.Context, sessionID string) ([]Event, err
 	}
 	k := s.keys(sessionID)
 	var (
-		log *redis.StringSliceCmd
-		st  *redis.SliceCmd
-		art *redis.StringCmd
+		log, ts, out *redis.StringSliceCmd
+		st           *redis.SliceCmd
+		art          *redis.StringCmd
 	)
 	_, err := s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		log = p.LRange(ctx, k.log, 0, -1)
-		st = p.HMGet(ctx, k.state, "n", "sealed")
+		log = p.LRange(ctx, k.list[0], 0, -1)
+		ts = p.LRange(ctx, k.list[1], 0, -1)
+		out = p.LRange(ctx, k.list[2], 0, -1)
+		st = p.HMGet(ctx, k.list[3], "n", "sealed")
 		art = p.Get(ctx, k.art)
 		return nil
 	})
@@ -220,22 +155,35 @@ func (s *RedisStore) Events(ctx context.Context, sessionID string) ([]Event, err
 		}
 		return a.Events, nil
 	}
-	raw := log.Val()
-	if n, _ := st.Val()[0].(string); n != strconv.Itoa(len(raw)) && !(n == "" && len(raw) == 0) {
-		return nil, fmt.Errorf("%w: session %q counts %q events, its log holds %d", ErrCorrupt, sessionID, n, len(raw))
+	heads, tss, outs := log.Val(), ts.Val(), out.Val()
+	if n, _ := st.Val()[0].(string); n != strconv.Itoa(len(heads)) && !(n == "" && len(heads) == 0) || len(tss) != len(heads) || len(outs) != len(heads) {
+		return nil, fmt.Errorf("%w: session %q counts %q events, its lists hold %d, %d and %d", ErrCorrupt, sessionID, n, len(heads), len(tss), len(outs))
 	}
-	events := make([]Event, len(raw))
-	for i, r := range raw {
-		if err := decodeStrictJSON([]byte(r), &events[i]); err != nil {
-			return nil, fmt.Errorf("%w: session %q event %d: %v", ErrCorrupt, sessionID, i, err)
+	var bad error
+	events, err := relink(func(yield func(record) bool) {
+		for i, h := range heads {
+			status, err := strconv.Atoi(outs[i])
+			if err != nil {
+				bad = fmt.Errorf("status %q of event %d", outs[i], i)
+				return
+			}
+			if !yield(record{head: []byte(h), ts: tss[i], status: status}) {
+				return
+			}
 		}
+	}, len(heads))
+	if bad != nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: session %q: %v", ErrCorrupt, sessionID, err)
 	}
 	return events, nil
 }
 
 // Seal implements Store.
 func (s *RedisStore) Seal(ctx context.Context, sessionID string, a *Artifact) error {
-	last, err := checkSeal(sessionID, a)
+	fingerprint, err := checkSeal(sessionID, a)
 	if err != nil {
 		return err
 	}
@@ -244,8 +192,8 @@ func (s *RedisStore) Seal(ctx context.Context, sessionID string, a *Artifact) er
 		return fmt.Errorf("%w: %v", ErrMalformed, err) // unreachable: Verify normalised nothing it could not hash
 	}
 	k := s.keys(sessionID)
-	reply, err := sealScript.Run(ctx, s.c, []string{k.log, k.state, k.art},
-		len(a.Events), last, body, strconv.FormatInt(s.retention.Milliseconds(), 10)).StringSlice()
+	reply, err := sealScript.Run(ctx, s.c, append(k.list[:], k.art),
+		len(a.Events), fingerprint, body, s.retention).StringSlice()
 	if err != nil {
 		return fmt.Errorf("audit: redis: sealing session %q: %w", sessionID, err)
 	}
@@ -273,7 +221,7 @@ func (s *RedisStore) Artifact(ctx context.Context, sessionID string) (*Artifact,
 		art *redis.StringCmd
 	)
 	_, err := s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		st = p.HMGet(ctx, k.state, "n", "sealed")
+		st = p.HMGet(ctx, k.list[3], "n", "sealed")
 		art = p.Get(ctx, k.art)
 		return nil
 	})

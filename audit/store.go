@@ -6,29 +6,49 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"strconv"
 	"time"
 )
 
-// Store keeps sessions' audit logs durably. The store, not the caller,
-// links the chain: Append assigns PrevHash atomically, so concurrent
-// appends to one session still form one valid chain. Every failure is
-// returned, never dropped: the middleware fails the request closed when an
-// event cannot be recorded. audittest.Run is the conformance suite every
+// Store keeps sessions' audit logs durably. Every failure is returned,
+// never dropped: the middleware fails the request closed when an event
+// cannot be recorded. audittest.Run is the conformance suite every
 // implementation passes.
+//
+// An action is recorded before it runs: Begin appends its event with
+// response_status StatusUnrecorded, durably, and Complete binds the status
+// once the outcome is known. An event whose Complete never came is sealed
+// with StatusUnrecorded: the trail shows an action whose outcome could not
+// be recorded, never misses one. What is already known when it is
+// recorded (a denial, a session's creation) is appended whole (Append).
+//
+// The store orders the chain: events are kept in the order they were
+// appended, their timestamps raised where needed so that they never
+// decrease along it, and linked (prev_hash) when they are read back, so
+// concurrent appends to one session never contend or fail because of each
+// other.
 type Store interface {
-	// Append validates e, redacts its params with the store's Redactor,
-	// links it after the session's last event and records it. A session
-	// comes into being (Active) with its first event. It fails with
-	// ErrSealed once the session is sealed.
+	// Append validates e, whose ResponseStatus is an HTTP status, redacts
+	// its params with the store's Redactor and records it as the
+	// session's next event. A session comes into being (Active) with its
+	// first event. It fails with ErrSealed once the session is sealed.
 	Append(ctx context.Context, sessionID string, e Event) error
-	// Events returns the session's events in order (those of its artifact
-	// once sealed), or none for an unknown session.
+	// Begin is Append for an action about to run: e's ResponseStatus is
+	// ignored and recorded as StatusUnrecorded. It returns the event's
+	// position in the log, for Complete.
+	Begin(ctx context.Context, sessionID string, e Event) (seq int, err error)
+	// Complete binds the HTTP status of the event at seq, which Begin
+	// recorded and nothing completed yet. It fails with ErrSealed once the
+	// session is sealed (the event keeps StatusUnrecorded).
+	Complete(ctx context.Context, sessionID string, seq, status int) error
+	// Events returns the session's events in order, linked (those of its
+	// artifact once sealed), or none for an unknown session.
 	Events(ctx context.Context, sessionID string) ([]Event, error)
 	// Seal stores a's artifact as the session's and seals the session. The
 	// artifact must verify (with its own key), be for sessionID, and cover
-	// exactly the events recorded: ErrStale when events were appended
-	// since they were read, ErrSealed when already sealed. SealSession
-	// does the whole sequence.
+	// exactly the events recorded, with their statuses: ErrStale when
+	// events were appended or completed since they were read, ErrSealed
+	// when already sealed. SealSession does the whole sequence.
 	Seal(ctx context.Context, sessionID string, a *Artifact) error
 	// Artifact returns the session's state, and its artifact when Sealed.
 	// An unknown (or expired) session is Unknown with no error.
@@ -64,7 +84,8 @@ var (
 	// no second artifact.
 	ErrSealed = errors.New("audit: session already sealed")
 	// ErrStale: the artifact given to Seal does not cover the session's
-	// events as recorded now (events were appended since they were read).
+	// events as recorded now (events were appended or completed since
+	// they were read).
 	ErrStale = errors.New("audit: artifact does not cover the session's recorded events")
 	// ErrCorrupt: what the store holds is inconsistent (an event list and
 	// its count disagree, a sealed session lost its artifact), e.g. after
@@ -185,8 +206,9 @@ func SealSession(ctx context.Context, s Store, key ed25519.PrivateKey, m Meta) (
 
 // checkSeal is the part of Store.Seal common to every store: the artifact
 // must be for the session and verify with its own key. It returns the
-// hash of its last event ("" for none), which the store compares with the
-// chain it holds.
+// artifact's fingerprint (appendFingerprint), which the store compares
+// with that of the log it holds: the artifact covers exactly the events
+// recorded, with their timestamps and statuses.
 func checkSeal(sessionID string, a *Artifact) (string, error) {
 	if sessionID == "" {
 		return "", ErrSessionID
@@ -200,11 +222,35 @@ func checkSeal(sessionID string, a *Artifact) (string, error) {
 	if err := Verify(a, nil); err != nil {
 		return "", err
 	}
-	if len(a.Events) == 0 {
-		return "", nil
+	var b []byte
+	for i := range a.Events {
+		head, err := appendEventHead(nil, &a.Events[i], redaction{}, false)
+		if err != nil {
+			return "", fmt.Errorf("%w: event %d: %v", ErrMalformed, i, err) // unreachable: Verify hashed it
+		}
+		b = appendFingerprint(b, i, record{head: head, ts: a.Events[i].Timestamp, status: a.Events[i].ResponseStatus})
 	}
-	return EventHash(a.Events[len(a.Events)-1])
+	return string(b), nil
 }
+
+// appendFingerprint appends the i-th record of a log's fingerprint: its
+// head, timestamp and status separated by NUL, records by 0x01 (bytes
+// canonical JSON never holds raw). The Redis seal script builds the same
+// from its lists.
+func appendFingerprint(b []byte, i int, r record) []byte {
+	if i > 0 {
+		b = append(b, 1)
+	}
+	b = append(b, r.head...)
+	b = append(b, 0)
+	b = append(b, r.ts...)
+	b = append(b, 0)
+	return strconv.AppendInt(b, int64(r.status), 10)
+}
+
+// ErrNotPending: Complete was given an event that Begin did not record or
+// that is complete already.
+var ErrNotPending = errors.New("audit: no event awaiting its outcome there")
 
 // cloneArtifact deep-copies a, so a store never shares maps with callers.
 func cloneArtifact(a *Artifact) *Artifact {

@@ -386,6 +386,138 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			t.Fatalf("%d distinct events, want %d", len(seen), workers*each)
 		}
 	})
+
+	t.Run("BeginAndComplete", func(t *testing.T) {
+		s := newStore(t)
+		seq0, err := s.Begin(ctx, "s1", Event(0))
+		if err != nil || seq0 != 0 {
+			t.Fatalf("Begin = %d, %v", seq0, err)
+		}
+		seq1, err := s.Begin(ctx, "s1", Event(1))
+		if err != nil || seq1 != 1 {
+			t.Fatalf("Begin = %d, %v", seq1, err)
+		}
+		// Pending: recorded before the action, outcome not yet known.
+		if ev := mustEvents(t, s, "s1", 2); ev[0].ResponseStatus != audit.StatusUnrecorded || ev[1].ResponseStatus != audit.StatusUnrecorded {
+			t.Fatalf("pending statuses %d, %d", ev[0].ResponseStatus, ev[1].ResponseStatus)
+		}
+		if err := s.Complete(ctx, "s1", seq1, 204); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Complete(ctx, "s1", seq1, 200); !errors.Is(err, audit.ErrNotPending) {
+			t.Fatalf("second Complete: %v, want ErrNotPending", err)
+		}
+		if err := s.Append(ctx, "s1", Event(2)); err != nil {
+			t.Fatal(err)
+		}
+		for _, seq := range []int{2, 3, -1} { // final, beyond the log, negative
+			if err := s.Complete(ctx, "s1", seq, 200); !errors.Is(err, audit.ErrNotPending) {
+				t.Fatalf("Complete of event %d: %v, want ErrNotPending", seq, err)
+			}
+		}
+		if err := s.Complete(ctx, "s1", seq0, 42); !errors.Is(err, audit.ErrInvalidEvent) {
+			t.Fatalf("Complete with status 42: %v, want ErrInvalidEvent", err)
+		}
+		// Sealed with event 0's outcome unrecorded: a verifier sees an
+		// action whose outcome is unknown, not a missing action.
+		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []int{a.Events[0].ResponseStatus, a.Events[1].ResponseStatus, a.Events[2].ResponseStatus}
+		if got[0] != audit.StatusUnrecorded || got[1] != 204 || got[2] != 201 {
+			t.Fatalf("sealed statuses %v", got)
+		}
+		if err := audit.Verify(a, Key.Public().(ed25519.PublicKey)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Complete(ctx, "s1", seq0, 200); !errors.Is(err, audit.ErrSealed) {
+			t.Fatalf("Complete after the seal: %v, want ErrSealed", err)
+		}
+		if _, err := s.Begin(ctx, "s1", Event(3)); !errors.Is(err, audit.ErrSealed) {
+			t.Fatalf("Begin after the seal: %v, want ErrSealed", err)
+		}
+	})
+
+	t.Run("CompleteMakesSealStale", func(t *testing.T) {
+		s := newStore(t)
+		seq, err := s.Begin(ctx, "s1", Event(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := mustEvents(t, s, "s1", 1)
+		a, err := audit.Sign(ev, Key, Meta("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Complete(ctx, "s1", seq, 200); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Seal(ctx, "s1", a); !errors.Is(err, audit.ErrStale) {
+			t.Fatalf("Seal of events read before their outcome: %v, want ErrStale", err)
+		}
+	})
+
+	t.Run("TimestampsNeverDecrease", func(t *testing.T) {
+		s := newStore(t)
+		for _, i := range []int{5, 3, 9, 1, 9, 12} {
+			if err := s.Append(ctx, "s1", Event(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ev := mustEvents(t, s, "s1", 6)
+		want := []string{Event(5).Timestamp, Event(5).Timestamp, Event(9).Timestamp, Event(9).Timestamp, Event(9).Timestamp, Event(12).Timestamp}
+		for i, e := range ev {
+			if e.Timestamp != want[i] {
+				t.Fatalf("event %d at %s, want %s", i, e.Timestamp, want[i])
+			}
+		}
+	})
+
+	t.Run("ConcurrentBeginsNeverFail", func(t *testing.T) {
+		s := newStore(t)
+		const workers, each = 32, 20
+		var wg sync.WaitGroup
+		errs := make(chan error, workers*each)
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					// Timestamps out of order across workers, as requests
+					// that start and append in different orders.
+					seq, err := s.Begin(ctx, "busy", Event((w*7919+i*104729)%1000))
+					if err == nil {
+						err = s.Complete(ctx, "busy", seq, 200+w%3)
+					}
+					if err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		a, err := audit.SealSession(ctx, s, Key, Meta("busy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Events) != workers*each {
+			t.Fatalf("%d events recorded, want %d", len(a.Events), workers*each)
+		}
+		for i, e := range a.Events {
+			if e.ResponseStatus == audit.StatusUnrecorded {
+				t.Fatalf("event %d has no outcome", i)
+			}
+			if i > 0 && e.Timestamp < a.Events[i-1].Timestamp {
+				t.Fatalf("event %d at %s, before event %d at %s", i, e.Timestamp, i-1, a.Events[i-1].Timestamp)
+			}
+		}
+	})
+
 }
 
 func mustAppend(t *testing.T, s audit.Store, id string, n int) {

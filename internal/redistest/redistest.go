@@ -37,6 +37,10 @@ const (
 	// EnvRequire, set to 1, turns "skipped for lack of Redis" into a
 	// failure.
 	EnvRequire = "AGENTREADY_REQUIRE_REDIS"
+	// EnvFsync, set to "always", starts the private servers with
+	// appendonly yes and appendfsync always: every write fsynced before
+	// it is acknowledged.
+	EnvFsync = "AGENTREADY_REDIS_FSYNC"
 )
 
 // startTimeout bounds how long a new server may take to answer PING.
@@ -178,11 +182,17 @@ func (s *Server) mustLocal(t testing.TB) {
 
 func (s *Server) start() error {
 	_, port, _ := net.SplitHostPort(s.Addr)
-	cmd := exec.Command(s.bin,
+	durability := []string{"--appendonly", "no"}
+	if os.Getenv(EnvFsync) == "always" {
+		// What a site that must not lose an audit event runs: every write
+		// on disk before it is acknowledged.
+		durability = []string{"--appendonly", "yes", "--appendfsync", "always"}
+	}
+	cmd := exec.Command(s.bin, append([]string{
 		"--port", port, "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no",
+		"--save", "",
 		"--dir", s.dir, "--logfile", "",
-		"--protected-mode", "no")
+		"--protected-mode", "no"}, durability...)...)
 	cmd.Dir = s.dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
