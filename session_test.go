@@ -302,6 +302,10 @@ func (f failingAudit) Append(ctx context.Context, id string, e audit.Event) erro
 	return errors.New("disk full")
 }
 
+func (f failingAudit) Begin(context.Context, string, audit.Event) (int, error) {
+	return 0, errors.New("disk full")
+}
+
 func TestAuditFailsClosed(t *testing.T) {
 	ms, err := audit.NewMemoryStore()
 	if err != nil {

@@ -140,6 +140,27 @@ func prepareUnlinked(e *Event, rd redaction, final bool) (record, error) {
 	return r, nil
 }
 
+// prepareOutcome checks Complete's arguments and serialises amend's head
+// (nil when amend is nil). The amended event's timestamp is not used:
+// the store keeps the one Begin recorded.
+func prepareOutcome(sessionID string, status int, amend *Event, rd redaction) ([]byte, error) {
+	if sessionID == "" {
+		return nil, ErrSessionID
+	}
+	if !validStatus(status) {
+		return nil, fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, status)
+	}
+	if amend == nil {
+		return nil, nil
+	}
+	e := *amend
+	e.ResponseStatus = status
+	if err := checkEvent(&e, true); err != nil {
+		return nil, err
+	}
+	return appendEventHead(nil, &e, rd, true)
+}
+
 // relink links events kept unlinked in order, each its head, its prev_hash
 // (the hash of the event before, "" for the first), its status and its
 // timestamp, and decodes them.

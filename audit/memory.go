@@ -229,15 +229,13 @@ func (s *MemoryStore) add(ctx context.Context, sessionID string, e *Event, final
 }
 
 // Complete implements Store.
-func (s *MemoryStore) Complete(ctx context.Context, sessionID string, seq, status int) error {
+func (s *MemoryStore) Complete(ctx context.Context, sessionID string, seq, status int, amend *Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if sessionID == "" {
-		return ErrSessionID
-	}
-	if !validStatus(status) {
-		return fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, status)
+	head, err := prepareOutcome(sessionID, status, amend, s.redact)
+	if err != nil {
+		return err
 	}
 	sh := s.shard(sessionID)
 	sh.mu.Lock()
@@ -252,6 +250,9 @@ func (s *MemoryStore) Complete(ctx context.Context, sessionID string, seq, statu
 		return fmt.Errorf("%w: session %q, event %d", ErrNotPending, sessionID, seq)
 	}
 	r.status = status
+	if head != nil {
+		r.head = head
+	}
 	ss.expires = now.Add(s.retention)
 	return nil
 }

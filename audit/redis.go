@@ -94,15 +94,13 @@ func (s *RedisStore) add(ctx context.Context, sessionID string, e *Event, final 
 }
 
 // Complete implements Store: one round trip.
-func (s *RedisStore) Complete(ctx context.Context, sessionID string, seq, status int) error {
-	if sessionID == "" {
-		return ErrSessionID
-	}
-	if !validStatus(status) {
-		return fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, status)
+func (s *RedisStore) Complete(ctx context.Context, sessionID string, seq, status int, amend *Event) error {
+	head, err := prepareOutcome(sessionID, status, amend, s.redact)
+	if err != nil {
+		return err
 	}
 	k := s.keys(sessionID)
-	reply, err := completeScript.Run(ctx, s.c, k.list[:], seq, status, s.retention).StringSlice()
+	reply, err := completeScript.Run(ctx, s.c, k.list[:], seq, status, s.retention, head).StringSlice()
 	if err != nil {
 		return fmt.Errorf("audit: redis: completing event %d of session %q: %w", seq, sessionID, err)
 	}

@@ -46,11 +46,13 @@ return {'ok', tostring(n)}
 `)
 
 // completeScript: KEYS log, ts, out, state; ARGV seq, status, retention in
-// ms. Replies {"ok"}, {"sealed"}, {"corrupt", n, llen} or {"notpending"}.
+// ms, the amended head or "". Replies {"ok"}, {"sealed"}, {"corrupt", n,
+// llen} or {"notpending"}.
 var completeScript = redis.NewScript(logHead + `
 local seq = tonumber(ARGV[1])
 if not seq or seq < 0 or seq >= n or redis.call('LINDEX', KEYS[3], seq) ~= '0' then return {'notpending'} end
 redis.call('LSET', KEYS[3], seq, ARGV[2])
+if ARGV[4] ~= '' then redis.call('LSET', KEYS[1], seq, ARGV[4]) end
 for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 return {'ok'}
 `)

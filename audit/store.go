@@ -38,9 +38,12 @@ type Store interface {
 	// position in the log, for Complete.
 	Begin(ctx context.Context, sessionID string, e Event) (seq int, err error)
 	// Complete binds the HTTP status of the event at seq, which Begin
-	// recorded and nothing completed yet. It fails with ErrSealed once the
-	// session is sealed (the event keeps StatusUnrecorded).
-	Complete(ctx context.Context, sessionID string, seq, status int) error
+	// recorded and nothing completed yet. amend, when not nil, is the event
+	// as it is to read (what a route binding resolved after Begin: the
+	// capability, the policy result): it replaces what Begin recorded but
+	// the timestamp, which stays as recorded. It fails with ErrSealed once
+	// the session is sealed (the event keeps StatusUnrecorded).
+	Complete(ctx context.Context, sessionID string, seq, status int, amend *Event) error
 	// Events returns the session's events in order, linked (those of its
 	// artifact once sealed), or none for an unknown session.
 	Events(ctx context.Context, sessionID string) ([]Event, error)

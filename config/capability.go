@@ -61,6 +61,13 @@ type Capability struct {
 	RequiresSession bool
 	// HumanHandoff: the capability returns a URL for a human to complete.
 	HumanHandoff bool
+	// BodyLimit is the largest request body, in bytes, that a call of this
+	// capability recorded in an audit trail may carry: the body is read
+	// and recorded before the handler runs, and a larger one is refused
+	// with 413. Zero means DefaultBodyLimit (1 MiB). It applies only to
+	// requests that are recorded (those carrying a session, with the
+	// audit trail on).
+	BodyLimit int64 `validate:"gte=0"`
 
 	// agent:// skill fields of the derived descriptor.
 
@@ -208,3 +215,15 @@ func Bool(b bool) *bool { return &b }
 
 // Float returns a pointer to f, for Param.Min and Param.Max.
 func Float(f float64) *float64 { return &f }
+
+// DefaultBodyLimit is the body limit of a capability that sets none
+// (Capability.BodyLimit): 1 MiB.
+const DefaultBodyLimit = 1 << 20
+
+// BodyLimitOrDefault returns BodyLimit, or DefaultBodyLimit when it is 0.
+func (c *Capability) BodyLimitOrDefault() int64 {
+	if c.BodyLimit > 0 {
+		return c.BodyLimit
+	}
+	return DefaultBodyLimit
+}

@@ -36,9 +36,14 @@ const (
 	// policy.CheckTarget), refused before any rule is consulted: 400.
 	// Err is the *policy.TargetError.
 	DenyTarget
+	// DenyBody: a request recorded in an audit trail has a body over the
+	// limits (the capability's BodyLimit: 413; MaxBodyDepth or
+	// MaxBodyValues, or a body that could not be read: 400), refused
+	// before the handler runs. Err says which.
+	DenyBody
 )
 
-var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target"}
+var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target", "deny-body"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -121,7 +126,7 @@ func statusOf(o Outcome) int {
 		return http.StatusServiceUnavailable
 	case DenySession:
 		return http.StatusUnauthorized
-	case DenyTarget:
+	case DenyTarget, DenyBody:
 		return http.StatusBadRequest
 	}
 	return 0

@@ -912,6 +912,8 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
 	case DenyTarget:
 		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a path that every router reads the same way", r.RequestURI, d.Err)
+	case DenyBody:
+		prob.Detail = fmt.Sprintf("%v; this call is recorded in the session's audit trail, which reads and records a body before the action runs", d.Err)
 	case StoreError:
 		retry := 1
 		var ue *UnavailableError

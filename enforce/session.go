@@ -1,13 +1,9 @@
 package enforce
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"math/rand/v2"
-	"mime"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -17,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/session"
 )
@@ -31,12 +28,12 @@ const (
 	// RuleRequiresSession: the capability declares requires_session and the
 	// request has no valid X-Agent-Session (v0.1.0: 401).
 	RuleRequiresSession = "requires_session"
+	// RuleSessionStore: the request presents an X-Agent-Session that the
+	// session store could not look up (it is down): 503, whatever the
+	// capability, since a valid session's action must be recorded.
+	RuleSessionStore = "session store unavailable"
 )
 
-// MaxAuditBody is the largest JSON request body whose members are recorded
-// as audit params (64 KiB). A larger body is passed on untouched and its
-// members are not recorded.
-const MaxAuditBody = 64 << 10
 
 // Identify returns who is calling, the way sessions are bound: the agent
 // identity is the declared agent policy the User-Agent names ("claude"),
@@ -106,6 +103,14 @@ func (e *Enforcer) wantsSession(r *http.Request, d *Decision) bool {
 // one, records the audit event of a request with a valid session, and ends
 // the session after a successful human-handoff capability.
 //
+// A recorded request is recorded before it acts: its body is read and
+// normalised (a body over the limits is refused, DenyBody, and the
+// refusal recorded), and its event is appended (audit.Store.Begin) before
+// the handler runs, so a store failure answers 503 before any side effect.
+// The status is bound to the event (audit.Store.Complete) before any byte
+// of the response reaches the agent; if that fails the agent gets 503 and
+// the trail keeps the action with audit.StatusUnrecorded.
+//
 // st, when not nil, is what a Capability binding behind needs to know
 // (serve); it goes into the request's context with the session.
 func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, ci int, st *state) {
@@ -113,11 +118,11 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 	// audit timestamp.
 	now := e.sessions.Now()
 	s := e.checkSession(r, d, now)
-	d.ReportOnly = e.reportOnly && d.Outcome != Allow
-	if e.hook != nil {
-		e.hook(*d)
-	}
+	d.ReportOnly = e.reportOnly && d.Outcome != Allow && d.Status < 500
 	if s == nil {
+		if e.hook != nil {
+			e.hook(*d)
+		}
 		switch {
 		case d.Outcome == Allow || d.ReportOnly:
 			if d.ReportOnly {
@@ -137,14 +142,26 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 		return
 	}
 	aw := auditWriters.Get().(*auditWriter)
-	aw.w, aw.e, aw.s, aw.ctx = w, e, s, r.Context()
+	aw.w, aw.e, aw.s, aw.ctx, aw.seq = w, e, s, r.Context(), -1
 	if e.audit != nil {
-		e.newEvent(r, d, aw, now)
+		if status, err := e.newEvent(r, d, aw, now); err != nil && (d.Outcome == Allow || d.ReportOnly) {
+			// The body cannot be recorded: the action does not run.
+			d.Outcome, d.Status, d.Err, d.ReportOnly = DenyBody, status, err, false
+			d.Rule = "body limits of recorded requests"
+			aw.ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
+		}
+	}
+	if e.hook != nil {
+		e.hook(*d)
 	}
 	if d.Outcome != Allow && !d.ReportOnly {
 		e.deny(aw, r, d)
 		aw.finish()
 		aw.release()
+		return
+	}
+	if e.audit != nil && !aw.begin() {
+		aw.release() // answered 503: nothing ran
 		return
 	}
 	if d.ReportOnly {
@@ -183,6 +200,13 @@ func (e *Enforcer) checkSession(r *http.Request, d *Decision, now time.Time) *se
 	if err == nil {
 		return s
 	}
+	if status, _ := session.ErrorStatus(err); status >= 500 && d.Outcome == Allow {
+		// A session was presented and the store cannot say whether it is
+		// valid: whatever the capability, the request fails closed, or an
+		// action of a live session could run unrecorded.
+		d.Outcome, d.Rule, d.Err, d.Status = DenySession, RuleSessionStore, err, status
+		return nil
+	}
 	if d.cap1 > 0 && e.p.Capabilities[d.cap1-1].Decl.RequiresSession && d.Outcome == Allow {
 		d.Outcome, d.Rule, d.Err = DenySession, RuleRequiresSession, err
 		d.Status, _ = session.ErrorStatus(err)
@@ -196,12 +220,17 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 	status, msg := session.ErrorStatus(d.Err)
 	if status >= 500 {
 		e.log.Error("agentready: session store failed", "err", d.Err)
+		w.Header()[HeaderRetryAfter] = []string{"1"}
 	}
 	if e.link != nil {
 		w.Header()[keyLink] = e.link
 	}
-	prob := Problem{Status: status, Detail: "capability " + `"` + d.Capability + `"` + " requires a session: " + msg +
-		" (create one with POST on the session endpoint and send its token in " + session.HeaderSession + ")",
+	detail := "capability " + `"` + d.Capability + `"` + " requires a session: " + msg +
+		" (create one with POST on the session endpoint and send its token in " + session.HeaderSession + ")"
+	if d.Rule == RuleSessionStore {
+		detail = "the session presented in " + session.HeaderSession + " cannot be checked: " + msg + "; retry"
+	}
+	prob := Problem{Status: status, Detail: detail,
 		Extra: map[string]any{"ok": false, "error": msg, "rule": d.Rule, "capability": d.Capability}}
 	if d.Agent != "" {
 		prob.Extra["agent"] = d.Agent
@@ -210,15 +239,22 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 }
 
 // newEvent starts the audit event of r in aw.ev: everything but the
-// status. now is its timestamp.
-func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now time.Time) {
+// status. now is its timestamp. It reads and records the body; the error
+// is the body limit it exceeds, with the status to refuse it with, in
+// which case the event records no body.
+func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now time.Time) (int, error) {
 	ev := &aw.ev
-	aw.query, ev.Params = requestParams(r, aw.query[:0])
-	ev.Query = aw.query
+	limit := int64(config.DefaultBodyLimit)
+	if d.cap1 > 0 {
+		limit = e.p.Capabilities[d.cap1-1].Decl.BodyLimitOrDefault()
+	}
+	aw.query = queryParams(r.URL.RawQuery, aw.query[:0])
+	params, status, err := readBody(r, limit)
+	ev.Query, ev.Params = aw.query, params
 	if e.auditOwned {
-		// The package stores serialise the event during Append and keep
-		// none of it, and aw outlives the Append: the id, the timestamp
-		// and the query params can live in aw's buffers.
+		// The package stores serialise the event during Begin, Append and
+		// Complete and keep none of it, and aw outlives them: the id, the
+		// timestamp and the query params can live in aw's buffers.
 		ev.EventID, ev.Timestamp = idAndTimeInto(&aw.idts, now)
 	} else {
 		// Another Store may not know Query, and may keep what it is
@@ -236,41 +272,7 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		// A report-only denial is served: the trail records what happened.
 		ev.PolicyResult.Decision = audit.Allow
 	}
-}
-
-// requestParams collects a request's parameters for the audit trail: the
-// query parameters, appended to q (audit.Event.Query), and the members of
-// a JSON object body of at most MaxAuditBody bytes (audit.Event.Params),
-// which win over query parameters of the same name. The body is read and
-// put back, byte for byte, for the handler. A request without parameters
-// yields none, which the audit trail records as {}.
-func requestParams(r *http.Request, q []audit.Param) ([]audit.Param, map[string]any) {
-	q = queryParams(r.URL.RawQuery, q)
-	if r.Body == nil || r.Body == http.NoBody {
-		return q, nil
-	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return q, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxAuditBody+1))
-	if len(b) > MaxAuditBody || err != nil {
-		// Too large (or failing): hand the handler what was read and the rest.
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
-		return q, nil
-	}
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{bytes.NewReader(b), r.Body}
-	var body map[string]any
-	if json.Unmarshal(b, &body) != nil {
-		body = nil
-	}
-	return q, body
+	return status, err
 }
 
 // maxPooledQuery bounds the query buffer a pooled auditWriter keeps.
@@ -286,19 +288,24 @@ func builtinAudit(st audit.Store) bool {
 	return false
 }
 
-// auditWriter records a session-bound request's audit event when the
-// response's status is decided (the handler's first WriteHeader or Write,
-// or its return without writing), before any byte reaches the client. If
-// the event cannot be recorded the response is replaced with 503 and the
-// handler's writes are discarded: the action ran, but it is not confirmed
-// to the agent, and no action is confirmed that the trail does not hold.
-// Without an audit store it only observes the status.
+// auditWriter records a session-bound request's audit event. For an
+// allowed request the event is appended before the handler runs (begin);
+// when the response's status is decided (the handler's first WriteHeader
+// or Write, or its return without writing), before any byte reaches the
+// client, the status is bound to it (commit). A denial is recorded whole
+// at commit. If the event cannot be recorded the response is replaced with
+// 503 and the handler's writes are discarded: the action may have run, but
+// it is not confirmed to the agent, and the trail holds it with
+// audit.StatusUnrecorded. Without an audit store it only observes the
+// status.
 type auditWriter struct {
 	w       http.ResponseWriter
 	e       *Enforcer
 	s       *session.Session
 	ctx     context.Context
 	ev      audit.Event
+	seq     int  // the event's position once begun, -1 before
+	amended bool // a route binding changed the event after it was begun
 	status  int
 	decided bool
 	failed  bool
@@ -378,16 +385,54 @@ func (a *auditWriter) Flush() {
 // Unwrap gives http.ResponseController the underlying writer.
 func (a *auditWriter) Unwrap() http.ResponseWriter { return a.w }
 
-// bind makes the event, not yet recorded, that of the capability a route
-// binding resolved, with the binding's decision.
+// bind makes the event that of the capability a route binding resolved,
+// with the binding's decision; the change reaches the store with the
+// status (audit.Store.Complete's amend).
 func (a *auditWriter) bind(d *Decision) {
 	if a.decided {
 		return // the handler wrote before the binding ran: recorded as it was
 	}
 	a.ev.Capability = d.Capability
-	if d.Outcome != Allow {
+	if d.Outcome != Allow && !d.ReportOnly {
 		a.ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
 	}
+	a.amended = a.seq >= 0
+}
+
+// storeCtx is the context of a store call: the request's, detached when it
+// is done (the action ran, or is about to: it is recorded even if the agent
+// has gone away). The MemoryStore looks at its context on entry only, so
+// it needs the detached context (an allocation) only when the request's is
+// done.
+func (a *auditWriter) storeCtx() context.Context {
+	if !a.e.auditMem || a.ctx.Err() != nil {
+		return context.WithoutCancel(a.ctx)
+	}
+	return a.ctx
+}
+
+// begin appends the event before the handler runs. On failure it answers
+// 503, nothing having run, and reports false.
+func (a *auditWriter) begin() bool {
+	seq, err := a.e.audit.Begin(a.storeCtx(), a.s.ID, a.ev)
+	if err == nil {
+		a.seq = seq
+		return true
+	}
+	a.decided, a.failed, a.status = true, true, http.StatusServiceUnavailable
+	a.e.log.Error("agentready: the audit trail could not record an action before it ran; answering 503",
+		"session", a.s.ID, "capability", a.ev.Capability, "method", a.ev.Method, "err", err)
+	a.unavailable("the audit trail could not record this action, which did not run")
+	return false
+}
+
+// unavailable answers 503 in the handler's place.
+func (a *auditWriter) unavailable(msg string) {
+	h := a.w.Header()
+	clear(h) // whatever the handler set belongs to the response it does not get
+	h.Set("Retry-After", "1")
+	_ = WriteProblem(a.w, Problem{Status: http.StatusServiceUnavailable, Detail: msg + "; retry",
+		Extra: map[string]any{"ok": false, "error": msg}})
 }
 
 // finish decides the status of a handler that returned without writing.
@@ -397,36 +442,33 @@ func (a *auditWriter) finish() {
 	}
 }
 
-// commit records the event with the response status; on failure it answers
-// 503 in the handler's place.
+// commit records the response status: bound to the event begun before
+// the handler ran, or with the whole event for a denial. On failure it
+// answers 503 in the handler's place.
 func (a *auditWriter) commit(code int) {
 	a.decided, a.status = true, code
 	st := a.e.audit
 	if st == nil {
 		return
 	}
-	a.ev.ResponseStatus = code
-	// The action ran: record it even if the agent has gone away. The
-	// MemoryStore looks at its context on entry only, so it needs the
-	// detached context (an allocation) only when the request's is done.
-	ctx := a.ctx
-	if !a.e.auditMem || ctx.Err() != nil {
-		ctx = context.WithoutCancel(ctx)
+	var err error
+	if a.seq >= 0 {
+		var amend *audit.Event
+		if a.amended {
+			amend = &a.ev
+		}
+		err = st.Complete(a.storeCtx(), a.s.ID, a.seq, code, amend)
+	} else {
+		a.ev.ResponseStatus = code
+		err = st.Append(a.storeCtx(), a.s.ID, a.ev)
 	}
-	err := st.Append(ctx, a.s.ID, a.ev)
-	a.ev.Params, a.ev.Query = nil, nil
 	if err == nil {
 		return
 	}
 	a.failed = true
-	a.e.log.Error("agentready: the audit trail could not record an action; answering 503",
+	a.e.log.Error("agentready: the audit trail could not record an action's outcome; answering 503",
 		"session", a.s.ID, "capability", a.ev.Capability, "method", a.ev.Method, "status", code, "err", err)
-	h := a.w.Header()
-	clear(h) // whatever the handler set belongs to the response it does not get
-	h.Set("Retry-After", "1")
-	_ = WriteProblem(a.w, Problem{Status: http.StatusServiceUnavailable,
-		Detail: "the audit trail could not record this action; it is not confirmed",
-		Extra:  map[string]any{"ok": false, "error": "the audit trail could not record this action"}})
+	a.unavailable("the audit trail could not record the outcome of this action; it is not confirmed")
 }
 
 // queryParams appends the parameters of a raw query to q in the order

@@ -401,21 +401,28 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		if ev := mustEvents(t, s, "s1", 2); ev[0].ResponseStatus != audit.StatusUnrecorded || ev[1].ResponseStatus != audit.StatusUnrecorded {
 			t.Fatalf("pending statuses %d, %d", ev[0].ResponseStatus, ev[1].ResponseStatus)
 		}
-		if err := s.Complete(ctx, "s1", seq1, 204); err != nil {
+		amend := Event(1)
+		amend.Capability, amend.Timestamp = "checkout", "2030-01-01T00:00:00.000Z"
+		amend.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: "Rate-Limit: 2/minute"}
+		if err := s.Complete(ctx, "s1", seq1, 204, &amend); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Complete(ctx, "s1", seq1, 200); !errors.Is(err, audit.ErrNotPending) {
+		if ev := mustEvents(t, s, "s1", 2); ev[1].Capability != "checkout" || ev[1].PolicyResult.Decision != audit.Deny ||
+			ev[1].EventID != Event(1).EventID || ev[1].Timestamp != Event(1).Timestamp || ev[1].ResponseStatus != 204 {
+			t.Fatalf("amended event %+v", ev[1])
+		}
+		if err := s.Complete(ctx, "s1", seq1, 200, nil); !errors.Is(err, audit.ErrNotPending) {
 			t.Fatalf("second Complete: %v, want ErrNotPending", err)
 		}
 		if err := s.Append(ctx, "s1", Event(2)); err != nil {
 			t.Fatal(err)
 		}
 		for _, seq := range []int{2, 3, -1} { // final, beyond the log, negative
-			if err := s.Complete(ctx, "s1", seq, 200); !errors.Is(err, audit.ErrNotPending) {
+			if err := s.Complete(ctx, "s1", seq, 200, nil); !errors.Is(err, audit.ErrNotPending) {
 				t.Fatalf("Complete of event %d: %v, want ErrNotPending", seq, err)
 			}
 		}
-		if err := s.Complete(ctx, "s1", seq0, 42); !errors.Is(err, audit.ErrInvalidEvent) {
+		if err := s.Complete(ctx, "s1", seq0, 42, nil); !errors.Is(err, audit.ErrInvalidEvent) {
 			t.Fatalf("Complete with status 42: %v, want ErrInvalidEvent", err)
 		}
 		// Sealed with event 0's outcome unrecorded: a verifier sees an
@@ -431,7 +438,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		if err := audit.Verify(a, Key.Public().(ed25519.PublicKey)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Complete(ctx, "s1", seq0, 200); !errors.Is(err, audit.ErrSealed) {
+		if err := s.Complete(ctx, "s1", seq0, 200, nil); !errors.Is(err, audit.ErrSealed) {
 			t.Fatalf("Complete after the seal: %v, want ErrSealed", err)
 		}
 		if _, err := s.Begin(ctx, "s1", Event(3)); !errors.Is(err, audit.ErrSealed) {
@@ -450,7 +457,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Complete(ctx, "s1", seq, 200); err != nil {
+		if err := s.Complete(ctx, "s1", seq, 200, nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Seal(ctx, "s1", a); !errors.Is(err, audit.ErrStale) {
@@ -488,7 +495,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 					// that start and append in different orders.
 					seq, err := s.Begin(ctx, "busy", Event((w*7919+i*104729)%1000))
 					if err == nil {
-						err = s.Complete(ctx, "busy", seq, 200+w%3)
+						err = s.Complete(ctx, "busy", seq, 200+w%3, nil)
 					}
 					if err != nil {
 						errs <- err
