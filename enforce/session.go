@@ -34,7 +34,6 @@ const (
 	RuleSessionStore = "session store unavailable"
 )
 
-
 // Identify returns who is calling, the way sessions are bound: the agent
 // identity is the declared agent policy the User-Agent names ("claude"),
 // else the known agent or generic client name it was classified as
