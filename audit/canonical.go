@@ -114,9 +114,9 @@ var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b 
 // are read back (relink), so that appending needs no hash and no read of
 // the chain's head, and appends never contend.
 type record struct {
-	head   []byte // the store's to keep
-	ts     string // TimeLayout
-	status int    // StatusUnrecorded until the outcome is bound
+	head   []byte                // the store's to keep
+	ts     [len(TimeLayout)]byte // the timestamp, its own copy
+	status int                   // StatusUnrecorded until the outcome is bound
 }
 
 // prepareUnlinked validates e and serialises its head, params redacted by
@@ -135,7 +135,8 @@ func prepareUnlinked(e *Event, rd redaction, final bool) (record, error) {
 		scratch.Put(bp)
 		return record{}, err
 	}
-	r := record{head: slices.Clone(head), ts: e.Timestamp, status: e.ResponseStatus}
+	r := record{head: slices.Clone(head), status: e.ResponseStatus}
+	copy(r.ts[:], e.Timestamp) // checkEvent: exactly TimeLayout's length
 	putScratch(bp, head)
 	return r, nil
 }
@@ -175,7 +176,7 @@ func relink(stored iter.Seq[record], n int) ([]Event, error) {
 			buf = append(buf, prev[:]...)
 		}
 		buf = append(buf, '"')
-		buf = appendEventTail(buf, r.status, r.ts)
+		buf = appendEventTail(buf, r.status, string(r.ts[:]))
 		var e Event
 		if err := decodeStrictJSON(buf, &e); err != nil {
 			return nil, fmt.Errorf("event %d: %w", len(events), err)

@@ -37,8 +37,8 @@ type memShard struct {
 
 type memSession struct {
 	log      eventLog
-	lastTS   string    // the timestamp of the last event, "" before the first
-	artifact *Artifact // set once sealed
+	lastTS   [len(TimeLayout)]byte // the timestamp of the last event, zero before the first
+	artifact *Artifact             // set once sealed
 	expires  time.Time
 }
 
@@ -219,7 +219,7 @@ func (s *MemoryStore) add(ctx context.Context, sessionID string, e *Event, final
 	if err != nil {
 		return 0, err
 	}
-	if r.ts < ss.lastTS { // TimeLayout is fixed-width UTC: string order is time order
+	if string(r.ts[:]) < string(ss.lastTS[:]) { // TimeLayout is fixed-width UTC: string order is time order
 		r.ts = ss.lastTS
 	}
 	ss.lastTS = r.ts

@@ -76,7 +76,7 @@ func (s *RedisStore) add(ctx context.Context, sessionID string, e *Event, final 
 		return 0, err
 	}
 	k := s.keys(sessionID)
-	reply, err := appendScript.Run(ctx, s.c, k.list[:], r.head, r.ts, r.status, s.retention).StringSlice()
+	reply, err := appendScript.Run(ctx, s.c, k.list[:], r.head, string(r.ts[:]), r.status, s.retention).StringSlice()
 	if err != nil {
 		return 0, fmt.Errorf("audit: redis: appending to session %q: %w", sessionID, err)
 	}
@@ -161,11 +161,13 @@ func (s *RedisStore) Events(ctx context.Context, sessionID string) ([]Event, err
 	events, err := relink(func(yield func(record) bool) {
 		for i, h := range heads {
 			status, err := strconv.Atoi(outs[i])
-			if err != nil {
-				bad = fmt.Errorf("status %q of event %d", outs[i], i)
+			if err != nil || len(tss[i]) != len(TimeLayout) {
+				bad = fmt.Errorf("status %q or timestamp %q of event %d", outs[i], tss[i], i)
 				return
 			}
-			if !yield(record{head: []byte(h), ts: tss[i], status: status}) {
+			r := record{head: []byte(h), status: status}
+			copy(r.ts[:], tss[i])
+			if !yield(r) {
 				return
 			}
 		}

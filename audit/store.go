@@ -231,7 +231,9 @@ func checkSeal(sessionID string, a *Artifact) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("%w: event %d: %v", ErrMalformed, i, err) // unreachable: Verify hashed it
 		}
-		b = appendFingerprint(b, i, record{head: head, ts: a.Events[i].Timestamp, status: a.Events[i].ResponseStatus})
+		r := record{head: head, status: a.Events[i].ResponseStatus}
+		copy(r.ts[:], a.Events[i].Timestamp)
+		b = appendFingerprint(b, i, r)
 	}
 	return string(b), nil
 }
@@ -246,7 +248,7 @@ func appendFingerprint(b []byte, i int, r record) []byte {
 	}
 	b = append(b, r.head...)
 	b = append(b, 0)
-	b = append(b, r.ts...)
+	b = append(b, r.ts[:]...)
 	b = append(b, 0)
 	return strconv.AppendInt(b, int64(r.status), 10)
 }

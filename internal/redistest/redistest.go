@@ -51,8 +51,9 @@ type Server struct {
 	// Addr is the server's host:port.
 	Addr string
 
-	bin  string // redis-server binary; "" for an external server
-	dir  string
+	bin     string // redis-server binary; "" for an external server
+	dir     string
+	durable bool // appendonly yes, appendfsync always
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{} // closed when cmd has been waited for
@@ -76,11 +77,25 @@ func Start(t testing.TB) *Server {
 // paused and restarted.
 func StartLocal(t testing.TB) *Server {
 	t.Helper()
+	return startLocal(t, false)
+}
+
+// StartDurable is StartLocal with every write fsynced to an append-only
+// file before it is acknowledged (appendonly yes, appendfsync always), so
+// that Restart after Stop finds the data again: a crash of a Redis that
+// must not lose an audit event. DEBUG SLEEP is enabled on it.
+func StartDurable(t testing.TB) *Server {
+	t.Helper()
+	return startLocal(t, true)
+}
+
+func startLocal(t testing.TB, durable bool) *Server {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		unavailable(t, "redis-server is not on PATH (apt-get install redis-server)")
 	}
-	s := &Server{bin: bin, dir: t.TempDir()}
+	s := &Server{bin: bin, dir: t.TempDir(), durable: durable}
 	t.Cleanup(func() { s.kill() })
 	// A port found free may be taken before redis-server binds it: retry.
 	var last error
@@ -128,8 +143,8 @@ func (s *Server) Stop(t testing.TB) {
 	s.kill()
 }
 
-// Restart starts the server again on the same port, with no data (a
-// restarted cache).
+// Restart starts the server again on the same port: with no data (a
+// restarted cache), or with all of it for a server from StartDurable.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	s.mustLocal(t)
@@ -183,7 +198,9 @@ func (s *Server) mustLocal(t testing.TB) {
 func (s *Server) start() error {
 	_, port, _ := net.SplitHostPort(s.Addr)
 	durability := []string{"--appendonly", "no"}
-	if os.Getenv(EnvFsync) == "always" {
+	if s.durable {
+		durability = []string{"--appendonly", "yes", "--appendfsync", "always", "--enable-debug-command", "local"}
+	} else if os.Getenv(EnvFsync) == "always" {
 		// What a site that must not lose an audit event runs: every write
 		// on disk before it is acknowledged.
 		durability = []string{"--appendonly", "yes", "--appendfsync", "always"}

@@ -1,0 +1,369 @@
+package agentready_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/shop"
+	"github.com/agentready/agentready/session"
+)
+
+// flakyAudit is an audit store whose Begin or Complete fails on demand.
+type flakyAudit struct {
+	audit.Store
+	failBegin, failComplete atomic.Bool
+}
+
+func (f *flakyAudit) Begin(ctx context.Context, id string, e audit.Event) (int, error) {
+	if f.failBegin.Load() {
+		return 0, errors.New("disk full")
+	}
+	return f.Store.Begin(ctx, id, e)
+}
+
+func (f *flakyAudit) Complete(ctx context.Context, id string, seq, status int, amend *audit.Event) error {
+	if f.failComplete.Load() {
+		return errors.New("disk full")
+	}
+	return f.Store.Complete(ctx, id, seq, status, amend)
+}
+
+// countingShop serves the demo shop behind a v0.1.0 Middleware and counts
+// the requests that reach the shop's handlers.
+func countingShop(t *testing.T, site config.Site, opts ...agentready.Option) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	opts = append([]agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents)}, opts...)
+	site.RateLimit = config.PerMinute(1_000_000) // these tests send more than the example's 60 a minute
+	m, err := agentready.New(site, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran atomic.Int64
+	sh := shop.New("https://acmeceramics.example.com")
+	srv := httptest.NewServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ran.Add(1)
+		sh.ServeHTTP(w, r)
+	})))
+	t.Cleanup(srv.Close)
+	return srv, &ran
+}
+
+// TestRecordBeforeActing: an action is recorded before it runs; a store
+// failure then answers 503 with nothing run; a failure to bind its outcome
+// answers 503 and leaves the action in the trail with response_status 0.
+func TestRecordBeforeActing(t *testing.T) {
+	ms, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &flakyAudit{Store: ms}
+	srv, ran := countingShop(t, acme(), agentready.WithAuditStore(st))
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+
+	st.failBegin.Store(true)
+	before := ran.Load()
+	r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue"}`, as...)
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(string(r.raw), "did not run") {
+		t.Fatalf("Begin failing: %d %v %s", r.status, r.header, r.raw)
+	}
+	if ran.Load() != before {
+		t.Fatal("the handler ran although its event could not be recorded")
+	}
+	st.failBegin.Store(false)
+
+	st.failComplete.Store(true)
+	r = call(t, "POST", srv.URL+api+"cart/add", `{"id":"vase-bud"}`, as...)
+	if r.status != http.StatusServiceUnavailable || strings.Contains(string(r.raw), "vase-bud") {
+		t.Fatalf("Complete failing: %d %s", r.status, r.raw)
+	}
+	if ran.Load() != before+1 {
+		t.Fatal("the action was recorded but did not run")
+	}
+	st.failComplete.Store(false)
+
+	if r := call(t, "DELETE", srv.URL+sessPath, "", as...); r.status != 200 {
+		t.Fatalf("DELETE: %d %s", r.status, r.raw)
+	}
+	a := artifact(t, srv.URL, id)
+	var got []string
+	for _, e := range a.Events {
+		got = append(got, fmt.Sprintf("%s %d %v", e.Capability, e.ResponseStatus, e.Params["id"]))
+	}
+	want := []string{"session.create 201 <nil>", "cart.add 0 vase-bud", "session.delete 200 <nil>"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
+// TestBodyRefusedAndRecorded: a body the trail cannot record is refused
+// before the handler runs, and the refusal is recorded.
+func TestBodyRefusedAndRecorded(t *testing.T) {
+	site := acme()
+	for i := range site.Capabilities {
+		if site.Capabilities[i].ID == "cart.update" {
+			site.Capabilities[i].BodyLimit = 64
+		}
+	}
+	srv, ran := countingShop(t, site)
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	deep := strings.Repeat(`{"a":`, enforce.MaxBodyDepth+1) + "1" + strings.Repeat("}", enforce.MaxBodyDepth+1)
+	for _, tt := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{"POST", "cart/add", deep, http.StatusBadRequest},
+		{"POST", "cart/add", `{"id":"` + strings.Repeat("x", config.DefaultBodyLimit) + `"}`, http.StatusRequestEntityTooLarge},
+		{"PATCH", "cart/update", `{"id":"mug-blue","quantity":2,"note":"` + strings.Repeat("x", 64) + `"}`, http.StatusRequestEntityTooLarge},
+	} {
+		before := ran.Load()
+		r := call(t, tt.method, srv.URL+api+tt.path, tt.body, as...)
+		if r.status != tt.status || r.header.Get("Content-Type") != enforce.ContentTypeProblem {
+			t.Errorf("%s %s: %d %s", tt.method, tt.path, r.status, r.raw)
+		}
+		if ran.Load() != before {
+			t.Errorf("%s %s: the handler ran", tt.method, tt.path)
+		}
+	}
+	call(t, "DELETE", srv.URL+sessPath, "", as...)
+	evs := artifact(t, srv.URL, id).Events
+	if len(evs) != 5 {
+		t.Fatalf("%d events", len(evs))
+	}
+	for i, want := range []int{400, 413, 413} {
+		e := evs[i+1]
+		if e.ResponseStatus != want || e.PolicyResult.Decision != audit.Deny || e.PolicyResult.Rule != "body limits of recorded requests" {
+			t.Errorf("event %d: %+v", i+1, e)
+		}
+	}
+}
+
+// TestFaithfulParams: whatever body the handler acts on is what the trail
+// holds: members of a JSON object whatever its content type, exact
+// numbers, and the digest of anything else.
+func TestFaithfulParams(t *testing.T) {
+	srv, _ := countingShop(t, acme())
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	send := func(body, ct string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL+api+"cart/add", strings.NewReader(body))
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		for i := 0; i < len(as); i += 2 {
+			req.Header.Set(as[i], as[i+1])
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	send(`{"id":"mug-blue","quantity":12345678901234567891}`, "")
+	send(`{"id":"mug-blue"}`, "text/plain")
+	send(`{"id":"mug-blue"} trailing`, "application/json")
+	call(t, "DELETE", srv.URL+sessPath, "", as...)
+	evs := artifact(t, srv.URL, id).Events
+	if p := evs[1].Params; p["id"] != "mug-blue" || p["quantity"] != "12345678901234567891" {
+		t.Errorf("no Content-Type, big integer: %v", p)
+	}
+	if p := evs[2].Params; p["id"] != "mug-blue" {
+		t.Errorf("text/plain: %v", p)
+	}
+	d, _ := evs[3].Params[enforce.BodyMember].(map[string]any)
+	if d == nil || d["length"] != float64(len(`{"id":"mug-blue"} trailing`)) || len(d["sha256"].(string)) != 64 || d["content_type"] != "application/json" {
+		t.Errorf("trailing data: %v", evs[3].Params)
+	}
+}
+
+// failingSessions is a session store whose lookups fail.
+type failingSessions struct {
+	session.Store
+	fail atomic.Bool
+}
+
+func (f *failingSessions) Get(ctx context.Context, h session.Hash) (*session.Session, error) {
+	if f.fail.Load() {
+		return nil, errors.New("connection refused")
+	}
+	return f.Store.Get(ctx, h)
+}
+
+// TestPresentedSessionFailsClosed: a request presenting a session that
+// cannot be looked up gets 503, whatever the capability.
+func TestPresentedSessionFailsClosed(t *testing.T) {
+	ss := &failingSessions{Store: session.NewMemoryStore()}
+	srv, ran := countingShop(t, acme(), agentready.WithSessionStore(ss))
+	token, _ := createSession(t, srv.URL, uaClaudeUser)
+	ss.fail.Store(true)
+	before := ran.Load()
+	r := call(t, "GET", srv.URL+api+"search?q=mug", "", "User-Agent", uaClaudeUser, "X-Agent-Session", token) // search requires no session
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || ran.Load() != before {
+		t.Fatalf("%d %v %s", r.status, r.header, r.raw)
+	}
+	if r := call(t, "GET", srv.URL+api+"search?q=mug", "", "User-Agent", uaClaudeUser); r.status != 200 {
+		t.Errorf("without a session: %d", r.status)
+	}
+}
+
+// TestMonotoneTimestamps: timestamps never decrease along a chain, even
+// when requests read the clock in one order and reach the store in
+// another (here a clock that runs backwards, and concurrent requests).
+func TestMonotoneTimestamps(t *testing.T) {
+	var calls atomic.Int64
+	base := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { // every other reading 2 ms before the one before it
+		n := calls.Add(1)
+		return base.Add(time.Duration(n)*time.Millisecond - time.Duration(n%2)*3*time.Millisecond)
+	}
+	srv, _ := countingShop(t, acme(), agentready.WithClock(clock))
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			call(t, "GET", fmt.Sprintf("%s%ssearch?q=%d", srv.URL, api, i), "", as...)
+		}()
+	}
+	wg.Wait()
+	if r := call(t, "DELETE", srv.URL+sessPath, "", as...); r.status != 200 {
+		t.Fatalf("DELETE: %d %s", r.status, r.raw)
+	}
+	evs := artifact(t, srv.URL, id).Events
+	if len(evs) != 202 {
+		t.Fatalf("%d events", len(evs))
+	}
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Timestamp < evs[i-1].Timestamp {
+			t.Fatalf("event %d at %s after event %d at %s", i, evs[i].Timestamp, i-1, evs[i-1].Timestamp)
+		}
+	}
+}
+
+// TestAuditUnderRedisFaults runs a session against a real redis-server
+// that is killed and restarted, stopped (SIGSTOP) and made to sleep past
+// the client's timeout (DEBUG SLEEP), and checks that every 2xx the agent
+// saw has its event, with that status, in the verified artifact.
+func TestAuditUnderRedisFaults(t *testing.T) {
+	rs := redistest.StartDurable(t)
+	prefix := redistest.Prefix(t)
+	client := redis.NewClient(&redis.Options{Addr: rs.Addr, ContextTimeoutEnabled: true, DialTimeout: 200 * time.Millisecond,
+		ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond, MaxRetries: -1})
+	t.Cleanup(func() { _ = client.Close() })
+	ss, err := session.NewRedisStore(client, session.WithKeyPrefix("{"+prefix+"session}:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := audit.NewRedisStore(client, audit.WithKeyPrefix(prefix+"audit:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := countingShop(t, acme(), agentready.WithSessionStore(ss), agentready.WithAuditStore(as))
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	hdr := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+
+	type seen struct {
+		q      string
+		status int
+	}
+	var mu sync.Mutex
+	var results []seen
+	n := 0
+	// agent sends requests, search (no session required) and cart.add
+	// (session required) alternately, for d.
+	agent := func(d time.Duration) {
+		for end := time.Now().Add(d); time.Now().Before(end); {
+			n++
+			q := fmt.Sprintf("r%d", n)
+			var r reply
+			if n%2 == 0 {
+				r = call(t, "GET", srv.URL+api+"search?q="+q, "", hdr...)
+			} else {
+				r = call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue","q":"`+q+`"}`, hdr...)
+			}
+			if r.status < 500 && r.status >= 300 {
+				t.Errorf("request %s: %d %s", q, r.status, r.raw)
+			}
+			mu.Lock()
+			results = append(results, seen{q, r.status})
+			mu.Unlock()
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	agent(100 * time.Millisecond)
+
+	rs.Stop(t) // killed: connections reset
+	agent(150 * time.Millisecond)
+	rs.Restart(t) // its append-only file brings the session and log back
+	agent(150 * time.Millisecond)
+
+	rs.Pause(t) // hung
+	agent(300 * time.Millisecond)
+	rs.Resume(t)
+	agent(150 * time.Millisecond)
+
+	sleeper := redis.NewClient(&redis.Options{Addr: rs.Addr})
+	t.Cleanup(func() { _ = sleeper.Close() })
+	done := make(chan error, 1)
+	go func() { done <- sleeper.Do(context.Background(), "DEBUG", "SLEEP", "0.5").Err() }()
+	time.Sleep(20 * time.Millisecond)
+	agent(300 * time.Millisecond) // the server sleeps past the client's 200 ms timeout
+	if err := <-done; err != nil {
+		t.Fatalf("DEBUG SLEEP: %v", err)
+	}
+	agent(150 * time.Millisecond)
+
+	var ok, failed int
+	for r := call(t, "DELETE", srv.URL+sessPath, "", hdr...); r.status != 200; r = call(t, "DELETE", srv.URL+sessPath, "", hdr...) {
+		if failed++; failed > 20 {
+			t.Fatalf("DELETE: %d %s", r.status, r.raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	failed = 0
+	a := artifact(t, srv.URL, id)
+	recorded := map[string]int{}
+	for _, e := range a.Events {
+		if q, _ := e.Params["q"].(string); q != "" {
+			recorded[q] = e.ResponseStatus
+		}
+	}
+	for _, r := range results {
+		switch {
+		case r.status >= 200 && r.status < 300:
+			ok++
+			if got, in := recorded[r.q]; !in || got != r.status {
+				t.Errorf("request %s was answered %d; the trail holds %d (recorded: %v)", r.q, r.status, got, in)
+			}
+		default:
+			failed++
+			if got := recorded[r.q]; got >= 200 && got < 300 {
+				t.Errorf("request %s was answered %d; the trail says %d", r.q, r.status, got)
+			}
+		}
+	}
+	if ok < 10 || failed < 3 {
+		t.Errorf("%d requests confirmed, %d failed: the faults did not bite", ok, failed)
+	}
+	t.Logf("%d requests: %d confirmed, all in the verified trail; %d answered 503", len(results), ok, failed)
+}
