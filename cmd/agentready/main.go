@@ -121,8 +121,20 @@ func verifyAudit(args []string, stdout, stderr io.Writer) int {
 		how = "with the key embedded in the artifact, " + a.PublicKey +
 			" (integrity only: pass -key with the site's published audit.public_key to prove the site signed it)"
 	}
-	fmt.Fprintf(stdout, "OK: %s: session %q of %q, %d events, root hash %s, verified %s\n",
-		src, a.SessionID, a.Site, len(a.Events), a.RootHash, how)
+	unrecorded := ""
+	n := 0
+	for _, e := range a.Events {
+		if e.ResponseStatus == audit.StatusUnrecorded {
+			n++
+		}
+	}
+	if n > 0 {
+		// Recorded before they ran, their outcome never bound: the actions
+		// may have happened, and their agents were answered 503.
+		unrecorded = fmt.Sprintf(" (%d of them with their outcome not recorded: response_status 0)", n)
+	}
+	fmt.Fprintf(stdout, "OK: %s: session %q of %q, %d events%s, root hash %s, verified %s\n",
+		src, a.SessionID, a.Site, len(a.Events), unrecorded, a.RootHash, how)
 	return 0
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
@@ -49,6 +50,36 @@ func artifact(t *testing.T) []byte {
 	return b
 }
 
+// artifactUnrecorded is a sealed artifact one of whose two events was
+// recorded before its action ran and never completed.
+func artifactUnrecorded(t *testing.T) []byte {
+	t.Helper()
+	ctx := context.Background()
+	st, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := audit.Event{EventID: "evt-1", Timestamp: "2025-06-01T12:00:00.000Z", Capability: "cart.add", Method: "POST",
+		PolicyResult: audit.PolicyResult{Decision: audit.Allow}, ResponseStatus: 200}
+	if err := st.Append(ctx, "sess-1", ev); err != nil {
+		t.Fatal(err)
+	}
+	ev.EventID = "evt-2"
+	if _, err := st.Begin(ctx, "sess-1", ev); err != nil {
+		t.Fatal(err)
+	}
+	a, err := audit.SealSession(ctx, st, siteKey, audit.Meta{SessionID: "sess-1", Site: "https://acmeceramics.example.com",
+		CreatedAt: "2025-06-01T11:59:00.000Z", EndedAt: "2025-06-01T12:01:00.000Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func writeFile(t *testing.T, name string, b []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
@@ -63,6 +94,7 @@ func TestRun(t *testing.T) {
 	goodFile := writeFile(t, "artifact.json", good)
 	tampered := writeFile(t, "tampered.json", bytes.Replace(good, []byte(`"sess-1"`), []byte(`"sess-2"`), 1))
 	notJSON := writeFile(t, "notjson.json", []byte("<html>"))
+	unrecorded := writeFile(t, "unrecorded.json", artifactUnrecorded(t))
 	big := filepath.Join(t.TempDir(), "big.json")
 	if f, err := os.Create(big); err != nil {
 		t.Fatal(err)
@@ -109,6 +141,8 @@ func TestRun(t *testing.T) {
 		{"file with key", []string{"verify-audit", "-key", siteKeyB64, goodFile}, 0,
 			[]string{"OK: ", `session "sess-1" of "https://acmeceramics.example.com"`, "3 events", "verified with the key given by -key"}, nil, false, true},
 		{"key after file", []string{"verify-audit", goodFile, "-key", siteKeyB64}, 0, []string{"with the key given by -key"}, nil, false, true},
+		{"an outcome not recorded", []string{"verify-audit", "-key", siteKeyB64, unrecorded}, 0,
+			[]string{"OK: ", "2 events (1 of them with their outcome not recorded: response_status 0)"}, nil, false, true},
 		{"file without key", []string{"verify-audit", goodFile}, 0,
 			[]string{"OK: ", "with the key embedded in the artifact, " + siteKeyB64, "integrity only"}, nil, false, true},
 		{"other key", []string{"verify-audit", "-key", otherKey, goodFile}, 1, []string{"FAIL: ", "not the expected key"}, nil, false, true},
