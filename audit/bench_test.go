@@ -150,8 +150,58 @@ func BenchmarkVerify100(b *testing.B) {
 	})
 }
 
-// BenchmarkRedisAppend appends to a real Redis (one round trip per event
-// when the store made the session's previous append).
+// BenchmarkBeginComplete is what the middleware does for an allowed
+// request, in memory: Begin before the handler, Complete with its status.
+func BenchmarkBeginComplete(b *testing.B) {
+	ctx := context.Background()
+	e := benchEvent()
+	var s *audit.MemoryStore
+	b.ReportAllocs()
+	for i := range b.N {
+		if i&(1<<16-1) == 0 {
+			b.StopTimer()
+			var err error
+			if s, err = audit.NewMemoryStore(); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		id := sessionIDs[i&(len(sessionIDs)-1)]
+		seq, err := s.Begin(ctx, id, e)
+		if err == nil {
+			err = s.Complete(ctx, id, seq, 200, nil)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRedisBeginComplete is BenchmarkBeginComplete on a real Redis:
+// two round trips, one script call each.
+func BenchmarkRedisBeginComplete(b *testing.B) {
+	ctx := context.Background()
+	c := newRedis(b)
+	s, err := audit.NewRedisStore(c, audit.WithKeyPrefix("bench:"+strconv.Itoa(b.N)+":"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := benchEvent()
+	b.ReportAllocs()
+	for i := range b.N {
+		id := "sess-" + strconv.Itoa(i>>10)
+		seq, err := s.Begin(ctx, id, e)
+		if err == nil {
+			err = s.Complete(ctx, id, seq, 200, nil)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRedisAppend appends to a real Redis: one round trip, one
+// script call.
 func BenchmarkRedisAppend(b *testing.B) {
 	ctx := context.Background()
 	c := newRedis(b)
