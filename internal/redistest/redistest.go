@@ -54,9 +54,9 @@ type Server struct {
 	bin     string // redis-server binary; "" for an external server
 	dir     string
 	durable bool // appendonly yes, appendfsync always
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has been waited for
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	done    chan struct{} // closed when cmd has been waited for
 }
 
 // Start returns the server at $REDIS_ADDR, or a private one as StartLocal
