@@ -121,6 +121,12 @@ func TestBodyRefusedAndRecorded(t *testing.T) {
 			site.Capabilities[i].BodyLimit = 64
 		}
 	}
+	bad := acme()
+	bad.Capabilities[0].BodyLimit = -1
+	if _, err := agentready.New(bad, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents)); err == nil || !strings.Contains(err.Error(), "BodyLimit") {
+		t.Errorf("a negative BodyLimit: %v", err)
+	}
 	srv, ran := countingShop(t, site)
 	token, id := createSession(t, srv.URL, uaClaudeUser)
 	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}

@@ -39,6 +39,7 @@ var tagRules = map[string]tagRule{
 	"Capabilities.Params.Type":            {"", "", "the JSON types of v0.1.0 agents.json params"},
 	"Capabilities.Sensitivity":            {"", fmtAWP, "AWP 9 sensitivity"},
 	"Capabilities.ExecutionModel":         {"", fmtAWP, "AWP 9 execution_model"},
+	"Capabilities.BodyLimit":              {"", "", "a body limit is a number of bytes (0: the 1 MiB default)"},
 	"Capabilities.Depends.URI":            {fmtAgentURI, fmtAgentURI, "agent:// 7.1.4: each depends entry has a uri"},
 	"Agents.Name":                         {"", fmtDraftCar, "draft-car 2.7 Agent"},
 	"Flows.Name":                          {"", fmtV010, "v0.1.0 Flow: <name> → <step1>, <step2>"},
