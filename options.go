@@ -283,6 +283,10 @@ func (s ImplicitScope) String() string {
 	return "unset"
 }
 
+// MarshalText implements encoding.TextMarshaler with String, so that a
+// ImplicitScope logs by name in JSON (log/slog, encoding/json), not as a number.
+func (s ImplicitScope) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
 // WithImplicitAccess says to whom the capability-only default of draft-car
 // 2.6 applies when the site declares no Allow or Disallow rule. New fails
 // for such a site without it, so that no class of clients is locked out

@@ -205,6 +205,10 @@ func (d Dialect) String() string {
 	return fmt.Sprintf("Dialect(%d)", int(d))
 }
 
+// MarshalText implements encoding.TextMarshaler with String, so that a
+// Dialect logs by name in JSON (log/slog, encoding/json), not as a number.
+func (d Dialect) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
 // AgentsJSONMode selects what /.well-known/agents.json holds (collision 2).
 type AgentsJSONMode int
 

@@ -52,6 +52,10 @@ func (o Outcome) String() string {
 	return "unknown"
 }
 
+// MarshalText implements encoding.TextMarshaler with String, so that a
+// Outcome logs by name in JSON (log/slog, encoding/json), not as a number.
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
 // Allowed reports whether the request is let through.
 func (o Outcome) Allowed() bool { return o == Pass || o == Allow }
 

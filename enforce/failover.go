@@ -41,6 +41,10 @@ func (p FailurePolicy) String() string {
 	return "unknown"
 }
 
+// MarshalText implements encoding.TextMarshaler with String, so that a
+// FailurePolicy logs by name in JSON (log/slog, encoding/json), not as a number.
+func (p FailurePolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
 // Defaults of a Failover.
 const (
 	// DefaultStoreTimeout bounds how long a request waits for the primary.

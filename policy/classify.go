@@ -43,6 +43,10 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
+// MarshalText implements encoding.TextMarshaler with String, so that a
+// Kind logs by name in JSON (log/slog, encoding/json), not as a number.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
 // Class is the classification of one User-Agent.
 type Class struct {
 	Kind Kind

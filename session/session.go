@@ -73,6 +73,10 @@ func (r EndReason) String() string {
 	return fmt.Sprintf("EndReason(%d)", uint8(r))
 }
 
+// MarshalText implements encoding.TextMarshaler with String, so that a
+// EndReason logs by name in JSON (log/slog, encoding/json), not as a number.
+func (r EndReason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
 // Errors of stores and of Manager.Lookup. Match them with errors.Is.
 var (
 	// ErrNotFound: no live session has this token (unknown, expired or
