@@ -93,7 +93,7 @@ const (
 )
 
 // Auth is one typed authentication declaration, mapped per format
-// (DESIGN.md collision 6). It never carries a credential.
+// (docs/design.md collision 6). It never carries a credential.
 type Auth struct {
 	// Type is none (zero value), api-key, bearer-token, oauth2 or hmac.
 	Type AuthType `validate:"omitempty,oneof=none api-key bearer-token oauth2 hmac"`

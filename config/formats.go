@@ -184,7 +184,7 @@ type Provider struct {
 // Int returns a pointer to n, for ConformanceLevel.
 func Int(n int) *int { return &n }
 
-// Dialect selects the agents.txt grammar (DESIGN.md collision 1).
+// Dialect selects the agents.txt grammar (docs/design.md collision 1).
 type Dialect int
 
 // Dialects.

@@ -9,7 +9,7 @@ import (
 )
 
 // Rate is one typed rate limit: Requests per Window. The zero value means no
-// limit. It is rendered per format (DESIGN.md collision 5): draft-car
+// limit. It is rendered per format (docs/design.md collision 5): draft-car
 // "60/minute", v0.1.0 requests per minute, AWP "60/minute", agents.md prose.
 type Rate struct {
 	Requests int

@@ -572,7 +572,7 @@ func (e *Enforcer) Explain(r *http.Request) Decision {
 }
 
 // Wrap enforces the policy on every request before next. /robots.txt is
-// always served (DESIGN.md: it is always allowed).
+// always served (docs/design.md: it is always allowed).
 func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {

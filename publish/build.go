@@ -23,7 +23,7 @@ const (
 	PathAgentJSON          = "/agent.json"
 	PathAgentJSONWellKnown = "/.well-known/agent.json"
 	// DefaultDescriptorPath is where agent:// descriptors are served;
-	// "{name}" is replaced by the agent's name (DESIGN.md collision 3: never
+	// "{name}" is replaced by the agent's name (docs/design.md collision 3: never
 	// at /agent.json, which is AWP's).
 	DefaultDescriptorPath = "/agents/{name}/agent.json"
 )

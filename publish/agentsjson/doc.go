@@ -7,7 +7,7 @@
 //     (the agents-protocol JSON Schema), served beside the v0.1.0 agents.txt.
 //
 // Both live at /.well-known/agents.json, which the agent:// registry also
-// claims (DESIGN.md collision 2); choosing between them is the caller's job.
+// claims (docs/design.md collision 2); choosing between them is the caller's job.
 //
 // The renderers are pure: the same Site yields the same bytes, nothing
 // time-dependent is rendered unless the Site sets it, and field order follows

@@ -65,7 +65,7 @@ func frontMatter(g *config.MCPGateway, p *problems) []byte {
 }
 
 // frontMatterOf maps the typed gateway to the agents.md vocabulary
-// (DESIGN.md collision 6).
+// (docs/design.md collision 6).
 func frontMatterOf(g *config.MCPGateway, p *problems) (FrontMatter, bool) {
 	n := len(*p)
 	if g.Endpoint == "" {

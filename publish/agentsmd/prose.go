@@ -9,7 +9,7 @@ import (
 )
 
 // rateProse writes a rate the way agents.md examples do ("Respect 1
-// request/second", "60 requests/minute"): DESIGN.md collision 5 renders the
+// request/second", "60 requests/minute"): docs/design.md collision 5 renders the
 // one typed rate as prose here.
 func rateProse(r config.Rate) (string, error) {
 	if err := r.Validate(); err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // The checks below keep every value on its own line and in its own block
-// (DESIGN.md: text formats cannot be injected). They follow the block rules
+// (docs/design.md: text formats cannot be injected). They follow the block rules
 // of CommonMark and GitHub Flavored Markdown: a line is judged by how it
 // starts, since that is what decides which block it opens.
 

@@ -1,5 +1,5 @@
 // Package agentstxt renders and parses /.well-known/agents.txt in both of
-// its grammars (DESIGN.md collision 1). One file cannot be both, because
+// its grammars (docs/design.md collision 1). One file cannot be both, because
 // "Allow:" means a path glob in one and a capability name in the other;
 // config.Formats.Dialect picks the grammar a site publishes.
 //

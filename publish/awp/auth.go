@@ -3,7 +3,7 @@ package awp
 import "github.com/agentready/agentready/config"
 
 // authType maps the draft-car auth vocabulary of the declaration to AWP's
-// (AWP 7: oauth2, api_key, bearer, none; DESIGN.md collision 6).
+// (AWP 7: oauth2, api_key, bearer, none; docs/design.md collision 6).
 //
 // hmac has no AWP word. It maps to api_key: an HMAC scheme signs requests
 // with a secret the site issues to the client beforehand, which is what an

@@ -8,7 +8,7 @@ import (
 	"github.com/agentready/agentready/publish/internal/jsontest"
 )
 
-// TestAuthTypeMapping is the draft-car -> AWP vocabulary table (DESIGN.md
+// TestAuthTypeMapping is the draft-car -> AWP vocabulary table (docs/design.md
 // collision 6).
 func TestAuthTypeMapping(t *testing.T) {
 	tests := []struct {
