@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
@@ -271,5 +272,36 @@ func TestExplainTarget(t *testing.T) {
 	r.Header.Set("User-Agent", uaChrome)
 	if d := m.Explain(r); d.Outcome != enforce.Pass {
 		t.Errorf("a browser: %+v", d)
+	}
+}
+
+// TestExplainLimitResults: Explain reports what every limit would answer,
+// consuming nothing, and a limit that is exhausted as DenyRate.
+func TestExplainLimitResults(t *testing.T) {
+	clock := enforce.NewFakeClock(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(app)
+	req := func() *http.Request {
+		r := httptest.NewRequest("GET", "/api/search?q=a", nil)
+		r.Header.Set("User-Agent", uaClaudeDeclared)
+		return r
+	}
+	d := m.Explain(req())
+	res := d.Results()
+	if d.Outcome != enforce.Allow || len(res) != 2 || !res[0].Allowed || res[0].Limit != 200 || res[0].Remaining != 199 || res[1].Remaining != 59 {
+		t.Fatalf("Explain of a fresh client: %v %+v", d.Outcome, res)
+	}
+	for range 60 { // capability/product-search is 60/minute
+		h.ServeHTTP(httptest.NewRecorder(), req())
+	}
+	d = m.Explain(req())
+	if d.Outcome != enforce.DenyRate || d.Limit != "capability/product-search" || d.RetryAfter <= 0 || d.Status != http.StatusTooManyRequests {
+		t.Fatalf("Explain once the limit is spent: %+v", d)
+	}
+	if d := m.Explain(req()); d.Results()[0].Remaining != 140 {
+		t.Error("Explain consumed a token")
 	}
 }

@@ -199,8 +199,10 @@ func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http
 }
 
 // Explain returns what Handler would decide for r, without serving it and
-// without consuming rate-limit tokens (Decision.Limits lists the limits that
-// would be checked). Discovery documents and /robots.txt are always allowed.
+// without consuming rate-limit tokens: Decision.Limits lists the limits
+// that would be checked and, with a store that can peek (the in-memory
+// and Redis stores, and Failover, can: enforce.Peeker), Decision.Results
+// what each would answer, an exhausted one making the decision DenyRate. Discovery documents and /robots.txt are always allowed.
 // With v0.1.0 sessions it also looks the request's X-Agent-Session up: a
 // session-required capability without a valid one is DenySession (401);
 // the session endpoint is subject to the rate limits only

@@ -560,7 +560,9 @@ func (e *Enforcer) ruleText(r *policy.Rule) string {
 }
 
 // Explain returns the decision for r without serving it and without
-// consuming any rate-limit token: Limits lists the limits that would apply.
+// consuming any rate-limit token: Limits lists the limits that would apply
+// and, when the store implements Peeker, Results what each would answer
+// (an exhausted limit makes the decision DenyRate).
 func (e *Enforcer) Explain(r *http.Request) Decision {
 	var d Decision
 	e.decide(r, boundCapability(r), false, &d)

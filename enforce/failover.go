@@ -343,6 +343,43 @@ func (f *Failover) Allow(ctx context.Context, limits []Limit, res []Result) erro
 	return f.degrade(ctx, limits, res)
 }
 
+// Peek implements Peeker: the primary's answer while it is up and can
+// peek, the fallback's otherwise (FallbackMemory), full buckets for
+// FailOpen; it changes no circuit state, so explaining a request never
+// trips or probes the primary. A store that cannot peek answers
+// ErrNoPeek.
+func (f *Failover) Peek(ctx context.Context, limits []Limit, res []Result) error {
+	if err := CheckLimits(limits, res); err != nil {
+		return err
+	}
+	if p, ok := f.primary.(Peeker); ok && !f.down.Load() {
+		tctx := withTimeout(ctx, f.timeout)
+		err := p.Peek(tctx, limits, res)
+		tctx.release()
+		if err == nil {
+			return nil
+		}
+	}
+	switch f.policy {
+	case FailOpen:
+		for i := range limits {
+			l := &limits[i]
+			res[i] = Result{Allowed: true, Limit: l.Rate, Remaining: l.Rate - 1, Reset: l.Period / time.Duration(l.Rate)}
+		}
+		return nil
+	case FailClosed:
+		return ErrNoPeek
+	}
+	if p, ok := f.fallback.(Peeker); ok {
+		return p.Peek(ctx, limits, res)
+	}
+	return ErrNoPeek
+}
+
+// ErrNoPeek: the store cannot say what Allow would answer (Explain then
+// lists the limits without results).
+var ErrNoPeek = errors.New("enforce: the store cannot peek")
+
 // call runs the primary under the timeout (see timeoutCtx: the caller's
 // cancellation is not passed on, its deadline is when sooner).
 func (f *Failover) call(ctx context.Context, limits []Limit, res []Result) error {

@@ -27,6 +27,25 @@ func (e *Enforcer) setAgent(d *Decision) int {
 	return ai
 }
 
+// peek fills d's results with what the store would answer, without
+// consuming anything (Explain), and reports whether it could. The slices
+// go through the pool, as in allow: passed through an interface, d's own
+// would escape on every request.
+func (e *Enforcer) peek(r *http.Request, d *Decision) bool {
+	pk, ok := e.store.(Peeker)
+	if !ok {
+		return false
+	}
+	sc := e.scratchPool.Get().(*scratch)
+	defer e.scratchPool.Put(sc)
+	sc.limits = d.limits
+	if pk.Peek(r.Context(), sc.limits[:d.n], sc.results[:d.n]) != nil {
+		return false
+	}
+	d.results = sc.results
+	return true
+}
+
 // rateLimit finishes d for a request of agent policy ai and capability ci
 // (-1 for none) that nothing else denied: it finds the limits that apply
 // (draft-car 4.3: servers MUST enforce them), and with consume asks the
@@ -58,9 +77,11 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 	cb := &e.combos[(ai+1)*(len(p.Capabilities)+1)+ci+1]
 	d.header, d.parts = cb.policy, cb.parts
 	if !consume {
-		return
-	}
-	if err := e.allow(r, d); err != nil {
+		// Explain: what the limits would answer, when the store can say.
+		if !e.peek(r, d) {
+			return
+		}
+	} else if err := e.allow(r, d); err != nil {
 		d.Outcome, d.Err = StoreError, err
 		return
 	}

@@ -172,6 +172,18 @@ func (s *MemoryStore) Len() int {
 
 // Allow implements Store.
 func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) error {
+	return s.allow(ctx, limits, res, true)
+}
+
+// Peek implements Peeker: the results Allow would give now, nothing
+// consumed, created or touched.
+func (s *MemoryStore) Peek(ctx context.Context, limits []Limit, res []Result) error {
+	return s.allow(ctx, limits, res, false)
+}
+
+// allow is Allow, and with consume false Peek: then a missing group or
+// bucket counts as a full bucket and nothing is written.
+func (s *MemoryStore) allow(ctx context.Context, limits []Limit, res []Result, consume bool) error {
 	// The memory store never blocks, so a context can only be done on entry.
 	if err := ctx.Err(); err != nil {
 		return err
@@ -233,15 +245,18 @@ func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) e
 		var g *group
 		if i > 0 && l.Key == limits[i-1].Key {
 			g = refs[i-1].g // the usual case: one lookup per request
-		} else if g = sh.lookup(&l.Key); g == nil {
+		} else if g = sh.lookup(&l.Key); g == nil && consume {
 			marked = marked || markBusy(refs[:i])
 			g = sh.create(&l.Key)
 			g.busy = true
 		} else if marked {
 			g.busy = true
 		}
-		j := g.find(l, now)
-		if j < 0 {
+		j := -1
+		if g != nil {
+			j = g.find(l, now)
+		}
+		if j < 0 && consume {
 			marked = marked || markBusy(refs[:i])
 			g.busy = true
 			j = sh.insert(g, l, now)
@@ -249,18 +264,35 @@ func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) e
 		refs[i] = ref{g, j}
 	}
 	ok := true
+	var fresh []bucket
+	if !consume {
+		fresh = make([]bucket, n) // Peek: the full buckets of missing ones
+	}
 	for i, r := range refs {
-		b := &r.g.buckets[r.j]
+		var b *bucket
+		if r.j >= 0 {
+			b = &r.g.buckets[r.j]
+		} else {
+			b = &fresh[i]
+			b.configure(&limits[i], now)
+		}
 		debts[i] = b.debt(now)
 		if !b.fits(debts[i]) {
 			ok = false
 		}
 	}
 	for i, ref := range refs {
-		b := &ref.g.buckets[ref.j]
+		var b *bucket
+		if ref.j >= 0 {
+			b = &ref.g.buckets[ref.j]
+		} else {
+			b = &fresh[i]
+		}
 		if ok {
 			d := debts[i].add(b.interval, b.rate)
-			b.tat, b.frac = now+d.ns, d.frac
+			if consume {
+				b.tat, b.frac = now+d.ns, d.frac
+			}
 			debts[i] = d
 		}
 		// A copy, so that the results are worked out after the locks are
@@ -269,7 +301,9 @@ func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) e
 		if marked {
 			ref.g.busy = false
 		}
-		s.shards[idx[i]].touch(ref.g)
+		if consume {
+			s.shards[idx[i]].touch(ref.g)
+		}
 	}
 	for w, word := range set {
 		for ; word != 0; word &= word - 1 {

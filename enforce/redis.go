@@ -153,6 +153,15 @@ func (sc *redisScratch) MarshalBinary() ([]byte, error) { return sc.arg, nil }
 
 // Allow implements Store.
 func (s *RedisStore) Allow(ctx context.Context, limits []Limit, res []Result) error {
+	return s.allow(ctx, limits, res, false)
+}
+
+// Peek implements Peeker: the same script, told to write nothing.
+func (s *RedisStore) Peek(ctx context.Context, limits []Limit, res []Result) error {
+	return s.allow(ctx, limits, res, true)
+}
+
+func (s *RedisStore) allow(ctx context.Context, limits []Limit, res []Result, peek bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -215,7 +224,11 @@ func (s *RedisStore) Allow(ctx context.Context, limits []Limit, res []Result) er
 	}
 	sc.keyBuf, sc.arg = kb, arg
 	sc.args[0] = sc
-	v, err := allowScript.Run(ctx, s.client, keys, sc.args[:]...).Result()
+	args := sc.args[:]
+	if peek {
+		args = []any{sc, "peek"}
+	}
+	v, err := allowScript.Run(ctx, s.client, keys, args...).Result()
 	clear(keys) // the pool must not pin this call's strings
 	sc.args[0] = nil
 	if cap(sc.keyBuf) > maxScratch || cap(sc.arg) > maxScratch {

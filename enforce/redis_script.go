@@ -26,7 +26,8 @@ import "github.com/redis/go-redis/v9"
 // (site, its agent policies, the capabilities it uses).
 //
 // ARGV[1] is a MessagePack array of (key index, field, rate, period in
-// microseconds) per limit, and the reply is a MessagePack sequence
+// microseconds) per limit, and ARGV[2], when "peek", asks for the answer
+// with nothing written (RedisStore.Peek); and the reply is a MessagePack sequence
 // (allowed, debt_1, ..., debt_n): the debt after the request when it was
 // allowed, before it when it was not, in microseconds. Go computes
 // Remaining, RetryAfter and Reset from the debts (parseReply), with the
@@ -89,6 +90,7 @@ if ok then
     maps[j][a[b+2]] = now + d
     if not span[j] or p > span[j] then span[j] = p end
   end
+  if ARGV[2] == 'peek' then return cmsgpack.pack(out) end
   for j = 1, nk do
     local m = maps[j]
     local x = m['']

@@ -28,6 +28,13 @@ type Store interface {
 	Allow(ctx context.Context, limits []Limit, res []Result) error
 }
 
+// Peeker is a Store that can also say what Allow would answer now without
+// consuming, creating or refreshing anything: Explain reports complete
+// limit results with it. MemoryStore, RedisStore and Failover implement it.
+type Peeker interface {
+	Peek(ctx context.Context, limits []Limit, res []Result) error
+}
+
 // Limit is one bucket a request must draw a token from.
 //
 // A bucket is identified by (Name, Key): Key says whose bucket it is, Name

@@ -87,12 +87,47 @@ func Run(t *testing.T, h Harness) {
 		{"ContextCancelled", s.contextCancelled},
 		{"InvalidInput", s.invalidInput},
 		{"ResultsBeyondLimitsUntouched", s.resultsBeyondLimits},
+		{"PeekConsumesNothing", s.peek},
 	} {
 		t.Run(tc.name, tc.fn)
 	}
 }
 
 type suite struct{ h Harness }
+
+// peek: a store that implements enforce.Peeker answers as Allow would,
+// consuming nothing (a store that does not is skipped).
+func (s *suite) peek(t *testing.T) {
+	st := s.h.New(t)
+	pk, ok := st.(enforce.Peeker)
+	if !ok {
+		t.Skip("the store does not implement enforce.Peeker")
+	}
+	ctx := context.Background()
+	ls := []enforce.Limit{limit("site", clientA, 3, long), limit("agent:x", clientA, 5, long)}
+	res := make([]enforce.Result, 2)
+	for range 3 {
+		if err := pk.Peek(ctx, ls, res); err != nil {
+			t.Fatal(err)
+		}
+		if !res[0].Allowed || res[0].Remaining != 2 || !res[1].Allowed || res[1].Remaining != 4 {
+			t.Fatalf("peek of fresh buckets: %+v", res)
+		}
+	}
+	allow(t, st, ls...)
+	allow(t, st, ls...)
+	if err := pk.Peek(ctx, ls, res); err != nil || !res[0].Allowed || res[0].Remaining != 0 || res[1].Remaining != 2 {
+		t.Fatalf("peek after two: %+v, %v", res, err)
+	}
+	allow(t, st, ls...)
+	if err := pk.Peek(ctx, ls, res); err != nil || res[0].Allowed || res[0].RetryAfter <= 0 || !res[1].Allowed {
+		t.Fatalf("peek of an empty bucket: %+v, %v", res, err)
+	}
+	// The peeks consumed nothing: exactly the burst was admitted.
+	if got := allow(t, st, ls...); got[0].Allowed {
+		t.Fatalf("a fourth request passed: %+v", got)
+	}
+}
 
 var (
 	clientA = enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
