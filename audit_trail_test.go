@@ -20,6 +20,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/shop"
+	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 )
 
@@ -276,11 +277,11 @@ func TestAuditUnderRedisFaults(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: rs.Addr, ContextTimeoutEnabled: true, DialTimeout: 200 * time.Millisecond,
 		ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond, MaxRetries: -1})
 	t.Cleanup(func() { _ = client.Close() })
-	ss, err := session.NewRedisStore(client, session.WithKeyPrefix("{"+prefix+"session}:"))
+	ss, err := redisstore.NewSessionStore(client, redisstore.WithKeyPrefix(prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	as, err := audit.NewRedisStore(client, audit.WithKeyPrefix(prefix+"audit:"))
+	as, err := redisstore.NewAuditStore(client, redisstore.WithKeyPrefix(prefix+"audit:"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,7 @@ func WithLastModified(t time.Time) Option {
 // Enforcement options.
 
 // WithStore sets the rate-limit store. The default is an in-memory GCRA
-// store, per process; enforce.NewRedisStore wrapped in enforce.NewFailover
+// store, per process; redisstore.NewLimitStore wrapped in enforce.NewFailover
 // makes limits hold across replicas, with an explicit failure policy.
 func WithStore(s enforce.Store) Option {
 	return func(st *settings) error {
@@ -349,7 +349,7 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithSessionStore sets where sessions live. The default is a
 // session.MemoryStore (per process, on WithClock's clock);
-// session.NewRedisStore shares sessions between replicas and keeps them
+// redisstore.NewSessionStore shares sessions between replicas and keeps them
 // across restarts.
 func WithSessionStore(s session.Store) Option {
 	return func(st *settings) error {
@@ -363,7 +363,7 @@ func WithSessionStore(s session.Store) Option {
 
 // WithAuditStore sets where audit logs and sealed artifacts live. The
 // default is an audit.MemoryStore (per process, lost on restart);
-// audit.NewRedisStore keeps them durably. A store given here applies its own
+// redisstore.NewAuditStore keeps them durably. A store given here applies its own
 // redactor (audit.WithRedactor), not WithAuditRedactor's.
 func WithAuditStore(s audit.Store) Option {
 	return func(st *settings) error {

@@ -22,6 +22,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/redisstore"
 )
 
 // Replicas of one site behind one Redis, end to end: two Middlewares, two
@@ -104,7 +105,7 @@ func newReplica(t *testing.T, name string, cfg replicaConfig) *replica {
 	logger := slog.New(slog.NewTextHandler(r.log, nil))
 	client := redis.NewClient(&redis.Options{Addr: cfg.addr, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = client.Close() })
-	rs, err := enforce.NewRedisStore(client, enforce.WithKeyPrefix(cfg.prefix))
+	rs, err := redisstore.NewLimitStore(client, redisstore.WithKeyPrefix(cfg.prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +342,7 @@ func TestRedisUnreachableWithoutFailover(t *testing.T) {
 	log := &lockedBuffer{}
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = client.Close() })
-	rs, err := enforce.NewRedisStore(client)
+	rs, err := redisstore.NewLimitStore(client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +371,7 @@ func TestRedisUnreachableWithoutFailover(t *testing.T) {
 func TestRedisMiddlewareAllocs(t *testing.T) {
 	srv := redistest.Start(t)
 	client := srv.Client(t)
-	rs, err := enforce.NewRedisStore(client, enforce.WithKeyPrefix(redistest.Prefix(t)))
+	rs, err := redisstore.NewLimitStore(client, redisstore.WithKeyPrefix(redistest.Prefix(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

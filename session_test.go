@@ -23,7 +23,7 @@ import (
 	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/schematest"
 	"github.com/agentready/agentready/internal/shop"
-	"github.com/agentready/agentready/session"
+	"github.com/agentready/agentready/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -449,11 +449,11 @@ func TestSessionRedisRestart(t *testing.T) {
 	newReplica := func() *httptest.Server {
 		client := redis.NewClient(&redis.Options{Addr: rs.Addr, ContextTimeoutEnabled: true})
 		t.Cleanup(func() { _ = client.Close() })
-		ss, err := session.NewRedisStore(client, session.WithKeyPrefix("{"+prefix+"session}:"))
+		ss, err := redisstore.NewSessionStore(client, redisstore.WithKeyPrefix(prefix))
 		if err != nil {
 			t.Fatal(err)
 		}
-		as, err := audit.NewRedisStore(client, audit.WithKeyPrefix(prefix+"audit:"))
+		as, err := redisstore.NewAuditStore(client, redisstore.WithKeyPrefix(prefix+"audit:"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@
 //     settled before the handler runs: the body is read, bounded and
 //     normalised (the middleware refuses, with 400 or 413, a body over its
 //     limits, and records the refusal), and the event is appended, durably
-//     with RedisStore, by Store.Begin with response_status
+//     with the Redis store of package redisstore, by Store.Begin with response_status
 //     StatusUnrecorded (0). A store failure there answers 503 before any
 //     side effect.
 //   - Bind the outcome. When the handler's status is decided, before any

@@ -68,7 +68,7 @@ func Example() {
 // and SealSession signs and stores the artifact when the session ends.
 func ExampleSealSession() {
 	ctx := context.Background()
-	store, err := audit.NewMemoryStore() // audit.NewRedisStore(client) to survive restarts
+	store, err := audit.NewMemoryStore() // redisstore.NewAuditStore(client) to survive restarts
 	if err != nil {
 		panic(err)
 	}

@@ -113,13 +113,12 @@ type Option func(*options)
 type options struct {
 	redactor  Redactor
 	retention time.Duration
-	prefix    string
 	now       func() time.Time // nil: the system clock
 	errs      []error
 }
 
 func buildOptions(opts []Option) (options, error) {
-	o := options{redactor: DefaultRedactor, retention: MinRetention, prefix: DefaultKeyPrefix}
+	o := options{redactor: DefaultRedactor, retention: MinRetention}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -152,24 +151,8 @@ func WithRetention(d time.Duration) Option {
 	}
 }
 
-// WithKeyPrefix sets the prefix of every Redis key (default
-// DefaultKeyPrefix), to share a Redis between sites or environments. It
-// may not contain '{' or '}', which would move the Cluster hash tag.
-// MemoryStore ignores it.
-func WithKeyPrefix(p string) Option {
-	return func(o *options) {
-		for _, c := range p {
-			if c == '{' || c == '}' {
-				o.errs = append(o.errs, fmt.Errorf("audit: WithKeyPrefix(%q): a prefix may not contain '{' or '}'", p))
-				return
-			}
-		}
-		o.prefix = p
-	}
-}
-
 // WithClock sets the clock MemoryStore expires sessions by (default
-// time.Now). RedisStore ignores it: Redis expires keys by its own clock.
+// time.Now).
 func WithClock(now func() time.Time) Option {
 	return func(o *options) {
 		if now == nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/gowebpki/jcs"
 )
@@ -158,4 +159,18 @@ func decodeStrict(s string, n int) ([]byte, error) {
 		return nil, fmt.Errorf("%q is not standard base64 of %d bytes", truncate(s), n)
 	}
 	return b, nil
+}
+
+// decodeStrictJSON decodes one JSON value into v, refusing unknown
+// members and trailing data.
+func decodeStrictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the value")
+	}
+	return nil
 }

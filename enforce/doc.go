@@ -29,7 +29,7 @@
 // request denied by one limit consumes nothing from the others. The
 // semantics are GCRA as github.com/go-redis/redis_rate implements it: a
 // limit of N per period P allows a burst of N, then one request every P/N.
-// MemoryStore keeps buckets in process; RedisStore keeps them on the Redis
+// MemoryStore keeps buckets in process; redisstore.LimitStore keeps them on the Redis
 // clock for several replicas, checking all of a request's limits in one
 // script call. Both pass the suite in enforce/storetest. Failover wraps a
 // remote store with an explicit failure policy (fall back to memory, fail

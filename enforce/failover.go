@@ -123,9 +123,9 @@ type FailoverEvent struct {
 }
 
 // Failover is a Store that bounds and survives the failures of another
-// one, normally a RedisStore:
+// one, normally a redisstore.LimitStore:
 //
-//	redisStore, _ := enforce.NewRedisStore(client)
+//	redisStore, _ := redisstore.NewLimitStore(client)
 //	store, _ := enforce.NewFailover(redisStore) // FallbackMemory, 50ms
 //	m, _ := agentready.New(site, agentready.WithStore(store))
 //

@@ -277,14 +277,12 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 // maxPooledQuery bounds the query buffer a pooled auditWriter keeps.
 const maxPooledQuery = 32
 
-// builtinAudit reports whether st is one of the audit package's stores,
-// which serialise an event during Append and retain nothing of it.
+// builtinAudit reports whether st serialises an event during Append,
+// Begin and Complete and retains nothing of it (audit.EventCopier): the
+// audit package's MemoryStore, the Redis store of package redisstore.
 func builtinAudit(st audit.Store) bool {
-	switch st.(type) {
-	case *audit.MemoryStore, *audit.RedisStore:
-		return true
-	}
-	return false
+	c, ok := st.(audit.EventCopier)
+	return ok && c.CopiesEvents()
 }
 
 // auditWriter records a session-bound request's audit event. For an

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/keyesc"
 )
 
 // Store holds rate-limit buckets. Every store (the in-memory MemoryStore, a
@@ -30,10 +31,16 @@ type Store interface {
 
 // Peeker is a Store that can also say what Allow would answer now without
 // consuming, creating or refreshing anything: Explain reports complete
-// limit results with it. MemoryStore, RedisStore and Failover implement it.
+// limit results with it. MemoryStore, Failover and redisstore.LimitStore
+// implement it.
 type Peeker interface {
 	Peek(ctx context.Context, limits []Limit, res []Result) error
 }
+
+// ErrCrossSlot reports limits of one Allow call whose keys Redis Cluster
+// (or a Ring) would place on different nodes: they cannot be checked in one
+// atomic script. The enforcer never makes such calls.
+var ErrCrossSlot = errors.New("enforce: limits of one request hash to different Redis slots")
 
 // Limit is one bucket a request must draw a token from.
 //
@@ -180,25 +187,11 @@ func MaxRetryAfter(res []Result) time.Duration {
 // are written with "|" and "\" escaped by a backslash, so no two buckets
 // share a form: name|net|id, net being empty for the zero Prefix.
 func (l Limit) AppendKey(dst []byte) []byte {
-	dst = appendEscaped(dst, l.Name)
+	dst = keyesc.Append(dst, l.Name)
 	dst = append(dst, '|')
 	if l.Key.Net.IsValid() {
 		dst = l.Key.Net.AppendTo(dst)
 	}
 	dst = append(dst, '|')
-	return appendEscaped(dst, l.Key.ID)
-}
-
-func appendEscaped(dst []byte, s string) []byte { return appendEscapedBy(dst, s, '|') }
-
-// appendEscapedBy writes s with sep and the backslash escaped by a
-// backslash, so that the first unescaped sep ends s whatever it holds.
-func appendEscapedBy(dst []byte, s string, sep byte) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == sep || c == '\\' {
-			dst = append(dst, '\\')
-		}
-		dst = append(dst, s[i])
-	}
-	return dst
+	return keyesc.Append(dst, l.Key.ID)
 }

@@ -24,7 +24,7 @@
 //     Config.OnEnd hears of it, so the audit trail can be sealed. Expiry is
 //     observed by Manager.Reap (called a little on every create, and by
 //     Manager.Run periodically); stores hand each expired session to one
-//     reaper only, also across replicas sharing a RedisStore.
+//     reaper only, also across replicas sharing a redisstore.SessionStore.
 //   - Config.AfterCreate runs when a new session is stored, before its
 //     token is handed out, and can refuse (the session is deleted, the
 //     endpoint answers 503): the middleware records the creation in the
@@ -37,7 +37,8 @@
 // A Manager serves the endpoint (Handler, with CORS for browser agents) and
 // checks tokens for the enforcing middleware (Lookup; LookupAt when it has
 // read the Manager's clock already, Now). Sessions live in a
-// Store: MemoryStore for one process, RedisStore for replicas. Both pass the
+// Store: MemoryStore for one process, redisstore.SessionStore (package
+// redisstore, which programs without Redis do not link) for replicas. Both pass the
 // conformance suite in session/sessiontest.
 //
 //	m, err := session.New(session.Config{

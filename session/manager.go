@@ -313,7 +313,7 @@ func (m *Manager) create(ctx context.Context, agent string, client netip.Prefix,
 	if err != nil {
 		return nil, "", err
 	}
-	// Milliseconds: what the RedisStore's deadlines hold, and what
+	// Milliseconds: what the Redis store's deadlines hold, and what
 	// expires_at shows.
 	now := m.now().UTC().Truncate(time.Millisecond)
 	s := &Session{

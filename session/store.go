@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 )
 
@@ -14,7 +12,7 @@ import (
 // claims it.
 //
 // Every session leaves a store exactly once: by Delete or by Reap, never
-// both, never twice (also across processes sharing a RedisStore), so the
+// both, never twice (also across processes sharing a Redis store), so the
 // audit trail of each session is sealed once.
 type Store interface {
 	// Create stores s under h. The store takes ownership of s. With
@@ -37,18 +35,13 @@ type Store interface {
 	Reap(ctx context.Context, now time.Time, max int) ([]*Session, error)
 }
 
-var (
-	_ Store = (*MemoryStore)(nil)
-	_ Store = (*RedisStore)(nil)
-)
+var _ Store = (*MemoryStore)(nil)
 
 // Option configures a store.
 type Option func(*storeOptions)
 
 type storeOptions struct {
-	now    func() time.Time
-	prefix string
-	errs   []error
+	now func() time.Time
 }
 
 // WithClock sets the clock a store judges expiry by (default time.Now).
@@ -61,28 +54,8 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// DefaultKeyPrefix starts every key a RedisStore writes. Its hash tag
-// ({agentready:session}) puts all of them in one Redis Cluster slot, which
-// the store's scripts need.
-const DefaultKeyPrefix = "{agentready:session}:"
-
-// WithKeyPrefix sets the prefix of a RedisStore's keys (default
-// DefaultKeyPrefix), to share one Redis between sites or environments. On
-// Redis Cluster or a Ring the prefix must contain a hash tag ("{site-a}:"):
-// the store's scripts touch several keys at once. A MemoryStore has no keys
-// and ignores it.
-func WithKeyPrefix(p string) Option {
-	return func(o *storeOptions) {
-		if i := strings.IndexByte(p, '{'); i >= 0 && !strings.Contains(p[i+1:], "}") {
-			o.errs = append(o.errs, fmt.Errorf("session: WithKeyPrefix(%q): '{' opens a hash tag that the prefix does not close", p))
-			return
-		}
-		o.prefix = p
-	}
-}
-
 func applyOptions(opts []Option) storeOptions {
-	o := storeOptions{now: time.Now, prefix: DefaultKeyPrefix}
+	o := storeOptions{now: time.Now}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)

@@ -32,7 +32,7 @@ const (
 // token.
 type Hash [sha256.Size]byte
 
-// String is the hash in lower-case hex (the RedisStore's key form). The
+// String is the hash in lower-case hex (the Redis store's key form). The
 // hash is not a secret: it cannot be turned back into the token.
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 

@@ -40,11 +40,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/agentready/agentready"
-	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/shop"
-	"github.com/agentready/agentready/session"
+	"github.com/agentready/agentready/redisstore"
 )
 
 func main() {
@@ -72,11 +71,11 @@ func main() {
 		client := redis.NewClient(&redis.Options{Addr: *redisAddr, DialTimeout: time.Second,
 			ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond, ContextTimeoutEnabled: true})
 		defer func() { _ = client.Close() }()
-		ss, err := session.NewRedisStore(client)
+		ss, err := redisstore.NewSessionStore(client)
 		if err != nil {
 			log.Fatal(err)
 		}
-		as, err := audit.NewRedisStore(client)
+		as, err := redisstore.NewAuditStore(client)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/redisstore"
 )
 
 // Redis returns the rate-limit store of a demo replica that shares its
@@ -27,7 +28,7 @@ func Redis(addr string, log *slog.Logger) (store enforce.Store, close func() err
 		// Request deadlines (the Failover's timeout) bound socket reads.
 		ContextTimeoutEnabled: true,
 	})
-	rs, err := enforce.NewRedisStore(client)
+	rs, err := redisstore.NewLimitStore(client)
 	if err != nil {
 		_ = client.Close()
 		return nil, nil, err

@@ -12,29 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/session/sessiontest"
 )
-
-func newRedisClient(t testing.TB) *redis.Client {
-	t.Helper()
-	return redistest.Start(t).Client(t)
-}
-
-// newRedisStore returns a store whose keys no other test sees.
-func newRedisStore(t testing.TB, c redis.UniversalClient, now func() time.Time) *session.RedisStore {
-	t.Helper()
-	return newRedisStoreAt(t, c, now, "{"+redistest.Prefix(t)+"}")
-}
-
-func newRedisStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Time, prefix string) *session.RedisStore {
-	t.Helper()
-	st, err := session.NewRedisStore(c, session.WithKeyPrefix(prefix), session.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
 
 // dumpKeys returns every key under prefix and every value it holds (strings
 // and sorted-set members), for the tests that look for secrets.
@@ -72,8 +53,9 @@ func redisGlob(p string) string {
 func TestRedisStoreKeepsNoToken(t *testing.T) {
 	client := newRedisClient(t)
 	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
-	prefix := "{" + redistest.Prefix(t) + "}"
-	st := newRedisStoreAt(t, client, clock.Now, prefix)
+	p := redistest.Prefix(t)
+	st := newRedisStoreAt(t, client, clock.Now, p)
+	prefix := "{" + p + "session}:"
 	e := newEnv(t, st, clock, nil)
 
 	var tokens []string
@@ -122,7 +104,7 @@ func TestRedisStoreKeepsNoToken(t *testing.T) {
 func TestRedisStoreRestart(t *testing.T) {
 	srv := redistest.Start(t)
 	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
-	prefix := "{" + redistest.Prefix(t) + "}"
+	prefix := redistest.Prefix(t)
 
 	c1 := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	e1 := newEnv(t, newRedisStoreAt(t, c1, clock.Now, prefix), clock, nil)
@@ -162,93 +144,12 @@ func TestRedisStoreRestart(t *testing.T) {
 	}
 }
 
-func TestNewRedisStoreErrors(t *testing.T) {
-	standalone := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	defer standalone.Close()
-	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
-	defer cluster.Close()
-	tests := []struct {
-		name   string
-		client redis.UniversalClient
-		opts   []session.Option
-		want   []string // substrings of the error; none: no error
-	}{
-		{"default", standalone, nil, nil},
-		{"plain prefix standalone", standalone, []session.Option{session.WithKeyPrefix("site-a:")}, nil},
-		{"cluster default prefix", cluster, nil, nil},
-		{"cluster tagged prefix", cluster, []session.Option{session.WithKeyPrefix("{site-a}:")}, nil},
-		{"cluster untagged prefix", cluster, []session.Option{session.WithKeyPrefix("site-a:")}, []string{"no hash tag"}},
-		{"cluster empty tag", cluster, []session.Option{session.WithKeyPrefix("{}:")}, []string{"no hash tag"}},
-		{"unclosed tag", standalone, []session.Option{session.WithKeyPrefix("a{b")}, []string{"does not close"}},
-		{"everything at once", nil, []session.Option{session.WithKeyPrefix("a{b")}, []string{"nil client", "does not close"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := session.NewRedisStore(tc.client, tc.opts...)
-			if len(tc.want) == 0 {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-		})
-	}
-}
-
-// Records that are not ours under the prefix yield errors, never panics,
-// and do not stop Reap from returning the good sessions.
-func TestRedisStoreCorruptData(t *testing.T) {
-	client := newRedisClient(t)
-	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
-	prefix := "{" + redistest.Prefix(t) + "}"
-	st := newRedisStoreAt(t, client, clock.Now, prefix)
-	ctx := context.Background()
-
-	_, bad, _ := session.NewToken()
-	if err := client.Set(ctx, prefix+"t:"+bad.String(), "{not json", time.Hour).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Get(ctx, bad); err == nil || errors.Is(err, session.ErrNotFound) {
-		t.Fatalf("Get of a corrupt record = %v, want a decoding error", err)
-	}
-	good := &session.Session{ID: "good", Agent: "a", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
-	_, gh, _ := session.NewToken()
-	if err := st.Create(ctx, gh, good, 0); err != nil {
-		t.Fatal(err)
-	}
-	score := float64(clock.Now().UnixMilli())
-	for _, m := range []string{"short", strings.Repeat("z", 64) + " {}", bad.String() + " {broken"} {
-		if err := client.ZAdd(ctx, prefix+"exp", redis.Z{Score: score, Member: m}).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	clock.Advance(time.Minute)
-	ss, err := st.Reap(ctx, clock.Now(), 0)
-	if err == nil {
-		t.Error("Reap of corrupt members reported no error")
-	}
-	if len(ss) != 1 || ss[0].ID != "good" {
-		t.Fatalf("Reap returned %d sessions, want the good one", len(ss))
-	}
-	if n := client.ZCard(ctx, prefix+"exp").Val(); n != 0 {
-		t.Fatalf("%d members left in the expiry index", n)
-	}
-}
-
 // A store that cannot reach Redis reports errors; the endpoint answers 503.
 func TestRedisStoreUnreachable(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
 	defer client.Close()
 	clock := sessiontest.NewClock(time.Now().UTC())
-	st := newRedisStoreAt(t, client, clock.Now, session.DefaultKeyPrefix)
+	st := newRedisStoreAt(t, client, clock.Now, redisstore.DefaultSessionPrefix)
 	ctx := context.Background()
 	s := &session.Session{ID: "x", ExpiresAt: clock.Now().Add(time.Minute), Client: netip.MustParsePrefix("192.0.2.1/32")}
 	_, h, _ := session.NewToken()

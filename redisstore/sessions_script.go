@@ -1,4 +1,4 @@
-package session
+package redisstore
 
 import "github.com/redis/go-redis/v9"
 

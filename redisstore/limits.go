@@ -1,33 +1,29 @@
-package enforce
+package redisstore
 
 import (
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/keyesc"
 	"math"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-var _ Store = (*RedisStore)(nil)
+var _ enforce.Store = (*LimitStore)(nil)
 
-// DefaultKeyPrefix starts every key a RedisStore writes.
-const DefaultKeyPrefix = "agentready:"
+// DefaultLimitPrefix starts every key a LimitStore writes.
+const DefaultLimitPrefix = "agentready:"
 
-// maxRedisRate bounds Limit.Rate for the Redis store: Lua numbers are
+// maxRedisRate bounds enforce.Limit.Rate for the Redis store: Lua numbers are
 // float64, exact to 2^53, and rates anywhere near that are meaningless.
 const maxRedisRate = 1 << 40
 
-// ErrCrossSlot reports limits of one Allow call whose keys Redis Cluster
-// (or a Ring) would place on different nodes: they cannot be checked in one
-// atomic script. The enforcer never makes such calls (see RedisStore).
-var ErrCrossSlot = errors.New("enforce: limits of one request hash to different Redis slots")
-
-// RedisStore is a Store in Redis, so that replicas of a site share their
+// LimitStore is a enforce.Store in Redis, so that replicas of a site share their
 // buckets: a limit of N per period allows N requests in total, whichever
 // replica serves them.
 //
@@ -58,7 +54,7 @@ var ErrCrossSlot = errors.New("enforce: limits of one request hash to different 
 // Allow allocates one string, the key; everything else it allocates is
 // go-redis's own, for the command and its reply. It does not retry, fall
 // back or time out by itself: wrap it in a Failover for that.
-type RedisStore struct {
+type LimitStore struct {
 	client redis.UniversalClient
 	prefix string
 	// sharded: the client routes by key (Cluster, Ring), so the hash tags
@@ -67,57 +63,31 @@ type RedisStore struct {
 	pool    sync.Pool
 }
 
-// RedisOption configures a RedisStore.
-type RedisOption func(*redisConfig)
-
-type redisConfig struct {
-	prefix string
-	errs   []error
-}
-
-// WithKeyPrefix sets the prefix of every key (default DefaultKeyPrefix), to
-// share one Redis between sites or environments. It may not contain '{' or
-// '}', which would move the Cluster hash tag.
-func WithKeyPrefix(p string) RedisOption {
-	return func(c *redisConfig) {
-		if strings.ContainsAny(p, "{}") {
-			c.errs = append(c.errs, fmt.Errorf("enforce: WithKeyPrefix(%q): '{' and '}' are reserved for the hash tag", p))
-			return
-		}
-		c.prefix = p
-	}
-}
-
-// NewRedisStore returns a store on client: a *redis.Client, a Sentinel
+// NewLimitStore returns a rate-limit store on client: a *redis.Client, a Sentinel
 // failover client or a *redis.ClusterClient (redis.NewUniversalClient makes
 // any of them). The client's options must set ContextTimeoutEnabled, so
 // that a request's deadline (the Failover's timeout) bounds its wait for
 // Redis. The store does not own the client: close it yourself.
 // Nothing is sent to Redis until the first Allow; the script is loaded by
 // EVALSHA's NOSCRIPT fallback. It reports every invalid option at once.
-func NewRedisStore(client redis.UniversalClient, opts ...RedisOption) (*RedisStore, error) {
-	cfg := redisConfig{prefix: DefaultKeyPrefix}
+func NewLimitStore(client redis.UniversalClient, opts ...Option) (*LimitStore, error) {
+	cfg, err := apply("NewLimitStore", DefaultLimitPrefix, kindLimit, opts)
 	if client == nil {
-		cfg.errs = append(cfg.errs, errors.New("enforce: NewRedisStore: nil client"))
+		err = errors.Join(err, errors.New("redisstore: NewLimitStore: nil client"))
 	} else if !honoursDeadlines(client) {
-		cfg.errs = append(cfg.errs, errors.New("enforce: NewRedisStore: the client's options must set ContextTimeoutEnabled: "+
+		err = errors.Join(err, errors.New("redisstore: NewLimitStore: the client's options must set ContextTimeoutEnabled: "+
 			"without it go-redis ignores request deadlines on the socket, and a hung Redis holds every request for ReadTimeout (3 s by default) "+
 			"whatever the Failover's timeout"))
 	}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	if err != nil {
+		return nil, err
 	}
-	if len(cfg.errs) > 0 {
-		return nil, errors.Join(cfg.errs...)
-	}
-	s := &RedisStore{client: client, prefix: cfg.prefix}
+	s := &LimitStore{client: client, prefix: cfg.prefix}
 	switch client.(type) {
 	case *redis.ClusterClient, *redis.Ring:
 		s.sharded = true
 	}
-	s.pool.New = func() any { return new(redisScratch) }
+	s.pool.New = func() any { return new(limitScratch) }
 	return s, nil
 }
 
@@ -136,36 +106,36 @@ func honoursDeadlines(client redis.UniversalClient) bool {
 	return true
 }
 
-// redisScratch is the per-call working memory, pooled: the key and
+// limitScratch is the per-call working memory, pooled: the key and
 // argument slices go through interfaces and would escape. It is also the
 // script's argument: go-redis writes it with MarshalBinary, so that
 // passing it allocates nothing.
-type redisScratch struct {
+type limitScratch struct {
 	keyBuf []byte // the call's keys, back to back
-	ends   [stackLimits]int
-	keys   [stackLimits]string
+	ends   [8]int
+	keys   [8]string
 	arg    []byte // MessagePack: (key index, field, rate, period) per limit
 	args   [1]any
 }
 
 // MarshalBinary returns the script's argument.
-func (sc *redisScratch) MarshalBinary() ([]byte, error) { return sc.arg, nil }
+func (sc *limitScratch) MarshalBinary() ([]byte, error) { return sc.arg, nil }
 
-// Allow implements Store.
-func (s *RedisStore) Allow(ctx context.Context, limits []Limit, res []Result) error {
+// Allow implements enforce.Store.
+func (s *LimitStore) Allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
 	return s.allow(ctx, limits, res, false)
 }
 
-// Peek implements Peeker: the same script, told to write nothing.
-func (s *RedisStore) Peek(ctx context.Context, limits []Limit, res []Result) error {
+// Peek implements enforce.Peeker: the same script, told to write nothing.
+func (s *LimitStore) Peek(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
 	return s.allow(ctx, limits, res, true)
 }
 
-func (s *RedisStore) allow(ctx context.Context, limits []Limit, res []Result, peek bool) error {
+func (s *LimitStore) allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result, peek bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := CheckLimits(limits, res); err != nil {
+	if err := enforce.CheckLimits(limits, res); err != nil {
 		return err
 	}
 	n := len(limits)
@@ -174,10 +144,10 @@ func (s *RedisStore) allow(ctx context.Context, limits []Limit, res []Result, pe
 	}
 	for i := range limits {
 		if limits[i].Rate > maxRedisRate {
-			return fmt.Errorf("%w: %q: rate %d is above the Redis store's %d", ErrInvalidLimit, limits[i].Name, limits[i].Rate, maxRedisRate)
+			return fmt.Errorf("%w: %q: rate %d is above the Redis store's %d", enforce.ErrInvalidLimit, limits[i].Name, limits[i].Rate, maxRedisRate)
 		}
 	}
-	sc := s.pool.Get().(*redisScratch)
+	sc := s.pool.Get().(*limitScratch)
 	defer s.pool.Put(sc)
 	ends := sc.ends[:0]
 	kb := sc.keyBuf[:0]
@@ -198,7 +168,7 @@ func (s *RedisStore) allow(ctx context.Context, limits []Limit, res []Result, pe
 		}
 		if k == 0 {
 			if len(ends) > 0 && s.sharded {
-				return ErrCrossSlot
+				return enforce.ErrCrossSlot
 			}
 			ends = append(ends, len(kb))
 			k = len(ends)
@@ -235,38 +205,38 @@ func (s *RedisStore) allow(ctx context.Context, limits []Limit, res []Result, pe
 		sc.keyBuf, sc.arg = nil, nil // attacker-sized IDs are not kept
 	}
 	if err != nil {
-		return fmt.Errorf("enforce: redis: %w", err)
+		return fmt.Errorf("redisstore: %w", err)
 	}
 	return parseReply(v, limits, res)
 }
 
 // appendKey appends the key of k's buckets: the prefix and the hash tag,
-// which is the network, or "id:" and the ID when the Key has no network.
+// which is the network, or "id:" and the ID when the enforce.Key has no network.
 // The ID is escaped so that its first unescaped '}' ends the tag.
-func (s *RedisStore) appendKey(dst []byte, k *Key) []byte {
+func (s *LimitStore) appendKey(dst []byte, k *enforce.Key) []byte {
 	dst = append(dst, s.prefix...)
 	dst = append(dst, '{')
 	if k.Net.IsValid() {
 		dst = k.Net.AppendTo(dst)
 	} else {
 		dst = append(dst, "id:"...)
-		dst = appendEscapedBy(dst, k.ID, '}')
+		dst = keyesc.AppendBy(dst, k.ID, '}')
 	}
 	return append(dst, '}')
 }
 
 // appendField appends l's bucket name within its key, as a MessagePack
-// string: the name, and for a networked Key "|" and the ID (an ID-only Key
-// has its ID in the tag). Name and ID are escaped as in Limit.AppendKey,
+// string: the name, and for a networked enforce.Key "|" and the ID (an ID-only enforce.Key
+// has its ID in the tag). Name and ID are escaped as in enforce.Limit.AppendKey,
 // so no two buckets of a key share a field.
-func appendField(dst []byte, l *Limit) []byte {
+func appendField(dst []byte, l *enforce.Limit) []byte {
 	// str32, its length patched in afterwards: one pass over the strings.
 	dst = append(dst, 0xdb, 0, 0, 0, 0)
 	at := len(dst)
-	dst = appendEscaped(dst, l.Name)
+	dst = keyesc.Append(dst, l.Name)
 	if l.Key.Net.IsValid() {
 		dst = append(dst, '|')
-		dst = appendEscaped(dst, l.Key.ID)
+		dst = keyesc.Append(dst, l.Key.ID)
 	}
 	binary.BigEndian.PutUint32(dst[at-4:at], uint32(len(dst)-at))
 	return dst
@@ -291,10 +261,10 @@ func appendUint(dst []byte, v uint64) []byte {
 // debt_1, ..., debt_n) with debts in microseconds, into results. The
 // arithmetic is the script's, on the same float64 values, so that a limit
 // the script found fitting is reported allowed here.
-func parseReply(v any, limits []Limit, res []Result) error {
+func parseReply(v any, limits []enforce.Limit, res []enforce.Result) error {
 	b, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("enforce: redis: unexpected script reply %T", v)
+		return fmt.Errorf("redisstore: unexpected script reply %T", v)
 	}
 	b, err := skipArrayHeader(b, len(limits)+1)
 	if err != nil {
@@ -318,7 +288,7 @@ func parseReply(v any, limits []Limit, res []Result) error {
 		if !(d >= 0 && d <= p+ep) { // the script caps debts; NaN fails too
 			return errBadReply
 		}
-		r := Result{Limit: l.Rate, Reset: ceilMicros(d)}
+		r := enforce.Result{Limit: l.Rate, Reset: ceilMicros(d)}
 		if all || d+e <= p+ep {
 			r.Allowed = true
 			r.Remaining = int(min(math.Floor((p-d+ep)/e), rate))
@@ -333,7 +303,7 @@ func parseReply(v any, limits []Limit, res []Result) error {
 	return nil
 }
 
-var errBadReply = errors.New("enforce: redis: malformed script reply")
+var errBadReply = errors.New("redisstore: malformed script reply")
 
 // ceilMicros converts microseconds to a Duration, rounded up to the
 // nanosecond so that a client waiting that long finds what it was promised.

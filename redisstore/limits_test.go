@@ -1,4 +1,4 @@
-package enforce_test
+package redisstore_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/enforce/storetest"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/redisstore"
 )
 
 // newRedisClient connects to srv and closes the client when the test ends.
@@ -26,9 +27,9 @@ func newRedisClient(t testing.TB, srv *redistest.Server) *redis.Client {
 	return srv.Client(t)
 }
 
-func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) *enforce.RedisStore {
+func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) *redisstore.LimitStore {
 	t.Helper()
-	s, err := enforce.NewRedisStore(c, enforce.WithKeyPrefix(prefix))
+	s, err := redisstore.NewLimitStore(c, redisstore.WithKeyPrefix(prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,27 +372,27 @@ func TestRedisStoreCrossSlot(t *testing.T) {
 	}
 }
 
-func TestNewRedisStoreErrors(t *testing.T) {
-	if _, err := enforce.NewRedisStore(nil); err == nil {
+func TestNewLimitStoreErrors(t *testing.T) {
+	if _, err := redisstore.NewLimitStore(nil); err == nil {
 		t.Error("nil client accepted")
 	}
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
 	defer c.Close()
 	for _, p := range []string{"a{b", "}", "{x}"} {
-		if _, err := enforce.NewRedisStore(c, enforce.WithKeyPrefix(p)); err == nil {
+		if _, err := redisstore.NewLimitStore(c, redisstore.WithKeyPrefix(p)); err == nil {
 			t.Errorf("prefix %q accepted", p)
 		}
 	}
-	_, err := enforce.NewRedisStore(nil, enforce.WithKeyPrefix("{"))
+	_, err := redisstore.NewLimitStore(nil, redisstore.WithKeyPrefix("{"))
 	if err == nil || !strings.Contains(err.Error(), "nil client") || !strings.Contains(err.Error(), "hash tag") {
 		t.Errorf("errors not all reported: %v", err)
 	}
 	plain := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer plain.Close()
-	if _, err := enforce.NewRedisStore(plain); err == nil || !strings.Contains(err.Error(), "ContextTimeoutEnabled") {
+	if _, err := redisstore.NewLimitStore(plain); err == nil || !strings.Contains(err.Error(), "ContextTimeoutEnabled") {
 		t.Errorf("a client that ignores deadlines: %v, want an error naming ContextTimeoutEnabled", err)
 	}
-	s, err := enforce.NewRedisStore(c)
+	s, err := redisstore.NewLimitStore(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
-package enforce
+package redisstore
 
 import (
 	"context"
+	"github.com/agentready/agentready/enforce"
 	"net/netip"
 	"testing"
 	"time"
@@ -16,21 +17,21 @@ var RaceEnabled = raceEnabled
 // The store allocates one string per call, the key; every other
 // allocation is go-redis's, measured here on the same command with the key
 // and argument built beforehand.
-func TestRedisStoreAllocs(t *testing.T) {
+func TestLimitStoreAllocs(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
-	s, err := NewRedisStore(c, WithKeyPrefix(prefix))
+	s, err := NewLimitStore(c, WithKeyPrefix(prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := Key{Net: netip.MustParsePrefix("192.0.2.77/32")}
-	limits := []Limit{
+	k := enforce.Key{Net: netip.MustParsePrefix("192.0.2.77/32")}
+	limits := []enforce.Limit{
 		{Name: "site", Key: k, Rate: 1 << 30, Period: time.Hour},
 		{Name: "agent:claude", Key: k, Rate: 1 << 30, Period: time.Hour},
-		{Name: "capability:search", Key: Key{Net: k.Net, ID: "claude"}, Rate: 1 << 30, Period: time.Hour},
+		{Name: "capability:search", Key: enforce.Key{Net: k.Net, ID: "claude"}, Rate: 1 << 30, Period: time.Hour},
 	}
-	res := make([]Result, 3)
+	res := make([]enforce.Result, 3)
 	ctx := context.Background()
 	if err := s.Allow(ctx, limits, res); err != nil { // loads the script
 		t.Fatal(err)
@@ -68,8 +69,8 @@ func TestRedisStoreAllocs(t *testing.T) {
 
 // Reply decoding: malformed replies are errors, never panics.
 func TestParseReply(t *testing.T) {
-	limits := []Limit{{Name: "a", Rate: 4, Period: time.Second}, {Name: "b", Rate: 2, Period: time.Second}}
-	res := make([]Result, 2)
+	limits := []enforce.Limit{{Name: "a", Rate: 4, Period: time.Second}, {Name: "b", Rate: 2, Period: time.Second}}
+	res := make([]enforce.Result, 2)
 	for _, tc := range []struct {
 		name  string
 		reply any
@@ -98,7 +99,7 @@ func TestParseReply(t *testing.T) {
 	// The first case: 250000 µs of debt after the request on 4 per second:
 	// one token used, 3 left; 1000000 µs on 2 per second: the last token.
 	_ = parseReply("\x93\xc3\xce\x00\x03\xd0\x90\xcb\x41\x2e\x84\x80\x00\x00\x00\x00", limits, res)
-	want := []Result{
+	want := []enforce.Result{
 		{Allowed: true, Limit: 4, Remaining: 3, Reset: 250 * time.Millisecond},
 		{Allowed: true, Limit: 2, Remaining: 0, Reset: time.Second},
 	}
@@ -117,9 +118,9 @@ func TestParseReply(t *testing.T) {
 func FuzzParseReply(f *testing.F) {
 	f.Add("\x93\xc3\xce\x00\x03\xd0\x90\xcb\x41\x2e\x84\x80\x00\x00\x00\x00")
 	f.Add("\x93\xc2\x05\xca\x49\x74\x24\x00")
-	limits := []Limit{{Name: "a", Rate: 4, Period: time.Second}, {Name: "b", Rate: 2, Period: time.Second}}
+	limits := []enforce.Limit{{Name: "a", Rate: 4, Period: time.Second}, {Name: "b", Rate: 2, Period: time.Second}}
 	f.Fuzz(func(t *testing.T, reply string) {
-		res := make([]Result, 2)
+		res := make([]enforce.Result, 2)
 		if err := parseReply(reply, limits, res); err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package audit_test
+package redisstore_test
 
 import (
 	"context"
@@ -15,40 +15,41 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/audit/audittest"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/redisstore"
 )
 
 // newRedis returns a client of a real Redis (redistest: $REDIS_ADDR or a
 // private redis-server), closed when the test ends.
-func newRedis(t testing.TB) *redis.Client {
+func auditRedis(t testing.TB) *redis.Client {
 	t.Helper()
 	return redistest.Start(t).Client(t)
 }
 
-func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) *audit.RedisStore {
+func newAuditStore(t testing.TB, c redis.UniversalClient, prefix string) *redisstore.AuditStore {
 	t.Helper()
-	s, err := audit.NewRedisStore(c, audit.WithKeyPrefix(prefix))
+	s, err := redisstore.NewAuditStore(c, redisstore.WithKeyPrefix(prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func TestRedisStoreConformance(t *testing.T) {
-	c := newRedis(t)
+func TestAuditConformance(t *testing.T) {
+	c := auditRedis(t)
 	audittest.Run(t, func(t *testing.T) audit.Store {
-		return newRedisStore(t, c, redistest.Prefix(t))
+		return newAuditStore(t, c, redistest.Prefix(t))
 	})
 }
 
 // TestRedisStoreRestart: a new store on a new client (a restarted or
 // another replica of the middleware) continues the chain the previous
 // one recorded, and reads the artifact it sealed.
-func TestRedisStoreRestart(t *testing.T) {
+func TestAuditRestart(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
 	prefix := redistest.Prefix(t)
-	connect := func() *audit.RedisStore {
-		return newRedisStore(t, srv.Client(t), prefix)
+	connect := func() *redisstore.AuditStore {
+		return newAuditStore(t, srv.Client(t), prefix)
 	}
 
 	first := connect()
@@ -93,11 +94,11 @@ func TestRedisStoreRestart(t *testing.T) {
 
 // TestRedisStoreKeys pins the key layout and checks the TTLs: 30 days for
 // an artifact, refreshed on every append for an active log.
-func TestRedisStoreKeys(t *testing.T) {
+func TestAuditKeys(t *testing.T) {
 	ctx := context.Background()
-	c := newRedis(t)
+	c := auditRedis(t)
 	prefix := redistest.Prefix(t)
-	s := newRedisStore(t, c, prefix)
+	s := newAuditStore(t, c, prefix)
 	if err := s.Append(ctx, "s1", audittest.Event(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -139,11 +140,11 @@ func TestRedisStoreKeys(t *testing.T) {
 // TestRedisStoreCorrupt: a log that lost an event (eviction, a hand edit)
 // or a sealed session that lost its artifact is an error, never a chain
 // silently restarted or an empty answer.
-func TestRedisStoreCorrupt(t *testing.T) {
+func TestAuditCorrupt(t *testing.T) {
 	ctx := context.Background()
-	c := newRedis(t)
+	c := auditRedis(t)
 	prefix := redistest.Prefix(t)
-	s := newRedisStore(t, c, prefix)
+	s := newAuditStore(t, c, prefix)
 	for i := range 3 {
 		if err := s.Append(ctx, "lossy", audittest.Event(i)); err != nil {
 			t.Fatal(err)
@@ -179,12 +180,12 @@ func TestRedisStoreCorrupt(t *testing.T) {
 
 // TestRedisStoreDown: with Redis gone every call fails; nothing is
 // dropped silently.
-func TestRedisStoreDown(t *testing.T) {
+func TestAuditDown(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartLocal(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	t.Cleanup(func() { _ = c.Close() })
-	s := newRedisStore(t, c, redistest.Prefix(t))
+	s := newAuditStore(t, c, redistest.Prefix(t))
 	if err := s.Append(ctx, "s1", audittest.Event(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -203,14 +204,14 @@ func TestRedisStoreDown(t *testing.T) {
 	}
 }
 
-func TestNewRedisStoreErrors(t *testing.T) {
-	if _, err := audit.NewRedisStore(nil); err == nil {
-		t.Fatal("NewRedisStore(nil) succeeded")
+func TestNewAuditStoreErrors(t *testing.T) {
+	if _, err := redisstore.NewAuditStore(nil); err == nil {
+		t.Fatal("NewAuditStore(nil) succeeded")
 	}
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer c.Close()
-	if _, err := audit.NewRedisStore(c, audit.WithKeyPrefix("x}")); err == nil {
-		t.Fatal("NewRedisStore accepted a prefix with a brace")
+	if _, err := redisstore.NewAuditStore(c, redisstore.WithKeyPrefix("x}")); err == nil {
+		t.Fatal("NewAuditStore accepted a prefix with a brace")
 	}
 }
 
@@ -219,16 +220,16 @@ func TestNewRedisStoreErrors(t *testing.T) {
 // append is one script call that depends on nothing read before, so no
 // append waits for or retries against another, whatever the server's
 // durability settings (CI runs this with appendfsync always too).
-func TestRedisStoreReplicasRace(t *testing.T) {
+func TestAuditReplicasRace(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
 	prefix := redistest.Prefix(t)
 	const replicas, workers, each = 4, 4, 20
 	var wg sync.WaitGroup
 	errs := make(chan error, replicas*workers*each)
-	var last *audit.RedisStore
+	var last *redisstore.AuditStore
 	for r := range replicas {
-		s := newRedisStore(t, srv.Client(t), prefix)
+		s := newAuditStore(t, srv.Client(t), prefix)
 		last = s
 		for w := range workers {
 			wg.Add(1)

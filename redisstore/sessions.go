@@ -1,4 +1,4 @@
-package session
+package redisstore
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentready/agentready/session"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -17,9 +17,9 @@ import (
 // script's run time and reply.
 const reapBatch = 256
 
-// RedisStore is a Store in Redis, so that replicas of a site share
+// SessionStore is a session.Store in Redis, so that replicas of a site share
 // sessions, and sessions survive a restart of the middleware: a new
-// RedisStore on the same Redis and prefix sees the sessions of the old one.
+// SessionStore on the same Redis and prefix sees the sessions of the old one.
 //
 // A session is stored under its token hash (never the token) with
 // PEXPIREAT at its deadline. Each identity's live sessions are a sorted set
@@ -35,7 +35,7 @@ const reapBatch = 256
 //
 // It does not retry or time out by itself: configure the client's
 // timeouts. The store does not own the client: close it yourself.
-type RedisStore struct {
+type SessionStore struct {
 	client redis.UniversalClient
 	prefix string
 	now    func() time.Time
@@ -56,43 +56,33 @@ type record struct {
 	ExpiresAt    time.Time    `json:"expires_at"`
 }
 
-// NewRedisStore returns a store on client: a *redis.Client, a Sentinel
-// failover client or a *redis.ClusterClient (redis.NewUniversalClient makes
-// any of them). Options: WithKeyPrefix, WithClock. Nothing is sent to Redis
-// until the first call. It reports every problem at once.
-func NewRedisStore(client redis.UniversalClient, opts ...Option) (*RedisStore, error) {
-	o := applyOptions(opts)
-	errs := o.errs
+// NewSessionStore returns a session store on client: a *redis.Client, a
+// Sentinel failover client or a *redis.ClusterClient
+// (redis.NewUniversalClient makes any of them). Options: WithKeyPrefix
+// (the keys are "{<prefix>session}:...", one hash tag, default
+// "{agentready:session}:"), WithClock. Nothing is sent to Redis until the
+// first call. It reports every problem at once.
+func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStore, error) {
+	cfg, err := apply("NewSessionStore", DefaultSessionPrefix, kindSession, opts)
 	if client == nil {
-		errs = append(errs, errors.New("session: NewRedisStore: nil client"))
+		err = errors.Join(err, errors.New("redisstore: NewSessionStore: nil client"))
 	}
-	switch client.(type) {
-	case *redis.ClusterClient, *redis.Ring:
-		if !hasHashTag(o.prefix) {
-			errs = append(errs, fmt.Errorf("session: key prefix %q has no hash tag; on Redis Cluster or a Ring use one such as %q", o.prefix, DefaultKeyPrefix))
-		}
+	if err != nil {
+		return nil, err
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return &RedisStore{client: client, prefix: o.prefix, now: o.now, exp: o.prefix + "exp"}, nil
+	prefix := "{" + cfg.prefix + "session}:"
+	return &SessionStore{client: client, prefix: prefix, now: cfg.now, exp: prefix + "exp"}, nil
 }
 
-// hasHashTag reports whether p holds a non-empty {tag}, which Redis
-// Cluster hashes instead of the whole key.
-func hasHashTag(p string) bool {
-	i := strings.IndexByte(p, '{')
-	if i < 0 {
-		return false
-	}
-	j := strings.IndexByte(p[i+1:], '}')
-	return j > 0
-}
+// DefaultSessionPrefix is the default prefix of a SessionStore's keys,
+// which are "{" + prefix + "session}:..." (one Cluster hash tag: the
+// store's scripts touch several keys at once).
+const DefaultSessionPrefix = "agentready:"
 
-func (r *RedisStore) tokenKey(hexHash string) string { return r.prefix + "t:" + hexHash }
+func (r *SessionStore) tokenKey(hexHash string) string { return r.prefix + "t:" + hexHash }
 
 // identityKey is unambiguous: a Prefix's text has no '|'.
-func (r *RedisStore) identityKey(agent string, client netip.Prefix) string {
+func (r *SessionStore) identityKey(agent string, client netip.Prefix) string {
 	c := ""
 	if client.IsValid() {
 		c = client.String()
@@ -100,71 +90,69 @@ func (r *RedisStore) identityKey(agent string, client netip.Prefix) string {
 	return r.prefix + "a:" + c + "|" + agent
 }
 
-// Create implements Store.
-func (r *RedisStore) Create(ctx context.Context, h Hash, s *Session, maxPerAgent int) error {
+// Create implements session.Store.
+func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Session, maxPerAgent int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := checkSession(s); err != nil {
-		return err
+	if s == nil || s.ExpiresAt.IsZero() {
+		return fmt.Errorf("%w: a session with its deadline is required", session.ErrInvalid)
 	}
 	rec, err := json.Marshal(toRecord(s))
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+		return fmt.Errorf("%w: %v", session.ErrInvalid, err)
 	}
 	hx := h.String()
 	keys := []string{r.tokenKey(hx), r.identityKey(s.Agent, s.Client), r.exp}
 	res, err := createScript.Run(ctx, r.client, keys,
 		hx, rec, ceilMillis(s.ExpiresAt), floorMillis(r.now()), max(maxPerAgent, 0)).Int64Slice()
 	if err != nil {
-		return fmt.Errorf("session: redis: %w", err)
+		return fmt.Errorf("redisstore: sessions: %w", err)
 	}
 	if len(res) != 2 {
-		return fmt.Errorf("session: redis: create script answered %v", res)
+		return fmt.Errorf("redisstore: sessions: create script answered %v", res)
 	}
 	switch res[0] {
 	case 0:
-		s.hash = h
 		return nil
 	case 1:
-		return &LimitError{Soonest: time.UnixMilli(res[1]).UTC()}
+		return &session.LimitError{Soonest: time.UnixMilli(res[1]).UTC()}
 	case 2:
-		return ErrDuplicate
+		return session.ErrDuplicate
 	}
-	return fmt.Errorf("session: redis: create script answered %v", res)
+	return fmt.Errorf("redisstore: sessions: create script answered %v", res)
 }
 
-// Get implements Store.
-func (r *RedisStore) Get(ctx context.Context, h Hash) (*Session, error) {
+// Get implements session.Store.
+func (r *SessionStore) Get(ctx context.Context, h session.Hash) (*session.Session, error) {
 	s, _, err := r.get(ctx, h)
 	return s, err
 }
 
 // get returns the live session under h and its record as stored.
-func (r *RedisStore) get(ctx context.Context, h Hash) (*Session, string, error) {
+func (r *SessionStore) get(ctx context.Context, h session.Hash) (*session.Session, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
 	v, err := r.client.Get(ctx, r.tokenKey(h.String())).Result()
 	if errors.Is(err, redis.Nil) {
-		return nil, "", ErrNotFound
+		return nil, "", session.ErrNotFound
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("session: redis: %w", err)
+		return nil, "", fmt.Errorf("redisstore: sessions: %w", err)
 	}
 	s, err := decodeRecord(v)
 	if err != nil {
 		return nil, "", err
 	}
-	if !s.live(r.now()) {
-		return nil, "", ErrNotFound
+	if !r.now().Before(s.ExpiresAt) {
+		return nil, "", session.ErrNotFound
 	}
-	s.hash = h
 	return s, v, nil
 }
 
-// Delete implements Store.
-func (r *RedisStore) Delete(ctx context.Context, h Hash) (*Session, error) {
+// Delete implements session.Store.
+func (r *SessionStore) Delete(ctx context.Context, h session.Hash) (*session.Session, error) {
 	s, v, err := r.get(ctx, h)
 	if err != nil {
 		return nil, err
@@ -173,20 +161,20 @@ func (r *RedisStore) Delete(ctx context.Context, h Hash) (*Session, error) {
 	keys := []string{r.tokenKey(hx), r.identityKey(s.Agent, s.Client), r.exp}
 	n, err := deleteScript.Run(ctx, r.client, keys, hx, v).Int()
 	if err != nil {
-		return nil, fmt.Errorf("session: redis: %w", err)
+		return nil, fmt.Errorf("redisstore: sessions: %w", err)
 	}
 	if n != 1 {
-		return nil, ErrNotFound // ended by a concurrent Delete or Reap
+		return nil, session.ErrNotFound // ended by a concurrent Delete or Reap
 	}
 	return s, nil
 }
 
-// Reap implements Store. Members it cannot decode (written by something
+// Reap implements session.Store. Members it cannot decode (written by something
 // else under the prefix) are removed and reported in the error, after the
 // sessions it could decode.
-func (r *RedisStore) Reap(ctx context.Context, now time.Time, max int) ([]*Session, error) {
+func (r *SessionStore) Reap(ctx context.Context, now time.Time, max int) ([]*session.Session, error) {
 	var (
-		out  []*Session
+		out  []*session.Session
 		errs []error
 	)
 	nowMs := floorMillis(now)
@@ -200,7 +188,7 @@ func (r *RedisStore) Reap(ctx context.Context, now time.Time, max int) ([]*Sessi
 		}
 		members, err := reapScript.Run(ctx, r.client, []string{r.exp}, nowMs, batch).StringSlice()
 		if err != nil {
-			errs = append(errs, fmt.Errorf("session: redis: %w", err))
+			errs = append(errs, fmt.Errorf("redisstore: sessions: %w", err))
 			break
 		}
 		for _, m := range members {
@@ -218,7 +206,7 @@ func (r *RedisStore) Reap(ctx context.Context, now time.Time, max int) ([]*Sessi
 	return out, errors.Join(errs...)
 }
 
-func toRecord(s *Session) record {
+func toRecord(s *session.Session) record {
 	return record{
 		ID: s.ID, Agent: s.Agent, Client: s.Client,
 		AgentName: s.AgentName, AgentVersion: s.AgentVersion, Purpose: s.Purpose,
@@ -226,12 +214,12 @@ func toRecord(s *Session) record {
 	}
 }
 
-func decodeRecord(v string) (*Session, error) {
+func decodeRecord(v string) (*session.Session, error) {
 	var rec record
 	if err := json.Unmarshal([]byte(v), &rec); err != nil {
-		return nil, fmt.Errorf("session: redis: undecodable session record: %w", err)
+		return nil, fmt.Errorf("redisstore: sessions: undecodable session record: %w", err)
 	}
-	return &Session{
+	return &session.Session{
 		ID: rec.ID, Agent: rec.Agent, Client: rec.Client,
 		AgentName: rec.AgentName, AgentVersion: rec.AgentVersion, Purpose: rec.Purpose,
 		Capabilities: rec.Capabilities, CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt,
@@ -239,21 +227,16 @@ func decodeRecord(v string) (*Session, error) {
 }
 
 // decodeMember parses an expiry index member, "<hash hex> <record>".
-func decodeMember(m string) (*Session, error) {
-	const hexLen = 2 * len(Hash{})
-	var h Hash
+func decodeMember(m string) (*session.Session, error) {
+	const hexLen = 2 * len(session.Hash{})
+	var h session.Hash
 	if len(m) <= hexLen || m[hexLen] != ' ' {
-		return nil, fmt.Errorf("session: redis: malformed expiry index member of %d bytes", len(m))
+		return nil, fmt.Errorf("redisstore: sessions: malformed expiry index member of %d bytes", len(m))
 	}
 	if _, err := hex.Decode(h[:], []byte(m[:hexLen])); err != nil {
-		return nil, fmt.Errorf("session: redis: malformed expiry index member: %w", err)
+		return nil, fmt.Errorf("redisstore: sessions: malformed expiry index member: %w", err)
 	}
-	s, err := decodeRecord(m[hexLen+1:])
-	if err != nil {
-		return nil, err
-	}
-	s.hash = h
-	return s, nil
+	return decodeRecord(m[hexLen+1:])
 }
 
 // floorMillis and ceilMillis round so that a deadline is never judged

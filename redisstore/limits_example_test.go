@@ -1,4 +1,4 @@
-package enforce_test
+package redisstore_test
 
 import (
 	"log"
@@ -10,6 +10,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/redisstore"
 )
 
 // Replicas that share their limits through Redis, and keep limiting (each
@@ -22,7 +23,7 @@ func ExampleNewFailover() {
 	})
 	defer client.Close()
 
-	redisStore, err := enforce.NewRedisStore(client, enforce.WithKeyPrefix("shop:"))
+	redisStore, err := redisstore.NewLimitStore(client, redisstore.WithKeyPrefix("shop:"))
 	if err != nil {
 		log.Fatal(err)
 	}

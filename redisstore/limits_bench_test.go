@@ -1,4 +1,4 @@
-package enforce_test
+package redisstore_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/redisstore"
 )
 
 // BenchmarkRedis compares one request's cost with three limits (site,
@@ -30,7 +31,7 @@ func BenchmarkRedis(b *testing.B) {
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 64, ContextTimeoutEnabled: true})
 	b.Cleanup(func() { _ = client.Close() })
 	prefix := redistest.Prefix(b)
-	store, err := enforce.NewRedisStore(client, enforce.WithKeyPrefix(prefix))
+	store, err := redisstore.NewLimitStore(client, redisstore.WithKeyPrefix(prefix))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build race
 
-package enforce
+package redisstore
 
 // raceEnabled: under the race detector sync.Pool drops items at random, so
 // allocation counts are not asserted. RaceEnabled (redis_internal_test.go)

@@ -1,4 +1,4 @@
-package audit
+package redisstore
 
 import "github.com/redis/go-redis/v9"
 

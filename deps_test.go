@@ -1,0 +1,26 @@
+package agentready_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestNoRedisInTheCore: a program that does not use Redis links no Redis
+// client. The Redis stores live in package redisstore, which only the
+// programs that use them import.
+func TestNoRedisInTheCore(t *testing.T) {
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	core := []string{".", "./config", "./policy", "./publish/...", "./enforce", "./session", "./audit", "./cmd/agentready"}
+	out, err := exec.Command(goTool, append([]string{"list", "-deps"}, core...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.Contains(pkg, "redis") {
+			t.Errorf("the core depends on %s", pkg)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+package enforce
+
+// RaceEnabled tells the external tests whether allocation counts mean
+// anything (see raceEnabled).
+var RaceEnabled = raceEnabled

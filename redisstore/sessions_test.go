@@ -1,0 +1,151 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/redisstore"
+	"github.com/agentready/agentready/session"
+	"github.com/agentready/agentready/session/sessiontest"
+)
+
+func sessionRedis(t testing.TB) *redis.Client {
+	t.Helper()
+	return redistest.Start(t).Client(t)
+}
+
+// newRedisStore returns a store whose keys no other test sees.
+func newSessionStore(t testing.TB, c redis.UniversalClient, now func() time.Time) *redisstore.SessionStore {
+	t.Helper()
+	return newSessionStoreAt(t, c, now, redistest.Prefix(t))
+}
+
+func newSessionStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Time, prefix string) *redisstore.SessionStore {
+	t.Helper()
+	st, err := redisstore.NewSessionStore(c, redisstore.WithKeyPrefix(prefix), redisstore.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// dumpKeys returns every key under prefix and every value it holds (strings
+// and sorted-set members), for the tests that look for secrets.
+func dumpKeys(t *testing.T, c *redis.Client, prefix string) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string][]string{}
+	iter := c.Scan(ctx, 0, redisGlob(prefix)+"*", 0).Iterator()
+	for iter.Next(ctx) {
+		k := iter.Val()
+		typ, err := c.Type(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch typ {
+		case "string":
+			out[k] = []string{c.Get(ctx, k).Val()}
+		case "zset":
+			out[k] = c.ZRange(ctx, k, 0, -1).Val()
+		default:
+			t.Fatalf("key %s has unexpected type %s", k, typ)
+		}
+	}
+	if err := iter.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// redisGlob escapes the glob metacharacters of a key prefix.
+func redisGlob(p string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`).Replace(p)
+}
+
+func TestNewSessionStoreErrors(t *testing.T) {
+	standalone := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer standalone.Close()
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
+	defer cluster.Close()
+	tests := []struct {
+		name   string
+		client redis.UniversalClient
+		opts   []redisstore.Option
+		want   []string // substrings of the error; none: no error
+	}{
+		{"default", standalone, nil, nil},
+		{"prefix standalone", standalone, []redisstore.Option{redisstore.WithKeyPrefix("site-a:")}, nil},
+		{"cluster default prefix", cluster, nil, nil},
+		{"cluster prefix", cluster, []redisstore.Option{redisstore.WithKeyPrefix("site-a:")}, nil},
+		{"braces reserved", standalone, []redisstore.Option{redisstore.WithKeyPrefix("a{b")}, []string{"reserved for the hash tag"}},
+		{"audit option", standalone, []redisstore.Option{redisstore.WithRetention(audit.MinRetention)}, []string{"audit store only"}},
+		{"everything at once", nil, []redisstore.Option{redisstore.WithKeyPrefix("a{b")}, []string{"nil client", "reserved"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := redisstore.NewSessionStore(tc.client, tc.opts...)
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// Records that are not ours under the prefix yield errors, never panics,
+// and do not stop Reap from returning the good sessions.
+func TestRedisStoreCorruptData(t *testing.T) {
+	client := sessionRedis(t)
+	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
+	p := redistest.Prefix(t)
+	st := newSessionStoreAt(t, client, clock.Now, p)
+	prefix := "{" + p + "session}:"
+	ctx := context.Background()
+
+	_, bad, _ := session.NewToken()
+	if err := client.Set(ctx, prefix+"t:"+bad.String(), "{not json", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Get(ctx, bad); err == nil || errors.Is(err, session.ErrNotFound) {
+		t.Fatalf("Get of a corrupt record = %v, want a decoding error", err)
+	}
+	good := &session.Session{ID: "good", Agent: "a", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
+	_, gh, _ := session.NewToken()
+	if err := st.Create(ctx, gh, good, 0); err != nil {
+		t.Fatal(err)
+	}
+	score := float64(clock.Now().UnixMilli())
+	for _, m := range []string{"short", strings.Repeat("z", 64) + " {}", bad.String() + " {broken"} {
+		if err := client.ZAdd(ctx, prefix+"exp", redis.Z{Score: score, Member: m}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Minute)
+	ss, err := st.Reap(ctx, clock.Now(), 0)
+	if err == nil {
+		t.Error("Reap of corrupt members reported no error")
+	}
+	if len(ss) != 1 || ss[0].ID != "good" {
+		t.Fatalf("Reap returned %d sessions, want the good one", len(ss))
+	}
+	if n := client.ZCard(ctx, prefix+"exp").Val(); n != 0 {
+		t.Fatalf("%d members left in the expiry index", n)
+	}
+}

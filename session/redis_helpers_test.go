@@ -1,0 +1,34 @@
+package session_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/redisstore"
+)
+
+// newRedisClient is a client of a real redis-server for the tests that run
+// against both stores (the Redis store itself is tested in redisstore).
+func newRedisClient(t testing.TB) *redis.Client {
+	t.Helper()
+	return redistest.Start(t).Client(t)
+}
+
+// newRedisStore returns a Redis session store whose keys no other test sees.
+func newRedisStore(t testing.TB, c redis.UniversalClient, now func() time.Time) *redisstore.SessionStore {
+	t.Helper()
+	return newRedisStoreAt(t, c, now, redistest.Prefix(t))
+}
+
+// newRedisStoreAt returns a Redis session store under prefix.
+func newRedisStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Time, prefix string) *redisstore.SessionStore {
+	t.Helper()
+	st, err := redisstore.NewSessionStore(c, redisstore.WithKeyPrefix(prefix), redisstore.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
