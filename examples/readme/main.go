@@ -1,0 +1,165 @@
+// Command readme compiles the README's Go excerpts: every Go block of the
+// README that is not a whole program stands, line for line, in one of the
+// functions below, and TestREADMEGoBlocks (readme_test.go) checks that it
+// does and builds the blocks that are whole programs. Running it serves
+// nothing: it prints that the excerpts compiled.
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/publish/agentstxt"
+	"github.com/agentready/agentready/redisstore"
+	"github.com/agentready/agentready/session"
+)
+
+func main() {
+	// The excerpts are here to be compiled; main only shows they link.
+	_, _, _, _ = chiRouter, bindRoutes, decisions, redisLimits
+	_, _, _ = sessions, checkout, parseAgentsTxt
+	fmt.Println("the README's Go excerpts compile")
+}
+
+// The README's "chi" block.
+func chiRouter(m *agentready.Middleware) {
+	r := chi.NewRouter()
+	r.Use(m.Handler) // documents first, then enforcement, then your routes
+	r.With(m.Capability("product-search")).Get("/api/search", search)
+	r.With(m.Capability("store-assistant")).Post("/mcp", mcp)
+	http.ListenAndServe(":8080", r)
+}
+
+// The README's "Binding routes" block.
+func bindRoutes(m *agentready.Middleware, mux *http.ServeMux, r chi.Router) {
+	mux.Handle("GET /api/search", m.Capability("product-search")(search)) // net/http
+	r.With(m.Capability("store-assistant")).Post("/mcp", mcp)             // chi
+}
+
+// The README's "Decisions" block.
+func decisions(site config.Site, req *http.Request) error {
+	m, err := agentready.New(site,
+		agentready.WithOnDecision(func(d enforce.Decision) {
+			if d.Outcome != enforce.Pass { // Pass: a browser
+				slog.Info("agent", "outcome", d.Outcome, "status", d.Status, "agent", d.Agent,
+					"capability", d.Capability, "rule", d.Rule, "limit", d.Limit)
+			}
+		}),
+		agentready.WithAuthenticator(func(r *http.Request, c *config.Capability, token string) error {
+			return tokens.Check(r.Context(), token) // your check
+		}),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	d := m.Explain(req) // what would happen, without serving or consuming tokens
+	fmt.Println(d.Outcome)
+	return nil
+}
+
+// The README's Redis block.
+func redisLimits(site config.Site) {
+	client := redis.NewUniversalClient(&redis.UniversalOptions{
+		Addrs: []string{"redis:6379"}, // several addresses: Cluster; with MasterName: Sentinel
+		// Required: lets the request's deadline bound the wait for Redis.
+		ContextTimeoutEnabled: true,
+	})
+	defer client.Close()
+
+	redisStore, err := redisstore.NewLimitStore(client) // keys start "agentready:" (redisstore.WithKeyPrefix)
+	if err != nil {
+		log.Fatal(err)
+	}
+	store, err := enforce.NewFailover(redisStore,
+		enforce.WithFailurePolicy(enforce.FallbackMemory), // the default
+		enforce.WithStoreTimeout(50*time.Millisecond),     // the default
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := agentready.New(site, agentready.WithStore(store))
+	_, _ = m, err
+}
+
+// The README's sessions block.
+func sessions(ctx context.Context, priv ed25519.PrivateKey, addr string, app http.Handler) error {
+	site := acmeCeramics()    // your config.Site, with Session and Audit
+	site.Audit.PublicKey = "" // New publishes the key's public half
+	m, err := agentready.New(site,
+		agentready.WithDialect(config.DialectV010),
+		agentready.WithAuditKey(priv), // ed25519.PrivateKey: required with Audit.Enabled
+		// optional: agentready.WithSessionStore(redisstore.NewSessionStore(...)),
+		//           agentready.WithAuditStore(redisstore.NewAuditStore(...)),
+		//           agentready.WithAuditRedactor(myRule), agentready.WithClock(now)
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	go m.Sessions().Run(ctx, time.Minute) // seal sessions that expire unattended
+	http.ListenAndServe(addr, m.Handler(app))
+	return nil
+}
+
+// The README's human-handoff block.
+func checkout(w http.ResponseWriter, r *http.Request) {
+	s, ok := session.FromContext(r.Context())
+	if !ok { // unreachable behind the middleware: it answered 401
+		http.Error(w, `{"ok":false,"error":"no session"}`, http.StatusUnauthorized)
+		return
+	}
+	url := startPayment(s.ID) // your payment page for this session's cart
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"ok": true, "data": map[string]any{
+		"handoff_url": url,
+		"expires_at":  time.Now().Add(15 * time.Minute).UTC().Format(time.RFC3339),
+		"message":     "Open this link to review the cart and pay.",
+	}})
+}
+
+// The README's "Reading agents.txt" block.
+func parseAgentsTxt(body []byte) error {
+	f, err := agentstxt.Parse(body) // detects draft-car or v0.1.0
+	if err != nil {
+		return err
+	}
+	fmt.Println(f.Dialect, f.Site.Name, len(f.Site.Capabilities))
+	for _, w := range f.Warnings {
+		log.Print(w) // "line 12: ..." for lines it skipped
+	}
+	return nil
+}
+
+// What the excerpts leave to the site.
+
+var search = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"items":[]}`)) })
+
+var mcp = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+
+type tokenChecker struct{}
+
+func (tokenChecker) Check(ctx context.Context, token string) error {
+	if token == "" {
+		return errors.New("no token")
+	}
+	return nil
+}
+
+var tokens tokenChecker
+
+func acmeCeramics() config.Site { return fixtures.AcmeCeramics() }
+
+func startPayment(sessionID string) string { return "https://example.com/pay/" + sessionID }
