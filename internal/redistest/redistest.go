@@ -54,6 +54,7 @@ type Server struct {
 	bin     string // redis-server binary; "" for an external server
 	dir     string
 	durable bool // appendonly yes, appendfsync always
+	cluster bool // cluster-enabled yes
 	mu      sync.Mutex
 	cmd     *exec.Cmd
 	done    chan struct{} // closed when cmd has been waited for
@@ -91,11 +92,16 @@ func StartDurable(t testing.TB) *Server {
 
 func startLocal(t testing.TB, durable bool) *Server {
 	t.Helper()
+	return startServer(t, durable, false)
+}
+
+func startServer(t testing.TB, durable, cluster bool) *Server {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		unavailable(t, "redis-server is not on PATH (apt-get install redis-server)")
 	}
-	s := &Server{bin: bin, dir: t.TempDir(), durable: durable}
+	s := &Server{bin: bin, dir: t.TempDir(), durable: durable, cluster: cluster}
 	t.Cleanup(func() { s.kill() })
 	// A port found free may be taken before redis-server binds it: retry.
 	var last error
@@ -204,6 +210,9 @@ func (s *Server) start() error {
 		// What a site that must not lose an audit event runs: every write
 		// on disk before it is acknowledged.
 		durability = []string{"--appendonly", "yes", "--appendfsync", "always"}
+	}
+	if s.cluster {
+		durability = append(durability, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
 	}
 	cmd := exec.Command(s.bin, append([]string{
 		"--port", port, "--bind", "127.0.0.1",
@@ -319,4 +328,53 @@ func (s *Server) Client(t testing.TB) *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
+}
+
+// Cluster is a Redis Cluster of private servers on 127.0.0.1.
+type Cluster struct {
+	// Addrs are the masters' host:port.
+	Addrs []string
+}
+
+// StartCluster starts a Redis Cluster of n masters (3 or more), each a
+// private redis-server on a free 127.0.0.1 port, joins them with
+// redis-cli --cluster create and waits until the cluster is ok; the
+// servers are killed when the test ends.
+func StartCluster(t testing.TB, n int) *Cluster {
+	t.Helper()
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		unavailable(t, "redis-cli is not on PATH (apt-get install redis-tools)")
+	}
+	c := &Cluster{}
+	for range n {
+		c.Addrs = append(c.Addrs, startServer(t, false, true).Addr)
+	}
+	args := append(append([]string{"--cluster", "create"}, c.Addrs...), "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+		t.Fatalf("redistest: redis-cli --cluster create: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(startTimeout)
+	for _, a := range c.Addrs {
+		for {
+			out, err := exec.Command(cli, "-h", "127.0.0.1", "-p", a[strings.LastIndexByte(a, ':')+1:], "cluster", "info").Output()
+			if err == nil && strings.Contains(string(out), "cluster_state:ok") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("redistest: the cluster at %v is not ok after %v: %v %s", c.Addrs, startTimeout, err, out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return c
+}
+
+// Client returns a cluster client with ContextTimeoutEnabled, closed when
+// the test ends.
+func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
+	t.Helper()
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs, ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = cc.Close() })
+	return cc
 }
