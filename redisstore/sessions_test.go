@@ -21,12 +21,7 @@ func sessionRedis(t testing.TB) *redis.Client {
 	return redistest.Start(t).Client(t)
 }
 
-// newRedisStore returns a store whose keys no other test sees.
-func newSessionStore(t testing.TB, c redis.UniversalClient, now func() time.Time) *redisstore.SessionStore {
-	t.Helper()
-	return newSessionStoreAt(t, c, now, redistest.Prefix(t))
-}
-
+// newSessionStoreAt returns a session store under prefix on c.
 func newSessionStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Time, prefix string) *redisstore.SessionStore {
 	t.Helper()
 	st, err := redisstore.NewSessionStore(c, redisstore.WithKeyPrefix(prefix), redisstore.WithClock(now))
@@ -34,39 +29,6 @@ func newSessionStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Ti
 		t.Fatal(err)
 	}
 	return st
-}
-
-// dumpKeys returns every key under prefix and every value it holds (strings
-// and sorted-set members), for the tests that look for secrets.
-func dumpKeys(t *testing.T, c *redis.Client, prefix string) map[string][]string {
-	t.Helper()
-	ctx := context.Background()
-	out := map[string][]string{}
-	iter := c.Scan(ctx, 0, redisGlob(prefix)+"*", 0).Iterator()
-	for iter.Next(ctx) {
-		k := iter.Val()
-		typ, err := c.Type(ctx, k).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch typ {
-		case "string":
-			out[k] = []string{c.Get(ctx, k).Val()}
-		case "zset":
-			out[k] = c.ZRange(ctx, k, 0, -1).Val()
-		default:
-			t.Fatalf("key %s has unexpected type %s", k, typ)
-		}
-	}
-	if err := iter.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// redisGlob escapes the glob metacharacters of a key prefix.
-func redisGlob(p string) string {
-	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`).Replace(p)
 }
 
 func TestNewSessionStoreErrors(t *testing.T) {
