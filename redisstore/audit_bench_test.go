@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/audit/audittest"
 	"github.com/agentready/agentready/redisstore"
 )
 
@@ -18,7 +18,7 @@ func BenchmarkAuditBeginComplete(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := benchEvent()
+	e := audittest.Event(0)
 	b.ReportAllocs()
 	for i := range b.N {
 		id := "sess-" + strconv.Itoa(i>>10)
@@ -41,23 +41,11 @@ func BenchmarkAuditAppend(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := benchEvent()
+	e := audittest.Event(0)
 	b.ReportAllocs()
 	for i := range b.N {
 		if err := s.Append(ctx, "sess-"+strconv.Itoa(i>>10), e); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-func benchEvent() audit.Event {
-	return audit.Event{
-		EventID:        "01JX7Q3ZK8W5N4R2T6Y9B0C1D2",
-		Timestamp:      "2025-06-01T12:00:05.250Z",
-		Capability:     "cart.add",
-		Method:         "POST",
-		Params:         map[string]any{"item_id": "mug-42", "quantity": 2, "gift_note": "Happy birthday!", "token": "csrf-abc"},
-		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: "capability:cart.add"},
-		ResponseStatus: 201,
 	}
 }
