@@ -163,7 +163,7 @@ func TestReportOnly(t *testing.T) {
 // User-Agent alone does not.
 func TestProbes(t *testing.T) {
 	site := fixtures.OutdoorSupply()
-	site.Access.Disallow = append(site.Access.Disallow, "/healthz", "/readyz")
+	site.Access.Disallow = append(site.Access.Disallow, "/healthz", "/readyz", "/robots.txt")
 	e := newEnforced(t, site, agentready.WithProbes([]string{"/healthz"}, nil))
 	if res, _ := do(t, "GET", e.srv.URL+"/healthz", "kube-probe/1.30"); res.StatusCode != http.StatusOK {
 		t.Errorf("probe path: %d", res.StatusCode)
@@ -174,6 +174,14 @@ func TestProbes(t *testing.T) {
 	e = newEnforced(t, site, agentready.WithProbes(nil, []string{"127.0.0.0/8"}))
 	if res, _ := do(t, "GET", e.srv.URL+"/admin/x", "ELB-HealthChecker/2.0"); res.StatusCode != http.StatusOK {
 		t.Errorf("probe network: %d", res.StatusCode)
+	}
+	// The exemptions match the path as sent: a router that routes the raw
+	// path (chi) would take these for other paths.
+	e = newEnforced(t, site, agentready.WithProbes([]string{"/healthz"}, nil))
+	for _, p := range []string{"/health%7A", "/robots%2Etxt"} {
+		if res, _ := do(t, "GET", e.srv.URL+p, "kube-probe/1.30"); res.StatusCode != http.StatusForbidden {
+			t.Errorf("%s passed as an exemption: %d", p, res.StatusCode)
+		}
 	}
 	if _, err := agentready.New(site, agentready.WithProbes(nil, []string{"10.0.0.0/99"})); err == nil {
 		t.Error("a bad probe network was accepted")
@@ -303,5 +311,20 @@ func TestExplainLimitResults(t *testing.T) {
 	}
 	if d := m.Explain(req()); d.Results()[0].Remaining != 140 {
 		t.Error("Explain consumed a token")
+	}
+}
+
+// TestProbesRecordSessions: a request presenting a session is recorded,
+// even from a probe network.
+func TestProbesRecordSessions(t *testing.T) {
+	srv, _ := countingShop(t, acme(), agentready.WithProbes(nil, []string{"127.0.0.0/8"}))
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	if r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue"}`, as...); r.status != 200 {
+		t.Fatalf("cart.add: %d", r.status)
+	}
+	call(t, "DELETE", srv.URL+sessPath, "", as...)
+	if evs := artifact(t, srv.URL, id).Events; len(evs) != 3 || evs[1].Capability != "cart.add" {
+		t.Errorf("events %+v", evs)
 	}
 }

@@ -374,3 +374,136 @@ func TestAuditUnderRedisFaults(t *testing.T) {
 	}
 	t.Logf("%d requests: %d confirmed, all in the verified trail; %d answered 503", len(results), ok, failed)
 }
+
+// shopMiddleware is acme() behind a v0.1.0 Middleware with the given
+// options, for tests that build their own routes.
+func shopMiddleware(t *testing.T, opts ...agentready.Option) *agentready.Middleware {
+	t.Helper()
+	site := acme()
+	site.RateLimit = config.PerMinute(1_000_000)
+	opts = append([]agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents)}, opts...)
+	m, err := agentready.New(site, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestHandoffUnderBindings: a human-handoff checkout ends the session
+// whether the site binds routes or not, and whichever routes it binds.
+func TestHandoffUnderBindings(t *testing.T) {
+	for _, bind := range []string{"none", "another route", "the checkout route"} {
+		t.Run(bind, func(t *testing.T) {
+			m := shopMiddleware(t)
+			mux := http.NewServeMux()
+			sh := shop.New("https://acmeceramics.example.com")
+			switch bind {
+			case "another route":
+				mux.Handle("GET "+api+"search", m.Capability("search")(sh))
+			case "the checkout route":
+				mux.Handle("POST "+api+"checkout", m.Capability("checkout")(sh))
+			}
+			mux.Handle("/", sh)
+			srv := httptest.NewServer(m.Handler(mux))
+			defer srv.Close()
+			token, id := createSession(t, srv.URL, uaClaudeUser)
+			as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+			if r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue"}`, as...); r.status != 200 {
+				t.Fatalf("cart.add: %d %s", r.status, r.raw)
+			}
+			if r := call(t, "POST", srv.URL+api+"checkout", "", as...); r.status != 200 {
+				t.Fatalf("checkout: %d %s", r.status, r.raw)
+			}
+			if r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue"}`, as...); r.status != http.StatusUnauthorized {
+				t.Errorf("the session outlived its handoff: %d", r.status)
+			}
+			artifact(t, srv.URL, id) // sealed, and it verifies
+		})
+	}
+}
+
+// TestNoHijackUnderAudit: a handler cannot take over a recorded request's
+// connection, where it could answer what the trail does not see.
+func TestNoHijackUnderAudit(t *testing.T) {
+	m := shopMiddleware(t)
+	var hijackErr error
+	srv := httptest.NewServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != api+"cart/add" {
+			shop.New("https://acmeceramics.example.com").ServeHTTP(w, r)
+			return
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+		if _, ok := w.(http.Hijacker); ok {
+			_, _, err2 := w.(http.Hijacker).Hijack()
+			err = errors.Join(err, err2)
+		}
+		hijackErr = err
+		w.WriteHeader(http.StatusCreated)
+	})))
+	defer srv.Close()
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	if r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue"}`, as...); r.status != http.StatusCreated {
+		t.Fatalf("cart.add: %d %s", r.status, r.raw)
+	}
+	if !errors.Is(hijackErr, http.ErrNotSupported) {
+		t.Errorf("hijacking a recorded request: %v", hijackErr)
+	}
+	call(t, "DELETE", srv.URL+sessPath, "", as...)
+	if evs := artifact(t, srv.URL, id).Events; evs[1].ResponseStatus != http.StatusCreated {
+		t.Errorf("recorded %d", evs[1].ResponseStatus)
+	}
+}
+
+// TestQueryAndBodyBothRecorded: a query parameter and a body member of one
+// name are both in the trail.
+func TestQueryAndBodyBothRecorded(t *testing.T) {
+	srv, _ := countingShop(t, acme())
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	call(t, "DELETE", srv.URL+api+"cart/remove?id=mug-blue", `{"id":"mug-speckled"}`, as...)
+	call(t, "DELETE", srv.URL+sessPath, "", as...)
+	p := artifact(t, srv.URL, id).Events[1].Params
+	q, _ := p[enforce.QueryMember].(map[string]any)
+	if p["id"] != "mug-speckled" || q["id"] != "mug-blue" {
+		t.Errorf("params %v", p)
+	}
+}
+
+// TestDeniedBodiesNotKept: a denied request's body is neither read nor
+// recorded, so refused requests cannot fill the trail.
+func TestDeniedBodiesNotKept(t *testing.T) {
+	site := acme()
+	site.RateLimit = config.PerMinute(2)
+	ms, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithAuditStore(ms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Handler(shop.New("https://acmeceramics.example.com")))
+	defer srv.Close()
+	token, id := createSession(t, srv.URL, uaClaudeUser) // the session endpoint counts against the site limit
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	big := `{"id":"mug-blue","note":"` + strings.Repeat("x", 512<<10) + `"}`
+	call(t, "POST", srv.URL+api+"cart/add", big, as...) // the second request of the minute: allowed
+	r := call(t, "POST", srv.URL+api+"cart/add", big, as...)
+	if r.status != http.StatusTooManyRequests {
+		t.Fatalf("third request: %d", r.status)
+	}
+	evs, err := ms.Events(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := evs[len(evs)-1]
+	if last.ResponseStatus != http.StatusTooManyRequests || len(last.Params) != 0 {
+		t.Errorf("the refused request recorded %d params", len(last.Params))
+	}
+}

@@ -98,7 +98,7 @@ func normalizeBody(body []byte, contentType string) (map[string]any, error) {
 
 // decodeObject decodes body as one JSON object. ok is false when it is not
 // exactly one (another value, invalid JSON, trailing data) or repeats a
-// member name, which parsers resolve differently, so that its members
+// member name, even in another case, which parsers resolve differently, so that its members
 // could not be recorded as the handler reads them. Numbers that a double
 // holds exactly, as the audit trail's canonical form writes them, are
 // recorded as numbers; any other is recorded as its text, a string.
@@ -131,6 +131,7 @@ func decodeValue(dec *json.Decoder, t json.Token, depth int, values *int) (any, 
 		switch t {
 		case '{':
 			m := map[string]any{}
+			folded := map[string]bool{}
 			for {
 				k, err := dec.Token()
 				if err != nil {
@@ -143,9 +144,15 @@ func decodeValue(dec *json.Decoder, t json.Token, depth int, values *int) (any, 
 				if !isKey {
 					return nil, false, nil
 				}
-				if _, dup := m[key]; dup {
+				// A repeated name, or one that differs only in case:
+				// encoding/json matches struct fields case-insensitively,
+				// the last member winning, so a Go handler may read the
+				// member the trail would not show.
+				f := foldName(key)
+				if folded[f] {
 					return nil, false, nil
 				}
+				folded[f] = true
 				if *values++; *values > MaxBodyValues {
 					return nil, false, errBodyValues
 				}
@@ -187,6 +194,10 @@ func decodeValue(dec *json.Decoder, t json.Token, depth int, values *int) (any, 
 	}
 	return nil, false, nil
 }
+
+// foldName is key under Unicode case folding, as near as ToUpper then
+// ToLower gets ("ID", "id", "Id" and "ıd" alike).
+func foldName(key string) string { return strings.ToLower(strings.ToUpper(key)) }
 
 // exactNumber returns a JSON number as the audit trail records it: a
 // float64 when that double, written as the trail writes it (the shortest

@@ -286,7 +286,9 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		d.Outcome = Pass
 		return
 	}
-	if e.probePaths != nil || e.probeNets != nil {
+	if (e.probePaths != nil || e.probeNets != nil) && len(r.Header[session.HeaderSession]) == 0 {
+		// A request presenting a session is an agent's action, to record,
+		// whoever sends it.
 		if rule := e.probe(r); rule != "" {
 			d.Outcome, d.Rule = Pass, rule
 			return
@@ -425,7 +427,9 @@ var (
 // probe returns why r is an infrastructure probe that passes without
 // enforcement (a probe path, a probe network), or "".
 func (e *Enforcer) probe(r *http.Request) string {
-	if e.probePaths[r.URL.Path] {
+	if e.probePaths[r.URL.Path] && r.URL.RawPath == "" {
+		// The path as sent: a router that routes the raw path (chi) would
+		// take "/health%7A" for another one.
 		return RuleProbePath
 	}
 	if len(e.probeNets) > 0 {
@@ -577,7 +581,9 @@ func (e *Enforcer) Explain(r *http.Request) Decision {
 // always served (docs/design.md: it is always allowed).
 func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
+		if r.URL.Path == "/robots.txt" && r.URL.RawPath == "" {
+			// As sent, not decoded: chi would route "/robots%2Etxt" as
+			// another path.
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -1,9 +1,12 @@
 package enforce
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -178,7 +181,11 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 	aw.release()
 	if st != nil {
 		st.aw = nil
-		ci = st.claimed - 1
+		if st.claimed > 0 {
+			// A binding behind named the capability (it may differ from the
+			// one the endpoint resolved, or there was none).
+			ci = st.claimed - 1
+		}
 	}
 	if ci >= 0 && e.p.Capabilities[ci].Decl.HumanHandoff && handedOff {
 		// v0.1.0: a successful human_handoff checkout may end the session;
@@ -248,7 +255,23 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		limit = e.p.Capabilities[d.cap1-1].Decl.BodyLimitOrDefault()
 	}
 	aw.query = queryParams(r.URL.RawQuery, aw.query[:0])
-	params, status, err := readBody(r, limit)
+	var params map[string]any
+	var status int
+	var err error
+	if d.Outcome == Allow || d.ReportOnly {
+		// Only what will act is read and recorded: a denied request's body
+		// reaches no handler, and recording it would let any agent with a
+		// session store a megabyte a refused request.
+		params, status, err = readBody(r, limit)
+	}
+	if collides(aw.query, params) {
+		// A query parameter and a body member of the same name: the
+		// handler may read either, so the trail keeps both, the query's
+		// under QueryMember.
+		q := (&audit.Event{Query: aw.query}).AllParams()
+		params[QueryMember] = q
+		aw.query = aw.query[:0]
+	}
 	ev.Query, ev.Params = aw.query, params
 	if e.auditOwned {
 		// The package stores serialise the event during Begin, Append and
@@ -272,6 +295,26 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		ev.PolicyResult.Decision = audit.Allow
 	}
 	return status, err
+}
+
+// QueryMember is the params member that holds a request's query
+// parameters, grouped as url.ParseQuery groups them, when one of them has
+// the name of a member of the request's JSON body: both are recorded, the
+// body's under their names.
+const QueryMember = "$query"
+
+// collides reports whether a query parameter has the name of a body
+// member.
+func collides(q []audit.Param, body map[string]any) bool {
+	if len(body) == 0 {
+		return false
+	}
+	for _, p := range q {
+		if _, ok := body[p.Name]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // maxPooledQuery bounds the query buffer a pooled auditWriter keeps.
@@ -379,8 +422,18 @@ func (a *auditWriter) Flush() {
 	}
 }
 
-// Unwrap gives http.ResponseController the underlying writer.
+// Unwrap gives http.ResponseController the underlying writer, for
+// deadlines and full duplex; Hijack stops at this writer.
 func (a *auditWriter) Unwrap() http.ResponseWriter { return a.w }
+
+// Hijack refuses: a session's audited request answers through this writer,
+// which binds its status to the event before the first byte reaches the
+// agent; over a hijacked connection the handler would answer what the
+// trail cannot see. http.ResponseController.Hijack finds this method
+// before Unwrap, so it refuses too.
+func (a *auditWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return nil, nil, fmt.Errorf("%w: a request recorded in a session's audit trail cannot take over its connection", http.ErrNotSupported)
+}
 
 // bind makes the event that of the capability a route binding resolved,
 // with the binding's decision; the change reaches the store with the

@@ -151,6 +151,7 @@ func TestFaithfulBody(t *testing.T) {
 		{"form", `a=1&b=2`, "application/x-www-form-urlencoded", digestOf(`a=1&b=2`, "application/x-www-form-urlencoded")},
 		{"repeated member", `{"id":"a","id":"b"}`, "application/json", digestOf(`{"id":"a","id":"b"}`, "application/json")},
 		{"repeated nested member", `{"x":{"k":1,"k":2}}`, "application/json", digestOf(`{"x":{"k":1,"k":2}}`, "application/json")},
+		{"member repeated in another case", `{"id":"mug-blue","ID":"vase-gold"}`, "application/json", digestOf(`{"id":"mug-blue","ID":"vase-gold"}`, "application/json")},
 		{"invalid UTF-8", "{\"id\":\"\xff\"}", "application/json", digestOf("{\"id\":\"\xff\"}", "application/json")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -279,12 +280,12 @@ func TestEventParams(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := &Enforcer{auditOwned: builtinAudit(c.st)}
-			r := httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"q":"body"}`))
+			r := httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"id":"body"}`))
 			r.Header.Set("Content-Type", "application/json")
 			aw := new(auditWriter)
 			e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
 			ev := aw.ev
-			want := map[string]any{"q": "body", "tag": []any{"a", "b"}}
+			want := map[string]any{"id": "body", "q": "mug", "tag": []any{"a", "b"}}
 			if got := ev.AllParams(); !reflect.DeepEqual(got, want) {
 				t.Errorf("params %#v, want %#v", got, want)
 			}
@@ -295,6 +296,15 @@ func TestEventParams(t *testing.T) {
 			if len(aw.query) != 0 || cap(aw.query) < 3 || aw.query[:3][0] != (audit.Param{}) {
 				t.Errorf("released query buffer %v (cap %d): want it empty, cleared and kept", aw.query, cap(aw.query))
 			}
+
+			// A query parameter and a body member of one name: both kept.
+			r = httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"q":"body"}`))
+			e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
+			want = map[string]any{"q": "body", QueryMember: map[string]any{"q": "mug", "tag": []any{"a", "b"}}}
+			if got := aw.ev.AllParams(); !reflect.DeepEqual(got, want) {
+				t.Errorf("colliding params %#v, want %#v", got, want)
+			}
+			aw.release()
 		})
 	}
 }
