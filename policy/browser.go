@@ -91,8 +91,11 @@ func plausibleBrowser(ua string, extra map[string]bool) bool {
 			}
 			word := rest[:j]
 			rest, afterProduct = rest[j:], true
-			name, _, _ := strings.Cut(word, "/")
+			name, version, hasVersion := strings.Cut(word, "/")
 			names++
+			if hasVersion && !isProductVersion(version) {
+				return false // "Chrome/bot", "Safari/+https://..."
+			}
 			switch {
 			case name == "AppleWebKit" || name == "Gecko":
 				engine = true
@@ -103,6 +106,23 @@ func plausibleBrowser(ua string, extra map[string]bool) bool {
 		}
 	}
 	return engine && names < MaxUserAgentTokens
+}
+
+// isProductVersion reports whether v is a browser product's version: at
+// least one digit, and letters, digits, '.', '_' and '-' only
+// ("537.36", "15E148", "G6.0.2").
+func isProductVersion(v string) bool {
+	digit := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isDigit(c):
+			digit = true
+		case isLetter(c) || c == '.' || c == '_' || c == '-':
+		default:
+			return false
+		}
+	}
+	return digit
 }
 
 // closeParen returns the index of the ')' closing the '(' at s[open],
@@ -141,7 +161,8 @@ func platformKind(p string) (kind platformClass, engine bool) {
 	switch word {
 	case "Windows", "Macintosh", "X11":
 		kind = desktopPlatform
-	case "Linux", "Android", "iPhone", "iPad", "iPod", "CrOS", "Mobile", "Tablet", "TV":
+	case "Linux", "Android", "iPhone", "iPad", "iPod", "CrOS", "Mobile", "Tablet", "TV",
+		"SMART-TV", "SmartTV", "Web0S", "PlayStation", "Nintendo":
 		kind = mobilePlatform
 	default:
 		return noPlatform, false
@@ -198,7 +219,7 @@ func browserComment(c string) bool {
 // hasMarker reports whether s holds a bot marker: a URL, or a word (see
 // nextWord) that is one of markerWords.
 func hasMarker(s string) bool {
-	if strings.Contains(s, "://") || strings.Contains(s, "www.") {
+	if strings.Contains(s, "://") || strings.Contains(s, "www.") || hasEmail(s) {
 		return true
 	}
 	var buf [maxNameLen]byte
@@ -284,6 +305,12 @@ var browserProducts = map[string]bool{
 	"MiuiBrowser": true, "XiaoMi": true, "HuaweiBrowser": true, "HeyTapBrowser": true,
 	"QQBrowser": true, "MQQBrowser": true, "Quark": true, "AlohaBrowser": true, "Puffin": true,
 	"Snapchat": true, "Barcelona": true, "Android": true, "Honorlock": true, "Ecosia": true,
+	// Other engines' and browsers' tokens: Pale Moon's Goanna, forks of
+	// Firefox, security suites' Chromium builds, Arc, smart TVs' and
+	// consoles' browsers, KaiOS, Chromecast.
+	"Goanna": true, "PaleMoon": true, "SeaMonkey": true, "Waterfox": true, "AVG": true, "Avast": true,
+	"Arc": true, "TV": true, "WebAppManager": true, "KAIOS": true, "CrKey": true,
+	"LibreWolf": true, "Ubuntu": true,
 }
 
 // desktopWords are the words of a desktop platform comment's items.
@@ -292,7 +319,7 @@ var desktopWords = map[string]bool{
 	"macintosh": true, "intel": true, "mac": true, "os": true, "ppc": true,
 	"linux": true, "i": true, "aarch": true, "armv": true, "l": true, "amd": true,
 	"ubuntu": true, "fedora": true, "debian": true, "cr": true, "freebsd": true, "openbsd": true, "netbsd": true,
-	"rv": true, "u": true, "trident": true,
+	"rv": true, "u": true, "trident": true, "free": true, "bsd": true, "xbox": true, "one": true,
 }
 
 // markerWords are the words that mark an automated client wherever they
