@@ -27,7 +27,7 @@ import "github.com/redis/go-redis/v9"
 //
 // ARGV[1] is a MessagePack array of (key index, field, rate, period in
 // microseconds) per limit, and ARGV[2], when "peek", asks for the answer
-// with nothing written (RedisStore.Peek); and the reply is a MessagePack sequence
+// with nothing written (LimitStore.Peek); and the reply is a MessagePack sequence
 // (allowed, debt_1, ..., debt_n): the debt after the request when it was
 // allowed, before it when it was not, in microseconds. Go computes
 // Remaining, RetryAfter and Reset from the debts (parseReply), with the

@@ -1,0 +1,21 @@
+// Package redisstore keeps agentready's state in Redis, so that the
+// replicas of a site share it and it survives their restarts:
+//
+//   - LimitStore (NewLimitStore): the rate-limit buckets, an enforce.Store;
+//     wrap it in enforce.NewFailover for a timeout and a failure policy.
+//     All of one request's limits are checked in one script call, all or
+//     nothing, on the Redis clock.
+//   - SessionStore (NewSessionStore): v0.1.0 sessions, a session.Store;
+//     max_sessions holds across replicas, and every session ends once.
+//   - AuditStore (NewAuditStore): the audit trail, an audit.Store; an
+//     event is one script call that depends on nothing read before it, so
+//     concurrent appends never contend, whatever the durability settings.
+//
+// Each takes any redis.UniversalClient: a single node, Sentinel or a
+// Cluster (their tests run against a three-master Cluster too). Options:
+// WithKeyPrefix for all; WithClock for the session store; WithRedactor and
+// WithRetention for the audit store.
+//
+// The package imports the core (enforce, session, audit); the core never
+// imports it, so a program that does not use Redis links no Redis client.
+package redisstore
