@@ -2,8 +2,6 @@ package agentready_test
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -12,7 +10,10 @@ import (
 // client. The Redis stores live in package redisstore, which only the
 // programs that use them import.
 func TestNoRedisInTheCore(t *testing.T) {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command: %v", err)
+	}
 	core := []string{".", "./config", "./policy", "./publish/...", "./enforce", "./session", "./audit", "./cmd/agentready"}
 	out, err := exec.Command(goTool, append([]string{"list", "-deps"}, core...)...).CombinedOutput()
 	if err != nil {

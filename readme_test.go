@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -28,7 +27,10 @@ func TestREADMEGoBlocks(t *testing.T) {
 	if len(blocks) < 8 {
 		t.Fatalf("%d Go blocks found in the README", len(blocks))
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command: %v", err)
+	}
 	for i, b := range blocks {
 		if strings.HasPrefix(b, "package main") {
 			dir, err := os.MkdirTemp(".", "_readme_block_")

@@ -17,7 +17,6 @@ type Option func(*config)
 
 type config struct {
 	prefix    string
-	prefixSet bool
 	now       func() time.Time
 	redactor  audit.Redactor
 	retention time.Duration
@@ -56,7 +55,7 @@ func WithKeyPrefix(p string) Option {
 			c.errs = append(c.errs, fmt.Errorf("redisstore: WithKeyPrefix(%q): '{' and '}' are reserved for the hash tag", p))
 			return
 		}
-		c.prefix, c.prefixSet = p, true
+		c.prefix = p
 	}
 }
 
