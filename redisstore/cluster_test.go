@@ -1,8 +1,14 @@
 package redisstore_test
 
 import (
+	"context"
+	"fmt"
+	"net/netip"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/audit/audittest"
@@ -43,6 +49,47 @@ func TestRedisCluster(t *testing.T) {
 			}
 			return s
 		})
+	})
+	t.Run("sessions spread", func(t *testing.T) {
+		// Sessions of many agents and clients must not all land on one
+		// master: that master would hold every session and count of the site.
+		ctx := context.Background()
+		prefix := redistest.Prefix(t)
+		st, err := redisstore.NewSessionStore(c, redisstore.WithKeyPrefix(prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		for i := range 64 {
+			s := &session.Session{
+				ID:        fmt.Sprintf("s%d", i),
+				Agent:     fmt.Sprintf("agent-%d", i%8),
+				Client:    netip.PrefixFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), 32),
+				CreatedAt: now,
+				ExpiresAt: now.Add(time.Minute),
+			}
+			if err := st.Create(ctx, session.HashToken(s.ID), s, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var mu sync.Mutex
+		perMaster := map[string]int{}
+		err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			keys, err := m.Keys(ctx, "*"+prefix+"session*").Result()
+			mu.Lock()
+			perMaster[m.Options().Addr] = len(keys)
+			mu.Unlock()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for addr, n := range perMaster {
+			if n == 0 {
+				t.Errorf("master %s holds no session key: %v", addr, perMaster)
+			}
+		}
+		t.Logf("session keys per master: %v", perMaster)
 	})
 	t.Run("audit", func(t *testing.T) {
 		audittest.Run(t, func(t *testing.T) audit.Store {

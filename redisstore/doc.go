@@ -8,8 +8,9 @@
 //   - SessionStore (NewSessionStore): v0.1.0 sessions, a session.Store;
 //     max_sessions holds across replicas, and every session ends once.
 //   - AuditStore (NewAuditStore): the audit trail, an audit.Store; an
-//     event is one script call that depends on nothing read before it, so
-//     concurrent appends never contend, whatever the durability settings.
+//     event is two script calls (Begin before the handler, Complete after)
+//     that depend on nothing read before them, so concurrent events never
+//     contend, whatever the durability settings.
 //
 // Each takes any redis.UniversalClient: a single node, Sentinel or a
 // Cluster (their tests run against a three-master Cluster too). Options:

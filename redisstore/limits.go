@@ -49,7 +49,8 @@ const maxRedisRate = 1 << 40
 // that tag on a Cluster or Ring client (ErrCrossSlot otherwise); the
 // enforcer always calls with one client's limits. The key expires at most
 // two periods after the client's last request (see allowScript), so idle
-// clients take no memory. Redis 6.0 or later is required.
+// clients take no memory. Redis 6.0 or later is required
+// (6.2 for the SessionStore).
 //
 // Allow allocates one string, the key; everything else it allocates is
 // go-redis's own, for the command and its reply. It does not retry, fall

@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/session"
+	"hash/fnv"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready/session"
 )
 
 // reapBatch is how many sessions one reap script claims: it bounds the
@@ -22,25 +25,35 @@ const reapBatch = 256
 // SessionStore on the same Redis and prefix sees the sessions of the old one.
 //
 // A session is stored under its token hash (never the token) with
-// PEXPIREAT at its deadline. Each identity's live sessions are a sorted set
-// scored by deadline; one Lua script drops the expired members, checks the
-// count against the max and adds the new session, so concurrent creates on
-// any number of replicas never exceed the max. A third sorted set indexes
-// the sessions not yet ended, with their record, so that an expired
-// session is still reported by Reap after Redis has dropped its key.
+// PEXPIREAT at its deadline, a key of its own with no hash tag, so the
+// sessions spread over a Cluster's slots. Each identity (agent and client)
+// belongs to one of sessionShards shards, a hash tag holding the
+// identity's live sessions (a sorted set scored by deadline) and the
+// shard's expiry index (the sessions not yet ended, with their record, so
+// that an expired session is still reported by Reap after Redis has
+// dropped its key). One script per shard checks the identity's count
+// against the max and adds the session, so concurrent creates on any
+// number of replicas never exceed the max; removing a session from its
+// shard's index is the claim that ends it exactly once (Delete or Reap).
+// See sessions_script.go for the key layout.
 //
 // Liveness is judged by the store's clock (WithClock; the Manager's), in
 // milliseconds: replicas' clocks should agree to well under a second, as
-// NTP keeps them. See redis_script.go for the key layout.
+// NTP keeps them.
 //
 // It does not retry or time out by itself: configure the client's
 // timeouts. The store does not own the client: close it yourself.
 type SessionStore struct {
 	client redis.UniversalClient
-	prefix string
+	prefix string // "<prefix>session:"
 	now    func() time.Time
-	exp    string // expiry index key
+	exp    [sessionShards]string // the shards' expiry index keys
 }
+
+// sessionShards is how many hash tags a SessionStore spreads identities
+// over: enough to use every master of a Cluster, few enough for Reap to
+// visit each.
+const sessionShards = 16
 
 // record is a session as stored in Redis: JSON, times in RFC 3339 with
 // nanoseconds, so a session reads back exactly as it was created.
@@ -59,9 +72,8 @@ type record struct {
 // NewSessionStore returns a session store on client: a *redis.Client, a
 // Sentinel failover client or a *redis.ClusterClient
 // (redis.NewUniversalClient makes any of them). Options: WithKeyPrefix
-// (the keys are "{<prefix>session}:...", one hash tag, default
-// "{agentready:session}:"), WithClock. Nothing is sent to Redis until the
-// first call. It reports every problem at once.
+// (see DefaultSessionPrefix for the keys), WithClock. Nothing is sent to
+// Redis until the first call. It reports every problem at once.
 func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStore, error) {
 	cfg, err := apply("NewSessionStore", DefaultSessionPrefix, kindSession, opts)
 	if client == nil {
@@ -70,24 +82,38 @@ func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStor
 	if err != nil {
 		return nil, err
 	}
-	prefix := "{" + cfg.prefix + "session}:"
-	return &SessionStore{client: client, prefix: prefix, now: cfg.now, exp: prefix + "exp"}, nil
+	r := &SessionStore{client: client, prefix: cfg.prefix + "session:", now: cfg.now}
+	for k := range r.exp {
+		r.exp[k] = r.shard(k) + "exp"
+	}
+	return r, nil
 }
 
-// DefaultSessionPrefix is the default prefix of a SessionStore's keys,
-// which are "{" + prefix + "session}:..." (one Cluster hash tag: the
-// store's scripts touch several keys at once).
+// DefaultSessionPrefix is the default prefix of a SessionStore's keys:
+// "<prefix>session:t:<hash>" for a session, "{<prefix>session:<shard>}:..."
+// for a shard's identities and expiry index.
 const DefaultSessionPrefix = "agentready:"
+
+// shard is the key prefix of shard k: its hash tag.
+func (r *SessionStore) shard(k int) string {
+	return "{" + r.prefix + strconv.Itoa(k) + "}:"
+}
 
 func (r *SessionStore) tokenKey(hexHash string) string { return r.prefix + "t:" + hexHash }
 
-// identityKey is unambiguous: a Prefix's text has no '|'.
-func (r *SessionStore) identityKey(agent string, client netip.Prefix) string {
+// identityKeys returns the key of an identity's sorted set and of its
+// shard's expiry index; a Prefix's text has no '|', so the identity is
+// unambiguous.
+func (r *SessionStore) identityKeys(agent string, client netip.Prefix) []string {
 	c := ""
 	if client.IsValid() {
 		c = client.String()
 	}
-	return r.prefix + "a:" + c + "|" + agent
+	id := c + "|" + agent
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	k := int(h.Sum32() % sessionShards)
+	return []string{r.shard(k) + "a:" + id, r.exp[k]}
 }
 
 // Create implements session.Store.
@@ -103,24 +129,35 @@ func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 		return fmt.Errorf("%w: %v", session.ErrInvalid, err)
 	}
 	hx := h.String()
-	keys := []string{r.tokenKey(hx), r.identityKey(s.Agent, s.Client), r.exp}
-	res, err := createScript.Run(ctx, r.client, keys,
-		hx, rec, ceilMillis(s.ExpiresAt), floorMillis(r.now()), max(maxPerAgent, 0)).Int64Slice()
+	deadline := ceilMillis(s.ExpiresAt)
+	// The session's own key first, with its deadline in the same command
+	// (SET NX PXAT, Redis 6.2): a hash in use is refused before the
+	// identity counts it. If the count then refuses, or fails, the key is
+	// taken back; a crash in between leaves a key no agent holds a token
+	// for, which expires at its deadline.
+	tk := r.tokenKey(hx)
+	err = r.client.SetArgs(ctx, tk, rec, redis.SetArgs{Mode: "NX", ExpireAt: time.UnixMilli(deadline)}).Err()
+	if errors.Is(err, redis.Nil) {
+		return session.ErrDuplicate
+	}
 	if err != nil {
 		return fmt.Errorf("redisstore: sessions: %w", err)
 	}
-	if len(res) != 2 {
-		return fmt.Errorf("redisstore: sessions: create script answered %v", res)
+	res, err := createScript.Run(ctx, r.client, r.identityKeys(s.Agent, s.Client),
+		hx, rec, deadline, floorMillis(r.now()), max(maxPerAgent, 0)).Int64Slice()
+	if err == nil && len(res) != 2 {
+		err = fmt.Errorf("create script answered %v", res)
 	}
-	switch res[0] {
-	case 0:
-		return nil
-	case 1:
+	if err != nil || res[0] != 0 {
+		r.client.Del(context.WithoutCancel(ctx), tk) // best effort: it expires anyway
+	}
+	if err != nil {
+		return fmt.Errorf("redisstore: sessions: %w", err)
+	}
+	if res[0] == 1 {
 		return &session.LimitError{Soonest: time.UnixMilli(res[1]).UTC()}
-	case 2:
-		return session.ErrDuplicate
 	}
-	return fmt.Errorf("redisstore: sessions: create script answered %v", res)
+	return nil
 }
 
 // Get implements session.Store.
@@ -158,14 +195,18 @@ func (r *SessionStore) Delete(ctx context.Context, h session.Hash) (*session.Ses
 		return nil, err
 	}
 	hx := h.String()
-	keys := []string{r.tokenKey(hx), r.identityKey(s.Agent, s.Client), r.exp}
-	n, err := deleteScript.Run(ctx, r.client, keys, hx, v).Int()
+	n, err := deleteScript.Run(ctx, r.client, r.identityKeys(s.Agent, s.Client), hx, v).Int()
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: sessions: %w", err)
 	}
 	if n != 1 {
 		return nil, session.ErrNotFound // ended by a concurrent Delete or Reap
 	}
+	// Claimed: this call ended the session, whatever follows. Its key goes
+	// too; should that fail, Get finds the session until its deadline,
+	// and with the audit trail on, its requests fail closed (its log is
+	// sealed).
+	r.client.Del(context.WithoutCancel(ctx), r.tokenKey(hx))
 	return s, nil
 }
 
@@ -178,29 +219,31 @@ func (r *SessionStore) Reap(ctx context.Context, now time.Time, max int) ([]*ses
 		errs []error
 	)
 	nowMs := floorMillis(now)
-	for max <= 0 || len(out) < max {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		batch := reapBatch
-		if max > 0 {
-			batch = min(batch, max-len(out))
-		}
-		members, err := reapScript.Run(ctx, r.client, []string{r.exp}, nowMs, batch).StringSlice()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("redisstore: sessions: %w", err))
-			break
-		}
-		for _, m := range members {
-			s, err := decodeMember(m)
-			if err != nil {
-				errs = append(errs, err)
-				continue
+	for _, exp := range r.exp {
+		for max <= 0 || len(out) < max {
+			if err := ctx.Err(); err != nil {
+				return out, err
 			}
-			out = append(out, s)
-		}
-		if len(members) < batch {
-			break
+			batch := reapBatch
+			if max > 0 {
+				batch = min(batch, max-len(out))
+			}
+			members, err := reapScript.Run(ctx, r.client, []string{exp}, nowMs, batch).StringSlice()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("redisstore: sessions: %w", err))
+				break
+			}
+			for _, m := range members {
+				s, err := decodeMember(m)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				out = append(out, s)
+			}
+			if len(members) < batch {
+				break
+			}
 		}
 	}
 	return out, errors.Join(errs...)

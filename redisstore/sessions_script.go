@@ -7,52 +7,48 @@ import "github.com/redis/go-redis/v9"
 // the Manager. PEXPIREAT on the Redis clock only collects garbage; every
 // liveness decision is made against the store's clock.
 //
-// Keys (one hash tag, so one Cluster slot):
+// Keys:
 //
-//	<prefix>t:<hash hex>         string: the session record (JSON), PEXPIREAT its deadline
-//	<prefix>a:<client>|<agent>   sorted set: the identity's session hashes, scored by deadline
-//	<prefix>exp                  sorted set: "<hash hex> <record>" scored by deadline,
-//	                             the sessions not yet ended; a member's removal is the
-//	                             claim that ends a session exactly once (Delete or Reap)
+//	<prefix>session:t:<hash hex>     string: the session record (JSON), PEXPIREAT its
+//	                                 deadline; no hash tag, so sessions spread over slots
+//	{<prefix>session:<k>}:a:<client>|<agent>
+//	                                 sorted set: the identity's session hashes, scored by
+//	                                 deadline; k is the identity's shard (0 to 15)
+//	{<prefix>session:<k>}:exp        sorted set: "<hash hex> <record>" scored by deadline,
+//	                                 the shard's sessions not yet ended; a member's removal
+//	                                 is the claim that ends a session exactly once (Delete
+//	                                 or Reap)
 
-// createScript: KEYS token, identity, expiry index; ARGV hash hex, record,
-// deadline ms, now ms, max. Returns {0, 0} when created, {1, soonest ms}
-// when the identity is at its max, {2, 0} when the hash is in use.
+// createScript: KEYS identity, its shard's expiry index; ARGV hash hex,
+// record, deadline ms, now ms, max. Returns {0, 0} when the session is
+// counted, {1, soonest ms} when the identity is at its max.
 var createScript = redis.NewScript(`
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
 local max = tonumber(ARGV[5])
-if max > 0 and redis.call('ZCARD', KEYS[2]) >= max then
-	local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+if max > 0 and redis.call('ZCARD', KEYS[1]) >= max then
+	local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 	return {1, tonumber(first[2])}
 end
-if not redis.call('SET', KEYS[1], ARGV[2], 'NX') then
-	return {2, 0}
-end
-redis.call('PEXPIREAT', KEYS[1], ARGV[3])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
-local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
-redis.call('PEXPIREAT', KEYS[2], last[2])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1] .. ' ' .. ARGV[2])
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1] .. ' ' .. ARGV[2])
 return {0, 0}
 `)
 
-// deleteScript: KEYS token, identity, expiry index; ARGV hash hex, the
-// record read before. Compare-and-delete: 1 when this call ended the
-// session, 0 when it changed or another Delete or a Reap ended it first.
+// deleteScript: KEYS identity, its shard's expiry index; ARGV hash hex,
+// the record read before. 1 when this call ended the session (its member
+// removed from the index), 0 when another Delete or a Reap ended it first.
 var deleteScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[2] then
+if redis.call('ZREM', KEYS[2], ARGV[1] .. ' ' .. ARGV[2]) == 0 then
 	return 0
 end
-if redis.call('ZREM', KEYS[3], ARGV[1] .. ' ' .. ARGV[2]) == 0 then
-	return 0
-end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[1], ARGV[1])
 return 1
 `)
 
-// reapScript: KEYS expiry index; ARGV now ms, max. Removes and returns
-// the members whose deadline is not after now, soonest first.
+// reapScript: KEYS a shard's expiry index; ARGV now ms, max. Removes and
+// returns the members whose deadline is not after now, soonest first.
 var reapScript = redis.NewScript(`
 local ms = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 if #ms > 0 then

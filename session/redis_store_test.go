@@ -55,7 +55,6 @@ func TestRedisStoreKeepsNoToken(t *testing.T) {
 	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
 	p := redistest.Prefix(t)
 	st := newRedisStoreAt(t, client, clock.Now, p)
-	prefix := "{" + p + "session}:"
 	e := newEnv(t, st, clock, nil)
 
 	var tokens []string
@@ -63,7 +62,10 @@ func TestRedisStoreKeepsNoToken(t *testing.T) {
 		res := e.create(agent, "192.0.2.7", `{"agent_name":"ShopBot","purpose":"buy a mug"}`)
 		tokens = append(tokens, res.data["session_token"].(string))
 	}
-	keys := dumpKeys(t, client, prefix)
+	keys := dumpKeys(t, client, p+"session:")                 // the sessions
+	for k, v := range dumpKeys(t, client, "{"+p+"session:") { // the shards
+		keys[k] = v
+	}
 	if len(keys) == 0 {
 		t.Fatal("no keys written")
 	}
@@ -80,7 +82,7 @@ func TestRedisStoreKeepsNoToken(t *testing.T) {
 			}
 		}
 		// The session is under its hash, expiring at its deadline.
-		k := prefix + "t:" + h.String()
+		k := p + "session:t:" + h.String()
 		if _, ok := keys[k]; !ok {
 			t.Fatalf("no key %s among %v", k, keys)
 		}
