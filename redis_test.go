@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -424,5 +425,77 @@ func TestRedisMiddlewareAllocs(t *testing.T) {
 	// Under the race detector sync.Pool drops items: counts mean nothing.
 	if !raceEnabled && withRedis > memory+store {
 		t.Errorf("the middleware adds %v allocations to the Redis call's %v", withRedis-memory-store, store)
+	}
+}
+
+// A cold burst: 300 requests at once from one client, over two replicas
+// that have never spoken to Redis (empty connection pools, script not
+// loaded), with the default Failover, five times. The limit holds across
+// the site: exactly replicaLimit are served each time, and no decision is
+// the fallback's. Before the Failover queued calls beyond the pool size
+// (enforce.ConcurrencyLimited), requests waiting for a connection timed
+// out and were counted in memory per replica: up to 60 served.
+func TestRedisColdBurst(t *testing.T) {
+	srv := redistest.Start(t)
+	for round := range 5 {
+		cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t) + strconv.Itoa(round) + ":", failover: []enforce.FailoverOption{}}
+		replicas := []*replica{newReplica(t, "a", cfg), newReplica(t, "b", cfg)}
+		const burst = 300
+		var (
+			wg     sync.WaitGroup
+			mu     sync.Mutex
+			status = map[int]int{}
+		)
+		start, stop := make(chan struct{}), make(chan struct{})
+		// A busy process: goroutines that compete for the CPU with the
+		// burst, as a site's handlers do.
+		var spinners sync.WaitGroup
+		for range 2 * runtime.GOMAXPROCS(0) {
+			spinners.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						runtime.Gosched()
+					}
+				}
+			})
+		}
+		for i := range burst {
+			wg.Go(func() {
+				<-start
+				req, _ := http.NewRequest(http.MethodGet, replicas[i%2].srv.URL+"/api/search?q=tent", nil)
+				req.Header.Set("User-Agent", replicaUA)
+				req.Header.Set("X-Forwarded-For", "203.0.113.20")
+				code := -1 // transport error
+				if res, err := http.DefaultClient.Do(req); err == nil {
+					_, _ = io.Copy(io.Discard, res.Body)
+					_ = res.Body.Close()
+					code = res.StatusCode
+				}
+				mu.Lock()
+				status[code]++
+				mu.Unlock()
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(stop)
+		spinners.Wait()
+		var degraded []error
+		for _, r := range replicas {
+			r.mu.Lock()
+			for _, d := range r.decisions {
+				if d.Degraded {
+					degraded = append(degraded, d.Err)
+				}
+			}
+			r.mu.Unlock()
+		}
+		if status[http.StatusOK] != replicaLimit || status[http.StatusTooManyRequests] != burst-replicaLimit || len(degraded) != 0 {
+			t.Errorf("round %d, cold burst of %d: statuses %v, %d degraded decisions (first: %v); want exactly %d served, the rest 429, none degraded",
+				round, burst, status, len(degraded), errors.Join(degraded[:min(1, len(degraded))]...), replicaLimit)
+		}
 	}
 }

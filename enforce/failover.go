@@ -47,16 +47,39 @@ func (p FailurePolicy) MarshalText() ([]byte, error) { return []byte(p.String())
 
 // Defaults of a Failover.
 const (
-	// DefaultStoreTimeout bounds how long a request waits for the primary.
-	// A local Redis answers in well under a millisecond.
-	DefaultStoreTimeout = 50 * time.Millisecond
+	// DefaultStoreTimeout bounds how long a request waits for the primary
+	// once its call starts. A local Redis answers in well under a
+	// millisecond; the margin is for a busy process, whose goroutines
+	// wait for a CPU: at 50 ms, a burst of 300 requests over two replicas
+	// on the 2-core development machine timed out and was counted per
+	// replica (TestRedisColdBurst).
+	DefaultStoreTimeout = 200 * time.Millisecond
 	// DefaultMinBackoff is how long a Failover leaves a failed primary
 	// alone before it sends one request to probe it.
 	DefaultMinBackoff = 250 * time.Millisecond
 	// DefaultMaxBackoff caps the backoff, which doubles at each failed
 	// probe: a long outage costs one probe every 5 s.
 	DefaultMaxBackoff = 5 * time.Second
+	// DefaultQueueTimeout bounds how long a request waits for one of the
+	// primary's connections (see ConcurrencyLimited) before the failure
+	// policy answers it.
+	DefaultQueueTimeout = time.Second
 )
+
+// ConcurrencyLimited is implemented by a primary store that can have only
+// so many calls in flight at once: redisstore.LimitStore answers its
+// client's connection pool size. A Failover over it lets that many calls
+// run and queues the others (at most WithQueueTimeout), so that the store
+// timeout bounds a call's round trip, not its wait behind the other
+// requests of a burst: a burst on a healthy Redis is counted in Redis, not
+// by the failure policy. Calls of other users of the same client still
+// take connections from the pool; give the limit store a client of its
+// own for the bound to be exact.
+type ConcurrencyLimited interface {
+	// MaxConcurrent returns how many calls may be in flight at once; 0
+	// for no bound.
+	MaxConcurrent() int
+}
 
 var (
 	// ErrDegraded is wrapped by the error a Failover returns when its
@@ -126,17 +149,23 @@ type FailoverEvent struct {
 // one, normally a redisstore.LimitStore:
 //
 //	redisStore, _ := redisstore.NewLimitStore(client)
-//	store, _ := enforce.NewFailover(redisStore) // FallbackMemory, 50ms
+//	store, _ := enforce.NewFailover(redisStore) // FallbackMemory, 200ms
 //	m, _ := agentready.New(site, agentready.WithStore(store))
 //
 // Each call to the primary is given at most the timeout (WithStoreTimeout).
-// A call that fails or times out opens the circuit: the failure policy
+// A primary that is ConcurrencyLimited has at most that many calls in
+// flight; a request waits for its turn at most the queue timeout
+// (WithQueueTimeout), and the round trip's timeout starts with its turn.
+// A call that fails or times out, or a turn that does not come within the
+// queue timeout, opens the circuit: the failure policy
 // answers at once, and the primary is left alone for a backoff; then one
 // request probes it (with the same timeout) while the others keep being
 // answered by the policy. A failed probe doubles the backoff, up to its
 // maximum; a successful one closes the circuit and requests go to the
 // primary again. A down Redis therefore costs the requests in flight when
-// it failed, and one probe per backoff, the timeout; nobody else waits.
+// it failed, and one probe per backoff, the timeout; the requests queued
+// behind them for a turn are answered by the policy as soon as the
+// circuit opens.
 //
 // While the circuit is open, answers follow the FailurePolicy. The
 // FallbackMemory and FailOpen answers carry results and an error wrapping
@@ -161,7 +190,9 @@ type Failover struct {
 	maxBackoff        time.Duration
 	log               *slog.Logger
 	hook              func(FailoverEvent)
-	start             time.Time // monotonic base of the int64 times below
+	start             time.Time     // monotonic base of the int64 times below
+	slots             chan struct{} // calls in flight (ConcurrencyLimited); nil: no bound
+	queueTimeout      time.Duration
 
 	down      atomic.Bool
 	probing   atomic.Int64 // when the probe in flight started (+1), 0 for none
@@ -189,6 +220,8 @@ type failoverConfig struct {
 	timeout            time.Duration
 	minBackoff, maxOff time.Duration
 	fallback           Store
+	maxConcurrent      int // -1: the primary's MaxConcurrent
+	queueTimeout       time.Duration
 	log                *slog.Logger
 	hook               func(FailoverEvent)
 	errs               []error
@@ -216,6 +249,33 @@ func WithStoreTimeout(d time.Duration) FailoverOption {
 			return
 		}
 		c.timeout = d
+	}
+}
+
+// WithMaxConcurrent bounds the calls to the primary in flight at once (0:
+// no bound), overriding the primary's own MaxConcurrent (see
+// ConcurrencyLimited): the pool size of a client the Failover cannot ask,
+// or less when other users share the pool.
+func WithMaxConcurrent(n int) FailoverOption {
+	return func(c *failoverConfig) {
+		if n < 0 {
+			c.errs = append(c.errs, fmt.Errorf("enforce: WithMaxConcurrent(%d): must not be negative", n))
+			return
+		}
+		c.maxConcurrent = n
+	}
+}
+
+// WithQueueTimeout bounds how long a request waits for its turn to call a
+// ConcurrencyLimited primary (default DefaultQueueTimeout); past it, the
+// circuit opens, as for a failed call.
+func WithQueueTimeout(d time.Duration) FailoverOption {
+	return func(c *failoverConfig) {
+		if d <= 0 {
+			c.errs = append(c.errs, fmt.Errorf("enforce: WithQueueTimeout(%v): must be positive", d))
+			return
+		}
+		c.queueTimeout = d
 	}
 }
 
@@ -266,11 +326,13 @@ func WithOnStateChange(fn func(FailoverEvent)) FailoverOption {
 // NewFailover wraps primary. It reports every invalid option at once.
 func NewFailover(primary Store, opts ...FailoverOption) (*Failover, error) {
 	cfg := failoverConfig{
-		policy:     FallbackMemory,
-		timeout:    DefaultStoreTimeout,
-		minBackoff: DefaultMinBackoff,
-		maxOff:     DefaultMaxBackoff,
-		log:        slog.Default(),
+		policy:        FallbackMemory,
+		timeout:       DefaultStoreTimeout,
+		minBackoff:    DefaultMinBackoff,
+		maxOff:        DefaultMaxBackoff,
+		maxConcurrent: -1,
+		queueTimeout:  DefaultQueueTimeout,
+		log:           slog.Default(),
 	}
 	if primary == nil {
 		cfg.errs = append(cfg.errs, errors.New("enforce: NewFailover: nil primary store"))
@@ -290,17 +352,26 @@ func NewFailover(primary Store, opts ...FailoverOption) (*Failover, error) {
 		}
 		cfg.fallback = ms
 	}
+	if cl, ok := primary.(ConcurrencyLimited); ok && cfg.maxConcurrent < 0 {
+		cfg.maxConcurrent = cl.MaxConcurrent()
+	}
+	var slots chan struct{}
+	if cfg.maxConcurrent > 0 {
+		slots = make(chan struct{}, cfg.maxConcurrent)
+	}
 	return &Failover{
-		primary:    primary,
-		fallback:   cfg.fallback,
-		policy:     cfg.policy,
-		timeout:    cfg.timeout,
-		minBackoff: cfg.minBackoff,
-		maxBackoff: cfg.maxOff,
-		log:        cfg.log,
-		hook:       cfg.hook,
-		start:      time.Now(),
-		upAt:       -1,
+		primary:      primary,
+		slots:        slots,
+		queueTimeout: cfg.queueTimeout,
+		fallback:     cfg.fallback,
+		policy:       cfg.policy,
+		timeout:      cfg.timeout,
+		minBackoff:   cfg.minBackoff,
+		maxBackoff:   cfg.maxOff,
+		log:          cfg.log,
+		hook:         cfg.hook,
+		start:        time.Now(),
+		upAt:         -1,
 	}, nil
 }
 
@@ -320,9 +391,18 @@ func (f *Failover) Allow(ctx context.Context, limits []Limit, res []Result) erro
 		return err
 	}
 	if !f.down.Load() {
-		err := f.call(ctx, limits, res)
+		err := f.enter(ctx)
+		if err == nil && f.down.Load() {
+			// The circuit opened while this request waited for its turn.
+			f.leave()
+			return f.degrade(ctx, limits, res)
+		}
 		if err == nil {
-			return nil
+			err = f.call(ctx, limits, res)
+			f.leave()
+			if err == nil {
+				return nil
+			}
 		}
 		if cerr := callerError(ctx, err); cerr != nil {
 			return cerr
@@ -390,6 +470,47 @@ func (f *Failover) call(ctx context.Context, limits []Limit, res []Result) error
 	err := f.primary.Allow(tctx, limits, res)
 	tctx.release()
 	return err
+}
+
+// enter waits for a turn to call the primary: nil once it has one (leave
+// gives it back), the caller's context error, or a *QueueTimeoutError.
+func (f *Failover) enter(ctx context.Context) error {
+	if f.slots == nil {
+		return nil
+	}
+	select {
+	case f.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(f.queueTimeout) // only when queueing
+	defer t.Stop()
+	select {
+	case f.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return &QueueTimeoutError{Wait: f.queueTimeout, InFlight: cap(f.slots)}
+	}
+}
+
+func (f *Failover) leave() {
+	if f.slots != nil {
+		<-f.slots
+	}
+}
+
+// QueueTimeoutError is the failure of a request that did not get its turn
+// to call a ConcurrencyLimited primary within the queue timeout: the
+// primary is not keeping up.
+type QueueTimeoutError struct {
+	Wait     time.Duration // the queue timeout
+	InFlight int           // the calls in flight it waited behind
+}
+
+func (e *QueueTimeoutError) Error() string {
+	return fmt.Sprintf("enforce: no turn to call the rate-limit store within %v (%d calls in flight)", e.Wait, e.InFlight)
 }
 
 // callerError returns the error to answer when a call failed through the

@@ -392,11 +392,13 @@ func TestNewFailoverErrors(t *testing.T) {
 		enforce.WithRetryBackoff(time.Second, time.Millisecond),
 		enforce.WithFallbackStore(nil),
 		enforce.WithFailoverLogger(nil),
+		enforce.WithMaxConcurrent(-1),
+		enforce.WithQueueTimeout(0),
 	)
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"nil primary", "WithFailurePolicy(7)", "WithStoreTimeout(0s)", "WithRetryBackoff(1s, 1ms)", "WithFallbackStore", "WithFailoverLogger"} {
+	for _, want := range []string{"nil primary", "WithFailurePolicy(7)", "WithStoreTimeout(0s)", "WithRetryBackoff(1s, 1ms)", "WithFallbackStore", "WithFailoverLogger", "WithMaxConcurrent(-1)", "WithQueueTimeout(0s)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not report %q:\n%v", want, err)
 		}
@@ -447,4 +449,178 @@ func TestFailoverConformance(t *testing.T) {
 		},
 		Advance: func(_ *testing.T, d time.Duration) { clock.Advance(d) },
 	})
+}
+
+// pooledStore is a primary with a pool of conns connections, as a go-redis
+// client has: a call waits for a connection inside its context's deadline,
+// then holds it until the test releases it (without hold, for delay). It reports its pool size as MaxConcurrent.
+type pooledStore struct {
+	inner    enforce.Store
+	conns    chan struct{}
+	release  chan struct{} // nil: answer after delay
+	delay    time.Duration // a round trip
+	fail     atomic.Bool   // answer errRefused on release
+	calls    atomic.Int64
+	inFlight atomic.Int64
+	maxSeen  atomic.Int64
+}
+
+func newPooled(t *testing.T, conns int, hold bool) *pooledStore {
+	t.Helper()
+	ms, err := enforce.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &pooledStore{inner: ms, conns: make(chan struct{}, conns)}
+	if hold {
+		s.release = make(chan struct{})
+	}
+	return s
+}
+
+func (s *pooledStore) MaxConcurrent() int { return cap(s.conns) }
+
+func (s *pooledStore) Allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+	select {
+	case s.conns <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err() // the pool wait timed out
+	}
+	defer func() { <-s.conns }()
+	s.calls.Add(1)
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	for m := s.maxSeen.Load(); n > m && !s.maxSeen.CompareAndSwap(m, n); m = s.maxSeen.Load() {
+	}
+	if s.release == nil {
+		select {
+		case <-time.After(s.delay):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	} else {
+		select {
+		case <-s.release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if s.fail.Load() {
+			return errRefused
+		}
+	}
+	return s.inner.Allow(ctx, limits, res)
+}
+
+// A burst larger than the primary's pool is queued before the pool, so
+// the timeout bounds each call, not its wait: every request is answered by
+// the primary, none by the policy. Without the queue (WithMaxConcurrent(0))
+// the same burst times out in the pool and degrades.
+func TestFailoverQueuesBeyondThePool(t *testing.T) {
+	const conns, burst = 2, 200
+	run := func(t *testing.T, opts ...enforce.FailoverOption) (*pooledStore, int) {
+		p := newPooled(t, conns, false)
+		p.delay = 2 * time.Millisecond
+		f, err := enforce.NewFailover(p, append([]enforce.FailoverOption{
+			enforce.WithStoreTimeout(100 * time.Millisecond), // the last of the burst waits 200ms in the pool
+			enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))),
+		}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var degraded atomic.Int64
+		for i := range burst {
+			wg.Go(func() {
+				k := enforce.Key{Net: netip.PrefixFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), 32)}
+				res := make([]enforce.Result, 1)
+				err := f.Allow(context.Background(), []enforce.Limit{{Name: "site", Key: k, Rate: 10, Period: time.Hour}}, res)
+				if errors.Is(err, enforce.ErrDegraded) {
+					degraded.Add(1)
+				} else if err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		return p, int(degraded.Load())
+	}
+	p, degraded := run(t)
+	if degraded != 0 || p.calls.Load() != burst || p.maxSeen.Load() > conns {
+		t.Errorf("queued: %d degraded, %d calls, %d in flight at most; want 0, %d, <= %d", degraded, p.calls.Load(), p.maxSeen.Load(), burst, conns)
+	}
+	if _, degraded := run(t, enforce.WithMaxConcurrent(0)); degraded == 0 {
+		t.Errorf("without the queue, no request of a burst of %d on %d connections timed out: the test shows nothing", burst, conns)
+	}
+}
+
+// A request that gets no turn within the queue timeout opens the circuit
+// (the primary is not keeping up); and requests queued when the circuit
+// opens are answered by the policy without calling the primary.
+func TestFailoverQueueTimeoutAndOpenCircuit(t *testing.T) {
+	p := newPooled(t, 1, true)
+	fx := &events{}
+	f, err := enforce.NewFailover(p,
+		enforce.WithStoreTimeout(time.Hour),
+		enforce.WithQueueTimeout(20*time.Millisecond),
+		enforce.WithRetryBackoff(time.Hour, time.Hour),
+		enforce.WithOnStateChange(fx.add),
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := threeLimits(10)
+	first := make(chan error)
+	go func() { first <- f.Allow(context.Background(), limits, make([]enforce.Result, 3)) }()
+	for p.inFlight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	// The one connection is held: this request waits 20ms for a turn.
+	err = f.Allow(context.Background(), limits, make([]enforce.Result, 3))
+	var qe *enforce.QueueTimeoutError
+	if !errors.Is(err, enforce.ErrDegraded) || !errors.As(err, &qe) || qe.InFlight != 1 {
+		t.Fatalf("queued past the queue timeout: %v, want a degraded answer wrapping a QueueTimeoutError", err)
+	}
+	if down, _ := fx.downs(); !f.Degraded() || down != 1 {
+		t.Errorf("circuit open %v after %d down events, want open after 1", f.Degraded(), down)
+	}
+	close(p.release)
+	if err := <-first; err != nil {
+		t.Errorf("the call in flight: %v", err)
+	}
+	if n := p.calls.Load(); n != 1 {
+		t.Errorf("primary called %d times, want 1 (the open circuit answers the rest)", n)
+	}
+}
+
+// A request queued when another one's failure opens the circuit does not
+// call the primary when its turn comes.
+func TestFailoverQueuedWhenCircuitOpens(t *testing.T) {
+	p := newPooled(t, 1, true)
+	p.fail.Store(true)
+	f, err := enforce.NewFailover(p,
+		enforce.WithStoreTimeout(time.Hour),
+		enforce.WithRetryBackoff(time.Hour, time.Hour),
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := threeLimits(10)
+	errs := make(chan error, 2)
+	go func() { errs <- f.Allow(context.Background(), limits, make([]enforce.Result, 3)) }()
+	for p.inFlight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	go func() { errs <- f.Allow(context.Background(), limits, make([]enforce.Result, 3)) }()
+	time.Sleep(10 * time.Millisecond) // the second request is queued
+	close(p.release)
+	for range 2 {
+		if err := <-errs; !errors.Is(err, enforce.ErrDegraded) {
+			t.Errorf("answer %v, want degraded", err)
+		}
+	}
+	if n := p.calls.Load(); n != 1 {
+		t.Errorf("primary called %d times, want 1", n)
+	}
 }

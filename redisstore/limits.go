@@ -92,6 +92,22 @@ func NewLimitStore(client redis.UniversalClient, opts ...Option) (*LimitStore, e
 	return s, nil
 }
 
+// MaxConcurrent implements enforce.ConcurrencyLimited: the client's
+// connection pool size (per node for a Cluster), so that an
+// enforce.Failover over the store queues a burst before the pool rather
+// than inside its timeout; 0 (no bound) for a client of another type.
+func (s *LimitStore) MaxConcurrent() int {
+	switch c := s.client.(type) {
+	case *redis.Client:
+		return c.Options().PoolSize
+	case *redis.ClusterClient:
+		return c.Options().PoolSize
+	case *redis.Ring:
+		return c.Options().PoolSize
+	}
+	return 0
+}
+
 // honoursDeadlines reports whether the client lets a context's deadline
 // bound its socket reads and writes (Options.ContextTimeoutEnabled). A
 // client of another type is trusted to.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -440,5 +441,28 @@ func (h *countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		h.add(cmds...)
 		return next(ctx, cmds)
+	}
+}
+
+// The store tells a Failover its client's pool size, so that a burst
+// queues before the pool (enforce.ConcurrencyLimited).
+func TestLimitStoreMaxConcurrent(t *testing.T) {
+	for _, tc := range []struct {
+		client redis.UniversalClient
+		want   int
+	}{
+		{redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", PoolSize: 7, ContextTimeoutEnabled: true}), 7},
+		{redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, PoolSize: 5, ContextTimeoutEnabled: true}), 5},
+		{redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true}), 10 * runtime.GOMAXPROCS(0)}, // go-redis's default
+	} {
+		s, err := redisstore.NewLimitStore(tc.client)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var _ enforce.ConcurrencyLimited = s
+		if got := s.MaxConcurrent(); got != tc.want {
+			t.Errorf("%T: MaxConcurrent = %d, want %d", tc.client, got, tc.want)
+		}
+		_ = tc.client.Close()
 	}
 }
