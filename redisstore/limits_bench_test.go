@@ -21,7 +21,7 @@ import (
 // Allow on one key, in the same run and on the same server, serially and
 // with 32 goroutines. Compare them with benchstat:
 //
-//	go test ./enforce -run '^$' -bench 'Redis' -count 10 > redis.txt
+//	go test ./redisstore -run '^$' -bench 'Redis$' -count 10 > redis.txt
 //	benchstat -col /op redis.txt
 //
 // The limits are high, so every request is allowed and written: the

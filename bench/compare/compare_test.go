@@ -13,12 +13,15 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-chi/httprate"
+	"github.com/go-redis/redis_rate/v10"
 	"github.com/gobwas/glob"
+	"github.com/redis/go-redis/v9"
 	"github.com/rs/cors"
 	"github.com/temoto/robotstxt"
 	"golang.org/x/time/rate"
@@ -26,7 +29,9 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/redisstore"
 )
 
 const (
@@ -245,4 +250,99 @@ func BenchmarkDocument(b *testing.B) {
 	r := httptest.NewRequest("GET", "/.well-known/agents.txt", nil)
 	b.Run("case=200/impl=agentready", func(b *testing.B) { serve(b, docs, r) })
 	b.Run("case=200/impl=http-ServeContent", func(b *testing.B) { serve(b, peer, r) })
+}
+
+// BenchmarkRedis: the limits of one request on a local redis-server
+// (started by the benchmark, or REDIS_ADDR): agentready's Redis store
+// behind its Failover, as the middleware calls it, checking three limits
+// (site, agent, capability) in one script call, against
+// github.com/go-redis/redis_rate checking the same three limits (three
+// Allow calls, its only way) and one limit (one Allow), on one client,
+// serially and from 32 goroutines. Every request is allowed and written:
+// the costly path.
+func BenchmarkRedis(b *testing.B) {
+	srv := redistest.Start(b)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 64, ContextTimeoutEnabled: true})
+	b.Cleanup(func() { _ = client.Close() })
+	prefix := redistest.Prefix(b)
+	store, err := redisstore.NewLimitStore(client, redisstore.WithKeyPrefix(prefix))
+	if err != nil {
+		b.Fatal(err)
+	}
+	failover, err := enforce.NewFailover(store)
+	if err != nil {
+		b.Fatal(err)
+	}
+	limiter := redis_rate.NewLimiter(client)
+	ctx := context.Background()
+	k := enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
+	limits := []enforce.Limit{
+		{Name: "site", Key: k, Rate: huge, Period: time.Hour},
+		{Name: "agent:claude", Key: k, Rate: huge, Period: time.Hour},
+		{Name: "capability:product-search", Key: enforce.Key{Net: k.Net, ID: "claude"}, Rate: huge, Period: time.Minute},
+	}
+	rrKeys := []string{prefix + "rr:site:192.0.2.1", prefix + "rr:agent:192.0.2.1", prefix + "rr:cap:192.0.2.1"}
+	rrLimits := []redis_rate.Limit{
+		{Rate: huge, Burst: huge, Period: time.Hour},
+		{Rate: huge, Burst: huge, Period: time.Hour},
+		{Rate: huge, Burst: huge, Period: time.Minute},
+	}
+	rr := func(n int) error {
+		for j := range n {
+			if _, err := limiter.Allow(ctx, rrKeys[j], rrLimits[j]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cases := []struct {
+		name string
+		f    func() error
+	}{
+		{"3-limits/impl=agentready", func() error {
+			var res [3]enforce.Result
+			if err := failover.Allow(ctx, limits, res[:]); err != nil || !res[0].Allowed {
+				return fmt.Errorf("failover: %v %+v", err, res[0])
+			}
+			return nil
+		}},
+		{"3-limits/impl=redis_rate", func() error { return rr(3) }},
+		{"1-limit/impl=agentready", func() error {
+			var res [1]enforce.Result
+			if err := failover.Allow(ctx, limits[:1], res[:]); err != nil || !res[0].Allowed {
+				return fmt.Errorf("failover: %v %+v", err, res[0])
+			}
+			return nil
+		}},
+		{"1-limit/impl=redis_rate", func() error { return rr(1) }},
+	}
+	for _, c := range cases {
+		if err := c.f(); err != nil { // warm up: scripts loaded, connections open
+			b.Fatal(err)
+		}
+	}
+	for _, mode := range []string{"serial", "parallel"} {
+		for _, c := range cases {
+			name, impl, _ := strings.Cut(c.name, "/")
+			b.Run("case=redis-"+name+"-"+mode+"/"+impl, func(b *testing.B) {
+				if mode == "serial" {
+					for b.Loop() {
+						if err := c.f(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					return
+				}
+				b.SetParallelism(16) // 32 goroutines on two cores: requests in flight, as a busy site has
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if err := c.f(); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			})
+		}
+	}
 }
