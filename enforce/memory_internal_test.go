@@ -147,6 +147,26 @@ func TestMemorySweepsIdleBuckets(t *testing.T) {
 	}
 }
 
+// A group used within sweepAge is not swept though its buckets are full:
+// a client whose requests stay within its rate keeps its group, rather than
+// having it removed and created again at each request.
+func TestMemorySweepSparesRecentGroups(t *testing.T) {
+	s, clock := newTestStore(t, WithMaxEntries(1))
+	s.shards[0].capacity = 100
+	l := func(i int) Limit { return Limit{Name: "site", Key: client(i), Rate: 1000, Period: time.Second} }
+	mustAllow(t, s, l(1))
+	clock.Advance(100 * time.Millisecond) // client 1's bucket is full again
+	mustAllow(t, s, l(2))
+	if got := s.Len(); got != 2 {
+		t.Fatalf("Len = %d, want 2: a group used %v ago was swept", got, 100*time.Millisecond)
+	}
+	clock.Advance(time.Duration(sweepAge))
+	mustAllow(t, s, l(3))
+	if got := s.Len(); got != 1 {
+		t.Errorf("Len = %d, want 1: groups unused for %v were kept", got, time.Duration(sweepAge))
+	}
+}
+
 // A flood of distinct clients never grows the store past its cap, and the
 // newest clients are still limited.
 func TestMemoryCapUnderFlood(t *testing.T) {
