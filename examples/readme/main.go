@@ -86,7 +86,7 @@ func redisLimits(site config.Site) {
 	}
 	store, err := enforce.NewFailover(redisStore,
 		enforce.WithFailurePolicy(enforce.FallbackMemory), // the default
-		enforce.WithStoreTimeout(50*time.Millisecond),     // the default
+		enforce.WithStoreTimeout(200*time.Millisecond),    // the default
 	)
 	if err != nil {
 		log.Fatal(err)
