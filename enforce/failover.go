@@ -398,9 +398,7 @@ func (f *Failover) Allow(ctx context.Context, limits []Limit, res []Result) erro
 			return f.degrade(ctx, limits, res)
 		}
 		if err == nil {
-			err = f.call(ctx, limits, res)
-			f.leave()
-			if err == nil {
+			if err = f.callInTurn(ctx, limits, res); err == nil {
 				return nil
 			}
 		}
@@ -493,6 +491,13 @@ func (f *Failover) enter(ctx context.Context) error {
 	case <-t.C:
 		return &QueueTimeoutError{Wait: f.queueTimeout, InFlight: cap(f.slots)}
 	}
+}
+
+// callInTurn is call for a request that has a turn, which it gives back
+// even if the primary panics.
+func (f *Failover) callInTurn(ctx context.Context, limits []Limit, res []Result) error {
+	defer f.leave()
+	return f.call(ctx, limits, res)
 }
 
 func (f *Failover) leave() {

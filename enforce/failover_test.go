@@ -624,3 +624,32 @@ func TestFailoverQueuedWhenCircuitOpens(t *testing.T) {
 		t.Errorf("primary called %d times, want 1", n)
 	}
 }
+
+// A primary that panics gives its turn back: the next request still gets
+// one.
+func TestFailoverTurnSurvivesPanic(t *testing.T) {
+	p := newPooled(t, 1, false)
+	f, err := enforce.NewFailover(&panicky{p}, enforce.WithQueueTimeout(50*time.Millisecond),
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := threeLimits(10)
+	func() {
+		defer func() { _ = recover() }()
+		_ = f.Allow(context.Background(), limits, make([]enforce.Result, 3))
+	}()
+	if err := f.Allow(context.Background(), limits, make([]enforce.Result, 3)); err != nil {
+		t.Errorf("after a panic: %v, want the primary's answer", err)
+	}
+}
+
+// panicky panics on its first call.
+type panicky struct{ *pooledStore }
+
+func (p *panicky) Allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+	if p.calls.Add(1) == 1 {
+		panic("primary store bug")
+	}
+	return p.pooledStore.inner.Allow(ctx, limits, res)
+}
