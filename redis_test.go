@@ -430,7 +430,8 @@ func TestRedisMiddlewareAllocs(t *testing.T) {
 
 // A cold burst: 300 requests at once from one client, over two replicas
 // that have never spoken to Redis (empty connection pools, script not
-// loaded), with the default Failover, five times. The limit holds across
+// loaded), with the default Failover (its timeout scaled under the race
+// detector), five times. The limit holds across
 // the site: exactly replicaLimit are served each time, and no decision is
 // the fallback's. Before the Failover queued calls beyond the pool size
 // (enforce.ConcurrencyLimited), requests waiting for a connection timed
@@ -439,6 +440,9 @@ func TestRedisColdBurst(t *testing.T) {
 	srv := redistest.Start(t)
 	for round := range 5 {
 		cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t) + strconv.Itoa(round) + ":", failover: []enforce.FailoverOption{}}
+		if raceSlowdown > 1 {
+			cfg.failover = append(cfg.failover, enforce.WithStoreTimeout(raceSlowdown*enforce.DefaultStoreTimeout))
+		}
 		replicas := []*replica{newReplica(t, "a", cfg), newReplica(t, "b", cfg)}
 		const burst = 300
 		var (

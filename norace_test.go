@@ -1,0 +1,5 @@
+//go:build !race
+
+package agentready_test
+
+const raceSlowdown = 1
