@@ -351,33 +351,10 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	})
 
 	t.Run("ConcurrentAppendsFormOneChain", func(t *testing.T) {
-		s := newStore(t)
 		const workers, each = 16, 25
-		var wg sync.WaitGroup
-		errs := make(chan error, workers*each)
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range each {
-					if err := s.Append(ctx, "busy", Event(w*each+i)); err != nil {
-						errs <- err
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
-		a, err := audit.SealSession(ctx, s, Key, Meta("busy"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(a.Events) != workers*each {
-			t.Fatalf("%d events recorded, want %d", len(a.Events), workers*each)
-		}
+		a := concurrently(t, newStore(t), workers, each, func(s audit.Store, w, i int) error {
+			return s.Append(ctx, "busy", Event(w*each+i))
+		})
 		seen := map[string]bool{}
 		for _, e := range a.Events {
 			seen[e.EventID] = true
@@ -482,39 +459,15 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	})
 
 	t.Run("ConcurrentBeginsNeverFail", func(t *testing.T) {
-		s := newStore(t)
-		const workers, each = 32, 20
-		var wg sync.WaitGroup
-		errs := make(chan error, workers*each)
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range each {
-					// Timestamps out of order across workers, as requests
-					// that start and append in different orders.
-					seq, err := s.Begin(ctx, "busy", Event((w*7919+i*104729)%1000))
-					if err == nil {
-						err = s.Complete(ctx, "busy", seq, 200+w%3, nil)
-					}
-					if err != nil {
-						errs <- err
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
-		a, err := audit.SealSession(ctx, s, Key, Meta("busy"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(a.Events) != workers*each {
-			t.Fatalf("%d events recorded, want %d", len(a.Events), workers*each)
-		}
+		a := concurrently(t, newStore(t), 32, 20, func(s audit.Store, w, i int) error {
+			// Timestamps out of order across workers, as requests that
+			// start and append in different orders.
+			seq, err := s.Begin(ctx, "busy", Event((w*7919+i*104729)%1000))
+			if err == nil {
+				err = s.Complete(ctx, "busy", seq, 200+w%3, nil)
+			}
+			return err
+		})
 		for i, e := range a.Events {
 			if e.ResponseStatus == audit.StatusUnrecorded {
 				t.Fatalf("event %d has no outcome", i)
@@ -524,7 +477,38 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			}
 		}
 	})
+}
 
+// concurrently runs record(w, i) for i < each in each of workers
+// goroutines, all recording into session "busy" of s, then seals the
+// session and checks that it holds every event.
+func concurrently(t *testing.T, s audit.Store, workers, each int, record func(s audit.Store, w, i int) error) *audit.Artifact {
+	t.Helper()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				if err := record(s, w, i); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	a, err := audit.SealSession(ctx, s, Key, Meta("busy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Events) != workers*each {
+		t.Fatalf("%d events recorded, want %d", len(a.Events), workers*each)
+	}
+	return a
 }
 
 func mustAppend(t *testing.T, s audit.Store, id string, n int) {
