@@ -20,7 +20,6 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/shop"
-	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 )
 
@@ -277,15 +276,7 @@ func TestAuditUnderRedisFaults(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: rs.Addr, ContextTimeoutEnabled: true, DialTimeout: 200 * time.Millisecond,
 		ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond, MaxRetries: -1})
 	t.Cleanup(func() { _ = client.Close() })
-	ss, err := redisstore.NewSessionStore(client, redisstore.WithKeyPrefix(prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := redisstore.NewAuditStore(client, redisstore.WithKeyPrefix(prefix+"audit:"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, _ := countingShop(t, acme(), agentready.WithSessionStore(ss), agentready.WithAuditStore(as))
+	srv, _ := countingShop(t, acme(), redisSessionsAndAudit(t, client, prefix)...)
 	token, id := createSession(t, srv.URL, uaClaudeUser)
 	hdr := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
 

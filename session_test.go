@@ -439,6 +439,21 @@ func TestAuditOptionErrors(t *testing.T) {
 	}
 }
 
+// redisSessionsAndAudit keeps a Middleware's sessions and audit logs in
+// Redis through client, under prefix.
+func redisSessionsAndAudit(t *testing.T, client redis.UniversalClient, prefix string) []agentready.Option {
+	t.Helper()
+	ss, err := redisstore.NewSessionStore(client, redisstore.WithKeyPrefix(prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := redisstore.NewAuditStore(client, redisstore.WithKeyPrefix(prefix+"audit:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []agentready.Option{agentready.WithSessionStore(ss), agentready.WithAuditStore(as)}
+}
+
 // TestSessionRedisRestart runs a session across a restart of the
 // middleware: A creates it and records audited calls; B, a new Middleware
 // on the same Redis and key (a restart, or another replica), sees the
@@ -449,15 +464,7 @@ func TestSessionRedisRestart(t *testing.T) {
 	newReplica := func() *httptest.Server {
 		client := redis.NewClient(&redis.Options{Addr: rs.Addr, ContextTimeoutEnabled: true})
 		t.Cleanup(func() { _ = client.Close() })
-		ss, err := redisstore.NewSessionStore(client, redisstore.WithKeyPrefix(prefix))
-		if err != nil {
-			t.Fatal(err)
-		}
-		as, err := redisstore.NewAuditStore(client, redisstore.WithKeyPrefix(prefix+"audit:"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, _ := shopServer(t, agentready.WithSessionStore(ss), agentready.WithAuditStore(as))
+		srv, _ := shopServer(t, redisSessionsAndAudit(t, client, prefix)...)
 		return srv
 	}
 	a := newReplica()
