@@ -9,7 +9,7 @@ import (
 	"github.com/agentready/agentready/redisstore"
 )
 
-// BenchmarkRedisBeginComplete is BenchmarkBeginComplete on a real Redis:
+// BenchmarkAuditBeginComplete is audit's BenchmarkBeginComplete on a real Redis:
 // two round trips, one script call each.
 func BenchmarkAuditBeginComplete(b *testing.B) {
 	ctx := context.Background()
@@ -32,7 +32,7 @@ func BenchmarkAuditBeginComplete(b *testing.B) {
 	}
 }
 
-// BenchmarkRedisAppend appends to a real Redis: one round trip, one
+// BenchmarkAuditAppend appends to a real Redis: one round trip, one
 // script call.
 func BenchmarkAuditAppend(b *testing.B) {
 	ctx := context.Background()
