@@ -47,6 +47,7 @@ type SessionStore struct {
 	client redis.UniversalClient
 	prefix string // "<prefix>session:"
 	now    func() time.Time
+	shards [sessionShards]string // the shards' key prefixes, their hash tags: "{<prefix>session:<k>}:"
 	exp    [sessionShards]string // the shards' expiry index keys
 }
 
@@ -83,8 +84,9 @@ func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStor
 		return nil, err
 	}
 	r := &SessionStore{client: client, prefix: cfg.prefix + "session:", now: cfg.now}
-	for k := range r.exp {
-		r.exp[k] = r.shard(k) + "exp"
+	for k := range r.shards {
+		r.shards[k] = "{" + r.prefix + strconv.Itoa(k) + "}:"
+		r.exp[k] = r.shards[k] + "exp"
 	}
 	return r, nil
 }
@@ -93,11 +95,6 @@ func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStor
 // "<prefix>session:t:<hash>" for a session, "{<prefix>session:<shard>}:..."
 // for a shard's identities and expiry index.
 const DefaultSessionPrefix = "agentready:"
-
-// shard is the key prefix of shard k: its hash tag.
-func (r *SessionStore) shard(k int) string {
-	return "{" + r.prefix + strconv.Itoa(k) + "}:"
-}
 
 func (r *SessionStore) tokenKey(hexHash string) string { return r.prefix + "t:" + hexHash }
 
@@ -113,7 +110,7 @@ func (r *SessionStore) identityKeys(agent string, client netip.Prefix) []string 
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	k := int(h.Sum32() % sessionShards)
-	return []string{r.shard(k) + "a:" + id, r.exp[k]}
+	return []string{r.shards[k] + "a:" + id, r.exp[k]}
 }
 
 // Create implements session.Store.
