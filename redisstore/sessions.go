@@ -33,8 +33,9 @@ const reapBatch = 256
 // that an expired session is still reported by Reap after Redis has
 // dropped its key). One script per shard checks the identity's count
 // against the max and adds the session, so concurrent creates on any
-// number of replicas never exceed the max; removing a session from its
-// shard's index is the claim that ends it exactly once (Delete or Reap).
+// number of replicas never exceed the max. A session ends exactly once:
+// by the Delete whose DEL removes its key and then its index entry, or by
+// the Reap that takes it from its shard's index at its deadline.
 // See sessions_script.go for the key layout.
 //
 // Liveness is judged by the store's clock (WithClock; the Manager's), in
@@ -185,25 +186,32 @@ func (r *SessionStore) get(ctx context.Context, h session.Hash) (*session.Sessio
 	return s, v, nil
 }
 
-// Delete implements session.Store.
+// Delete implements session.Store. Deleting the session's key is the
+// claim: the call whose DEL removes it ends the session, and from then on
+// no Get finds it, whatever fails next. The shard's index is updated
+// after; should that fail, Delete reports the error and Reap reports the
+// session at its deadline (still once: a Reap that took it from the index
+// first makes this Delete ErrNotFound).
 func (r *SessionStore) Delete(ctx context.Context, h session.Hash) (*session.Session, error) {
 	s, v, err := r.get(ctx, h)
 	if err != nil {
 		return nil, err
 	}
 	hx := h.String()
-	n, err := deleteScript.Run(ctx, r.client, r.identityKeys(s.Agent, s.Client), hx, v).Int()
+	n, err := r.client.Del(ctx, r.tokenKey(hx)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: sessions: %w", err)
 	}
 	if n != 1 {
-		return nil, session.ErrNotFound // ended by a concurrent Delete or Reap
+		return nil, session.ErrNotFound // ended by a concurrent Delete, or expired
 	}
-	// Claimed: this call ended the session, whatever follows. Its key goes
-	// too; should that fail, Get finds the session until its deadline,
-	// and with the audit trail on, its requests fail closed (its log is
-	// sealed).
-	r.client.Del(context.WithoutCancel(ctx), r.tokenKey(hx))
+	n, err = deleteScript.Run(context.WithoutCancel(ctx), r.client, r.identityKeys(s.Agent, s.Client), hx, v).Int64()
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: sessions: session ended, its index not updated (Reap reports it at its deadline): %w", err)
+	}
+	if n != 1 {
+		return nil, session.ErrNotFound // Reap took it from the index first
+	}
 	return s, nil
 }
 

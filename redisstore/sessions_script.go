@@ -15,9 +15,8 @@ import "github.com/redis/go-redis/v9"
 //	                                 sorted set: the identity's session hashes, scored by
 //	                                 deadline; k is the identity's shard (0 to 15)
 //	{<prefix>session:<k>}:exp        sorted set: "<hash hex> <record>" scored by deadline,
-//	                                 the shard's sessions not yet ended; a member's removal
-//	                                 is the claim that ends a session exactly once (Delete
-//	                                 or Reap)
+//	                                 the shard's sessions not yet ended; Reap's removal of a
+//	                                 member ends an expired session, once
 
 // createScript: KEYS identity, its shard's expiry index; ARGV hash hex,
 // record, deadline ms, now ms, max. Returns {0, 0} when the session is
@@ -37,8 +36,8 @@ return {0, 0}
 `)
 
 // deleteScript: KEYS identity, its shard's expiry index; ARGV hash hex,
-// the record read before. 1 when this call ended the session (its member
-// removed from the index), 0 when another Delete or a Reap ended it first.
+// the record read before. Run by the Delete whose DEL removed the session's
+// key: 1 when it took the session from the index, 0 when a Reap did first.
 var deleteScript = redis.NewScript(`
 if redis.call('ZREM', KEYS[2], ARGV[1] .. ' ' .. ARGV[2]) == 0 then
 	return 0

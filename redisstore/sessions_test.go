@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,5 +110,85 @@ func TestRedisStoreCorruptData(t *testing.T) {
 	}
 	if n := client.ZCard(ctx, exp).Val(); n != 0 {
 		t.Fatalf("%d members left in the expiry index", n)
+	}
+}
+
+// failing is a go-redis hook that fails the commands named in fail (lower
+// case) while it is armed, as a Redis that drops the connection mid-call.
+type failing struct {
+	fail  map[string]bool
+	armed atomic.Bool
+}
+
+func (f *failing) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (f *failing) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (f *failing) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if f.armed.Load() && f.fail[cmd.Name()] {
+			err := errors.New("injected: connection reset by peer")
+			cmd.SetErr(err)
+			return err
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// A Delete that fails part way never leaves a session that Delete
+// reported ended still usable, and the session still ends exactly once:
+// by a later Delete, or by Reap at its deadline. (Before the session's key
+// was the claim, a failed DEL after the index claim left a session ended
+// for the Manager and live for Get: a human_handoff the agent could act
+// past.)
+func TestSessionDeleteFailingPartWay(t *testing.T) {
+	for _, cmds := range [][]string{{"del"}, {"evalsha", "eval"}} {
+		t.Run(strings.Join(cmds, "+"), func(t *testing.T) {
+			ctx := context.Background()
+			c := sessionRedis(t)
+			f := &failing{fail: map[string]bool{}}
+			for _, name := range cmds {
+				f.fail[name] = true
+			}
+			c.AddHook(f)
+			clock := sessiontest.NewClock(time.Now())
+			st := newSessionStoreAt(t, c, clock.Now, redistest.Prefix(t))
+			s := &session.Session{ID: "s1", Agent: "shopbot", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
+			h := session.HashToken("token-1")
+			if err := st.Create(ctx, h, s, 1); err != nil {
+				t.Fatal(err)
+			}
+			f.armed.Store(true)
+			_, err := st.Delete(ctx, h)
+			f.armed.Store(false)
+			if err == nil {
+				t.Fatal("Delete succeeded through an injected failure")
+			}
+			ends := 0
+			if _, gerr := st.Get(ctx, h); gerr == nil {
+				// Nothing happened: the session is live and a Delete ends it.
+				if _, err := st.Delete(ctx, h); err != nil {
+					t.Fatalf("Delete after the failed one: %v", err)
+				}
+				ends++
+			} else if !errors.Is(gerr, session.ErrNotFound) {
+				t.Fatal(gerr)
+			}
+			if _, err := st.Get(ctx, h); !errors.Is(err, session.ErrNotFound) {
+				t.Fatalf("Get after the session ended: %v, want ErrNotFound", err)
+			}
+			if _, err := st.Delete(ctx, h); !errors.Is(err, session.ErrNotFound) {
+				t.Fatalf("second Delete: %v, want ErrNotFound", err)
+			}
+			clock.Advance(2 * time.Minute)
+			reaped, err := st.Reap(ctx, clock.Now(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ends += len(reaped)
+			if ends != 1 {
+				t.Errorf("the session ended %d times (Delete and Reap), want once", ends)
+			}
+		})
 	}
 }
