@@ -224,7 +224,23 @@ func (r *SessionStore) Reap(ctx context.Context, now time.Time, max int) ([]*ses
 		errs []error
 	)
 	nowMs := floorMillis(now)
-	for _, exp := range r.exp {
+	// One round trip finds the shards with a session due (the Manager
+	// reaps on every create, and most of the time none is); the claiming
+	// script runs only on those.
+	due := make([]*redis.IntCmd, len(r.exp))
+	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for k, exp := range r.exp {
+			due[k] = p.ZCount(ctx, exp, "-inf", strconv.FormatInt(nowMs, 10))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: sessions: %w", err)
+	}
+	for k, exp := range r.exp {
+		if due[k].Val() == 0 {
+			continue
+		}
 		for max <= 0 || len(out) < max {
 			if err := ctx.Err(); err != nil {
 				return out, err
