@@ -175,6 +175,30 @@ func TestProbes(t *testing.T) {
 	if res, _ := do(t, "GET", e.srv.URL+"/admin/x", "ELB-HealthChecker/2.0"); res.StatusCode != http.StatusOK {
 		t.Errorf("probe network: %d", res.StatusCode)
 	}
+	// A proxy's address does not pass for the clients it forwards: with a
+	// forwarding header, only a client that X-Forwarded-For names can be
+	// in a probe network.
+	for _, trusted := range []bool{true, false} {
+		opts := []agentready.Option{agentready.WithProbes(nil, []string{"127.0.0.0/8"})}
+		if trusted {
+			opts = append(opts, agentready.WithTrustedProxies("127.0.0.0/8"))
+		}
+		e = newEnforced(t, site, opts...)
+		for _, hdr := range [][]string{
+			{"Forwarded", "for=203.0.113.9"},
+			{"X-Real-IP", "203.0.113.9"},
+			{"X-Forwarded-For", "203.0.113.9, junk"},
+			{"X-Forwarded-For", "203.0.113.9"},
+			{"X-Forwarded-For", "127.0.0.9"}, // a trusted proxy named, or an untrusted peer's claim
+		} {
+			if res, _ := do(t, "GET", e.srv.URL+"/admin/x", uaGPTBot, hdr...); res.StatusCode != http.StatusForbidden {
+				t.Errorf("trusted proxies %v, %s: %s: an agent behind the probe network passed: %d", trusted, hdr[0], hdr[1], res.StatusCode)
+			}
+		}
+		if res, _ := do(t, "GET", e.srv.URL+"/admin/x", "ELB-HealthChecker/2.0"); res.StatusCode != http.StatusOK {
+			t.Errorf("trusted proxies %v: the balancer's own probe: %d", trusted, res.StatusCode)
+		}
+	}
 	// The exemptions match the path as sent: a router that routes the raw
 	// path (chi) would take these for other paths.
 	e = newEnforced(t, site, agentready.WithProbes([]string{"/healthz"}, nil))

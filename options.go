@@ -322,7 +322,10 @@ func WithReportOnly() Option {
 // load balancer's, the orchestrator's), whatever they ask for. A
 // User-Agent alone never passes (anyone can send "kube-probe/1.30"). Pass
 // nil for either list to leave it empty. The client address is the one
-// rate limits use (WithTrustedProxies applies).
+// rate limits use (WithTrustedProxies applies), but a proxy's address
+// never passes for a client it forwards: a request with X-Forwarded-For,
+// Forwarded or X-Real-IP passes by network only when X-Forwarded-For
+// names a client in it that is not a trusted proxy.
 func WithProbes(paths, cidrs []string) Option {
 	return func(st *settings) error {
 		for _, p := range paths {

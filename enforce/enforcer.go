@@ -60,7 +60,8 @@ type Config struct {
 	ReportOnly bool
 	// ProbePaths are exact request paths served to any client without
 	// enforcement (health checks); ProbeNets are client networks (CIDRs or
-	// addresses) whose requests are (load balancers, orchestrators).
+	// addresses) whose requests are (load balancers, orchestrators); see
+	// fromProbeNetwork for requests a proxy forwards.
 	ProbePaths []string
 	ProbeNets  []string
 	// Sessions, when set, enforces v0.1.0 sessions: a session-required
@@ -432,15 +433,38 @@ func (e *Enforcer) probe(r *http.Request) string {
 		// take "/health%7A" for another one.
 		return RuleProbePath
 	}
-	if len(e.probeNets) > 0 {
-		addr := e.ip.Addr(r)
-		for _, n := range e.probeNets {
-			if n.Contains(addr) {
-				return RuleProbeNetwork
-			}
-		}
+	if len(e.probeNets) > 0 && e.fromProbeNetwork(r) {
+		return RuleProbeNetwork
 	}
 	return ""
+}
+
+// fromProbeNetwork reports whether r comes from a probe network. The
+// client address is the one rate limits use, but a proxy's address does
+// not pass for a client it forwards: when r carries a forwarding header,
+// the address must be a client that X-Forwarded-For named, not the peer or
+// a trusted proxy standing in for a client it did not name (no usable
+// X-Forwarded-For, only Forwarded or X-Real-IP, an entry that does not
+// parse, a proxy that is not trusted). A load balancer's own health check
+// carries no forwarding header and passes.
+func (e *Enforcer) fromProbeNetwork(r *http.Request) bool {
+	addr := e.ip.Addr(r)
+	in := false
+	for _, n := range e.probeNets {
+		if n.Contains(addr) {
+			in = true
+			break
+		}
+	}
+	if !in {
+		return false
+	}
+	h := r.Header
+	if len(h[HeaderXForwardedFor]) == 0 && len(h["Forwarded"]) == 0 && len(h["X-Real-Ip"]) == 0 {
+		return true
+	}
+	peer, _ := parseHostPort(r.RemoteAddr)
+	return addr != peer && !e.ip.Trusted(addr)
 }
 
 // Rules of a Pass for an infrastructure probe (Config.ProbePaths,
