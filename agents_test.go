@@ -286,6 +286,26 @@ func TestDeclaredAuth(t *testing.T) {
 	if res, _ := do(t, "GET", srv.URL+"/api/search?q=a", uaChrome); res.StatusCode != http.StatusOK {
 		t.Errorf("auth none: %d", res.StatusCode)
 	}
+
+	// Every client means agents that pass as probes too, with the binding
+	// behind Wrap and on its own.
+	m, err = agentready.New(fixtures.OutdoorSupply(), agentready.WithProbes([]string{"/mcp"}, []string{"127.0.0.0/8"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := m.Capability("store-assistant", enforce.AuthForEveryClient())(app)
+	for _, h := range []http.Handler{m.Handler(bound), bound} {
+		srv := httptest.NewServer(h)
+		for _, ua := range []string{"curl/8.5.0", uaClaudeDeclared, uaChrome} {
+			if res, _ := do(t, "POST", srv.URL+"/mcp", ua); res.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s from a probe network, to a probe path, without a token: %d, want 401", ua, res.StatusCode)
+			}
+		}
+		if res, _ := do(t, "POST", srv.URL+"/mcp", "curl/8.5.0", "Authorization", "Bearer x"); res.StatusCode != http.StatusOK {
+			t.Errorf("a probe with a token: %d", res.StatusCode)
+		}
+		srv.Close()
+	}
 }
 
 // TestExplainTarget: Explain reports an ambiguous target as it would be

@@ -287,13 +287,9 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		d.Outcome = Pass
 		return
 	}
-	if (e.probePaths != nil || e.probeNets != nil) && len(r.Header[session.HeaderSession]) == 0 {
-		// A request presenting a session is an agent's action, to record,
-		// whoever sends it.
-		if rule := e.probe(r); rule != "" {
-			d.Outcome, d.Rule = Pass, rule
-			return
-		}
+	if rule := e.probe(r); rule != "" {
+		d.Outcome, d.Rule = Pass, rule
+		return
 	}
 	ai := e.setAgent(d)
 
@@ -426,8 +422,13 @@ var (
 )
 
 // probe returns why r is an infrastructure probe that passes without
-// enforcement (a probe path, a probe network), or "".
+// enforcement (a probe path, a probe network), or "". A request presenting
+// a session is an agent's action, to record, whoever sends it: never a
+// probe.
 func (e *Enforcer) probe(r *http.Request) string {
+	if (e.probePaths == nil && e.probeNets == nil) || len(r.Header[session.HeaderSession]) != 0 {
+		return ""
+	}
 	if e.probePaths[r.URL.Path] && r.URL.RawPath == "" {
 		// The path as sent: a router that routes the raw path (chi) would
 		// take "/health%7A" for another one.
@@ -674,12 +675,13 @@ func AuthForEveryClient() BindOption {
 	return func(b *binding) { b.authAll = true }
 }
 
-// browserAuth checks capability ci's declared auth for a request that is
-// not an agent's (agents go through the pipeline, which checks it). denied
-// reports a DenyAuth decision in d.
+// browserAuth checks capability ci's declared auth for a request the
+// pipeline would not check it for: a browser's, or an agent's that passes
+// as a probe (the pipeline checks the other agents'). denied reports a
+// DenyAuth decision in d.
 func (e *Enforcer) browserAuth(r *http.Request, ci int) (d Decision, denied bool) {
 	d.Class = e.classify(r)
-	if d.Class.Agent() {
+	if d.Class.Agent() && e.probe(r) == "" {
 		return d, false
 	}
 	c := &e.p.Capabilities[ci]
