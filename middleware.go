@@ -2,7 +2,6 @@ package agentready
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -106,9 +105,8 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 }
 
 // checkEnforcement reports what the declaration and the options leave
-// undecided or cannot honour: a site without Allow/Disallow rules that has
-// not said to whom draft-car 2.6's capability-only default applies, and a
-// capability declaring hmac with no Authenticator to verify signatures.
+// undecided: a site without Allow/Disallow rules that has not said to whom
+// draft-car 2.6's capability-only default applies.
 // It logs, once, the capabilities whose auth is checked for presence only.
 func checkEnforcement(site *config.Site, st *settings) []error {
 	var errs []error
@@ -118,14 +116,9 @@ func checkEnforcement(site *config.Site, st *settings) []error {
 			"or WithImplicitAccess(ImplicitAIAgents) (declared and known agents only), or declare Access rules"))
 	}
 	var presence []string
-	for i, c := range site.Capabilities {
+	for _, c := range site.Capabilities {
 		switch c.Auth.TypeOrDefault() {
-		case config.AuthNone:
-		case config.AuthHMAC:
-			if st.auth == nil {
-				errs = append(errs, fmt.Errorf("Capabilities[%d] %q: Auth hmac asks for a signed request (RFC 9421), and agentready verifies no signature by itself: "+
-					"add WithAuthenticator to check it, or declare another auth type", i, c.ID))
-			}
+		case config.AuthNone, config.AuthHMAC: // hmac without an Authenticator: enforce.New refuses it
 		default:
 			if st.auth == nil {
 				presence = append(presence, c.ID)

@@ -201,6 +201,11 @@ func New(cfg Config) (*Enforcer, error) {
 		c := &p.Capabilities[i]
 		e.challenges = append(e.challenges, challenge(site, &c.Auth))
 		e.authText = append(e.authText, "Auth: "+string(c.Auth.TypeOrDefault()))
+		if c.Auth.TypeOrDefault() == config.AuthHMAC && e.auth == nil {
+			// Presence-only would take any Signature value for a valid one.
+			errs = append(errs, fmt.Errorf("enforce: capability %q: Auth hmac asks for a signed request (RFC 9421), and agentready verifies no signature by itself: "+
+				"set Config.Authenticate (agentready.WithAuthenticator) to check it, or declare another auth type", c.ID))
+		}
 	}
 	// RateLimit-Policy, and the fixed parts of RateLimit, for every
 	// combination of agent policy and capability.

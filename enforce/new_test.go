@@ -1,0 +1,30 @@
+package enforce_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/policy"
+)
+
+// An Enforcer never takes an hmac capability's Signature on presence alone:
+// New refuses one without an Authenticator, whoever calls it.
+func TestNewRefusesUnverifiedHMAC(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Capabilities[0].Auth = config.Auth{Type: config.AuthHMAC}
+	p, err := policy.Compile(&site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := enforce.New(enforce.Config{Policy: p}); err == nil || !strings.Contains(err.Error(), "hmac") {
+		t.Errorf("New without an Authenticator: %v, want an error naming hmac", err)
+	}
+	accept := func(*http.Request, *config.Capability, string) error { return nil }
+	if _, err := enforce.New(enforce.Config{Policy: p, Authenticate: accept}); err != nil {
+		t.Errorf("New with an Authenticator: %v", err)
+	}
+}
