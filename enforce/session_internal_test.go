@@ -149,6 +149,8 @@ func TestFaithfulBody(t *testing.T) {
 		{"invalid JSON", `{"id":`, "application/json", digestOf(`{"id":`, "application/json")},
 		{"an array", `[1,2]`, "application/json", digestOf(`[1,2]`, "application/json")},
 		{"form", `a=1&b=2`, "application/x-www-form-urlencoded", digestOf(`a=1&b=2`, "application/x-www-form-urlencoded")},
+		{"JSON sent as a form", `{"id":"mug","note":"&qty=1000&"}`, "application/x-www-form-urlencoded", digestOf(`{"id":"mug","note":"&qty=1000&"}`, "application/x-www-form-urlencoded")},
+		{"JSON sent as a multipart form", `{"id":"mug"}`, "Multipart/Form-Data; boundary=x", digestOf(`{"id":"mug"}`, "Multipart/Form-Data; boundary=x")},
 		{"repeated member", `{"id":"a","id":"b"}`, "application/json", digestOf(`{"id":"a","id":"b"}`, "application/json")},
 		{"repeated nested member", `{"x":{"k":1,"k":2}}`, "application/json", digestOf(`{"x":{"k":1,"k":2}}`, "application/json")},
 		{"member repeated in another case", `{"id":"mug-blue","ID":"vase-gold"}`, "application/json", digestOf(`{"id":"mug-blue","ID":"vase-gold"}`, "application/json")},
