@@ -162,8 +162,9 @@ func TestBodyRefusedAndRecorded(t *testing.T) {
 }
 
 // TestFaithfulParams: whatever body the handler acts on is what the trail
-// holds: members of a JSON object whatever its content type, exact
-// numbers, and the digest of anything else.
+// holds: members of a JSON object whatever its content type (a form's
+// excepted: TestFaithfulBody), exact numbers, and the digest of anything
+// else.
 func TestFaithfulParams(t *testing.T) {
 	srv, _ := countingShop(t, acme())
 	token, id := createSession(t, srv.URL, uaClaudeUser)
