@@ -141,7 +141,8 @@ func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 	if err != nil {
 		return fmt.Errorf("redisstore: sessions: %w", err)
 	}
-	res, err := createScript.Run(ctx, r.client, r.identityKeys(s.Agent, s.Client),
+	keys := r.identityKeys(s.Agent, s.Client)
+	res, err := createScript.Run(ctx, r.client, keys,
 		hx, rec, deadline, floorMillis(r.now()), max(maxPerAgent, 0)).Int64Slice()
 	if err == nil && len(res) != 2 {
 		err = fmt.Errorf("create script answered %v", res)
@@ -150,6 +151,11 @@ func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 		r.client.Del(context.WithoutCancel(ctx), tk) // best effort: it expires anyway
 	}
 	if err != nil {
+		// The script may have run with its reply lost: take the session
+		// back out of the count and the index too, or it would hold a
+		// max_sessions slot and be reaped, though never handed out. Best
+		// effort: if this fails too, both last until the deadline.
+		deleteScript.Run(context.WithoutCancel(ctx), r.client, keys, hx, rec)
 		return fmt.Errorf("redisstore: sessions: %w", err)
 	}
 	if res[0] == 1 {

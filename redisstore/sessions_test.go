@@ -114,9 +114,11 @@ func TestRedisStoreCorruptData(t *testing.T) {
 }
 
 // failing is a go-redis hook that fails the commands named in fail (lower
-// case) while it is armed, as a Redis that drops the connection mid-call.
+// case) while it is armed, as a Redis that drops the connection mid-call:
+// before sending them, or with after set, once Redis has run them.
 type failing struct {
 	fail  map[string]bool
+	after bool
 	armed atomic.Bool
 }
 
@@ -127,6 +129,9 @@ func (f *failing) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 func (f *failing) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		if f.armed.Load() && f.fail[cmd.Name()] {
+			if f.after {
+				_ = next(ctx, cmd)
+			}
 			err := errors.New("injected: connection reset by peer")
 			cmd.SetErr(err)
 			return err
@@ -190,5 +195,48 @@ func TestSessionDeleteFailingPartWay(t *testing.T) {
 				t.Errorf("the session ended %d times (Delete and Reap), want once", ends)
 			}
 		})
+	}
+}
+
+// A create whose count script ran but whose reply was lost leaves no
+// session behind: none holds a max_sessions slot, and Reap reports none.
+func TestSessionCreateReplyLost(t *testing.T) {
+	ctx := context.Background()
+	c := sessionRedis(t)
+	f := &failing{fail: map[string]bool{"evalsha": true, "eval": true}, after: true}
+	c.AddHook(f)
+	clock := sessiontest.NewClock(time.Now())
+	st := newSessionStoreAt(t, c, clock.Now, redistest.Prefix(t))
+	newS := func(id string) *session.Session {
+		return &session.Session{ID: id, Agent: "shopbot", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
+	}
+	// Load the scripts first, so that the lost reply is EVALSHA's.
+	warm := newS("warm")
+	warm.Agent = "other"
+	if err := st.Create(ctx, session.HashToken("warm"), warm, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Delete(ctx, session.HashToken("warm")); err != nil {
+		t.Fatal(err)
+	}
+	f.armed.Store(true)
+	if err := st.Create(ctx, session.HashToken("lost"), newS("lost"), 1); err == nil {
+		t.Fatal("Create succeeded through a lost reply")
+	}
+	f.armed.Store(false)
+	if err := st.Create(ctx, session.HashToken("kept"), newS("kept"), 1); err != nil {
+		t.Fatalf("the next Create, max 1: %v (the lost one holds the slot)", err)
+	}
+	clock.Advance(2 * time.Minute)
+	reaped, err := st.Reap(ctx, clock.Now(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reaped) != 1 || reaped[0].ID != "kept" {
+		var ids []string
+		for _, s := range reaped {
+			ids = append(ids, s.ID)
+		}
+		t.Errorf("reaped %v, want [kept]", ids)
 	}
 }
