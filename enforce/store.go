@@ -131,6 +131,11 @@ func CheckLimits(limits []Limit, res []Result) error {
 		if !l.valid() {
 			return fmt.Errorf("%w: %q: %d per %v", ErrInvalidLimit, l.Name, l.Rate, l.Period)
 		}
+		if l.Name == "" {
+			// A bucket needs its name (ValidPolicyName); the Redis store
+			// keeps a key's deadline under the empty field.
+			return fmt.Errorf("%w: a limit without a name", ErrInvalidLimit)
+		}
 		for j := range i {
 			if limits[j].Name == l.Name && limits[j].Key == l.Key {
 				return fmt.Errorf("%w: %q", ErrDuplicateLimit, l.Name)

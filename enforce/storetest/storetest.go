@@ -671,6 +671,7 @@ func (s *suite) invalidInput(t *testing.T) {
 		{"negative period", []enforce.Limit{good, limit("p-", clientA, 1, -time.Second)}, 2, enforce.ErrInvalidLimit},
 		{"period above MaxPeriod", []enforce.Limit{good, limit("p+", clientA, 1, enforce.MaxPeriod+1)}, 2, enforce.ErrInvalidLimit},
 		{"duplicate bucket", []enforce.Limit{good, good}, 2, enforce.ErrDuplicateLimit},
+		{"empty name", []enforce.Limit{good, {Key: enforce.Key{ID: "shared"}, Rate: 3, Period: long}}, 2, enforce.ErrInvalidLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var res []enforce.Result
