@@ -492,8 +492,9 @@ func unescapesTo(raw, path string) bool {
 			if i+2 >= len(raw) {
 				return false
 			}
-			hi, lo := unhex(raw[i+1]), unhex(raw[i+2])
-			if hi < 0 || lo < 0 {
+			hi, ok1 := hexVal(raw[i+1])
+			lo, ok2 := hexVal(raw[i+2])
+			if !ok1 || !ok2 {
 				return false
 			}
 			c = byte(hi<<4 | lo)
@@ -505,18 +506,6 @@ func unescapesTo(raw, path string) bool {
 		j++
 	}
 	return j == len(path)
-}
-
-func unhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c - 'a' + 10)
-	case 'A' <= c && c <= 'F':
-		return int(c - 'A' + 10)
-	}
-	return -1
 }
 
 // pathOnly is a canonical target without its query.
@@ -575,7 +564,7 @@ func (e *Enforcer) classify(r *http.Request) policy.Class {
 // session (X-Agent-Session), a Web Bot Auth Signature-Agent, or an RFC
 // 9421 Signature-Input.
 func agentHeaders(h http.Header) bool {
-	return len(h["X-Agent-Session"]) > 0 || len(h["Signature-Input"]) > 0 || len(h["Signature-Agent"]) > 0
+	return len(h[session.HeaderSession]) > 0 || len(h["Signature-Input"]) > 0 || len(h["Signature-Agent"]) > 0
 }
 
 // ruleText is the declaration line of a matched rule.
@@ -793,25 +782,9 @@ func setReportHeader(w http.ResponseWriter, d *Decision) {
 		rule = d.Err.Error()
 	}
 	if rule != "" {
-		v += ";rule=" + sfString(rule)
+		v += ";rule=" + string(appendSFString(nil, rule))
 	}
 	w.Header()[HeaderReportOnly] = []string{v}
-}
-
-// sfString is s as a structured-field String (RFC 9651 3.3.3): quoted,
-// '"' and '\' escaped, other bytes outside printable ASCII dropped.
-func sfString(s string) string {
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c >= 0x20 && c < 0x7f:
-			b = append(b, c)
-		}
-	}
-	return string(append(b, '"'))
 }
 
 // withState returns ctx telling a Capability binding behind Wrap what Wrap
