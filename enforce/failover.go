@@ -440,10 +440,7 @@ func (f *Failover) Peek(ctx context.Context, limits []Limit, res []Result) error
 	}
 	switch f.policy {
 	case FailOpen:
-		for i := range limits {
-			l := &limits[i]
-			res[i] = Result{Allowed: true, Limit: l.Rate, Remaining: l.Rate - 1, Reset: l.Period / time.Duration(l.Rate)}
-		}
+		fillOpen(limits, res)
 		return nil
 	case FailClosed:
 		return ErrNoPeek
@@ -607,16 +604,21 @@ func (f *Failover) recover() {
 	}
 }
 
+// fillOpen answers FailOpen's results: as if every request found a full
+// bucket.
+func fillOpen(limits []Limit, res []Result) {
+	for i := range limits {
+		l := &limits[i]
+		res[i] = Result{Allowed: true, Limit: l.Rate, Remaining: l.Rate - 1, Reset: l.Period / time.Duration(l.Rate)}
+	}
+}
+
 // degrade answers by the failure policy.
 func (f *Failover) degrade(ctx context.Context, limits []Limit, res []Result) error {
 	o := f.outage.Load()
 	switch f.policy {
 	case FailOpen:
-		for i := range limits {
-			l := &limits[i]
-			// As if every request found a full bucket.
-			res[i] = Result{Allowed: true, Limit: l.Rate, Remaining: l.Rate - 1, Reset: l.Period / time.Duration(l.Rate)}
-		}
+		fillOpen(limits, res)
 		return o.degraded
 	case FailClosed:
 		return o.unavailable
