@@ -22,7 +22,7 @@ const DefaultAuditPrefix = "agentready:audit:"
 // AuditStore is a Store in Redis, so that a session's log survives
 // restarts and is shared by every replica of a site. Events are kept
 // unlinked, each appended by one script call that reads nothing back (see
-// redis_script.go): concurrent appends from any number of replicas form
+// audit_script.go): concurrent appends from any number of replicas form
 // one chain without retries, however slowly the server persists. The
 // client links the chain when it reads the events back, to seal them.
 // audit.Sealed artifacts are kept with a TTL of the retention (default 30

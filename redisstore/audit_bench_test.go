@@ -6,18 +6,14 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/audit/audittest"
-	"github.com/agentready/agentready/redisstore"
 )
 
 // BenchmarkAuditBeginComplete is audit's BenchmarkBeginComplete on a real Redis:
 // two round trips, one script call each.
 func BenchmarkAuditBeginComplete(b *testing.B) {
 	ctx := context.Background()
-	c := auditRedis(b)
-	s, err := redisstore.NewAuditStore(c, redisstore.WithKeyPrefix("bench:"+strconv.Itoa(b.N)+":"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := startRedis(b)
+	s := newAuditStore(b, c, "bench:"+strconv.Itoa(b.N)+":")
 	e := audittest.Event(0)
 	b.ReportAllocs()
 	for i := range b.N {
@@ -36,11 +32,8 @@ func BenchmarkAuditBeginComplete(b *testing.B) {
 // script call.
 func BenchmarkAuditAppend(b *testing.B) {
 	ctx := context.Background()
-	c := auditRedis(b)
-	s, err := redisstore.NewAuditStore(c, redisstore.WithKeyPrefix("bench:"+strconv.Itoa(b.N)+":"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := startRedis(b)
+	s := newAuditStore(b, c, "bench:"+strconv.Itoa(b.N)+":")
 	e := audittest.Event(0)
 	b.ReportAllocs()
 	for i := range b.N {

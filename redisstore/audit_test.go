@@ -18,13 +18,7 @@ import (
 	"github.com/agentready/agentready/redisstore"
 )
 
-// newRedis returns a client of a real Redis (redistest: $REDIS_ADDR or a
-// private redis-server), closed when the test ends.
-func auditRedis(t testing.TB) *redis.Client {
-	t.Helper()
-	return redistest.Start(t).Client(t)
-}
-
+// newAuditStore returns an audit store under prefix on c.
 func newAuditStore(t testing.TB, c redis.UniversalClient, prefix string) *redisstore.AuditStore {
 	t.Helper()
 	s, err := redisstore.NewAuditStore(c, redisstore.WithKeyPrefix(prefix))
@@ -35,7 +29,7 @@ func newAuditStore(t testing.TB, c redis.UniversalClient, prefix string) *rediss
 }
 
 func TestAuditConformance(t *testing.T) {
-	c := auditRedis(t)
+	c := startRedis(t)
 	audittest.Run(t, func(t *testing.T) audit.Store {
 		return newAuditStore(t, c, redistest.Prefix(t))
 	})
@@ -96,7 +90,7 @@ func TestAuditRestart(t *testing.T) {
 // an artifact, refreshed on every append for an active log.
 func TestAuditKeys(t *testing.T) {
 	ctx := context.Background()
-	c := auditRedis(t)
+	c := startRedis(t)
 	prefix := redistest.Prefix(t)
 	s := newAuditStore(t, c, prefix)
 	if err := s.Append(ctx, "s1", audittest.Event(0)); err != nil {
@@ -142,7 +136,7 @@ func TestAuditKeys(t *testing.T) {
 // silently restarted or an empty answer.
 func TestAuditCorrupt(t *testing.T) {
 	ctx := context.Background()
-	c := auditRedis(t)
+	c := startRedis(t)
 	prefix := redistest.Prefix(t)
 	s := newAuditStore(t, c, prefix)
 	for i := range 3 {

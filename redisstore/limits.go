@@ -97,30 +97,30 @@ func NewLimitStore(client redis.UniversalClient, opts ...Option) (*LimitStore, e
 // enforce.Failover over the store queues a burst before the pool rather
 // than inside its timeout; 0 (no bound) for a client of another type.
 func (s *LimitStore) MaxConcurrent() int {
-	switch c := s.client.(type) {
-	case *redis.Client:
-		return c.Options().PoolSize
-	case *redis.ClusterClient:
-		return c.Options().PoolSize
-	case *redis.Ring:
-		return c.Options().PoolSize
-	}
-	return 0
+	pool, _, _ := clientOptions(s.client)
+	return pool
 }
 
 // honoursDeadlines reports whether the client lets a context's deadline
 // bound its socket reads and writes (Options.ContextTimeoutEnabled). A
 // client of another type is trusted to.
 func honoursDeadlines(client redis.UniversalClient) bool {
+	_, deadlines, known := clientOptions(client)
+	return deadlines || !known
+}
+
+// clientOptions returns the pool size and ContextTimeoutEnabled of the
+// go-redis client types; known is false for another type.
+func clientOptions(client redis.UniversalClient) (pool int, deadlines, known bool) {
 	switch c := client.(type) {
 	case *redis.Client:
-		return c.Options().ContextTimeoutEnabled
+		return c.Options().PoolSize, c.Options().ContextTimeoutEnabled, true
 	case *redis.ClusterClient:
-		return c.Options().ContextTimeoutEnabled
+		return c.Options().PoolSize, c.Options().ContextTimeoutEnabled, true
 	case *redis.Ring:
-		return c.Options().ContextTimeoutEnabled
+		return c.Options().PoolSize, c.Options().ContextTimeoutEnabled, true
 	}
-	return true
+	return 0, false, false
 }
 
 // limitScratch is the per-call working memory, pooled: the key and

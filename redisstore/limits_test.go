@@ -22,12 +22,7 @@ import (
 	"github.com/agentready/agentready/redisstore"
 )
 
-// newRedisClient connects to srv and closes the client when the test ends.
-func newRedisClient(t testing.TB, srv *redistest.Server) *redis.Client {
-	t.Helper()
-	return srv.Client(t)
-}
-
+// newRedisStore returns a limit store under prefix on c.
 func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) *redisstore.LimitStore {
 	t.Helper()
 	s, err := redisstore.NewLimitStore(c, redisstore.WithKeyPrefix(prefix))
@@ -41,7 +36,7 @@ func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) *rediss
 // its own key prefix, so it starts with no buckets.
 func TestRedisStoreConformance(t *testing.T) {
 	srv := redistest.Start(t)
-	c := newRedisClient(t, srv)
+	c := srv.Client(t)
 	storetest.Run(t, storetest.Harness{
 		New: func(t *testing.T) enforce.Store {
 			return newRedisStore(t, c, redistest.Prefix(t))
@@ -81,7 +76,7 @@ return ks`, []string{key}).StringSlice()
 
 func TestRedisStoreKeys(t *testing.T) {
 	srv := redistest.Start(t)
-	c := newRedisClient(t, srv)
+	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
 	net4 := netip.MustParsePrefix("192.0.2.1/32")
 	net6 := netip.MustParsePrefix("2001:db8::/64")
@@ -155,7 +150,7 @@ func TestRedisStoreKeys(t *testing.T) {
 // period: idle clients cost Redis nothing.
 func TestRedisStoreKeysExpire(t *testing.T) {
 	srv := redistest.Start(t)
-	c := newRedisClient(t, srv)
+	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	l := []enforce.Limit{{Name: "site", Key: enforce.Key{ID: "x"}, Rate: 3, Period: 300 * time.Millisecond}}
@@ -186,7 +181,7 @@ func TestRedisStoreKeysExpire(t *testing.T) {
 // short one (a Capability binding counts the capability's limit alone).
 func TestRedisStoreExpiryCoversEveryBucket(t *testing.T) {
 	srv := redistest.Start(t)
-	c := newRedisClient(t, srv)
+	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	k := enforce.Key{Net: netip.MustParsePrefix("203.0.113.5/32")}
@@ -221,7 +216,7 @@ func TestRedisStoreExpiryCoversEveryBucket(t *testing.T) {
 // format) counts as no buckets, and is replaced.
 func TestRedisStoreForeignValue(t *testing.T) {
 	srv := redistest.Start(t)
-	c := newRedisClient(t, srv)
+	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	for _, v := range []string{"garbage", "12345.5", "\x93\x01\x02\x03"} {
@@ -244,7 +239,7 @@ func TestRedisStoreForeignValue(t *testing.T) {
 // same RetryAfter and Reset up to the time between the two calls.
 func TestRedisStoreMatchesRedisRate(t *testing.T) {
 	srv := redistest.Start(t)
-	c := newRedisClient(t, srv)
+	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	rl := redis_rate.NewLimiter(c)
@@ -297,12 +292,12 @@ func TestRedisStoreMatchesRedisRate(t *testing.T) {
 // agent buckets, which is visible in Redis itself.
 func TestRedisStoreThreeLimitsOneRoundTrip(t *testing.T) {
 	srv := redistest.Start(t)
-	c := newRedisClient(t, srv)
+	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	var calls countHook
 	c.AddHook(&calls)
-	insp := newRedisClient(t, srv) // reads Redis without being counted
+	insp := srv.Client(t) // reads Redis without being counted
 	net4 := netip.MustParsePrefix("198.51.100.7/32")
 	limits := []enforce.Limit{
 		{Name: "site", Key: enforce.Key{Net: net4}, Rate: 10, Period: time.Hour},

@@ -166,16 +166,17 @@ func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 
 // Get implements session.Store.
 func (r *SessionStore) Get(ctx context.Context, h session.Hash) (*session.Session, error) {
-	s, _, err := r.get(ctx, h)
+	s, _, err := r.get(ctx, h.String())
 	return s, err
 }
 
-// get returns the live session under h and its record as stored.
-func (r *SessionStore) get(ctx context.Context, h session.Hash) (*session.Session, string, error) {
+// get returns the live session under the token hash hx (hex) and its
+// record as stored.
+func (r *SessionStore) get(ctx context.Context, hx string) (*session.Session, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	v, err := r.client.Get(ctx, r.tokenKey(h.String())).Result()
+	v, err := r.client.Get(ctx, r.tokenKey(hx)).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, "", session.ErrNotFound
 	}
@@ -199,11 +200,11 @@ func (r *SessionStore) get(ctx context.Context, h session.Hash) (*session.Sessio
 // session at its deadline (still once: a Reap that took it from the index
 // first makes this Delete ErrNotFound).
 func (r *SessionStore) Delete(ctx context.Context, h session.Hash) (*session.Session, error) {
-	s, v, err := r.get(ctx, h)
+	hx := h.String()
+	s, v, err := r.get(ctx, hx)
 	if err != nil {
 		return nil, err
 	}
-	hx := h.String()
 	n, err := r.client.Del(ctx, r.tokenKey(hx)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: sessions: %w", err)

@@ -17,7 +17,9 @@ import (
 	"github.com/agentready/agentready/session/sessiontest"
 )
 
-func sessionRedis(t testing.TB) *redis.Client {
+// startRedis starts a private redis-server (or uses REDIS_ADDR) and
+// returns a client on it, both closed when the test ends.
+func startRedis(t testing.TB) *redis.Client {
 	t.Helper()
 	return redistest.Start(t).Client(t)
 }
@@ -75,7 +77,7 @@ func TestNewSessionStoreErrors(t *testing.T) {
 // Records that are not ours under the prefix yield errors, never panics,
 // and do not stop Reap from returning the good sessions.
 func TestRedisStoreCorruptData(t *testing.T) {
-	client := sessionRedis(t)
+	client := startRedis(t)
 	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
 	p := redistest.Prefix(t)
 	st := newSessionStoreAt(t, client, clock.Now, p)
@@ -150,7 +152,7 @@ func TestSessionDeleteFailingPartWay(t *testing.T) {
 	for _, cmds := range [][]string{{"del"}, {"evalsha", "eval"}} {
 		t.Run(strings.Join(cmds, "+"), func(t *testing.T) {
 			ctx := context.Background()
-			c := sessionRedis(t)
+			c := startRedis(t)
 			f := &failing{fail: map[string]bool{}}
 			for _, name := range cmds {
 				f.fail[name] = true
@@ -202,7 +204,7 @@ func TestSessionDeleteFailingPartWay(t *testing.T) {
 // session behind: none holds a max_sessions slot, and Reap reports none.
 func TestSessionCreateReplyLost(t *testing.T) {
 	ctx := context.Background()
-	c := sessionRedis(t)
+	c := startRedis(t)
 	f := &failing{fail: map[string]bool{"evalsha": true, "eval": true}, after: true}
 	c.AddHook(f)
 	clock := sessiontest.NewClock(time.Now())
