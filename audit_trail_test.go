@@ -130,7 +130,7 @@ func TestBodyRefusedAndRecorded(t *testing.T) {
 	srv, ran := countingShop(t, site)
 	token, id := createSession(t, srv.URL, uaClaudeUser)
 	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
-	deep := strings.Repeat(`{"a":`, enforce.MaxBodyDepth+1) + "1" + strings.Repeat("}", enforce.MaxBodyDepth+1)
+	deep := strings.Repeat(`{"a":`, audit.MaxParamsDepth+1) + "1" + strings.Repeat("}", audit.MaxParamsDepth+1)
 	for _, tt := range []struct {
 		method, path, body string
 		status             int
@@ -141,7 +141,7 @@ func TestBodyRefusedAndRecorded(t *testing.T) {
 	} {
 		before := ran.Load()
 		r := call(t, tt.method, srv.URL+api+tt.path, tt.body, as...)
-		if r.status != tt.status || r.header.Get("Content-Type") != enforce.ContentTypeProblem {
+		if r.status != tt.status || r.header.Get("Content-Type") != "application/problem+json" {
 			t.Errorf("%s %s: %d %s", tt.method, tt.path, r.status, r.raw)
 		}
 		if ran.Load() != before {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/netip"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
@@ -73,8 +72,7 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 			return nil, err
 		}
 	}
-	var identify func(*http.Request) (string, netip.Prefix, bool)
-	sess, err := newSessions(&site, &st, &identify)
+	sess, err := newSessions(&site, &st)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +98,6 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	identify = enf.Identify
 	return &Middleware{docs: h, policy: pol, enf: enf, sess: sess}, nil
 }
 

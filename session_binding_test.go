@@ -124,7 +124,7 @@ func TestSessionEndpointRateLimited(t *testing.T) {
 		t.Fatalf("DELETE: %d %v %s", r.status, r.header, r.raw)
 	}
 	r = call(t, "POST", srv.URL+sessPath, "", "User-Agent", uaClaudeUser)
-	if r.status != http.StatusTooManyRequests || r.header.Get("Content-Type") != enforce.ContentTypeProblem ||
+	if r.status != http.StatusTooManyRequests || r.header.Get("Content-Type") != "application/problem+json" ||
 		!strings.Contains(r.header.Get("RateLimit"), "r=0") {
 		t.Fatalf("third call: %d %v %s", r.status, r.header, r.raw)
 	}

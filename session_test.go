@@ -226,7 +226,7 @@ func TestSessionTokens(t *testing.T) {
 			if r.status != http.StatusUnauthorized || r.body["ok"] != false || r.body["error"] == "" || r.body["rule"] != "requires_session" {
 				t.Errorf("%d %s", r.status, r.raw)
 			}
-			if ct := r.header.Get("Content-Type"); ct != enforce.ContentTypeProblem {
+			if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
 				t.Errorf("Content-Type %q", ct)
 			}
 		})
@@ -315,7 +315,7 @@ func TestAuditFailsClosed(t *testing.T) {
 	token, _ := createSession(t, srv.URL, uaClaudeUser)
 	r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue"}`, "User-Agent", uaClaudeUser, "X-Agent-Session", token)
 	if r.status != http.StatusServiceUnavailable || !strings.Contains(string(r.raw), "the audit trail could not record this action") ||
-		strings.Contains(string(r.raw), "mug-blue") || r.header.Get("Content-Type") != enforce.ContentTypeProblem {
+		strings.Contains(string(r.raw), "mug-blue") || r.header.Get("Content-Type") != "application/problem+json" {
 		t.Fatalf("%d %v %s", r.status, r.header, r.raw)
 	}
 	// Requests without a session are not audited and unaffected.

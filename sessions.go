@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/session"
 )
 
@@ -71,9 +71,8 @@ func prepareAudit(site *config.Site, st *settings) error {
 }
 
 // newSessions builds the session Manager and audit store, or returns nil
-// when the site declares neither sessions nor audit. identify is the
-// enforcer's (set once the enforcer exists).
-func newSessions(site *config.Site, st *settings, identify *func(*http.Request) (string, netip.Prefix, bool)) (*sessions, error) {
+// when the site declares neither sessions nor audit.
+func newSessions(site *config.Site, st *settings) (*sessions, error) {
 	if !site.NeedsSession() && site.Session.Endpoint == "" && site.Session.TTL == 0 && !site.Audit.Enabled {
 		return nil, nil
 	}
@@ -121,7 +120,6 @@ func newSessions(site *config.Site, st *settings, identify *func(*http.Request) 
 		MaxSessions:  site.Session.MaxSessions,
 		Capabilities: caps,
 		AuditURL:     auditURL,
-		Identify:     func(r *http.Request) (string, netip.Prefix, bool) { return (*identify)(r) },
 		Now:          st.clock, // nil: time.Now
 		OnEnd:        s.onEnd,
 		AfterCreate:  afterCreate,
@@ -181,7 +179,7 @@ const ruleSessionEndpoint = "session endpoint"
 // agent (the Manager answers 403 otherwise). CORS preflights are answered
 // without counting.
 func (s *sessions) wrap(enf *enforce.Enforcer, next http.Handler) http.Handler {
-	sh := s.mgr.Handler()
+	sh := s.mgr.Handler(enf.Identify)
 	limited := enf.LimitOnly(sh)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
@@ -235,7 +233,7 @@ func (s *sessions) serveArtifact(w http.ResponseWriter, r *http.Request, id stri
 		retry, st, a, err = s.settle(ctx, id)
 		if err == nil && st == audit.Active {
 			if retry > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(enforce.RetryAfterSeconds(retry)))
+				w.Header().Set("Retry-After", strconv.Itoa(problem.RetryAfterSeconds(retry)))
 			}
 			envelopeProblem(w, http.StatusTooEarly, "session "+id+" is still active; its audit artifact is sealed when it ends")
 			return
@@ -318,7 +316,7 @@ func createMeta(evs []audit.Event, id, site string) (audit.Meta, time.Time, bool
 // members ok and error.
 func envelopeProblem(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Cache-Control", "no-store")
-	_ = enforce.WriteProblem(w, enforce.Problem{Status: status, Detail: msg, Extra: map[string]any{"ok": false, "error": msg}})
+	_ = problem.Write(w, problem.Problem{Status: status, Detail: msg, Extra: map[string]any{"ok": false, "error": msg}})
 }
 
 // recordCreate records a new session's session.create event

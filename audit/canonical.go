@@ -264,8 +264,8 @@ func appendEventTail(b []byte, status int, timestamp string) []byte {
 // common types without building the normalised copy; the rest (float32,
 // json.Number, typed containers, structs) it normalises first.
 func appendRaw(b []byte, v any, r Redactor, depth int) ([]byte, error) {
-	if depth > maxDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, maxDepth)
+	if depth > MaxParamsDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, MaxParamsDepth)
 	}
 	if out, ok, err := appendScalar(b, v); ok {
 		return out, err
@@ -307,8 +307,8 @@ func appendRaw(b []byte, v any, r Redactor, depth int) ([]byte, error) {
 
 // appendRawMap writes m as appendObject(normalizeMap(m, r, depth)) would.
 func appendRawMap(b []byte, m map[string]any, r Redactor, depth int) ([]byte, error) {
-	if depth > maxDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, maxDepth)
+	if depth > MaxParamsDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, MaxParamsDepth)
 	}
 	// The members are taken with their values in one pass over the map,
 	// which saves a lookup per member after sorting.

@@ -9,10 +9,12 @@ import (
 	"unicode/utf8"
 )
 
-// maxDepth bounds how deeply params may nest. It also turns a cyclic map
+// MaxParamsDepth bounds how deeply an event's params may nest (the params
+// object is level 1); enforce refuses a request body that would nest
+// deeper before its handler runs. It also turns a cyclic map
 // (which json.Marshal would reject only after a long descent) into an error
 // instead of a stack overflow.
-const maxDepth = 64
+const MaxParamsDepth = 64
 
 // ErrParams reports params that have no representation in the JSON data
 // model: NaN or infinite numbers, nesting deeper than 64 levels, values
@@ -42,8 +44,8 @@ func normalizeParams(params map[string]any, r Redactor, keepNil bool) (map[strin
 // before hashing means the hash of an event in memory is the hash of the
 // same event read back from JSON, which is what a verifier sees.
 func normalize(v any, r Redactor, depth int) (any, error) {
-	if depth > maxDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, maxDepth)
+	if depth > MaxParamsDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, MaxParamsDepth)
 	}
 	switch x := v.(type) {
 	case nil:
@@ -127,8 +129,8 @@ func normalize(v any, r Redactor, depth int) (any, error) {
 }
 
 func normalizeMap(m map[string]any, r Redactor, depth int) (map[string]any, error) {
-	if depth > maxDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, maxDepth)
+	if depth > MaxParamsDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, MaxParamsDepth)
 	}
 	out := make(map[string]any, len(m))
 	repaired := false

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentready/agentready/audit"
 )
 
 // Limits on a recorded request body besides its size (the capability's
@@ -19,12 +21,12 @@ import (
 // recorded member by member, and the audit trail's canonical form takes at
 // most 64 levels of nesting; counting its values bounds the work.
 const (
-	// MaxBodyDepth is the deepest a recorded JSON body may nest: the body
-	// object is level 1.
-	MaxBodyDepth = 64
-	// MaxBodyValues is the most values (members and array elements, at
+	// maxBodyDepth is the deepest a recorded JSON body may nest: the body
+	// object is level 1, as the params object is in the audit trail.
+	maxBodyDepth = audit.MaxParamsDepth
+	// maxBodyValues is the most values (members and array elements, at
 	// every level) a recorded JSON body may hold.
-	MaxBodyValues = 10000
+	maxBodyValues = 10000
 )
 
 // BodyMember is the params member that records a request body that is not
@@ -38,8 +40,8 @@ const BodyMember = "$body"
 // Body errors, refused before the handler runs (DenyBody).
 var (
 	errBodyTooLarge = errors.New("the request body is larger than the capability's body limit")
-	errBodyDepth    = fmt.Errorf("the JSON body nests deeper than %d levels", MaxBodyDepth)
-	errBodyValues   = fmt.Errorf("the JSON body holds more than %d values", MaxBodyValues)
+	errBodyDepth    = fmt.Errorf("the JSON body nests deeper than %d levels", maxBodyDepth)
+	errBodyValues   = fmt.Errorf("the JSON body holds more than %d values", maxBodyValues)
 	errBodyRead     = errors.New("the request body could not be read")
 )
 
@@ -129,7 +131,7 @@ func decodeObject(body []byte) (m map[string]any, ok bool, err error) {
 func decodeValue(dec *json.Decoder, t json.Token, depth int, values *int) (any, bool, error) {
 	switch t := t.(type) {
 	case json.Delim:
-		if depth > MaxBodyDepth {
+		if depth > maxBodyDepth {
 			return nil, false, errBodyDepth
 		}
 		switch t {
@@ -157,7 +159,7 @@ func decodeValue(dec *json.Decoder, t json.Token, depth int, values *int) (any, 
 					return nil, false, nil
 				}
 				folded[f] = true
-				if *values++; *values > MaxBodyValues {
+				if *values++; *values > maxBodyValues {
 					return nil, false, errBodyValues
 				}
 				vt, err := dec.Token()
@@ -180,7 +182,7 @@ func decodeValue(dec *json.Decoder, t json.Token, depth int, values *int) (any, 
 				if et == json.Delim(']') {
 					return a, true, nil
 				}
-				if *values++; *values > MaxBodyValues {
+				if *values++; *values > maxBodyValues {
 					return nil, false, errBodyValues
 				}
 				v, ok, err := decodeValue(dec, et, depth+1, values)

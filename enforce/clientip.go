@@ -10,9 +10,9 @@ import (
 	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
-// HeaderXForwardedFor is the de-facto forwarding header read, right to left,
+// headerXForwardedFor is the de-facto forwarding header read, right to left,
 // past trusted proxies. The RFC 7239 Forwarded header is not read.
-const HeaderXForwardedFor = "X-Forwarded-For"
+const headerXForwardedFor = "X-Forwarded-For"
 
 // ClientIP finds the address a request came from, for rate limiting.
 //
@@ -105,7 +105,7 @@ func (c *ClientIP) Addr(r *http.Request) netip.Addr {
 	// Every X-Forwarded-For field line, last line first: proxies append
 	// to the last one, and RFC 9110 section 5.3 makes several lines one
 	// comma-separated list in order.
-	lines := r.Header[HeaderXForwardedFor]
+	lines := r.Header[headerXForwardedFor]
 	for i := len(lines) - 1; i >= 0; i-- {
 		s := lines[i]
 		for end := len(s); end > 0; {
@@ -128,11 +128,11 @@ func (c *ClientIP) Addr(r *http.Request) netip.Addr {
 	return hop
 }
 
-// ClientKey is the network a client's requests are counted under: the
+// clientKey is the network a client's requests are counted under: the
 // address itself for IPv4 (/32), its /64 for IPv6, since one subscriber
 // commonly holds a whole /64 and could otherwise rotate through 2^64
 // buckets. An invalid address gives the zero Prefix (one shared bucket).
-func ClientKey(a netip.Addr) netip.Prefix {
+func clientKey(a netip.Addr) netip.Prefix {
 	if !a.IsValid() {
 		return netip.Prefix{}
 	}

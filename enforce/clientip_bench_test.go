@@ -1,15 +1,13 @@
-package enforce_test
+package enforce
 
 import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/agentready/agentready/enforce"
 )
 
 func BenchmarkClientIP(b *testing.B) {
-	c, err := enforce.NewClientIP([]string{"10.0.0.0/8", "2001:db8:ffff::/48"})
+	c, err := NewClientIP([]string{"10.0.0.0/8", "2001:db8:ffff::/48"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,7 +25,7 @@ func BenchmarkClientIP(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = enforce.ClientKey(c.Addr(r))
+				_ = clientKey(c.Addr(r))
 			}
 		})
 	}

@@ -19,11 +19,11 @@ func ExampleClientIP() {
 	r.RemoteAddr = "10.0.0.5:41000"
 	r.Header.Set("X-Forwarded-For", "6.6.6.6, 2001:db8:aa:bb::17, 10.0.0.9")
 	a := ips.Addr(r)
-	fmt.Println(a, enforce.ClientKey(a))
+	fmt.Println(a)
 
 	r.RemoteAddr = "198.51.100.3:5000" // not a proxy: the header is ignored
 	fmt.Println(ips.Addr(r))
 	// Output:
-	// 2001:db8:aa:bb::17 2001:db8:aa:bb::/64
+	// 2001:db8:aa:bb::17
 	// 198.51.100.3
 }

@@ -156,17 +156,17 @@ func TestClientKey(t *testing.T) {
 			if tc.in != "" {
 				a = netip.MustParseAddr(tc.in)
 			}
-			if got := ClientKey(a).String(); got != tc.want {
-				t.Errorf("ClientKey(%s) = %s, want %s", tc.in, got, tc.want)
+			if got := clientKey(a).String(); got != tc.want {
+				t.Errorf("clientKey(%s) = %s, want %s", tc.in, got, tc.want)
 			}
 		})
 	}
 	// Two addresses of one /64 share a key; neighbouring /64s do not.
 	a, b := netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("2001:db8::ffff:1")
-	if ClientKey(a) != ClientKey(b) {
+	if clientKey(a) != clientKey(b) {
 		t.Error("one /64, two keys")
 	}
-	if ClientKey(a) == ClientKey(netip.MustParseAddr("2001:db8:0:1::1")) {
+	if clientKey(a) == clientKey(netip.MustParseAddr("2001:db8:0:1::1")) {
 		t.Error("two /64s, one key")
 	}
 }

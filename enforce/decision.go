@@ -37,8 +37,8 @@ const (
 	// Err is the *policy.TargetError.
 	DenyTarget
 	// DenyBody: a request recorded in an audit trail has a body over the
-	// limits (the capability's BodyLimit: 413; MaxBodyDepth or
-	// MaxBodyValues, or a body that could not be read: 400), refused
+	// limits (the capability's BodyLimit: 413; maxBodyDepth or
+	// maxBodyValues, or a body that could not be read: 400), refused
 	// before the handler runs. Err says which.
 	DenyBody
 )

@@ -1,6 +1,8 @@
 // Package enforce holds the pieces agentready enforces a declaration with:
-// rate-limit stores, client identity, the RateLimit response headers and
-// RFC 9457 problem responses.
+// the Enforcer and the Decisions it reports, rate-limit stores and the
+// Failover around a remote one, and client identity. agentready.New builds
+// the Enforcer; a site uses this package for its types (Decision, Outcome,
+// Store, Limit) and to choose a store.
 //
 // # The Enforcer
 //
@@ -36,67 +38,27 @@
 // open, fail closed), a timeout and automatic recovery.
 //
 // A bucket is identified by Limit.Name plus a Key, which is a netip.Prefix
-// and an optional string rather than one formatted string. The caller
-// compiles the limits once and, per request, copies them into scratch
-// space and sets Key.Net = ClientKey(addr): nothing is formatted, so with a
-// MemoryStore an allowed request allocates nothing. Slices passed through
-// the Store interface escape to the heap, so the scratch space (limits and
-// results) belongs in a sync.Pool, not in stack arrays; BenchmarkHotPath
-// shows the pattern. Limits that
-// share a Key cost the memory store one map lookup together, so per-agent
-// buckets are best told apart by Name ("agent:claude") and Key.ID is kept
-// for partitions that come from the request (a credential). A store that
-// needs string keys (Redis) renders them with Limit.AppendKey into a
-// reused buffer. The same Limit slice carries the names the RateLimit
-// headers print.
+// (the client's address, an IPv6 client's /64) and an optional string
+// rather than one formatted string: nothing is formatted per request, so
+// with a MemoryStore an allowed request allocates nothing in the store.
+// Limits that share a Key cost the memory store one map lookup together,
+// so per-agent buckets are told apart by Name ("agent:claude") and Key.ID
+// is kept for partitions that come from the request (a credential). A
+// store that needs string keys (Redis) renders them with Limit.AppendKey
+// into a reused buffer. A Store from elsewhere is checked with the suite in
+// enforce/storetest; CheckLimits is the argument check every Store makes.
 //
-// # Client identity
+// # Responses
+//
+// An agent request that passes gets the RateLimit and RateLimit-Policy
+// fields (draft-ietf-httpapi-ratelimit-headers); one refused gets an RFC
+// 9457 problem+json body naming the rule, and for a rate limit an honest
+// Retry-After: the time until a token really exists, not the length of the
+// window. docs/design.md ("Semantics that must be exactly right") has the
+// details.
 //
 // ClientIP never trusts forwarding headers unless the peer is a configured
-// trusted proxy; then X-Forwarded-For is read from the right. ClientKey
-// groups IPv6 clients by /64.
+// trusted proxy; then X-Forwarded-For is read from the right.
 //
-// # Headers and problems
-//
-// PolicyHeader renders RateLimit-Policy once per policy; RateLimitHeader
-// renders RateLimit per request in one allocation, header slice included
-// (AppendRateLimit appends it to a buffer instead); RetryAfterSeconds
-// gives an honest Retry-After: the time until a token really exists, not
-// the length of the window. WriteProblem writes application/problem+json.
-//
-// # Example
-//
-//	store, err := enforce.NewMemoryStore()
-//	if err != nil { ... }
-//	site, _ := enforce.NewLimit("site", config.PerMinute(600))
-//	agent, _ := enforce.NewLimit("agent:claude", config.PerMinute(60))
-//	policy, _ := enforce.PolicyHeader([]enforce.Limit{site, agent})
-//	ips, _ := enforce.NewClientIP([]string{"10.0.0.0/8"})
-//
-//	type scratch struct {
-//		limits [2]enforce.Limit
-//		res    [2]enforce.Result
-//	}
-//	var pool = sync.Pool{New: func() any { return new(scratch) }}
-//	policyValue := []string{policy} // shared, never modified
-//	rateLimitKey := http.CanonicalHeaderKey(enforce.HeaderRateLimit)
-//	policyKey := http.CanonicalHeaderKey(enforce.HeaderRateLimitPolicy)
-//
-//	// per request:
-//	sc := pool.Get().(*scratch)
-//	defer pool.Put(sc)
-//	key := enforce.ClientKey(ips.Addr(r))
-//	sc.limits = [2]enforce.Limit{site, agent}
-//	sc.limits[0].Key.Net, sc.limits[1].Key.Net = key, key
-//	if err := store.Allow(r.Context(), sc.limits[:], sc.res[:]); err != nil { ... }
-//	h := w.Header()
-//	h[policyKey] = policyValue
-//	h[rateLimitKey] = enforce.RateLimitHeader(sc.limits[:], sc.res[:]) // the one allocation
-//	if !enforce.Allowed(sc.res[:]) {
-//		h.Set(enforce.HeaderRetryAfter,
-//			strconv.Itoa(enforce.RetryAfterSeconds(enforce.MaxRetryAfter(sc.res[:]))))
-//		enforce.WriteProblem(w, enforce.Problem{Type: enforce.ProblemQuotaExceeded, Status: 429, ...})
-//	}
-//
-// The runnable Example functions show each piece with its output.
+// The runnable Example functions show the public pieces with their output.
 package enforce

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentready/agentready/internal/problem"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -127,8 +128,8 @@ type scratch struct {
 
 // Header keys in canonical form, so that header maps are written directly.
 var (
-	keyRateLimit       = http.CanonicalHeaderKey(HeaderRateLimit)
-	keyRateLimitPolicy = http.CanonicalHeaderKey(HeaderRateLimitPolicy)
+	keyRateLimit       = http.CanonicalHeaderKey(headerRateLimit)
+	keyRateLimitPolicy = http.CanonicalHeaderKey(headerRateLimitPolicy)
 	keyLink            = "Link"
 )
 
@@ -176,7 +177,7 @@ func New(cfg Config) (*Enforcer, error) {
 		e.log = slog.Default()
 	}
 	site := p.Site()
-	if link, err := DescribedBy(site.Origin() + "/.well-known/agents.txt"); err == nil {
+	if link, err := problem.DescribedBy(site.Origin() + "/.well-known/agents.txt"); err == nil {
 		e.link = []string{link}
 	}
 	for _, a := range site.Access.Allow {
@@ -221,7 +222,7 @@ func New(cfg Config) (*Enforcer, error) {
 			if cb.n == 0 {
 				continue
 			}
-			v, err := PolicyHeader(cb.limits[:cb.n])
+			v, err := policyHeader(cb.limits[:cb.n])
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -235,7 +236,7 @@ func New(cfg Config) (*Enforcer, error) {
 			continue
 		}
 		l := []Limit{{Name: c.Limit.Name, Rate: c.Limit.Rate, Period: c.Limit.Period}}
-		v, err := PolicyHeader(l)
+		v, err := policyHeader(l)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -466,7 +467,7 @@ func (e *Enforcer) fromProbeNetwork(r *http.Request) bool {
 		return false
 	}
 	h := r.Header
-	if len(h[HeaderXForwardedFor]) == 0 && len(h["Forwarded"]) == 0 && len(h["X-Real-Ip"]) == 0 {
+	if len(h[headerXForwardedFor]) == 0 && len(h["Forwarded"]) == 0 && len(h["X-Real-Ip"]) == 0 {
 		return true
 	}
 	peer, _ := parseHostPort(r.RemoteAddr)
@@ -630,7 +631,7 @@ func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) 
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !ok {
-				_ = WriteProblem(w, Problem{Status: http.StatusInternalServerError,
+				_ = problem.Write(w, problem.Problem{Status: http.StatusInternalServerError,
 					Detail: fmt.Sprintf("this route is bound to capability %q, which the site does not declare", id)})
 				return
 			}
@@ -864,7 +865,7 @@ func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
 	if d.parts != nil {
 		h[keyRateLimit] = rateLimitHeaderParts(d.parts, d.limits[:d.n], d.results[:d.n])
 	} else {
-		h[keyRateLimit] = RateLimitHeader(d.limits[:d.n], d.results[:d.n])
+		h[keyRateLimit] = rateLimitHeader(d.limits[:d.n], d.results[:d.n])
 	}
 }
 
@@ -875,7 +876,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 	if e.link != nil {
 		h[keyLink] = e.link
 	}
-	prob := Problem{Status: d.Status, Extra: map[string]any{}}
+	prob := problem.Problem{Status: d.Status, Extra: map[string]any{}}
 	if d.Agent != "" {
 		prob.Extra["agent"] = d.Agent
 	}
@@ -915,10 +916,10 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 			prob.Extra["auth_docs"] = c.Auth.DocsURL
 		}
 	case DenyRate:
-		secs := RetryAfterSeconds(d.RetryAfter)
-		h[HeaderRetryAfter] = []string{strconv.Itoa(secs)}
+		secs := problem.RetryAfterSeconds(d.RetryAfter)
+		h[headerRetryAfter] = []string{strconv.Itoa(secs)}
 		e.setRateHeaders(w, d)
-		prob.Type = ProblemQuotaExceeded
+		prob.Type = problem.QuotaExceeded
 		prob.Title = "Quota Exceeded"
 		prob.Extra["limit"] = d.Limit
 		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
@@ -928,18 +929,18 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		prob.Detail = fmt.Sprintf("%v; this call is recorded in the session's audit trail, which reads and records a body before the action runs", d.Err)
 	case StoreError:
 		retry := 1
-		var ue *UnavailableError
+		var ue *unavailableError
 		if errors.As(d.Err, &ue) {
 			// A Failover failing closed: it logged the outage once, and
 			// knows when it probes the store again.
-			retry = RetryAfterSeconds(ue.RetryAfter)
+			retry = problem.RetryAfterSeconds(ue.RetryAfter)
 		} else {
 			e.log.Error("agentready: rate-limit store failed", "err", d.Err)
 		}
-		h[HeaderRetryAfter] = []string{strconv.Itoa(retry)}
+		h[headerRetryAfter] = []string{strconv.Itoa(retry)}
 		prob.Detail = "the rate-limit store is unavailable"
 	}
-	if err := WriteProblem(w, prob); err != nil {
+	if err := problem.Write(w, prob); err != nil {
 		e.log.Debug("agentready: writing problem response", "err", err)
 	}
 }

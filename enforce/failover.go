@@ -54,16 +54,16 @@ const (
 	// on the 2-core development machine timed out and was counted per
 	// replica (TestRedisColdBurst).
 	DefaultStoreTimeout = 200 * time.Millisecond
-	// DefaultMinBackoff is how long a Failover leaves a failed primary
+	// defaultMinBackoff is how long a Failover leaves a failed primary
 	// alone before it sends one request to probe it.
-	DefaultMinBackoff = 250 * time.Millisecond
-	// DefaultMaxBackoff caps the backoff, which doubles at each failed
+	defaultMinBackoff = 250 * time.Millisecond
+	// defaultMaxBackoff caps the backoff, which doubles at each failed
 	// probe: a long outage costs one probe every 5 s.
-	DefaultMaxBackoff = 5 * time.Second
-	// DefaultQueueTimeout bounds how long a request waits for one of the
+	defaultMaxBackoff = 5 * time.Second
+	// defaultQueueTimeout bounds how long a request waits for one of the
 	// primary's connections (see ConcurrencyLimited) before the failure
 	// policy answers it.
-	DefaultQueueTimeout = time.Second
+	defaultQueueTimeout = time.Second
 )
 
 // ConcurrencyLimited is implemented by a primary store that can have only
@@ -94,27 +94,27 @@ var (
 	ErrUnavailable = errors.New("enforce: rate-limit store unavailable")
 )
 
-// DegradedError is the error of a degraded answer; errors.Is(err,
+// degradedError is the error of a degraded answer; errors.Is(err,
 // ErrDegraded) holds. One value is made per failed probe, not per request.
-type DegradedError struct {
+type degradedError struct {
 	// Policy is the policy that answered.
 	Policy FailurePolicy
 	// Err is the primary's failure.
 	Err error
 }
 
-func (e *DegradedError) Error() string {
+func (e *degradedError) Error() string {
 	return "enforce: rate-limit store degraded (" + e.Policy.String() + "): " + e.Err.Error()
 }
 
 // Is reports ErrDegraded.
-func (e *DegradedError) Is(target error) bool { return target == ErrDegraded }
+func (e *degradedError) Is(target error) bool { return target == ErrDegraded }
 
-func (e *DegradedError) Unwrap() error { return e.Err }
+func (e *degradedError) Unwrap() error { return e.Err }
 
-// UnavailableError is the error of FailClosed while the primary fails;
+// unavailableError is the error of FailClosed while the primary fails;
 // errors.Is(err, ErrUnavailable) holds.
-type UnavailableError struct {
+type unavailableError struct {
 	// RetryAfter is the circuit's backoff: the primary is probed again
 	// within that time. The enforcer sends it as Retry-After.
 	RetryAfter time.Duration
@@ -122,14 +122,14 @@ type UnavailableError struct {
 	Err error
 }
 
-func (e *UnavailableError) Error() string {
+func (e *unavailableError) Error() string {
 	return "enforce: rate-limit store unavailable (fail-closed): " + e.Err.Error()
 }
 
 // Is reports ErrUnavailable.
-func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+func (e *unavailableError) Is(target error) bool { return target == ErrUnavailable }
 
-func (e *UnavailableError) Unwrap() error { return e.Err }
+func (e *unavailableError) Unwrap() error { return e.Err }
 
 // FailoverEvent is a change of a Failover's state, handed to the
 // WithOnStateChange hook: the primary started failing, or recovered.
@@ -208,8 +208,8 @@ type Failover struct {
 // outage holds the errors answered while the circuit is open, made once
 // per failed probe so that degraded requests allocate nothing.
 type outage struct {
-	degraded    *DegradedError
-	unavailable *UnavailableError
+	degraded    *degradedError
+	unavailable *unavailableError
 }
 
 // FailoverOption configures a Failover.
@@ -267,7 +267,7 @@ func WithMaxConcurrent(n int) FailoverOption {
 }
 
 // WithQueueTimeout bounds how long a request waits for its turn to call a
-// ConcurrencyLimited primary (default DefaultQueueTimeout); past it, the
+// ConcurrencyLimited primary (default defaultQueueTimeout); past it, the
 // circuit opens, as for a failed call.
 func WithQueueTimeout(d time.Duration) FailoverOption {
 	return func(c *failoverConfig) {
@@ -281,7 +281,7 @@ func WithQueueTimeout(d time.Duration) FailoverOption {
 
 // WithRetryBackoff sets how long a failed primary is left alone before
 // the next probe: min after the first failure, doubling at each failed
-// probe up to max (defaults DefaultMinBackoff and DefaultMaxBackoff).
+// probe up to max (defaults defaultMinBackoff and defaultMaxBackoff).
 func WithRetryBackoff(min, max time.Duration) FailoverOption {
 	return func(c *failoverConfig) {
 		if min <= 0 || max < min {
@@ -328,10 +328,10 @@ func NewFailover(primary Store, opts ...FailoverOption) (*Failover, error) {
 	cfg := failoverConfig{
 		policy:        FallbackMemory,
 		timeout:       DefaultStoreTimeout,
-		minBackoff:    DefaultMinBackoff,
-		maxOff:        DefaultMaxBackoff,
+		minBackoff:    defaultMinBackoff,
+		maxOff:        defaultMaxBackoff,
 		maxConcurrent: -1,
-		queueTimeout:  DefaultQueueTimeout,
+		queueTimeout:  defaultQueueTimeout,
 		log:           slog.Default(),
 	}
 	if primary == nil {
@@ -425,7 +425,7 @@ func (f *Failover) Allow(ctx context.Context, limits []Limit, res []Result) erro
 // peek, the fallback's otherwise (FallbackMemory), full buckets for
 // FailOpen; it changes no circuit state, so explaining a request never
 // trips or probes the primary. A store that cannot peek answers
-// ErrNoPeek.
+// errNoPeek.
 func (f *Failover) Peek(ctx context.Context, limits []Limit, res []Result) error {
 	if err := CheckLimits(limits, res); err != nil {
 		return err
@@ -443,17 +443,17 @@ func (f *Failover) Peek(ctx context.Context, limits []Limit, res []Result) error
 		fillOpen(limits, res)
 		return nil
 	case FailClosed:
-		return ErrNoPeek
+		return errNoPeek
 	}
 	if p, ok := f.fallback.(Peeker); ok {
 		return p.Peek(ctx, limits, res)
 	}
-	return ErrNoPeek
+	return errNoPeek
 }
 
-// ErrNoPeek: the store cannot say what Allow would answer (Explain then
+// errNoPeek: the store cannot say what Allow would answer (Explain then
 // lists the limits without results).
-var ErrNoPeek = errors.New("enforce: the store cannot peek")
+var errNoPeek = errors.New("enforce: the store cannot peek")
 
 // call runs the primary under the timeout (see timeoutCtx: the caller's
 // cancellation is not passed on, its deadline is when sooner).
@@ -468,7 +468,7 @@ func (f *Failover) call(ctx context.Context, limits []Limit, res []Result) error
 }
 
 // enter waits for a turn to call the primary: nil once it has one (leave
-// gives it back), the caller's context error, or a *QueueTimeoutError.
+// gives it back), the caller's context error, or a *queueTimeoutError.
 func (f *Failover) enter(ctx context.Context) error {
 	if f.slots == nil {
 		return nil
@@ -486,7 +486,7 @@ func (f *Failover) enter(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.C:
-		return &QueueTimeoutError{Wait: f.queueTimeout, InFlight: cap(f.slots)}
+		return &queueTimeoutError{Wait: f.queueTimeout, InFlight: cap(f.slots)}
 	}
 }
 
@@ -503,15 +503,15 @@ func (f *Failover) leave() {
 	}
 }
 
-// QueueTimeoutError is the failure of a request that did not get its turn
+// queueTimeoutError is the failure of a request that did not get its turn
 // to call a ConcurrencyLimited primary within the queue timeout: the
 // primary is not keeping up.
-type QueueTimeoutError struct {
+type queueTimeoutError struct {
 	Wait     time.Duration // the queue timeout
 	InFlight int           // the calls in flight it waited behind
 }
 
-func (e *QueueTimeoutError) Error() string {
+func (e *queueTimeoutError) Error() string {
 	return fmt.Sprintf("enforce: no turn to call the rate-limit store within %v (%d calls in flight)", e.Wait, e.InFlight)
 }
 
@@ -571,8 +571,8 @@ func (f *Failover) fail(err error, probe bool) {
 		return
 	}
 	f.outage.Store(&outage{
-		degraded:    &DegradedError{Policy: f.policy, Err: err},
-		unavailable: &UnavailableError{RetryAfter: f.backoff, Err: err},
+		degraded:    &degradedError{Policy: f.policy, Err: err},
+		unavailable: &unavailableError{RetryAfter: f.backoff, Err: err},
 	})
 	f.nextProbe.Store(now + int64(f.backoff))
 	f.down.Store(true)

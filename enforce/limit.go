@@ -62,7 +62,7 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 	// client.ID == "" is client == Key{} here (Net is not set yet),
 	// without a call to the struct's generated equality.
 	if client.ID == "" && !e.byAgent {
-		client = Key{Net: ClientKey(e.ip.Addr(r))}
+		client = Key{Net: clientKey(e.ip.Addr(r))}
 	}
 	d.client = client
 	n := e.limits(&d.limits, ai, ci, client)
@@ -87,7 +87,7 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 	}
 	if !Allowed(d.results[:n]) {
 		d.Outcome = DenyRate
-		d.RetryAfter = MaxRetryAfter(d.results[:n])
+		d.RetryAfter = maxRetryAfter(d.results[:n])
 		for i := range n {
 			if !d.results[i].Allowed {
 				d.Limit = d.limits[i].Name

@@ -15,13 +15,13 @@ import (
 
 var _ Store = (*MemoryStore)(nil)
 
-// DefaultMaxEntries is the default cap on the number of buckets a
+// defaultMaxEntries is the default cap on the number of buckets a
 // MemoryStore holds. A client with one bucket costs its bucket, its group
 // and their map entries: measured, 480 bytes of live heap a client at this
 // cap (TestMemoryPerBucket) and 299 at a million, the map's fixed costs
 // spreading thinner. The default cap so bounds the store to some 64 MB
 // however many distinct clients arrive.
-const DefaultMaxEntries = 1 << 17
+const defaultMaxEntries = 1 << 17
 
 const (
 	// maxShards bounds lock contention; a power of two.
@@ -117,7 +117,7 @@ func WithClock(c Clock) MemoryOption {
 	}
 }
 
-// WithMaxEntries caps the number of buckets (default DefaultMaxEntries).
+// WithMaxEntries caps the number of buckets (default defaultMaxEntries).
 // The cap is split across shards and is exact: the store never holds more
 // than n buckets, except while one call needs more new buckets in a shard
 // than that shard may hold; the next insertion there restores the cap.
@@ -134,7 +134,7 @@ func WithMaxEntries(n int) MemoryOption {
 // NewMemoryStore returns an empty MemoryStore. It reports every invalid
 // option at once.
 func NewMemoryStore(opts ...MemoryOption) (*MemoryStore, error) {
-	cfg := memoryConfig{maxEntries: DefaultMaxEntries}
+	cfg := memoryConfig{maxEntries: defaultMaxEntries}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)

@@ -1,4 +1,4 @@
-package enforce_test
+package enforce
 
 import (
 	"context"
@@ -9,17 +9,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/agentready/agentready/enforce"
 )
 
 // benchLimits are the pipeline's three limits for one client, generous
 // enough never to deny.
-func benchLimits(key netip.Prefix) []enforce.Limit {
-	return []enforce.Limit{
-		{Name: "site", Key: enforce.Key{Net: key}, Rate: 1 << 30, Period: time.Second},
-		{Name: "agent:claude", Key: enforce.Key{Net: key}, Rate: 1 << 30, Period: time.Second},
-		{Name: "capability:product-search", Key: enforce.Key{Net: key}, Rate: 1 << 30, Period: time.Second},
+func benchLimits(key netip.Prefix) []Limit {
+	return []Limit{
+		{Name: "site", Key: Key{Net: key}, Rate: 1 << 30, Period: time.Second},
+		{Name: "agent:claude", Key: Key{Net: key}, Rate: 1 << 30, Period: time.Second},
+		{Name: "capability:product-search", Key: Key{Net: key}, Rate: 1 << 30, Period: time.Second},
 	}
 }
 
@@ -27,8 +25,8 @@ func clientPrefix(i uint32) netip.Prefix {
 	return netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)}), 32)
 }
 
-func newBenchStore(b *testing.B) *enforce.MemoryStore {
-	s, err := enforce.NewMemoryStore() // the real clock, as in production
+func newBenchStore(b *testing.B) *MemoryStore {
+	s, err := NewMemoryStore() // the real clock, as in production
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,9 +35,9 @@ func newBenchStore(b *testing.B) *enforce.MemoryStore {
 
 func BenchmarkMemoryAllow(b *testing.B) {
 	ctx := context.Background()
-	run := func(b *testing.B, limits []enforce.Limit) {
+	run := func(b *testing.B, limits []Limit) {
 		s := newBenchStore(b)
-		res := make([]enforce.Result, len(limits))
+		res := make([]Result, len(limits))
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := s.Allow(ctx, limits, res); err != nil {
@@ -50,7 +48,7 @@ func BenchmarkMemoryAllow(b *testing.B) {
 	b.Run("1limit", func(b *testing.B) { run(b, benchLimits(clientPrefix(1))[:1]) })
 	b.Run("3limits", func(b *testing.B) { run(b, benchLimits(clientPrefix(1))) })
 	b.Run("denied", func(b *testing.B) {
-		run(b, []enforce.Limit{{Name: "tight", Key: enforce.Key{Net: clientPrefix(1)}, Rate: 1, Period: time.Hour}})
+		run(b, []Limit{{Name: "tight", Key: Key{Net: clientPrefix(1)}, Rate: 1, Period: time.Hour}})
 	})
 
 	parallel := func(b *testing.B, sameClient bool) {
@@ -63,7 +61,7 @@ func BenchmarkMemoryAllow(b *testing.B) {
 				id = next.Add(1)
 			}
 			limits := benchLimits(clientPrefix(id))
-			res := make([]enforce.Result, len(limits))
+			res := make([]Result, len(limits))
 			for pb.Next() {
 				if err := s.Allow(ctx, limits, res); err != nil {
 					b.Fatal(err)
@@ -78,8 +76,8 @@ func BenchmarkMemoryAllow(b *testing.B) {
 	// cap, eviction with reuse of evicted buckets.
 	b.Run("churn", func(b *testing.B) {
 		s := newBenchStore(b)
-		limits := []enforce.Limit{{Name: "site", Rate: 60, Period: time.Minute}}
-		res := make([]enforce.Result, 1)
+		limits := []Limit{{Name: "site", Rate: 60, Period: time.Minute}}
+		res := make([]Result, 1)
 		var i uint32
 		b.ReportAllocs()
 		for b.Loop() {
@@ -95,26 +93,26 @@ func BenchmarkMemoryAllow(b *testing.B) {
 // The enforcement pieces one allowed agent request goes through: client
 // address, key, three limits through the Store interface, both RateLimit
 // fields set on the response. Scratch space comes from a sync.Pool because
-// slices passed through an interface escape; RateLimitHeader's block is the
+// slices passed through an interface escape; rateLimitHeader's block is the
 // one allocation.
 func BenchmarkHotPath(b *testing.B) {
 	ms := newBenchStore(b)
-	var store enforce.Store = ms
-	c, err := enforce.NewClientIP([]string{"10.0.0.0/8"})
+	var store Store = ms
+	c, err := NewClientIP([]string{"10.0.0.0/8"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	compiled := [3]enforce.Limit(benchLimits(netip.Prefix{}))
-	policy, err := enforce.PolicyHeader(compiled[:])
+	compiled := [3]Limit(benchLimits(netip.Prefix{}))
+	policy, err := policyHeader(compiled[:])
 	if err != nil {
 		b.Fatal(err)
 	}
 	policyValue := []string{policy}
-	rateLimitKey := http.CanonicalHeaderKey(enforce.HeaderRateLimit)
-	policyKey := http.CanonicalHeaderKey(enforce.HeaderRateLimitPolicy)
+	rateLimitKey := http.CanonicalHeaderKey(headerRateLimit)
+	policyKey := http.CanonicalHeaderKey(headerRateLimitPolicy)
 	type scratch struct {
-		limits [3]enforce.Limit
-		res    [3]enforce.Result
+		limits [3]Limit
+		res    [3]Result
 	}
 	pool := sync.Pool{New: func() any { return new(scratch) }}
 	r := httptest.NewRequest(http.MethodGet, "/api/search", nil)
@@ -125,7 +123,7 @@ func BenchmarkHotPath(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		sc := pool.Get().(*scratch)
-		key := enforce.ClientKey(c.Addr(r))
+		key := clientKey(c.Addr(r))
 		sc.limits = compiled
 		for i := range sc.limits {
 			sc.limits[i].Key.Net = key
@@ -134,7 +132,7 @@ func BenchmarkHotPath(b *testing.B) {
 			b.Fatal(err)
 		}
 		h[policyKey] = policyValue
-		h[rateLimitKey] = enforce.RateLimitHeader(sc.limits[:], sc.res[:])
+		h[rateLimitKey] = rateLimitHeader(sc.limits[:], sc.res[:])
 		pool.Put(sc)
 	}
 }

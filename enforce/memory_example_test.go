@@ -21,29 +21,27 @@ func ExampleMemoryStore() {
 	site, _ := enforce.NewLimit("site", config.PerMinute(600))
 	agent, _ := enforce.NewLimit("agent", config.PerMinute(2))
 
-	key := enforce.ClientKey(netip.MustParseAddr("203.0.113.7"))
+	key := netip.MustParsePrefix("203.0.113.7/32") // the client
 	limits := []enforce.Limit{site, agent}
 	for i := range limits {
 		limits[i].Key.Net = key
 	}
 	res := make([]enforce.Result, len(limits))
-	var buf []byte
 	for range 3 {
 		if err := store.Allow(context.Background(), limits, res); err != nil {
 			panic(err)
 		}
-		buf = enforce.AppendRateLimit(buf[:0], limits, res)
-		fmt.Printf("allowed=%v RateLimit: %s\n", enforce.Allowed(res), buf)
+		fmt.Printf("allowed=%v site remaining=%d agent remaining=%d\n", enforce.Allowed(res), res[0].Remaining, res[1].Remaining)
 	}
-	fmt.Println("Retry-After:", enforce.RetryAfterSeconds(enforce.MaxRetryAfter(res)))
+	fmt.Println("agent retry after:", res[1].RetryAfter)
 
 	clock.Advance(30 * time.Second) // one agent token: 2 per minute
 	_ = store.Allow(context.Background(), limits, res)
 	fmt.Println("after 30s allowed:", enforce.Allowed(res))
 	// Output:
-	// allowed=true RateLimit: "site";r=599;t=1, "agent";r=1;t=30
-	// allowed=true RateLimit: "site";r=598;t=1, "agent";r=0;t=30
-	// allowed=false RateLimit: "site";r=598;t=1, "agent";r=0;t=30
-	// Retry-After: 30
+	// allowed=true site remaining=599 agent remaining=1
+	// allowed=true site remaining=598 agent remaining=0
+	// allowed=false site remaining=598 agent remaining=0
+	// agent retry after: 30s
 	// after 30s allowed: true
 }

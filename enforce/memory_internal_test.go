@@ -71,7 +71,7 @@ func TestNewMemoryStoreOptions(t *testing.T) {
 
 // The cap is exact: shard capacities add up to it.
 func TestMemoryCapacitySplit(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 10, 127, 128, 129, 1000, DefaultMaxEntries} {
+	for _, n := range []int{1, 2, 3, 10, 127, 128, 129, 1000, defaultMaxEntries} {
 		s, _ := newTestStore(t, WithMaxEntries(n))
 		sum := 0
 		for i := range s.shards {

@@ -10,7 +10,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 )
 
-// TestMemoryPerBucket holds the figure DefaultMaxEntries' documentation
+// TestMemoryPerBucket holds the figure defaultMaxEntries' documentation
 // gives: at the default cap a client with one bucket costs about 480
 // bytes of live heap, so the cap bounds the store to some 64 MB.
 func TestMemoryPerBucket(t *testing.T) {

@@ -15,17 +15,17 @@ import (
 // structured fields. net/http canonicalises them to "Ratelimit" and
 // "Ratelimit-Policy"; field names are case-insensitive.
 const (
-	HeaderRateLimit       = "RateLimit"
-	HeaderRateLimitPolicy = "RateLimit-Policy"
-	HeaderRetryAfter      = "Retry-After"
+	headerRateLimit       = "RateLimit"
+	headerRateLimitPolicy = "RateLimit-Policy"
+	headerRetryAfter      = "Retry-After"
 )
 
-// ValidPolicyName reports whether name can be sent as a policy name. The
+// validPolicyName reports whether name can be sent as a policy name. The
 // draft (section 3) makes the policy identifier an sf-string (RFC 8941
 // section 3.3.3), which holds only printable ASCII, 0x20 to 0x7E; '"' and
 // '\' are escaped when rendered. An empty name identifies nothing and is
 // rejected too.
-func ValidPolicyName(name string) error {
+func validPolicyName(name string) error {
 	if name == "" {
 		return errors.New("enforce: empty rate-limit policy name")
 	}
@@ -37,7 +37,7 @@ func ValidPolicyName(name string) error {
 	return nil
 }
 
-// PolicyHeader renders the RateLimit-Policy field value for limits, once,
+// policyHeader renders the RateLimit-Policy field value for limits, once,
 // when the policy is compiled (draft section 3):
 //
 //	"agent";q=200;w=60, "site";q=1000;w=3600
@@ -47,11 +47,11 @@ func ValidPolicyName(name string) error {
 // (3.1.3). No partition key (pk, 3.1.4) is sent: it would echo the client's
 // address. Every invalid name or rate is reported at once. No limits give
 // "", which means the field is not sent (the draft's List is non-empty).
-func PolicyHeader(limits []Limit) (string, error) {
+func policyHeader(limits []Limit) (string, error) {
 	var errs []error
 	var b []byte
 	for i, l := range limits {
-		if err := ValidPolicyName(l.Name); err != nil {
+		if err := validPolicyName(l.Name); err != nil {
 			errs = append(errs, fmt.Errorf("limits[%d]: %w", i, err))
 		}
 		if !l.valid() {
@@ -72,17 +72,17 @@ func PolicyHeader(limits []Limit) (string, error) {
 	return string(b), nil
 }
 
-// AppendRateLimit appends the RateLimit field value for one request to dst
+// appendRateLimit appends the RateLimit field value for one request to dst
 // and returns it (draft section 4), one Service Limit Item per limit:
 //
 //	"agent";r=0;t=12, "site";r=41;t=1
 //
-// r is Result.Remaining (4.1.1); t is EffectiveWindow in whole seconds,
+// r is Result.Remaining (4.1.1); t is effectiveWindow in whole seconds,
 // rounded up (4.1.2). Appending into a reused buffer does not allocate.
-// Names should have passed ValidPolicyName when the policy was compiled; a
+// Names should have passed validPolicyName when the policy was compiled; a
 // byte outside printable ASCII is written as '?' rather than corrupt the
 // field.
-func AppendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
+func appendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
 	n := min(len(limits), len(res))
 	for i := range n {
 		if i > 0 {
@@ -92,23 +92,23 @@ func AppendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
 		dst = append(dst, ";r="...)
 		dst = strconv.AppendInt(dst, int64(max(res[i].Remaining, 0)), 10)
 		dst = append(dst, ";t="...)
-		dst = strconv.AppendInt(dst, ceilSeconds(EffectiveWindow(limits[i], res[i])), 10)
+		dst = strconv.AppendInt(dst, ceilSeconds(effectiveWindow(limits[i].Rate, limits[i].Period, &res[i])), 10)
 	}
 	return dst
 }
 
-// RateLimitHeader returns the RateLimit field value for one request as the
+// rateLimitHeader returns the RateLimit field value for one request as the
 // []string an http.Header holds, in one allocation, so that setting the
 // field costs a request one allocation in all:
 //
-//	w.Header()[rateLimitKey] = enforce.RateLimitHeader(limits, res)
+//	w.Header()[rateLimitKey] = enforce.rateLimitHeader(limits, res)
 //
-// with rateLimitKey = http.CanonicalHeaderKey(HeaderRateLimit) computed
+// with rateLimitKey = http.CanonicalHeaderKey(headerRateLimit) computed
 // once (Header.Set would allocate the slice again). A value longer than
 // 240 bytes (many policies, long names) takes two or three.
-func RateLimitHeader(limits []Limit, res []Result) []string {
+func rateLimitHeader(limits []Limit, res []Result) []string {
 	var tmp [256]byte
-	return headerValue(AppendRateLimit(tmp[:0], limits, res))
+	return headerValue(appendRateLimit(tmp[:0], limits, res))
 }
 
 // rateLimitParts renders, once, the text of a RateLimit value that depends
@@ -127,7 +127,7 @@ func rateLimitParts(limits []Limit) []string {
 	return parts
 }
 
-// rateLimitHeaderParts is RateLimitHeader for limits whose parts were
+// rateLimitHeaderParts is rateLimitHeader for limits whose parts were
 // rendered by rateLimitParts.
 func rateLimitHeaderParts(parts []string, limits []Limit, res []Result) []string {
 	var tmp [256]byte
@@ -221,7 +221,7 @@ func (h *headerBlock[B]) set(buf, b []byte) []string {
 	return h.v[:]
 }
 
-// EffectiveWindow is the draft's "effective window" (section 4.1.2) for a
+// effectiveWindow is the draft's "effective window" (section 4.1.2) for a
 // token bucket: "the time within which the client can use no more than the
 // available quota", that is, the time until Remaining next grows by one.
 // For a denied limit that is RetryAfter, so a Retry-After sent with the
@@ -232,12 +232,6 @@ func (h *headerBlock[B]) set(buf, b []byte) []string {
 // full: the next token arrives Reset minus (Limit-Remaining-1) emission
 // intervals of Period/Rate from now. Reset is not sent as t because a
 // client may use more than r within it, as tokens keep arriving.
-func EffectiveWindow(l Limit, r Result) time.Duration {
-	return effectiveWindow(l.Rate, l.Period, &r)
-}
-
-// effectiveWindow is EffectiveWindow without copying a Limit and a Result
-// per call.
 func effectiveWindow(rate int, period time.Duration, r *Result) time.Duration {
 	if !r.Allowed {
 		return max(r.RetryAfter, 0)
@@ -258,14 +252,6 @@ func effectiveWindow(rate int, period time.Duration, r *Result) time.Duration {
 		return 0
 	}
 	return w
-}
-
-// RetryAfterSeconds is the Retry-After value (delay-seconds, RFC 9110
-// section 10.2.3) for a denied request that must wait d: d rounded up to
-// whole seconds, never less than 1, because a client told 0 retries at once
-// and is denied again. Pass MaxRetryAfter(res).
-func RetryAfterSeconds(d time.Duration) int {
-	return int(max(ceilSeconds(d), 1))
 }
 
 // ceilSeconds rounds d up to whole seconds, at least 1 for a positive d and

@@ -1,19 +1,17 @@
-package enforce_test
+package enforce
 
 import (
 	"testing"
 	"time"
-
-	"github.com/agentready/agentready/enforce"
 )
 
 // headerBenchInput is a typical allowed request's three limits and results.
-func headerBenchInput() ([]enforce.Limit, []enforce.Result) {
+func headerBenchInput() ([]Limit, []Result) {
 	limits := benchLimits(clientPrefix(1))
 	limits[0].Rate, limits[0].Period = 1000, time.Hour
 	limits[1].Rate, limits[1].Period = 200, time.Minute
 	limits[2].Rate, limits[2].Period = 10, time.Second
-	res := []enforce.Result{
+	res := []Result{
 		{Allowed: true, Limit: 1000, Remaining: 998, Reset: 7 * time.Second},
 		{Allowed: true, Limit: 200, Remaining: 150, Reset: 15 * time.Second},
 		{Allowed: true, Limit: 10, Remaining: 9, Reset: 100 * time.Millisecond},
@@ -26,7 +24,7 @@ func BenchmarkAppendRateLimit(b *testing.B) {
 	buf := make([]byte, 0, 256)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = enforce.AppendRateLimit(buf[:0], limits, res)
+		buf = appendRateLimit(buf[:0], limits, res)
 	}
 }
 
@@ -35,7 +33,7 @@ func BenchmarkRateLimitHeader(b *testing.B) {
 	var sink []string
 	b.ReportAllocs()
 	for b.Loop() {
-		sink = enforce.RateLimitHeader(limits, res)
+		sink = rateLimitHeader(limits, res)
 	}
 	_ = sink
 }

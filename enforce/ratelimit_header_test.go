@@ -23,8 +23,8 @@ func TestValidPolicyName(t *testing.T) {
 		{"café", false},
 	} {
 		t.Run(strconv.Quote(tc.name), func(t *testing.T) {
-			if err := ValidPolicyName(tc.name); (err == nil) != tc.ok {
-				t.Errorf("ValidPolicyName = %v, want ok=%v", err, tc.ok)
+			if err := validPolicyName(tc.name); (err == nil) != tc.ok {
+				t.Errorf("validPolicyName = %v, want ok=%v", err, tc.ok)
 			}
 		})
 	}
@@ -55,7 +55,7 @@ func TestPolicyHeader(t *testing.T) {
 		}, "", []string{"limits[0]: enforce: empty", "limits[1]: enforce: invalid rate limit", "limits[2]", "not printable"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := PolicyHeader(tc.limits)
+			got, err := policyHeader(tc.limits)
 			if tc.errs != nil {
 				if err == nil {
 					t.Fatalf("no error, got %q", got)
@@ -71,7 +71,7 @@ func TestPolicyHeader(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got != tc.want {
-				t.Errorf("PolicyHeader = %s\nwant           %s", got, tc.want)
+				t.Errorf("policyHeader = %s\nwant           %s", got, tc.want)
 			}
 		})
 	}
@@ -111,9 +111,9 @@ func TestAppendRateLimit(t *testing.T) {
 			[]Result{{Allowed: true, Limit: 1, Remaining: 1}}, `"a??b\"";r=1;t=0`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := string(AppendRateLimit([]byte(nil), tc.limits, tc.res))
+			got := string(appendRateLimit([]byte(nil), tc.limits, tc.res))
 			if got != tc.want {
-				t.Errorf("AppendRateLimit = %s\nwant              %s", got, tc.want)
+				t.Errorf("appendRateLimit = %s\nwant              %s", got, tc.want)
 			}
 		})
 	}
@@ -131,7 +131,7 @@ func TestAppendRateLimitAllocs(t *testing.T) {
 		{Allowed: false, Limit: 10, RetryAfter: 80 * time.Millisecond, Reset: time.Second},
 	}
 	buf := make([]byte, 0, 256)
-	if n := testing.AllocsPerRun(1000, func() { buf = AppendRateLimit(buf[:0], limits, res) }); n != 0 {
+	if n := testing.AllocsPerRun(1000, func() { buf = appendRateLimit(buf[:0], limits, res) }); n != 0 {
 		t.Errorf("%v allocs, want 0", n)
 	}
 }
@@ -147,16 +147,16 @@ func TestRateLimitHeader(t *testing.T) {
 		{Allowed: true, Limit: 200, Remaining: 150, Reset: 15 * time.Second},
 		{Allowed: false, Limit: 10, RetryAfter: 80 * time.Millisecond, Reset: time.Second},
 	}
-	want := string(AppendRateLimit(nil, limits, res))
-	got := RateLimitHeader(limits, res)
+	want := string(appendRateLimit(nil, limits, res))
+	got := rateLimitHeader(limits, res)
 	if len(got) != 1 || got[0] != want {
-		t.Errorf("RateLimitHeader = %q, want [%q]", got, want)
+		t.Errorf("rateLimitHeader = %q, want [%q]", got, want)
 	}
-	if n := testing.AllocsPerRun(1000, func() { _ = RateLimitHeader(limits, res) }); n != 1 {
+	if n := testing.AllocsPerRun(1000, func() { _ = rateLimitHeader(limits, res) }); n != 1 {
 		t.Errorf("%v allocs, want 1", n)
 	}
 	// Later headers do not disturb earlier ones.
-	other := RateLimitHeader(limits[:1], res[:1])
+	other := rateLimitHeader(limits[:1], res[:1])
 	if got[0] != want || other[0] != `"site";r=998;t=4` {
 		t.Errorf("values changed: %q, %q", got[0], other[0])
 	}
@@ -166,21 +166,21 @@ func TestRateLimitHeader(t *testing.T) {
 		long[i] = Limit{Name: strings.Repeat("x", 30), Rate: 1, Period: time.Second}
 	}
 	lres := make([]Result, len(long))
-	if got := RateLimitHeader(long, lres)[0]; got != string(AppendRateLimit(nil, long, lres)) {
+	if got := rateLimitHeader(long, lres)[0]; got != string(appendRateLimit(nil, long, lres)) {
 		t.Errorf("long value %q", got)
 	}
-	if got := RateLimitHeader(nil, nil); len(got) != 1 || got[0] != "" {
+	if got := rateLimitHeader(nil, nil); len(got) != 1 || got[0] != "" {
 		t.Errorf("empty: %q", got)
 	}
 	// Every block size class, and the boundaries between them.
 	for n := 1; n <= 260; n++ {
 		l := []Limit{{Name: strings.Repeat("n", n), Rate: 1, Period: time.Second}}
 		r := []Result{{Allowed: true, Limit: 1, Remaining: 1}}
-		want := string(AppendRateLimit(nil, l, r)) // n + 10 bytes
-		if got := RateLimitHeader(l, r); len(got) != 1 || got[0] != want {
+		want := string(appendRateLimit(nil, l, r)) // n + 10 bytes
+		if got := rateLimitHeader(l, r); len(got) != 1 || got[0] != want {
 			t.Fatalf("name of %d bytes: %q", n, got)
 		}
-		allocs := testing.AllocsPerRun(10, func() { _ = RateLimitHeader(l, r) })
+		allocs := testing.AllocsPerRun(10, func() { _ = rateLimitHeader(l, r) })
 		if len(want) <= 240 && allocs != 1 {
 			t.Errorf("value of %d bytes: %v allocs, want 1", len(want), allocs)
 		}
@@ -206,29 +206,14 @@ func TestEffectiveWindow(t *testing.T) {
 			Result{Allowed: true, Remaining: 0, Reset: 24 * time.Hour}, 79}, // one interval, 86400e9/2^40 ns, rounded up
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := EffectiveWindow(tc.l, tc.r); got != tc.want {
+			if got := effectiveWindow(tc.l.Rate, tc.l.Period, &tc.r); got != tc.want {
 				t.Errorf("EffectiveWindow = %v, want %v", got, tc.want)
 			}
 		})
 	}
 }
 
-func TestRetryAfterSeconds(t *testing.T) {
-	for _, tc := range []struct {
-		d    time.Duration
-		want int
-	}{
-		{-time.Second, 1}, {0, 1}, {time.Nanosecond, 1}, {time.Second, 1},
-		{time.Second + time.Nanosecond, 2}, {12 * time.Second, 12}, {59500 * time.Millisecond, 60},
-		{24 * time.Hour, 86400},
-	} {
-		if got := RetryAfterSeconds(tc.d); got != tc.want {
-			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", tc.d, got, tc.want)
-		}
-	}
-}
-
-// Any name that passes ValidPolicyName survives the round trip through the
+// Any name that passes validPolicyName survives the round trip through the
 // RateLimit field as an sf-string, and the field has one item per limit.
 func FuzzAppendRateLimit(f *testing.F) {
 	f.Add("agent", "site", 3, int64(time.Second))
@@ -236,13 +221,13 @@ func FuzzAppendRateLimit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string, remaining int, reset int64) {
 		limits := []Limit{{Name: a, Rate: 10, Period: time.Minute}, {Name: b, Rate: 10, Period: time.Minute}}
 		res := []Result{{Allowed: true, Limit: 10, Remaining: remaining, Reset: time.Duration(reset)}, {Limit: 10, RetryAfter: time.Duration(reset)}}
-		out := string(AppendRateLimit(nil, limits, res))
+		out := string(appendRateLimit(nil, limits, res))
 		items, ok := parseSFList(out)
 		if !ok || len(items) != 2 {
 			t.Fatalf("%q is not a two-item sf-list", out)
 		}
 		for i, name := range []string{a, b} {
-			if ValidPolicyName(name) == nil && items[i] != name {
+			if validPolicyName(name) == nil && items[i] != name {
 				t.Errorf("item %d = %q, want %q", i, items[i], name)
 			}
 		}
@@ -315,7 +300,7 @@ func TestRateLimitHeaderParts(t *testing.T) {
 		{Name: `odd"name`, Rate: 60, Period: time.Minute},
 	}
 	res := []Result{{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond}, {Allowed: true, Limit: 60, Remaining: 12, Reset: 48 * time.Second}}
-	if got, want := rateLimitHeaderParts(rateLimitParts(limits), limits, res), RateLimitHeader(limits, res); got[0] != want[0] {
+	if got, want := rateLimitHeaderParts(rateLimitParts(limits), limits, res), rateLimitHeader(limits, res); got[0] != want[0] {
 		t.Errorf("parts %q, general %q", got[0], want[0])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentready/agentready/internal/problem"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -42,7 +43,7 @@ const (
 // else the known agent or generic client name it was classified as
 // ("ClaudeBot", "curl"), else, for an unknown agent, "*/" and the first
 // product token of its User-Agent ("*/ShopAgent"), or "*" when it has
-// none; the client is ClientKey of the client address (trusted proxies
+// none; the client is clientKey of the client address (trusted proxies
 // honoured; an IPv6 client's /64). ok is false for browsers: only agents
 // hold sessions. A session's token is refused from any other identity.
 func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix, ok bool) {
@@ -50,7 +51,7 @@ func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix,
 	if !c.Agent() {
 		return "", netip.Prefix{}, false
 	}
-	return e.agentIdentity(r, c), ClientKey(e.ip.Addr(r)), true
+	return e.agentIdentity(r, c), clientKey(e.ip.Addr(r)), true
 }
 
 // identityOf is Identify from a decision already made for r: the class is
@@ -59,7 +60,7 @@ func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix,
 func (e *Enforcer) identityOf(r *http.Request, d *Decision) (string, netip.Prefix) {
 	client := d.client.Net
 	if e.key != nil || e.byAgent || !client.IsValid() {
-		client = ClientKey(e.ip.Addr(r))
+		client = clientKey(e.ip.Addr(r))
 	}
 	return e.agentIdentity(r, d.Class), client
 }
@@ -226,7 +227,7 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 	status, msg := session.ErrorStatus(d.Err)
 	if status >= 500 {
 		e.log.Error("agentready: session store failed", "err", d.Err)
-		w.Header()[HeaderRetryAfter] = []string{"1"}
+		w.Header()[headerRetryAfter] = []string{"1"}
 	}
 	if e.link != nil {
 		w.Header()[keyLink] = e.link
@@ -236,12 +237,12 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 	if d.Rule == RuleSessionStore {
 		detail = "the session presented in " + session.HeaderSession + " cannot be checked: " + msg + "; retry"
 	}
-	prob := Problem{Status: status, Detail: detail,
+	prob := problem.Problem{Status: status, Detail: detail,
 		Extra: map[string]any{"ok": false, "error": msg, "rule": d.Rule, "capability": d.Capability}}
 	if d.Agent != "" {
 		prob.Extra["agent"] = d.Agent
 	}
-	_ = WriteProblem(w, prob)
+	_ = problem.Write(w, prob)
 }
 
 // newEvent starts the audit event of r in aw.ev: everything but the
@@ -481,7 +482,7 @@ func (a *auditWriter) unavailable(msg string) {
 	h := a.w.Header()
 	clear(h) // whatever the handler set belongs to the response it does not get
 	h.Set("Retry-After", "1")
-	_ = WriteProblem(a.w, Problem{Status: http.StatusServiceUnavailable, Detail: msg + "; retry",
+	_ = problem.Write(a.w, problem.Problem{Status: http.StatusServiceUnavailable, Detail: msg + "; retry",
 		Extra: map[string]any{"ok": false, "error": msg}})
 }
 

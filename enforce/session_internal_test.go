@@ -177,10 +177,10 @@ func TestBodyLimits(t *testing.T) {
 	}{
 		{"over the size limit", strings.Repeat("x", 101), 100, http.StatusRequestEntityTooLarge},
 		{"at the size limit", strings.Repeat("x", 100), 100, 0},
-		{"too deep", strings.Repeat(`{"a":`, MaxBodyDepth+1) + "1" + strings.Repeat("}", MaxBodyDepth+1), 1 << 20, http.StatusBadRequest},
-		{"as deep as allowed", strings.Repeat(`{"a":`, MaxBodyDepth) + "1" + strings.Repeat("}", MaxBodyDepth), 1 << 20, 0},
-		{"too deep in arrays", `{"a":` + strings.Repeat("[", MaxBodyDepth) + strings.Repeat("]", MaxBodyDepth) + "}", 1 << 20, http.StatusBadRequest},
-		{"too many values", `{"a":[` + strings.Repeat("0,", MaxBodyValues) + "0]}", 1 << 20, http.StatusBadRequest},
+		{"too deep", strings.Repeat(`{"a":`, maxBodyDepth+1) + "1" + strings.Repeat("}", maxBodyDepth+1), 1 << 20, http.StatusBadRequest},
+		{"as deep as allowed", strings.Repeat(`{"a":`, maxBodyDepth) + "1" + strings.Repeat("}", maxBodyDepth), 1 << 20, 0},
+		{"too deep in arrays", `{"a":` + strings.Repeat("[", maxBodyDepth) + strings.Repeat("]", maxBodyDepth) + "}", 1 << 20, http.StatusBadRequest},
+		{"too many values", `{"a":[` + strings.Repeat("0,", maxBodyValues) + "0]}", 1 << 20, http.StatusBadRequest},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/x", strings.NewReader(tt.body))

@@ -48,12 +48,12 @@ var ErrCrossSlot = errors.New("enforce: limits of one request hash to different 
 // which of that client's limits. The site-wide limit and an agent's limit
 // for the same client are different buckets because their names differ.
 // Every field is meant to be precomputed when the policy is compiled,
-// except Key.Net, which the caller fills per request from ClientKey without
+// except Key.Net, which the caller fills per request from clientKey without
 // formatting anything.
 type Limit struct {
 	// Name is the policy name sent in the RateLimit headers: "site",
 	// "agent:claude", "capability:product-search". It must be a valid
-	// policy name (see ValidPolicyName). Names come from the compiled
+	// policy name (see validPolicyName). Names come from the compiled
 	// policy, never from the request: stores may keep one bucket list per
 	// Key and search it by Name.
 	Name string
@@ -68,13 +68,13 @@ type Limit struct {
 // Key identifies whose bucket a Limit draws from.
 //
 // It is a network prefix plus an optional string rather than one string so
-// that the per-request path never formats an IP address: ClientKey returns
+// that the per-request path never formats an IP address: clientKey returns
 // the prefix, and ID is a further partition, precomputed or a substring of
 // the request that needs no copy (a credential id). The in-memory store
 // copies the strings only when it creates a bucket. Key is comparable and
 // usable as a map key.
 type Key struct {
-	// Net is the client's network, normally ClientKey(addr). The zero Prefix
+	// Net is the client's network, normally clientKey(addr). The zero Prefix
 	// means the bucket is shared by every client.
 	Net netip.Prefix
 	// ID further partitions the bucket; "" for none.
@@ -98,7 +98,7 @@ type Result struct {
 	RetryAfter time.Duration
 	// Reset is the time until the bucket is full again if no request
 	// arrives (redis_rate ResetAfter). The RateLimit "t" parameter is derived
-	// from it by EffectiveWindow.
+	// from it by effectiveWindow.
 	Reset time.Duration
 }
 
@@ -132,7 +132,7 @@ func CheckLimits(limits []Limit, res []Result) error {
 			return fmt.Errorf("%w: %q: %d per %v", ErrInvalidLimit, l.Name, l.Rate, l.Period)
 		}
 		if l.Name == "" {
-			// A bucket needs its name (ValidPolicyName); the Redis store
+			// A bucket needs its name (validPolicyName); the Redis store
 			// keeps a key's deadline under the empty field.
 			return fmt.Errorf("%w: a limit without a name", ErrInvalidLimit)
 		}
@@ -154,7 +154,7 @@ func (l *Limit) valid() bool {
 // or rate; a zero rate (no limit declared) is an error too, since it cannot
 // be enforced: callers skip it.
 func NewLimit(name string, r config.Rate) (Limit, error) {
-	if err := ValidPolicyName(name); err != nil {
+	if err := validPolicyName(name); err != nil {
 		return Limit{}, err
 	}
 	if r.IsZero() {
@@ -177,9 +177,9 @@ func Allowed(res []Result) bool {
 	return true
 }
 
-// MaxRetryAfter is the time until every limit has a token again: the longest
+// maxRetryAfter is the time until every limit has a token again: the longest
 // RetryAfter. A Retry-After built from it is honest for the whole request.
-func MaxRetryAfter(res []Result) time.Duration {
+func maxRetryAfter(res []Result) time.Duration {
 	var d time.Duration
 	for i := range res {
 		d = max(d, res[i].RetryAfter)

@@ -64,7 +64,7 @@ func TestNewLimitFixtures(t *testing.T) {
 			for _, c := range fx.Site.Capabilities {
 				add("capability:"+c.ID, c.RateLimit)
 			}
-			h, err := PolicyHeader(limits)
+			h, err := policyHeader(limits)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,8 +96,8 @@ func TestAllowedAndMaxRetryAfter(t *testing.T) {
 	if Allowed(res) || !Allowed(res[:1]) || !Allowed(nil) {
 		t.Error("Allowed")
 	}
-	if got := MaxRetryAfter(res); got != 7*time.Second {
-		t.Errorf("MaxRetryAfter = %v", got)
+	if got := maxRetryAfter(res); got != 7*time.Second {
+		t.Errorf("maxRetryAfter = %v", got)
 	}
 }
 

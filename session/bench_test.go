@@ -31,9 +31,9 @@ func newBenchManager(b *testing.B, n int) (*session.Manager, string) {
 			b.Fatal(err)
 		}
 	}
-	m := session.MustNew(session.Config{Store: st, Now: clock.Now, Identify: benchIdentify})
+	m := session.MustNew(session.Config{Store: st, Now: clock.Now})
 	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", nil))
+	m.Handler(benchIdentify).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", nil))
 	var body struct {
 		Data struct {
 			Token string `json:"session_token"`
@@ -55,7 +55,7 @@ func BenchmarkLookup(b *testing.B) {
 			req.Header.Set(session.HeaderSession, token)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := m.Lookup(req); err != nil {
+				if _, err := m.Lookup(req, "shopbot", benchClient); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -70,7 +70,7 @@ func BenchmarkLookupParallel(b *testing.B) {
 		req := httptest.NewRequest(http.MethodGet, "/cart", nil)
 		req.Header.Set(session.HeaderSession, token)
 		for pb.Next() {
-			if _, err := m.Lookup(req); err != nil {
+			if _, err := m.Lookup(req, "shopbot", benchClient); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -88,7 +88,7 @@ func BenchmarkHashToken(b *testing.B) {
 // BenchmarkCreate is the whole POST: token, ID, store, response.
 func BenchmarkCreate(b *testing.B) {
 	m, _ := newBenchManager(b, 0)
-	h := m.Handler()
+	h := m.Handler(benchIdentify)
 	b.ReportAllocs()
 	for b.Loop() {
 		rec := httptest.NewRecorder()

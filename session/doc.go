@@ -34,23 +34,24 @@
 //     middleware records the DELETE in the audit trail there, failing
 //     closed.
 //
-// A Manager serves the endpoint (Handler, with CORS for browser agents) and
-// checks tokens for the enforcing middleware (Lookup; LookupAt when it has
-// read the Manager's clock already, Now). Sessions live in a
+// A Manager serves the endpoint (Handler, with CORS for browser agents,
+// given the middleware's Identify) and checks tokens for the enforcing
+// middleware, which has identified the caller already (Lookup; LookupAt
+// when it has read the Manager's clock already, Now). Sessions live in a
 // Store: MemoryStore for one process, redisstore.SessionStore (package
-// redisstore, which programs without Redis do not link) for replicas. Both pass the
-// conformance suite in session/sessiontest.
+// redisstore, which programs without Redis do not link) for replicas. Both
+// pass the conformance suite in session/sessiontest.
 //
 //	m, err := session.New(session.Config{
 //		TTL:          site.SessionTTLOrDefault(),
 //		MaxSessions:  site.Session.MaxSessions,
 //		Capabilities: []string{"cart.add", "checkout"},
-//		Identify:     identify, // the middleware's agent and client key
 //		AuditURL:     func(id string) string { return auditBase + id },
 //		OnEnd:        sealAudit,
 //	})
-//	mux.Handle(site.SessionEndpointOrDefault(), m.Handler())
+//	// identify: the middleware's agent identity and client key
+//	mux.Handle(site.SessionEndpointOrDefault(), m.Handler(identify))
 //	// per request to a session-required capability:
-//	s, err := m.Lookup(r) // 401 unless err == nil
+//	s, err := m.Lookup(r, agent, client) // 401 unless err == nil
 //	r = r.WithContext(session.NewContext(r.Context(), s))
 package session

@@ -31,6 +31,15 @@ const (
 // identify: the agent from X-Test-Agent (none: unidentified), the client
 // key from X-Test-Client (an address, keyed as the middleware does: /32 or
 // /64).
+// lookup is Manager.Lookup for the caller identify names.
+func lookup(m *session.Manager, r *http.Request) (*session.Session, error) {
+	agent, client, ok := identify(r)
+	if !ok {
+		return nil, session.ErrUnidentified
+	}
+	return m.Lookup(r, agent, client)
+}
+
 func identify(r *http.Request) (string, netip.Prefix, bool) {
 	agent := r.Header.Get(hdrAgent)
 	if agent == "" {
@@ -87,7 +96,6 @@ func newEnv(t testing.TB, st session.Store, clock *sessiontest.Clock, mod func(*
 		AuditURL: func(id string) string {
 			return "https://shop.example/.well-known/agents/api/audit/" + id
 		},
-		Identify: identify,
 		Now:      clock.Now,
 		OnEnd: func(s *session.Session, r session.EndReason) {
 			e.mu.Lock()
@@ -109,9 +117,9 @@ func newEnv(t testing.TB, st session.Store, clock *sessiontest.Clock, mod func(*
 	}
 	e.m = m
 	mux := http.NewServeMux()
-	mux.Handle(endpoint, m.Handler())
+	mux.Handle(endpoint, m.Handler(identify))
 	mux.HandleFunc("/cart", func(w http.ResponseWriter, r *http.Request) {
-		s, err := m.Lookup(r)
+		s, err := lookup(m, r)
 		if err != nil {
 			status, msg := session.ErrorStatus(err)
 			http.Error(w, msg, status)
@@ -122,7 +130,7 @@ func newEnv(t testing.TB, st session.Store, clock *sessiontest.Clock, mod func(*
 		fmt.Fprint(w, cur.ID)
 	})
 	mux.HandleFunc("/checkout", func(w http.ResponseWriter, r *http.Request) {
-		s, err := m.Lookup(r)
+		s, err := lookup(m, r)
 		if err == nil {
 			s, err = m.End(r.Context(), s, session.Handoff)
 		}

@@ -25,10 +25,6 @@ func Example() {
 		TTL:          site.SessionTTLOrDefault(),
 		MaxSessions:  site.Session.MaxSessions,
 		Capabilities: []string{"cart.add", "checkout"},
-		// The middleware's classification; here every caller is ShopBot.
-		Identify: func(r *http.Request) (string, netip.Prefix, bool) {
-			return "shopbot", netip.MustParsePrefix("192.0.2.7/32"), true
-		},
 		AuditURL: func(id string) string { return "https://shop.example/.well-known/agents/api/audit/" + id },
 		Now:      clock.Now,
 		OnEnd: func(s *session.Session, reason session.EndReason) {
@@ -38,10 +34,13 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
+	// The middleware's classification; here every caller is ShopBot.
+	client := netip.MustParsePrefix("192.0.2.7/32")
+	identify := func(r *http.Request) (string, netip.Prefix, bool) { return "shopbot", client, true }
 	mux := http.NewServeMux()
-	mux.Handle(site.SessionEndpointOrDefault(), m.Handler())
+	mux.Handle(site.SessionEndpointOrDefault(), m.Handler(identify))
 	mux.HandleFunc("POST /cart", func(w http.ResponseWriter, r *http.Request) {
-		s, err := m.Lookup(r)
+		s, err := m.Lookup(r, "shopbot", client)
 		if err != nil {
 			status, msg := session.ErrorStatus(err)
 			http.Error(w, msg, status)

@@ -16,8 +16,8 @@ func FuzzCreateBody(f *testing.F) {
 	for _, s := range []string{"", "{}", "null", `{"agent_name":"a","agent_version":"1","purpose":"p"}`, `{"purpose":`, "[1]", `{"a":{"b":[{}]}}`, "\xff", `"\ud800"`} {
 		f.Add(s)
 	}
-	m := session.MustNew(session.Config{Identify: benchIdentify})
-	h := m.Handler()
+	m := session.MustNew(session.Config{})
+	h := m.Handler(benchIdentify)
 	f.Fuzz(func(t *testing.T, body string) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)))

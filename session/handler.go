@@ -39,7 +39,8 @@ func newCORS() *cors.Cors {
 
 // Handler serves the session endpoint; mount it at the site's session
 // endpoint path (config.Site.SessionEndpointOrDefault). It does not look at
-// the path.
+// the path. identify tells who is calling: sessions are created for, and
+// ended only by, the identity it returns. Build the handler once.
 //
 //   - POST, optional JSON body {agent_name, agent_version, purpose} (at most
 //     16 KiB; unknown members are ignored): 201 {"ok":true,"data":
@@ -62,7 +63,11 @@ func newCORS() *cors.Cors {
 // CORS (github.com/rs/cors) allows any origin, POST and DELETE, the
 // Content-Type and X-Agent-Session request headers, and exposes
 // Retry-After.
-func (m *Manager) Handler() http.Handler { return m.handler }
+func (m *Manager) Handler(identify Identify) http.Handler {
+	return newCORS().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.serve(w, r, identify)
+	}))
+}
 
 // createRequest is the optional create body.
 type createRequest struct {
@@ -107,12 +112,12 @@ const (
 	msgTooLarge     = "request body exceeds 16384 bytes"
 )
 
-func (m *Manager) serve(w http.ResponseWriter, r *http.Request) {
+func (m *Manager) serve(w http.ResponseWriter, r *http.Request, identify Identify) {
 	switch r.Method {
 	case http.MethodPost:
-		m.serveCreate(w, r)
+		m.serveCreate(w, r, identify)
 	case http.MethodDelete:
-		m.serveDelete(w, r)
+		m.serveDelete(w, r, identify)
 	case http.MethodOptions:
 		// rs/cors answered a preflight already; this is a plain OPTIONS.
 		w.Header().Set("Allow", allowHeader)
@@ -124,8 +129,8 @@ func (m *Manager) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
-	agent, client, ok := m.identify(r)
+func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request, identify Identify) {
+	agent, client, ok := identify(r)
 	if !ok {
 		writeError(w, http.StatusForbidden, msgUnidentified)
 		return
@@ -154,8 +159,11 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 	}})
 }
 
-func (m *Manager) serveDelete(w http.ResponseWriter, r *http.Request) {
-	s, err := m.Lookup(r)
+func (m *Manager) serveDelete(w http.ResponseWriter, r *http.Request, identify Identify) {
+	s, err := (*Session)(nil), error(ErrUnidentified)
+	if agent, client, ok := identify(r); ok {
+		s, err = m.Lookup(r, agent, client)
+	}
 	if err == nil {
 		s, err = m.End(r.Context(), s, Deleted)
 	}

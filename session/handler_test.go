@@ -66,7 +66,7 @@ func TestLifecycle(t *testing.T) {
 		req.Header.Set(hdrAgent, "shopbot")
 		req.Header.Set(hdrClient, "192.0.2.7")
 		req.Header.Set(session.HeaderSession, token)
-		s, err := e.m.Lookup(req)
+		s, err := lookup(e.m, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestLookupFailures(t *testing.T) {
 				if tc.token != "" {
 					req.Header.Set(session.HeaderSession, tc.token)
 				}
-				s, err := e.m.Lookup(req)
+				s, err := lookup(e.m, req)
 				if !errors.Is(err, tc.want) || (tc.want == nil) != (s != nil) {
 					t.Fatalf("Lookup = %v, %v; want %v", s, err, tc.want)
 				}
@@ -461,7 +461,7 @@ func TestCreateBodies(t *testing.T) {
 			req.Header.Set(hdrAgent, "shopbot")
 			req.Header.Set(hdrClient, "192.0.2.7")
 			req.Header.Set(session.HeaderSession, res.data["session_token"].(string))
-			s, err := e.m.Lookup(req)
+			s, err := lookup(e.m, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -615,7 +615,7 @@ func TestNewErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, w := range []string{"Identify is required", "TTL -1s is negative", "MaxSessions -1 is negative", "Capabilities[1] is empty"} {
+	for _, w := range []string{"TTL -1s is negative", "MaxSessions -1 is negative", "Capabilities[1] is empty"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q does not mention %q", err, w)
 		}
@@ -626,9 +626,9 @@ func TestNewErrors(t *testing.T) {
 				t.Error("MustNew did not panic")
 			}
 		}()
-		session.MustNew(session.Config{})
+		session.MustNew(session.Config{TTL: -time.Second})
 	}()
-	m := session.MustNew(session.Config{Identify: identify})
+	m := session.MustNew(session.Config{})
 	if m.TTL() != 1800*time.Second {
 		t.Errorf("default TTL %v", m.TTL())
 	}

@@ -32,13 +32,6 @@ type Config struct {
 	// AuditURL returns the URL of a session's audit artifact, for the
 	// DELETE response's audit_artifact_url. Nil: no audit, field omitted.
 	AuditURL func(id string) string
-	// Identify returns the caller's agent identity (the policy or agent
-	// name the middleware classified it as) and client key (its client
-	// network; the zero Prefix binds sessions to the agent alone). ok is
-	// false when the caller cannot be identified: the create call is then
-	// refused with 403, and Lookup fails with ErrUnidentified. Sessions are
-	// bound to, and counted per, the (agent, client) pair. Required.
-	Identify func(r *http.Request) (agent string, client netip.Prefix, ok bool)
 	// Now is the clock (default time.Now). Give the Store the same one.
 	Now func() time.Time
 	// OnEnd hears of every session's end exactly once, with EndedAt set:
@@ -77,22 +70,17 @@ type Manager struct {
 	max      int
 	caps     []string
 	auditURL func(string) string
-	identify func(*http.Request) (string, netip.Prefix, bool)
 	now      func() time.Time
 	onEnd    func(*Session, EndReason)
 	before   func(context.Context, *Session, EndReason) error
 	created  func(context.Context, *Session) error
 	onError  func(error)
-	handler  http.Handler
 }
 
 // New validates cfg, reporting every problem at once, and returns a
 // Manager.
 func New(cfg Config) (*Manager, error) {
 	var errs []error
-	if cfg.Identify == nil {
-		errs = append(errs, errors.New("session: Config.Identify is required: sessions are bound to the caller's identity"))
-	}
 	if cfg.TTL < 0 {
 		errs = append(errs, fmt.Errorf("session: Config.TTL %v is negative", cfg.TTL))
 	}
@@ -113,7 +101,6 @@ func New(cfg Config) (*Manager, error) {
 		max:      cfg.MaxSessions,
 		caps:     append([]string{}, cfg.Capabilities...),
 		auditURL: cfg.AuditURL,
-		identify: cfg.Identify,
 		now:      cfg.Now,
 		onEnd:    cfg.OnEnd,
 		before:   cfg.BeforeEnd,
@@ -130,7 +117,6 @@ func New(cfg Config) (*Manager, error) {
 		m.mem = NewMemoryStore(WithClock(m.now))
 		m.store = m.mem
 	}
-	m.handler = newCORS().Handler(http.HandlerFunc(m.serve))
 	return m, nil
 }
 
@@ -150,38 +136,37 @@ func (m *Manager) Store() Store { return m.store }
 // TTL returns the session lifetime.
 func (m *Manager) TTL() time.Duration { return m.ttl }
 
+// Identify returns the caller's agent identity (the policy or agent name
+// the middleware classified it as) and client key (its client network; the
+// zero Prefix binds sessions to the agent alone). ok is false when the
+// caller cannot be identified: the create call is then refused with 403.
+// Sessions are bound to, and counted per, the (agent, client) pair.
+type Identify func(r *http.Request) (agent string, client netip.Prefix, ok bool)
+
 // Lookup returns the live session named by the request's X-Agent-Session
-// header. Errors: ErrNoToken (no header), ErrNotFound (unknown, expired or
-// ended token), ErrUnidentified, ErrForeign (the session belongs to another
-// agent identity or client), or the store's error. The v0.1.0 answer to
-// the first four is 401. With the MemoryStore it allocates nothing beyond
-// what Identify does.
-func (m *Manager) Lookup(r *http.Request) (*Session, error) {
-	return m.lookup(r, "", netip.Prefix{}, false, time.Time{})
+// header, which must belong to the caller: agent and client are its
+// identity, as Identify returns it. Errors: ErrNoToken (no header),
+// ErrNotFound (unknown, expired or ended token), ErrForeign (the session
+// belongs to another agent identity or client), or the store's error. The
+// v0.1.0 answer to the first three is 401. With the MemoryStore it
+// allocates nothing.
+func (m *Manager) Lookup(r *http.Request, agent string, client netip.Prefix) (*Session, error) {
+	return m.lookup(r, agent, client, time.Time{})
 }
 
-// LookupAs is Lookup for a caller whose identity the middleware has just
-// established itself (the same agent and client Config.Identify would
-// return): it saves identifying the request twice.
-func (m *Manager) LookupAs(r *http.Request, agent string, client netip.Prefix) (*Session, error) {
-	return m.lookup(r, agent, client, true, time.Time{})
-}
-
-// LookupAt is LookupAs for a caller that has read the Manager's clock
+// LookupAt is Lookup for a caller that has read the Manager's clock
 // (Now) for its own purposes, such as an audit timestamp: the default
 // in-memory store checks expiry at now instead of reading the clock
 // again. Other stores expire sessions by their own clocks and ignore it.
 func (m *Manager) LookupAt(r *http.Request, agent string, client netip.Prefix, now time.Time) (*Session, error) {
-	return m.lookup(r, agent, client, true, now)
+	return m.lookup(r, agent, client, now)
 }
 
 // Now reads the Manager's clock (Config.Now).
 func (m *Manager) Now() time.Time { return m.now() }
 
-// lookup is Lookup; known says agent and client are the caller's identity
-// already, else it is established here, after the token's own checks. A
-// non-zero now is a reading of the Manager's clock.
-func (m *Manager) lookup(r *http.Request, agent string, client netip.Prefix, known bool, now time.Time) (*Session, error) {
+// lookup is Lookup; a non-zero now is a reading of the Manager's clock.
+func (m *Manager) lookup(r *http.Request, agent string, client netip.Prefix, now time.Time) (*Session, error) {
 	// HeaderSession is in canonical form: the map is read directly, which
 	// saves Header.Get's canonicalisation on every session-bound request.
 	var token string
@@ -193,12 +178,6 @@ func (m *Manager) lookup(r *http.Request, agent string, client netip.Prefix, kno
 	}
 	if len(token) < minTokenLen || len(token) > maxTokenLen {
 		return nil, ErrNotFound // no token of ours; not worth a store call
-	}
-	if !known {
-		var ok bool
-		if agent, client, ok = m.identify(r); !ok {
-			return nil, ErrUnidentified
-		}
 	}
 	h := HashToken(token)
 	var s *Session

@@ -16,15 +16,17 @@ type testClock struct{ t time.Time }
 
 func (c *testClock) now() time.Time { return c.t }
 
-func fixedIdentify(agent string, client netip.Prefix) func(*http.Request) (string, netip.Prefix, bool) {
-	return func(*http.Request) (string, netip.Prefix, bool) { return agent, client, true }
-}
+// testClient is the client of the sessions createToken creates, for
+// the agent "shopbot".
+var testClient = netip.MustParsePrefix("192.0.2.1/32")
+
+func identifyShopbot(*http.Request) (string, netip.Prefix, bool) { return "shopbot", testClient, true }
 
 // createToken POSTs to m's handler and returns the token.
 func createToken(t *testing.T, m *Manager, body string) string {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)))
+	m.Handler(identifyShopbot).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)))
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}
@@ -37,7 +39,7 @@ func createToken(t *testing.T, m *Manager, body string) string {
 func TestMemoryStoreKeepsNoToken(t *testing.T) {
 	clock := &testClock{time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
 	st := NewMemoryStore(WithClock(clock.now))
-	m := MustNew(Config{Store: st, Now: clock.now, Identify: fixedIdentify("shopbot", netip.MustParsePrefix("192.0.2.1/32")),
+	m := MustNew(Config{Store: st, Now: clock.now,
 		Capabilities: []string{"checkout"}})
 	var tokens []string
 	for range 5 {
@@ -160,11 +162,11 @@ func checkMemoryInvariants(t *testing.T, st *MemoryStore) {
 // a session-bound request is small.
 func TestLookupAllocs(t *testing.T) {
 	clock := &testClock{time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
-	m := MustNew(Config{Now: clock.now, Identify: fixedIdentify("shopbot", netip.MustParsePrefix("192.0.2.1/32"))})
+	m := MustNew(Config{Now: clock.now})
 	req := httptest.NewRequest(http.MethodGet, "/cart", nil)
 	req.Header.Set(HeaderSession, createToken(t, m, ""))
 	if n := testing.AllocsPerRun(1000, func() {
-		if _, err := m.Lookup(req); err != nil {
+		if _, err := m.Lookup(req, "shopbot", testClient); err != nil {
 			t.Fatal(err)
 		}
 	}); n != 0 {
@@ -178,9 +180,9 @@ func TestLookupAllocs(t *testing.T) {
 func TestLookupAt(t *testing.T) {
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	clock := &testClock{start}
-	client := netip.MustParsePrefix("192.0.2.1/32")
-	own := MustNew(Config{Now: clock.now, TTL: time.Hour, Identify: fixedIdentify("shopbot", client)})
-	given := MustNew(Config{Now: clock.now, TTL: time.Hour, Identify: fixedIdentify("shopbot", client), Store: NewMemoryStore(WithClock(clock.now))})
+	client := testClient
+	own := MustNew(Config{Now: clock.now, TTL: time.Hour})
+	given := MustNew(Config{Now: clock.now, TTL: time.Hour, Store: NewMemoryStore(WithClock(clock.now))})
 	for _, c := range []struct {
 		name      string
 		m         *Manager

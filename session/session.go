@@ -15,7 +15,7 @@ type Session struct {
 	// the agent holds.
 	ID string
 	// Agent is the agent identity the middleware classified the creator as
-	// (an agent policy or agent name, as Config.Identify returned it).
+	// (an agent policy or agent name, as the Identify given to Manager.Handler returned it).
 	Agent string
 	// Client is the client key that created the session (the middleware's
 	// client network: an IPv4 /32 or an IPv6 /64). The zero Prefix binds the
@@ -88,7 +88,8 @@ var (
 	ErrForeign = errors.New("session: session belongs to another agent or client")
 	// ErrNoToken: the request carries no X-Agent-Session header.
 	ErrNoToken = errors.New("session: missing " + HeaderSession + " header")
-	// ErrUnidentified: Config.Identify could not tell who is calling.
+	// ErrUnidentified: the Identify given to Handler could not tell who
+	// is calling.
 	ErrUnidentified = errors.New("session: caller's agent identity is unknown")
 	// ErrTooMany: the agent identity already holds the maximum number of
 	// live sessions. The error is a *LimitError saying when a slot frees.

@@ -1,4 +1,7 @@
-package enforce
+// Package problem writes RFC 9457 problem details, the error bodies of
+// every response agentready refuses (enforce) or fails (the session and
+// audit endpoints), with the headers that go with them.
+package problem
 
 import (
 	"bytes"
@@ -9,18 +12,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// ContentTypeProblem is the media type of RFC 9457 problem details.
-const ContentTypeProblem = "application/problem+json"
+// ContentType is the media type of RFC 9457 problem details.
+const ContentType = "application/problem+json"
 
-// Problem types agentready uses. ProblemQuotaExceeded is registered by
+// Problem types agentready uses. QuotaExceeded is registered by
 // draft-ietf-httpapi-ratelimit-headers-11 section 5.1, whose extension
 // member "violated-policies" lists the names of the exceeded policies
 // (ExtViolatedPolicies).
 const (
-	ProblemQuotaExceeded = "https://iana.org/assignments/http-problem-types#quota-exceeded"
-	ExtViolatedPolicies  = "violated-policies"
+	QuotaExceeded       = "https://iana.org/assignments/http-problem-types#quota-exceeded"
+	ExtViolatedPolicies = "violated-policies"
 )
 
 // Problem is an RFC 9457 problem details object.
@@ -116,13 +120,13 @@ func (p Problem) status() int {
 	return p.Status
 }
 
-// WriteProblem writes p as an application/problem+json response with status
+// Write writes p as an application/problem+json response with status
 // p.Status. Headers the caller set before (Retry-After, RateLimit, Link) are
 // kept. If an extension member cannot be encoded, the problem is still sent
 // without its extensions, so the client gets the right status and standard
 // members, and the encoding error is returned for the caller to log; a
 // write error is returned too.
-func WriteProblem(w http.ResponseWriter, p Problem) error {
+func Write(w http.ResponseWriter, p Problem) error {
 	body, err := p.MarshalJSON()
 	if err != nil {
 		bare := p
@@ -133,7 +137,7 @@ func WriteProblem(w http.ResponseWriter, p Problem) error {
 		}
 	}
 	h := w.Header()
-	h.Set("Content-Type", ContentTypeProblem)
+	h.Set("Content-Type", ContentType)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(p.status())
@@ -153,11 +157,11 @@ func WriteProblem(w http.ResponseWriter, p Problem) error {
 // (controls, space, '<', '>', '"', non-ASCII) is an error.
 func DescribedBy(target string) (string, error) {
 	if target == "" {
-		return "", errors.New("enforce: empty Link target")
+		return "", errors.New("problem: empty Link target")
 	}
 	for i := 0; i < len(target); i++ {
 		if c := target[i]; c <= 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '"' {
-			return "", fmt.Errorf("enforce: Link target %q: byte %#02x at %d is not allowed in a URI reference", target, c, i)
+			return "", fmt.Errorf("problem: Link target %q: byte %#02x at %d is not allowed in a URI reference", target, c, i)
 		}
 	}
 	var b strings.Builder
@@ -166,4 +170,16 @@ func DescribedBy(target string) (string, error) {
 	b.WriteString(target)
 	b.WriteString(`>; rel="describedby"`)
 	return b.String(), nil
+}
+
+// RetryAfterSeconds is the Retry-After value (delay-seconds, RFC 9110
+// section 10.2.3) for a refused request that must wait d: d rounded up to
+// whole seconds, never less than 1, because a client told 0 retries at once
+// and is refused again.
+func RetryAfterSeconds(d time.Duration) int {
+	s := int(d / time.Second)
+	if d%time.Second > 0 {
+		s++
+	}
+	return max(s, 1)
 }

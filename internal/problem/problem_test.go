@@ -1,4 +1,4 @@
-package enforce
+package problem
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestProblemMarshalJSON(t *testing.T) {
@@ -16,7 +17,7 @@ func TestProblemMarshalJSON(t *testing.T) {
 		want string
 	}{
 		{"quota exceeded", Problem{
-			Type:   ProblemQuotaExceeded,
+			Type:   QuotaExceeded,
 			Title:  "Rate limit exceeded",
 			Status: http.StatusTooManyRequests,
 			Detail: `agent policy "claude" allows 200 requests per minute`,
@@ -51,8 +52,8 @@ func TestProblemMarshalJSON(t *testing.T) {
 
 func TestWriteProblem(t *testing.T) {
 	w := httptest.NewRecorder()
-	w.Header().Set(HeaderRetryAfter, "12")
-	err := WriteProblem(w, Problem{Type: ProblemQuotaExceeded, Title: "Too many", Status: 429})
+	w.Header().Set("Retry-After", "12")
+	err := Write(w, Problem{Type: QuotaExceeded, Title: "Too many", Status: 429})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestWriteProblem(t *testing.T) {
 		t.Errorf("status %d, want 429", w.Code)
 	}
 	for k, want := range map[string]string{
-		"Content-Type":           ContentTypeProblem,
+		"Content-Type":           ContentType,
 		"Content-Length":         "105",
 		"X-Content-Type-Options": "nosniff",
 		"Retry-After":            "12",
@@ -79,7 +80,7 @@ func TestWriteProblem(t *testing.T) {
 // response, and the error is returned.
 func TestWriteProblemBadExtension(t *testing.T) {
 	w := httptest.NewRecorder()
-	err := WriteProblem(w, Problem{Status: 403, Detail: "d", Extra: map[string]any{"ch": make(chan int)}})
+	err := Write(w, Problem{Status: 403, Detail: "d", Extra: map[string]any{"ch": make(chan int)}})
 	if err == nil || !strings.Contains(err.Error(), `"ch"`) {
 		t.Errorf("error = %v, want one naming the member", err)
 	}
@@ -93,7 +94,7 @@ type failingWriter struct{ *httptest.ResponseRecorder }
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("connection reset") }
 
 func TestWriteProblemWriteError(t *testing.T) {
-	err := WriteProblem(failingWriter{httptest.NewRecorder()}, Problem{Status: 429})
+	err := Write(failingWriter{httptest.NewRecorder()}, Problem{Status: 429})
 	if err == nil || !strings.Contains(err.Error(), "connection reset") {
 		t.Errorf("error = %v, want the write error", err)
 	}
@@ -141,4 +142,12 @@ func FuzzProblemJSON(f *testing.F) {
 			t.Errorf("detail %q, want %q", m["detail"], detail)
 		}
 	})
+}
+
+func TestRetryAfterSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]int{-time.Second: 1, 0: 1, 1: 1, time.Second: 1, 1500 * time.Millisecond: 2, time.Minute: 60} {
+		if got := RetryAfterSeconds(d); got != want {
+			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", d, got, want)
+		}
+	}
 }
