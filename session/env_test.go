@@ -96,7 +96,7 @@ func newEnv(t testing.TB, st session.Store, clock *sessiontest.Clock, mod func(*
 		AuditURL: func(id string) string {
 			return "https://shop.example/.well-known/agents/api/audit/" + id
 		},
-		Now:      clock.Now,
+		Now: clock.Now,
 		OnEnd: func(s *session.Session, r session.EndReason) {
 			e.mu.Lock()
 			defer e.mu.Unlock()

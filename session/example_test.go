@@ -25,8 +25,8 @@ func Example() {
 		TTL:          site.SessionTTLOrDefault(),
 		MaxSessions:  site.Session.MaxSessions,
 		Capabilities: []string{"cart.add", "checkout"},
-		AuditURL: func(id string) string { return "https://shop.example/.well-known/agents/api/audit/" + id },
-		Now:      clock.Now,
+		AuditURL:     func(id string) string { return "https://shop.example/.well-known/agents/api/audit/" + id },
+		Now:          clock.Now,
 		OnEnd: func(s *session.Session, reason session.EndReason) {
 			fmt.Printf("ended (%s) at %s, purpose %q\n", reason, s.EndedAt.Format(time.RFC3339), s.Purpose)
 		},
