@@ -95,7 +95,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		if err != nil {
 			return nil, fmt.Errorf("publish: agents.txt: %w", err)
 		}
-		add(config.DocAgentsTxt, "agents.txt", ContentTypeText, MaxAgeAgentsTxt, b, nil, PathAgentsTxt, PathAgentsTxtFallback)
+		add(config.DocAgentsTxt, "agents.txt", contentTypeText, maxAgeAgentsTxt, b, nil, PathAgentsTxt, PathAgentsTxtFallback)
 	}
 	agents := s.PublishedAgents()
 	if f.Serves(config.DocAgentsJSON) {
@@ -112,21 +112,21 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		if err != nil {
 			return nil, fmt.Errorf("publish: agents.json: %w", err)
 		}
-		add(config.DocAgentsJSON, "agents.json", ContentTypeJSON, MaxAgeAgentsTxt, b, nil, PathAgentsJSON)
+		add(config.DocAgentsJSON, "agents.json", contentTypeJSON, maxAgeAgentsTxt, b, nil, PathAgentsJSON)
 	}
 	if f.Serves(config.DocAgentsMD) {
 		b, err := agentsmd.Render(s)
 		if err != nil {
 			return nil, fmt.Errorf("publish: agents.md: %w", err)
 		}
-		add(config.DocAgentsMD, "agents.md", ContentTypeMarkdown, MaxAgeAgentsMD, b, nil, PathAgentsMD, PathAgentsMDFallback)
+		add(config.DocAgentsMD, "agents.md", contentTypeMarkdown, maxAgeAgentsMD, b, nil, PathAgentsMD, PathAgentsMDFallback)
 	}
 	if f.Serves(config.DocAWP) {
 		b, err := awp.AgentJSON(s)
 		if err != nil {
 			return nil, fmt.Errorf("publish: agent.json: %w", err)
 		}
-		add(config.DocAWP, "agent.json", ContentTypeJSON, MaxAgeAgentJSON, b, nil, PathAgentJSON, PathAgentJSONWellKnown)
+		add(config.DocAWP, "agent.json", contentTypeJSON, maxAgeAgentJSON, b, nil, PathAgentJSON, PathAgentJSONWellKnown)
 	}
 	if f.Serves(config.DocDescriptors) {
 		for i := range agents {
@@ -134,7 +134,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 			if err != nil {
 				return nil, fmt.Errorf("publish: descriptor %q: %w", agents[i].Name, err)
 			}
-			add(config.DocDescriptors, "descriptor "+agents[i].Name, ContentTypeAgentJSON, MaxAgeAgentJSON, b,
+			add(config.DocDescriptors, "descriptor "+agents[i].Name, contentTypeAgentJSON, maxAgeAgentJSON, b,
 				[]string{agenturi.Profile}, o.DescriptorPathFor(agents[i].Name))
 		}
 	}

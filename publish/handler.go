@@ -18,46 +18,46 @@ import (
 
 // Content types of the published documents.
 const (
-	// ContentTypeText is agents.txt's: draft-car 2.1 says it MUST be served
+	// contentTypeText is agents.txt's: draft-car 2.1 says it MUST be served
 	// as "text/plain; charset=utf-8".
-	ContentTypeText = "text/plain; charset=utf-8"
-	// ContentTypeJSON is for the JSON documents without a media type of
+	contentTypeText = "text/plain; charset=utf-8"
+	// contentTypeJSON is for the JSON documents without a media type of
 	// their own (agents.json, AWP agent.json). draft-car 3.1 says agents.json
 	// MUST carry the charset parameter, so all of them do.
-	ContentTypeJSON = "application/json; charset=utf-8"
-	// ContentTypeMarkdown is agents.md's (agents.md 1 allows text/markdown
+	contentTypeJSON = "application/json; charset=utf-8"
+	// contentTypeMarkdown is agents.md's (agents.md 1 allows text/markdown
 	// or text/plain; RFC 7763 makes charset required for text/markdown).
-	ContentTypeMarkdown = "text/markdown; charset=utf-8"
-	// ContentTypeAgentJSON is the agent:// descriptor media type
+	contentTypeMarkdown = "text/markdown; charset=utf-8"
+	// contentTypeAgentJSON is the agent:// descriptor media type
 	// (draft-narvaneni-agent-uri-03 7.5, 12.3). A Document with Profiles is
 	// served with the first profile as its profile parameter (7.4).
-	ContentTypeAgentJSON = "application/agent+json"
-	// ContentTypeProblemJSON is RFC 9457's; every error this package
+	contentTypeAgentJSON = "application/agent+json"
+	// contentTypeProblemJSON is RFC 9457's; every error this package
 	// answers carries it (agent:// 9).
-	ContentTypeProblemJSON = "application/problem+json"
+	contentTypeProblemJSON = "application/problem+json"
 )
 
 // Default Cache-Control max-ages.
 const (
-	// MaxAgeAgentsTxt is draft-car 5.1's RECOMMENDED 300 s, for agents.txt
+	// maxAgeAgentsTxt is draft-car 5.1's RECOMMENDED 300 s, for agents.txt
 	// and its agents.json companion.
-	MaxAgeAgentsTxt = 300 * time.Second
-	// MaxAgeAgentsMD is agents.md 1's "Cache-Control: public, max-age=86400".
-	MaxAgeAgentsMD = 24 * time.Hour
-	// MaxAgeAgentJSON is for AWP's agent.json and agent:// descriptors. Neither
+	maxAgeAgentsTxt = 300 * time.Second
+	// maxAgeAgentsMD is agents.md 1's "Cache-Control: public, max-age=86400".
+	maxAgeAgentsMD = 24 * time.Hour
+	// maxAgeAgentJSON is for AWP's agent.json and agent:// descriptors. Neither
 	// draft names a lifetime (agent:// 5.3 only asks for Cache-Control plus
 	// ETag or Last-Modified), so agentready uses draft-car's 300 s: short
 	// enough that an edited declaration reaches agents within minutes, and
 	// revalidation is a cheap 304 thanks to the ETag.
-	MaxAgeAgentJSON = 300 * time.Second
-	// PreflightMaxAge is how long browsers may cache a CORS preflight answer
+	maxAgeAgentJSON = 300 * time.Second
+	// preflightMaxAge is how long browsers may cache a CORS preflight answer
 	// (Access-Control-Max-Age), in seconds.
-	PreflightMaxAge = 300
+	preflightMaxAge = 300
 )
 
-// AllowedMethods is the Allow header value of every document: what a
+// allowedMethods is the Allow header value of every document: what a
 // document path answers (RFC 9110 10.2.1; 405 and OPTIONS carry it).
-const AllowedMethods = "GET, HEAD, OPTIONS"
+const allowedMethods = "GET, HEAD, OPTIONS"
 
 // Document is one pre-rendered discovery document and how it is served.
 // Renderers produce Documents; NewHandler copies what it needs, so a
@@ -69,7 +69,7 @@ type Document struct {
 	// "/" and matched exactly against the request path
 	// ("/.well-known/agents.txt", "/agents.txt").
 	Paths []string
-	// ContentType is the Content-Type, e.g. ContentTypeText.
+	// ContentType is the Content-Type, e.g. contentTypeText.
 	ContentType string
 	// Body is the document, served as is.
 	Body []byte
@@ -148,10 +148,10 @@ type entry struct {
 var (
 	valueNosniff      = []string{"nosniff"}
 	valueAllowOrigin  = []string{"*"}
-	valueAllow        = []string{AllowedMethods}
+	valueAllow        = []string{allowedMethods}
 	valueVaryOrigin   = []string{"Origin"}
 	valueVaryDescr    = []string{"Accept", "Origin"}
-	valueProblemType  = []string{ContentTypeProblemJSON}
+	valueProblemType  = []string{contentTypeProblemJSON}
 	corsAllowedHeader = []string{
 		// Accept with a quoted profile is not CORS-safelisted (the quote is
 		// a CORS-unsafe byte), nor are the conditional headers; allowing
@@ -181,7 +181,7 @@ func NewHandler(docs []Document) (*Handler, error) {
 			// Fetch standard allows.
 			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodOptions},
 			AllowedHeaders: corsAllowedHeader,
-			MaxAge:         PreflightMaxAge,
+			MaxAge:         preflightMaxAge,
 		}),
 	}
 	var errs []error
@@ -262,8 +262,8 @@ func compile(d *Document, name string) (*entry, []error) {
 		fail("content type %q contains a line break", ctype)
 	}
 	if len(d.Profiles) > 0 {
-		if err == nil && mediatype != ContentTypeAgentJSON {
-			fail("profiles need content type %s, not %q", ContentTypeAgentJSON, mediatype)
+		if err == nil && mediatype != contentTypeAgentJSON {
+			fail("profiles need content type %s, not %q", contentTypeAgentJSON, mediatype)
 		}
 		if _, ok := params["profile"]; ok {
 			fail("content type %q has a profile parameter; Profiles sets it", ctype)
@@ -442,7 +442,7 @@ var (
 	problemNotFound = newProblem(http.StatusNotFound,
 		"no discovery document is published at this path")
 	problemMethodNotAllowed = newProblem(http.StatusMethodNotAllowed,
-		"discovery documents answer "+AllowedMethods)
+		"discovery documents answer "+allowedMethods)
 	problemPreconditionFailed = newProblem(http.StatusPreconditionFailed,
 		"If-Match or If-Unmodified-Since does not hold for the current document")
 )

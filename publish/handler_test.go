@@ -38,17 +38,17 @@ func testDocs() []publish.Document {
 		{
 			Name:         "agents.txt",
 			Paths:        []string{"/.well-known/agents.txt", "/agents.txt"},
-			ContentType:  publish.ContentTypeText,
+			ContentType:  "text/plain; charset=utf-8",
 			Body:         txtBody,
-			MaxAge:       publish.MaxAgeAgentsTxt,
+			MaxAge:       300 * time.Second,
 			LastModified: modified.Add(400 * time.Millisecond), // truncated to seconds
 		},
 		{
 			Name:         "descriptor planner",
 			Paths:        []string{"/agents/planner/agent.json"},
-			ContentType:  publish.ContentTypeAgentJSON,
+			ContentType:  "application/agent+json",
 			Body:         descBody,
-			MaxAge:       publish.MaxAgeAgentJSON,
+			MaxAge:       300 * time.Second,
 			LastModified: modified,
 			Profiles:     []string{profileV3, profileOther},
 		},
@@ -88,7 +88,7 @@ type expect struct {
 
 func txt200() map[string][]string {
 	return map[string][]string{
-		"Content-Type":                {publish.ContentTypeText},
+		"Content-Type":                {"text/plain; charset=utf-8"},
 		"Content-Length":              {fmt.Sprint(len(txtBody))},
 		"Cache-Control":               {"public, max-age=300"},
 		"Etag":                        {txtETag},
@@ -127,7 +127,7 @@ func txt304() map[string][]string {
 
 func problemHeaders() map[string][]string {
 	return map[string][]string{
-		"Content-Type":           {publish.ContentTypeProblemJSON},
+		"Content-Type":           {"application/problem+json"},
 		"X-Content-Type-Options": {"nosniff"},
 	}
 }
@@ -217,14 +217,14 @@ func serveCases() []serveCase {
 			header: map[string]string{"If-Match": "*", "If-Unmodified-Since": earlier},
 			want:   expect{200, txt200(), txtBody}},
 		{name: "POST 405", method: "POST", path: "/agents.txt",
-			want: expect{405, with(problemHeaders(), "Allow", []string{publish.AllowedMethods},
+			want: expect{405, with(problemHeaders(), "Allow", []string{"GET, HEAD, OPTIONS"},
 				"Access-Control-Allow-Origin", nil, "Etag", nil), nil}},
 		{name: "DELETE 405 cross-origin", method: "DELETE", path: "/agents.txt",
 			header: map[string]string{"Origin": "https://other.example"},
-			want: expect{405, with(problemHeaders(), "Allow", []string{publish.AllowedMethods},
+			want: expect{405, with(problemHeaders(), "Allow", []string{"GET, HEAD, OPTIONS"},
 				"Vary", []string{"Origin"}, "Access-Control-Allow-Origin", nil), nil}},
 		{name: "OPTIONS 204 Allow", method: "OPTIONS", path: "/agents.txt",
-			want: expect{204, map[string][]string{"Allow": {publish.AllowedMethods}, "Content-Length": nil,
+			want: expect{204, map[string][]string{"Allow": {"GET, HEAD, OPTIONS"}, "Content-Length": nil,
 				"Access-Control-Allow-Methods": nil}, []byte{}}},
 		{name: "preflight 204", method: "OPTIONS", path: "/.well-known/agents.txt",
 			header: map[string]string{
@@ -578,7 +578,7 @@ func TestNotFound(t *testing.T) {
 
 func TestNewHandlerErrors(t *testing.T) {
 	ok := func() publish.Document {
-		return publish.Document{Name: "d", Paths: []string{"/d"}, ContentType: publish.ContentTypeJSON}
+		return publish.Document{Name: "d", Paths: []string{"/d"}, ContentType: "application/json; charset=utf-8"}
 	}
 	tests := []struct {
 		name string
@@ -654,7 +654,7 @@ func TestNewHandlerErrors(t *testing.T) {
 		}, []string{"has a profile parameter"}},
 		{"profile with a quote", func() []publish.Document {
 			d := ok()
-			d.ContentType = publish.ContentTypeAgentJSON
+			d.ContentType = "application/agent+json"
 			d.Profiles = []string{`https://x/"v3`, "a b", ""}
 			return []publish.Document{d}
 		}, []string{`byte '"'`, `profile "a b"`, "empty profile"}},
@@ -752,10 +752,10 @@ func TestDocumentCopied(t *testing.T) {
 // and a fractional max-age, and without a body.
 func TestDocumentDefaults(t *testing.T) {
 	h, err := publish.NewHandler([]publish.Document{{
-		Name: "empty", Paths: []string{"/e"}, ContentType: publish.ContentTypeMarkdown,
+		Name: "empty", Paths: []string{"/e"}, ContentType: "text/markdown; charset=utf-8",
 		MaxAge: 1500 * time.Millisecond,
 	}, {
-		Name: "zero", Paths: []string{"/z"}, ContentType: publish.ContentTypeJSON, Body: []byte("{}"),
+		Name: "zero", Paths: []string{"/z"}, ContentType: "application/json; charset=utf-8", Body: []byte("{}"),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -765,7 +765,7 @@ func TestDocumentDefaults(t *testing.T) {
 	r.Header.Set("If-Modified-Since", modifiedHTTP) // nothing to compare with
 	h.ServeHTTP(rec, r)
 	check(t, rec.Code, rec.Header(), rec.Body.Bytes(), expect{200, map[string][]string{
-		"Content-Type":   {publish.ContentTypeMarkdown},
+		"Content-Type":   {"text/markdown; charset=utf-8"},
 		"Content-Length": {"0"},
 		"Cache-Control":  {"public, max-age=1"},
 		"Etag":           {etagOf(nil)},
@@ -899,9 +899,9 @@ func ExampleHandler_Wrap() {
 	docs, err := publish.NewHandler([]publish.Document{{
 		Name:         "agents.txt",
 		Paths:        []string{"/.well-known/agents.txt", "/agents.txt"},
-		ContentType:  publish.ContentTypeText,
+		ContentType:  "text/plain; charset=utf-8",
 		Body:         []byte("Spec-Version: 1.0\nSite-Name: Example Shop\n"),
-		MaxAge:       publish.MaxAgeAgentsTxt,
+		MaxAge:       300 * time.Second,
 		LastModified: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
 	}})
 	if err != nil {

@@ -42,7 +42,7 @@ const (
 func (e *entry) acceptable(lines []string) bool {
 	if len(lines) == 1 {
 		switch lines[0] {
-		case "", "*/*", "application/json", ContentTypeAgentJSON:
+		case "", "*/*", "application/json", contentTypeAgentJSON:
 			return true
 		}
 	}

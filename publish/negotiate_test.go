@@ -17,7 +17,7 @@ const (
 func descriptorEntry(t testing.TB) *entry {
 	t.Helper()
 	e, errs := compile(&Document{
-		Name: "d", Paths: []string{"/d"}, ContentType: ContentTypeAgentJSON,
+		Name: "d", Paths: []string{"/d"}, ContentType: contentTypeAgentJSON,
 		Body: []byte("{}"), Profiles: []string{v3, extra},
 	}, "d")
 	if len(errs) > 0 {
@@ -89,7 +89,7 @@ func TestAcceptableAllocs(t *testing.T) {
 		nil,
 		{"*/*"},
 		{"application/json"},
-		{ContentTypeAgentJSON},
+		{contentTypeAgentJSON},
 		{`application/agent+json; profile="` + v3 + `"`},
 		{`application/agent+json; profile="` + v3 + " " + extra + `"`},
 		{"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"},
