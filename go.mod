@@ -3,7 +3,6 @@ module github.com/agentready/agentready
 go 1.26.8
 
 require (
-	github.com/go-chi/chi/v5 v5.5.0
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/gobwas/glob v1.1.0

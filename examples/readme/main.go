@@ -1,6 +1,6 @@
 // Command readme compiles the README's Go excerpts: every Go block of the
 // README that is not a whole program stands, line for line, in one of the
-// functions below, and TestREADMEGoBlocks (readme_test.go) checks that it
+// functions below, and TestREADMEGoBlocks (readme_test.go, beside it) checks that it
 // does and builds the blocks that are whole programs. Running it serves
 // nothing: it prints that the excerpts compiled.
 package main

@@ -1,6 +1,10 @@
 // Command shop is the Acme Ceramics shop of the agents.txt v0.1.0 format
 // (internal/fixtures.AcmeCeramics), published in the v0.1.0 dialect and
 // enforced by agentready, with sessions, a cart and a signed audit trail.
+// The declaration and the shop's handlers (internal/shop) are shared with
+// the library's tests, so the demo serves exactly what the golden files
+// and the session tests check; a site copying this program writes its own
+// config.Site in their place.
 //
 //	go run ./examples/shop -addr 127.0.0.1:8082
 //

@@ -2,7 +2,8 @@
 // Supply Co. of draft-car Appendix A, with a small in-memory product catalog
 // behind /api/search, a minimal MCP endpoint at /mcp, a token endpoint and
 // pages agents must not reach. The examples wire it with agentready on
-// net/http and on chi.
+// net/http and on chi; it is shared so that the two programs differ only in
+// their router wiring. Copy it along with the example you start from.
 package demo
 
 import (

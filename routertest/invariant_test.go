@@ -1,4 +1,4 @@
-package agentready_test
+package routertest
 
 // The router invariant, checked against real routers rather than a list of
 // expected strings:
@@ -15,8 +15,8 @@ package agentready_test
 // patterns) and chi, each plain behind m.Handler, with the capability routes
 // bound by m.Capability, and chi with r.Use(m.Handler).
 //
-//	go test -run 'RouterInvariant' -v .
-//	go test -run '^$' -fuzz FuzzRouterInvariant -fuzztime 60s .
+//	go test -run 'RouterInvariant' -v ./routertest
+//	go test -run '^$' -fuzz FuzzRouterInvariant -fuzztime 60s ./routertest
 
 import (
 	"bufio"
@@ -251,6 +251,9 @@ type profile struct {
 	ua    string
 	token bool // send Authorization: Bearer x
 }
+
+// uaChrome is a browser: it passes untouched.
+const uaChrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 
 var invProfiles = []profile{
 	{"anonymous", rinvUA, false},

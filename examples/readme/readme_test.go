@@ -1,4 +1,4 @@
-package agentready_test
+package main
 
 import (
 	"os"
@@ -14,11 +14,11 @@ import (
 // must stand in order in one function of examples/readme/main.go, which
 // the test suite builds, with its imports imported there.
 func TestREADMEGoBlocks(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile("examples/readme/main.go")
+	src, err := os.ReadFile("main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +43,17 @@ func TestREADMEGoBlocks(t *testing.T) {
 			}
 			if out, err := exec.Command(goTool, "vet", "./"+dir).CombinedOutput(); err != nil {
 				t.Errorf("README Go block %d (a program) does not build: %v\n%s", i+1, err, out)
+			}
+			// The quick start links no Redis client: only programs that
+			// import redisstore do.
+			out, err := exec.Command(goTool, "list", "-deps", "./"+dir).CombinedOutput()
+			if err != nil {
+				t.Fatalf("go list: %v\n%s", err, out)
+			}
+			for _, pkg := range strings.Fields(string(out)) {
+				if strings.Contains(pkg, "redis") && !strings.Contains(b, "redisstore") {
+					t.Errorf("README Go block %d (a program without Redis) links %s", i+1, pkg)
+				}
 			}
 			continue
 		}
