@@ -3,15 +3,18 @@ module github.com/agentready/agentready
 go 1.26.8
 
 require (
+	github.com/dunglas/httpsfv v1.1.2
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/gobwas/glob v1.1.0
 	github.com/gowebpki/jcs v1.0.2
 	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/remitly-oss/httpsig-go v1.2.2
 	github.com/rs/cors v1.11.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.yaml.in/yaml/v3 v3.0.6
+	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb
 	golang.org/x/time v0.16.0
 )
 

@@ -1,0 +1,614 @@
+package webbotauth
+
+import (
+	"context"
+	"crypto"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	sfv "github.com/dunglas/httpsfv"
+)
+
+// The well-known path and media type of a key directory
+// (draft-meunier-webbotauth-httpsig-protocol 8.1, 8.2.1).
+const (
+	DirectoryPath      = "/.well-known/http-message-signatures-directory"
+	DirectoryMediaType = "application/http-message-signatures-directory+json"
+)
+
+// Defaults of DirectoryOptions.
+const (
+	DefaultFetchTimeout = 5 * time.Second
+	DefaultMinRefresh   = time.Minute
+	DefaultMaxRefresh   = 24 * time.Hour
+)
+
+// maxRetryDelay bounds how long a failed fetch is remembered before the
+// next attempt (a negative cache, draft C.5: no more than five minutes). It
+// is shortened to MinRefresh when that is smaller.
+const maxRetryDelay = 10 * time.Second
+
+// DirectoryOptions configures Directories.
+type DirectoryOptions struct {
+	// Client fetches directories. Default: a client with a 5s timeout. A
+	// given client is copied and never follows redirects either; without a
+	// Timeout of its own, each fetch is bounded to 5s.
+	Client *http.Client
+	// AllowHTTPLoopback admits plain http origins whose host is a loopback
+	// address or "localhost" (tests, local development). Otherwise every
+	// trusted origin must be https.
+	AllowHTTPLoopback bool
+	// MaxBytes bounds a directory body after content decoding; default
+	// MaxDirectoryBytes.
+	MaxBytes int64
+	// Now is the clock of cache lifetimes and signature windows; default
+	// time.Now.
+	Now func() time.Time
+	// MinRefresh and MaxRefresh clamp a directory's Cache-Control max-age
+	// (defaults 1 minute and 24 hours). A response without max-age, or with
+	// no-cache or no-store, is kept MinRefresh. MinRefresh is also the
+	// least interval between fetches triggered by an unknown keyid.
+	MinRefresh, MaxRefresh time.Duration
+	// Logger receives failed fetches and refreshes and dropped keys;
+	// default slog.Default().
+	Logger *slog.Logger
+}
+
+// DirectoryStatus is the state of one trusted directory, for logs and
+// metrics.
+type DirectoryStatus struct {
+	Origin      string    // the trusted origin
+	LastFetch   time.Time // last successful fetch; zero if none
+	LastAttempt time.Time // last fetch attempted; zero if none
+	LastError   error     // error of the last attempt; nil when it succeeded
+	Keys        int       // keys in the cached copy (those with a valid possession proof)
+	FreshUntil  time.Time // when the cached copy goes stale
+}
+
+// Directories fetches and caches the key directories of trusted agent
+// origins (draft-meunier-webbotauth-httpsig-protocol 5.5, B.1, C.2 to C.5).
+// Only origins given to NewDirectories are ever fetched: a request's
+// Signature-Agent selects among them and never adds one, so a request
+// cannot make the server fetch a URL of its choosing (6.7).
+//
+// A fetch is GET <origin>/.well-known/http-message-signatures-directory
+// with Accept: application/http-message-signatures-directory+json; it
+// requires a 200, exactly that media type (the drafts make it a MUST, and
+// a JSON file served by accident at that path is not a directory, so
+// application/json is refused), at most MaxBytes, no redirect, and a
+// response signed by the keys it lists. Each key must carry its own
+// possession proof (B.1): a valid RFC 9421 response signature with
+// tag="http-message-signatures-directory", keyid its thumbprint, covering
+// @authority (`"@authority";req`, or "@authority" which can only mean the
+// same), with created (not in the future) and expires (not past), and
+// content-digest checked against the body when covered. Keys without a
+// proof are dropped and logged; a directory left with none is refused, so
+// an unsigned or badly signed directory is never used.
+//
+// The cached copy is kept per Cache-Control max-age, clamped to
+// [MinRefresh, MaxRefresh]. A failed refresh keeps the last good copy (a
+// directory that fails to resolve is not evidence, 6.10). An unknown keyid
+// triggers a refetch at most once per MinRefresh, so that a newly
+// published key is found. Concurrent fetches of one directory are
+// coalesced.
+type Directories struct {
+	client     *http.Client
+	timeout    time.Duration
+	maxBytes   int64
+	now        func() time.Time
+	minRefresh time.Duration
+	maxRefresh time.Duration
+	retry      time.Duration
+	log        *slog.Logger
+	entries    map[string]*directory
+	order      []*directory
+}
+
+type directory struct {
+	origin    string // normalised origin, e.g. "https://agent.example"
+	scheme    string
+	authority string // host[:port], the @authority of the directory request
+	url       string
+
+	mu          sync.Mutex
+	keys        map[string]dirKey // by thumbprint; nil until a fetch succeeds
+	fetched     time.Time
+	freshUntil  time.Time
+	lastAttempt time.Time
+	lastErr     error
+	inflight    *fetchCall
+}
+
+type fetchCall struct {
+	done chan struct{}
+	err  error
+}
+
+// NewDirectories returns Directories trusting the given origins. Each must
+// be an https origin ("https://host[:port]", optionally with a "/" path;
+// http only for loopback hosts with AllowHTTPLoopback), without userinfo,
+// query or fragment. Nothing is fetched until Key or Run.
+func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, error) {
+	ds := &Directories{
+		maxBytes:   opts.MaxBytes,
+		now:        opts.Now,
+		minRefresh: opts.MinRefresh,
+		maxRefresh: opts.MaxRefresh,
+		log:        opts.Logger,
+		entries:    make(map[string]*directory, len(trusted)),
+	}
+	if ds.maxBytes < 0 || ds.minRefresh < 0 || ds.maxRefresh < 0 {
+		return nil, errors.New("webbotauth: DirectoryOptions: negative MaxBytes, MinRefresh or MaxRefresh")
+	}
+	if ds.maxBytes == 0 {
+		ds.maxBytes = MaxDirectoryBytes
+	}
+	if ds.now == nil {
+		ds.now = time.Now
+	}
+	if ds.minRefresh == 0 {
+		ds.minRefresh = DefaultMinRefresh
+	}
+	if ds.maxRefresh == 0 {
+		ds.maxRefresh = DefaultMaxRefresh
+	}
+	if ds.minRefresh > ds.maxRefresh {
+		return nil, fmt.Errorf("webbotauth: DirectoryOptions: MinRefresh %s exceeds MaxRefresh %s", ds.minRefresh, ds.maxRefresh)
+	}
+	ds.retry = min(maxRetryDelay, ds.minRefresh)
+	if ds.log == nil {
+		ds.log = slog.Default()
+	}
+	var c http.Client
+	if opts.Client != nil {
+		c = *opts.Client
+	} else {
+		c.Timeout = DefaultFetchTimeout
+	}
+	// Never follow a redirect (5.5): the 3xx itself is returned, and
+	// refused for not being a 200.
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	ds.client = &c
+	ds.timeout = c.Timeout
+	if ds.timeout <= 0 {
+		ds.timeout = DefaultFetchTimeout
+	}
+	for _, t := range trusted {
+		origin, err := normalizeOrigin(t)
+		if err != nil {
+			return nil, fmt.Errorf("webbotauth: trusted directory %q: %v", t, err)
+		}
+		scheme, authority, _ := strings.Cut(origin, "://")
+		if scheme == "http" && (!opts.AllowHTTPLoopback || !isLoopback(authority)) {
+			return nil, fmt.Errorf("webbotauth: trusted directory %q: only https (http only for a loopback host with AllowHTTPLoopback)", t)
+		}
+		if ds.entries[origin] != nil {
+			continue
+		}
+		d := &directory{origin: origin, scheme: scheme, authority: authority, url: origin + DirectoryPath}
+		ds.entries[origin] = d
+		ds.order = append(ds.order, d)
+	}
+	return ds, nil
+}
+
+// isLoopback reports whether the host of a host[:port] is "localhost" or a
+// loopback IP address.
+func isLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Key implements KeyResolver. An origin not given to NewDirectories, or no
+// Signature-Agent at all, is ErrUntrusted, and nothing is fetched. The
+// first use of a directory fetches it (waiting at most until ctx is done);
+// later uses serve the cached copy, refetching it once stale. A failed
+// refresh keeps serving the last good copy and is logged; a directory
+// never fetched successfully and unreachable is ErrUnavailable (retried
+// after up to 10s). A keyid absent from the copy is ErrUnknownKey, as is a
+// key outside its own nbf/exp.
+func (ds *Directories) Key(ctx context.Context, agentURL, keyID string) (crypto.PublicKey, error) {
+	if agentURL == "" {
+		return nil, fmt.Errorf("%w: no Signature-Agent, so no key directory to consult", ErrUntrusted)
+	}
+	var d *directory
+	if origin, err := normalizeOrigin(agentURL); err == nil {
+		d = ds.entries[origin]
+	}
+	if d == nil {
+		return nil, fmt.Errorf("%w: %q is not a trusted key directory", ErrUntrusted, agentURL)
+	}
+	now := ds.now()
+	d.mu.Lock()
+	var call *fetchCall
+	switch {
+	case d.keys == nil: // never fetched successfully
+		if d.inflight == nil && d.lastErr != nil && now.Before(d.lastAttempt.Add(ds.retry)) {
+			err := d.lastErr
+			d.mu.Unlock()
+			return nil, fmt.Errorf("%w: key directory %s: %v", ErrUnavailable, d.origin, err)
+		}
+		call = ds.startFetch(d, context.WithoutCancel(ctx), now)
+	case !now.Before(d.freshUntil): // stale
+		if d.inflight != nil || !now.Before(d.lastAttempt.Add(ds.retry)) {
+			call = ds.startFetch(d, context.WithoutCancel(ctx), now)
+		}
+	default: // fresh
+		if _, ok := d.keys[keyID]; !ok && (d.inflight != nil || !now.Before(d.lastAttempt.Add(ds.minRefresh))) {
+			call = ds.startFetch(d, context.WithoutCancel(ctx), now)
+		}
+	}
+	d.mu.Unlock()
+	var fetchErr error
+	if call != nil {
+		select {
+		case <-call.done:
+			fetchErr = call.err
+		case <-ctx.Done():
+			fetchErr = ctx.Err()
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.keys == nil {
+		if fetchErr == nil {
+			fetchErr = d.lastErr
+		}
+		return nil, fmt.Errorf("%w: key directory %s: %v", ErrUnavailable, d.origin, fetchErr)
+	}
+	k, ok := d.keys[keyID]
+	if !ok {
+		if fetchErr != nil {
+			return nil, fmt.Errorf("%w: keyid %q is not in the cached copy of %s, and refreshing it failed: %v", ErrUnavailable, keyID, d.origin, fetchErr)
+		}
+		return nil, fmt.Errorf("%w: keyid %q is not in the key directory %s", ErrUnknownKey, keyID, d.origin)
+	}
+	if !k.validAt(now) {
+		return nil, fmt.Errorf("%w: keyid %q of %s is outside its nbf/exp", ErrUnknownKey, keyID, d.origin)
+	}
+	return k.Public, nil
+}
+
+// startFetch starts a fetch of d, or joins the one under way; d.mu is held.
+// The fetch runs on its own goroutine so that a caller whose ctx ends does
+// not abort it for the others; it is bounded by the fetch timeout.
+func (ds *Directories) startFetch(d *directory, ctx context.Context, now time.Time) *fetchCall {
+	if d.inflight != nil {
+		return d.inflight
+	}
+	call := &fetchCall{done: make(chan struct{})}
+	d.inflight = call
+	d.lastAttempt = now
+	go func() {
+		fctx, cancel := context.WithTimeout(ctx, ds.timeout)
+		keys, ttl, dropped, err := ds.fetch(fctx, d)
+		cancel()
+		done := ds.now()
+		d.mu.Lock()
+		hadCopy, fetched := d.keys != nil, d.fetched
+		if err != nil {
+			d.lastErr = err
+		} else {
+			d.keys, d.fetched, d.freshUntil, d.lastErr = keys, done, done.Add(ttl), nil
+		}
+		d.inflight = nil
+		d.mu.Unlock()
+		switch {
+		case err != nil && hadCopy:
+			ds.log.Warn("webbotauth: key directory refresh failed; serving the cached copy",
+				"origin", d.origin, "err", err, "fetched", fetched)
+		case err != nil:
+			ds.log.Warn("webbotauth: key directory fetch failed", "origin", d.origin, "err", err)
+		case len(dropped) > 0:
+			ds.log.Warn("webbotauth: key directory keys dropped for lack of a valid possession proof",
+				"origin", d.origin, "dropped", dropped, "kept", len(keys))
+		}
+		call.err = err
+		close(call.done)
+	}()
+	return call
+}
+
+// fetch GETs and checks one directory, returning its proven keys, the
+// cache lifetime and the thumbprints of the keys dropped for lack of proof.
+func (ds *Directories) fetch(ctx context.Context, d *directory) (map[string]dirKey, time.Duration, []string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.url, nil)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	req.Header.Set("Accept", DirectoryMediaType)
+	resp, err := ds.client.Do(req)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		if loc := resp.Header.Get("Location"); loc != "" {
+			return nil, 0, nil, fmt.Errorf("status %d (redirect to %q not followed)", resp.StatusCode, loc)
+		}
+		return nil, 0, nil, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || mt != DirectoryMediaType {
+		return nil, 0, nil, fmt.Errorf("Content-Type %q is not %s", resp.Header.Get("Content-Type"), DirectoryMediaType)
+	}
+	if resp.ContentLength > ds.maxBytes {
+		return nil, 0, nil, fmt.Errorf("Content-Length %d exceeds %d bytes", resp.ContentLength, ds.maxBytes)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, ds.maxBytes+1))
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("reading the body: %w", err)
+	}
+	if int64(len(body)) > ds.maxBytes {
+		return nil, 0, nil, fmt.Errorf("body exceeds %d bytes", ds.maxBytes)
+	}
+	keys, err := parseDirectory(body, ds.maxBytes)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	rv := requestView{method: http.MethodGet, scheme: d.scheme, authority: d.authority, path: DirectoryPath, header: req.Header}
+	proven, dropped, err := verifyDirectoryResponse(rv, resp.StatusCode, resp.Header, body, keys, ds.now())
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return proven, cacheLifetime(resp.Header, ds.minRefresh, ds.maxRefresh), dropped, nil
+}
+
+// verifyDirectoryResponse checks the possession proofs of a directory
+// response (draft-meunier-webbotauth-httpsig-protocol B.1) and returns the
+// keys that have one, with the thumbprints of those that have not. No
+// proven key at all is an error.
+func verifyDirectoryResponse(req requestView, status int, h http.Header, body []byte, keys []dirKey, now time.Time) (map[string]dirKey, []string, error) {
+	cands, err := selectSignatures(h, tagDirectory)
+	if err != nil {
+		return nil, nil, fmt.Errorf("directory response not signed: %w", err)
+	}
+	byID := make(map[string]dirKey, len(keys))
+	for _, k := range keys {
+		byID[k.ID] = k
+	}
+	view := &messageView{req: req, isResponse: true, status: status, header: h}
+	proven := make(map[string]dirKey)
+	var firstErr error
+	for i := range cands {
+		c := &cands[i]
+		k, err := verifyProof(c, view, body, byID, now)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		proven[k.ID] = k
+	}
+	if len(proven) == 0 {
+		return nil, nil, fmt.Errorf("no key of the directory has a valid possession proof: %w", firstErr)
+	}
+	var dropped []string
+	for _, k := range keys {
+		if _, ok := proven[k.ID]; !ok {
+			dropped = append(dropped, k.ID)
+		}
+	}
+	return proven, dropped, nil
+}
+
+// verifyProof verifies one directory response signature and returns the
+// key it proves.
+func verifyProof(c *candidate, view *messageView, body []byte, byID map[string]dirKey, now time.Time) (dirKey, error) {
+	if c.err != nil {
+		return dirKey{}, c.err
+	}
+	p, err := readParams(c)
+	if err != nil {
+		return dirKey{}, err
+	}
+	k, ok := byID[p.keyID]
+	if !ok {
+		return dirKey{}, fmt.Errorf("%w: %s: keyid %q is not a key of the directory", ErrUnknownKey, c.label, p.keyID)
+	}
+	// No MaxLifetime here: directory proofs are meant to be long-lived
+	// (C.8). A future created is refused (B.1).
+	if !p.hasCreated || !p.hasExpires {
+		return dirKey{}, fmt.Errorf("%w: %s: created and expires are required", ErrMalformed, c.label)
+	}
+	if p.expires <= p.created {
+		return dirKey{}, fmt.Errorf("%w: %s: expires is not after created", ErrExpired, c.label)
+	}
+	if time.Unix(p.created, 0).After(now.Add(DefaultSkew)) || time.Unix(p.expires, 0).Add(DefaultSkew).Before(now) {
+		return dirKey{}, fmt.Errorf("%w: %s: outside created %d / expires %d", ErrExpired, c.label, p.created, p.expires)
+	}
+	if !c.covers("@authority") {
+		return dirKey{}, fmt.Errorf("%w: %s does not cover @authority", ErrAuthority, c.label)
+	}
+	if c.coversField("content-digest") {
+		if err := checkContentDigest(view.header, body); err != nil {
+			return dirKey{}, fmt.Errorf("%w: %s: %v", ErrBadSignature, c.label, err)
+		}
+	}
+	base, err := signatureBase(c.input, view)
+	if err != nil {
+		return dirKey{}, fmt.Errorf("%w: %s: %v", ErrMalformed, c.label, err)
+	}
+	if err := checkKey(c.label, p, k.Public); err != nil {
+		return dirKey{}, err
+	}
+	if !verifyBytes(k.Public, base, c.sig) {
+		return dirKey{}, fmt.Errorf("%w: %s (keyid %q)", ErrBadSignature, c.label, p.keyID)
+	}
+	return k, nil
+}
+
+// coversField reports whether the candidate covers the named field of the
+// message itself (not with "req").
+func (c *candidate) coversField(name string) bool {
+	for _, it := range c.input.Items {
+		if s, ok := it.Value.(string); ok && s == name {
+			if it.Params == nil {
+				return true
+			}
+			if _, req := it.Params.Get("req"); !req {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkContentDigest checks Content-Digest (RFC 9530) against body: at
+// least one sha-256 or sha-512 digest must be present, and every one
+// present must match.
+func checkContentDigest(h http.Header, body []byte) error {
+	lines := h.Values("Content-Digest")
+	if len(lines) == 0 {
+		return errors.New("no Content-Digest")
+	}
+	d, err := sfv.UnmarshalDictionary(lines)
+	if err != nil {
+		return fmt.Errorf("Content-Digest: %v", err)
+	}
+	checked := 0
+	for _, alg := range d.Names() {
+		var want []byte
+		switch alg {
+		case "sha-256":
+			s := sha256.Sum256(body)
+			want = s[:]
+		case "sha-512":
+			s := sha512.Sum512(body)
+			want = s[:]
+		default:
+			continue
+		}
+		m, _ := d.Get(alg)
+		it, ok := m.(sfv.Item)
+		got, isBytes := it.Value.([]byte)
+		if !ok || !isBytes || subtle.ConstantTimeCompare(got, want) != 1 {
+			return fmt.Errorf("Content-Digest %s does not match the body", alg)
+		}
+		checked++
+	}
+	if checked == 0 {
+		return errors.New("Content-Digest has no sha-256 or sha-512 digest")
+	}
+	return nil
+}
+
+// cacheLifetime is the directory's Cache-Control max-age less its Age,
+// clamped to [lo, hi]; lo without max-age or with no-cache or no-store.
+func cacheLifetime(h http.Header, lo, hi time.Duration) time.Duration {
+	maxAge := int64(-1)
+	for _, line := range h.Values("Cache-Control") {
+		for _, dir := range strings.Split(line, ",") {
+			name, val, _ := strings.Cut(trimOWS(dir), "=")
+			switch strings.ToLower(name) {
+			case "no-store", "no-cache":
+				return lo
+			case "max-age":
+				n, err := strconv.ParseInt(strings.Trim(val, `"`), 10, 64)
+				if err != nil || n < 0 {
+					return lo
+				}
+				maxAge = n
+			}
+		}
+	}
+	if maxAge < 0 {
+		return lo
+	}
+	if age, err := strconv.ParseInt(trimOWS(h.Get("Age")), 10, 64); err == nil && age > 0 {
+		maxAge -= age
+	}
+	if maxAge > int64(hi/time.Second) {
+		return hi
+	}
+	return max(lo, time.Duration(maxAge)*time.Second)
+}
+
+// Run refreshes every trusted directory before its cached copy expires
+// (at nine tenths of its lifetime), fetching those never fetched at once
+// and retrying failures after up to 10s, until ctx is done. Requests then
+// find a fresh copy and never wait for a fetch.
+func (ds *Directories) Run(ctx context.Context) {
+	for {
+		now := ds.now()
+		next := now.Add(ds.maxRefresh)
+		for _, d := range ds.order {
+			d.mu.Lock()
+			due := d.dueAt(ds.retry)
+			if !due.After(now) && d.inflight == nil {
+				ds.startFetch(d, ctx, now)
+				due = now.Add(ds.retry)
+			} else if d.inflight != nil {
+				due = now.Add(ds.retry)
+			}
+			d.mu.Unlock()
+			if due.Before(next) {
+				next = due
+			}
+		}
+		wait := max(next.Sub(now), 10*time.Millisecond)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// dueAt is when Run should next fetch d; d.mu is held.
+func (d *directory) dueAt(retry time.Duration) time.Time {
+	if d.lastAttempt.IsZero() {
+		return time.Time{}
+	}
+	retryAt := d.lastAttempt.Add(retry)
+	if d.keys == nil {
+		return retryAt
+	}
+	ttl := d.freshUntil.Sub(d.fetched)
+	refreshAt := d.freshUntil.Add(-ttl / 10)
+	if d.lastErr != nil && retryAt.After(refreshAt) {
+		return retryAt
+	}
+	return refreshAt
+}
+
+// Status reports the state of every trusted directory, in the order given
+// to NewDirectories.
+func (ds *Directories) Status() []DirectoryStatus {
+	out := make([]DirectoryStatus, 0, len(ds.order))
+	for _, d := range ds.order {
+		d.mu.Lock()
+		out = append(out, DirectoryStatus{
+			Origin:      d.origin,
+			LastFetch:   d.fetched,
+			LastAttempt: d.lastAttempt,
+			LastError:   d.lastErr,
+			Keys:        len(d.keys),
+			FreshUntil:  d.freshUntil,
+		})
+		d.mu.Unlock()
+	}
+	return out
+}
