@@ -15,7 +15,7 @@ func TestNoRedisInTheCore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the go command: %v", err)
 	}
-	core := []string{".", "./config", "./policy", "./publish/...", "./enforce", "./session", "./audit", "./cmd/agentready"}
+	core := []string{".", "./config", "./policy", "./publish/...", "./enforce", "./session", "./audit", "./verify", "./cmd/agentready"}
 	out, err := exec.Command(goTool, append([]string{"list", "-deps"}, core...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)

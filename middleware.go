@@ -4,12 +4,14 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/publish"
 	"github.com/agentready/agentready/session"
+	"github.com/agentready/agentready/verify"
 )
 
 // Middleware publishes a site's declaration in every agent-discovery format
@@ -18,7 +20,8 @@ type Middleware struct {
 	docs   *publish.Handler
 	policy *policy.Policy
 	enf    *enforce.Enforcer
-	sess   *sessions // nil without v0.1.0 sessions
+	sess   *sessions        // nil without v0.1.0 sessions
+	ver    *verify.Verifier // nil without verified-only agent policies
 }
 
 // New validates the declaration and the options, reports every problem at
@@ -72,6 +75,20 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 			return nil, err
 		}
 	}
+	vo := st.verifyOpts
+	if vo.Now == nil {
+		vo.Now = st.clock
+	}
+	if vo.Logger == nil {
+		vo.Logger = st.logger
+	}
+	if u, err := url.Parse(site.URL); err == nil && u.Host != "" {
+		vo.Authorities = append([]string{u.Host}, vo.Authorities...)
+	}
+	ver, err := verify.New(site.Agents, vo)
+	if err != nil {
+		return nil, err
+	}
 	sess, err := newSessions(&site, &st)
 	if err != nil {
 		return nil, err
@@ -91,6 +108,12 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 		ProbePaths:     st.probePaths,
 		ProbeNets:      st.probeNets,
 	}
+	if ver != nil {
+		ecfg.Verifier = ver
+	}
+	if st.signed != nil {
+		ecfg.SignedRequests = st.signed
+	}
 	if sess != nil {
 		ecfg.Sessions, ecfg.Audit = sess.mgr, sess.audit
 	}
@@ -98,7 +121,7 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Middleware{docs: h, policy: pol, enf: enf, sess: sess}, nil
+	return &Middleware{docs: h, policy: pol, enf: enf, sess: sess, ver: ver}, nil
 }
 
 // checkEnforcement reports what the declaration and the options leave
@@ -157,6 +180,16 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 	}
 	return m.docs.Wrap(m.enf.Wrap(next))
 }
+
+// Verifier returns what checks claims to verified-only agent policies, nil
+// when the declaration has none. Load its sources before serving and keep
+// them fresh in the background:
+//
+//	if v := m.Verifier(); v != nil {
+//		if err := v.Load(ctx); err != nil { log.Print(err) } // unverifiable claims are served under "*" meanwhile
+//		go v.Run(ctx)
+//	}
+func (m *Middleware) Verifier() *verify.Verifier { return m.ver }
 
 // Sessions returns the session Manager, nil when the declaration uses no
 // sessions. Run its Run method in a goroutine so that expired sessions are

@@ -13,6 +13,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/session"
+	"github.com/agentready/agentready/verify"
 )
 
 // An Option changes how a Middleware publishes or enforces the declaration.
@@ -41,6 +42,9 @@ type settings struct {
 	reportOnly bool
 	probePaths []string
 	probeNets  []string
+
+	verifyOpts verify.Options
+	signed     *verify.RequestSignatures
 
 	sessionStore  session.Store
 	auditStore    audit.Store
@@ -344,6 +348,36 @@ func WithProbes(paths, cidrs []string) Option {
 func WithLogger(l *slog.Logger) Option {
 	return func(st *settings) error {
 		st.logger = l
+		return nil
+	}
+}
+
+// WithVerification configures how claims to verified-only agent policies
+// (config.Verification) are checked: the HTTP client that fetches range
+// lists and key directories, the DNS resolver and its budget, the replay
+// cache shared by replicas. Without it the defaults of verify.Options
+// apply. WithClock and WithLogger apply to it unless it sets its own.
+func WithVerification(o verify.Options) Option {
+	return func(st *settings) error {
+		st.verifyOpts = o
+		return nil
+	}
+}
+
+// WithRequestSignatures verifies the requests to capabilities that declare
+// Auth: hmac as HTTP Message Signatures (RFC 9421): keys returns the key
+// of a signature's keyid (hmac-sha256, or an asymmetric algorithm). A
+// signature must cover @method, @authority and @path (@query and
+// content-digest when the request has them), carry created and keyid, and
+// be at most five minutes old. It takes the place of WithAuthenticator for
+// those capabilities.
+func WithRequestSignatures(keys verify.RequestKeys) Option {
+	return func(st *settings) error {
+		rs, err := verify.NewRequestSignatures(keys, 0)
+		if err != nil {
+			return fmt.Errorf("WithRequestSignatures: %w", err)
+		}
+		st.signed = rs
 		return nil
 	}
 }

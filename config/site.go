@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Site is the whole declaration: what agents may do on one site. It is plain
 // data; agentready.New validates it (see Validate) and compiles it once.
@@ -112,6 +115,65 @@ type AgentPolicy struct {
 	Capabilities []string
 	// AgentDeclaration is the URL of the agent operator's own agents.txt.
 	AgentDeclaration string
+	// Verify makes the policy verified-only: its limit and capabilities go
+	// only to a client that proves it is the agent it names (a Web Bot
+	// Auth signature, an address in the operator's published ranges, a
+	// forward-confirmed reverse DNS name). See Verification.
+	Verify Verification
+}
+
+// Verification says how the claim to a verified-only agent policy is
+// proven (docs/design.md, "Verified agents"). The sources default to what
+// the known-agent data holds for the policy's Name (package verify), so
+// that marking a well-known agent verified needs no URL:
+//
+//	{Name: "ChatGPT-User", Verify: config.Verification{Required: true}}
+type Verification struct {
+	// Required makes the policy verified-only. A claim that is not proven
+	// never gets the policy's grants: it is refused with 403 problem+json
+	// naming the failed verification, or, with FallBack, served under the
+	// "*" policy. A claim that cannot be checked because a source cannot
+	// answer (a range list not loaded or too old, a DNS timeout, a key
+	// directory unreachable) is served under "*", and the failure logged.
+	Required bool
+	// Methods are the accepted methods; empty accepts any method that has
+	// a source.
+	Methods []VerifyMethod
+	// SignatureAgents are the origins of the Web Bot Auth key directories
+	// trusted for this agent ("https://chatgpt.com"); only these are ever
+	// fetched. Nil: the known-agent data's.
+	SignatureAgents []string
+	// IPRanges are the URLs of the operator's published IP range lists
+	// ({"prefixes": [{"ipv4Prefix": ...}]}). Nil: the known-agent data's.
+	IPRanges []string
+	// ReverseDNS are the domains a forward-confirmed reverse DNS name must
+	// be in ("googlebot.com"). Nil: the known-agent data's.
+	ReverseDNS []string
+	// FallBack serves an unproven claim under the "*" policy instead of
+	// refusing it.
+	FallBack bool
+}
+
+// VerifyMethod is a way to prove an agent's identity.
+type VerifyMethod string
+
+// Verification methods.
+const (
+	// VerifySignature: a Web Bot Auth signature (RFC 9421) by a key in a
+	// trusted key directory.
+	VerifySignature VerifyMethod = "signature"
+	// VerifyIPRange: the client address is in the operator's published
+	// IP ranges.
+	VerifyIPRange VerifyMethod = "ip-range"
+	// VerifyReverseDNS: the client address has a PTR name in the
+	// operator's domains whose own addresses include it (forward-confirmed
+	// reverse DNS).
+	VerifyReverseDNS VerifyMethod = "reverse-dns"
+)
+
+// Accepts reports whether v accepts method m.
+func (v *Verification) Accepts(m VerifyMethod) bool {
+	return len(v.Methods) == 0 || slices.Contains(v.Methods, m)
 }
 
 // Flow is a v0.1.0 suggested workflow.

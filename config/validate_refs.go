@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net/url"
 	"strings"
 )
 
@@ -30,6 +31,7 @@ func (r *report) agents() {
 	def := -1
 	for i, a := range r.site.Agents {
 		p := at("Agents", i)
+		r.verification(p+".Verify", &a)
 		switch {
 		case a.Name == "":
 			// the required tag reports it
@@ -176,4 +178,45 @@ func (g *depGraph) depths() ([]int, []int) {
 		walk(n)
 	}
 	return depth, next
+}
+
+// verification checks an agent policy's Verify. Whether a verified-only
+// policy has a source for a method it accepts is checked by agentready.New,
+// which knows the known-agent data.
+func (r *report) verification(p string, a *AgentPolicy) {
+	v := &a.Verify
+	if !v.Required {
+		if len(v.Methods)+len(v.SignatureAgents)+len(v.IPRanges)+len(v.ReverseDNS) > 0 || v.FallBack {
+			r.add(p+".Required", "", "is false, so the methods, sources and FallBack set beside it have no effect: set Required to make the policy verified-only")
+		}
+		return
+	}
+	if a.Name == "*" {
+		r.add(p+".Required", "", `the default policy "*" is what an unverified claim falls back to; it cannot itself require verification`)
+	}
+	for i, m := range v.Methods {
+		switch m {
+		case VerifySignature, VerifyIPRange, VerifyReverseDNS:
+		default:
+			r.addf(at(p+".Methods", i), "", "%q is not one of signature, ip-range, reverse-dns", m)
+		}
+	}
+	for i, o := range v.SignatureAgents {
+		u, err := url.Parse(o)
+		if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" ||
+			(u.Scheme != "https" && u.Scheme != "http") {
+			r.addf(at(p+".SignatureAgents", i), "", "%q is not an origin (https://host[:port]): a Signature-Agent names the origin of a key directory", o)
+		}
+	}
+	for i, s := range v.IPRanges {
+		if u, err := url.Parse(s); err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+			r.addf(at(p+".IPRanges", i), "", "%q is not an http(s) URL of an IP range list", s)
+		}
+	}
+	for i, d := range v.ReverseDNS {
+		d = strings.TrimSuffix(strings.TrimPrefix(d, "."), ".")
+		if d == "" || !strings.Contains(d, ".") || strings.ContainsAny(d, " /:*") {
+			r.addf(at(p+".ReverseDNS", i), "", "%q is not a domain name with at least two labels (a PTR name must end in it)", v.ReverseDNS[i])
+		}
+	}
 }

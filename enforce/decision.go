@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/verify"
 )
 
 // Outcome is what the enforcer decided for one request.
@@ -41,9 +42,14 @@ const (
 	// maxBodyValues, or a body that could not be read: 400), refused
 	// before the handler runs. Err says which.
 	DenyBody
+	// DenyIdentity: the request claims a verified-only agent policy and
+	// does not prove it (no valid proof offered, a bad signature, an
+	// address outside the operator's ranges): 403. Err, wrapping
+	// verify.ErrFailed, says which verification failed.
+	DenyIdentity
 )
 
-var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target", "deny-body"}
+var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target", "deny-body", "deny-identity"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -73,6 +79,16 @@ type Decision struct {
 	// Agent is the name of the agent policy that applied ("claude", "*"),
 	// "" when none did.
 	Agent string
+	// Identity is who the agent claims to be (the declared policy, known
+	// agent or client name its User-Agent names) and how that was proven:
+	// verify.None unless the claimed policy is verified-only and the claim
+	// was proven. An unproven claim that was served under "*" (the
+	// policy's FallBack, or a source that could not answer) keeps its
+	// claim here, with Unverified set and Err saying why.
+	Identity verify.Identity
+	// Unverified is set when the request claimed a verified-only policy,
+	// could not prove it, and was served under the "*" policy instead.
+	Unverified bool
 	// Capability is the ID of the capability the request addresses, "" when
 	// it addresses none.
 	Capability string
@@ -120,7 +136,7 @@ func (d *Decision) Results() []Result { return d.results[:d.n] }
 // statusOf maps a denial to its HTTP status.
 func statusOf(o Outcome) int {
 	switch o {
-	case DenyPath, DenyCapability:
+	case DenyPath, DenyCapability, DenyIdentity:
 		return http.StatusForbidden
 	case DenyAuth:
 		return http.StatusUnauthorized

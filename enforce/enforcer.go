@@ -19,6 +19,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/session"
+	"github.com/agentready/agentready/verify"
 )
 
 // Config configures an Enforcer. Only Policy is required.
@@ -69,12 +70,33 @@ type Config struct {
 	// capability answers 401 without a valid X-Agent-Session, and a valid
 	// session is put in the request context (session.FromContext).
 	Sessions *session.Manager
+	// SignedRequests verifies the RFC 9421 signatures of requests to
+	// capabilities that declare Auth: hmac (*verify.RequestSignatures).
+	// Without it, hmac needs Authenticate.
+	SignedRequests SignedRequests
+	// Verifier checks claims to verified-only agent policies
+	// (config.Verification); required when the policy has any.
+	Verifier Verifier
 	// Audit, when set with Sessions, records every request carrying a
 	// valid session as one audit event; a request whose event cannot be
 	// recorded fails closed with 503. The store's Redactor applies.
 	// Events are timestamped by the Sessions clock (session.Config.Now),
 	// which also dates the sessions themselves.
 	Audit audit.Store
+}
+
+// Verifier checks a request's claim to a verified-only agent policy;
+// *verify.Verifier is one. client is the client address (trusted proxies
+// honoured), authority the request's host as the server sees it; record
+// is false for Explain, which must not use up a signature's nonce.
+type Verifier interface {
+	Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, policy string, record bool) (verify.Identity, error)
+}
+
+// SignedRequests verifies a request's HTTP Message Signature and returns
+// the key id that signed it; *verify.RequestSignatures is one.
+type SignedRequests interface {
+	Verify(r *http.Request) (keyID string, err error)
 }
 
 // KeyFunc returns the identity rate limits are counted under for a request.
@@ -100,7 +122,12 @@ type Enforcer struct {
 	probeNets  []netip.Prefix
 
 	sessions *session.Manager
-	audit    audit.Store
+	verifier Verifier
+	signed   SignedRequests
+	// unverifiedLog is when an unavailable verification source was last
+	// logged (unix nanoseconds): at most once a minute.
+	unverifiedLog atomic.Int64
+	audit         audit.Store
 	// auditOwned: audit is one of the audit package's stores, which keep
 	// nothing of an event but its serialisation; auditMem: the MemoryStore,
 	// which looks at its context on entry only.
@@ -141,7 +168,7 @@ func New(cfg Config) (*Enforcer, error) {
 	p := cfg.Policy
 	e := &Enforcer{p: p, store: cfg.Store, ip: cfg.ClientIP, key: cfg.Key, byAgent: cfg.ByAgent,
 		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
-		sessions: cfg.Sessions, implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
+		sessions: cfg.Sessions, verifier: cfg.Verifier, signed: cfg.SignedRequests, implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
 	for _, path := range cfg.ProbePaths {
 		if e.probePaths == nil {
 			e.probePaths = map[string]bool{}
@@ -202,10 +229,17 @@ func New(cfg Config) (*Enforcer, error) {
 		c := &p.Capabilities[i]
 		e.challenges = append(e.challenges, challenge(site, &c.Auth))
 		e.authText = append(e.authText, "Auth: "+string(c.Auth.TypeOrDefault()))
-		if c.Auth.TypeOrDefault() == config.AuthHMAC && e.auth == nil {
+		if c.Auth.TypeOrDefault() == config.AuthHMAC && e.auth == nil && e.signed == nil {
 			// Presence-only would take any Signature value for a valid one.
-			errs = append(errs, fmt.Errorf("enforce: capability %q: Auth hmac asks for a signed request (RFC 9421), and agentready verifies no signature by itself: "+
-				"set Config.Authenticate (agentready.WithAuthenticator) to check it, or declare another auth type", c.ID))
+			errs = append(errs, fmt.Errorf("enforce: capability %q: Auth hmac asks for a signed request (RFC 9421): "+
+				"give the signing keys (agentready.WithRequestSignatures), or check it yourself (agentready.WithAuthenticator), or declare another auth type", c.ID))
+		}
+	}
+	if cfg.Verifier == nil {
+		for _, a := range p.Agents {
+			if a.Verified {
+				errs = append(errs, fmt.Errorf("enforce: agent policy %q is verified-only, and Config.Verifier is nil", a.Name))
+			}
 		}
 	}
 	// RateLimit-Policy, and the fixed parts of RateLimit, for every
@@ -298,6 +332,13 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		return
 	}
 	ai := e.setAgent(d)
+	d.Identity.Claimed = d.Class.Name
+	if ai >= 0 && p.Agents[ai].Verified && d.Class.Kind == policy.Declared {
+		var ok bool
+		if ai, ok = e.verifyClaim(r, ai, consume, d); !ok {
+			return
+		}
+	}
 
 	ci, ok := e.access(r, ci, d)
 	if !ok {
@@ -313,13 +354,19 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		}
 		// Declared auth (draft-car 2.5 Auth).
 		if c.Auth.Required() {
-			d.PresenceOnly = e.auth == nil
+			hmac := c.Auth.TypeOrDefault() == config.AuthHMAC && e.signed != nil
+			d.PresenceOnly = e.auth == nil && !hmac
 			cred := credential(r, &c.Auth)
 			if cred == "" {
 				d.Outcome, d.Rule = DenyAuth, e.authText[ci]
 				return
 			}
-			if e.auth != nil {
+			if hmac {
+				if err := e.verifySigned(r, c.Decl); err != nil {
+					d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
+					return
+				}
+			} else if e.auth != nil {
 				if err := e.auth(r, c.Decl, cred); err != nil {
 					d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
 					return
@@ -880,6 +927,9 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 	if d.Agent != "" {
 		prob.Extra["agent"] = d.Agent
 	}
+	if d.Identity.Claimed != "" {
+		prob.Extra["identity"] = map[string]string{"claimed": d.Identity.Claimed, "verified": d.Identity.Method.String()}
+	}
 	if d.Capability != "" {
 		prob.Extra["capability"] = d.Capability
 	}
@@ -897,6 +947,8 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		}
 	case DenyCapability:
 		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
+	case DenyIdentity:
+		prob.Detail = fmt.Sprintf("agent policy %q is verified-only and the request did not prove its claim: %v", d.Identity.Claimed, d.Err)
 	case DenyAuth:
 		ci, _ := e.p.CapabilityIndex(d.Capability)
 		c := &e.p.Capabilities[ci]

@@ -51,6 +51,9 @@ type Agent struct {
 	// Rule is the declaration line that scopes capabilities, for messages:
 	// "Agent: claude / Capabilities: product-search, store-assistant".
 	Rule string
+	// Verified: the policy is verified-only (config.Verification.Required);
+	// FallBack: an unproven claim is served under "*" instead of refused.
+	Verified, FallBack bool
 }
 
 // Capability is one compiled capability.
@@ -129,7 +132,8 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 	names := make([]string, len(p.site.Agents))
 	for i, a := range p.site.Agents {
 		names[i] = a.Name
-		ag := Agent{Name: a.Name, Limit: limitOf("agent/"+a.Name, a.RateLimit), All: a.Capabilities == nil}
+		ag := Agent{Name: a.Name, Limit: limitOf("agent/"+a.Name, a.RateLimit), All: a.Capabilities == nil,
+			Verified: a.Verify.Required, FallBack: a.Verify.FallBack}
 		ag.Permitted = make([]bool, len(p.Capabilities))
 		for _, id := range a.Capabilities {
 			j, ok := p.ids[id]

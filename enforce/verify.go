@@ -1,0 +1,83 @@
+package enforce
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/verify"
+)
+
+// verifyClaim checks d's claim to the verified-only agent policy ai and
+// returns the agent policy that applies: ai when the claim is proven; the
+// "*" policy (or -1) when it cannot be proven and the policy falls back, or
+// when a source cannot answer (an upstream outage never locks an honest
+// agent out, and never hands out grants); ok is false when the claim is
+// refused (DenyIdentity).
+func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *Decision) (int, bool) {
+	a := &e.p.Agents[ai]
+	id, err := e.verifier.Verify(r.Context(), r, e.ip.Addr(r), e.authority(r), a.Name, record)
+	if id.Claimed == "" {
+		id.Claimed = a.Name
+	}
+	d.Identity = id
+	if err == nil {
+		return ai, true
+	}
+	d.Err = err
+	unavailable := errors.Is(err, verify.ErrUnavailable)
+	if !unavailable && !a.FallBack {
+		d.Outcome, d.Rule = DenyIdentity, "Agent: "+a.Name+" (verified-only)"
+		return ai, false
+	}
+	if unavailable {
+		// Logged at most once a minute; the decision hook counts each.
+		now := time.Now().UnixNano()
+		if last := e.unverifiedLog.Load(); now-last > int64(time.Minute) && e.unverifiedLog.CompareAndSwap(last, now) {
+			e.log.Warn("agentready: a verification source cannot answer; claims it would check are served under \"*\"",
+				"policy", a.Name, "err", err)
+		}
+	}
+	d.Unverified = true
+	def := e.p.Default
+	d.Class.Policy = def
+	d.Agent, d.agent1 = "", 0
+	if def >= 0 {
+		d.Agent, d.agent1 = e.p.Agents[def].Name, def+1
+	}
+	return def, true
+}
+
+// authority is the request's authority as the server received it (the
+// Host header), lower case and without a default port, as a signature's
+// @authority is compared (RFC 9421 2.2.3). X-Forwarded-Host is not read:
+// a proxy that a client could make forward another site's authority would
+// let a signature made for that site be replayed here. A proxy in front
+// must pass Host through (nginx: proxy_set_header Host $host).
+func (e *Enforcer) authority(r *http.Request) string {
+	host := strings.ToLower(r.Host)
+	if h, ok := strings.CutSuffix(host, ":443"); ok && r.TLS != nil {
+		host = h
+	} else if h, ok := strings.CutSuffix(host, ":80"); ok && r.TLS == nil {
+		host = h
+	}
+	return host
+}
+
+// verifySigned checks the RFC 9421 signature of a request to a capability
+// declaring Auth: hmac. The body, whose digest the signature may cover, is
+// bounded by the capability's BodyLimit first: the digest is computed over
+// all of it.
+func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability) error {
+	if r.Body != nil && r.Body != http.NoBody {
+		limit := c.BodyLimit
+		if limit <= 0 {
+			limit = config.DefaultBodyLimit
+		}
+		r.Body = http.MaxBytesReader(nil, r.Body, limit)
+	}
+	_, err := e.signed.Verify(r)
+	return err
+}

@@ -1,0 +1,134 @@
+package agentready_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	httpsig "github.com/remitly-oss/httpsig-go"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/verify"
+)
+
+// TestHMACCapability: a capability declaring Auth: hmac is served only to
+// requests whose RFC 9421 signature verifies with a key the site holds,
+// covers what it must, and names the key's own algorithm.
+func TestHMACCapability(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	keys := func(_ context.Context, id string) (verify.RequestKey, error) {
+		switch id {
+		case "partner-hmac":
+			return verify.RequestKey{Algorithm: "hmac-sha256", Secret: secret}, nil
+		case "partner-ed25519":
+			return verify.RequestKey{Algorithm: "ed25519", Public: pub}, nil
+		}
+		return verify.RequestKey{}, errors.New("unknown key")
+	}
+	site := fixtures.OutdoorSupply()
+	site.Capabilities = append(site.Capabilities, config.Capability{
+		ID: "orders", Description: "Place an order", Endpoint: "https://outdoorsupply.example/api/orders",
+		Method: "POST", Protocol: config.ProtocolREST, Auth: config.Auth{Type: config.AuthHMAC},
+	})
+	if _, err := agentready.New(site); err == nil || !strings.Contains(err.Error(), "WithRequestSignatures") {
+		t.Fatalf("hmac without keys: %v", err)
+	}
+	m, err := agentready.New(site, agentready.WithRequestSignatures(keys), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served atomic.Int32
+	var gotBody atomic.Value
+	srv := httptest.NewServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		gotBody.Store(string(b))
+		served.Add(1)
+	})))
+	defer srv.Close()
+
+	body := `{"item":"tent","qty":1}`
+	newReq := func(path, body string) *http.Request {
+		r, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(body))
+		r.Header.Set("User-Agent", "PartnerBot/1.0")
+		r.Header.Set("Content-Type", "application/json")
+		sum := sha256.Sum256([]byte(body))
+		r.Header.Set("Content-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(sum[:])+":")
+		return r
+	}
+	sign := func(r *http.Request, algo httpsig.Algorithm, key httpsig.SigningKey, fields ...string) *http.Request {
+		t.Helper()
+		if fields == nil {
+			fields = []string{"@method", "@authority", "@path", "content-digest"}
+		}
+		err := httpsig.Sign(r, httpsig.SigningProfile{Algorithm: algo, Fields: httpsig.Fields(fields...),
+			Metadata: []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaKeyID, httpsig.MetaAlgorithm}}, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	hmacKey := httpsig.SigningKey{Secret: secret, MetaKeyID: "partner-hmac"}
+	edKey := httpsig.SigningKey{Key: priv, MetaKeyID: "partner-ed25519"}
+	send := func(r *http.Request) int {
+		t.Helper()
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+
+	for _, c := range []struct {
+		name string
+		req  *http.Request
+		want int
+	}{
+		{"hmac-sha256", sign(newReq("/api/orders", body), httpsig.Algo_HMAC_SHA256, hmacKey), 200},
+		{"ed25519", sign(newReq("/api/orders", body), httpsig.Algo_ED25519, edKey), 200},
+		{"unsigned", newReq("/api/orders", body), 401},
+		{"unknown key", sign(newReq("/api/orders", body), httpsig.Algo_HMAC_SHA256, httpsig.SigningKey{Secret: secret, MetaKeyID: "nobody"}), 401},
+		{"wrong secret", sign(newReq("/api/orders", body), httpsig.Algo_HMAC_SHA256, httpsig.SigningKey{Secret: []byte("another secret of thirty-two b."), MetaKeyID: "partner-hmac"}), 401},
+		{"path not covered", sign(newReq("/api/orders", body), httpsig.Algo_HMAC_SHA256, hmacKey, "@method", "@authority", "content-digest"), 401},
+		{"body not covered", sign(newReq("/api/orders", body), httpsig.Algo_HMAC_SHA256, hmacKey, "@method", "@authority", "@path"), 401},
+		{"signed for another key's algorithm", sign(newReq("/api/orders", body), httpsig.Algo_HMAC_SHA256, httpsig.SigningKey{Secret: secret, MetaKeyID: "partner-ed25519"}), 401},
+	} {
+		before := served.Load()
+		if got := send(c.req); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+		if ran := served.Load() != before; ran != (c.want == 200) {
+			t.Errorf("%s: handler ran = %v", c.name, ran)
+		}
+	}
+	if got, _ := gotBody.Load().(string); got != body {
+		t.Errorf("the handler read %q after the digest was checked, want the body", got)
+	}
+
+	// A body changed after signing: the digest no longer matches.
+	r := sign(newReq("/api/orders", body), httpsig.Algo_HMAC_SHA256, hmacKey)
+	r.Body = io.NopCloser(strings.NewReader(`{"item":"tent","qty":100}`))
+	r.ContentLength = int64(len(`{"item":"tent","qty":100}`))
+	if got := send(r); got != 401 {
+		t.Errorf("tampered body: %d", got)
+	}
+	// A signature made for another path, replayed on this one.
+	r = sign(newReq("/api/orders", body), httpsig.Algo_HMAC_SHA256, hmacKey)
+	r2 := newReq("/api/orders?x=1", body)
+	r2.Header.Set("Signature", r.Header.Get("Signature"))
+	r2.Header.Set("Signature-Input", r.Header.Get("Signature-Input"))
+	if got := send(r2); got != 401 {
+		t.Errorf("a signature moved to a request with a query: %d", got)
+	}
+}

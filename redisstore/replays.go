@@ -1,0 +1,58 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ReplayCache records Web Bot Auth signature nonces in Redis, so that a
+// signature replayed to any replica within its lifetime is refused
+// (verify.Options.Replays). Each nonce is one key, set with SET NX and an
+// absolute expiry at the signature's own: one round trip per signed
+// request, and Redis forgets a nonce when it could no longer be replayed
+// anyway. Keys are spread over Cluster slots (no hash tag).
+type ReplayCache struct {
+	client redis.UniversalClient
+	prefix string
+}
+
+// DefaultReplayPrefix is the default prefix of a ReplayCache's keys:
+// "<prefix>nonce:<sha256 of the key, hex>".
+const DefaultReplayPrefix = "agentready:"
+
+// NewReplayCache returns a ReplayCache on client. It takes WithKeyPrefix.
+func NewReplayCache(client redis.UniversalClient, opts ...Option) (*ReplayCache, error) {
+	cfg, err := apply("NewReplayCache", DefaultReplayPrefix, 0, opts)
+	if client == nil {
+		err = errors.Join(err, errors.New("redisstore: NewReplayCache: nil client"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &ReplayCache{client: client, prefix: cfg.prefix + "nonce:"}, nil
+}
+
+// Seen records key until the given time and reports whether it was
+// recorded already. The key (key id and nonce, chosen by the client) is
+// hashed, so that its length and bytes never reach Redis as they are. A
+// time already past records nothing and reports false: such a signature
+// is refused as expired before its nonce is asked about.
+func (c *ReplayCache) Seen(ctx context.Context, key string, until time.Time) (bool, error) {
+	if !until.After(time.Now()) {
+		return false, nil
+	}
+	h := sha256.Sum256([]byte(key))
+	ok, err := c.client.SetArgs(ctx, c.prefix+hex.EncodeToString(h[:]), "1", redis.SetArgs{Mode: "NX", ExpireAt: until}).Result()
+	if errors.Is(err, redis.Nil) {
+		return true, nil // NX refused: the key exists
+	}
+	if err != nil {
+		return false, err
+	}
+	return ok != "OK", nil
+}

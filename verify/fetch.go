@@ -1,0 +1,88 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// fetcher gets the documents verification relies on (range lists): over
+// HTTPS (plain HTTP only to a loopback host, and only when allowed),
+// without following redirects, bounded in size and, through the client,
+// in time.
+type fetcher struct {
+	client            *http.Client
+	allowHTTPLoopback bool
+	maxBytes          int64
+	now               func() time.Time
+}
+
+// defaultClient never follows a redirect: a source is fetched from the
+// URL the site configured, never from one a response names.
+func defaultClient() *http.Client {
+	return &http.Client{
+		Timeout:       10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// checkURL refuses a source URL the fetcher would not fetch.
+func (f *fetcher) checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	if u.User != nil || u.Host == "" {
+		return fmt.Errorf("%q: want https://host/path", raw)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if f.allowHTTPLoopback && isLoopback(u.Hostname()) {
+			return nil
+		}
+		return fmt.Errorf("%q: plain http is allowed only to a loopback host, with AllowHTTPLoopback", raw)
+	}
+	return fmt.Errorf("%q: want an https URL", raw)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// get fetches raw, which checkURL accepted, and returns its body: a 200 of
+// at most maxBytes. accept is sent as Accept; the media type answered is
+// not checked (operators serve their lists as application/json or
+// text/plain alike), the body's syntax is.
+func (f *fetcher) get(ctx context.Context, raw, accept string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", accept)
+	res, err := f.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s (redirects are not followed)", raw, res.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, f.maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", raw, err)
+	}
+	if int64(len(body)) > f.maxBytes {
+		return nil, fmt.Errorf("GET %s: larger than %d bytes", raw, f.maxBytes)
+	}
+	return body, nil
+}

@@ -1,0 +1,86 @@
+package verify
+
+import (
+	"slices"
+	"strings"
+)
+
+// known holds, per agent product token (lower case), what its operator
+// publishes for sites to verify it. Gathered 2026-11-25 from the
+// operators' documentation as stored copies showed it; the row comments
+// cite the page, and say "secondary" where the exact URL was confirmed
+// only by independent secondary sources. Before relying on a row for a
+// policy of your own, check it against the operator's page: a site can
+// always name its sources in config.Verification instead.
+//
+// Left out on purpose: googleusercontent.com as a reverse DNS domain, and
+// Google's user-triggered-fetchers.json. Google says those addresses are
+// App Engine's (*.gae.googleusercontent.com), which any Google Cloud
+// customer can run, so they prove nothing about Google's agents. Agents
+// whose operator publishes no source (Bytespider, meta-externalagent) have
+// no row: they cannot be verified.
+var known = map[string]Sources{
+	// https://developers.openai.com/api/docs/bots
+	"gptbot":        {IPRanges: []string{"https://openai.com/gptbot.json"}},
+	"oai-searchbot": {IPRanges: []string{"https://openai.com/searchbot.json"}},
+	"chatgpt-user":  {IPRanges: []string{"https://openai.com/chatgpt-user.json"}},
+	// ChatGPT agent sends a browser User-Agent and signs with Web Bot Auth
+	// (Signature-Agent: "https://chatgpt.com"):
+	// https://help.openai.com/en/articles/11845367-chatgpt-agent-allowlisting
+	"chatgpt-agent": {SignatureAgents: []string{"https://chatgpt.com"}},
+	// https://support.claude.com/en/articles/8896518 (one list for all
+	// three; the URL is secondary)
+	"claudebot":        {IPRanges: []string{"https://claude.com/crawling/bots.json"}},
+	"claude-searchbot": {IPRanges: []string{"https://claude.com/crawling/bots.json"}},
+	"claude-user":      {IPRanges: []string{"https://claude.com/crawling/bots.json"}},
+	// https://developers.google.com/crawling/docs/crawlers-fetchers/verifying-googlebot
+	"googlebot": {
+		IPRanges:   []string{"https://developers.google.com/static/crawling/ipranges/common-crawlers.json"},
+		ReverseDNS: []string{"googlebot.com", "google.com"},
+	},
+	"googleother": {
+		IPRanges:   []string{"https://developers.google.com/static/crawling/ipranges/common-crawlers.json"},
+		ReverseDNS: []string{"googlebot.com", "google.com"},
+	},
+	// https://developers.google.com/crawling/docs/crawlers-fetchers/allow-google-agent
+	// (signs some requests only: Signature-Agent: g="https://agent.bot.goog")
+	"google-agent": {
+		SignatureAgents: []string{"https://agent.bot.goog"},
+		IPRanges:        []string{"https://developers.google.com/static/crawling/ipranges/user-triggered-agents.json"},
+	},
+	// https://www.bing.com/webmaster/help/how-to-verify-bingbot-3905dc26
+	// (the JSON URL is secondary)
+	"bingbot": {
+		IPRanges:   []string{"https://www.bing.com/toolbox/bingbot.json"},
+		ReverseDNS: []string{"search.msn.com"},
+	},
+	// https://support.apple.com/en-us/119829 (the JSON URL is secondary)
+	"applebot": {
+		IPRanges:   []string{"https://search.developer.apple.com/applebot.json"},
+		ReverseDNS: []string{"applebot.apple.com"},
+	},
+	// https://docs.perplexity.ai/docs/resources/perplexity-crawlers (URLs
+	// secondary)
+	"perplexitybot":   {IPRanges: []string{"https://www.perplexity.ai/perplexitybot.json"}},
+	"perplexity-user": {IPRanges: []string{"https://www.perplexity.ai/perplexity-user.json"}},
+	// https://commoncrawl.org/ccbot (secondary)
+	"ccbot": {
+		IPRanges:   []string{"https://index.commoncrawl.org/ccbot.json"},
+		ReverseDNS: []string{"crawl.commoncrawl.org"},
+	},
+	// https://docs.mistral.ai/robots
+	"mistralai-user": {IPRanges: []string{"https://mistral.ai/mistralai-user-ips.json"}},
+	// https://duckduckgo.com/duckduckgo-help-pages/results/duckassistbot/
+	// (the JSON URL is secondary)
+	"duckassistbot": {IPRanges: []string{"https://duckduckgo.com/duckassistbot.json"}},
+	// https://developer.amazon.com/amazonbot
+	"amazonbot": {ReverseDNS: []string{"crawl.amazonbot.amazon"}},
+}
+
+// Known returns what the known-agent data holds for the agent product
+// token name (case-insensitive): the sources a policy of that name uses
+// when its Verification names none.
+func Known(name string) (Sources, bool) {
+	s, ok := known[strings.ToLower(name)]
+	return Sources{slices.Clone(s.SignatureAgents), slices.Clone(s.IPRanges), slices.Clone(s.ReverseDNS)}, ok
+}

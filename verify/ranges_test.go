@@ -1,0 +1,185 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// rangeList is an operator range list in the published shape.
+const rangeList = `{"creationTime": "2026-11-20T12:00:00.000000", "prefixes": [
+	{"ipv4Prefix": "192.0.2.0/24"}, {"ipv4Prefix": "198.51.100.7/32"}, {"ipv6Prefix": "2001:db8:aa::/48"}]}`
+
+func TestParseRanges(t *testing.T) {
+	set, created, err := ParseRanges([]byte(rangeList))
+	if err != nil || created != "2026-11-20T12:00:00.000000" {
+		t.Fatalf("ParseRanges: %v %q", err, created)
+	}
+	for a, want := range map[string]bool{
+		"192.0.2.1": true, "192.0.3.1": false, "198.51.100.7": true, "198.51.100.8": false,
+		"2001:db8:aa::1": true, "2001:db8:ab::1": false,
+	} {
+		if got := set.Contains(netip.MustParseAddr(a)); got != want {
+			t.Errorf("%s: %v, want %v", a, got, want)
+		}
+	}
+	for _, bad := range []string{
+		``, `[]`, `{"prefixes": []}`, `{"prefixes": [{}]}`,
+		`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24", "ipv6Prefix": "2001:db8::/32"}]}`,
+		`{"prefixes": [{"ipv4Prefix": "2001:db8::/32"}]}`,
+		`{"prefixes": [{"ipv6Prefix": "192.0.2.0/24"}]}`,
+		`{"prefixes": [{"ipv4Prefix": "192.0.2.0/33"}]}`,
+		`{"prefixes": [{"ipv4Prefix": "not a prefix"}]}`,
+		`{"prefixes": [{"ipv6Prefix": "fe80::%eth0/64"}]}`,
+	} {
+		if _, _, err := ParseRanges([]byte(bad)); err == nil {
+			t.Errorf("ParseRanges(%s) accepted", bad)
+		}
+	}
+}
+
+func FuzzParseRanges(f *testing.F) {
+	f.Add([]byte(rangeList))
+	f.Add([]byte(`{"prefixes":[{"ipv6Prefix":"::/0"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		set, _, err := ParseRanges(b)
+		if err == nil && len(set.Prefixes()) == 0 {
+			t.Fatal("an accepted list holds no prefix")
+		}
+	})
+}
+
+// rangeServer serves body (or fails while down is set) and counts hits.
+type rangeServer struct {
+	*httptest.Server
+	body atomic.Pointer[string]
+	down atomic.Bool
+	hits atomic.Int32
+}
+
+func newRangeServer(t *testing.T, body string) *rangeServer {
+	rs := &rangeServer{}
+	rs.body.Store(&body)
+	rs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rs.hits.Add(1)
+		if rs.down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(*rs.body.Load()))
+	}))
+	t.Cleanup(rs.Close)
+	return rs
+}
+
+func testRanges(t *testing.T, url string, maxAge time.Duration) *Ranges {
+	t.Helper()
+	f := &fetcher{client: defaultClient(), allowHTTPLoopback: true, maxBytes: MaxRangesBytes, now: time.Now}
+	if err := f.checkURL(url); err != nil {
+		t.Fatal(err)
+	}
+	return &Ranges{url: url, fetcher: f, maxAge: maxAge, every: time.Hour, log: discardLogger()}
+}
+
+func TestRangesLoad(t *testing.T) {
+	srv := newRangeServer(t, rangeList)
+	r := testRanges(t, srv.URL+"/bots.json", time.Hour)
+	a := netip.MustParseAddr("192.0.2.9")
+	if _, err := r.Contains(a); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("before any load: %v, want ErrUnavailable", err)
+	}
+	if err := r.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if in, err := r.Contains(a); !in || err != nil {
+		t.Fatalf("Contains(%s) = %v, %v", a, in, err)
+	}
+	if in, err := r.Contains(netip.MustParseAddr("::ffff:192.0.2.9")); !in || err != nil {
+		t.Errorf("an IPv4-mapped address: %v, %v", in, err)
+	}
+	if in, err := r.Contains(netip.MustParseAddr("203.0.113.1")); in || err != nil {
+		t.Errorf("an address outside: %v, %v", in, err)
+	}
+	// A failed refresh keeps the last good list.
+	srv.down.Store(true)
+	if err := r.Load(context.Background()); err == nil {
+		t.Fatal("a 503 loaded")
+	}
+	if in, err := r.Contains(a); !in || err != nil {
+		t.Errorf("after a failed refresh: %v, %v, want the last good list", in, err)
+	}
+	if st := r.Status(); st.Err == nil || st.Stale || st.Prefixes != 3 || st.CreationTime == "" {
+		t.Errorf("Status = %+v", st)
+	}
+	// A broken list does not replace a good one either.
+	srv.down.Store(false)
+	empty := `{"prefixes": []}`
+	srv.body.Store(&empty)
+	if err := r.Load(context.Background()); err == nil {
+		t.Fatal("an empty list loaded")
+	}
+	if in, _ := r.Contains(a); !in {
+		t.Error("an empty list replaced the good one")
+	}
+}
+
+func TestRangesStale(t *testing.T) {
+	srv := newRangeServer(t, rangeList)
+	r := testRanges(t, srv.URL, time.Millisecond)
+	if err := r.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := r.Contains(netip.MustParseAddr("192.0.2.9"))
+		if errors.Is(err, ErrUnavailable) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a list past its maximum age is still relied on")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !r.Status().Stale {
+		t.Error("Status does not say stale")
+	}
+	// A successful load makes it fresh again.
+	r.maxAge = time.Hour
+	if err := r.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if in, err := r.Contains(netip.MustParseAddr("192.0.2.9")); !in || err != nil {
+		t.Errorf("after a reload: %v, %v", in, err)
+	}
+}
+
+func TestRangesFetchBounds(t *testing.T) {
+	redirect := httptest.NewServer(http.RedirectHandler("http://127.0.0.1:1/elsewhere.json", http.StatusFound))
+	defer redirect.Close()
+	big := newRangeServer(t, `{"prefixes": [`+strings.Repeat(`{"ipv4Prefix": "192.0.2.0/24"},`, MaxRangesBytes/30)+`{"ipv4Prefix": "192.0.2.0/24"}]}`)
+	for name, url := range map[string]string{"redirect": redirect.URL, "oversize": big.URL} {
+		r := testRanges(t, url, time.Hour)
+		if err := r.Load(context.Background()); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+	f := &fetcher{client: defaultClient(), maxBytes: MaxRangesBytes}
+	for _, u := range []string{"http://127.0.0.1/x.json", "http://ranges.example/x.json", "ftp://ranges.example/x", "https://user@ranges.example/x", "/x.json"} {
+		if err := f.checkURL(u); err == nil {
+			t.Errorf("checkURL(%q) accepted without AllowHTTPLoopback", u)
+		}
+	}
+	f.allowHTTPLoopback = true
+	for u, ok := range map[string]bool{"http://127.0.0.1:8080/x.json": true, "http://[::1]/x": true, "http://localhost/x": true, "http://ranges.example/x": false, "https://ranges.example/x.json": true} {
+		if err := f.checkURL(u); (err == nil) != ok {
+			t.Errorf("checkURL(%q) = %v", u, err)
+		}
+	}
+}

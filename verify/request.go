@@ -1,0 +1,156 @@
+package verify
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/dunglas/httpsfv"
+	httpsig "github.com/remitly-oss/httpsig-go"
+)
+
+// maxLabels bounds the signatures of one request that are tried.
+const maxLabels = 4
+
+// RequestKey is a key a site holds for a client that signs its requests
+// with HTTP Message Signatures (RFC 9421), as capabilities declaring
+// Auth: hmac ask.
+type RequestKey struct {
+	// Algorithm is the RFC 9421 algorithm (section 6.2.2): "hmac-sha256",
+	// "ed25519", "ecdsa-p256-sha256", "ecdsa-p384-sha384" or
+	// "rsa-pss-sha512". A signature is verified with this algorithm,
+	// whatever its alg parameter says; one that names another fails.
+	Algorithm string
+	// Secret is the shared secret of hmac-sha256.
+	Secret []byte
+	// Public is the public key of the asymmetric algorithms.
+	Public crypto.PublicKey
+}
+
+// RequestKeys returns the key of the signature's keyid, or an error (any
+// error fails the request with 401).
+type RequestKeys func(ctx context.Context, keyID string) (RequestKey, error)
+
+// RequestSignatures verifies the RFC 9421 signatures of requests to
+// capabilities that declare Auth: hmac. A signature must cover "@method",
+// "@authority" and "@path" (and "@query" when the request has one, and
+// "content-digest" when it has a body, whose RFC 9530 digest is then
+// checked), carry created and keyid, and be at most MaxAge old.
+type RequestSignatures struct {
+	keys   RequestKeys
+	maxAge time.Duration
+}
+
+// NewRequestSignatures returns a verifier of request signatures by the
+// keys keys returns; maxAge bounds a signature's age (default 5 minutes).
+func NewRequestSignatures(keys RequestKeys, maxAge time.Duration) (*RequestSignatures, error) {
+	if keys == nil {
+		return nil, errors.New("verify: NewRequestSignatures: nil RequestKeys")
+	}
+	if maxAge <= 0 {
+		maxAge = 5 * time.Minute
+	}
+	return &RequestSignatures{keys: keys, maxAge: maxAge}, nil
+}
+
+// Verify checks r's signature and returns the key id that signed it.
+// Reading a body to check its digest leaves r.Body readable again; bound
+// the body first (http.MaxBytesReader).
+func (s *RequestSignatures) Verify(r *http.Request) (string, error) {
+	fields := []string{"@method", "@authority", "@path"}
+	if r.URL.RawQuery != "" {
+		fields = append(fields, "@query")
+	}
+	if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+		fields = append(fields, "content-digest")
+	}
+	// httpsig-go verifies the signature of one label: the request's
+	// labels are read from Signature-Input, and the first that verifies
+	// wins (at most maxLabels are tried).
+	dict, err := httpsfv.UnmarshalDictionary(r.Header.Values("Signature-Input"))
+	if err != nil {
+		return "", fmt.Errorf("HTTP message signature: Signature-Input: %w", err)
+	}
+	labels := dict.Names()
+	if len(labels) == 0 {
+		return "", errors.New("HTTP message signature: no Signature-Input")
+	}
+	if len(labels) > maxLabels {
+		labels = labels[:maxLabels]
+	}
+	var f *requestKeyFetcher
+	var res httpsig.VerifyResult
+	for _, label := range labels {
+		f = &requestKeyFetcher{keys: s.keys}
+		res, err = httpsig.Verify(r, f, httpsig.VerifyProfile{
+			SignatureLabel:       label,
+			RequiredFields:       httpsig.Fields(fields...),
+			RequiredMetadata:     []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaKeyID},
+			CreatedValidDuration: s.maxAge,
+		})
+		if err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("HTTP message signature: %w", err)
+	}
+	if !res.Verified {
+		return "", errors.New("HTTP message signature: not verified")
+	}
+	// httpsig-go v1.2.2 verifies with the key's algorithm but does not
+	// compare the alg parameter with it: a signature that names another
+	// algorithm than its key's is refused here.
+	if alg, err := res.Alg(); err == nil && alg != "" && alg != string(f.algo) {
+		return "", fmt.Errorf("HTTP message signature: alg %q, but key %q is %s", alg, f.keyID, f.algo)
+	}
+	return f.keyID, nil
+}
+
+// requestKeyFetcher adapts RequestKeys to httpsig-go, and remembers the
+// key it gave.
+type requestKeyFetcher struct {
+	keys  RequestKeys
+	keyID string
+	algo  httpsig.Algorithm
+}
+
+func (f *requestKeyFetcher) FetchByKeyID(ctx context.Context, _ http.Header, keyID string) (httpsig.KeySpecer, error) {
+	k, err := f.keys(ctx, keyID)
+	if err != nil {
+		return nil, err
+	}
+	algo := httpsig.Algorithm(k.Algorithm)
+	switch algo {
+	case httpsig.Algo_HMAC_SHA256:
+		if len(k.Secret) == 0 {
+			return nil, fmt.Errorf("key %q: hmac-sha256 without a secret", keyID)
+		}
+	case httpsig.Algo_ED25519:
+		if _, ok := k.Public.(ed25519.PublicKey); !ok {
+			return nil, fmt.Errorf("key %q: ed25519 needs an ed25519.PublicKey", keyID)
+		}
+	case httpsig.Algo_ECDSA_P256_SHA256, httpsig.Algo_ECDSA_P384_SHA384:
+		if _, ok := k.Public.(*ecdsa.PublicKey); !ok {
+			return nil, fmt.Errorf("key %q: %s needs an *ecdsa.PublicKey", keyID, algo)
+		}
+	case httpsig.Algo_RSA_PSS_SHA512:
+		if _, ok := k.Public.(*rsa.PublicKey); !ok {
+			return nil, fmt.Errorf("key %q: rsa-pss-sha512 needs an *rsa.PublicKey", keyID)
+		}
+	default:
+		return nil, fmt.Errorf("key %q: algorithm %q is not supported", keyID, k.Algorithm)
+	}
+	f.keyID, f.algo = keyID, algo
+	return httpsig.KeySpec{KeyID: keyID, Algo: algo, PubKey: k.Public, Secret: k.Secret}, nil
+}
+
+func (f *requestKeyFetcher) Fetch(context.Context, http.Header, httpsig.MetadataProvider) (httpsig.KeySpecer, error) {
+	return nil, errors.New("the signature has no keyid")
+}

@@ -1,0 +1,71 @@
+package verify
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/agentready/agentready/internal/webbotauth"
+)
+
+// signatures verifies Web Bot Auth signatures against the key directories
+// of the trusted origins, which it alone fetches.
+type signatures struct {
+	dirs     *webbotauth.Directories
+	verifier webbotauth.Verifier // Keys is set per call, bound to a claim's origins
+}
+
+func newSignatures(origins []string, o *Options) (*signatures, error) {
+	dirs, err := webbotauth.NewDirectories(origins, webbotauth.DirectoryOptions{
+		Client: o.Client, AllowHTTPLoopback: o.AllowHTTPLoopback, Now: o.Now, Logger: o.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	replays := o.Replays
+	if replays == nil {
+		replays = webbotauth.NewMemoryReplays(100000)
+	}
+	return &signatures{dirs: dirs, verifier: webbotauth.Verifier{
+		Now: o.Now, MaxLifetime: o.SignatureMaxLifetime, Replays: replays,
+	}}, nil
+}
+
+// verify checks r's signature, accepting keys only from the directories
+// of trusted (the claim's origins): a directory another policy trusts
+// cannot vouch for this claim. It returns the Signature-Agent origin and
+// the key id.
+func (s *signatures) verify(ctx context.Context, r *http.Request, authority string, trusted map[string]bool, record bool) (agent, keyID string, err error) {
+	v := s.verifier
+	if !record {
+		v.Replays = nil
+	}
+	v.Keys = func(ctx context.Context, agentURL, keyID string) (crypto.PublicKey, error) {
+		if !trusted[agentURL] {
+			return nil, fmt.Errorf("%w: Signature-Agent %q is not a key directory this policy trusts", webbotauth.ErrUntrusted, agentURL)
+		}
+		return s.dirs.Key(ctx, agentURL, keyID)
+	}
+	sig, err := v.Verify(ctx, r, authority)
+	if err != nil {
+		if errors.Is(err, webbotauth.ErrUnavailable) {
+			return "", "", fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		return "", "", fmt.Errorf("%w: signature: %v", ErrFailed, err)
+	}
+	return sig.Agent, sig.KeyID, nil
+}
+
+func (s *signatures) load(ctx context.Context) error {
+	var errs []error
+	for _, st := range s.dirs.Status() {
+		if _, err := s.dirs.Key(ctx, st.Origin, ""); err != nil && errors.Is(err, webbotauth.ErrUnavailable) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *signatures) run(ctx context.Context) { s.dirs.Run(ctx) }

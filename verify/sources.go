@@ -1,0 +1,82 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/config"
+)
+
+// Sources are what proves an agent's claim: the origins of its operator's
+// Web Bot Auth key directories, the URLs of its published IP range lists,
+// and the domains its forward-confirmed reverse DNS names are in.
+type Sources struct {
+	SignatureAgents []string
+	IPRanges        []string
+	ReverseDNS      []string
+}
+
+// sourcesFor returns the sources of a verified-only policy: those its
+// Verification names, each kind defaulting to the known-agent data's for
+// its Name.
+func sourcesFor(a *config.AgentPolicy) Sources {
+	k, _ := Known(a.Name)
+	s := Sources{SignatureAgents: a.Verify.SignatureAgents, IPRanges: a.Verify.IPRanges, ReverseDNS: a.Verify.ReverseDNS}
+	if s.SignatureAgents == nil {
+		s.SignatureAgents = k.SignatureAgents
+	}
+	if s.IPRanges == nil {
+		s.IPRanges = k.IPRanges
+	}
+	if s.ReverseDNS == nil {
+		s.ReverseDNS = k.ReverseDNS
+	}
+	return s
+}
+
+// canonicalOrigin returns the origin s names as a Signature-Agent carries
+// it ("https://agent.example", lower case, no default port, no trailing
+// slash), refusing anything that is not an origin and plain HTTP except to
+// a loopback host when allowed.
+func canonicalOrigin(s string, allowHTTPLoopback bool) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	if u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", fmt.Errorf("%q is not an origin (https://host[:port])", s)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch {
+	case scheme == "https":
+	case scheme == "http" && allowHTTPLoopback && isLoopback(u.Hostname()):
+	case scheme == "http":
+		return "", fmt.Errorf("%q: plain http is allowed only to a loopback host, with AllowHTTPLoopback", s)
+	default:
+		return "", fmt.Errorf("%q: want an https origin", s)
+	}
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host, nil
+}
+
+// ReplayCache records signature nonces so that a signature replayed within
+// its lifetime is refused. The in-memory one is per process; replicas
+// share one in Redis (redisstore).
+type ReplayCache interface {
+	// Seen records key until the given time and reports whether it was
+	// recorded already and not expired.
+	Seen(ctx context.Context, key string, until time.Time) (bool, error)
+}

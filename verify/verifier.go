@@ -1,0 +1,358 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentready/agentready/config"
+)
+
+// Options configures a Verifier. The zero value is ready to use.
+type Options struct {
+	// Client fetches range lists and key directories. Default: a client
+	// with a 10-second timeout that follows no redirect. A Client given
+	// here should follow none either.
+	Client *http.Client
+	// AllowHTTPLoopback allows plain-HTTP sources on a loopback host
+	// (tests, demos); otherwise sources are fetched over HTTPS only.
+	AllowHTTPLoopback bool
+	// RangesMaxAge is how long a range list is relied on without a
+	// successful refresh. Default DefaultRangesMaxAge (7 days).
+	RangesMaxAge time.Duration
+	// RangesRefresh is how often Run reloads the range lists. Default 24
+	// hours (Bing asks for daily refreshes).
+	RangesRefresh time.Duration
+	// Resolver answers reverse DNS checks. Default net.DefaultResolver.
+	Resolver Resolver
+	// DNSBudget is the longest a request waits for a reverse DNS lookup
+	// that is not cached; a longer lookup finishes in the background for
+	// the next request. Zero is allowed: a request then never waits, and
+	// its first request is served as unverified. Default 100ms.
+	DNSBudget time.Duration
+	// DNSTimeout bounds one lookup (PTR and forward). Default 2s.
+	DNSTimeout time.Duration
+	// DNSConcurrency bounds the lookups running at once. Default 16.
+	DNSConcurrency int
+	// DNSCacheSize bounds the cached answers. Default 10000.
+	DNSCacheSize int
+	// Authorities are the hosts (host[:port], as clients address the site)
+	// a Web Bot Auth signature may name in @authority. A request's Host
+	// outside them is not believed: anyone can send any Host, and
+	// believing it would let a signature an agent made for another site be
+	// replayed here. agentready.New sets the host of Site.URL; add the
+	// others the site answers at (a staging host, a demo's address).
+	Authorities []string
+	// SignatureMaxLifetime caps a signature's expires - created. Default
+	// 5 minutes.
+	SignatureMaxLifetime time.Duration
+	// Replays records signature nonces, so that a replayed signature is
+	// refused within its lifetime. Default: in memory, per process; give
+	// a shared one (redisstore.ReplayCache) for replicas.
+	Replays ReplayCache
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Logger receives source failures. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.Client == nil {
+		o.Client = defaultClient()
+	}
+	if o.RangesMaxAge <= 0 {
+		o.RangesMaxAge = DefaultRangesMaxAge
+	}
+	if o.RangesRefresh <= 0 {
+		o.RangesRefresh = 24 * time.Hour
+	}
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
+	}
+	if o.DNSBudget < 0 {
+		o.DNSBudget = 0
+	} else if o.DNSBudget == 0 {
+		o.DNSBudget = 100 * time.Millisecond
+	}
+	if o.DNSTimeout <= 0 {
+		o.DNSTimeout = 2 * time.Second
+	}
+	if o.DNSConcurrency <= 0 {
+		o.DNSConcurrency = 16
+	}
+	if o.DNSCacheSize <= 0 {
+		o.DNSCacheSize = 10000
+	}
+	if o.SignatureMaxLifetime <= 0 {
+		o.SignatureMaxLifetime = 5 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Verifier checks claims to the verified-only agent policies of a
+// declaration. Each claim is checked only against the sources bound to its
+// policy (its Verification, or the known-agent data of its name): one
+// operator's list never vouches for another's agent, and a key directory
+// is fetched only when a policy trusts it, never because a request names
+// it. It is safe for concurrent use.
+type Verifier struct {
+	claims      map[string]*claim // by lower-case policy name
+	authorities map[string]bool
+	authority   string // the first of Options.Authorities
+	ranges      map[string]*Ranges
+	rdns        *rdnsChecker
+	sig         *signatures // nil when no claim accepts signatures
+	log         *slog.Logger
+}
+
+// claim is what proves one verified-only policy.
+type claim struct {
+	name       string
+	sigAgents  map[string]bool // trusted Signature-Agent origins
+	ranges     []*Ranges
+	rdnsDomain []string
+}
+
+// New returns a Verifier for the verified-only policies among agents, or
+// nil when none is. A verified-only policy with no source for any method
+// it accepts is an error naming it.
+func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
+	o.defaults()
+	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*Ranges{}, log: o.Logger}
+	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
+	var errs []error
+	var origins []string
+	for i := range agents {
+		a := &agents[i]
+		if !a.Verify.Required {
+			continue
+		}
+		src := sourcesFor(a)
+		c := &claim{name: a.Name}
+		field := fmt.Sprintf("Agents[%d] (%s).Verify", i, a.Name)
+		if a.Verify.Accepts(config.VerifySignature) && len(src.SignatureAgents) > 0 {
+			c.sigAgents = map[string]bool{}
+			for _, s := range src.SignatureAgents {
+				origin, err := canonicalOrigin(s, o.AllowHTTPLoopback)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s.SignatureAgents: %w", field, err))
+					continue
+				}
+				c.sigAgents[origin] = true
+				origins = append(origins, origin)
+			}
+		}
+		if a.Verify.Accepts(config.VerifyIPRange) {
+			for _, u := range src.IPRanges {
+				r, ok := v.ranges[u]
+				if !ok {
+					if err := f.checkURL(u); err != nil {
+						errs = append(errs, fmt.Errorf("%s.IPRanges: %w", field, err))
+						continue
+					}
+					r = &Ranges{url: u, fetcher: f, maxAge: o.RangesMaxAge, every: o.RangesRefresh, log: o.Logger}
+					v.ranges[u] = r
+				}
+				c.ranges = append(c.ranges, r)
+			}
+		}
+		if a.Verify.Accepts(config.VerifyReverseDNS) {
+			c.rdnsDomain = src.ReverseDNS
+		}
+		if len(c.sigAgents)+len(c.ranges)+len(c.rdnsDomain) == 0 {
+			errs = append(errs, fmt.Errorf("%s: the policy is verified-only, but no source proves %q by the methods it accepts: "+
+				"name its SignatureAgents, IPRanges or ReverseDNS (the known-agent data has none for it)", field, a.Name))
+			continue
+		}
+		v.claims[strings.ToLower(a.Name)] = c
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(v.claims) == 0 {
+		return nil, nil
+	}
+	needDNS := false
+	for _, c := range v.claims {
+		needDNS = needDNS || len(c.rdnsDomain) > 0
+	}
+	if needDNS {
+		v.rdns = newReverseDNS(&o)
+	}
+	if len(origins) > 0 {
+		if len(o.Authorities) == 0 {
+			return nil, errors.New("verify: a policy accepts Web Bot Auth signatures, and Options.Authorities names no host they may be made for")
+		}
+		v.authorities = map[string]bool{}
+		for _, a := range o.Authorities {
+			a = normalAuthority(a)
+			if v.authority == "" {
+				v.authority = a
+			}
+			v.authorities[a] = true
+		}
+		s, err := newSignatures(origins, &o)
+		if err != nil {
+			return nil, err
+		}
+		v.sig = s
+	}
+	return v, nil
+}
+
+// Requires reports whether the policy named name is verified-only.
+func (v *Verifier) Requires(name string) bool {
+	_, ok := v.claims[strings.ToLower(name)]
+	return ok
+}
+
+// Verify checks r's claim to the verified-only policy named name. client
+// is the client address (trusted proxies honoured) and authority the
+// request's host as the server sees it. record says whether a signature's
+// nonce is recorded against replay (false for a dry run, such as
+// agentready's Explain: a replayed signature then passes it, and is
+// refused when served). It returns the Identity that
+// proved the claim, or an error wrapping ErrFailed (the claim is unproven
+// or disproven: no valid proof, a bad signature, an address outside the
+// ranges) or ErrUnavailable (a source it relies on cannot answer, and no
+// other proved the claim). A signature that is offered is decisive: a bad
+// one fails the claim whatever else might have proven it.
+func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (Identity, error) {
+	c := v.claims[strings.ToLower(name)]
+	if c == nil {
+		return Identity{Claimed: name}, fmt.Errorf("%w: %q is not a verified-only policy", ErrFailed, name)
+	}
+	id := Identity{Claimed: c.name}
+	var unavailable, failed []error
+	if c.sigAgents != nil && offersSignature(r) {
+		// A Host the site does not answer at is replaced by the site's own
+		// authority: a signature made for it then fails.
+		auth := normalAuthority(authority)
+		if !v.authorities[auth] {
+			auth = v.authority
+		}
+		agent, keyID, err := v.sig.verify(ctx, r, auth, c.sigAgents, record)
+		switch {
+		case err == nil:
+			id.Method, id.Source, id.KeyID = Signature, agent, keyID
+			return id, nil
+		case errors.Is(err, ErrUnavailable):
+			unavailable = append(unavailable, err)
+		default:
+			return id, err // a bad signature disproves the claim
+		}
+	}
+	for _, rg := range c.ranges {
+		in, err := rg.Contains(client)
+		switch {
+		case err != nil:
+			unavailable = append(unavailable, err)
+		case in:
+			id.Method, id.Source = IPRange, rg.url
+			return id, nil
+		default:
+			failed = append(failed, fmt.Errorf("%s is not in %s", client, rg.url))
+		}
+	}
+	if len(c.rdnsDomain) > 0 {
+		name, err := v.rdns.Check(ctx, client, c.rdnsDomain)
+		switch {
+		case err == nil:
+			id.Method, id.Source = ReverseDNS, name
+			return id, nil
+		case errors.Is(err, ErrUnavailable):
+			unavailable = append(unavailable, err)
+		default:
+			failed = append(failed, err)
+		}
+	}
+	if len(unavailable) > 0 {
+		return id, errors.Join(unavailable...)
+	}
+	if c.sigAgents != nil && !offersSignature(r) {
+		failed = append([]error{errors.New("no Web Bot Auth signature was offered")}, failed...)
+	}
+	return id, fmt.Errorf("%w: %v", ErrFailed, errors.Join(failed...))
+}
+
+// offersSignature reports whether r carries an RFC 9421 signature.
+func offersSignature(r *http.Request) bool {
+	return len(r.Header["Signature-Input"]) > 0 || len(r.Header["Signature"]) > 0
+}
+
+// Load fetches every range list and key directory once, at most as long
+// as ctx allows, and returns the failures joined. Call it before serving
+// so that the first requests can be verified; Run keeps them fresh.
+func (v *Verifier) Load(ctx context.Context) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, r := range v.ranges {
+		wg.Go(func() {
+			if err := r.Load(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	if v.sig != nil {
+		wg.Go(func() {
+			if err := v.sig.load(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Run refreshes every source in the background until ctx is done: the
+// range lists every RangesRefresh, the key directories before their cached
+// copies expire. Failures are logged; the last good copy keeps serving.
+func (v *Verifier) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, r := range v.ranges {
+		wg.Go(func() { r.Run(ctx) })
+	}
+	if v.sig != nil {
+		wg.Go(func() { v.sig.run(ctx) })
+	}
+	wg.Wait()
+}
+
+// Ranges returns the state of every range list, for health checks.
+func (v *Verifier) Ranges() []RangesStatus {
+	var st []RangesStatus
+	for _, r := range v.ranges {
+		st = append(st, r.Status())
+	}
+	return st
+}
+
+// normalAuthority lower-cases host[:port] and drops the default port of
+// https (443) or http (80).
+func normalAuthority(a string) string {
+	a = strings.ToLower(strings.TrimSpace(a))
+	if h, ok := strings.CutSuffix(a, ":443"); ok {
+		return h
+	}
+	if h, ok := strings.CutSuffix(a, ":80"); ok {
+		return h
+	}
+	return a
+}

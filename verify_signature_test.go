@@ -1,0 +1,168 @@
+package agentready_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/verify"
+)
+
+// wbaAgent is a Web Bot Auth agent for the tests: a key and the signed
+// key directory that publishes it. The signature bases are written out
+// (RFC 9421 2.5) rather than built by the code under test.
+type wbaAgent struct {
+	priv ed25519.PrivateKey
+	kid  string
+	dir  *httptest.Server
+	hits atomic.Int32
+}
+
+func newWBAAgent(t *testing.T) *wbaAgent {
+	t.Helper()
+	_, priv, _ := ed25519.GenerateKey(nil)
+	x := base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
+	sum := sha256.Sum256([]byte(`{"crv":"Ed25519","kty":"OKP","x":"` + x + `"}`))
+	a := &wbaAgent{priv: priv, kid: base64.RawURLEncoding.EncodeToString(sum[:])}
+	a.dir = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.hits.Add(1)
+		now := time.Now()
+		params := fmt.Sprintf(`("@authority";req);created=%d;expires=%d;keyid="%s";alg="ed25519";tag="http-message-signatures-directory"`,
+			now.Unix(), now.Add(5*time.Minute).Unix(), a.kid)
+		sig := ed25519.Sign(priv, []byte(`"@authority";req: `+r.Host+"\n"+`"@signature-params": `+params))
+		w.Header().Set("Content-Type", "application/http-message-signatures-directory+json")
+		w.Header().Set("Signature-Input", "sig1="+params)
+		w.Header().Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
+		w.Write([]byte(`{"keys":[{"kty":"OKP","crv":"Ed25519","x":"` + x + `"}]}`))
+	}))
+	t.Cleanup(a.dir.Close)
+	return a
+}
+
+// sign signs r for authority as this agent, naming its directory in
+// Signature-Agent (the dictionary form).
+func (a *wbaAgent) sign(r *http.Request, authority string) {
+	nonce := make([]byte, 16)
+	rand.Read(nonce)
+	now := time.Now()
+	agent := `"` + a.dir.URL + `"`
+	params := fmt.Sprintf(`("@authority" "signature-agent";key="sig1");created=%d;expires=%d;keyid="%s";alg="ed25519";nonce="%s";tag="web-bot-auth"`,
+		now.Unix(), now.Add(time.Minute).Unix(), a.kid, base64.StdEncoding.EncodeToString(nonce))
+	sig := ed25519.Sign(a.priv, []byte(`"@authority": `+authority+"\n"+`"signature-agent";key="sig1": `+agent+"\n"+`"@signature-params": `+params))
+	r.Header.Set("Signature-Agent", "sig1="+agent)
+	r.Header.Set("Signature-Input", "sig1="+params)
+	r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
+}
+
+// TestVerifiedBySignature: each verified-only policy trusts its own key
+// directory; a key of another policy's directory proves nothing for it,
+// and a bad signature fails a claim the client address would have proven.
+func TestVerifiedBySignature(t *testing.T) {
+	claudeAgent, otherAgent := newWBAAgent(t), newWBAAgent(t)
+	inside, _ := rangeListServer(t, "127.0.0.0/8", "::1/128")
+	site := fixtures.OutdoorSupply()
+	site.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{claudeAgent.dir.URL}, IPRanges: []string{inside}}
+	site.Agents = append(site.Agents, config.AgentPolicy{Name: "OtherAgent", RateLimit: config.PerMinute(30),
+		Verify: config.Verification{Required: true, SignatureAgents: []string{otherAgent.dir.URL}}})
+	rec := &decisions{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := ln.Addr().String()
+	m, err := agentready.New(site, agentready.WithVerification(verify.Options{AllowHTTPLoopback: true, Authorities: []string{host}}),
+		agentready.WithOnDecision(rec.add), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Verifier().Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(m.Handler(app))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	req := func(ua string) *http.Request {
+		r, _ := http.NewRequest("GET", srv.URL+"/api/search?q=tent", nil)
+		r.Header.Set("User-Agent", ua)
+		return r
+	}
+	do := func(r *http.Request) *http.Response {
+		t.Helper()
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+
+	r := req("claude/1.0")
+	claudeAgent.sign(r, host)
+	if res := do(r); res.StatusCode != 200 || !strings.Contains(res.Header.Get("RateLimit-Policy"), `"agent/claude"`) {
+		t.Fatalf("signed claude: %d %q", res.StatusCode, res.Header.Get("RateLimit-Policy"))
+	}
+	if d := rec.last(t); d.Identity.Method != verify.Signature || d.Identity.Source != claudeAgent.dir.URL || d.Identity.KeyID != claudeAgent.kid {
+		t.Errorf("identity %+v", d.Identity)
+	}
+	// Explain reports the same without using the nonce up.
+	r = req("claude/1.0")
+	claudeAgent.sign(r, host)
+	r.RemoteAddr = "127.0.0.1:1234"
+	if d := m.Explain(r); d.Identity.Method != verify.Signature || d.Outcome != enforce.Allow {
+		t.Errorf("Explain: %+v", d)
+	}
+	if res := do(r); res.StatusCode != 200 {
+		t.Errorf("served after Explain: %d", res.StatusCode)
+	}
+
+	// A signature made for another site, replayed here with that site's
+	// Host: the Host is not believed.
+	r = req("claude/1.0")
+	claudeAgent.sign(r, "shop.example")
+	r.Host = "shop.example"
+	if res := do(r); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a signature for shop.example replayed with Host: shop.example: %d, want 403", res.StatusCode)
+	}
+	// Another policy's directory: trusted, but not for claude.
+	r = req("claude/1.0")
+	otherAgent.sign(r, host)
+	if res := do(r); res.StatusCode != http.StatusForbidden {
+		t.Errorf("claude signed by OtherAgent's key: %d, want 403", res.StatusCode)
+	}
+	// A bad signature is decisive, though 127.0.0.1 is in claude's ranges.
+	r = req("claude/1.0")
+	claudeAgent.sign(r, host)
+	r.Header.Set("Signature", strings.Replace(r.Header.Get("Signature"), ":", ":A", 1))
+	if res := do(r); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a bad signature from inside the ranges: %d, want 403", res.StatusCode)
+	}
+	// Without a signature, the address proves claude.
+	if res := do(req("claude/1.0")); res.StatusCode != 200 || rec.last(t).Identity.Method != verify.IPRange {
+		t.Errorf("unsigned claude inside the ranges: %d %+v", res.StatusCode, rec.last(t).Identity)
+	}
+	// OtherAgent accepts only its own signatures.
+	r = req("OtherAgent/2.0")
+	otherAgent.sign(r, host)
+	if res := do(r); res.StatusCode != 200 || !strings.Contains(res.Header.Get("RateLimit-Policy"), "OtherAgent") {
+		t.Errorf("signed OtherAgent: %d %q", res.StatusCode, res.Header.Get("RateLimit-Policy"))
+	}
+	if res := do(req("OtherAgent/2.0")); res.StatusCode != http.StatusForbidden {
+		t.Errorf("unsigned OtherAgent: %d", res.StatusCode)
+	}
+}
