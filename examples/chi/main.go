@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"log"
 	"log/slog"
@@ -30,7 +31,7 @@ func main() {
 
 	app := demo.NewApp()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	m, closeStore, err := demo.Middleware(app, *redisAddr, logger)
+	m, closeStore, err := demo.Middleware(context.Background(), app, *redisAddr, nil, *addr, logger)
 	if err != nil {
 		log.Fatal(err)
 	}

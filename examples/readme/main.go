@@ -26,12 +26,14 @@ import (
 	"github.com/agentready/agentready/publish/agentstxt"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
+	"github.com/agentready/agentready/verify"
 )
 
 func main() {
 	// The excerpts are here to be compiled; main only shows they link.
 	_, _, _, _ = chiRouter, bindRoutes, decisions, redisLimits
 	_, _, _ = sessions, checkout, parseAgentsTxt
+	_, _ = verifiedAgents, signedRequests
 	fmt.Println("the README's Go excerpts compile")
 }
 
@@ -69,6 +71,45 @@ func decisions(site config.Site, req *http.Request) error {
 	d := m.Explain(req) // what would happen, without serving or consuming tokens
 	fmt.Println(d.Outcome)
 	return nil
+}
+
+// The README's "Verified agents" block.
+func verifiedAgents(ctx context.Context, site config.Site, client redis.UniversalClient) {
+	site.Agents = append(site.Agents,
+		// Sources from the known-agent data: OpenAI's published ranges.
+		config.AgentPolicy{Name: "GPTBot", RateLimit: config.PerMinute(600),
+			Verify: config.Verification{Required: true}},
+		// Only a Web Bot Auth signature by a key of this directory.
+		config.AgentPolicy{Name: "claude", RateLimit: config.PerMinute(200),
+			Verify: config.Verification{Required: true,
+				Methods:         []config.VerifyMethod{config.VerifySignature},
+				SignatureAgents: []string{"https://agent.example"}}},
+	)
+	replays, err := redisstore.NewReplayCache(client) // replicas refuse each other's replays
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := agentready.New(site, agentready.WithVerification(verify.Options{Replays: replays}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if v := m.Verifier(); v != nil {
+		if err := v.Load(ctx); err != nil {
+			log.Print(err) // claims it cannot check yet are served under "*"
+		}
+		go v.Run(ctx) // refresh the range lists and key directories
+	}
+}
+
+// The README's "Auth: hmac" block.
+func signedRequests(site config.Site, partnerSecret []byte) (*agentready.Middleware, error) {
+	return agentready.New(site, agentready.WithRequestSignatures(
+		func(ctx context.Context, keyID string) (verify.RequestKey, error) {
+			if keyID != "partner-1" {
+				return verify.RequestKey{}, errors.New("unknown key")
+			}
+			return verify.RequestKey{Algorithm: "hmac-sha256", Secret: partnerSecret}, nil
+		}))
 }
 
 // The README's Redis block.

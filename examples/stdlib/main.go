@@ -10,11 +10,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"log"
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/agentready/agentready/examples/internal/demo"
 )
@@ -22,11 +24,13 @@ import (
 func main() {
 	addr := flag.String("addr", ":8080", "address to listen on (host:port)")
 	redisAddr := flag.String("redis", "", "share rate limits with other replicas through the Redis at this host:port")
+	var trust stringList
+	flag.Var(&trust, "trust-signature-agent", "make the claude policy verified-only, trusting the Web Bot Auth key directory at this origin (repeatable; http only for loopback)")
 	flag.Parse()
 
 	app := demo.NewApp()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	m, closeStore, err := demo.Middleware(app, *redisAddr, logger)
+	m, closeStore, err := demo.Middleware(context.Background(), app, *redisAddr, trust, *addr, logger)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,3 +48,9 @@ func main() {
 		log.Fatal(err)
 	}
 }
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }

@@ -25,6 +25,12 @@ func (a *App) Options(log *slog.Logger) []agentready.Option {
 			if d.Err != nil {
 				attrs = append(attrs, "err", d.Err.Error())
 			}
+			if d.Identity.Claimed != "" {
+				attrs = append(attrs, "claimed", d.Identity.Claimed, "verified", d.Identity.Method.String())
+			}
+			if d.Unverified {
+				attrs = append(attrs, "unverified", true)
+			}
 			if d.Degraded {
 				// Redis is down: counted by the failure policy (-redis).
 				attrs = append(attrs, "degraded", true)

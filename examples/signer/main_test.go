@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/examples/internal/demo"
+)
+
+// TestDemoVerifiedClaude is the README's demo, end to end: the demo site
+// trusting this agent's key directory gives the claude policy to requests
+// this agent signs, and 403 to every claim it cannot prove.
+func TestDemoVerifiedClaude(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	kid := thumbprint(priv.Public().(ed25519.PublicKey))
+	dir := httptest.NewServer(directory(priv, kid))
+	defer dir.Close()
+	var untrustedHits atomic.Int32
+	untrusted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		untrustedHits.Add(1)
+		directory(priv, kid).ServeHTTP(w, r)
+	}))
+	defer untrusted.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	app := demo.NewApp()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, closeStore, err := demo.Middleware(ctx, app, "", []string{dir.URL}, ln.Addr().String(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore()
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/search", m.Capability("product-search")(http.HandlerFunc(app.Search)))
+	site := httptest.NewUnstartedServer(m.Handler(mux))
+	site.Listener.Close()
+	site.Listener = ln
+	site.Start()
+	defer site.Close()
+	target := site.URL + "/api/search?q=tent"
+	host := strings.TrimPrefix(site.URL, "http://")
+
+	signed := func(key ed25519.PrivateKey, agent, authority string, at time.Time, tamper bool) *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, target, nil)
+		r.Header.Set("User-Agent", "claude/1.0 (+https://agent.example)")
+		signRequest(r, key, thumbprint(key.Public().(ed25519.PublicKey)), agent, authority, at, tamper)
+		return r
+	}
+	do := func(r *http.Request) (int, string) {
+		t.Helper()
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("RateLimit-Policy")
+	}
+
+	valid := signed(priv, dir.URL, host, time.Now(), false)
+	if status, policy := do(valid); status != 200 || !strings.Contains(policy, `"agent/claude"`) {
+		t.Fatalf("signed claude: %d, RateLimit-Policy %q: want 200 and the claude policy", status, policy)
+	}
+	if status, _ := do(valid); status != http.StatusForbidden {
+		t.Errorf("the same signature replayed: %d, want 403", status)
+	}
+	_, other, _ := ed25519.GenerateKey(nil)
+	for name, r := range map[string]*http.Request{
+		"unsigned": func() *http.Request {
+			r, _ := http.NewRequest("GET", target, nil)
+			r.Header.Set("User-Agent", "claude/1.0")
+			return r
+		}(),
+		"tampered":            signed(priv, dir.URL, host, time.Now(), true),
+		"expired":             signed(priv, dir.URL, host, time.Now().Add(-time.Hour), false),
+		"other authority":     signed(priv, dir.URL, "shop.example", time.Now(), false),
+		"unknown key":         signed(other, dir.URL, host, time.Now(), false),
+		"untrusted directory": signed(priv, untrusted.URL, host, time.Now(), false),
+	} {
+		if status, policy := do(r); status != http.StatusForbidden {
+			t.Errorf("%s: %d (RateLimit-Policy %q), want 403", name, status, policy)
+		}
+	}
+	// A signature an agent made for another site, replayed with that
+	// site's Host: the demo does not believe the Host.
+	r := signed(priv, dir.URL, "shop.example", time.Now(), false)
+	r.Host = "shop.example"
+	if status, _ := do(r); status != http.StatusForbidden {
+		t.Errorf("replayed from another site: %d, want 403", status)
+	}
+	if n := untrustedHits.Load(); n != 0 {
+		t.Errorf("the untrusted directory was fetched %d times", n)
+	}
+	// Browsers and other agents are not asked for anything.
+	r, _ = http.NewRequest("GET", target, nil)
+	r.Header.Set("User-Agent", "curl/8.5.0")
+	if status, _ := do(r); status != 200 {
+		t.Errorf("curl under *: %d", status)
+	}
+}
