@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentready/agentready/config"
@@ -115,6 +116,24 @@ type Verifier struct {
 	rdns        *rdnsChecker
 	sig         *signatures // nil when no claim accepts signatures
 	log         *slog.Logger
+
+	verified, failed, unavailable atomic.Uint64
+}
+
+// Stats counts the claims a Verifier has answered since it was made.
+type Stats struct {
+	// Verified claims were proven.
+	Verified uint64
+	// Failed claims were unproven or disproven (ErrFailed).
+	Failed uint64
+	// Unavailable claims could not be checked: a source did not answer
+	// (ErrUnavailable). A rising count is an outage upstream.
+	Unavailable uint64
+}
+
+// Stats returns the counts so far.
+func (v *Verifier) Stats() Stats {
+	return Stats{Verified: v.verified.Load(), Failed: v.failed.Load(), Unavailable: v.unavailable.Load()}
 }
 
 // claim is what proves one verified-only policy.
@@ -230,6 +249,19 @@ func (v *Verifier) Requires(name string) bool {
 // other proved the claim). A signature that is offered is decisive: a bad
 // one fails the claim whatever else might have proven it.
 func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (Identity, error) {
+	id, err := v.verify(ctx, r, client, authority, name, record)
+	switch {
+	case err == nil:
+		v.verified.Add(1)
+	case errors.Is(err, ErrUnavailable):
+		v.unavailable.Add(1)
+	default:
+		v.failed.Add(1)
+	}
+	return id, err
+}
+
+func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (Identity, error) {
 	c := v.claims[strings.ToLower(name)]
 	if c == nil {
 		return Identity{Claimed: name}, fmt.Errorf("%w: %q is not a verified-only policy", ErrFailed, name)
@@ -333,6 +365,29 @@ func (v *Verifier) Run(ctx context.Context) {
 		wg.Go(func() { v.sig.run(ctx) })
 	}
 	wg.Wait()
+}
+
+// Directories returns the state of every trusted key directory, for
+// health checks.
+func (v *Verifier) Directories() []DirectoryStatus {
+	if v.sig == nil {
+		return nil
+	}
+	var st []DirectoryStatus
+	for _, d := range v.sig.dirs.Status() {
+		st = append(st, DirectoryStatus(d))
+	}
+	return st
+}
+
+// DirectoryStatus is the state of one trusted key directory.
+type DirectoryStatus struct {
+	Origin      string    // the trusted origin
+	LastFetch   time.Time // last successful fetch; zero if none
+	LastAttempt time.Time // last fetch attempted; zero if none
+	LastError   error     // error of the last attempt; nil when it succeeded
+	Keys        int       // keys in the cached copy
+	FreshUntil  time.Time // when the cached copy goes stale
 }
 
 // Ranges returns the state of every range list, for health checks.
