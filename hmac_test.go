@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -44,17 +45,25 @@ func TestHMACCapability(t *testing.T) {
 	if _, err := agentready.New(site); err == nil || !strings.Contains(err.Error(), "WithRequestSignatures") {
 		t.Fatalf("hmac without keys: %v", err)
 	}
-	m, err := agentready.New(site, agentready.WithRequestSignatures(keys), agentready.WithLogger(discardLogger()))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := agentready.New(site, agentready.WithRequestSignatures(keys), agentready.WithLogger(discardLogger()),
+		agentready.WithVerification(verify.Options{Authorities: []string{ln.Addr().String()}}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var served atomic.Int32
 	var gotBody atomic.Value
-	srv := httptest.NewServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		gotBody.Store(string(b))
 		served.Add(1)
 	})))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
 	defer srv.Close()
 
 	body := `{"item":"tent","qty":1}`
@@ -116,6 +125,20 @@ func TestHMACCapability(t *testing.T) {
 		t.Errorf("the handler read %q after the digest was checked, want the body", got)
 	}
 
+	// A nonce is refused the second time.
+	r0 := newReq("/api/orders", body)
+	if err := httpsig.Sign(r0, httpsig.SigningProfile{Algorithm: httpsig.Algo_HMAC_SHA256,
+		Fields:   httpsig.Fields("@method", "@authority", "@path", "content-digest"),
+		Metadata: []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaKeyID, httpsig.MetaNonce}}, hmacKey); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{200, 401} {
+		again := newReq("/api/orders", body)
+		again.Header = r0.Header.Clone()
+		if got := send(again); got != want {
+			t.Errorf("a signature with a nonce, send %d: %d, want %d", i+1, got, want)
+		}
+	}
 	// A body changed after signing: the digest no longer matches.
 	r := sign(newReq("/api/orders", body), httpsig.Algo_HMAC_SHA256, hmacKey)
 	r.Body = io.NopCloser(strings.NewReader(`{"item":"tent","qty":100}`))

@@ -57,14 +57,22 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := publish.NewHandler(docs)
-	if err != nil {
-		return nil, err
-	}
 	pol, err := policy.Compile(&site, st.classifierOpts...)
 	if err != nil {
 		return nil, err
 	}
+	if st.robots != robotsLeave {
+		robots, err := renderRobots(pol, docs, &st)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, robots)
+	}
+	h, err := publish.NewHandler(docs)
+	if err != nil {
+		return nil, err
+	}
+	warnContradictions(pol, &st)
 	store := st.store
 	if store == nil {
 		var mopts []enforce.MemoryOption
@@ -111,8 +119,12 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 	if ver != nil {
 		ecfg.Verifier = ver
 	}
-	if st.signed != nil {
-		ecfg.SignedRequests = st.signed
+	if st.requestKeys != nil {
+		rs, err := verify.NewRequestSignatures(st.requestKeys, verify.RequestOptions{Authorities: vo.Authorities, Replays: vo.Replays})
+		if err != nil {
+			return nil, err
+		}
+		ecfg.SignedRequests = rs
 	}
 	if sess != nil {
 		ecfg.Sessions, ecfg.Audit = sess.mgr, sess.audit

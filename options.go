@@ -43,8 +43,11 @@ type settings struct {
 	probePaths []string
 	probeNets  []string
 
-	verifyOpts verify.Options
-	signed     *verify.RequestSignatures
+	robots    robotsMode
+	robotsOwn []byte
+
+	verifyOpts  verify.Options
+	requestKeys verify.RequestKeys
 
 	sessionStore  session.Store
 	auditStore    audit.Store
@@ -371,13 +374,17 @@ func WithVerification(o verify.Options) Option {
 // content-digest when the request has them), carry created and keyid, and
 // be at most five minutes old. It takes the place of WithAuthenticator for
 // those capabilities.
+//
+// A signature must be made for the site's host (Site.URL, and any host in
+// WithVerification's Authorities); a nonce, when it carries one, is
+// refused a second time (in WithVerification's Replays, shared by
+// replicas, or in memory).
 func WithRequestSignatures(keys verify.RequestKeys) Option {
 	return func(st *settings) error {
-		rs, err := verify.NewRequestSignatures(keys, 0)
-		if err != nil {
-			return fmt.Errorf("WithRequestSignatures: %w", err)
+		if keys == nil {
+			return errors.New("WithRequestSignatures: nil keys")
 		}
-		st.signed = rs
+		st.requestKeys = keys
 		return nil
 	}
 }

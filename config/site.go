@@ -61,6 +61,10 @@ type Site struct {
 	// RateLimit is the site-wide limit (v0.1.0 Rate-Limit, which only has a
 	// per-minute form; rendered there as requests per minute).
 	RateLimit Rate
+	// Usage says what the site's content may be used for (training,
+	// search, AI input), site-wide and per path: published in robots.txt
+	// and as a Content-Usage response header, enforced with Usage.Enforce.
+	Usage Usage
 	// Session configures v0.1.0 sessions.
 	Session Session
 	// Audit configures the v0.1.0 audit trail.

@@ -84,6 +84,7 @@ func Validate(s *Site, f Formats) error {
 	r.capabilities()
 	r.access()
 	r.agents()
+	r.usage()
 	r.flows()
 	r.session()
 	r.awp()

@@ -73,3 +73,31 @@ func quoteSafe(s string) string {
 		return r
 	}, s)
 }
+
+// checkAuth checks the credential capability ci declares (draft-car 2.5
+// Auth) and reports whether it passes; when it does not, d is DenyAuth. It
+// is the one check Wrap, a route binding and AuthForEveryClient all make:
+// an hmac capability's signature is verified (Config.SignedRequests),
+// other credentials go to Config.Authenticate, and without either only
+// the credential's presence is checked (d.PresenceOnly).
+func (e *Enforcer) checkAuth(r *http.Request, ci int, d *Decision) bool {
+	c := &e.p.Capabilities[ci]
+	hmac := c.Auth.TypeOrDefault() == config.AuthHMAC && e.signed != nil
+	d.PresenceOnly = e.auth == nil && !hmac
+	cred := credential(r, &c.Auth)
+	var err error
+	switch {
+	case cred == "":
+		d.Outcome, d.Rule = DenyAuth, e.authText[ci]
+		return false
+	case hmac:
+		err = e.verifySigned(r, c.Decl)
+	case e.auth != nil:
+		err = e.auth(r, c.Decl, cred)
+	}
+	if err != nil {
+		d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
+		return false
+	}
+	return true
+}

@@ -47,9 +47,14 @@ const (
 	// address outside the operator's ranges): 403. Err, wrapping
 	// verify.ErrFailed, says which verification failed.
 	DenyIdentity
+	// DenyPreference: the site's usage preference for the path denies the
+	// agent's purpose (a training crawler where training is denied, a
+	// search crawler where search is), with config.Usage.Enforce: 403.
+	// Rule names the preference ("Content-Usage: train-ai=n").
+	DenyPreference
 )
 
-var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target", "deny-body", "deny-identity"}
+var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target", "deny-body", "deny-identity", "deny-preference"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -136,7 +141,7 @@ func (d *Decision) Results() []Result { return d.results[:d.n] }
 // statusOf maps a denial to its HTTP status.
 func statusOf(o Outcome) int {
 	switch o {
-	case DenyPath, DenyCapability, DenyIdentity:
+	case DenyPath, DenyCapability, DenyIdentity, DenyPreference:
 		return http.StatusForbidden
 	case DenyAuth:
 		return http.StatusUnauthorized

@@ -124,6 +124,11 @@ type Enforcer struct {
 	sessions *session.Manager
 	verifier Verifier
 	signed   SignedRequests
+	// usage is the site's usage preferences when it states any: every
+	// response gets their Content-Usage header; enforceUsage refuses the
+	// crawlers they deny.
+	usage        *policy.Usage
+	enforceUsage bool
 	// unverifiedLog is when an unavailable verification source was last
 	// logged (unix nanoseconds): at most once a minute.
 	unverifiedLog atomic.Int64
@@ -234,6 +239,9 @@ func New(cfg Config) (*Enforcer, error) {
 			errs = append(errs, fmt.Errorf("enforce: capability %q: Auth hmac asks for a signed request (RFC 9421): "+
 				"give the signing keys (agentready.WithRequestSignatures), or check it yourself (agentready.WithAuthenticator), or declare another auth type", c.ID))
 		}
+	}
+	if !p.Usage.IsZero() {
+		e.usage, e.enforceUsage = p.Usage, site.Usage.Enforce
 	}
 	if cfg.Verifier == nil {
 		for _, a := range p.Agents {
@@ -353,25 +361,8 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 			return
 		}
 		// Declared auth (draft-car 2.5 Auth).
-		if c.Auth.Required() {
-			hmac := c.Auth.TypeOrDefault() == config.AuthHMAC && e.signed != nil
-			d.PresenceOnly = e.auth == nil && !hmac
-			cred := credential(r, &c.Auth)
-			if cred == "" {
-				d.Outcome, d.Rule = DenyAuth, e.authText[ci]
-				return
-			}
-			if hmac {
-				if err := e.verifySigned(r, c.Decl); err != nil {
-					d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
-					return
-				}
-			} else if e.auth != nil {
-				if err := e.auth(r, c.Decl, cred); err != nil {
-					d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
-					return
-				}
-			}
+		if c.Auth.Required() && !e.checkAuth(r, ci, d) {
+			return
 		}
 	}
 
@@ -448,6 +439,18 @@ func (e *Enforcer) decidePath(r *http.Request, path, alt string, ci int, d *Deci
 		d.Rule = e.ruleText(rule)
 		if !rule.Allow {
 			d.Outcome = DenyPath
+			return ci, false
+		}
+	}
+	if e.enforceUsage && (d.Class.Purpose == policy.TrainingCrawler || d.Class.Purpose == policy.SearchCrawler) {
+		// A crawler whose purpose the path's usage preference denies
+		// (config.Usage.Enforce); either reading's denial denies.
+		pref, denied := p.Usage.Match(path).Denies(d.Class.Purpose)
+		if !denied && alt != "" {
+			pref, denied = p.Usage.Match(alt).Denies(d.Class.Purpose)
+		}
+		if denied {
+			d.Outcome, d.Rule = DenyPreference, pref
 			return ci, false
 		}
 	}
@@ -648,6 +651,9 @@ func (e *Enforcer) Explain(r *http.Request) Decision {
 // always served (docs/design.md: it is always allowed).
 func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e.usage != nil {
+			e.setContentUsage(w, r)
+		}
 		if r.URL.Path == "/robots.txt" && r.URL.RawPath == "" {
 			// As sent, not decoded: chi would route "/robots%2Etxt" as
 			// another path.
@@ -726,18 +732,8 @@ func (e *Enforcer) browserAuth(r *http.Request, ci int) (d Decision, denied bool
 	if d.Class.Agent() && e.probe(r) == "" {
 		return d, false
 	}
-	c := &e.p.Capabilities[ci]
-	d.Capability, d.cap1, d.PresenceOnly = c.ID, ci+1, e.auth == nil
-	cred := credential(r, &c.Auth)
-	switch {
-	case cred == "":
-		d.Outcome, d.Rule = DenyAuth, e.authText[ci]
-	case e.auth != nil:
-		if err := e.auth(r, c.Decl, cred); err != nil {
-			d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
-		}
-	}
-	if d.Outcome != DenyAuth {
+	d.Capability, d.cap1 = e.p.Capabilities[ci].ID, ci+1
+	if e.checkAuth(r, ci, &d) {
 		return d, false
 	}
 	d.Status = statusOf(d.Outcome)
@@ -859,14 +855,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 	case st.agent >= 0 && !p.Agents[st.agent].Permitted[ci]:
 		d.Outcome, d.Rule = DenyCapability, p.Agents[st.agent].Rule
 	case c.Auth.Required():
-		cred := credential(r, &c.Auth)
-		if cred == "" {
-			d.Outcome, d.Rule = DenyAuth, e.authText[ci]
-		} else if e.auth != nil {
-			if err := e.auth(r, c.Decl, cred); err != nil {
-				d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
-			}
-		}
+		e.checkAuth(r, ci, &d)
 	}
 	if d.Outcome == Allow && !c.Limit.IsZero() {
 		var ls [3]Limit
@@ -947,6 +936,8 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		}
 	case DenyCapability:
 		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
+	case DenyPreference:
+		prob.Detail = fmt.Sprintf("the site's usage preference %q refuses %s agents this path", d.Rule, d.Class.Purpose)
 	case DenyIdentity:
 		prob.Detail = fmt.Sprintf("agent policy %q is verified-only and the request did not prove its claim: %v", d.Identity.Claimed, d.Err)
 	case DenyAuth:

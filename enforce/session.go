@@ -718,6 +718,16 @@ func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *Decision) {
 		return
 	}
 	ai := e.setAgent(d)
+	d.Identity.Claimed = d.Class.Name
+	if ai >= 0 && e.p.Agents[ai].Verified && d.Class.Kind == policy.Declared {
+		// Creating a session is no way around verification: the claim is
+		// checked here as on every other request.
+		var ok bool
+		if ai, ok = e.verifyClaim(r, ai, consume, d); !ok {
+			d.Status = statusOf(d.Outcome)
+			return
+		}
+	}
 	d.Rule = RuleSessionEndpoint
 	e.rateLimit(r, ai, -1, consume, d)
 	d.Status = statusOf(d.Outcome)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -41,8 +42,9 @@ func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *Decision
 		}
 	}
 	d.Unverified = true
+	// d.Class keeps the claim: sessions stay bound to the identity the
+	// agent claims (Identify), and each request's grants are decided anew.
 	def := e.p.Default
-	d.Class.Policy = def
 	d.Agent, d.agent1 = "", 0
 	if def >= 0 {
 		d.Agent, d.agent1 = e.p.Agents[def].Name, def+1
@@ -80,4 +82,26 @@ func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability) error {
 	}
 	_, err := e.signed.Verify(r)
 	return err
+}
+
+// setContentUsage adds the Content-Usage header of the request's path
+// (draft-ietf-aipref-attach-05 section 2) to the response: the value was
+// rendered once, so this allocates nothing. The path is matched as sent;
+// a path that needs canonicalising is matched in its canonical form.
+func (e *Enforcer) setContentUsage(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	var rule *policy.UsageRule
+	if policy.IsCanonical(path, "") {
+		rule = e.usage.Match(path)
+	} else {
+		var buf [512]byte
+		cp := policy.Canonical(buf[:0], path, "")
+		rule = e.usage.Match(string(cp))
+	}
+	if rule.Header != nil {
+		w.Header()["Content-Usage"] = rule.Header
+	}
 }

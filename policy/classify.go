@@ -57,6 +57,8 @@ type Class struct {
 	// Policy is the index of the declared policy (in the slice given to
 	// NewClassifier) when Kind is Declared, -1 otherwise.
 	Policy int
+	// Purpose is the known purpose of the name that matched (PurposeOf).
+	Purpose Purpose
 }
 
 // Agent reports whether the client is an agent (anything but a browser).
@@ -165,7 +167,7 @@ func NewClassifier(declared []string, opts ...ClassifierOption) *Classifier {
 			continue
 		}
 		c.hasDeclared = true
-		add(n, Class{Kind: Declared, Name: n, Policy: i})
+		add(n, Class{Kind: Declared, Name: n, Policy: i, Purpose: PurposeOf(n)})
 	}
 	generic := make(map[string]bool, len(lists.generic))
 	for _, n := range lists.generic {
@@ -179,7 +181,7 @@ func NewClassifier(declared []string, opts ...ClassifierOption) *Classifier {
 			if !ok || (k == n) != exact || without[asciiLower(n)] || without[asciiLower(k)] {
 				continue
 			}
-			add(k, Class{Kind: Known, Name: n, Policy: -1})
+			add(k, Class{Kind: Known, Name: n, Policy: -1, Purpose: PurposeOf(k)})
 		}
 	}
 	for _, n := range lists.generic {

@@ -65,7 +65,7 @@ func TestClassifyKnownAgents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
 			got := c.Classify(tt.ua)
-			if got != (Class{Kind: Known, Name: tt.want, Policy: -1}) {
+			if got != (Class{Kind: Known, Name: tt.want, Policy: -1, Purpose: PurposeOf(tt.want)}) {
 				t.Errorf("Classify(%q) = %+v, want known %q", tt.ua, got, tt.want)
 			}
 		})
@@ -136,16 +136,16 @@ func TestClassifyDeclared(t *testing.T) {
 		name, ua string
 		want     Class
 	}{
-		{"declared name wins over known", uaClaudeBot, Class{Declared, "ClaudeBot", 2}},
-		{"case-insensitive", "Mozilla/5.0 (compatible; claudebot/1.0)", Class{Declared, "ClaudeBot", 2}},
-		{"declared wins even after a known token", "GPTBot/1.1 MyAgent/2", Class{Declared, "MyAgent", 4}},
-		{"declared first product token", "myagent/0.1 (+https://example.com)", Class{Declared, "MyAgent", 4}},
-		{"declared wins over generic", "curl/8.5.0", Class{Declared, "curl", 5}},
-		{"claude does not match Claude-User", uaClaudeUser, Class{Known, "Claude-User", -1}},
-		{"spider does not match Baiduspider", uaBaiduspider, Class{Known, "Baiduspider", -1}},
-		{"spider matches the spider token", "Sogou web spider/4.0(+http://www.sogou.com/docs/help/webmasters.htm#07)", Class{Declared, "spider", 3}},
-		{"exact, not substring", "Mozilla/5.0 (compatible; MyAgentX/1.0)", Class{Unknown, "", -1}},
-		{"first known match in token order", "GPTBot/1.1 CCBot/2.0", Class{Known, "GPTBot", -1}},
+		{"declared name wins over known", uaClaudeBot, Class{Declared, "ClaudeBot", 2, TrainingCrawler}},
+		{"case-insensitive", "Mozilla/5.0 (compatible; claudebot/1.0)", Class{Declared, "ClaudeBot", 2, TrainingCrawler}},
+		{"declared wins even after a known token", "GPTBot/1.1 MyAgent/2", Class{Declared, "MyAgent", 4, PurposeUnknown}},
+		{"declared first product token", "myagent/0.1 (+https://example.com)", Class{Declared, "MyAgent", 4, PurposeUnknown}},
+		{"declared wins over generic", "curl/8.5.0", Class{Declared, "curl", 5, PurposeUnknown}},
+		{"claude does not match Claude-User", uaClaudeUser, Class{Known, "Claude-User", -1, UserAgent}},
+		{"spider does not match Baiduspider", uaBaiduspider, Class{Known, "Baiduspider", -1, SearchCrawler}},
+		{"spider matches the spider token", "Sogou web spider/4.0(+http://www.sogou.com/docs/help/webmasters.htm#07)", Class{Declared, "spider", 3, PurposeUnknown}},
+		{"exact, not substring", "Mozilla/5.0 (compatible; MyAgentX/1.0)", Class{Unknown, "", -1, PurposeUnknown}},
+		{"first known match in token order", "GPTBot/1.1 CCBot/2.0", Class{Known, "GPTBot", -1, TrainingCrawler}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +156,7 @@ func TestClassifyDeclared(t *testing.T) {
 	}
 	t.Run("first of duplicate names", func(t *testing.T) {
 		c := NewClassifier([]string{"Bot-A", "bot-a"})
-		if got := c.Classify("bot-a/1"); got != (Class{Declared, "Bot-A", 0}) {
+		if got := c.Classify("bot-a/1"); got != (Class{Declared, "Bot-A", 0, PurposeUnknown}) {
 			t.Errorf("got %+v", got)
 		}
 	})
@@ -178,7 +178,7 @@ func TestClassifyDeclared(t *testing.T) {
 				t.Errorf("%s: ClaudeBot classified as declared %q", f.Name, got.Name)
 			}
 			if i := slices.Index(names, "claude"); i >= 0 {
-				if got := c.Classify("claude/1.0"); got != (Class{Declared, "claude", i}) {
+				if got := c.Classify("claude/1.0"); got != (Class{Declared, "claude", i, PurposeUnknown}) {
 					t.Errorf("%s: got %+v", f.Name, got)
 				}
 			}
@@ -189,13 +189,13 @@ func TestClassifyDeclared(t *testing.T) {
 func TestClassifyOptions(t *testing.T) {
 	t.Run("extra known", func(t *testing.T) {
 		c := NewClassifier(nil, WithExtraKnown("AcmeBot"))
-		if got := c.Classify("AcmeBot/1"); got != (Class{Known, "AcmeBot", -1}) {
+		if got := c.Classify("AcmeBot/1"); got != (Class{Known, "AcmeBot", -1, PurposeUnknown}) {
 			t.Errorf("got %+v", got)
 		}
 	})
 	t.Run("extra generic", func(t *testing.T) {
 		c := NewClassifier(nil, WithExtraGeneric("lynx"))
-		if got := c.Classify("Lynx/2.9"); got != (Class{Generic, "lynx", -1}) {
+		if got := c.Classify("Lynx/2.9"); got != (Class{Generic, "lynx", -1, PurposeUnknown}) {
 			t.Errorf("got %+v", got)
 		}
 	})
@@ -207,7 +207,7 @@ func TestClassifyOptions(t *testing.T) {
 		if got := c.Classify("OnlyBot"); got.Kind != Known {
 			t.Errorf("got %+v", got)
 		}
-		if got := c.Classify("Scrapy/2"); got != (Class{Generic, "Scrapy", -1}) {
+		if got := c.Classify("Scrapy/2"); got != (Class{Generic, "Scrapy", -1, PurposeUnknown}) {
 			t.Errorf("generic list must still hold Scrapy: %+v", got)
 		}
 	})
@@ -230,10 +230,10 @@ func TestClassifyOptions(t *testing.T) {
 		if got := c.Classify(uaChrome); got.Kind != Browser {
 			t.Errorf("got %+v", got)
 		}
-		if got := c.Classify("curl/8"); got != (Class{Generic, "curl", -1}) {
+		if got := c.Classify("curl/8"); got != (Class{Generic, "curl", -1, PurposeUnknown}) {
 			t.Errorf("got %+v", got)
 		}
-		if got := c.Classify("Zeta Crawler/1.0"); got != (Class{Known, "Zeta Crawler", -1}) {
+		if got := c.Classify("Zeta Crawler/1.0"); got != (Class{Known, "Zeta Crawler", -1, PurposeUnknown}) {
 			t.Errorf("got %+v", got)
 		}
 	})
@@ -396,10 +396,10 @@ func TestClassifyZeroValue(t *testing.T) {
 
 func TestClassifyNonASCIIName(t *testing.T) {
 	c := NewClassifier([]string{"Ünibot"})
-	if got := c.Classify("Ünibot/1.0"); got != (Class{Declared, "Ünibot", 0}) {
+	if got := c.Classify("Ünibot/1.0"); got != (Class{Declared, "Ünibot", 0, PurposeUnknown}) {
 		t.Errorf("got %+v", got)
 	}
-	if got := c.Classify("ÜNIBOT/1.0"); got != (Class{Declared, "Ünibot", 0}) {
+	if got := c.Classify("ÜNIBOT/1.0"); got != (Class{Declared, "Ünibot", 0, PurposeUnknown}) {
 		t.Errorf("ASCII letters fold: got %+v", got)
 	}
 	if got := c.Classify("ünibot/1.0"); got.Kind != Unknown {

@@ -33,6 +33,8 @@ type Policy struct {
 	// SiteLimit is the site-wide limit (v0.1.0 Rate-Limit); zero Rate when
 	// none is declared.
 	SiteLimit Limit
+	// Usage is the compiled usage preferences (config.Usage).
+	Usage *Usage
 
 	exact     map[string][]int // endpoint path -> capability indices
 	templated []int            // capabilities whose endpoint path has {params}
@@ -178,6 +180,9 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 		errs = append(errs, err)
 	}
 	p.Rules = rules
+	if p.Usage, err = compileUsage(&p.site.Usage); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

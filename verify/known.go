@@ -18,16 +18,15 @@ import (
 // App Engine's (*.gae.googleusercontent.com), which any Google Cloud
 // customer can run, so they prove nothing about Google's agents. Agents
 // whose operator publishes no source (Bytespider, meta-externalagent) have
-// no row: they cannot be verified.
+// no row: they cannot be verified. Nor has ChatGPT agent, which signs with
+// Web Bot Auth (Signature-Agent "https://chatgpt.com") but sends a
+// browser's User-Agent, so no policy name can match it: a site trusts
+// that directory for a policy of its own naming, through SignatureAgents.
 var known = map[string]Sources{
 	// https://developers.openai.com/api/docs/bots
 	"gptbot":        {IPRanges: []string{"https://openai.com/gptbot.json"}},
 	"oai-searchbot": {IPRanges: []string{"https://openai.com/searchbot.json"}},
 	"chatgpt-user":  {IPRanges: []string{"https://openai.com/chatgpt-user.json"}},
-	// ChatGPT agent sends a browser User-Agent and signs with Web Bot Auth
-	// (Signature-Agent: "https://chatgpt.com"):
-	// https://help.openai.com/en/articles/11845367-chatgpt-agent-allowlisting
-	"chatgpt-agent": {SignatureAgents: []string{"https://chatgpt.com"}},
 	// https://support.claude.com/en/articles/8896518 (one list for all
 	// three; the URL is secondary)
 	"claudebot":        {IPRanges: []string{"https://claude.com/crawling/bots.json"}},

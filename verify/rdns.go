@@ -101,7 +101,7 @@ func (d *rdnsChecker) lookup(ctx context.Context, a netip.Addr) (*rdnsEntry, err
 		go d.resolve(a, done)
 	}
 	d.mu.Unlock()
-	if d.budget <= 0 {
+	if d.budget < 0 {
 		return nil, fmt.Errorf("%w: reverse DNS of %s is not cached (no budget to wait)", ErrUnavailable, a)
 	}
 	t := time.NewTimer(d.budget)

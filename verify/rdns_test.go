@@ -56,9 +56,6 @@ func (f *fakeDNS) LookupNetIP(ctx context.Context, network, host string) ([]neti
 func newTestRDNS(r Resolver, budget time.Duration, concurrency int) *rdnsChecker {
 	o := Options{Resolver: r, DNSBudget: budget, DNSConcurrency: concurrency}
 	o.defaults()
-	if budget == 0 {
-		o.DNSBudget = 0
-	}
 	return newReverseDNS(&o)
 }
 
@@ -124,13 +121,18 @@ func TestReverseDNSUnavailable(t *testing.T) {
 		close(dns.block) // the lookup finishes in the background
 		waitFor(t, func() bool { _, err := d.Check(context.Background(), a, domains); return err == nil })
 	})
-	t.Run("zero budget never waits", func(t *testing.T) {
-		dns := &fakeDNS{ptr: googleDNS.ptr, forward: googleDNS.forward}
-		d := newTestRDNS(dns, 0, 4)
+	t.Run("a negative budget never waits", func(t *testing.T) {
+		dns := &fakeDNS{ptr: googleDNS.ptr, forward: googleDNS.forward, block: make(chan struct{})}
+		defer close(dns.block)
+		d := newTestRDNS(dns, -1, 4)
 		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, ErrUnavailable) {
 			t.Fatalf("%v, want ErrUnavailable with no budget", err)
 		}
-		waitFor(t, func() bool { _, err := d.Check(context.Background(), a, domains); return err == nil })
+	})
+	t.Run("a zero budget is the default", func(t *testing.T) {
+		if d := newTestRDNS(googleDNS, 0, 4); d.budget != 100*time.Millisecond {
+			t.Errorf("budget %v", d.budget)
+		}
 	})
 	t.Run("concurrency bound", func(t *testing.T) {
 		dns := &fakeDNS{ptr: googleDNS.ptr, forward: googleDNS.forward, block: make(chan struct{})}

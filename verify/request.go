@@ -13,6 +13,8 @@ import (
 
 	"github.com/dunglas/httpsfv"
 	httpsig "github.com/remitly-oss/httpsig-go"
+
+	"github.com/agentready/agentready/internal/webbotauth"
 )
 
 // maxLabels bounds the signatures of one request that are tried.
@@ -41,28 +43,59 @@ type RequestKeys func(ctx context.Context, keyID string) (RequestKey, error)
 // capabilities that declare Auth: hmac. A signature must cover "@method",
 // "@authority" and "@path" (and "@query" when the request has one, and
 // "content-digest" when it has a body, whose RFC 9530 digest is then
-// checked), carry created and keyid, and be at most MaxAge old.
+// checked), carry created and keyid, be at most MaxAge old, and be made
+// for one of the site's authorities. A nonce, when the signature carries
+// one, is refused a second time; a signature without one can be replayed
+// within MaxAge.
 type RequestSignatures struct {
-	keys   RequestKeys
-	maxAge time.Duration
+	keys        RequestKeys
+	maxAge      time.Duration
+	authorities map[string]bool
+	replays     ReplayCache
+}
+
+// RequestOptions configures RequestSignatures.
+type RequestOptions struct {
+	// MaxAge bounds a signature's age. Default 5 minutes.
+	MaxAge time.Duration
+	// Authorities are the hosts (host[:port]) signatures may be made for:
+	// the request's Host must be one of them. Required.
+	Authorities []string
+	// Replays records nonces. Default: in memory, per process.
+	Replays ReplayCache
 }
 
 // NewRequestSignatures returns a verifier of request signatures by the
-// keys keys returns; maxAge bounds a signature's age (default 5 minutes).
-func NewRequestSignatures(keys RequestKeys, maxAge time.Duration) (*RequestSignatures, error) {
+// keys keys returns.
+func NewRequestSignatures(keys RequestKeys, o RequestOptions) (*RequestSignatures, error) {
 	if keys == nil {
 		return nil, errors.New("verify: NewRequestSignatures: nil RequestKeys")
 	}
-	if maxAge <= 0 {
-		maxAge = 5 * time.Minute
+	if len(o.Authorities) == 0 {
+		return nil, errors.New("verify: NewRequestSignatures: no Authorities: signatures must be made for this site's host")
 	}
-	return &RequestSignatures{keys: keys, maxAge: maxAge}, nil
+	s := &RequestSignatures{keys: keys, maxAge: o.MaxAge, authorities: map[string]bool{}, replays: o.Replays}
+	if s.maxAge <= 0 {
+		s.maxAge = 5 * time.Minute
+	}
+	for _, a := range o.Authorities {
+		s.authorities[normalAuthority(a)] = true
+	}
+	if s.replays == nil {
+		s.replays = webbotauth.NewMemoryReplays(100000)
+	}
+	return s, nil
 }
 
 // Verify checks r's signature and returns the key id that signed it.
 // Reading a body to check its digest leaves r.Body readable again; bound
 // the body first (http.MaxBytesReader).
 func (s *RequestSignatures) Verify(r *http.Request) (string, error) {
+	// httpsig-go derives @authority from r.Host: a Host that is not this
+	// site's would let a signature made for another site verify here.
+	if !s.authorities[normalAuthority(r.Host)] {
+		return "", fmt.Errorf("HTTP message signature: the request is for %q, which is not this site", r.Host)
+	}
 	fields := []string{"@method", "@authority", "@path"}
 	if r.URL.RawQuery != "" {
 		fields = append(fields, "@query")
@@ -109,6 +142,16 @@ func (s *RequestSignatures) Verify(r *http.Request) (string, error) {
 	// algorithm than its key's is refused here.
 	if alg, err := res.Alg(); err == nil && alg != "" && alg != string(f.algo) {
 		return "", fmt.Errorf("HTTP message signature: alg %q, but key %q is %s", alg, f.keyID, f.algo)
+	}
+	if nonce, err := res.Nonce(); err == nil && nonce != "" {
+		created, _ := res.Created()
+		seen, err := s.replays.Seen(r.Context(), "hmac|"+f.keyID+"|"+nonce, time.Unix(int64(created), 0).Add(s.maxAge+time.Minute))
+		if err != nil {
+			return "", fmt.Errorf("HTTP message signature: replay cache: %w", err)
+		}
+		if seen {
+			return "", errors.New("HTTP message signature: nonce already used")
+		}
 	}
 	return f.keyID, nil
 }

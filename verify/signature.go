@@ -29,7 +29,7 @@ func newSignatures(origins []string, o *Options) (*signatures, error) {
 		replays = webbotauth.NewMemoryReplays(100000)
 	}
 	return &signatures{dirs: dirs, verifier: webbotauth.Verifier{
-		Now: o.Now, MaxLifetime: o.SignatureMaxLifetime, Replays: replays,
+		Now: o.Now, MaxLifetime: o.SignatureMaxLifetime, Replays: replays, RequireNonce: !o.AllowNoNonce,
 	}}, nil
 }
 
@@ -49,6 +49,11 @@ func (s *signatures) verify(ctx context.Context, r *http.Request, authority stri
 		return s.dirs.Key(ctx, agentURL, keyID)
 	}
 	sig, err := v.Verify(ctx, r, authority)
+	if errors.Is(err, webbotauth.ErrNoSignature) {
+		// Signature headers, but no web-bot-auth signature among them
+		// (another scheme's, an Auth: hmac signature): none offered.
+		return "", "", errNoSignature
+	}
 	if err != nil {
 		if errors.Is(err, webbotauth.ErrUnavailable) {
 			return "", "", fmt.Errorf("%w: %v", ErrUnavailable, err)
@@ -57,6 +62,10 @@ func (s *signatures) verify(ctx context.Context, r *http.Request, authority stri
 	}
 	return sig.Agent, sig.KeyID, nil
 }
+
+// errNoSignature: the request offers no Web Bot Auth signature; the other
+// sources decide.
+var errNoSignature = errors.New("no Web Bot Auth signature was offered")
 
 func (s *signatures) load(ctx context.Context) error {
 	var errs []error

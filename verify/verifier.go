@@ -35,8 +35,9 @@ type Options struct {
 	Resolver Resolver
 	// DNSBudget is the longest a request waits for a reverse DNS lookup
 	// that is not cached; a longer lookup finishes in the background for
-	// the next request. Zero is allowed: a request then never waits, and
-	// its first request is served as unverified. Default 100ms.
+	// the next request. Zero means the default, 100ms; a negative budget
+	// means no wait at all: a client's first request is then served as
+	// unverified, and the following ones from the cache.
 	DNSBudget time.Duration
 	// DNSTimeout bounds one lookup (PTR and forward). Default 2s.
 	DNSTimeout time.Duration
@@ -51,6 +52,11 @@ type Options struct {
 	// replayed here. agentready.New sets the host of Site.URL; add the
 	// others the site answers at (a staging host, a demo's address).
 	Authorities []string
+	// AllowNoNonce accepts Web Bot Auth signatures without a nonce. By
+	// default a nonce is required: a signature without one can be
+	// replayed, on any path, for its whole lifetime (the draft makes
+	// nonce optional).
+	AllowNoNonce bool
 	// SignatureMaxLifetime caps a signature's expires - created. Default
 	// 5 minutes.
 	SignatureMaxLifetime time.Duration
@@ -77,9 +83,7 @@ func (o *Options) defaults() {
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
 	}
-	if o.DNSBudget < 0 {
-		o.DNSBudget = 0
-	} else if o.DNSBudget == 0 {
+	if o.DNSBudget == 0 {
 		o.DNSBudget = 100 * time.Millisecond
 	}
 	if o.DNSTimeout <= 0 {
@@ -188,7 +192,13 @@ func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
 			}
 		}
 		if a.Verify.Accepts(config.VerifyReverseDNS) {
-			c.rdnsDomain = src.ReverseDNS
+			for _, d := range src.ReverseDNS {
+				if d = strings.Trim(d, "."); !strings.Contains(d, ".") || strings.ContainsAny(d, " /:*") {
+					errs = append(errs, fmt.Errorf("%s.ReverseDNS: %q is not a domain name with at least two labels", field, d))
+					continue
+				}
+				c.rdnsDomain = append(c.rdnsDomain, d)
+			}
 		}
 		if len(c.sigAgents)+len(c.ranges)+len(c.rdnsDomain) == 0 {
 			errs = append(errs, fmt.Errorf("%s: the policy is verified-only, but no source proves %q by the methods it accepts: "+
@@ -250,6 +260,9 @@ func (v *Verifier) Requires(name string) bool {
 // one fails the claim whatever else might have proven it.
 func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (Identity, error) {
 	id, err := v.verify(ctx, r, client, authority, name, record)
+	if !record {
+		return id, err // a dry run (Explain) is not counted
+	}
 	switch {
 	case err == nil:
 		v.verified.Add(1)
@@ -268,6 +281,7 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 	}
 	id := Identity{Claimed: c.name}
 	var unavailable, failed []error
+	offered := false
 	if c.sigAgents != nil && offersSignature(r) {
 		// A Host the site does not answer at is replaced by the site's own
 		// authority: a signature made for it then fails.
@@ -276,10 +290,13 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 			auth = v.authority
 		}
 		agent, keyID, err := v.sig.verify(ctx, r, auth, c.sigAgents, record)
+		offered = !errors.Is(err, errNoSignature)
 		switch {
 		case err == nil:
 			id.Method, id.Source, id.KeyID = Signature, agent, keyID
 			return id, nil
+		case !offered:
+			// Signature headers of another scheme: the other sources decide.
 		case errors.Is(err, ErrUnavailable):
 			unavailable = append(unavailable, err)
 		default:
@@ -313,8 +330,8 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 	if len(unavailable) > 0 {
 		return id, errors.Join(unavailable...)
 	}
-	if c.sigAgents != nil && !offersSignature(r) {
-		failed = append([]error{errors.New("no Web Bot Auth signature was offered")}, failed...)
+	if c.sigAgents != nil && !offered {
+		failed = append([]error{errNoSignature}, failed...)
 	}
 	return id, fmt.Errorf("%w: %v", ErrFailed, errors.Join(failed...))
 }

@@ -51,6 +51,10 @@ type Verifier struct {
 	MaxLifetime time.Duration    // longest expires - created accepted; 0: DefaultMaxLifetime
 	Skew        time.Duration    // clock skew tolerated on created and expires; 0: DefaultSkew, negative: none
 	Replays     ReplayCache      // nil: no replay check
+	// RequireNonce refuses a signature without a nonce (ErrMalformed): the
+	// draft makes nonce optional, but a signature without one can be
+	// replayed, on any path, for its whole lifetime.
+	RequireNonce bool
 }
 
 // Verify checks r's Web Bot Auth signature; authority is the request's
@@ -188,6 +192,9 @@ func (v *Verifier) verifyCandidate(ctx context.Context, r *http.Request, view *m
 	}
 	if p.keyID == "" {
 		return Signature{}, fmt.Errorf("%w: %s: keyid is required", ErrMalformed, c.label)
+	}
+	if v.RequireNonce && p.nonce == "" {
+		return Signature{}, fmt.Errorf("%w: %s: a nonce is required (a signature without one could be replayed)", ErrMalformed, c.label)
 	}
 	skew := v.skew()
 	if err := checkWindow(c.label, p, now, v.lifetime(), skew); err != nil {

@@ -1,0 +1,104 @@
+package agentready
+
+import (
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/publish"
+	"github.com/agentready/agentready/publish/robotstxt"
+)
+
+// robotsMode is what the Middleware does with /robots.txt.
+type robotsMode uint8
+
+const (
+	robotsLeave  robotsMode = iota // the site's own handler serves it, untouched
+	robotsServe                    // agentready serves the generated file
+	robotsMerged                   // agentready serves the site's file followed by the generated groups
+)
+
+// WithRobotsTxt serves /robots.txt generated from the declaration (RFC
+// 9309): the Allow/Disallow rules agentready enforces, for "*" and every
+// declared agent, and the usage preferences (config.Usage) as
+// Content-Usage and Content-Signal lines, with the caching, ETag and HEAD
+// of the other documents. Without it (and without WithRobotsTxtMerged)
+// /robots.txt is left to the site, as before.
+//
+// The capability-only default of draft-car 2.6 (no Allow or Disallow
+// declared) reaches robots.txt only under WithImplicitAccess(
+// ImplicitAllAgents): it closes everything but the capability endpoints,
+// to search engines too. Under ImplicitAIAgents the file holds no rule.
+func WithRobotsTxt() Option {
+	return func(st *settings) error {
+		st.robots, st.robotsOwn = robotsServe, nil
+		return nil
+	}
+}
+
+// WithRobotsTxtMerged is WithRobotsTxt for a site that has a robots.txt of
+// its own: own is served first, then the generated groups. Crawlers merge
+// the groups that name the same agent (RFC 9309 2.2.1), so rules own gives
+// "*" still apply, and still take precedence by length.
+func WithRobotsTxtMerged(own []byte) Option {
+	return func(st *settings) error {
+		st.robots, st.robotsOwn = robotsMerged, append([]byte(nil), own...)
+		return nil
+	}
+}
+
+// renderRobots renders the /robots.txt document.
+func renderRobots(p *policy.Policy, docs []publish.Document, st *settings) (publish.Document, error) {
+	var allow []string
+	for _, d := range docs {
+		allow = append(allow, d.Paths...)
+	}
+	body, err := robotstxt.Render(p, robotstxt.Options{
+		WithoutRules: p.Implicit && st.implicit != ImplicitAllAgents,
+		Allow:        allow,
+		Own:          st.robotsOwn,
+	})
+	if err != nil {
+		return publish.Document{}, err
+	}
+	// RFC 9309 2.4: crawlers should not use a cached copy for more than
+	// 24 hours; an hour lets a change reach them the same day.
+	return publish.Document{Name: "robots.txt", Paths: []string{"/robots.txt"}, ContentType: "text/plain; charset=utf-8",
+		Body: body, MaxAge: time.Hour, LastModified: st.lastModified}, nil
+}
+
+// warnContradictions logs, once, what the declaration says against
+// itself: a capability endpoint that a Disallow closes to agents, and a
+// preference that refuses an agent a path an Allow opens to it.
+func warnContradictions(p *policy.Policy, st *settings) {
+	log := st.logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if !p.Implicit {
+		for _, c := range p.Capabilities {
+			if c.Path == "" || strings.Contains(c.Path, "{") {
+				continue
+			}
+			if r, ok := p.Rules.Match(c.Path); ok && !r.Allow {
+				log.Warn("agentready: a capability endpoint is under a Disallow: agents are refused it", "capability", c.ID, "endpoint", c.Path, "rule", "Disallow: "+r.Pattern)
+			}
+		}
+	}
+	u := p.Usage
+	if u == nil || !p.Site().Usage.Enforce {
+		return
+	}
+	for _, r := range p.Rules.List() {
+		if !r.Allow {
+			continue
+		}
+		rule := u.Match(strings.TrimSuffix(strings.ReplaceAll(r.Pattern, "*", ""), "$"))
+		for _, pur := range []policy.Purpose{policy.TrainingCrawler, policy.SearchCrawler} {
+			if pref, ok := rule.Denies(pur); ok {
+				log.Warn("agentready: a usage preference refuses what an Allow opens", "allow", "Allow: "+r.Pattern, "preference", pref, "refused", pur.String())
+			}
+		}
+	}
+}
