@@ -91,6 +91,36 @@ func TestValidateRules(t *testing.T) {
 		{"param name required", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Capabilities[0].Params[1].Name = "" }), config.Formats{},
 			"Capabilities[0].Params[1].Name", "", []string{"is required"}},
 
+		// Usage preferences and verification.
+		{"usage preference value", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Usage.Train = "maybe" }), config.Formats{},
+			"Usage.Train", "", []string{`"maybe" is not a preference`}},
+		{"usage path required", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Usage.Paths = []config.PathUsage{{Train: config.Denied}}
+		}), config.Formats{}, "Usage.Paths[0].Path", "", []string{"is required"}},
+		{"usage path pattern", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Usage.Paths = []config.PathUsage{{Path: "/a/../b", Train: config.Denied}}
+		}), config.Formats{}, "Usage.Paths[0].Path", "", []string{"dot segment"}},
+		{"usage path duplicate", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Usage.Paths = []config.PathUsage{{Path: "/a/", Train: config.Denied}, {Path: "/a/", Search: config.Denied}}
+		}), config.Formats{}, "Usage.Paths[1].Path", "", []string{"is already Usage.Paths[0]"}},
+		{"usage path without a preference", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Usage.Paths = []config.PathUsage{{Path: "/a/"}}
+		}), config.Formats{}, "Usage.Paths[0]", "", []string{"states no preference"}},
+		{"verification on *", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Agents[0].Verify.Required = true }), config.Formats{},
+			"Agents[0].Verify.Required", "", []string{`"*"`}},
+		{"verification method", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Agents[1].Verify = config.Verification{Required: true, Methods: []config.VerifyMethod{"dns"}}
+		}), config.Formats{}, "Agents[1].Verify.Methods[0]", "", []string{`"dns" is not one of`}},
+		{"verification origin", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{"https://agent.example/keys"}}
+		}), config.Formats{}, "Agents[1].Verify.SignatureAgents[0]", "", []string{"is not an origin"}},
+		{"verification domain", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Agents[1].Verify = config.Verification{Required: true, ReverseDNS: []string{"com"}}
+		}), config.Formats{}, "Agents[1].Verify.ReverseDNS[0]", "", []string{"at least two labels"}},
+		{"verification settings without Required", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Agents[1].Verify = config.Verification{IPRanges: []string{"https://ranges.example/x.json"}}
+		}), config.Formats{}, "Agents[1].Verify.Required", "", []string{"have no effect"}},
+
 		// draft-car.
 		{"draft-car endpoint required", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Capabilities[0].Endpoint = "" }), draftCarOnly,
 			"Capabilities[0].Endpoint", "draft-car", []string{"is required by draft-car agents.txt (2.5: Endpoint is REQUIRED)"}},

@@ -33,7 +33,7 @@ func main() {
 	// The excerpts are here to be compiled; main only shows they link.
 	_, _, _, _ = chiRouter, bindRoutes, decisions, redisLimits
 	_, _, _ = sessions, checkout, parseAgentsTxt
-	_, _ = verifiedAgents, signedRequests
+	_, _, _ = verifiedAgents, signedRequests, usagePreferences
 	fmt.Println("the README's Go excerpts compile")
 }
 
@@ -71,6 +71,18 @@ func decisions(site config.Site, req *http.Request) error {
 	d := m.Explain(req) // what would happen, without serving or consuming tokens
 	fmt.Println(d.Outcome)
 	return nil
+}
+
+// The README's "Usage preferences and robots.txt" block.
+func usagePreferences(site config.Site) (*agentready.Middleware, error) {
+	site.Usage = config.Usage{
+		Train:   config.Denied,  // aipref train-ai=n, Content-Signal ai-train=no
+		Search:  config.Allowed, // search=y, search=yes
+		Paths:   []config.PathUsage{{Path: "/blog/", Train: config.Allowed}},
+		Enforce: true, // refuse the crawlers a preference denies
+	}
+	m, err := agentready.New(site, agentready.WithRobotsTxt())
+	return m, err
 }
 
 // The README's "Verified agents" block.

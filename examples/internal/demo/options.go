@@ -25,6 +25,9 @@ func (a *App) Options(log *slog.Logger) []agentready.Option {
 			if d.Err != nil {
 				attrs = append(attrs, "err", d.Err.Error())
 			}
+			if d.Class.Purpose != 0 {
+				attrs = append(attrs, "purpose", d.Class.Purpose.String())
+			}
 			if d.Identity.Claimed != "" {
 				attrs = append(attrs, "claimed", d.Identity.Claimed, "verified", d.Identity.Method.String())
 			}

@@ -1,0 +1,75 @@
+package robotstxt_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/publish/robotstxt"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.txt (read the diff before committing)")
+
+// outdoorWithUsage is draft-car Appendix A with usage preferences: no
+// training, search yes, and AI input allowed on the product pages.
+func outdoorWithUsage() config.Site {
+	site := fixtures.OutdoorSupply()
+	site.Usage = config.Usage{Train: config.Denied, Search: config.Allowed,
+		Paths: []config.PathUsage{{Path: "/products/", AIInput: config.Allowed, Search: config.Allowed}}}
+	return site
+}
+
+func TestGolden(t *testing.T) {
+	implicit := fixtures.OutdoorSupply()
+	implicit.Access = config.Access{}
+	for name, c := range map[string]struct {
+		site config.Site
+		o    robotstxt.Options
+	}{
+		"outdoor-supply": {outdoorWithUsage(), robotstxt.Options{Allow: []string{"/.well-known/agents.txt", "/.well-known/agents.json"}}},
+		"implicit":       {implicit, robotstxt.Options{Allow: []string{"/.well-known/agents.txt"}}},
+		"implicit-ai":    {implicit, robotstxt.Options{WithoutRules: true}},
+		"merged":         {outdoorWithUsage(), robotstxt.Options{Own: []byte("User-agent: Googlebot\nDisallow: /drafts/\nSitemap: https://outdoorsupply.example/sitemap.xml")}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, err := policy.Compile(&c.site)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := robotstxt.Render(p, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join("testdata", name+".txt")
+			if *update {
+				if err := os.WriteFile(file, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("robots.txt differs from %s (go test -update, then read the diff):\n%s", file, got)
+			}
+		})
+	}
+}
+
+// TestTooLarge: a file past what every crawler reads is an error.
+func TestTooLarge(t *testing.T) {
+	p, err := policy.Compile(&[]config.Site{fixtures.OutdoorSupply()}[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := robotstxt.Render(p, robotstxt.Options{Own: []byte(strings.Repeat("# x\n", robotstxt.MaxBytes/4))}); err == nil {
+		t.Error("a file over MaxBytes rendered")
+	}
+}

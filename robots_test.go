@@ -1,0 +1,202 @@
+package agentready_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/jimsmart/grobotstxt"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fixtures"
+)
+
+// robotsPaths are paths to ask about: every pattern's literal prefix and a
+// path below it, every capability endpoint, the documents, and a few
+// others.
+func robotsPaths(site config.Site) []string {
+	paths := []string{"/", "/about", "/products/tent", "/.well-known/agents.txt", "/.well-known/agents.json", "/api", "/mcpx"}
+	for _, p := range append(append([]string{}, site.Access.Allow...), site.Access.Disallow...) {
+		p = strings.TrimSuffix(strings.ReplaceAll(p, "*", "x"), "$")
+		paths = append(paths, p, strings.TrimSuffix(p, "/")+"/deeper/x")
+	}
+	for _, c := range site.Capabilities {
+		if i := strings.Index(c.Endpoint, "://"); i >= 0 {
+			if j := strings.IndexByte(c.Endpoint[i+3:], '/'); j >= 0 {
+				ep := c.Endpoint[i+3+j:]
+				paths = append(paths, ep, ep+"?q=tent", ep+"/sub")
+			}
+		}
+	}
+	return paths
+}
+
+// TestRobotsTxtAgreesWithEnforcement: the generated robots.txt, read by
+// Google's matcher (github.com/jimsmart/grobotstxt), allows a path to a
+// declared agent, and to any other ("*"), exactly when agentready's rules
+// do; under ImplicitAIAgents it closes nothing.
+func TestRobotsTxtAgreesWithEnforcement(t *testing.T) {
+	implicit := fixtures.OutdoorSupply()
+	implicit.Access = config.Access{}
+	for _, c := range []struct {
+		name     string
+		site     config.Site
+		scope    agentready.ImplicitScope
+		rulesOut bool // the file holds no rule
+	}{
+		{"declared rules", fixtures.OutdoorSupply(), 0, false},
+		{"implicit, every automated client", implicit, agentready.ImplicitAllAgents, false},
+		{"implicit, AI agents only", implicit, agentready.ImplicitAIAgents, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := []agentready.Option{agentready.WithRobotsTxt(), agentready.WithLogger(discardLogger())}
+			if c.scope != 0 {
+				opts = append(opts, agentready.WithImplicitAccess(c.scope))
+			}
+			m, err := agentready.New(c.site, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := httptest.NewRecorder()
+			m.Handler(app).ServeHTTP(rec, httptest.NewRequest("GET", "/robots.txt", nil))
+			if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/plain; charset=utf-8" || rec.Header().Get("ETag") == "" {
+				t.Fatalf("/robots.txt: %d %v", rec.Code, rec.Header())
+			}
+			body := rec.Body.String()
+			agents := map[string]string{"SomeCrawler": "SomeCrawler/1.0 (+https://crawler.example)"}
+			for _, a := range c.site.Agents {
+				if a.Name != "*" {
+					agents[a.Name] = a.Name + "/1.0"
+				}
+			}
+			checked := 0
+			for token, ua := range agents {
+				for _, path := range robotsPaths(c.site) {
+					robots := grobotstxt.AgentAllowed(body, token, "https://outdoorsupply.example"+path)
+					r := httptest.NewRequest("GET", path, nil)
+					r.Header.Set("User-Agent", ua)
+					d := m.Explain(r)
+					enforced := d.Outcome != enforce.DenyPath
+					switch {
+					case c.rulesOut && !robots:
+						t.Errorf("%s %s: robots.txt closes what the site declared open to every crawler", token, path)
+					case !c.rulesOut && robots != enforced:
+						t.Errorf("%s %s: robots.txt allows=%v, agentready allows=%v (%s %s)", token, path, robots, enforced, d.Outcome, d.Rule)
+					}
+					checked++
+				}
+			}
+			if checked < 20 {
+				t.Fatalf("only %d verdicts compared", checked)
+			}
+		})
+	}
+}
+
+// TestUsagePreferences: the Content-Usage header of the path on every
+// response, browsers' too; with Enforce, crawlers whose purpose a
+// preference denies get 403 naming it, and a user-triggered agent never.
+func TestUsagePreferences(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Access.Allow = append(site.Access.Allow, "/products/*", "/blog/*")
+	site.Usage = config.Usage{Train: config.Denied, Search: config.Allowed, Enforce: true,
+		Paths: []config.PathUsage{{Path: "/blog/", Train: config.Allowed}, {Path: "/products/private/", Search: config.Denied}}}
+	var logs bytes.Buffer
+	m, err := agentready.New(site, agentready.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), agentready.WithRobotsTxt())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(app)
+	get := func(path, ua string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("User-Agent", ua)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	for _, c := range []struct {
+		path, ua, usage string
+		status          int
+	}{
+		{"/products/tent", uaChrome, "train-ai=n, search=y", 200},
+		{"/blog/post", uaChrome, "train-ai=y", 200},
+		{"/products/private/x", uaChrome, "search=n", 200},
+		{"/products/tent", uaGPTBot, "train-ai=n, search=y", 403}, // a training crawler, training denied
+		{"/blog/post", uaGPTBot, "train-ai=y", 200},               // allowed on the blog
+		{"/products/private/x", "Mozilla/5.0 (compatible; OAI-SearchBot/1.0)", "search=n", 403},
+		{"/products/tent", "Mozilla/5.0 (compatible; OAI-SearchBot/1.0)", "train-ai=n, search=y", 200},
+		{"/products/tent", "Mozilla/5.0 (compatible; ChatGPT-User/1.0)", "train-ai=n, search=y", 200}, // never a crawler
+		{"/products/private/x", "Mozilla/5.0 (compatible; ChatGPT-User/1.0)", "search=n", 200},
+	} {
+		w := get(c.path, c.ua)
+		if w.Code != c.status || w.Header().Get("Content-Usage") != c.usage {
+			t.Errorf("%s %s: %d, Content-Usage %q; want %d, %q (%s)", c.ua, c.path, w.Code, w.Header().Get("Content-Usage"), c.status, c.usage, w.Body)
+		}
+		if c.status == 403 && !strings.Contains(w.Body.String(), "Content-Usage: ") {
+			t.Errorf("%s %s: the problem does not name the preference: %s", c.ua, c.path, w.Body)
+		}
+	}
+	r := httptest.NewRequest("GET", "/products/tent", nil)
+	r.Header.Set("User-Agent", uaGPTBot)
+	if d := m.Explain(r); d.Outcome != enforce.DenyPreference || d.Class.Purpose.String() != "training-crawler" {
+		t.Errorf("Explain: %+v", d)
+	}
+	// The robots.txt carries the same preferences.
+	w := get("/robots.txt", uaChrome)
+	for _, line := range []string{"Content-Usage: train-ai=n, search=y", "Content-Usage: /blog/ train-ai=y", "Content-Usage: /products/private/ search=n", "Content-Signal: search=yes, ai-train=no"} {
+		if !strings.Contains(w.Body.String(), line+"\n") {
+			t.Errorf("robots.txt lacks %q:\n%s", line, w.Body)
+		}
+	}
+	// The declaration contradicts itself: training is refused where an
+	// Allow opens the path. New says so, once.
+	if !strings.Contains(logs.String(), "a usage preference refuses what an Allow opens") {
+		t.Errorf("no warning about the contradiction; logs:\n%s", logs.String())
+	}
+}
+
+// TestCapabilityUnderDisallowWarns: New warns of a capability endpoint a
+// Disallow closes.
+func TestCapabilityUnderDisallowWarns(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Access.Disallow = append(site.Access.Disallow, "/api/search")
+	var logs bytes.Buffer
+	if _, err := agentready.New(site, agentready.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "capability endpoint is under a Disallow") || !strings.Contains(logs.String(), "product-search") {
+		t.Errorf("logs:\n%s", logs.String())
+	}
+	_ = http.StatusOK
+}
+
+// TestContentUsageAllocatesNothing: the Content-Usage header costs a
+// browser's request no allocation.
+func TestContentUsageAllocatesNothing(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Usage = config.Usage{Train: config.Denied, Paths: []config.PathUsage{{Path: "/blog/", Train: config.Allowed}}}
+	m, err := agentready.New(site, agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(nop)
+	for _, path := range []string{"/blog/post", "/products/tent"} {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("User-Agent", uaChrome)
+		w := &reusableWriter{h: http.Header{}}
+		h.ServeHTTP(w, r)
+		if w.h.Get("Content-Usage") == "" {
+			t.Fatalf("%s: no Content-Usage", path)
+		}
+		// Under the race detector allocation counts mean nothing; the
+		// header is still checked.
+		if n := testing.AllocsPerRun(200, func() { h.ServeHTTP(w, r) }); n != 0 && raceSlowdown == 1 {
+			t.Errorf("%s: %v allocations per request", path, n)
+		}
+	}
+}
