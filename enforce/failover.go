@@ -401,6 +401,10 @@ func (f *Failover) Allow(ctx context.Context, limits []Limit, res []Result) erro
 			if err = f.callInTurn(ctx, limits, res); err == nil {
 				return nil
 			}
+			if cerr := callerError(ctx, err); cerr != nil {
+				return cerr
+			}
+			return f.degrade(ctx, limits, res) // callInTurn opened the circuit
 		}
 		if cerr := callerError(ctx, err); cerr != nil {
 			return cerr
@@ -491,10 +495,16 @@ func (f *Failover) enter(ctx context.Context) error {
 }
 
 // callInTurn is call for a request that has a turn, which it gives back
-// even if the primary panics.
+// even if the primary panics. A failure of the primary opens the circuit
+// before the turn is given back, so that a request queued for it sees the
+// circuit open and does not call the failing primary again.
 func (f *Failover) callInTurn(ctx context.Context, limits []Limit, res []Result) error {
 	defer f.leave()
-	return f.call(ctx, limits, res)
+	err := f.call(ctx, limits, res)
+	if err != nil && callerError(ctx, err) == nil {
+		f.fail(err, false)
+	}
+	return err
 }
 
 func (f *Failover) leave() {
