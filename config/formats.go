@@ -230,8 +230,11 @@ const (
 	DocAgentsMD
 	DocAWP
 	DocDescriptors
+	// DocCards are the neighbour cards: an MCP server card per MCP
+	// capability, an A2A agent card for the A2A capabilities.
+	DocCards
 
-	AllDocuments = DocAgentsTxt | DocAgentsJSON | DocAgentsMD | DocAWP | DocDescriptors
+	AllDocuments = DocAgentsTxt | DocAgentsJSON | DocAgentsMD | DocAWP | DocDescriptors | DocCards
 )
 
 func (d Document) String() string {
@@ -246,6 +249,8 @@ func (d Document) String() string {
 		return "agent.json (AWP)"
 	case DocDescriptors:
 		return "agent:// descriptor"
+	case DocCards:
+		return "MCP server and A2A agent cards"
 	}
 	return fmt.Sprintf("Document(%d)", uint8(d))
 }

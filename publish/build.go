@@ -11,6 +11,7 @@ import (
 	"github.com/agentready/agentready/publish/agentstxt"
 	"github.com/agentready/agentready/publish/agenturi"
 	"github.com/agentready/agentready/publish/awp"
+	"github.com/agentready/agentready/publish/cards"
 )
 
 // Well-known paths of the published documents.
@@ -138,5 +139,36 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 				[]string{agenturi.Profile}, o.DescriptorPathFor(agents[i].Name))
 		}
 	}
+	if f.Serves(config.DocCards) {
+		mcp, err := cards.MCPCards(s)
+		if err != nil {
+			return nil, fmt.Errorf("publish: MCP server card: %w", err)
+		}
+		for i, c := range mcp {
+			// The first MCP capability's card is at the well-known path
+			// scanners ask; every card also at its endpoint's
+			// "/server-card", where MCP reserves it.
+			paths := []string{strings.TrimSuffix(c.EndpointPath, "/") + "/server-card"}
+			if i == 0 {
+				paths = append([]string{PathMCPServerCard}, paths...)
+			}
+			add(config.DocCards, "MCP server card "+c.Capability, contentTypeJSON, maxAgeAgentJSON, c.Body, nil, paths...)
+		}
+		a2a, err := cards.A2ACard(s)
+		if err != nil {
+			return nil, fmt.Errorf("publish: A2A agent card: %w", err)
+		}
+		if a2a != nil {
+			add(config.DocCards, "A2A agent card", contentTypeJSON, maxAgeAgentJSON, a2a, nil, PathA2AAgentCard)
+		}
+	}
 	return docs, nil
 }
+
+// The neighbour cards' well-known paths.
+const (
+	// PathMCPServerCard is where scanners look for an MCP server card.
+	PathMCPServerCard = "/.well-known/mcp/server-card.json"
+	// PathA2AAgentCard is the A2A v0.3.0 agent card (A2A 5.3).
+	PathA2AAgentCard = "/.well-known/agent-card.json"
+)

@@ -22,6 +22,12 @@ func goldenName(d publish.Document) string {
 	if name, ok := strings.CutPrefix(d.Name, "descriptor "); ok {
 		return "descriptor-" + name + ".json"
 	}
+	if name, ok := strings.CutPrefix(d.Name, "MCP server card "); ok {
+		return "mcp-server-card-" + name + ".json"
+	}
+	if d.Name == "A2A agent card" {
+		return "agent-card.json"
+	}
 	return d.Name
 }
 

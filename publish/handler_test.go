@@ -403,6 +403,9 @@ func TestServeFixtures(t *testing.T) {
 			for _, d := range docs {
 				for _, path := range d.Paths {
 					want := wantByPath[path]
+					if strings.HasSuffix(path, "/server-card") || path == publish.PathMCPServerCard || path == publish.PathA2AAgentCard {
+						want.ctype, want.cacheControl = "application/json; charset=utf-8", "public, max-age=300"
+					}
 					if strings.HasPrefix(path, "/agents/") {
 						want.ctype = `application/agent+json; profile="https://agent-uri.org/profile/v3"`
 						want.cacheControl = "public, max-age=300"

@@ -1,0 +1,220 @@
+// Package cards renders the neighbour cards scanners look for, from the
+// same capabilities as the other documents: an MCP server card for each MCP
+// capability (the server card of the MCP discovery proposal, schema
+// https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json)
+// and an A2A agent card (A2A v0.3.0, AgentCard) for the site's A2A
+// capabilities.
+package cards
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/agentready/agentready/config"
+)
+
+// ServerCardSchema is the $schema every MCP server card names.
+const ServerCardSchema = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
+
+// MCPCard is the server card of one MCP capability.
+type MCPCard struct {
+	// Capability is the capability's ID.
+	Capability string
+	// EndpointPath is the path of its endpoint: the card is also served at
+	// EndpointPath + "/server-card", where MCP reserves it for a
+	// streamable-http server.
+	EndpointPath string
+	Body         []byte
+}
+
+type serverCard struct {
+	Schema      string   `json:"$schema"`
+	Name        string   `json:"name"`
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description"`
+	Version     string   `json:"version"`
+	WebsiteURL  string   `json:"websiteUrl,omitempty"`
+	Remotes     []remote `json:"remotes"`
+}
+
+type remote struct {
+	Type    string     `json:"type"`
+	URL     string     `json:"url"`
+	Headers []kvHeader `json:"headers,omitempty"`
+}
+
+type kvHeader struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	IsRequired  bool   `json:"isRequired,omitempty"`
+	IsSecret    bool   `json:"isSecret,omitempty"`
+}
+
+// MCPCards returns a server card for each MCP capability, in declaration
+// order: its name is "<site host>/<capability id>" (the card's
+// reverse-domain-and-name form), its remote the capability's endpoint over
+// streamable-http, and its declared auth a required, secret header.
+func MCPCards(s *config.Site) ([]MCPCard, error) {
+	host := ""
+	if u, err := url.Parse(s.URL); err == nil {
+		host = u.Hostname()
+	}
+	var cards []MCPCard
+	for i := range s.Capabilities {
+		c := &s.Capabilities[i]
+		if c.Protocol != config.ProtocolMCP || c.Endpoint == "" {
+			continue
+		}
+		u, err := url.Parse(c.Endpoint)
+		if err != nil {
+			return nil, fmt.Errorf("cards: capability %q endpoint: %w", c.ID, err)
+		}
+		card := serverCard{
+			Schema:      ServerCardSchema,
+			Name:        host + "/" + c.ID,
+			Title:       clip(s.Name, 100),
+			Description: clip(firstNonEmpty(c.Description, s.Description, c.ID), 100),
+			Version:     s.VersionOrDefault(),
+			WebsiteURL:  s.URL,
+			Remotes:     []remote{{Type: "streamable-http", URL: c.Endpoint, Headers: authHeaders(&c.Auth)}},
+		}
+		b, err := json.MarshalIndent(card, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		cards = append(cards, MCPCard{Capability: c.ID, EndpointPath: u.EscapedPath(), Body: append(b, '\n')})
+	}
+	return cards, nil
+}
+
+// authHeaders describes the header a capability's declared auth asks for.
+func authHeaders(a *config.Auth) []kvHeader {
+	switch a.TypeOrDefault() {
+	case config.AuthBearerToken, config.AuthOAuth2:
+		d := "Bearer token"
+		if a.TokenEndpoint != "" {
+			d += " from " + a.TokenEndpoint
+		}
+		return []kvHeader{{Name: "Authorization", Description: d, IsRequired: true, IsSecret: true}}
+	case config.AuthAPIKey:
+		return []kvHeader{{Name: a.HeaderOrDefault(), Description: "API key", IsRequired: true, IsSecret: true}}
+	case config.AuthHMAC:
+		return []kvHeader{{Name: "Signature", Description: "HTTP Message Signature (RFC 9421)", IsRequired: true}}
+	}
+	return nil
+}
+
+// A2A v0.3.0 AgentCard (specification section 5.5).
+type agentCard struct {
+	ProtocolVersion    string                    `json:"protocolVersion"`
+	Name               string                    `json:"name"`
+	Description        string                    `json:"description"`
+	URL                string                    `json:"url"`
+	PreferredTransport string                    `json:"preferredTransport"`
+	Version            string                    `json:"version"`
+	Provider           *provider                 `json:"provider,omitempty"`
+	DocumentationURL   string                    `json:"documentationUrl,omitempty"`
+	Capabilities       struct{}                  `json:"capabilities"`
+	SecuritySchemes    map[string]securityScheme `json:"securitySchemes,omitempty"`
+	Security           []map[string][]string     `json:"security,omitempty"`
+	DefaultInputModes  []string                  `json:"defaultInputModes"`
+	DefaultOutputModes []string                  `json:"defaultOutputModes"`
+	Skills             []skill                   `json:"skills"`
+}
+
+type provider struct {
+	Organization string `json:"organization"`
+	URL          string `json:"url"`
+}
+
+type securityScheme struct {
+	Type         string `json:"type"`
+	Scheme       string `json:"scheme,omitempty"`
+	In           string `json:"in,omitempty"`
+	Name         string `json:"name,omitempty"`
+	BearerFormat string `json:"bearerFormat,omitempty"`
+}
+
+type skill struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Tags        []string `json:"tags"`
+}
+
+// A2ACard returns the site's A2A agent card, or nil when it declares no
+// A2A capability: its url is the first A2A capability's endpoint, each A2A
+// capability a skill, and the declared auth its security schemes.
+func A2ACard(s *config.Site) ([]byte, error) {
+	card := agentCard{
+		ProtocolVersion: "0.3.0", Name: s.Name, Description: firstNonEmpty(s.Description, s.Name),
+		PreferredTransport: "JSONRPC", Version: s.VersionOrDefault(), DocumentationURL: s.DocsURL,
+		Provider:           &provider{Organization: s.Name, URL: s.URL},
+		DefaultInputModes:  []string{"text/plain", "application/json"},
+		DefaultOutputModes: []string{"text/plain", "application/json"},
+	}
+	for i := range s.Capabilities {
+		c := &s.Capabilities[i]
+		if c.Protocol != config.ProtocolA2A {
+			continue
+		}
+		if card.URL == "" {
+			card.URL = c.Endpoint
+		}
+		tags := c.Tags
+		if len(tags) == 0 {
+			tags = []string{c.ID}
+		}
+		card.Skills = append(card.Skills, skill{ID: c.ID, Name: c.ID, Description: firstNonEmpty(c.Description, c.ID), Tags: tags})
+		name, scheme := securityOf(&c.Auth)
+		if name != "" {
+			if card.SecuritySchemes == nil {
+				card.SecuritySchemes = map[string]securityScheme{}
+			}
+			if _, ok := card.SecuritySchemes[name]; !ok {
+				card.SecuritySchemes[name] = scheme
+				card.Security = append(card.Security, map[string][]string{name: {}})
+			}
+		}
+	}
+	if len(card.Skills) == 0 {
+		return nil, nil
+	}
+	b, err := json.MarshalIndent(card, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// securityOf maps a declared auth to an A2A (OpenAPI-style) security
+// scheme; hmac has none.
+func securityOf(a *config.Auth) (string, securityScheme) {
+	switch a.TypeOrDefault() {
+	case config.AuthBearerToken, config.AuthOAuth2:
+		return "bearer", securityScheme{Type: "http", Scheme: "bearer"}
+	case config.AuthAPIKey:
+		return "apiKey", securityScheme{Type: "apiKey", In: "header", Name: a.HeaderOrDefault()}
+	}
+	return "", securityScheme{}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// clip shortens s to at most n runes.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
