@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"net/netip"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/config"
 )
 
 // fakeDNS answers from maps; block, when set, holds every lookup until it
@@ -186,5 +189,30 @@ func TestInDomain(t *testing.T) {
 		if got := inDomain(c.name, c.dom); got != c.want {
 			t.Errorf("inDomain(%q, %q) = %v", c.name, c.dom, got)
 		}
+	}
+}
+
+// TestSlowReverseDNSDoesNotUndoAFailure: a client outside the ranges whose
+// own reverse zone does not answer is refused, not served as "cannot
+// tell".
+func TestSlowReverseDNSDoesNotUndoAFailure(t *testing.T) {
+	srv := newRangeServer(t, rangeList)
+	o := Options{AllowHTTPLoopback: true, Resolver: &fakeDNS{fail: &net.DNSError{Err: "i/o timeout", IsTimeout: true}}}
+	v, err := New([]config.AgentPolicy{{Name: "Googlebot", Verify: config.Verification{Required: true,
+		IPRanges: []string{srv.URL}, ReverseDNS: []string{"googlebot.com"}}}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := http.NewRequest("GET", "https://site.example/", nil)
+	_, err = v.Verify(context.Background(), r, netip.MustParseAddr("203.0.113.50"), "site.example", "Googlebot", true)
+	if !errors.Is(err, ErrFailed) || errors.Is(err, ErrUnavailable) {
+		t.Errorf("outside the ranges, reverse DNS timing out: %v, want ErrFailed", err)
+	}
+	_, err = v.Verify(context.Background(), r, netip.MustParseAddr("192.0.2.50"), "site.example", "Googlebot", true)
+	if err != nil {
+		t.Errorf("inside the ranges: %v", err)
 	}
 }

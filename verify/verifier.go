@@ -321,8 +321,13 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 		case err == nil:
 			id.Method, id.Source = ReverseDNS, name
 			return id, nil
-		case errors.Is(err, ErrUnavailable):
+		case errors.Is(err, ErrUnavailable) && len(failed) == 0:
+			// Reverse DNS that does not answer in time says nothing; but
+			// the client runs its own reverse zone and can make it slow, so
+			// it never turns another source's definite "no" into "cannot
+			// tell".
 			unavailable = append(unavailable, err)
+		case errors.Is(err, ErrUnavailable):
 		default:
 			failed = append(failed, err)
 		}
