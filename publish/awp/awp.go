@@ -98,7 +98,7 @@ func AgentJSON(s *config.Site) ([]byte, error) {
 		AWPVersion:   Version,
 		Domain:       s.AWP.Domain,
 		Intent:       s.AWP.Intent,
-		Protocols:    s.AWP.Protocols,
+		Protocols:    protocols(s),
 		Capabilities: s.AWP.Capabilities,
 		Auth:         auth(s),
 		Actions:      make([]action, 0, len(s.Capabilities)),
@@ -181,8 +181,14 @@ func actionOf(s *config.Site, c *config.Capability, listedRequired bool) (action
 	}
 	// method is required unless via names the protocol that carries the
 	// action (AWP 9); without via the v0.1 default, direct HTTP, applies.
+	// An MCP or A2A endpoint declared without a method is called with
+	// POST (MCP streamable HTTP, A2A JSON-RPC), not draft-car's REST
+	// default of GET.
 	if c.Via == "" || c.Method != "" {
 		a.Method = c.MethodOrDefault()
+		if c.Method == "" && (c.Protocol == config.ProtocolMCP || c.Protocol == config.ProtocolA2A) {
+			a.Method = "POST"
+		}
 	}
 	if c.Idempotency != nil {
 		a.Idempotency = &idempotency{
@@ -226,4 +232,42 @@ func inputType(p config.Param) string {
 	default:
 		return string(t)
 	}
+}
+
+// MCPVersion and A2AVersion are the protocol versions published for MCP
+// and A2A capabilities in AWP protocols (5.5) when the site declares none.
+const (
+	MCPVersion = "2025-06-18"
+	A2AVersion = "0.3"
+)
+
+// protocols is AWP.Protocols with, for the first MCP and the first A2A
+// capability the site declares, an "mcp" or "a2a" entry naming its
+// endpoint (AWP 5.5), unless AWP.Protocols has one already.
+func protocols(s *config.Site) map[string]config.AWPProtocol {
+	out := make(map[string]config.AWPProtocol, len(s.AWP.Protocols)+2)
+	for k, v := range s.AWP.Protocols {
+		out[k] = v
+	}
+	for i := range s.Capabilities {
+		c := &s.Capabilities[i]
+		if c.Endpoint == "" {
+			continue
+		}
+		switch c.Protocol {
+		case config.ProtocolMCP:
+			if _, ok := out["mcp"]; !ok {
+				out["mcp"] = config.AWPProtocol{Version: MCPVersion, Endpoint: c.Endpoint, Extra: map[string]string{"transport": "http"}}
+			}
+		case config.ProtocolA2A:
+			if _, ok := out["a2a"]; !ok {
+				out["a2a"] = config.AWPProtocol{Version: A2AVersion, Endpoint: c.Endpoint,
+					Extra: map[string]string{"agent_card": s.Origin() + "/.well-known/agent-card.json"}}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
