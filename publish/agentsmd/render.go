@@ -32,7 +32,8 @@ type section struct {
 }
 
 // Render renders s as agents.md: Format B (YAML front matter and Markdown)
-// when s.AgentsMD.MCP is set, Format A (Markdown) otherwise. It reports every
+// when s.AgentsMD.MCP is set, or when the site declares exactly one MCP
+// capability (see Gateway); Format A (Markdown) otherwise. It reports every
 // value that cannot be rendered safely, at once.
 func Render(s *config.Site) ([]byte, error) {
 	if s == nil {
@@ -41,8 +42,8 @@ func Render(s *config.Site) ([]byte, error) {
 	var p problems
 	var b bytes.Buffer
 
-	if s.AgentsMD.MCP != nil {
-		fm := frontMatter(s.AgentsMD.MCP, &p)
+	if g := Gateway(s); g != nil {
+		fm := frontMatter(g, &p)
 		// agents.md 2, parsing rule 1: the front matter opens the file and
 		// closes with a line "---"; the H1 follows directly, as in every
 		// Format B example.
@@ -125,4 +126,41 @@ func (p problems) err() error {
 		return nil
 	}
 	return errors.Join(p...)
+}
+
+// Gateway is the MCP gateway agents.md publishes: AgentsMD.MCP when set;
+// else, when the site declares exactly one MCP capability, that
+// capability's endpoint over streamable-http with its auth mapped to the
+// agents.md vocabulary (none; api-key; bearer-token and oauth2 as oauth2,
+// a token obtained first). With several MCP capabilities, or one whose
+// auth has no agents.md equivalent (hmac), there is no gateway unless
+// declared: the front matter carries one endpoint.
+func Gateway(s *config.Site) *config.MCPGateway {
+	if s.AgentsMD.MCP != nil {
+		return s.AgentsMD.MCP
+	}
+	var mcp *config.Capability
+	for i := range s.Capabilities {
+		if s.Capabilities[i].Protocol == config.ProtocolMCP {
+			if mcp != nil {
+				return nil
+			}
+			mcp = &s.Capabilities[i]
+		}
+	}
+	if mcp == nil || mcp.Endpoint == "" {
+		return nil
+	}
+	g := &config.MCPGateway{Endpoint: mcp.Endpoint, Transport: TransportStreamableHTTP}
+	switch mcp.Auth.TypeOrDefault() {
+	case config.AuthNone:
+		g.Auth = config.AuthNone
+	case config.AuthAPIKey:
+		g.Auth = config.AuthAPIKey
+	case config.AuthBearerToken, config.AuthOAuth2:
+		g.Auth = config.AuthOAuth2
+	default:
+		return nil
+	}
+	return g
 }

@@ -87,7 +87,14 @@ Electronics retailer.
 partners@techmart.example
 `
 
-	outdoorSupplyMD = `# Outdoor Supply Co.
+	outdoorSupplyMD = `---
+version: "1.0"
+mcp:
+  endpoint: https://outdoorsupply.example/mcp
+  transport: streamable-http
+  auth: oauth2
+---
+# Outdoor Supply Co.
 
 Gear for outdoor adventures
 
@@ -444,5 +451,37 @@ func BenchmarkRender(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestGateway: one MCP capability and no declared gateway yield Format B
+// with its endpoint and mapped auth; several, or an auth agents.md cannot
+// name, yield none; a declared gateway wins.
+func TestGateway(t *testing.T) {
+	mcp := func(id string, a config.AuthType) config.Capability {
+		return config.Capability{ID: id, Endpoint: "https://s.example/" + id, Protocol: config.ProtocolMCP, Auth: config.Auth{Type: a}}
+	}
+	for _, c := range []struct {
+		name string
+		caps []config.Capability
+		gw   *config.MCPGateway
+		want *config.MCPGateway
+	}{
+		{"one, bearer", []config.Capability{mcp("a", config.AuthBearerToken)}, nil,
+			&config.MCPGateway{Endpoint: "https://s.example/a", Transport: "streamable-http", Auth: config.AuthOAuth2}},
+		{"one, api key", []config.Capability{mcp("a", config.AuthAPIKey)}, nil,
+			&config.MCPGateway{Endpoint: "https://s.example/a", Transport: "streamable-http", Auth: config.AuthAPIKey}},
+		{"one, none", []config.Capability{mcp("a", "")}, nil,
+			&config.MCPGateway{Endpoint: "https://s.example/a", Transport: "streamable-http", Auth: config.AuthNone}},
+		{"one, hmac", []config.Capability{mcp("a", config.AuthHMAC)}, nil, nil},
+		{"two", []config.Capability{mcp("a", ""), mcp("b", "")}, nil, nil},
+		{"declared wins", []config.Capability{mcp("a", "")}, &config.MCPGateway{Endpoint: "https://gw.example/"},
+			&config.MCPGateway{Endpoint: "https://gw.example/"}},
+	} {
+		s := config.Site{Capabilities: c.caps, AgentsMD: config.AgentsMD{MCP: c.gw}}
+		got := agentsmd.Gateway(&s)
+		if (got == nil) != (c.want == nil) || (got != nil && *got != *c.want) {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
 	}
 }
