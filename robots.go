@@ -2,6 +2,8 @@ package agentready
 
 import (
 	"log/slog"
+
+	"github.com/agentready/agentready/config"
 	"strings"
 	"time"
 
@@ -86,8 +88,29 @@ func warnContradictions(p *policy.Policy, st *settings) {
 			}
 		}
 	}
+	site := p.Site()
+	if st.formats.Dialect == config.DialectV010 && st.formats.Serves(config.DocAgentsTxt) {
+		// The v0.1.0 grammar has no Disallow and no agent policy: what is
+		// enforced must be said where it can be.
+		var lost []string
+		for _, d := range site.Access.Disallow {
+			lost = append(lost, "Disallow: "+d)
+		}
+		for _, a := range site.Agents {
+			if a.Name != "*" {
+				lost = append(lost, "Agent: "+a.Name)
+			}
+		}
+		if len(lost) > 0 {
+			where := "publish them in robots.txt with WithRobotsTxt"
+			if st.robots != robotsLeave {
+				where = "the generated robots.txt carries the rules"
+			}
+			log.Warn("agentready: the v0.1.0 agents.txt cannot carry these, and they are enforced; "+where, "enforced", lost)
+		}
+	}
 	u := p.Usage
-	if u == nil || !p.Site().Usage.Enforce {
+	if u == nil || !site.Usage.Enforce {
 		return
 	}
 	for _, r := range p.Rules.List() {

@@ -200,3 +200,21 @@ func TestContentUsageAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestV010DropsWarn: what the v0.1.0 grammar cannot carry but agentready
+// enforces (Disallow rules, agent policies) is named by New.
+func TestV010DropsWarn(t *testing.T) {
+	site := acme()
+	site.Access.Disallow = append(site.Access.Disallow, "/admin/*")
+	site.Agents = append(site.Agents, config.AgentPolicy{Name: "claude", RateLimit: config.PerMinute(10)})
+	var logs bytes.Buffer
+	if _, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"v0.1.0 agents.txt cannot carry", "Disallow: /admin/*", "Agent: claude", "WithRobotsTxt"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the warning lacks %q:\n%s", want, logs.String())
+		}
+	}
+}
