@@ -53,6 +53,7 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 		DescriptorPath: st.descriptorPath,
 		MaxAge:         st.maxAge,
 		LastModified:   st.lastModified,
+		DescriptorKey:  st.descriptorKey,
 	})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package agentready
 
 import (
+	"crypto/ecdsa"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
@@ -42,6 +43,8 @@ type settings struct {
 	reportOnly bool
 	probePaths []string
 	probeNets  []string
+
+	descriptorKey *ecdsa.PrivateKey
 
 	robots    robotsMode
 	robotsOwn []byte
@@ -385,6 +388,22 @@ func WithRequestSignatures(keys verify.RequestKeys) Option {
 			return errors.New("WithRequestSignatures: nil keys")
 		}
 		st.requestKeys = keys
+		return nil
+	}
+}
+
+// WithDescriptorSigning signs every agent:// descriptor response with key
+// (P-256), for conformance level 3 (agent-uri-03 10.3): an HTTP Message
+// Signature (RFC 9421, ecdsa-p256-sha256) over @status, content-type and
+// content-digest, the body's Content-Digest (RFC 9530), and the public key
+// in the descriptor's authentication.jwks. The response is the same for
+// every request, so it is signed once, in New.
+func WithDescriptorSigning(key *ecdsa.PrivateKey) Option {
+	return func(st *settings) error {
+		if key == nil {
+			return errors.New("WithDescriptorSigning: nil key")
+		}
+		st.descriptorKey = key
 		return nil
 	}
 }

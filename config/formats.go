@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // AgentsMD holds what only agents.md carries. Can, Cannot and Behavior are
@@ -125,7 +126,15 @@ type HostedAgent struct {
 	Provider         *Provider
 	ConformanceLevel *int `validate:"omitempty,min=0,max=3"`
 	// Status is active (default), deprecated or experimental.
-	Status            string `validate:"omitempty,oneof=active deprecated experimental"`
+	Status string `validate:"omitempty,oneof=active deprecated experimental"`
+	// DeprecatedAt, Sunset and Successor describe a deprecated descriptor
+	// on the wire (agent-uri-03 7.1.3): its responses carry Deprecation
+	// (RFC 9745; DeprecatedAt, else the documents' Last-Modified), Sunset
+	// (RFC 8594) when set, and Link rel="successor-version" to Successor
+	// when set. They apply only with Status "deprecated".
+	DeprecatedAt      time.Time
+	Sunset            time.Time
+	Successor         string
 	Environment       string
 	DocumentationURL  string
 	InteractionModels []string
@@ -173,6 +182,10 @@ type AgentAuthentication struct {
 	AuthorizationServer       string   `json:"authorizationServer,omitempty"`
 	ProtectedResourceMetadata string   `json:"protectedResourceMetadata,omitempty"`
 	JWKSURI                   string   `json:"jwksUri,omitempty"`
+	// JWKS is an inline JWK Set (RFC 7517): the keys that sign the
+	// descriptor's responses (agent-uri-03 10.3). agentready fills it when
+	// descriptors are signed (WithDescriptorSigning).
+	JWKS json.RawMessage `json:"jwks,omitempty"`
 }
 
 // Provider is the agent:// provider object.

@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"crypto/ecdsa"
+	"net/http"
 	"fmt"
 	"strings"
 	"time"
@@ -41,6 +43,10 @@ type Options struct {
 	// LastModified is sent as Last-Modified. Default: Site.GeneratedAt when
 	// set, else the zero time, which Render replaces by the time of the call.
 	LastModified time.Time
+	// DescriptorKey, when set, signs every agent:// descriptor response
+	// (agent-uri-03 10.3, conformance level 3): see signDescriptor. It must
+	// be a P-256 key.
+	DescriptorKey *ecdsa.PrivateKey
 }
 
 func (o *Options) descriptorPath() string {
@@ -130,13 +136,36 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		add(config.DocAWP, "agent.json", contentTypeJSON, maxAgeAgentJSON, b, nil, PathAgentJSON, PathAgentJSONWellKnown)
 	}
 	if f.Serves(config.DocDescriptors) {
-		for i := range agents {
-			b, err := agenturi.Descriptor(agents[i])
-			if err != nil {
-				return nil, fmt.Errorf("publish: descriptor %q: %w", agents[i].Name, err)
+		var jwks []byte
+		var kid string
+		if o.DescriptorKey != nil {
+			var err error
+			if jwks, kid, err = descriptorJWKS(o.DescriptorKey); err != nil {
+				return nil, fmt.Errorf("publish: descriptor key: %w", err)
 			}
-			add(config.DocDescriptors, "descriptor "+agents[i].Name, contentTypeAgentJSON, maxAgeAgentJSON, b,
-				[]string{agenturi.Profile}, o.DescriptorPathFor(agents[i].Name))
+		}
+		for i := range agents {
+			a := agents[i]
+			if jwks != nil {
+				a = withJWKS(a, jwks)
+			}
+			b, err := agenturi.Descriptor(a)
+			if err != nil {
+				return nil, fmt.Errorf("publish: descriptor %q: %w", a.Name, err)
+			}
+			add(config.DocDescriptors, "descriptor "+a.Name, contentTypeAgentJSON, maxAgeAgentJSON, b,
+				[]string{agenturi.Profile}, o.DescriptorPathFor(a.Name))
+			h := deprecationHeader(&a, lm)
+			if o.DescriptorKey != nil {
+				if h == nil {
+					h = http.Header{}
+				}
+				ctype := contentTypeAgentJSON + `; profile="` + agenturi.Profile + `"`
+				if err := signDescriptor(h, b, ctype, o.DescriptorKey, kid, lm); err != nil {
+					return nil, fmt.Errorf("publish: signing descriptor %q: %w", a.Name, err)
+				}
+			}
+			docs[len(docs)-1].Header = h
 		}
 	}
 	if f.Serves(config.DocCards) {

@@ -88,6 +88,11 @@ type Document struct {
 	// application/agent+json and switch on Accept negotiation: see
 	// Handler.
 	Profiles []string
+	// Header holds fields a 200 (and HEAD) response carries besides the
+	// standard ones: a signed descriptor's Content-Digest, Signature-Input
+	// and Signature, a deprecated one's Deprecation, Sunset and Link. Keys
+	// are canonicalised; the values are shared by every response.
+	Header http.Header
 }
 
 // Handler serves pre-rendered Documents. Every response header value is
@@ -142,6 +147,7 @@ type entry struct {
 	modUnix       int64    // LastModified in Unix seconds
 	vary          []string
 	profiles      []string // non-nil for descriptors
+	extra         http.Header
 }
 
 // Precomputed values shared by every entry. Each has len == cap (see entry).
@@ -280,6 +286,17 @@ func compile(d *Document, name string) (*entry, []error) {
 	}
 	e.contentType = []string{ctype}
 	e.contentLength = []string{strconv.Itoa(len(e.body))}
+	for k, v := range d.Header {
+		if e.extra == nil {
+			e.extra = http.Header{}
+		}
+		for _, x := range v {
+			if strings.ContainsAny(x, "\r\n") {
+				fail("header %s holds a line break", k)
+			}
+		}
+		e.extra[http.CanonicalHeaderKey(k)] = slices.Clip(slices.Clone(v))
+	}
 
 	if d.MaxAge < 0 {
 		fail("negative max-age %v", d.MaxAge)
@@ -403,6 +420,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, e *entry) {
 		hdr["Last-Modified"] = e.lastModified
 	}
 	hdr["X-Content-Type-Options"] = valueNosniff
+	for k, v := range e.extra {
+		hdr[k] = v
+	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(e.body)

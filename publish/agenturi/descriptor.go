@@ -140,7 +140,7 @@ func skillOf(s *config.Skill) skill {
 // nonEmptyAuth drops an authentication object with nothing in it, which
 // would say nothing and read as a requirement.
 func nonEmptyAuth(a *config.AgentAuthentication) *config.AgentAuthentication {
-	if a == nil || (len(a.Schemes) == 0 && a.AuthorizationServer == "" && a.ProtectedResourceMetadata == "" && a.JWKSURI == "") {
+	if a == nil || (len(a.Schemes) == 0 && a.AuthorizationServer == "" && a.ProtectedResourceMetadata == "" && a.JWKSURI == "" && len(a.JWKS) == 0) {
 		return nil
 	}
 	return a
