@@ -2,8 +2,8 @@ package publish
 
 import (
 	"crypto/ecdsa"
-	"net/http"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
