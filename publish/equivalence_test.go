@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/schematest"
 	"github.com/agentready/agentready/publish"
 	"github.com/agentready/agentready/publish/agentstxt"
 )
@@ -346,5 +347,42 @@ func TestEquivalenceV010(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSessionEndpointNamed: a capability that requires a session names
+// the session endpoint in the draft-car agents.txt and agents.json
+// (agentready's Session-Endpoint / sessionEndpoint extension; draft-car
+// 2.5 has parsers ignore unknown fields), and the parser reads it back.
+func TestSessionEndpointNamed(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Capabilities[0].RequiresSession = true
+	docs, err := publish.Render(&site, publish.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "https://outdoorsupply.example/.well-known/agents/api/session"
+	for _, d := range docs {
+		switch d.Name {
+		case "agents.txt":
+			if !bytes.Contains(d.Body, []byte("  Session-Endpoint: "+want+"\n")) {
+				t.Errorf("agents.txt:\n%s", d.Body)
+			}
+			file, err := agentstxt.ParseDialect(d.Body, config.DialectDraftCar)
+			if err != nil || !file.Site.Capabilities[0].RequiresSession || file.Site.Session.Endpoint != want || file.Site.Capabilities[1].RequiresSession {
+				t.Errorf("agents.txt read back: %+v %v", file.Site.Capabilities, err)
+			}
+		case "agents.json":
+			schematest.Validate(t, "draft-car_agents-json.schema.json", d.Body)
+			var doc struct {
+				Capabilities []struct {
+					ID              string
+					SessionEndpoint string `json:"sessionEndpoint"`
+				}
+			}
+			if err := json.Unmarshal(d.Body, &doc); err != nil || doc.Capabilities[0].SessionEndpoint != want || doc.Capabilities[1].SessionEndpoint != "" {
+				t.Errorf("agents.json: %s", d.Body)
+			}
+		}
 	}
 }

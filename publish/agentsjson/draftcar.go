@@ -2,6 +2,7 @@ package agentsjson
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/publish/internal/jsonenc"
@@ -47,6 +48,10 @@ type carCapability struct {
 	RateLimit   *carRate   `json:"rateLimit,omitempty"`
 	OpenAPI     string     `json:"openapi,omitempty"`
 	Parameters  []carParam `json:"parameters,omitempty"`
+	// SessionEndpoint is agentready's extension (draft-car 2.5: unknown
+	// fields MUST be ignored): where a capability that requires a v0.1.0
+	// session gets one.
+	SessionEndpoint string `json:"sessionEndpoint,omitempty"`
 }
 
 type carAuth struct {
@@ -120,7 +125,14 @@ func DraftCar(s *config.Site) ([]byte, error) {
 		doc.DeclarationType = string(config.DeclarationAgent)
 	}
 	for i := range s.Capabilities {
-		doc.Capabilities = append(doc.Capabilities, carCap(&s.Capabilities[i]))
+		cc := carCap(&s.Capabilities[i])
+		if s.Capabilities[i].RequiresSession {
+			cc.SessionEndpoint = s.SessionEndpointOrDefault()
+			if !strings.Contains(cc.SessionEndpoint, "://") {
+				cc.SessionEndpoint = s.Origin() + cc.SessionEndpoint
+			}
+		}
+		doc.Capabilities = append(doc.Capabilities, cc)
 	}
 	for _, a := range s.Agents {
 		if _, dup := doc.Agents[a.Name]; dup {

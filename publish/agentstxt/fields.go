@@ -37,6 +37,11 @@ const (
 	fDescription
 	fOpenAPI
 	fParam
+	// fSessionEndpoint is agentready's extension of the Capability block
+	// (2.5: "Fields not defined in this document MUST be ignored by
+	// parsers"): the v0.1.0 session endpoint a capability that requires a
+	// session is used through.
+	fSessionEndpoint
 
 	// draft-car Agent block fields (2.7).
 	fCapabilities
@@ -82,6 +87,7 @@ var fieldNames = [fieldCount]string{
 	fDescription:       "Description",
 	fOpenAPI:           "OpenAPI",
 	fParam:             "Param",
+	fSessionEndpoint:   "Session-Endpoint",
 	fCapabilities:      "Capabilities",
 	fAgentDeclaration:  "Agent-Declaration",
 	fSite:              "Site",

@@ -128,7 +128,7 @@ func (p *carParser) line(l *line) {
 	case fUnknown:
 		unknownField(p.w, l)
 	case fEndpoint, fMethod, fProtocol, fAuth, fAuthEndpoint, fAuthDocs, fScopes,
-		fRateLimit, fDescription, fOpenAPI, fParam, fCapabilities, fAgentDeclaration:
+		fRateLimit, fDescription, fOpenAPI, fParam, fSessionEndpoint, fCapabilities, fAgentDeclaration:
 		p.w.add(l.num, l.fld.String()+" is a block field but is not indented; ignored")
 	default:
 		p.w.add(l.num, l.fld.String()+" is not a draft-car field (v0.1.0?); ignored")
@@ -243,6 +243,11 @@ func (p *carParser) capField(l *line) {
 	case fOpenAPI:
 		if p.in.take(l) {
 			c.OpenAPI = l.value
+		}
+	case fSessionEndpoint:
+		if p.in.take(l) && l.value != "" {
+			c.RequiresSession = true
+			p.f.Site.Session.Endpoint = l.value
 		}
 	case fParam:
 		if !nonEmpty(p.w, l) {

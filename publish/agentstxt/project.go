@@ -54,7 +54,18 @@ func projectDraftCar(s *config.Site) config.Site {
 		p.GeneratedAt = s.GeneratedAt.UTC().Truncate(time.Second)
 	}
 	for i := range s.Capabilities {
-		p.Capabilities = append(p.Capabilities, projectCapability(&s.Capabilities[i]))
+		pc := projectCapability(&s.Capabilities[i])
+		if s.Capabilities[i].RequiresSession {
+			// Session-Endpoint (agentready's extension): the absolute URL
+			// of the session endpoint, on the capability and the site.
+			pc.RequiresSession = true
+			ep := trim(s.SessionEndpointOrDefault())
+			if !strings.Contains(ep, "://") {
+				ep = s.Origin() + ep
+			}
+			p.Session.Endpoint = ep
+		}
+		p.Capabilities = append(p.Capabilities, pc)
 	}
 	for _, a := range s.Agents {
 		pa := config.AgentPolicy{

@@ -125,6 +125,9 @@ func writeDraftCar(w *writer, p *config.Site) {
 		w.sub(fRateLimit, k.RateLimit.String())
 		w.sub(fDescription, k.Description)
 		w.sub(fOpenAPI, k.OpenAPI)
+		if k.RequiresSession {
+			w.sub(fSessionEndpoint, p.Session.Endpoint)
+		}
 		for _, prm := range k.Params {
 			w.sub(fParam, formatParam(prm))
 		}

@@ -147,11 +147,17 @@ func TestRoundTrip(t *testing.T) {
 func TestProjectDrops(t *testing.T) {
 	acme := fixtures.AcmeCeramics()
 	dc := Project(&acme, config.DialectDraftCar)
-	if dc.Flows != nil || !dc.RateLimit.IsZero() || dc.Session != (config.Session{}) || dc.Audit != (config.Audit{}) || dc.DocsURL != "" {
+	// Of the session, draft-car carries only the endpoint a capability
+	// that requires one is used through (Session-Endpoint).
+	if dc.Flows != nil || !dc.RateLimit.IsZero() || dc.Session != (config.Session{Endpoint: "https://acmeceramics.example.com/.well-known/agents/api/session"}) ||
+		dc.Audit != (config.Audit{}) || dc.DocsURL != "" {
 		t.Errorf("draft-car carries v0.1.0 fields: %+v", dc)
 	}
 	if c := dc.Capabilities[0]; c.Params[1].Default != nil || c.RequiresSession {
 		t.Errorf("draft-car carries %+v", c)
+	}
+	if c := dc.Capabilities[3]; c.ID != "cart.add" || !c.RequiresSession {
+		t.Errorf("draft-car drops the session of %+v", c)
 	}
 	out := fixtures.OutdoorSupply()
 	v := Project(&out, config.DialectV010)
