@@ -1,7 +1,12 @@
-// Command agentready is the agentready toolbox. Its one command today
-// checks an agents.txt v0.1.0 audit artifact as any third party can:
+// Command agentready is the agentready toolbox:
 //
+//	agentready lint [-dialect draft-car|v0.1.0] FILE
+//	agentready render [-dialect draft-car|v0.1.0] FILE
 //	agentready verify-audit [-key BASE64] FILE|URL
+//
+// lint validates a declaration file and render prints the documents it
+// yields. verify-audit checks an agents.txt v0.1.0 audit artifact as any
+// third party can:
 //
 // reads the artifact from a file or an http(s) URL (at most 16 MiB, 10 s),
 // recomputes its hash chain and root hash, checks its Ed25519 signature
@@ -44,6 +49,12 @@ const usage = `Usage:
       site's published audit.public_key (standard base64); without it the
       key embedded in the artifact is used, which proves integrity only.
       Exit status: 0 verified, 1 not verified or unreadable, 2 usage error.
+  agentready lint [-dialect draft-car|v0.1.0] FILE
+      Validate a declaration file (YAML or JSON, snake_case keys; see
+      config.ParseSite and config/site.schema.json): every problem with its
+      line and field path. Exit status: 0 valid, 1 not, 2 usage error.
+  agentready render [-dialect draft-car|v0.1.0] FILE
+      Print every document the declaration file yields.
   agentready -h
       Show this help.
 `
@@ -65,6 +76,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "verify-audit":
 		return verifyAudit(args[1:], stdout, stderr)
+	case "lint":
+		return lint(args[1:], stdout, stderr)
+	case "render":
+		return render(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "agentready: unknown command %q\n\n%s", args[0], usage)
 	return 2

@@ -33,7 +33,7 @@ func main() {
 	// The excerpts are here to be compiled; main only shows they link.
 	_, _, _, _ = chiRouter, bindRoutes, decisions, redisLimits
 	_, _, _ = sessions, checkout, parseAgentsTxt
-	_, _, _ = verifiedAgents, signedRequests, usagePreferences
+	_, _, _, _ = verifiedAgents, signedRequests, usagePreferences, declarationFile
 	fmt.Println("the README's Go excerpts compile")
 }
 
@@ -83,6 +83,20 @@ func usagePreferences(site config.Site) (*agentready.Middleware, error) {
 	}
 	m, err := agentready.New(site, agentready.WithRobotsTxt())
 	return m, err
+}
+
+// The README's "Declaration files" block.
+func declarationFile() *agentready.Middleware {
+	site, lines, err := config.LoadSite("site.yaml") // unknown keys and wrong types: errors with lines
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := agentready.New(site)
+	if err != nil {
+		log.Fatalf("site.yaml: %v (line of a field: lines.Line(field))", err)
+	}
+	_ = lines
+	return m
 }
 
 // The README's "Verified agents" block.

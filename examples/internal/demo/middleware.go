@@ -32,10 +32,6 @@ func Middleware(ctx context.Context, app *App, redisAddr string, trustSignatureA
 		opts = append(opts, agentready.WithStore(store))
 	}
 	site := Site()
-	// What the catalog may be used for: search yes, training no. Published
-	// in the generated robots.txt (Content-Usage, Content-Signal) and as a
-	// Content-Usage header on every response.
-	site.Usage = config.Usage{Train: config.Denied, Search: config.Allowed}
 	opts = append(opts, agentready.WithRobotsTxt())
 	if len(trustSignatureAgents) > 0 {
 		for i := range site.Agents {

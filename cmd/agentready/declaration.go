@@ -1,0 +1,129 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/publish"
+)
+
+// declFlags are the flags of lint and render: the file, and what is
+// published (which decides what validation requires).
+func declFlags(name string, args []string, stderr io.Writer) (file string, f config.Formats, code int) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dialect := fs.String("dialect", "draft-car", "agents.txt grammar: draft-car or v0.1.0")
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			fmt.Fprintf(stderr, "agentready %s: %v\n\n%s", name, err, usage)
+			return "", f, 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "agentready %s: want one declaration FILE, got %d\n\n%s", name, len(files), usage)
+		return "", f, 2
+	}
+	switch *dialect {
+	case "draft-car":
+	case "v0.1.0":
+		f.Dialect = config.DialectV010
+	default:
+		fmt.Fprintf(stderr, "agentready %s: -dialect %q: want draft-car or v0.1.0\n", name, *dialect)
+		return "", f, 2
+	}
+	return files[0], f, 0
+}
+
+// load reads and validates a declaration file, printing every problem as
+// FILE:LINE: field: message. ok is false when there was any.
+func load(file string, f config.Formats, out io.Writer) (site config.Site, ok bool) {
+	site, lines, err := config.LoadSite(file)
+	if err != nil {
+		var fe *config.FileError
+		for _, e := range unjoin(err) {
+			if errors.As(e, &fe) {
+				fmt.Fprintf(out, "%s:%d: %s\n", file, fe.Line, strings.TrimPrefix(fe.Error(), fmt.Sprintf("line %d: ", fe.Line)))
+			} else {
+				fmt.Fprintf(out, "%s: %v\n", file, e)
+			}
+		}
+		return site, false
+	}
+	if err := config.Validate(&site, f); err != nil {
+		var ve *config.ValidationError
+		if errors.As(err, &ve) {
+			for _, fe := range ve.Errors {
+				if n := lines.Line(fe.Field); n > 0 {
+					fmt.Fprintf(out, "%s:%d: %s\n", file, n, fe.Error())
+				} else {
+					fmt.Fprintf(out, "%s: %s\n", file, fe.Error())
+				}
+			}
+		} else {
+			fmt.Fprintf(out, "%s: %v\n", file, err)
+		}
+		return site, false
+	}
+	return site, true
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// lint validates a declaration file: exit 0 when it is valid, 1 with the
+// problems (file, line, field path) when not.
+func lint(args []string, stdout, stderr io.Writer) int {
+	file, f, code := declFlags("lint", args, stderr)
+	if code != 0 {
+		return code
+	}
+	site, ok := load(file, f, stdout)
+	if !ok {
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: valid (%d capabilities, %d agent policies)\n", file, len(site.Capabilities), len(site.Agents))
+	return 0
+}
+
+// render prints every document a declaration file yields, each under a
+// header naming it and its paths.
+func render(args []string, stdout, stderr io.Writer) int {
+	file, f, code := declFlags("render", args, stderr)
+	if code != 0 {
+		return code
+	}
+	site, ok := load(file, f, stderr)
+	if !ok {
+		return 1
+	}
+	docs, err := publish.Render(&site, publish.Options{Formats: f, LastModified: site.GeneratedAt})
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", file, err)
+		return 1
+	}
+	for i, d := range docs {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "==> %s (%s) <==\n", d.Name, strings.Join(d.Paths, ", "))
+		stdout.Write(d.Body)
+		if len(d.Body) > 0 && d.Body[len(d.Body)-1] != '\n' {
+			fmt.Fprintln(stdout)
+		}
+	}
+	return 0
+}

@@ -1,0 +1,321 @@
+package config
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A declaration file is a Site written in YAML or JSON (JSON is read as
+// the YAML 1.2 it is), every key the snake_case form of the Go field name
+// (Key): rate_limit, token_endpoint, requires_session, agents_json_url.
+// Rates are written "60/minute", durations "30m", times RFC 3339. A key
+// that names no field is an error, as is a value of the wrong type; every
+// problem is reported at once, each with its line. site.schema.json, beside
+// this file, is the JSON Schema of the format (generated from the types by
+// TestSiteSchema).
+//
+//	name: Outdoor Supply Co.
+//	url: https://outdoorsupply.example
+//	capabilities:
+//	  - id: product-search
+//	    endpoint: https://outdoorsupply.example/api/search
+//	    protocol: REST
+//	    rate_limit: 60/minute
+//	agents:
+//	  - name: claude
+//	    rate_limit: 200/minute
+
+// FileError is one problem of a declaration file.
+type FileError struct {
+	// Line is the line of the file it is at, 0 when unknown.
+	Line int
+	// Field is the Go field path, as Validate reports it
+	// ("Capabilities[0].RateLimit").
+	Field string
+	Msg   string
+}
+
+func (e *FileError) Error() string {
+	var b strings.Builder
+	if e.Line > 0 {
+		b.WriteString("line " + strconv.Itoa(e.Line) + ": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Lines maps Go field paths of a decoded file ("Capabilities[0].ID") to
+// their lines, so that Validate's errors can be placed in the file.
+type Lines map[string]int
+
+// Line returns the line of field, or of its closest enclosing field.
+func (l Lines) Line(field string) int {
+	for f := field; f != ""; {
+		if n, ok := l[f]; ok {
+			return n
+		}
+		i := strings.LastIndexAny(f, ".[")
+		if i < 0 {
+			break
+		}
+		f = f[:i]
+	}
+	return 0
+}
+
+// ParseSite decodes a declaration file. Errors are *FileError, joined.
+// It does not validate the Site: call Validate, and place its errors with
+// the returned Lines.
+func ParseSite(data []byte) (Site, Lines, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		return Site{}, nil, &FileError{Msg: "not YAML or JSON: " + err.Error()}
+	}
+	var s Site
+	d := &fileDecoder{lines: Lines{}}
+	if len(root.Content) == 1 {
+		d.decode(root.Content[0], reflect.ValueOf(&s).Elem(), "")
+	}
+	return s, d.lines, errors.Join(d.errs...)
+}
+
+// LoadSite reads and decodes the declaration file at path.
+func LoadSite(path string) (Site, Lines, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Site{}, nil, err
+	}
+	return ParseSite(b)
+}
+
+type fileDecoder struct {
+	errs  []error
+	lines Lines
+}
+
+func (d *fileDecoder) fail(n *yaml.Node, path, format string, args ...any) {
+	d.errs = append(d.errs, &FileError{Line: n.Line, Field: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+var (
+	typeDuration = reflect.TypeFor[time.Duration]()
+	typeTime     = reflect.TypeFor[time.Time]()
+	typeRaw      = reflect.TypeFor[json.RawMessage]()
+	typeText     = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
+	if path != "" {
+		d.lines[path] = n.Line
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return // the zero value
+	}
+	t := v.Type()
+	switch {
+	case t == typeDuration:
+		dur, err := time.ParseDuration(n.Value)
+		if n.Kind != yaml.ScalarNode || err != nil {
+			d.fail(n, path, "%q is not a duration (30s, 30m, 1h)", n.Value)
+			return
+		}
+		v.SetInt(int64(dur))
+		return
+	case t == typeTime:
+		tm, err := time.Parse(time.RFC3339, n.Value)
+		if n.Kind != yaml.ScalarNode || err != nil {
+			d.fail(n, path, "%q is not an RFC 3339 time", n.Value)
+			return
+		}
+		v.Set(reflect.ValueOf(tm))
+		return
+	case t == typeRaw:
+		var x any
+		if err := n.Decode(&x); err != nil {
+			d.fail(n, path, "%v", err)
+			return
+		}
+		b, err := json.Marshal(x)
+		if err != nil {
+			d.fail(n, path, "%v", err)
+			return
+		}
+		v.SetBytes(b)
+		return
+	case reflect.PointerTo(t).Implements(typeText) && t.Kind() != reflect.String:
+		if n.Kind != yaml.ScalarNode {
+			d.fail(n, path, "want a string")
+			return
+		}
+		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.Value)); err != nil {
+			d.fail(n, path, "%v", err)
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		e := reflect.New(t.Elem())
+		d.decode(n, e.Elem(), path)
+		v.Set(e)
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			d.fail(n, path, "want a mapping of keys to values")
+			return
+		}
+		fields := fieldsByKey(t)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			f, ok := fields[k.Value]
+			if !ok {
+				d.fail(k, path, "unknown key %q (keys: %s)", k.Value, strings.Join(keysOf(t), ", "))
+				continue
+			}
+			p := f.Name
+			if path != "" {
+				p = path + "." + f.Name
+			}
+			d.decode(val, v.FieldByIndex(f.Index), p)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.fail(n, path, "want a list")
+			return
+		}
+		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
+		for i, e := range n.Content {
+			d.decode(e, s.Index(i), path+"["+strconv.Itoa(i)+"]")
+		}
+		v.Set(s)
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode || t.Key().Kind() != reflect.String {
+			d.fail(n, path, "want a mapping")
+			return
+		}
+		m := reflect.MakeMapWithSize(t, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			e := reflect.New(t.Elem()).Elem()
+			d.decode(val, e, path+"["+strconv.Quote(k.Value)+"]")
+			m.SetMapIndex(reflect.ValueOf(k.Value).Convert(t.Key()), e)
+		}
+		v.Set(m)
+	case reflect.Interface:
+		var x any
+		if err := n.Decode(&x); err != nil {
+			d.fail(n, path, "%v", err)
+			return
+		}
+		if x != nil {
+			v.Set(reflect.ValueOf(x))
+		}
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode {
+			d.fail(n, path, "want a string")
+			return
+		}
+		v.SetString(n.Value)
+	default: // bool, numbers
+		if n.Kind != yaml.ScalarNode {
+			d.fail(n, path, "want a %s", t.Kind())
+			return
+		}
+		p := reflect.New(t)
+		if err := n.Decode(p.Interface()); err != nil {
+			d.fail(n, path, "%q is not a %s", n.Value, t.Kind())
+			return
+		}
+		v.Set(p.Elem())
+	}
+}
+
+// fieldsByKey maps the file keys of struct type t to its fields.
+func fieldsByKey(t reflect.Type) map[string]reflect.StructField {
+	m := map[string]reflect.StructField{}
+	for _, f := range reflect.VisibleFields(t) {
+		if f.IsExported() && !f.Anonymous {
+			m[Key(f.Name)] = f
+		}
+	}
+	return m
+}
+
+func keysOf(t reflect.Type) []string {
+	var ks []string
+	for _, f := range reflect.VisibleFields(t) {
+		if f.IsExported() && !f.Anonymous {
+			ks = append(ks, Key(f.Name))
+		}
+	}
+	return ks
+}
+
+// Key is the declaration-file key of a Go field name: its words in
+// snake_case, an acronym a word of its own, and a run of known acronyms
+// split ("AgentsJSONURL" is agents_json_url, "IPRanges" ip_ranges,
+// "JWKSURI" jwks_uri, "RequiresSession" requires_session).
+func Key(name string) string {
+	var words []string
+	r := []rune(name)
+	for i := 0; i < len(r); {
+		j := i + 1
+		if unicode.IsUpper(r[i]) && j < len(r) && unicode.IsUpper(r[j]) {
+			// An acronym run; its last letter starts the next word when a
+			// lower case letter follows it.
+			for j < len(r) && unicode.IsUpper(r[j]) {
+				j++
+			}
+			if j < len(r) && unicode.IsLower(r[j]) {
+				j--
+			}
+			words = append(words, splitAcronyms(string(r[i:j]))...)
+			i = j
+			continue
+		}
+		for j < len(r) && !unicode.IsUpper(r[j]) {
+			j++
+		}
+		words = append(words, string(r[i:j]))
+		i = j
+	}
+	return strings.ToLower(strings.Join(words, "_"))
+}
+
+// acronyms are those the field names run together.
+var acronyms = []string{"JWKS", "JSON", "HTTP", "URL", "URI", "API", "MCP", "AWP", "TTL", "ID", "IP", "AI"}
+
+// splitAcronyms splits a run of upper case letters into known acronyms,
+// or returns it whole when it is not made of them.
+func splitAcronyms(run string) []string {
+	var out []string
+	for run != "" {
+		found := false
+		for _, a := range acronyms {
+			if strings.HasPrefix(run, a) {
+				out, run, found = append(out, a), run[len(a):], true
+				break
+			}
+		}
+		if !found {
+			return []string{strings.Join(out, "") + run}
+		}
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"encoding/json"
+	"reflect"
+)
+
+// FileSchema returns the JSON Schema (2020-12) of a declaration file,
+// generated from the types: every struct a closed object of its snake_case
+// keys (Key), rates, durations and times as the strings ParseSite reads.
+// The module ships it as config/site.schema.json; TestSiteSchema keeps the
+// two equal.
+func FileSchema() ([]byte, error) {
+	g := &schemaGen{defs: map[string]any{}}
+	root := g.of(reflect.TypeFor[Site]())
+	doc := map[string]any{
+		"$schema":     "https://json-schema.org/draft/2020-12/schema",
+		"$id":         "https://github.com/agentready/agentready/config/site.schema.json",
+		"title":       "agentready declaration file (config.Site)",
+		"description": "A site's declaration for agentready, in YAML or JSON; see config.ParseSite.",
+		"$ref":        root["$ref"],
+		"$defs":       g.defs,
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+type schemaGen struct{ defs map[string]any }
+
+var typeRate = reflect.TypeFor[Rate]()
+
+func (g *schemaGen) of(t reflect.Type) map[string]any {
+	switch t {
+	case typeDuration:
+		return map[string]any{"type": "string", "description": "a duration: 30s, 30m, 1h"}
+	case typeTime:
+		return map[string]any{"type": "string", "format": "date-time"}
+	case typeRaw:
+		return map[string]any{}
+	case typeRate:
+		return map[string]any{"type": "string", "pattern": `^\s*[0-9]+\s*/\s*[A-Za-z]+\s*$`, "description": "N/window: 60/minute"}
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return g.of(t.Elem())
+	case reflect.Struct:
+		name := t.Name()
+		if _, ok := g.defs[name]; !ok {
+			g.defs[name] = nil // reserved: a recursive type refers to itself
+			props := map[string]any{}
+			for _, f := range reflect.VisibleFields(t) {
+				if f.IsExported() && !f.Anonymous {
+					props[Key(f.Name)] = g.of(f.Type)
+				}
+			}
+			g.defs[name] = map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+		}
+		return map[string]any{"$ref": "#/$defs/" + name}
+	case reflect.Slice:
+		return map[string]any{"type": "array", "items": g.of(t.Elem())}
+	case reflect.Map:
+		return map[string]any{"type": "object", "additionalProperties": g.of(t.Elem())}
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return map[string]any{"type": "integer"}
+	case reflect.Float32, reflect.Float64:
+		return map[string]any{"type": "number"}
+	}
+	return map[string]any{}
+}

@@ -1,0 +1,167 @@
+package config_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fixtures"
+)
+
+func TestKey(t *testing.T) {
+	for name, want := range map[string]string{
+		"URL": "url", "RateLimit": "rate_limit", "AgentsJSONURL": "agents_json_url", "IPRanges": "ip_ranges",
+		"RequiresSession": "requires_session", "TokenEndpoint": "token_endpoint", "OpenAPI": "open_api",
+		"MCP": "mcp", "TTL": "ttl", "AIInput": "ai_input", "DocsURL": "docs_url", "HostedAgents": "hosted_agents",
+		"ConformanceLevel": "conformance_level", "SignatureAgents": "signature_agents", "JWKSURI": "jwks_uri", "ID": "id", "AWP": "awp", "PerMinuteX": "per_minute_x", "HostedAgent": "hosted_agent", "XYZ": "xyz",
+	} {
+		if got := config.Key(name); got != want {
+			t.Errorf("Key(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+const appendixAYAML = `# draft-car Appendix A
+name: Outdoor Supply Co.
+url: https://outdoorsupply.example
+description: Gear for outdoor adventures
+contact: agents@outdoorsupply.example
+generated_at: 2026-02-01T00:00:00Z
+capabilities:
+  - id: product-search
+    description: Search the product catalog
+    endpoint: https://outdoorsupply.example/api/search
+    method: GET
+    protocol: REST
+    auth: {type: none}
+    rate_limit: 60/minute
+    params:
+      - {name: q, in: query, type: string, required: true, description: Search query}
+      - {name: limit, in: query, type: integer, description: "Max results, default 20", default: 20}
+      - {name: category, in: query, type: string, description: Filter by category}
+  - id: store-assistant
+    description: Full store interaction via MCP
+    endpoint: https://outdoorsupply.example/mcp
+    protocol: MCP
+    auth: {type: bearer-token, token_endpoint: "https://outdoorsupply.example/auth/token"}
+access:
+  allow: ["/api/*", /mcp]
+  disallow: ["/admin/*", "/internal/*"]
+agents:
+  - name: "*"
+  - name: claude
+    rate_limit: 200/minute
+    capabilities: [product-search, store-assistant]
+`
+
+// TestParseSiteAppendixA: the Appendix A declaration written as YAML, and
+// as JSON, decodes to the fixture declared in Go.
+func TestParseSiteAppendixA(t *testing.T) {
+	want := fixtures.OutdoorSupply()
+	got, lines, err := config.ParseSite([]byte(appendixAYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("YAML:\n got %+v\nwant %+v", got, want)
+	}
+	if lines.Line("Capabilities[1].Auth.TokenEndpoint") != 23 || lines.Line("Agents[1].RateLimit") != 30 || lines.Line("Agents[1].RateLimit.Requests") != 30 {
+		t.Errorf("lines: %v", lines)
+	}
+	js := `{"name": "Outdoor Supply Co.", "url": "https://outdoorsupply.example", "description": "Gear for outdoor adventures",
+ "contact": "agents@outdoorsupply.example", "generated_at": "2026-02-01T00:00:00Z",
+ "capabilities": [{"id": "product-search", "description": "Search the product catalog", "endpoint": "https://outdoorsupply.example/api/search",
+   "method": "GET", "protocol": "REST", "auth": {"type": "none"}, "rate_limit": "60/minute",
+   "params": [{"name": "q", "in": "query", "type": "string", "required": true, "description": "Search query"},
+     {"name": "limit", "in": "query", "type": "integer", "description": "Max results, default 20", "default": 20},
+     {"name": "category", "in": "query", "type": "string", "description": "Filter by category"}]},
+  {"id": "store-assistant", "description": "Full store interaction via MCP", "endpoint": "https://outdoorsupply.example/mcp",
+   "protocol": "MCP", "auth": {"type": "bearer-token", "token_endpoint": "https://outdoorsupply.example/auth/token"}}],
+ "access": {"allow": ["/api/*", "/mcp"], "disallow": ["/admin/*", "/internal/*"]},
+ "agents": [{"name": "*"}, {"name": "claude", "rate_limit": "200/minute", "capabilities": ["product-search", "store-assistant"]}]}`
+	got, _, err = config.ParseSite([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("JSON:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestParseSiteErrors: unknown keys and wrong types are reported, all of
+// them, each with its line and field path.
+func TestParseSiteErrors(t *testing.T) {
+	src := "name: x\nurl: https://x.example\nrateLimit: 60/minute\ncapabilities:\n  - id: a\n    rate_limit: sixty\n    requires_session: maybe\nsession:\n  ttl: forever\n"
+	_, _, err := config.ParseSite([]byte(src))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{`line 3: unknown key "rateLimit"`, "rate_limit", `line 6: Capabilities[0].RateLimit: rate "sixty"`,
+		`line 7: Capabilities[0].RequiresSession: "maybe" is not a bool`, `line 9: Session.TTL: "forever" is not a duration`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	var fe *config.FileError
+	if !errors.As(err, &fe) || fe.Line == 0 {
+		t.Errorf("not a *FileError with a line: %v", err)
+	}
+	if _, _, err := config.ParseSite([]byte("{not yaml")); err == nil {
+		t.Error("garbage accepted")
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite site.schema.json (read the diff before committing)")
+
+// TestSiteSchema: site.schema.json is what FileSchema generates, and the
+// Appendix A file is valid against it while a file with an unknown key is
+// not.
+func TestSiteSchema(t *testing.T) {
+	got, err := config.FileSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if *update {
+		if err := os.WriteFile("site.schema.json", got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shipped, err := os.ReadFile("site.schema.json")
+	if err != nil || !bytes.Equal(shipped, got) {
+		t.Fatalf("site.schema.json is not what FileSchema generates (go test ./config -run TestSiteSchema -update): %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	sch, err := c.Compile("site.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asJSON := func(src string) any {
+		var x any
+		if err := yaml.Unmarshal([]byte(src), &x); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(x)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inst
+	}
+	if err := sch.Validate(asJSON(strings.Replace(appendixAYAML, "generated_at: 2026-02-01T00:00:00Z", `generated_at: "2026-02-01T00:00:00Z"`, 1))); err != nil {
+		t.Errorf("Appendix A: %v", err)
+	}
+	if err := sch.Validate(asJSON("name: x\nrateLimit: 60/minute\n")); err == nil {
+		t.Error("an unknown key is valid")
+	}
+}
