@@ -261,3 +261,6 @@ func (m *Middleware) Policy() *policy.Policy { return m.policy }
 // Publisher serves only the discovery documents (404 for anything else), for
 // sites that mount them on their own router.
 func (m *Middleware) Publisher() http.Handler { return m.docs }
+
+// DocumentPaths lists the paths the discovery documents are served at.
+func (m *Middleware) DocumentPaths() []string { return m.docs.Paths() }

@@ -17,12 +17,15 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/publish/agentstxt"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
@@ -33,7 +36,7 @@ func main() {
 	// The excerpts are here to be compiled; main only shows they link.
 	_, _, _, _ = chiRouter, bindRoutes, decisions, redisLimits
 	_, _, _ = sessions, checkout, parseAgentsTxt
-	_, _, _, _ = verifiedAgents, signedRequests, usagePreferences, declarationFile
+	_, _, _, _, _ = verifiedAgents, signedRequests, usagePreferences, declarationFile, withMetrics
 	fmt.Println("the README's Go excerpts compile")
 }
 
@@ -83,6 +86,20 @@ func usagePreferences(site config.Site) (*agentready.Middleware, error) {
 	}
 	m, err := agentready.New(site, agentready.WithRobotsTxt())
 	return m, err
+}
+
+// The README's "Metrics" block.
+func withMetrics(site config.Site, app http.Handler) {
+	mx, err := metrics.New(prometheus.DefaultRegisterer)
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := agentready.New(site, agentready.WithOnDecision(mx.Observe))
+	if err != nil {
+		log.Fatal(err)
+	}
+	http.Handle("/", mx.Documents(m.Handler(app), m))
+	http.Handle("/metrics", promhttp.Handler())
 }
 
 // The README's "Declaration files" block.

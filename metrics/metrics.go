@@ -1,0 +1,140 @@
+// Package metrics exposes agentready's decisions and state to Prometheus.
+// The core does not import it: a program links the Prometheus client only
+// when it uses this package.
+//
+//	mx, err := metrics.New(prometheus.DefaultRegisterer)
+//	m, err := agentready.New(site, agentready.WithOnDecision(mx.Observe))
+//	handler := mx.Documents(m.Handler(app), m) // counts documents served, and 304s
+//	mx.WatchStore(store)                      // a Failover's state, when Redis is used
+//
+// Prometheus (github.com/prometheus/client_golang) rather than
+// OpenTelemetry: one well-kept dependency and the pull model a /metrics
+// endpoint needs, where OpenTelemetry would add an SDK and an exporter.
+//
+// Every label value comes from the declaration or from agentready's own
+// enums (outcomes, classes, verification methods, policy and capability
+// names, document paths), never from the request, so a hostile client
+// cannot grow the number of series.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/agentready/agentready/enforce"
+)
+
+// Metrics holds the collectors. It is safe for concurrent use.
+type Metrics struct {
+	decisions  *prometheus.CounterVec
+	unverified *prometheus.CounterVec
+	documents  *prometheus.CounterVec
+	reg        prometheus.Registerer
+}
+
+// New registers agentready's collectors with reg.
+func New(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		reg: reg,
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "agentready", Name: "decisions_total",
+			Help: "Agent decisions by outcome, client class, agent policy, capability and how the agent's identity was verified.",
+		}, []string{"outcome", "class", "policy", "capability", "verified"}),
+		unverified: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "agentready", Name: "unverified_claims_total",
+			Help: "Claims to a verified-only policy served under \"*\" because they could not be proven (a source did not answer, or FallBack).",
+		}, []string{"claimed"}),
+		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "agentready", Name: "documents_total",
+			Help: "Discovery documents served, by path and status (200, 304, ...).",
+		}, []string{"path", "status"}),
+	}
+	for _, c := range []prometheus.Collector{m.decisions, m.unverified, m.documents} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// Observe counts one decision: give it to agentready.WithOnDecision. A
+// browser's request (enforce.Pass of a browser) is counted too, under
+// class "browser". The policy and capability are the declared names the
+// decision names, never request data.
+func (m *Metrics) Observe(d enforce.Decision) {
+	m.decisions.WithLabelValues(d.Outcome.String(), d.Class.Kind.String(), d.Agent, d.Capability, d.Identity.Method.String()).Inc()
+	if d.Unverified {
+		m.unverified.WithLabelValues(d.Identity.Claimed).Inc()
+	}
+}
+
+// Decisions is the decision counter, for tests and custom views.
+func (m *Metrics) Decisions() *prometheus.CounterVec { return m.decisions }
+
+// DocumentsCounter is the documents counter.
+func (m *Metrics) DocumentsCounter() *prometheus.CounterVec { return m.documents }
+
+// Paths lists the paths of the documents a Middleware serves.
+type Paths interface{ DocumentPaths() []string }
+
+// Documents wraps h, counting the responses to the document paths docs
+// serves by status. Other paths are not looked at.
+func (m *Metrics) Documents(h http.Handler, docs Paths) http.Handler {
+	known := map[string]bool{}
+	for _, p := range docs.DocumentPaths() {
+		known[p] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !known[r.URL.Path] {
+			h.ServeHTTP(w, r)
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		m.documents.WithLabelValues(r.URL.Path, statusText(sw.status)).Inc()
+	})
+}
+
+// WatchStore reports a rate-limit store's health: for a Failover,
+// agentready_store_degraded is 1 while its circuit is open (Redis failing,
+// limits counted by the failure policy).
+func (m *Metrics) WatchStore(s enforce.Store) error {
+	f, ok := s.(*enforce.Failover)
+	if !ok {
+		return nil
+	}
+	return m.reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "agentready", Name: "store_degraded",
+		Help: "1 while the rate-limit store's primary (Redis) is failing and its failure policy answers.",
+	}, func() float64 {
+		if f.Degraded() {
+			return 1
+		}
+		return 0
+	}))
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// statusText is the label of a status: a bounded set.
+func statusText(code int) string {
+	switch {
+	case code == 200, code == 304, code == 404, code == 405, code == 406, code == 412:
+		return strconv.Itoa(code)
+	case code >= 500:
+		return "5xx"
+	}
+	return "other"
+}

@@ -1,0 +1,101 @@
+package metrics_test
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/metrics"
+)
+
+// TestMetrics: decisions are counted by outcome, class, policy and
+// capability; documents by status, 304s included; and however many
+// User-Agents and paths a client makes up, the number of series stays
+// bounded by the declaration.
+func TestMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	mx, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, _ := enforce.NewMemoryStore()
+	f, _ := enforce.NewFailover(store)
+	if err := mx.WatchStore(f); err != nil {
+		t.Fatal(err)
+	}
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithOnDecision(mx.Observe), agentready.WithStore(f),
+		agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	h := mx.Documents(m.Handler(ok), m)
+	get := func(path, ua string, hdr ...string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("User-Agent", ua)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			r.Header.Set(hdr[i], hdr[i+1])
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	get("/api/search?q=tent", "claude/1.0")
+	get("/admin/x", "claude/1.0")
+	if n := testutil.ToFloat64(mx.Decisions().WithLabelValues("allow", "declared", "claude", "product-search", "none")); n != 1 {
+		t.Errorf("allowed claude search: %v", n)
+	}
+	if n := testutil.ToFloat64(mx.Decisions().WithLabelValues("deny-path", "declared", "claude", "", "none")); n != 1 {
+		t.Errorf("denied claude admin: %v", n)
+	}
+	w := get("/.well-known/agents.txt", "claude/1.0")
+	get("/.well-known/agents.txt", "claude/1.0", "If-None-Match", w.Header().Get("ETag"))
+	if n := testutil.ToFloat64(mx.DocumentsCounter().WithLabelValues("/.well-known/agents.txt", "304")); n != 1 {
+		t.Errorf("304s: %v", n)
+	}
+	before, err := testutil.GatherAndCount(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 500 {
+		get(fmt.Sprintf("/x%d?y=%d", i, i), fmt.Sprintf("Bot%d/%d.0", i, i))
+		get(fmt.Sprintf("/api/search?q=%d", i), fmt.Sprintf("Mozilla/5.0 (compatible; Made-Up-%d/1.0)", i))
+	}
+	after, _ := testutil.GatherAndCount(reg)
+	if after-before > 6 {
+		t.Errorf("series grew from %d to %d with made-up clients: labels come from requests", before, after)
+	}
+	if n := testutil.ToFloat64(prometheus.Collector(mustGauge(t, reg))); n != 0 {
+		t.Errorf("store_degraded = %v with a healthy store", n)
+	}
+}
+
+func mustGauge(t *testing.T, reg *prometheus.Registry) prometheus.Collector {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "agentready_store_degraded" {
+			return gaugeOf(mf.GetMetric()[0].GetGauge().GetValue())
+		}
+	}
+	t.Fatal("no agentready_store_degraded")
+	return nil
+}
+
+func gaugeOf(v float64) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"})
+	g.Set(v)
+	return g
+}
