@@ -2,9 +2,10 @@
 //
 //	agentready lint [-dialect draft-car|v0.1.0] FILE
 //	agentready render [-dialect draft-car|v0.1.0] FILE
+//	agentready serve -config FILE -upstream URL [flags]
 //	agentready verify-audit [-key BASE64] FILE|URL
 //
-// lint validates a declaration file and render prints the documents it
+// serve runs agentready as a reverse proxy in front of any site. lint validates a declaration file and render prints the documents it
 // yields. verify-audit checks an agents.txt v0.1.0 audit artifact as any
 // third party can:
 //
@@ -55,6 +56,13 @@ const usage = `Usage:
       line and field path. Exit status: 0 valid, 1 not, 2 usage error.
   agentready render [-dialect draft-car|v0.1.0] FILE
       Print every document the declaration file yields.
+  agentready serve -config FILE -upstream URL [-addr HOST:PORT] [-metrics HOST:PORT]
+                   [-report-only] [-robots] [-redis HOST:PORT] [-trusted-proxies CIDRS]
+                   [-upstream-timeout DURATION]
+      Run agentready as a reverse proxy in front of any site: the documents
+      and the enforcement of the declaration file, everything else proxied.
+      The upstream sees in X-Forwarded-For only the client address
+      agentready derived, never a chain the client wrote.
   agentready -h
       Show this help.
 `
@@ -80,6 +88,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return lint(args[1:], stdout, stderr)
 	case "render":
 		return render(args[1:], stdout, stderr)
+	case "serve":
+		return serve(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "agentready: unknown command %q\n\n%s", args[0], usage)
 	return 2

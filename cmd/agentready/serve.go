@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/metrics"
+	"github.com/agentready/agentready/redisstore"
+)
+
+// proxyConfig is what serve runs with.
+type proxyConfig struct {
+	configFile, upstream, addr, metricsAddr, redisAddr string
+	reportOnly, robots                                 bool
+	trusted                                            []string
+	upstreamTimeout                                    time.Duration
+	log                                                *slog.Logger
+}
+
+// proxy is agentready in front of an upstream site: the documents and the
+// enforcement of the declaration file, everything else proxied.
+type proxy struct {
+	handler http.Handler
+	metrics http.Handler // nil without -metrics
+	close   func()
+}
+
+// newProxy builds the proxy of c. The upstream sees, in X-Forwarded-For,
+// only the client address agentready derived (the peer's, or the one
+// trusted proxies named): a chain the client wrote is never passed on.
+func newProxy(c proxyConfig) (*proxy, error) {
+	up, err := url.Parse(c.upstream)
+	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+		return nil, fmt.Errorf("-upstream %q: want an http(s) URL", c.upstream)
+	}
+	var lintOut strings.Builder
+	site, ok := load(c.configFile, config.Formats{}, &lintOut)
+	if !ok {
+		return nil, errors.New(strings.TrimSpace(lintOut.String()))
+	}
+	ip, err := enforce.NewClientIP(c.trusted)
+	if err != nil {
+		return nil, fmt.Errorf("-trusted-proxies: %w", err)
+	}
+	opts := []agentready.Option{agentready.WithLogger(c.log), agentready.WithTrustedProxies(c.trusted...)}
+	if c.reportOnly {
+		opts = append(opts, agentready.WithReportOnly())
+	}
+	if c.robots {
+		opts = append(opts, agentready.WithRobotsTxt())
+	}
+	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 {
+		opts = append(opts, agentready.WithImplicitAccess(agentready.ImplicitAIAgents))
+	}
+	p := &proxy{close: func() {}}
+	var store enforce.Store
+	if c.redisAddr != "" {
+		client := redis.NewClient(&redis.Options{Addr: c.redisAddr, ContextTimeoutEnabled: true})
+		rs, err := redisstore.NewLimitStore(client)
+		if err != nil {
+			client.Close()
+			return nil, err
+		}
+		if store, err = enforce.NewFailover(rs, enforce.WithFailoverLogger(c.log)); err != nil {
+			client.Close()
+			return nil, err
+		}
+		p.close = func() { client.Close() }
+		opts = append(opts, agentready.WithStore(store))
+	}
+	var mx *metrics.Metrics
+	if c.metricsAddr != "" {
+		reg := prometheus.NewRegistry()
+		if mx, err = metrics.New(reg); err != nil {
+			return nil, err
+		}
+		if store != nil {
+			if err := mx.WatchStore(store); err != nil {
+				return nil, err
+			}
+		}
+		opts = append(opts, agentready.WithOnDecision(mx.Observe))
+		p.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	}
+	m, err := agentready.New(site, opts...)
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	rp := &httputil.ReverseProxy{
+		// With Rewrite, the inbound Forwarded and X-Forwarded-* fields are
+		// removed before it runs.
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(up)
+			pr.Out.Host = pr.In.Host
+			if a := ip.Addr(pr.In); a.IsValid() {
+				pr.Out.Header.Set("X-Forwarded-For", a.String())
+			}
+			pr.Out.Header.Set("X-Forwarded-Host", pr.In.Host)
+			proto := "http"
+			if pr.In.TLS != nil {
+				proto = "https"
+			}
+			pr.Out.Header.Set("X-Forwarded-Proto", proto)
+		},
+		Transport: &http.Transport{
+			Proxy:                 nil,
+			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+			ResponseHeaderTimeout: c.upstreamTimeout,
+			IdleConnTimeout:       90 * time.Second,
+			MaxIdleConnsPerHost:   64,
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			c.log.Warn("agentready serve: the upstream failed", "err", err, "path", r.URL.Path)
+			http.Error(w, "the site is unavailable", http.StatusBadGateway)
+		},
+	}
+	var h http.Handler = m.Handler(rp)
+	if mx != nil {
+		h = mx.Documents(h, m)
+	}
+	p.handler = h
+	return p, nil
+}
+
+// serve runs the proxy until SIGINT or SIGTERM.
+func serve(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c proxyConfig
+	var trusted string
+	fs.StringVar(&c.configFile, "config", "", "the declaration file (YAML or JSON)")
+	fs.StringVar(&c.upstream, "upstream", "", "the site to proxy, an http(s) URL")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus metrics at /metrics on this address")
+	fs.StringVar(&c.redisAddr, "redis", "", "share rate limits through the Redis at this host:port")
+	fs.BoolVar(&c.reportOnly, "report-only", false, "decide and report, deny nothing")
+	fs.BoolVar(&c.robots, "robots", false, "serve /robots.txt generated from the declaration")
+	fs.StringVar(&trusted, "trusted-proxies", "", "comma-separated CIDRs of proxies in front whose X-Forwarded-For is believed")
+	fs.DurationVar(&c.upstreamTimeout, "upstream-timeout", 30*time.Second, "longest wait for the upstream's response headers")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if c.configFile == "" || c.upstream == "" || fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "agentready serve: -config and -upstream are required\n\n%s", usage)
+		return 2
+	}
+	if trusted != "" {
+		c.trusted = strings.Split(trusted, ",")
+	}
+	c.log = slog.New(slog.NewTextHandler(stderr, nil))
+	p, err := newProxy(c)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
+		return 1
+	}
+	defer p.close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := &http.Server{Addr: c.addr, Handler: p.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.ListenAndServe() }()
+	var msrv *http.Server
+	if p.metrics != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", p.metrics)
+		msrv = &http.Server{Addr: c.metricsAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { errc <- msrv.ListenAndServe() }()
+	}
+	fmt.Fprintf(stdout, "agentready serve: %s in front of %s (declaration %s)\n", c.addr, c.upstream, c.configFile)
+	select {
+	case err := <-errc:
+		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	if msrv != nil {
+		_ = msrv.Shutdown(sctx)
+	}
+	return 0
+}
