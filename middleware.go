@@ -22,6 +22,7 @@ type Middleware struct {
 	enf    *enforce.Enforcer
 	sess   *sessions        // nil without v0.1.0 sessions
 	ver    *verify.Verifier // nil without verified-only agent policies
+	shadow *shadow          // nil without WithShadow
 }
 
 // New validates the declaration and the options, reports every problem at
@@ -38,6 +39,12 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 			errs = append(errs, err)
 		}
 	}
+	return build(site, st, errs)
+}
+
+// build is New once the options are applied; errs are the options'
+// problems, reported with the declaration's.
+func build(site config.Site, st settings, errs []error) (*Middleware, error) {
 	if err := prepareAudit(&site, &st); err != nil {
 		errs = append(errs, err)
 	}
@@ -117,6 +124,13 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 		ProbePaths:     st.probePaths,
 		ProbeNets:      st.probeNets,
 	}
+	var sh *shadow
+	if st.shadow != nil {
+		if sh, err = newShadow(st, store); err != nil {
+			return nil, err
+		}
+		ecfg.Shadow = sh.observe
+	}
 	if ver != nil {
 		ecfg.Verifier = ver
 	}
@@ -134,7 +148,7 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Middleware{docs: h, policy: pol, enf: enf, sess: sess, ver: ver}, nil
+	return &Middleware{docs: h, policy: pol, enf: enf, sess: sess, ver: ver, shadow: sh}, nil
 }
 
 // checkEnforcement reports what the declaration and the options leave

@@ -45,6 +45,7 @@ type settings struct {
 	probeNets  []string
 
 	descriptorKey *ecdsa.PrivateKey
+	shadow        *shadowSpec
 
 	robots    robotsMode
 	robotsOwn []byte

@@ -70,6 +70,10 @@ type Config struct {
 	// capability answers 401 without a valid X-Agent-Session, and a valid
 	// session is put in the request context (session.FromContext).
 	Sessions *session.Manager
+	// Shadow, when set, is called with every request and its decision,
+	// before the decision is applied (agentready.WithShadow). It must not
+	// read the body.
+	Shadow func(r *http.Request, d Decision)
 	// SignedRequests verifies the RFC 9421 signatures of requests to
 	// capabilities that declare Auth: hmac (*verify.RequestSignatures).
 	// Without it, hmac needs Authenticate.
@@ -124,6 +128,7 @@ type Enforcer struct {
 	sessions *session.Manager
 	verifier Verifier
 	signed   SignedRequests
+	shadow   func(*http.Request, Decision)
 	// usage is the site's usage preferences when it states any: every
 	// response gets their Content-Usage header; enforceUsage refuses the
 	// crawlers they deny.
@@ -173,7 +178,7 @@ func New(cfg Config) (*Enforcer, error) {
 	p := cfg.Policy
 	e := &Enforcer{p: p, store: cfg.Store, ip: cfg.ClientIP, key: cfg.Key, byAgent: cfg.ByAgent,
 		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
-		sessions: cfg.Sessions, verifier: cfg.Verifier, signed: cfg.SignedRequests, implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
+		sessions: cfg.Sessions, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow, implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
 	for _, path := range cfg.ProbePaths {
 		if e.probePaths == nil {
 			e.probePaths = map[string]bool{}
@@ -771,6 +776,9 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 		if e.hook != nil {
 			e.hook(d)
 		}
+		if e.shadow != nil {
+			e.shadow(r, d) // by value: a pointer would make d escape on every request
+		}
 		next.ServeHTTP(w, r)
 		return
 	}
@@ -797,6 +805,9 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision) {
 	if e.hook != nil {
 		e.hook(*d)
+	}
+	if e.shadow != nil {
+		e.shadow(r, *d)
 	}
 	switch {
 	case d.Outcome == Pass:

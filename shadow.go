@@ -1,0 +1,117 @@
+package agentready
+
+import (
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/verify"
+)
+
+// ShadowResult is one request decided by the enforced declaration and by
+// a shadow candidate (WithShadow).
+type ShadowResult struct {
+	// Enforced is the decision applied; Candidate what the candidate
+	// declaration would have decided (without consuming rate-limit
+	// tokens: its limits are peeked in the same store).
+	Enforced, Candidate enforce.Decision
+	// Differs is set when the two would answer differently: another
+	// outcome or status.
+	Differs bool
+}
+
+// ShadowStats counts what a shadow declaration saw.
+type ShadowStats struct {
+	// Compared requests, and those the candidate would have answered
+	// differently.
+	Compared, Differed uint64
+}
+
+// WithShadow evaluates candidate, a declaration being considered, beside
+// the enforced one on live traffic, and never applies it: every request is
+// also decided by the candidate (as Explain decides: nothing is served,
+// no token consumed, no nonce recorded), with the same options and the
+// same rate-limit store, and both decisions go to hook (which may be nil).
+// A request the two would answer differently is flagged (Differs), logged
+// at Info and counted (Middleware.ShadowStats). Together with
+// WithReportOnly, a site changes its declaration without guessing: run the
+// new one as a shadow, read the differences, then swap.
+//
+// A candidate that fails validation makes New fail. The shadow doubles the
+// cost of deciding a request. A candidate with verified-only policies has
+// sources of its own: load them with ShadowVerifier, as Verifier's.
+func WithShadow(candidate config.Site, hook func(ShadowResult)) Option {
+	return func(st *settings) error {
+		c := candidate
+		st.shadow = &shadowSpec{site: &c, hook: hook}
+		return nil
+	}
+}
+
+type shadowSpec struct {
+	site *config.Site
+	hook func(ShadowResult)
+}
+
+// shadow is a candidate declaration evaluated beside the enforced one.
+type shadow struct {
+	m                  *Middleware
+	hook               func(ShadowResult)
+	log                *slog.Logger
+	compared, differed atomic.Uint64
+}
+
+// newShadow builds the candidate's Middleware with the enforced one's
+// settings and store, and without its hooks.
+func newShadow(st settings, store enforce.Store) (*shadow, error) {
+	spec := st.shadow
+	cst := st
+	cst.shadow, cst.onDecision, cst.store = nil, nil, store
+	m, err := build(*spec.site, cst, nil)
+	if err != nil {
+		return nil, err
+	}
+	log := st.logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &shadow{m: m, hook: spec.hook, log: log}, nil
+}
+
+// observe is enforce.Config.Shadow: it decides r with the candidate and
+// compares.
+func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
+	cand := s.m.Explain(r)
+	res := ShadowResult{Enforced: enforced, Candidate: cand,
+		Differs: cand.Outcome != enforced.Outcome || cand.Status != enforced.Status}
+	s.compared.Add(1)
+	if res.Differs {
+		s.differed.Add(1)
+		s.log.Info("agentready: the shadow declaration would decide this request differently",
+			"path", r.URL.Path, "enforced", enforced.Outcome, "candidate", cand.Outcome,
+			"enforced_rule", enforced.Rule, "candidate_rule", cand.Rule, "agent", enforced.Agent)
+	}
+	if s.hook != nil {
+		s.hook(res)
+	}
+}
+
+// ShadowStats returns the counts of the shadow declaration (zero without
+// WithShadow).
+func (m *Middleware) ShadowStats() ShadowStats {
+	if m.shadow == nil {
+		return ShadowStats{}
+	}
+	return ShadowStats{Compared: m.shadow.compared.Load(), Differed: m.shadow.differed.Load()}
+}
+
+// ShadowVerifier is the shadow declaration's Verifier (see Verifier), nil
+// without WithShadow or when the candidate has no verified-only policy.
+func (m *Middleware) ShadowVerifier() *verify.Verifier {
+	if m.shadow == nil {
+		return nil
+	}
+	return m.shadow.m.ver
+}

@@ -1,0 +1,99 @@
+package agentready_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fixtures"
+)
+
+// TestShadow: a candidate declaration is decided beside the enforced one
+// on every request and never applied; the requests it would answer
+// differently are flagged, logged and counted; it consumes no token.
+func TestShadow(t *testing.T) {
+	candidate := fixtures.OutdoorSupply()
+	candidate.Access.Disallow = append(candidate.Access.Disallow, "/api/search")
+	var mu sync.Mutex
+	var results []agentready.ShadowResult
+	var logs bytes.Buffer
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
+		agentready.WithShadow(candidate, func(r agentready.ShadowResult) {
+			mu.Lock()
+			results = append(results, r)
+			mu.Unlock()
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(app)
+	get := func(path, ua string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("User-Agent", ua)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w1 := get("/api/search?q=tent", uaClaudeDeclared)
+	w2 := get("/api/search?q=tent", uaClaudeDeclared)
+	if w1.Code != 200 || w2.Code != 200 {
+		t.Fatalf("the enforced declaration allows search: %d %d", w1.Code, w2.Code)
+	}
+	// The candidate peeks, never consumes: the enforced limit went down by
+	// one per request.
+	if !strings.Contains(w1.Header().Get("RateLimit"), `"capability/product-search";r=59`) || !strings.Contains(w2.Header().Get("RateLimit"), `"capability/product-search";r=58`) {
+		t.Errorf("RateLimit %q then %q: the shadow consumed tokens", w1.Header().Get("RateLimit"), w2.Header().Get("RateLimit"))
+	}
+	get("/products/tent", uaChrome)
+	get("/admin/users", uaClaudeDeclared)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != 4 {
+		t.Fatalf("%d shadow results, want 4", len(results))
+	}
+	if r := results[0]; !r.Differs || r.Enforced.Outcome != enforce.Allow || r.Candidate.Outcome != enforce.DenyPath || r.Candidate.Rule != "Disallow: /api/search" {
+		t.Errorf("search: %+v", r)
+	}
+	if results[2].Differs || results[3].Differs || results[3].Candidate.Outcome != enforce.DenyPath {
+		t.Errorf("browser and admin: %+v %+v", results[2], results[3])
+	}
+	if st := m.ShadowStats(); st.Compared != 4 || st.Differed != 2 {
+		t.Errorf("ShadowStats = %+v", st)
+	}
+	if !strings.Contains(logs.String(), "the shadow declaration would decide this request differently") {
+		t.Errorf("no log of the difference:\n%s", logs.String())
+	}
+	bad := fixtures.OutdoorSupply()
+	bad.Name = ""
+	if _, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithShadow(bad, nil)); err == nil {
+		t.Error("an invalid candidate accepted")
+	}
+	_ = http.StatusOK
+}
+
+// TestPipelineAllocations: a browser's request allocates nothing, a
+// matched agent's only its RateLimit value; a shadow hook in the enforcer
+// must not make the decision escape.
+func TestPipelineAllocations(t *testing.T) {
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithLogger(slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(nop)
+	for ua, want := range map[string]float64{uaChrome: 0, uaClaudeDeclared: 1} {
+		// /api/items: claude's limit (200/minute) outlasts the runs.
+		r := httptest.NewRequest("GET", "/api/items", nil)
+		r.Header.Set("User-Agent", ua)
+		w := &reusableWriter{h: http.Header{}}
+		n := testing.AllocsPerRun(100, func() { w.reset(); h.ServeHTTP(w, r) })
+		if n > want && raceSlowdown == 1 { // counts mean nothing under -race
+			t.Errorf("%s: %v allocations per request, want %v", ua, n, want)
+		}
+	}
+}
