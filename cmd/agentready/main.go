@@ -1,5 +1,6 @@
 // Command agentready is the agentready toolbox:
 //
+//	agentready check [-json] URL
 //	agentready lint [-dialect draft-car|v0.1.0] FILE
 //	agentready render [-dialect draft-car|v0.1.0] FILE
 //	agentready serve -config FILE -upstream URL [flags]
@@ -50,6 +51,12 @@ const usage = `Usage:
       site's published audit.public_key (standard base64); without it the
       key embedded in the artifact is used, which proves integrity only.
       Exit status: 0 verified, 1 not verified or unreadable, 2 usage error.
+  agentready check [-json] URL
+      Fetch a site's agents.txt (both locations), agents.json, agents.md,
+      agent.json, MCP server card, A2A agent card and robots.txt, and report
+      per draft what conforms (pass), what a SHOULD misses (warn) and what
+      a MUST breaks (fail). Exit status: 0 nothing fails, 1 something
+      does, 2 usage error.
   agentready lint [-dialect draft-car|v0.1.0] FILE
       Validate a declaration file (YAML or JSON, snake_case keys; see
       config.ParseSite and config/site.schema.json): every problem with its
@@ -90,6 +97,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return render(args[1:], stdout, stderr)
 	case "serve":
 		return serve(args[1:], stdout, stderr)
+	case "check":
+		return check(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "agentready: unknown command %q\n\n%s", args[0], usage)
 	return 2

@@ -1,5 +1,5 @@
 // Package schematest validates rendered documents against the JSON Schemas
-// the specifications publish, kept in the module's testdata/schemas, for the
+// the specifications publish, kept in internal/specschemas, for the
 // tests of the publish renderers.
 //
 // Format assertions are on, so that "uri", "email" and "date-time" are
@@ -20,7 +20,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Dir is the module's testdata/schemas directory, found by walking up from
+// Dir is the module's internal/specschemas directory, found by walking up from
 // the working directory (the package directory under go test) to the one
 // that holds go.mod. Tests must not depend on where the checkout lives.
 func Dir(t testing.TB) string {
@@ -39,7 +39,7 @@ func schemaDir() (string, error) {
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "testdata", "schemas"), nil
+			return filepath.Join(dir, "internal", "specschemas"), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
