@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
@@ -15,14 +18,49 @@ import (
 )
 
 // Middleware publishes a site's declaration in every agent-discovery format
-// and enforces it. It is immutable after New and safe for concurrent use.
+// and enforces it. It is safe for concurrent use; Reload swaps the
+// declaration it serves atomically.
 type Middleware struct {
+	cur atomic.Pointer[compiled]
+	mu  sync.Mutex // serialises Reload and the registration of handlers
+	st  settings   // the options, to compile a new declaration with
+	// slots are the handlers built by Handler and Capability: each
+	// compiled declaration builds its own for each, so that every route
+	// follows a Reload.
+	slots []slot
+}
+
+// slot is one handler built by Handler (bind false) or Capability.
+type slot struct {
+	next  http.Handler
+	bind  bool
+	capID string
+	opts  []enforce.BindOption
+}
+
+// compiled is one declaration, compiled with the options: what a request
+// is served by, swapped whole by Reload.
+type compiled struct {
 	docs   *publish.Handler
 	policy *policy.Policy
 	enf    *enforce.Enforcer
+	store  enforce.Store
 	sess   *sessions        // nil without v0.1.0 sessions
 	ver    *verify.Verifier // nil without verified-only agent policies
 	shadow *shadow          // nil without WithShadow
+	// handlers are the slots' handlers, built for this declaration.
+	handlers []http.Handler
+}
+
+// chain builds the handler of s for c.
+func (c *compiled) chain(s *slot) http.Handler {
+	if s.bind {
+		return c.enf.Capability(s.capID, s.opts...)(s.next)
+	}
+	if c.sess != nil {
+		return c.docs.Wrap(c.sess.wrap(c.enf, c.enf.Wrap(s.next)))
+	}
+	return c.docs.Wrap(c.enf.Wrap(s.next))
 }
 
 // New validates the declaration and the options, reports every problem at
@@ -39,12 +77,67 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 			errs = append(errs, err)
 		}
 	}
-	return build(site, st, errs)
+	c, err := build(site, st, errs)
+	if err != nil {
+		return nil, err
+	}
+	m := &Middleware{st: st}
+	m.cur.Store(c)
+	return m, nil
+}
+
+// Reload swaps the declaration the Middleware serves for site, compiled
+// with the options New was given, atomically: the documents and their
+// ETags, the rules, the agent policies and every route built by Handler
+// and Capability follow at once. The rate-limit store, the session store
+// and the audit store are the same, so the buckets of unchanged limits,
+// the live sessions and the audit logs carry on. A declaration with
+// problems is refused with all of them, and the old one keeps serving.
+// The new declaration's verified-only policies have a new Verifier: load
+// it (Verifier().Load) and run it, as after New.
+func (m *Middleware) Reload(site config.Site) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := m.cur.Load()
+	st := m.st
+	st.store = old.store
+	if old.sess != nil {
+		st.sessionStore = old.sess.mgr.Store()
+		if old.sess.audit != nil {
+			st.auditStore = old.sess.audit
+		}
+	}
+	c, err := build(site, st, nil)
+	if err != nil {
+		return err
+	}
+	c.handlers = make([]http.Handler, len(m.slots))
+	for i := range m.slots {
+		c.handlers[i] = c.chain(&m.slots[i])
+	}
+	m.cur.Store(c)
+	return nil
+}
+
+// register adds s and returns the handler that serves it by the current
+// declaration: one atomic load per request.
+func (m *Middleware) register(s slot) http.Handler {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i := len(m.slots)
+	m.slots = append(m.slots, s)
+	old := m.cur.Load()
+	c := *old
+	c.handlers = append(slices.Clip(old.handlers), c.chain(&m.slots[i]))
+	m.cur.Store(&c)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.cur.Load().handlers[i].ServeHTTP(w, r)
+	})
 }
 
 // build is New once the options are applied; errs are the options'
 // problems, reported with the declaration's.
-func build(site config.Site, st settings, errs []error) (*Middleware, error) {
+func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if err := prepareAudit(&site, &st); err != nil {
 		errs = append(errs, err)
 	}
@@ -148,7 +241,7 @@ func build(site config.Site, st settings, errs []error) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Middleware{docs: h, policy: pol, enf: enf, sess: sess, ver: ver, shadow: sh}, nil
+	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh}, nil
 }
 
 // checkEnforcement reports what the declaration and the options leave
@@ -202,10 +295,7 @@ func MustNew(site config.Site, opts ...Option) *Middleware {
 // audit trail, the audit endpoint; see the README section "Sessions and the
 // audit trail (v0.1.0)".
 func (m *Middleware) Handler(next http.Handler) http.Handler {
-	if m.sess != nil {
-		return m.docs.Wrap(m.sess.wrap(m.enf, m.enf.Wrap(next)))
-	}
-	return m.docs.Wrap(m.enf.Wrap(next))
+	return m.register(slot{next: next})
 }
 
 // Verifier returns what checks claims to verified-only agent policies, nil
@@ -216,7 +306,7 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 //		if err := v.Load(ctx); err != nil { log.Print(err) } // unverifiable claims are served under "*" meanwhile
 //		go v.Run(ctx)
 //	}
-func (m *Middleware) Verifier() *verify.Verifier { return m.ver }
+func (m *Middleware) Verifier() *verify.Verifier { return m.cur.Load().ver }
 
 // Sessions returns the session Manager, nil when the declaration uses no
 // sessions. Run its Run method in a goroutine so that expired sessions are
@@ -224,10 +314,11 @@ func (m *Middleware) Verifier() *verify.Verifier { return m.ver }
 //
 //	go m.Sessions().Run(ctx, time.Minute)
 func (m *Middleware) Sessions() *session.Manager {
-	if m.sess == nil {
+	c := m.cur.Load()
+	if c.sess == nil {
 		return nil
 	}
-	return m.sess.mgr
+	return c.sess.mgr
 }
 
 // Capability binds one route to one declared capability:
@@ -245,7 +336,9 @@ func (m *Middleware) Sessions() *session.Manager {
 //
 //	mux.Handle("POST /api/orders", m.Capability("orders", enforce.AuthForEveryClient())(orders))
 func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http.Handler) http.Handler {
-	return m.enf.Capability(id, opts...)
+	return func(next http.Handler) http.Handler {
+		return m.register(slot{next: next, bind: true, capID: id, opts: opts})
+	}
 }
 
 // Explain returns what Handler would decide for r, without serving it and
@@ -257,24 +350,30 @@ func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http
 // session-required capability without a valid one is DenySession (401);
 // the session endpoint is subject to the rate limits only
 // (enforce.RuleSessionEndpoint); the audit endpoint is always served.
-func (m *Middleware) Explain(r *http.Request) enforce.Decision {
-	if m.docs.Lookup(r.URL.Path) || r.URL.Path == "/robots.txt" {
+func (m *Middleware) Explain(r *http.Request) enforce.Decision { return m.cur.Load().explain(r) }
+
+func (c *compiled) explain(r *http.Request) enforce.Decision {
+	if c.docs.Lookup(r.URL.Path) || r.URL.Path == "/robots.txt" {
 		return enforce.Decision{Outcome: enforce.Allow, Rule: "discovery documents are always served"}
 	}
-	if m.sess != nil {
-		if d, ok := m.sess.explain(m.enf, r); ok {
+	if c.sess != nil {
+		if d, ok := c.sess.explain(c.enf, r); ok {
 			return d
 		}
 	}
-	return m.enf.Explain(r)
+	return c.enf.Explain(r)
 }
 
-// Policy returns the compiled policy (read-only).
-func (m *Middleware) Policy() *policy.Policy { return m.policy }
+// Policy returns the compiled policy (read-only) of the current
+// declaration.
+func (m *Middleware) Policy() *policy.Policy { return m.cur.Load().policy }
 
-// Publisher serves only the discovery documents (404 for anything else), for
-// sites that mount them on their own router.
-func (m *Middleware) Publisher() http.Handler { return m.docs }
+// Publisher serves only the discovery documents of the current
+// declaration (404 for anything else), for sites that mount them on their
+// own router.
+func (m *Middleware) Publisher() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.cur.Load().docs.ServeHTTP(w, r) })
+}
 
 // DocumentPaths lists the paths the discovery documents are served at.
-func (m *Middleware) DocumentPaths() []string { return m.docs.Paths() }
+func (m *Middleware) DocumentPaths() []string { return m.cur.Load().docs.Paths() }

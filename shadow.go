@@ -57,7 +57,7 @@ type shadowSpec struct {
 
 // shadow is a candidate declaration evaluated beside the enforced one.
 type shadow struct {
-	m                  *Middleware
+	m                  *compiled
 	hook               func(ShadowResult)
 	log                *slog.Logger
 	compared, differed atomic.Uint64
@@ -83,7 +83,7 @@ func newShadow(st settings, store enforce.Store) (*shadow, error) {
 // observe is enforce.Config.Shadow: it decides r with the candidate and
 // compares.
 func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
-	cand := s.m.Explain(r)
+	cand := s.m.explain(r)
 	res := ShadowResult{Enforced: enforced, Candidate: cand,
 		Differs: cand.Outcome != enforced.Outcome || cand.Status != enforced.Status}
 	s.compared.Add(1)
@@ -101,17 +101,19 @@ func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
 // ShadowStats returns the counts of the shadow declaration (zero without
 // WithShadow).
 func (m *Middleware) ShadowStats() ShadowStats {
-	if m.shadow == nil {
+	sh := m.cur.Load().shadow
+	if sh == nil {
 		return ShadowStats{}
 	}
-	return ShadowStats{Compared: m.shadow.compared.Load(), Differed: m.shadow.differed.Load()}
+	return ShadowStats{Compared: sh.compared.Load(), Differed: sh.differed.Load()}
 }
 
 // ShadowVerifier is the shadow declaration's Verifier (see Verifier), nil
 // without WithShadow or when the candidate has no verified-only policy.
 func (m *Middleware) ShadowVerifier() *verify.Verifier {
-	if m.shadow == nil {
+	sh := m.cur.Load().shadow
+	if sh == nil {
 		return nil
 	}
-	return m.shadow.m.ver
+	return sh.m.ver
 }

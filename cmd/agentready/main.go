@@ -69,7 +69,9 @@ const usage = `Usage:
       Run agentready as a reverse proxy in front of any site: the documents
       and the enforcement of the declaration file, everything else proxied.
       The upstream sees in X-Forwarded-For only the client address
-      agentready derived, never a chain the client wrote.
+      agentready derived, never a chain the client wrote. The file is
+      reloaded on SIGHUP and when it changes; a file with problems is
+      refused and the running declaration keeps serving.
   agentready -h
       Show this help.
 `

@@ -43,6 +43,10 @@ type proxy struct {
 	handler http.Handler
 	metrics http.Handler // nil without -metrics
 	close   func()
+	// reload reads the declaration file again and swaps it in
+	// (agentready's Reload); a file with problems is refused and the
+	// running declaration keeps serving.
+	reload func() error
 }
 
 // newProxy builds the proxy of c. The upstream sees, in X-Forwarded-For,
@@ -135,6 +139,14 @@ func newProxy(c proxyConfig) (*proxy, error) {
 			http.Error(w, "the site is unavailable", http.StatusBadGateway)
 		},
 	}
+	p.reload = func() error {
+		var out strings.Builder
+		site, ok := load(c.configFile, config.Formats{}, &out)
+		if !ok {
+			return errors.New(strings.TrimSpace(out.String()))
+		}
+		return m.Reload(site)
+	}
 	var h http.Handler = m.Handler(rp)
 	if mx != nil {
 		h = mx.Documents(h, m)
@@ -177,6 +189,16 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	defer p.close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go watch(c.configFile, 2*time.Second, hup, func() {
+		if err := p.reload(); err != nil {
+			c.log.Error("agentready serve: the declaration file was not reloaded; the running one keeps serving", "err", err)
+			return
+		}
+		c.log.Info("agentready serve: declaration reloaded", "file", c.configFile)
+	})(ctx)
 	srv := &http.Server{Addr: c.addr, Handler: p.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.ListenAndServe() }()
@@ -201,4 +223,37 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		_ = msrv.Shutdown(sctx)
 	}
 	return 0
+}
+
+// watch returns a loop that calls reload on a signal from hup and when
+// file's modification time or size changes (polled every interval: no
+// dependency on an inotify library), until its ctx is done. The file's
+// state is taken now, so a change made after watch returns is seen.
+func watch(file string, every time.Duration, hup <-chan os.Signal, reload func()) func(context.Context) {
+	stamp := func() (time.Time, int64) {
+		fi, err := os.Stat(file)
+		if err != nil {
+			return time.Time{}, -1
+		}
+		return fi.ModTime(), fi.Size()
+	}
+	mt, size := stamp()
+	return func(ctx context.Context) {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				mt, size = stamp()
+				reload()
+			case <-t.C:
+				if m, s := stamp(); (!m.Equal(mt) || s != size) && s >= 0 {
+					mt, size = m, s
+					reload()
+				}
+			}
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -9,7 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestServeProxy: agentready in front of a real upstream serves the
@@ -89,4 +93,54 @@ func TestServeRefusesABadFile(t *testing.T) {
 	if _, err := newProxy(proxyConfig{configFile: f, upstream: "ftp://x"}); err == nil {
 		t.Error("an ftp upstream accepted")
 	}
+}
+
+// TestServeReload: the proxy reloads its declaration file on a signal and
+// when the file changes; a broken file leaves the running one serving.
+func TestServeReload(t *testing.T) {
+	src, err := os.ReadFile("../../examples/stdlib/site.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "site.yaml")
+	os.WriteFile(file, src, 0o644)
+	upstream := httptest.NewServer(http.NotFoundHandler())
+	defer upstream.Close()
+	p, err := newProxy(proxyConfig{configFile: file, upstream: upstream.URL, log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	agentsTxt := func() string {
+		w := httptest.NewRecorder()
+		p.handler.ServeHTTP(w, httptest.NewRequest("GET", "/.well-known/agents.txt", nil))
+		return w.Body.String()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hup := make(chan os.Signal, 1)
+	reloaded := make(chan struct{}, 4)
+	run := watch(file, 10*time.Millisecond, hup, func() {
+		if err := p.reload(); err == nil {
+			reloaded <- struct{}{}
+		}
+	})
+	go run(ctx)
+	os.WriteFile(file, bytes.Replace(src, []byte("description: Gear for outdoor adventures"), []byte("description: Gear, reloaded from the file"), 1), 0o644)
+	select {
+	case <-reloaded:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a changed file was not reloaded")
+	}
+	if !strings.Contains(agentsTxt(), "Gear, reloaded from the file") {
+		t.Errorf("after the reload: %s", agentsTxt())
+	}
+	os.WriteFile(file, []byte("name: x\nrateLimit: 1/minute\n"), 0o644)
+	if err := p.reload(); err == nil || !strings.Contains(err.Error(), "unknown key") {
+		t.Errorf("a broken file: %v", err)
+	}
+	if !strings.Contains(agentsTxt(), "Gear, reloaded from the file") {
+		t.Error("a broken file replaced the running declaration")
+	}
+	hup <- syscall.SIGHUP // a signal reloads too (here: the broken file, refused)
 }

@@ -1,0 +1,142 @@
+package agentready_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fixtures"
+)
+
+// TestReload: a reload swaps documents, ETags, rules and the routes built
+// by Handler and Capability at once, keeps the buckets of unchanged limits,
+// and a declaration with problems leaves the old one serving.
+func TestReload(t *testing.T) {
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/find", m.Capability("product-search")(app))
+	h := m.Handler(mux)
+	mux.Handle("/", app)
+	get := func(path, ua string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("User-Agent", ua)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	before := get("/.well-known/agents.txt", uaChrome)
+	for range 3 {
+		if w := get("/api/find", uaClaudeDeclared); w.Code != 200 {
+			t.Fatalf("bound route: %d", w.Code)
+		}
+	}
+	if w := get("/blog/post", uaClaudeDeclared); w.Code != 200 {
+		t.Fatalf("/blog/ under the first declaration: %d", w.Code)
+	}
+
+	next := fixtures.OutdoorSupply()
+	next.Description = "Gear, reloaded"
+	next.Access.Disallow = append(next.Access.Disallow, "/blog/*", "/api/find")
+	if err := m.Reload(next); err != nil {
+		t.Fatal(err)
+	}
+	after := get("/.well-known/agents.txt", uaChrome)
+	if !strings.Contains(after.Body.String(), "Gear, reloaded") || after.Header().Get("ETag") == before.Header().Get("ETag") {
+		t.Errorf("agents.txt after the reload: %s (ETag %s, was %s)", after.Body, after.Header().Get("ETag"), before.Header().Get("ETag"))
+	}
+	if w := get("/blog/post", uaClaudeDeclared); w.Code != http.StatusForbidden {
+		t.Errorf("/blog/ after the reload closed it: %d", w.Code)
+	}
+	if w := get("/api/find", uaClaudeDeclared); w.Code != http.StatusForbidden {
+		t.Errorf("the bound route after a reload closed it: %d", w.Code)
+	}
+	// Unchanged limits keep their buckets: claude's 200/minute counted 3
+	// finds and a blog post before the reload, this request after it.
+	if w := get("/api/other", uaClaudeDeclared); !strings.Contains(w.Header().Get("RateLimit"), `"agent/claude";r=195`) {
+		t.Errorf("claude's bucket after the reload: %q", w.Header().Get("RateLimit"))
+	}
+
+	bad := fixtures.OutdoorSupply()
+	bad.Capabilities[0].RateLimit = config.Rate{Requests: -1, Window: "fortnight"}
+	if err := m.Reload(bad); err == nil || !strings.Contains(err.Error(), "Capabilities[0].RateLimit") {
+		t.Fatalf("a bad declaration: %v", err)
+	}
+	if w := get("/.well-known/agents.txt", uaChrome); !strings.Contains(w.Body.String(), "Gear, reloaded") {
+		t.Errorf("after a refused reload the old declaration must serve: %s", w.Body)
+	}
+}
+
+// TestReloadKeepsSessions: live sessions (and their audit logs) survive a
+// reload: the stores are the same.
+func TestReloadKeepsSessions(t *testing.T) {
+	site := acme()
+	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Handler(app))
+	defer srv.Close()
+	token, _ := createSession(t, srv.URL, uaClaudeBot)
+	next := acme()
+	next.Description = "reloaded"
+	if err := m.Reload(next); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue","quantity":1}`, "User-Agent", uaClaudeBot, "X-Agent-Session", token)
+	if r.status != http.StatusOK {
+		t.Errorf("a session created before the reload: %d %s", r.status, r.raw)
+	}
+}
+
+// TestReloadUnderLoad: requests keep being served, each by one whole
+// declaration, while reloads swap it (run with -race).
+func TestReloadUnderLoad(t *testing.T) {
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(app)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var bad atomic.Int32
+	for range 4 {
+		wg.Go(func() {
+			for !stop.Load() {
+				r := httptest.NewRequest("GET", "/.well-known/agents.txt", nil)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != 200 || !strings.Contains(w.Body.String(), "Site-Name: Outdoor Supply Co.") {
+					bad.Add(1)
+				}
+				r = httptest.NewRequest("GET", "/admin/x", nil)
+				r.Header.Set("User-Agent", uaClaudeDeclared)
+				w = httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != http.StatusForbidden {
+					bad.Add(1)
+				}
+			}
+		})
+	}
+	for i := range 50 {
+		next := fixtures.OutdoorSupply()
+		next.Description = strings.Repeat("x", i+1)
+		if err := m.Reload(next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if bad.Load() != 0 {
+		t.Errorf("%d requests were not served by a whole declaration during reloads", bad.Load())
+	}
+}
