@@ -48,6 +48,8 @@ type compiled struct {
 	sess   *sessions        // nil without v0.1.0 sessions
 	ver    *verify.Verifier // nil without verified-only agent policies
 	shadow *shadow          // nil without WithShadow
+	// removed finds the capabilities earlier declarations had (Reload).
+	removed func(method, path string) (string, bool)
 	// handlers are the slots' handlers, built for this declaration.
 	handlers []http.Handler
 }
@@ -107,16 +109,46 @@ func (m *Middleware) Reload(site config.Site) error {
 			st.auditStore = old.sess.audit
 		}
 	}
+	st.removed = removedRoutes(old, &site)
 	c, err := build(site, st, nil)
 	if err != nil {
 		return err
 	}
+	m.st.removed = st.removed
 	c.handlers = make([]http.Handler, len(m.slots))
 	for i := range m.slots {
 		c.handlers[i] = c.chain(&m.slots[i])
 	}
 	m.cur.Store(c)
 	return nil
+}
+
+// removedRoutes is the route lookup of the capabilities old declares and
+// site does not, chained to those earlier reloads removed: sessions live
+// longer than one declaration.
+func removedRoutes(old *compiled, site *config.Site) func(method, path string) (string, bool) {
+	keep := map[string]bool{}
+	for _, c := range site.Capabilities {
+		keep[c.ID] = true
+	}
+	gone := false
+	for _, c := range old.policy.Capabilities {
+		gone = gone || !keep[c.ID]
+	}
+	earlier := old.removed
+	if !gone {
+		return earlier
+	}
+	pol := old.policy
+	return func(method, path string) (string, bool) {
+		if ci := pol.Route(method, path); ci >= 0 && !keep[pol.Capabilities[ci].ID] {
+			return pol.Capabilities[ci].ID, true
+		}
+		if earlier != nil {
+			return earlier(method, path)
+		}
+		return "", false
+	}
 }
 
 // register adds s and returns the handler that serves it by the current
@@ -227,6 +259,9 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if ver != nil {
 		ecfg.Verifier = ver
 	}
+	if st.removed != nil {
+		ecfg.Removed = st.removed
+	}
 	if st.requestKeys != nil {
 		rs, err := verify.NewRequestSignatures(st.requestKeys, verify.RequestOptions{Authorities: vo.Authorities, Replays: vo.Replays})
 		if err != nil {
@@ -241,7 +276,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh}, nil
+	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh, removed: st.removed}, nil
 }
 
 // checkEnforcement reports what the declaration and the options leave

@@ -46,6 +46,7 @@ type settings struct {
 
 	descriptorKey *ecdsa.PrivateKey
 	shadow        *shadowSpec
+	removed       func(method, path string) (string, bool) // set by Reload
 
 	robots    robotsMode
 	robotsOwn []byte

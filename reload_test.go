@@ -140,3 +140,39 @@ func TestReloadUnderLoad(t *testing.T) {
 		t.Errorf("%d requests were not served by a whole declaration during reloads", bad.Load())
 	}
 }
+
+// TestReloadRemovedCapability: a capability a reload removes is refused to
+// the sessions created before, and the refusal is a decision like any
+// other (recorded in the session's audit trail).
+func TestReloadRemovedCapability(t *testing.T) {
+	rec := &decisions{}
+	m, err := agentready.New(acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()), agentready.WithOnDecision(rec.add))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Handler(app))
+	defer srv.Close()
+	token, _ := createSession(t, srv.URL, uaClaudeBot)
+	next := acme()
+	for i, c := range next.Capabilities {
+		if c.ID == "cart.update" {
+			next.Capabilities = append(next.Capabilities[:i], next.Capabilities[i+1:]...)
+			break
+		}
+	}
+	if err := m.Reload(next); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, "PATCH", srv.URL+api+"cart/update", `{"id":"mug-blue","quantity":2}`, "User-Agent", uaClaudeBot, "X-Agent-Session", token)
+	if r.status != http.StatusForbidden || !strings.Contains(string(r.raw), "cart.update was removed") {
+		t.Errorf("a removed capability with a session from before: %d %s", r.status, r.raw)
+	}
+	if d := rec.last(t); d.Outcome.String() != "deny-capability" || d.Capability != "cart.update" {
+		t.Errorf("decision %+v", d)
+	}
+	// Another capability still works for that session.
+	if r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue","quantity":1}`, "User-Agent", uaClaudeBot, "X-Agent-Session", token); r.status != 200 {
+		t.Errorf("cart.add after the reload: %d %s", r.status, r.raw)
+	}
+}

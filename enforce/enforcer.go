@@ -70,6 +70,10 @@ type Config struct {
 	// capability answers 401 without a valid X-Agent-Session, and a valid
 	// session is put in the request context (session.FromContext).
 	Sessions *session.Manager
+	// Removed, when set, names the capability a reload removed that a
+	// request (method, path) addressed: such a request carrying a session
+	// is refused (DenyCapability), and the refusal recorded.
+	Removed func(method, path string) (id string, ok bool)
 	// Shadow, when set, is called with every request and its decision,
 	// before the decision is applied (agentready.WithShadow). It must not
 	// read the body.
@@ -129,6 +133,7 @@ type Enforcer struct {
 	verifier Verifier
 	signed   SignedRequests
 	shadow   func(*http.Request, Decision)
+	removed  func(method, path string) (string, bool)
 	// usage is the site's usage preferences when it states any: every
 	// response gets their Content-Usage header; enforceUsage refuses the
 	// crawlers they deny.
@@ -178,7 +183,7 @@ func New(cfg Config) (*Enforcer, error) {
 	p := cfg.Policy
 	e := &Enforcer{p: p, store: cfg.Store, ip: cfg.ClientIP, key: cfg.Key, byAgent: cfg.ByAgent,
 		auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
-		sessions: cfg.Sessions, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow, implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
+		sessions: cfg.Sessions, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow, removed: cfg.Removed, implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
 	for _, path := range cfg.ProbePaths {
 		if e.probePaths == nil {
 			e.probePaths = map[string]bool{}
@@ -353,6 +358,15 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		}
 	}
 
+	if ci < 0 && e.removed != nil && len(r.Header[session.HeaderSession]) > 0 {
+		// A capability a reload removed is refused to the sessions that
+		// were promised it, whatever the rules now say of its path (it only
+		// refuses); serveSession records the refusal.
+		if id, gone := e.removed(r.Method, r.URL.Path); gone {
+			d.Outcome, d.Capability, d.Rule = DenyCapability, id, "capability "+id+" was removed from the declaration"
+			return
+		}
+	}
 	ci, ok := e.access(r, ci, d)
 	if !ok {
 		return
@@ -947,6 +961,9 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		}
 	case DenyCapability:
 		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
+		if d.cap1 == 0 {
+			prob.Detail = d.Rule + "; the session was created before"
+		}
 	case DenyPreference:
 		prob.Detail = fmt.Sprintf("the site's usage preference %q refuses %s agents this path", d.Rule, d.Class.Purpose)
 	case DenyIdentity:
