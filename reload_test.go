@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
 )
@@ -153,7 +154,7 @@ func TestReloadRemovedCapability(t *testing.T) {
 	}
 	srv := httptest.NewServer(m.Handler(app))
 	defer srv.Close()
-	token, _ := createSession(t, srv.URL, uaClaudeBot)
+	token, id := createSession(t, srv.URL, uaClaudeBot)
 	next := acme()
 	for i, c := range next.Capabilities {
 		if c.ID == "cart.update" {
@@ -174,5 +175,18 @@ func TestReloadRemovedCapability(t *testing.T) {
 	// Another capability still works for that session.
 	if r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue","quantity":1}`, "User-Agent", uaClaudeBot, "X-Agent-Session", token); r.status != 200 {
 		t.Errorf("cart.add after the reload: %d %s", r.status, r.raw)
+	}
+	// The session's audit trail holds the refusal.
+	if r := call(t, "DELETE", srv.URL+sessPath, "", "User-Agent", uaClaudeBot, "X-Agent-Session", token); r.status != 200 {
+		t.Fatalf("DELETE: %d %s", r.status, r.raw)
+	}
+	found := false
+	for _, ev := range artifact(t, srv.URL, id).Events {
+		if ev.Capability == "cart.update" && ev.PolicyResult.Decision == audit.Deny {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the refusal of the removed capability is not in the audit trail")
 	}
 }
