@@ -139,7 +139,9 @@ func (c *checker) run() {
 			case probe["protocol_version"] != nil:
 				c.schema("/.well-known/agents.json", "agents.txt v0.1.0", "agents-protocol_agents.schema.json", body)
 			case probe["agents"] != nil:
-				c.schema("/.well-known/agents.json", "agent://", "agent-uri_agents-registry.schema.json", body)
+				if c.schema("/.well-known/agents.json", "agent://", "agent-uri_agents-registry.schema.json", body) {
+					c.descriptorsOf(probe["agents"])
+				}
 			default:
 				c.add("/.well-known/agents.json", "agents.json", "fail", "neither a draft-car (specVersion), v0.1.0 (protocol_version) nor agent:// registry (agents) document")
 			}
@@ -147,6 +149,10 @@ func (c *checker) run() {
 		if len(c.findings) == n {
 			c.add("/.well-known/agents.json", "agents.json", "pass", "valid")
 		}
+	}
+	// The site's own derived agent:// descriptor, at the default path.
+	if _, _, ok := c.peek("/agents/" + c.base.Hostname() + "/agent.json"); ok {
+		c.descriptor("/agents/" + c.base.Hostname() + "/agent.json")
 	}
 	// agents.md: text/markdown; Format B's front matter is YAML.
 	for _, p := range []string{"/.well-known/agents.md", "/agents.md"} {
@@ -270,4 +276,45 @@ func check(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// peek reports whether path is served (200), without a finding.
+func (c *checker) peek(path string) ([]byte, http.Header, bool) {
+	return c.fetch(path, "", false)
+}
+
+// descriptorsOf checks the descriptors an agent:// registry lists, those
+// on the site's own origin (a registry naming another host is not fetched:
+// check that host).
+func (c *checker) descriptorsOf(raw json.RawMessage) {
+	var reg map[string]string
+	if json.Unmarshal(raw, &reg) != nil {
+		return
+	}
+	for name, loc := range reg {
+		u, err := url.Parse(loc)
+		if err != nil || !strings.EqualFold(u.Host, c.base.Host) {
+			c.add("/.well-known/agents.json", "agent://", "warn", "descriptor of %q at %q is on another origin: not checked", name, loc)
+			continue
+		}
+		c.descriptor(u.Path)
+	}
+}
+
+// descriptor checks one agent:// descriptor (agent-uri-03 7): its media
+// type, its schema, and a signature's presence (10.3 SHOULD).
+func (c *checker) descriptor(path string) {
+	body, h, ok := c.fetch(path, "agent://", true)
+	if !ok {
+		return
+	}
+	n := len(c.findings)
+	c.contentType(path, "agent://", h, "application/agent+json", "")
+	c.schema(path, "agent://", "agent-uri_agent-descriptor.schema.json", body)
+	if len(c.findings) == n {
+		c.add(path, "agent://", "pass", "valid")
+	}
+	if h.Get("Signature") == "" {
+		c.add(path, "agent://", "warn", "unsigned (agent-uri-03 10.3: descriptors SHOULD be signed)")
+	}
 }

@@ -73,3 +73,34 @@ func TestCheckBrokenSite(t *testing.T) {
 		t.Errorf("an ftp URL: %d", code)
 	}
 }
+
+// TestCheckDescriptors: the descriptors a registry lists on the site's
+// origin are fetched and validated; an unsigned one is a warning.
+func TestCheckDescriptors(t *testing.T) {
+	var srv *httptest.Server
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/agents.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Write([]byte("Spec-Version: 1.0\\nSite-Name: S\\nSite-URL: https://s.example\\n"))
+	})
+	mux.HandleFunc("/.well-known/agents.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"agents": {"a": "` + srv.URL + `/agents/a/agent.json", "b": "https://elsewhere.example/b.json"}}`))
+	})
+	mux.HandleFunc("/agents/a/agent.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/agent+json")
+		w.Write([]byte(`{"name": "a"}`))
+	})
+	srv = httptest.NewServer(mux)
+	defer srv.Close()
+	var out, errb bytes.Buffer
+	if code := run([]string{"check", srv.URL}, &out, &errb); code != 1 {
+		t.Fatalf("a broken descriptor: %d\\n%s", code, out.String())
+	}
+	for _, want := range []string{"FAIL /agents/a/agent.json", "agent-uri_agent-descriptor.schema.json", "WARN /agents/a/agent.json", "unsigned", "elsewhere.example/b.json"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\\n%s", want, out.String())
+		}
+	}
+}

@@ -52,8 +52,9 @@ const usage = `Usage:
       key embedded in the artifact is used, which proves integrity only.
       Exit status: 0 verified, 1 not verified or unreadable, 2 usage error.
   agentready check [-json] URL
-      Fetch a site's agents.txt (both locations), agents.json, agents.md,
-      agent.json, MCP server card, A2A agent card and robots.txt, and report
+      Fetch a site's agents.txt (both locations), agents.json, agent://
+      descriptors, agents.md, agent.json, MCP server card, A2A agent card
+      and robots.txt, and report
       per draft what conforms (pass), what a SHOULD misses (warn) and what
       a MUST breaks (fail). Exit status: 0 nothing fails, 1 something
       does, 2 usage error.
