@@ -329,6 +329,9 @@ func MustNew(site config.Site, opts ...Option) *Middleware {
 // With v0.1.0 sessions it also serves the session endpoint and, with the
 // audit trail, the audit endpoint; see the README section "Sessions and the
 // audit trail (v0.1.0)".
+//
+// Call it once per handler, when the routes are set up: the Middleware
+// keeps every handler it built, to rebuild it on Reload.
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	return m.register(slot{next: next})
 }
@@ -370,6 +373,8 @@ func (m *Middleware) Sessions() *session.Manager {
 // the capability's declared auth for every client:
 //
 //	mux.Handle("POST /api/orders", m.Capability("orders", enforce.AuthForEveryClient())(orders))
+//
+// As with Handler, bind each route once, when the routes are set up.
 func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return m.register(slot{next: next, bind: true, capID: id, opts: opts})
