@@ -5,9 +5,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
@@ -24,6 +26,8 @@ type Middleware struct {
 	cur atomic.Pointer[compiled]
 	mu  sync.Mutex // serialises Reload and the registration of handlers
 	st  settings   // the options, to compile a new declaration with
+	// removals are the capabilities reloads removed (see Reload).
+	removals []removal
 	// slots are the handlers built by Handler and Capability: each
 	// compiled declaration builds its own for each, so that every route
 	// follows a Reload.
@@ -48,8 +52,6 @@ type compiled struct {
 	sess   *sessions        // nil without v0.1.0 sessions
 	ver    *verify.Verifier // nil without verified-only agent policies
 	shadow *shadow          // nil without WithShadow
-	// removed finds the capabilities earlier declarations had (Reload).
-	removed func(method, path string) (string, bool)
 	// handlers are the slots' handlers, built for this declaration.
 	handlers []http.Handler
 }
@@ -109,12 +111,20 @@ func (m *Middleware) Reload(site config.Site) error {
 			st.auditStore = old.sess.audit
 		}
 	}
-	st.removed = removedRoutes(old, &site)
+	now := time.Now
+	if m.st.clock != nil {
+		now = m.st.clock // the sessions' clock: removals are compared with their creation
+	}
+	removals, lookup := removedRoutes(m.removals, old, &site, now())
+	st.removed = lookup
+	if old.ver != nil && sameVerification(old.policy.Site().Agents, site.Agents) {
+		st.verifier = old.ver // loaded and running: the claims it checks are the same
+	}
 	c, err := build(site, st, nil)
 	if err != nil {
 		return err
 	}
-	m.st.removed = st.removed
+	m.removals = removals
 	c.handlers = make([]http.Handler, len(m.slots))
 	for i := range m.slots {
 		c.handlers[i] = c.chain(&m.slots[i])
@@ -123,31 +133,50 @@ func (m *Middleware) Reload(site config.Site) error {
 	return nil
 }
 
-// removedRoutes is the route lookup of the capabilities old declares and
-// site does not, chained to those earlier reloads removed: sessions live
-// longer than one declaration.
-func removedRoutes(old *compiled, site *config.Site) func(method, path string) (string, bool) {
+// removal is a reload's removal of capabilities: the declaration that had
+// them, the IDs the new one keeps, and when.
+type removal struct {
+	pol  *policy.Policy
+	keep map[string]bool
+	at   time.Time
+}
+
+// maxSessionAge bounds how long a removal is remembered: sessions outlive
+// one declaration, not this (the v0.1.0 Session-TTL is at most a few
+// hours in practice).
+const maxSessionAge = 24 * time.Hour
+
+// removedRoutes adds to earlier the capabilities old declares and site
+// does not, drops the removals older than maxSessionAge, and returns the
+// list and its lookup (nil when empty).
+func removedRoutes(earlier []removal, old *compiled, site *config.Site, now time.Time) ([]removal, func(method, path string) (string, time.Time, bool)) {
 	keep := map[string]bool{}
 	for _, c := range site.Capabilities {
 		keep[c.ID] = true
 	}
-	gone := false
+	var list []removal
+	for _, r := range earlier {
+		if now.Sub(r.at) < maxSessionAge {
+			list = append(list, r)
+		}
+	}
 	for _, c := range old.policy.Capabilities {
-		gone = gone || !keep[c.ID]
-	}
-	earlier := old.removed
-	if !gone {
-		return earlier
-	}
-	pol := old.policy
-	return func(method, path string) (string, bool) {
-		if ci := pol.Route(method, path); ci >= 0 && !keep[pol.Capabilities[ci].ID] {
-			return pol.Capabilities[ci].ID, true
+		if !keep[c.ID] {
+			list = append(list, removal{pol: old.policy, keep: keep, at: now})
+			break
 		}
-		if earlier != nil {
-			return earlier(method, path)
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return list, func(method, path string) (string, time.Time, bool) {
+		for i := len(list) - 1; i >= 0; i-- {
+			r := list[i]
+			if ci := r.pol.Route(method, path); ci >= 0 && !r.keep[r.pol.Capabilities[ci].ID] {
+				return r.pol.Capabilities[ci].ID, r.at, true
+			}
 		}
-		return "", false
+		return "", time.Time{}, false
 	}
 }
 
@@ -226,9 +255,11 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if u, err := url.Parse(site.URL); err == nil && u.Host != "" {
 		vo.Authorities = append([]string{u.Host}, vo.Authorities...)
 	}
-	ver, err := verify.New(site.Agents, vo)
-	if err != nil {
-		return nil, err
+	ver := st.verifier
+	if ver == nil {
+		if ver, err = verify.New(site.Agents, vo); err != nil {
+			return nil, err
+		}
 	}
 	sess, err := newSessions(&site, &st)
 	if err != nil {
@@ -276,7 +307,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh, removed: st.removed}, nil
+	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh}, nil
 }
 
 // checkEnforcement reports what the declaration and the options leave
@@ -417,3 +448,20 @@ func (m *Middleware) Publisher() http.Handler {
 
 // DocumentPaths lists the paths the discovery documents are served at.
 func (m *Middleware) DocumentPaths() []string { return m.cur.Load().docs.Paths() }
+
+// sameVerification reports whether two lists of agent policies ask for the
+// same verification, so that a Reload keeps the loaded Verifier.
+func sameVerification(a, b []config.AgentPolicy) bool {
+	var va, vb []any
+	for _, p := range a {
+		if p.Verify.Required {
+			va = append(va, p.Name, p.Verify)
+		}
+	}
+	for _, p := range b {
+		if p.Verify.Required {
+			vb = append(vb, p.Name, p.Verify)
+		}
+	}
+	return reflect.DeepEqual(va, vb)
+}

@@ -46,7 +46,8 @@ type settings struct {
 
 	descriptorKey *ecdsa.PrivateKey
 	shadow        *shadowSpec
-	removed       func(method, path string) (string, bool) // set by Reload
+	removed       func(method, path string) (string, time.Time, bool) // set by Reload
+	verifier      *verify.Verifier                                    // set by Reload: the one still valid
 
 	robots    robotsMode
 	robotsOwn []byte

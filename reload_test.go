@@ -7,11 +7,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/verify"
 )
 
 // TestReload: a reload swaps documents, ETags, rules and the routes built
@@ -147,7 +150,8 @@ func TestReloadUnderLoad(t *testing.T) {
 // other (recorded in the session's audit trail).
 func TestReloadRemovedCapability(t *testing.T) {
 	rec := &decisions{}
-	m, err := agentready.New(acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	clock := enforce.NewFakeClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	m, err := agentready.New(acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithClock(clock.Now),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()), agentready.WithOnDecision(rec.add))
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +159,7 @@ func TestReloadRemovedCapability(t *testing.T) {
 	srv := httptest.NewServer(m.Handler(app))
 	defer srv.Close()
 	token, id := createSession(t, srv.URL, uaClaudeBot)
+	clock.Advance(2 * time.Second) // session times are kept to the second
 	next := acme()
 	for i, c := range next.Capabilities {
 		if c.ID == "cart.update" {
@@ -188,5 +193,85 @@ func TestReloadRemovedCapability(t *testing.T) {
 	}
 	if !found {
 		t.Error("the refusal of the removed capability is not in the audit trail")
+	}
+}
+
+// TestReloadRemovedThenBack: a removal refuses only sessions created
+// before it, and only while no capability of the current declaration
+// serves the route: a capability added back, or renamed at the same
+// endpoint, serves every session again.
+func TestReloadRemovedThenBack(t *testing.T) {
+	clock := enforce.NewFakeClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	m, err := agentready.New(acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithClock(clock.Now),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Handler(app))
+	defer srv.Close()
+	old, _ := createSession(t, srv.URL, uaClaudeBot)
+	clock.Advance(2 * time.Second)
+	without := acme()
+	renamed := acme()
+	for i, c := range without.Capabilities {
+		if c.ID == "cart.update" {
+			without.Capabilities = append(without.Capabilities[:i], without.Capabilities[i+1:]...)
+			renamed.Capabilities[i].ID = "cart.change"
+			break
+		}
+	}
+	for i := range renamed.Flows {
+		for j, s := range renamed.Flows[i].Steps {
+			if s == "cart.update" {
+				renamed.Flows[i].Steps[j] = "cart.change"
+			}
+		}
+	}
+	update := func(token string) int {
+		return call(t, "PATCH", srv.URL+api+"cart/update", `{"id":"mug-blue","quantity":2}`, "User-Agent", uaClaudeBot, "X-Agent-Session", token).status
+	}
+	if err := m.Reload(without); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(2 * time.Second)
+	fresh, _ := createSession(t, srv.URL, uaClaudeBot)
+	if got := update(old); got != http.StatusForbidden {
+		t.Errorf("a session from before the removal: %d, want 403", got)
+	}
+	if r := call(t, "PATCH", srv.URL+api+"cart/update", `{"id":"mug-blue","quantity":2}`, "User-Agent", uaClaudeBot, "X-Agent-Session", fresh); strings.Contains(string(r.raw), "was removed") {
+		t.Errorf("a session created after the removal is refused as if promised the capability: %d %s", r.status, r.raw)
+	}
+	if err := m.Reload(acme()); err != nil {
+		t.Fatal(err)
+	}
+	if got := update(old); got != http.StatusOK {
+		t.Errorf("the capability added back, an old session: %d, want 200", got)
+	}
+	if err := m.Reload(renamed); err != nil {
+		t.Fatal(err)
+	}
+	if got := update(old); got != http.StatusOK {
+		t.Errorf("the capability renamed at the same endpoint, an old session: %d, want 200", got)
+	}
+}
+
+// TestReloadKeepsVerifier: a reload that asks for the same verification
+// keeps the loaded Verifier; one that changes it brings a new one.
+func TestReloadKeepsVerifier(t *testing.T) {
+	inside, _ := rangeListServer(t, "127.0.0.0/8")
+	site := verifiedSite(inside, inside, false)
+	m, err := agentready.New(site, agentready.WithVerification(verify.Options{AllowHTTPLoopback: true}), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := m.Verifier()
+	next := verifiedSite(inside, inside, false)
+	next.Description = "changed"
+	if err := m.Reload(next); err != nil || m.Verifier() != v {
+		t.Errorf("same verification: %v, Verifier kept %v", err, m.Verifier() == v)
+	}
+	next = verifiedSite(inside, inside, true)
+	if err := m.Reload(next); err != nil || m.Verifier() == v {
+		t.Errorf("changed verification: %v, Verifier kept %v", err, m.Verifier() == v)
 	}
 }

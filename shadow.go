@@ -94,6 +94,13 @@ func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
 			"enforced_rule", enforced.Rule, "candidate_rule", cand.Rule, "agent", enforced.Agent)
 	}
 	if s.hook != nil {
+		// The hook runs on the request path: its panic must not fail a
+		// request the shadow never decides.
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("agentready: the shadow hook panicked", "panic", v)
+			}
+		}()
 		s.hook(res)
 	}
 }

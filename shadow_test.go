@@ -7,9 +7,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
 )
@@ -95,5 +97,42 @@ func TestPipelineAllocations(t *testing.T) {
 		if n > want && raceSlowdown == 1 { // counts mean nothing under -race
 			t.Errorf("%s: %v allocations per request, want %v", ua, n, want)
 		}
+	}
+}
+
+// TestShadowOnceAndSessions: the shadow sees a request once, bound route
+// or not, session-bound requests included, and a panicking hook fails no
+// request.
+func TestShadowOnceAndSessions(t *testing.T) {
+	var n atomic.Int32
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithLogger(slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))),
+		agentready.WithShadow(fixtures.OutdoorSupply(), func(agentready.ShadowResult) { n.Add(1); panic("a broken hook") }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/find", m.Capability("product-search")(app))
+	h := m.Handler(mux)
+	r := httptest.NewRequest("GET", "/api/find", nil)
+	r.Header.Set("User-Agent", uaClaudeDeclared)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != 200 || n.Load() != 1 || m.ShadowStats().Compared != 1 {
+		t.Errorf("a bound route: %d, hook called %d times, %+v", w.Code, n.Load(), m.ShadowStats())
+	}
+
+	sm, err := agentready.New(acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()),
+		agentready.WithShadow(acme(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sm.Handler(app))
+	defer srv.Close()
+	token, _ := createSession(t, srv.URL, uaClaudeBot)
+	before := sm.ShadowStats().Compared
+	call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue","quantity":1}`, "User-Agent", uaClaudeBot, "X-Agent-Session", token)
+	if got := sm.ShadowStats().Compared - before; got != 1 {
+		t.Errorf("a session-bound request was compared %d times, want 1", got)
 	}
 }

@@ -86,6 +86,10 @@ func ParseSite(data []byte) (Site, Lines, error) {
 	if err := dec.Decode(&root); err != nil {
 		return Site{}, nil, &FileError{Msg: "not YAML or JSON: " + err.Error()}
 	}
+	var second yaml.Node
+	if err := dec.Decode(&second); err == nil {
+		return Site{}, nil, &FileError{Line: second.Line, Msg: "a second YAML document: a declaration file holds one"}
+	}
 	var s Site
 	d := &fileDecoder{lines: Lines{}}
 	if len(root.Content) == 1 {
@@ -104,9 +108,15 @@ func LoadSite(path string) (Site, Lines, error) {
 }
 
 type fileDecoder struct {
-	errs  []error
-	lines Lines
+	errs   []error
+	lines  Lines
+	visits int
 }
+
+// maxVisits bounds the values a file may hold once its aliases are
+// expanded: yaml.v3's own guard against alias bombs does not see an
+// expansion done here, node by node.
+const maxVisits = 1 << 20
 
 func (d *fileDecoder) fail(n *yaml.Node, path, format string, args ...any) {
 	d.errs = append(d.errs, &FileError{Line: n.Line, Field: path, Msg: fmt.Sprintf(format, args...)})
@@ -120,6 +130,12 @@ var (
 )
 
 func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
+	if d.visits++; d.visits > maxVisits {
+		if d.visits == maxVisits+1 {
+			d.fail(n, path, "the file expands to more than %d values (aliases?)", maxVisits)
+		}
+		return
+	}
 	if path != "" {
 		d.lines[path] = n.Line
 	}
@@ -181,8 +197,18 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		fields := fieldsByKey(t)
+		seen := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				d.fail(k, path, "a key must be a plain name")
+				continue
+			}
+			if line, dup := seen[k.Value]; dup {
+				d.fail(k, path, "key %q is already set on line %d", k.Value, line)
+				continue
+			}
+			seen[k.Value] = k.Line
 			f, ok := fields[k.Value]
 			if !ok {
 				d.fail(k, path, "unknown key %q (keys: %s)", k.Value, strings.Join(keysOf(t), ", "))
@@ -212,6 +238,14 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		m := reflect.MakeMapWithSize(t, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				d.fail(k, path, "a key must be a plain name")
+				continue
+			}
+			if m.MapIndex(reflect.ValueOf(k.Value).Convert(t.Key())).IsValid() {
+				d.fail(k, path, "key %q is set twice", k.Value)
+				continue
+			}
 			e := reflect.New(t.Elem()).Elem()
 			d.decode(val, e, path+"["+strconv.Quote(k.Value)+"]")
 			m.SetMapIndex(reflect.ValueOf(k.Value).Convert(t.Key()), e)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -163,5 +164,38 @@ func TestSiteSchema(t *testing.T) {
 	}
 	if err := sch.Validate(asJSON("name: x\nrateLimit: 60/minute\n")); err == nil {
 		t.Error("an unknown key is valid")
+	}
+}
+
+// TestParseSiteHostile: duplicate keys, a second document, complex keys
+// and an alias bomb are refused, quickly.
+func TestParseSiteHostile(t *testing.T) {
+	for name, src := range map[string]string{
+		"duplicate key":   "name: Reviewed\nurl: https://x.example\nname: Evil\n",
+		"duplicate block": "name: x\naccess:\n  allow: [/a]\naccess:\n  disallow: [/b]\n",
+		"second document": "name: x\n---\nname: y\n",
+		"complex key":     "name: x\n? [a, b]\n: c\n",
+		"duplicate map":   "name: x\nmetadata:\n  a: \"1\"\n  a: \"2\"\n",
+	} {
+		if _, _, err := config.ParseSite([]byte(src)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	// An alias bomb: each level refers to the one below ten times.
+	var b strings.Builder
+	b.WriteString("name: x\nflows:\n  - &a0 {name: f, steps: [s]}\n")
+	for i := 1; i < 9; i++ {
+		fmt.Fprintf(&b, "  - &a%d [", i)
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	_, _, err := config.ParseSite([]byte(b.String()))
+	if err == nil {
+		t.Error("an alias bomb was accepted")
 	}
 }

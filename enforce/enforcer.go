@@ -70,10 +70,12 @@ type Config struct {
 	// capability answers 401 without a valid X-Agent-Session, and a valid
 	// session is put in the request context (session.FromContext).
 	Sessions *session.Manager
-	// Removed, when set, names the capability a reload removed that a
-	// request (method, path) addressed: such a request carrying a session
-	// is refused (DenyCapability), and the refusal recorded.
-	Removed func(method, path string) (id string, ok bool)
+	// Removed, when set, names the capability a reload removed (and when)
+	// that a request (method, path) addressed: a request the current
+	// declaration routes to no capability, carrying a session created
+	// before the removal, is refused (DenyCapability), and the refusal
+	// recorded in its audit trail.
+	Removed func(method, path string) (id string, at time.Time, ok bool)
 	// Shadow, when set, is called with every request and its decision,
 	// before the decision is applied (agentready.WithShadow). It must not
 	// read the body.
@@ -133,7 +135,7 @@ type Enforcer struct {
 	verifier Verifier
 	signed   SignedRequests
 	shadow   func(*http.Request, Decision)
-	removed  func(method, path string) (string, bool)
+	removed  func(method, path string) (string, time.Time, bool)
 	// usage is the site's usage preferences when it states any: every
 	// response gets their Content-Usage header; enforceUsage refuses the
 	// crawlers they deny.
@@ -358,15 +360,6 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		}
 	}
 
-	if ci < 0 && e.removed != nil && len(r.Header[session.HeaderSession]) > 0 {
-		// A capability a reload removed is refused to the sessions that
-		// were promised it, whatever the rules now say of its path (it only
-		// refuses); serveSession records the refusal.
-		if id, gone := e.removed(r.Method, r.URL.Path); gone {
-			d.Outcome, d.Capability, d.Rule = DenyCapability, id, "capability "+id+" was removed from the declaration"
-			return
-		}
-	}
 	ci, ok := e.access(r, ci, d)
 	if !ok {
 		return
@@ -715,8 +708,9 @@ func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) 
 			}
 			st, _ := r.Context().Value(stateKey{}).(*state)
 			switch {
-			case st == nil:
-				// No Wrap in front: the binding runs the whole pipeline.
+			case st == nil || st.enf != e:
+				// No Wrap in front (or one of a declaration a Reload has
+				// replaced since): the binding runs the whole pipeline.
 				e.serve(w, r, next, ci)
 			case st.capability == ci:
 				next.ServeHTTP(w, r) // Wrap resolved the same capability and checked it
@@ -764,8 +758,9 @@ func (e *Enforcer) browserAuth(r *http.Request, ci int) (d Decision, denied bool
 type stateKey struct{}
 
 type state struct {
-	agent      int // agent policy index, -1 for none
-	capability int // capability Wrap resolved by endpoint, -1 for none
+	enf        *Enforcer // the Enforcer that decided: a binding of another (a reload between) decides anew
+	agent      int       // agent policy index, -1 for none
+	capability int       // capability Wrap resolved by endpoint, -1 for none
 	client     Key
 	// aw is set when Wrap records a session-bound request it could not
 	// resolve to a capability: the binding names the capability in the
@@ -801,12 +796,15 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 	var st *state
 	if (d.Outcome == Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0 {
 		// A Capability binding behind may need to know what was decided.
-		st = &state{agent: d.agent1 - 1, capability: d.cap1 - 1, client: d.client}
+		st = &state{enf: e, agent: d.agent1 - 1, capability: d.cap1 - 1, client: d.client}
 	}
 	if e.sessions != nil && e.wantsSession(r, &d) {
 		// The session joins the state in one copy of the request.
 		e.serveSession(w, r, next, &d, d.cap1-1, st)
 		return
+	}
+	if e.shadow != nil {
+		e.shadow(r, d) // once per request, as Wrap (or a lone binding) decided it
 	}
 	if st != nil {
 		r = r.WithContext(withState(r.Context(), st))
@@ -819,9 +817,6 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision) {
 	if e.hook != nil {
 		e.hook(*d)
-	}
-	if e.shadow != nil {
-		e.shadow(r, *d)
 	}
 	switch {
 	case d.Outcome == Pass:

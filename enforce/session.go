@@ -121,10 +121,23 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 	// audit timestamp.
 	now := e.sessions.Now()
 	s := e.checkSession(r, d, now)
+	if s != nil && ci < 0 && e.removed != nil {
+		// A capability a reload removed is refused to the sessions created
+		// before it, whatever the rules now say of its path (this only
+		// refuses); the refusal is recorded below like any decision.
+		// Session times are kept to the second: a session of the reload's
+		// own second counts as created after it.
+		if id, at, gone := e.removed(r.Method, r.URL.Path); gone && s.CreatedAt.Before(at.Truncate(time.Second)) {
+			d.Outcome, d.Status, d.Capability, d.Rule = DenyCapability, http.StatusForbidden, id, "capability "+id+" was removed from the declaration"
+		}
+	}
 	d.ReportOnly = e.reportOnly && d.Outcome != Allow && d.Status < 500
 	if s == nil {
 		if e.hook != nil {
 			e.hook(*d)
+		}
+		if e.shadow != nil {
+			e.shadow(r, *d)
 		}
 		switch {
 		case d.Outcome == Allow || d.ReportOnly:
@@ -156,6 +169,9 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 	}
 	if e.hook != nil {
 		e.hook(*d)
+	}
+	if e.shadow != nil {
+		e.shadow(r, *d)
 	}
 	if d.Outcome != Allow && !d.ReportOnly {
 		e.deny(aw, r, d)

@@ -26,6 +26,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/redisstore"
+	"github.com/agentready/agentready/verify"
 )
 
 // proxyConfig is what serve runs with.
@@ -139,13 +140,37 @@ func newProxy(c proxyConfig) (*proxy, error) {
 			http.Error(w, "the site is unavailable", http.StatusBadGateway)
 		},
 	}
+	// Verified-only policies: their sources are loaded now and refreshed
+	// until close (a reload that changes them brings a new Verifier).
+	vctx, vcancel := context.WithCancel(context.Background())
+	closeStore := p.close
+	p.close = func() { vcancel(); closeStore() }
+	startVerifier := func(v *verify.Verifier) {
+		if v == nil {
+			return
+		}
+		lctx, cancel := context.WithTimeout(vctx, 10*time.Second)
+		if err := v.Load(lctx); err != nil {
+			c.log.Warn("agentready serve: a verification source could not be loaded; its claims are served under \"*\" until it can", "err", err)
+		}
+		cancel()
+		go v.Run(vctx)
+	}
+	startVerifier(m.Verifier())
 	p.reload = func() error {
 		var out strings.Builder
 		site, ok := load(c.configFile, config.Formats{}, &out)
 		if !ok {
 			return errors.New(strings.TrimSpace(out.String()))
 		}
-		return m.Reload(site)
+		before := m.Verifier()
+		if err := m.Reload(site); err != nil {
+			return err
+		}
+		if v := m.Verifier(); v != before {
+			startVerifier(v)
+		}
+		return nil
 	}
 	var h http.Handler = m.Handler(rp)
 	if mx != nil {
@@ -177,8 +202,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentready serve: -config and -upstream are required\n\n%s", usage)
 		return 2
 	}
-	if trusted != "" {
-		c.trusted = strings.Split(trusted, ",")
+	for _, t := range strings.Split(trusted, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			c.trusted = append(c.trusted, t)
+		}
 	}
 	c.log = slog.New(slog.NewTextHandler(stderr, nil))
 	p, err := newProxy(c)
@@ -199,7 +226,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		}
 		c.log.Info("agentready serve: declaration reloaded", "file", c.configFile)
 	})(ctx)
-	srv := &http.Server{Addr: c.addr, Handler: p.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	// ReadTimeout bounds a trickled request body too (2 minutes: uploads
+	// to the site pass through).
+	srv := &http.Server{Addr: c.addr, Handler: p.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute, IdleTimeout: 120 * time.Second}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.ListenAndServe() }()
 	var msrv *http.Server
