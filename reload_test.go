@@ -29,13 +29,7 @@ func TestReload(t *testing.T) {
 	mux.Handle("GET /api/find", m.Capability("product-search")(app))
 	h := m.Handler(mux)
 	mux.Handle("/", app)
-	get := func(path, ua string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("GET", path, nil)
-		r.Header.Set("User-Agent", ua)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		return w
-	}
+	get := func(path, ua string) *httptest.ResponseRecorder { return serveGet(h, path, ua) }
 	before := get("/.well-known/agents.txt", uaChrome)
 	for range 3 {
 		if w := get("/api/find", uaClaudeDeclared); w.Code != 200 {

@@ -112,13 +112,7 @@ func TestUsagePreferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := m.Handler(app)
-	get := func(path, ua string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("GET", path, nil)
-		r.Header.Set("User-Agent", ua)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		return w
-	}
+	get := func(path, ua string) *httptest.ResponseRecorder { return serveGet(h, path, ua) }
 	for _, c := range []struct {
 		path, ua, usage string
 		status          int

@@ -35,13 +35,7 @@ func TestShadow(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := m.Handler(app)
-	get := func(path, ua string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("GET", path, nil)
-		r.Header.Set("User-Agent", ua)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		return w
-	}
+	get := func(path, ua string) *httptest.ResponseRecorder { return serveGet(h, path, ua) }
 	w1 := get("/api/search?q=tent", uaClaudeDeclared)
 	w2 := get("/api/search?q=tent", uaClaudeDeclared)
 	if w1.Code != 200 || w2.Code != 200 {
@@ -135,4 +129,13 @@ func TestShadowOnceAndSessions(t *testing.T) {
 	if got := sm.ShadowStats().Compared - before; got != 1 {
 		t.Errorf("a session-bound request was compared %d times, want 1", got)
 	}
+}
+
+// serveGet serves a GET of path with User-Agent ua through h.
+func serveGet(h http.Handler, path, ua string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest("GET", path, nil)
+	r.Header.Set("User-Agent", ua)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
 }

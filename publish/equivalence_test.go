@@ -211,14 +211,7 @@ func TestEquivalence(t *testing.T) {
 			continue // the v0.1.0 and registry fixtures: see TestEquivalenceV010
 		}
 		t.Run(fx.Name, func(t *testing.T) {
-			docs, err := publish.Render(&fx.Site, publish.Options{Formats: fx.Formats})
-			if err != nil {
-				t.Fatal(err)
-			}
-			body := map[string][]byte{}
-			for _, d := range docs {
-				body[d.Name] = d.Body
-			}
+			body := rendered(t, &fx.Site, fx.Formats)
 			want := declared(&fx.Site, true, false)
 			same(t, "agents.txt", want, readDraftCarTxt(t, body["agents.txt"]))
 			same(t, "agents.json", want, readDraftCarJSON(t, body["agents.json"]))
@@ -308,14 +301,7 @@ func TestEquivalenceV010(t *testing.T) {
 			continue
 		}
 		t.Run(fx.Name, func(t *testing.T) {
-			docs, err := publish.Render(&fx.Site, publish.Options{Formats: fx.Formats})
-			if err != nil {
-				t.Fatal(err)
-			}
-			body := map[string][]byte{}
-			for _, d := range docs {
-				body[d.Name] = d.Body
-			}
+			body := rendered(t, &fx.Site, fx.Formats)
 			file, err := agentstxt.ParseDialect(body["agents.txt"], config.DialectV010)
 			if err != nil {
 				t.Fatal(err)
@@ -385,4 +371,18 @@ func TestSessionEndpointNamed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rendered renders site in every format f serves, by document name.
+func rendered(t *testing.T, site *config.Site, f config.Formats) map[string][]byte {
+	t.Helper()
+	docs, err := publish.Render(site, publish.Options{Formats: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := map[string][]byte{}
+	for _, d := range docs {
+		body[d.Name] = d.Body
+	}
+	return body
 }
