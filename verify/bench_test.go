@@ -41,7 +41,7 @@ func BenchmarkRangesContains(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &Ranges{url: "bench"}
+	r := &rangeList{url: "bench"}
 	r.cur.Store(&rangeSet{set: set})
 	b.Run("impl=Ranges", func(b *testing.B) {
 		b.ReportAllocs()

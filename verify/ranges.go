@@ -72,13 +72,13 @@ func ParseRanges(body []byte) (*netipx.IPSet, string, error) {
 	return set, doc.CreationTime, nil
 }
 
-// Ranges is one published IP range list, loaded from its URL by Load and
+// rangeList is one published IP range list, loaded from its URL by Load and
 // refreshed by Run, never on the request path: a request only reads the
 // list loaded last. A list that was never loaded, or whose last successful
 // load is older than its maximum age, is stale: Contains then answers
 // ErrUnavailable, and the claims it checks fall back to "*". A failed
 // refresh keeps the last good list serving until it is stale.
-type Ranges struct {
+type rangeList struct {
 	url     string
 	fetcher *fetcher
 	maxAge  time.Duration
@@ -109,7 +109,7 @@ type RangesStatus struct {
 // Contains reports whether a is in the list. It answers ErrUnavailable
 // when the list is stale (never loaded, or not refreshed within its
 // maximum age). It does not allocate.
-func (r *Ranges) Contains(a netip.Addr) (bool, error) {
+func (r *rangeList) Contains(a netip.Addr) (bool, error) {
 	s := r.cur.Load()
 	if s == nil || s.stale.Load() {
 		return false, fmt.Errorf("%w: the IP range list %s is not loaded or older than %v", ErrUnavailable, r.url, r.maxAge)
@@ -119,7 +119,7 @@ func (r *Ranges) Contains(a netip.Addr) (bool, error) {
 
 // Load fetches the list now. On failure the last good list keeps serving
 // (until it is stale) and the error is returned and kept in Status.
-func (r *Ranges) Load(ctx context.Context) error {
+func (r *rangeList) Load(ctx context.Context) error {
 	body, err := r.fetcher.get(ctx, r.url, "application/json")
 	var set *netipx.IPSet
 	var created string
@@ -147,7 +147,7 @@ func (r *Ranges) Load(ctx context.Context) error {
 }
 
 // Status reports the list's state.
-func (r *Ranges) Status() RangesStatus {
+func (r *rangeList) Status() RangesStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.st
@@ -159,7 +159,7 @@ func (r *Ranges) Status() RangesStatus {
 
 // Run loads the list at once and then every refresh interval, until ctx is
 // done.
-func (r *Ranges) Run(ctx context.Context) {
+func (r *rangeList) Run(ctx context.Context) {
 	t := time.NewTicker(r.every)
 	defer t.Stop()
 	for {

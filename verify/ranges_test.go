@@ -12,12 +12,12 @@ import (
 	"time"
 )
 
-// rangeList is an operator range list in the published shape.
-const rangeList = `{"creationTime": "2026-11-20T12:00:00.000000", "prefixes": [
+// rangeListJSON is an operator range list in the published shape.
+const rangeListJSON = `{"creationTime": "2026-11-20T12:00:00.000000", "prefixes": [
 	{"ipv4Prefix": "192.0.2.0/24"}, {"ipv4Prefix": "198.51.100.7/32"}, {"ipv6Prefix": "2001:db8:aa::/48"}]}`
 
 func TestParseRanges(t *testing.T) {
-	set, created, err := ParseRanges([]byte(rangeList))
+	set, created, err := ParseRanges([]byte(rangeListJSON))
 	if err != nil || created != "2026-11-20T12:00:00.000000" {
 		t.Fatalf("ParseRanges: %v %q", err, created)
 	}
@@ -45,7 +45,7 @@ func TestParseRanges(t *testing.T) {
 }
 
 func FuzzParseRanges(f *testing.F) {
-	f.Add([]byte(rangeList))
+	f.Add([]byte(rangeListJSON))
 	f.Add([]byte(`{"prefixes":[{"ipv6Prefix":"::/0"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		set, _, err := ParseRanges(b)
@@ -79,17 +79,17 @@ func newRangeServer(t *testing.T, body string) *rangeServer {
 	return rs
 }
 
-func testRanges(t *testing.T, url string, maxAge time.Duration) *Ranges {
+func testRanges(t *testing.T, url string, maxAge time.Duration) *rangeList {
 	t.Helper()
 	f := &fetcher{client: defaultClient(), allowHTTPLoopback: true, maxBytes: MaxRangesBytes, now: time.Now}
 	if err := f.checkURL(url); err != nil {
 		t.Fatal(err)
 	}
-	return &Ranges{url: url, fetcher: f, maxAge: maxAge, every: time.Hour, log: discardLogger()}
+	return &rangeList{url: url, fetcher: f, maxAge: maxAge, every: time.Hour, log: discardLogger()}
 }
 
 func TestRangesLoad(t *testing.T) {
-	srv := newRangeServer(t, rangeList)
+	srv := newRangeServer(t, rangeListJSON)
 	r := testRanges(t, srv.URL+"/bots.json", time.Hour)
 	a := netip.MustParseAddr("192.0.2.9")
 	if _, err := r.Contains(a); !errors.Is(err, ErrUnavailable) {
@@ -131,7 +131,7 @@ func TestRangesLoad(t *testing.T) {
 }
 
 func TestRangesStale(t *testing.T) {
-	srv := newRangeServer(t, rangeList)
+	srv := newRangeServer(t, rangeListJSON)
 	r := testRanges(t, srv.URL, time.Millisecond)
 	if err := r.Load(context.Background()); err != nil {
 		t.Fatal(err)

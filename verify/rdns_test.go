@@ -196,7 +196,7 @@ func TestInDomain(t *testing.T) {
 // own reverse zone does not answer is refused, not served as "cannot
 // tell".
 func TestSlowReverseDNSDoesNotUndoAFailure(t *testing.T) {
-	srv := newRangeServer(t, rangeList)
+	srv := newRangeServer(t, rangeListJSON)
 	o := Options{AllowHTTPLoopback: true, Resolver: &fakeDNS{fail: &net.DNSError{Err: "i/o timeout", IsTimeout: true}}}
 	v, err := New([]config.AgentPolicy{{Name: "Googlebot", Verify: config.Verification{Required: true,
 		IPRanges: []string{srv.URL}, ReverseDNS: []string{"googlebot.com"}}}}, o)

@@ -116,7 +116,7 @@ type Verifier struct {
 	claims      map[string]*claim // by lower-case policy name
 	authorities map[string]bool
 	authority   string // the first of Options.Authorities
-	ranges      map[string]*Ranges
+	ranges      map[string]*rangeList
 	rdns        *rdnsChecker
 	sig         *signatures // nil when no claim accepts signatures
 	log         *slog.Logger
@@ -144,7 +144,7 @@ func (v *Verifier) Stats() Stats {
 type claim struct {
 	name       string
 	sigAgents  map[string]bool // trusted Signature-Agent origins
-	ranges     []*Ranges
+	ranges     []*rangeList
 	rdnsDomain []string
 }
 
@@ -153,7 +153,7 @@ type claim struct {
 // it accepts is an error naming it.
 func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
 	o.defaults()
-	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*Ranges{}, log: o.Logger}
+	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*rangeList{}, log: o.Logger}
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
 	var errs []error
 	var origins []string
@@ -185,7 +185,7 @@ func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
 						errs = append(errs, fmt.Errorf("%s.IPRanges: %w", field, err))
 						continue
 					}
-					r = &Ranges{url: u, fetcher: f, maxAge: o.RangesMaxAge, every: o.RangesRefresh, log: o.Logger}
+					r = &rangeList{url: u, fetcher: f, maxAge: o.RangesMaxAge, every: o.RangesRefresh, log: o.Logger}
 					v.ranges[u] = r
 				}
 				c.ranges = append(c.ranges, r)
