@@ -3,7 +3,6 @@ package enforce
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/agentready/agentready/config"
@@ -52,21 +51,13 @@ func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *Decision
 	return def, true
 }
 
-// authority is the request's authority as the server received it (the
-// Host header), lower case and without a default port, as a signature's
-// @authority is compared (RFC 9421 2.2.3). X-Forwarded-Host is not read:
-// a proxy that a client could make forward another site's authority would
-// let a signature made for that site be replayed here. A proxy in front
-// must pass Host through (nginx: proxy_set_header Host $host).
-func (e *Enforcer) authority(r *http.Request) string {
-	host := strings.ToLower(r.Host)
-	if h, ok := strings.CutSuffix(host, ":443"); ok && r.TLS != nil {
-		host = h
-	} else if h, ok := strings.CutSuffix(host, ":80"); ok && r.TLS == nil {
-		host = h
-	}
-	return host
-}
+// authority is the request's authority as the server received it: the
+// Host header (the Verifier normalises it and believes it only when it is
+// one of the site's). X-Forwarded-Host is not read: a proxy that a client
+// could make forward another site's authority would let a signature made
+// for that site be replayed here. A proxy in front must pass Host through
+// (nginx: proxy_set_header Host $host).
+func (e *Enforcer) authority(r *http.Request) string { return r.Host }
 
 // verifySigned checks the RFC 9421 signature of a request to a capability
 // declaring Auth: hmac. The body, whose digest the signature may cover, is

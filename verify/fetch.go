@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/agentready/agentready/internal/webbotauth"
 )
 
 // fetcher gets the documents verification relies on (range lists): over
@@ -43,20 +44,12 @@ func (f *fetcher) checkURL(raw string) error {
 	case "https":
 		return nil
 	case "http":
-		if f.allowHTTPLoopback && isLoopback(u.Hostname()) {
+		if f.allowHTTPLoopback && webbotauth.IsLoopback(u.Host) {
 			return nil
 		}
 		return fmt.Errorf("%q: plain http is allowed only to a loopback host, with AllowHTTPLoopback", raw)
 	}
 	return fmt.Errorf("%q: want an https URL", raw)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // get fetches raw, which checkURL accepted, and returns its body: a 200 of

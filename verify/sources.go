@@ -3,11 +3,11 @@ package verify
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/webbotauth"
 )
 
 // Sources are what proves an agent's claim: the origins of its operator's
@@ -37,39 +37,18 @@ func sourcesFor(a *config.AgentPolicy) Sources {
 	return s
 }
 
-// canonicalOrigin returns the origin s names as a Signature-Agent carries
-// it ("https://agent.example", lower case, no default port, no trailing
-// slash), refusing anything that is not an origin and plain HTTP except to
-// a loopback host when allowed.
+// canonicalOrigin returns the origin s names in the form a Signature-Agent
+// is compared in (webbotauth.NormalizeOrigin: the key directories use the
+// same), refusing plain HTTP except to a loopback host when allowed.
 func canonicalOrigin(s string, allowHTTPLoopback bool) (string, error) {
-	u, err := url.Parse(s)
+	origin, err := webbotauth.NormalizeOrigin(s)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%q is not an origin (https://host[:port]): %w", s, err)
 	}
-	if u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
-		return "", fmt.Errorf("%q is not an origin (https://host[:port])", s)
-	}
-	scheme := strings.ToLower(u.Scheme)
-	switch {
-	case scheme == "https":
-	case scheme == "http" && allowHTTPLoopback && isLoopback(u.Hostname()):
-	case scheme == "http":
+	if rest, ok := strings.CutPrefix(origin, "http://"); ok && !(allowHTTPLoopback && webbotauth.IsLoopback(rest)) {
 		return "", fmt.Errorf("%q: plain http is allowed only to a loopback host, with AllowHTTPLoopback", s)
-	default:
-		return "", fmt.Errorf("%q: want an https origin", s)
 	}
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return scheme + "://" + host, nil
+	return origin, nil
 }
 
 // ReplayCache records signature nonces so that a signature replayed within

@@ -180,12 +180,12 @@ func (c *candidate) boundAgent(f *agentField) (agentMember, bool, error) {
 	return agentMember{}, false, fmt.Errorf("%w: Signature-Agent has several members and none is named %q", ErrMalformed, c.label)
 }
 
-// normalizeOrigin checks that s is the ASCII serialisation of an http or
+// NormalizeOrigin checks that s is the ASCII serialisation of an http or
 // https origin (RFC 6454 6.2; a "/" path is tolerated, as
 // draft-meunier-webbotauth-httpsig-protocol 5.5 allows) and returns it
 // normalised: scheme and host lowercased, default port and "/" removed.
 // Userinfo, a query, a fragment or any other path is an error.
-func normalizeOrigin(s string) (string, error) {
+func NormalizeOrigin(s string) (string, error) {
 	if s == "" || !safeValue(s) || strings.ContainsAny(s, " \t\\") {
 		return "", errors.New("not an origin")
 	}

@@ -186,12 +186,12 @@ func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, erro
 		ds.timeout = DefaultFetchTimeout
 	}
 	for _, t := range trusted {
-		origin, err := normalizeOrigin(t)
+		origin, err := NormalizeOrigin(t)
 		if err != nil {
 			return nil, fmt.Errorf("webbotauth: trusted directory %q: %v", t, err)
 		}
 		scheme, authority, _ := strings.Cut(origin, "://")
-		if scheme == "http" && (!opts.AllowHTTPLoopback || !isLoopback(authority)) {
+		if scheme == "http" && (!opts.AllowHTTPLoopback || !IsLoopback(authority)) {
 			return nil, fmt.Errorf("webbotauth: trusted directory %q: only https (http only for a loopback host with AllowHTTPLoopback)", t)
 		}
 		if ds.entries[origin] != nil {
@@ -204,9 +204,9 @@ func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, erro
 	return ds, nil
 }
 
-// isLoopback reports whether the host of a host[:port] is "localhost" or a
+// IsLoopback reports whether the host of a host[:port] is "localhost" or a
 // loopback IP address.
-func isLoopback(hostport string) bool {
+func IsLoopback(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
@@ -232,7 +232,7 @@ func (ds *Directories) Key(ctx context.Context, agentURL, keyID string) (crypto.
 		return nil, fmt.Errorf("%w: no Signature-Agent, so no key directory to consult", ErrUntrusted)
 	}
 	var d *directory
-	if origin, err := normalizeOrigin(agentURL); err == nil {
+	if origin, err := NormalizeOrigin(agentURL); err == nil {
 		d = ds.entries[origin]
 	}
 	if d == nil {

@@ -63,7 +63,7 @@ func FuzzParseSignatureAgent(f *testing.F) {
 			if m.typ == "" {
 				t.Fatalf("member without type %+v", m)
 			}
-			if o, err := normalizeOrigin(m.uri); err == nil {
+			if o, err := NormalizeOrigin(m.uri); err == nil {
 				checkOrigin(t, o)
 			}
 		}
@@ -96,15 +96,15 @@ func FuzzParseSignatureAgent(f *testing.F) {
 	})
 }
 
-// checkOrigin checks what normalizeOrigin promises of its result.
+// checkOrigin checks what NormalizeOrigin promises of its result.
 func checkOrigin(t *testing.T, o string) {
 	t.Helper()
 	scheme, host, ok := strings.Cut(o, "://")
 	if !ok || (scheme != "https" && scheme != "http") || host == "" || strings.ContainsAny(host, "/?#@ \t\r\n\\") || host != strings.ToLower(host) {
 		t.Fatalf("normalised origin %q", o)
 	}
-	if again, err := normalizeOrigin(o); err != nil || again != o {
-		t.Fatalf("normalizeOrigin(%q) = %q, %v: not idempotent", o, again, err)
+	if again, err := NormalizeOrigin(o); err != nil || again != o {
+		t.Fatalf("NormalizeOrigin(%q) = %q, %v: not idempotent", o, again, err)
 	}
 }
 
@@ -113,7 +113,7 @@ func FuzzNormalizeOrigin(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if o, err := normalizeOrigin(s); err == nil {
+		if o, err := NormalizeOrigin(s); err == nil {
 			checkOrigin(t, o)
 		}
 	})

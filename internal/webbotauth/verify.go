@@ -212,7 +212,7 @@ func (v *Verifier) verifyCandidate(ctx context.Context, r *http.Request, view *m
 		if member.typ != "directory" {
 			return Signature{}, fmt.Errorf("%w: %s: Signature-Agent type %q is not supported (only directory)", ErrUntrusted, c.label, member.typ)
 		}
-		agentURL, err = normalizeOrigin(member.uri)
+		agentURL, err = NormalizeOrigin(member.uri)
 		if err != nil {
 			return Signature{}, fmt.Errorf("%w: %s: Signature-Agent %q: %v", ErrMalformed, c.label, member.uri, err)
 		}
