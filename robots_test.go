@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -209,6 +210,31 @@ func TestV010DropsWarn(t *testing.T) {
 	for _, want := range []string{"v0.1.0 agents.txt cannot carry", "Disallow: /admin/*", "Agent: claude", "WithRobotsTxt"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the warning lacks %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+// TestUsagePreferenceEncodings: a crawler cannot reach a path its purpose
+// is refused on by writing the path another way: an escaped letter is the
+// same path, a dot segment or an encoded slash is refused before.
+func TestUsagePreferenceEncodings(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Access.Allow = append(site.Access.Allow, "/products/*")
+	site.Usage = config.Usage{Train: config.Denied, Enforce: true}
+	m, err := agentready.New(site, agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(app)
+	for _, target := range []string{"/products/tent", "/%70roducts/tent", "/PRODUCTS/../products/tent", "/products%2Ftent", "/products/tent?x=1", "/products//tent"} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.URL, _ = url.ParseRequestURI(target)
+		r.RequestURI = target
+		r.Header.Set("User-Agent", uaGPTBot)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code == 200 {
+			t.Errorf("%s: a training crawler reached a path where training is denied", target)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -164,5 +165,55 @@ func TestVerifiedBySignature(t *testing.T) {
 	}
 	if res := do(req("OtherAgent/2.0")); res.StatusCode != http.StatusForbidden {
 		t.Errorf("unsigned OtherAgent: %d", res.StatusCode)
+	}
+}
+
+// failingReplays is a replay cache whose store is down.
+type failingReplays struct{}
+
+func (failingReplays) Seen(context.Context, string, time.Time) (bool, error) {
+	return false, errors.New("connection refused")
+}
+
+// TestReplayStoreDown: when the replay cache fails in the middle of a
+// request, a signed claim is not proven (its nonce could be a replay): it
+// is served under "*", never with the claimed policy's grants, and never
+// refused as if disproven.
+func TestReplayStoreDown(t *testing.T) {
+	agent := newWBAAgent(t)
+	site := fixtures.OutdoorSupply()
+	site.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{agent.dir.URL}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := ln.Addr().String()
+	rec := &decisions{}
+	m, err := agentready.New(site, agentready.WithVerification(verify.Options{AllowHTTPLoopback: true, Authorities: []string{host}, Replays: failingReplays{}}),
+		agentready.WithOnDecision(rec.add), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Verifier().Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(m.Handler(app))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	r, _ := http.NewRequest("GET", srv.URL+"/api/search?q=tent", nil)
+	r.Header.Set("User-Agent", "claude/1.0")
+	agent.sign(r, host)
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || strings.Contains(res.Header.Get("RateLimit-Policy"), "claude") {
+		t.Errorf("replay store down: %d %q, want 200 under *", res.StatusCode, res.Header.Get("RateLimit-Policy"))
+	}
+	if d := rec.last(t); !d.Unverified || d.Identity.Verified() || !errorsIs(d.Err, verify.ErrUnavailable) {
+		t.Errorf("decision %+v", d)
 	}
 }

@@ -216,6 +216,26 @@ func TestEquivalence(t *testing.T) {
 			same(t, "agents.txt", want, readDraftCarTxt(t, body["agents.txt"]))
 			same(t, "agents.json", want, readDraftCarJSON(t, body["agents.json"]))
 
+			// The derived agent:// descriptor: its skills are the capabilities.
+			for name, b := range body {
+				if !strings.HasPrefix(name, "descriptor ") {
+					continue
+				}
+				var desc struct{ Skills []struct{ ID string } }
+				if err := json.Unmarshal(b, &desc); err != nil {
+					t.Fatal(err)
+				}
+				var got, want []string
+				for _, sk := range desc.Skills {
+					got = append(got, sk.ID)
+				}
+				for _, c := range fx.Site.Capabilities {
+					want = append(want, c.ID)
+				}
+				if len(fx.Site.HostedAgents) == 0 && !slices.Equal(got, want) {
+					t.Errorf("%s: skills %q, the declaration's capabilities %q", name, got, want)
+				}
+			}
 			awpWant := declared(&fx.Site, false, true)
 			awpWant.allow, awpWant.deny, awpWant.agents = nil, nil, nil
 			same(t, "agent.json", awpWant, readAWP(t, body["agent.json"]))
