@@ -1,0 +1,40 @@
+package main
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/publish"
+)
+
+// TestSiteYAML: site.yaml declares what the shop declares in Go: the two
+// decode equal and render identical documents.
+func TestSiteYAML(t *testing.T) {
+	fromFile, _, err := config.LoadSite("site.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fixtures.AcmeCeramics()
+	if !reflect.DeepEqual(fromFile, want) {
+		t.Fatalf("site.yaml:\n got %+v\nwant %+v", fromFile, want)
+	}
+	f := config.Formats{Dialect: config.DialectV010}
+	if err := config.Validate(&fromFile, f); err != nil {
+		t.Fatal(err)
+	}
+	a, err := publish.Render(&want, publish.Options{Formats: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := publish.Render(&fromFile, publish.Options{Formats: f, LastModified: a[0].LastModified})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if string(a[i].Body) != string(b[i].Body) {
+			t.Errorf("%s differs", a[i].Name)
+		}
+	}
+}
