@@ -6,18 +6,15 @@ package agentready_test
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	httpsig "github.com/remitly-oss/httpsig-go"
 
@@ -137,18 +134,8 @@ func TestAttackSessionEndpointUnverifiedGrants(t *testing.T) {
 	}
 }
 
-// wbaSignNoNonce is wbaAgent.sign without a nonce.
-func (a *wbaAgent) signNoNonce(r *http.Request, authority string) {
-	now := time.Now()
-	agent := `"` + a.dir.URL + `"`
-	params := fmt.Sprintf(`("@authority" "signature-agent";key="sig1");created=%d;expires=%d;keyid="%s";alg="ed25519";tag="web-bot-auth"`,
-		now.Unix(), now.Add(time.Minute).Unix(), a.kid)
-	sig := ed25519.Sign(a.priv, []byte(`"@authority": `+authority+"\n"+`"signature-agent";key="sig1": `+agent+"\n"+`"@signature-params": `+params))
-	r.Header.Set("Signature-Agent", "sig1="+agent)
-	r.Header.Set("Signature-Input", "sig1="+params)
-	r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
-}
-
+// wbaServer serves the demo site with ClaudeBot's policy verified-only
+// under v, trusting a new Web Bot Auth agent's key directory.
 func wbaServer(t *testing.T, v config.Verification) (*httptest.Server, string, *wbaAgent, *decisions) {
 	t.Helper()
 	a := newWBAAgent(t)
@@ -156,25 +143,7 @@ func wbaServer(t *testing.T, v config.Verification) (*httptest.Server, string, *
 	v.Required = true
 	v.SignatureAgents = []string{a.dir.URL}
 	site.Agents[1].Verify = v
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := ln.Addr().String()
-	rec := &decisions{}
-	m, err := agentready.New(site, agentready.WithVerification(verify.Options{AllowHTTPLoopback: true, Authorities: []string{host}}),
-		agentready.WithOnDecision(rec.add), agentready.WithLogger(discardLogger()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Verifier().Load(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(m.Handler(app))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(srv.Close)
+	srv, host, _, rec := serveVerified(t, site, verify.Options{})
 	return srv, host, a, rec
 }
 
@@ -183,7 +152,7 @@ func wbaServer(t *testing.T, v config.Verification) (*httptest.Server, string, *
 func TestAttackWBAReplayWithoutNonce(t *testing.T) {
 	srv, host, a, _ := wbaServer(t, config.Verification{})
 	r0, _ := http.NewRequest("GET", srv.URL+"/api/search?q=tent", nil)
-	a.signNoNonce(r0, host)
+	a.signWith(r0, host, "") // no nonce
 	for i, path := range []string{"/api/search?q=tent", "/api/search?q=tent", "/mcp", "/api/anything"} {
 		r, _ := http.NewRequest("GET", srv.URL+path, nil)
 		r.Header = r0.Header.Clone()

@@ -59,14 +59,49 @@ func newWBAAgent(t *testing.T) *wbaAgent {
 func (a *wbaAgent) sign(r *http.Request, authority string) {
 	nonce := make([]byte, 16)
 	rand.Read(nonce)
+	a.signWith(r, authority, `;nonce="`+base64.StdEncoding.EncodeToString(nonce)+`"`)
+}
+
+// signWith signs r with extra parameters (nonce) after alg.
+func (a *wbaAgent) signWith(r *http.Request, authority, extra string) {
 	now := time.Now()
 	agent := `"` + a.dir.URL + `"`
-	params := fmt.Sprintf(`("@authority" "signature-agent";key="sig1");created=%d;expires=%d;keyid="%s";alg="ed25519";nonce="%s";tag="web-bot-auth"`,
-		now.Unix(), now.Add(time.Minute).Unix(), a.kid, base64.StdEncoding.EncodeToString(nonce))
+	params := fmt.Sprintf(`("@authority" "signature-agent";key="sig1");created=%d;expires=%d;keyid="%s";alg="ed25519"%s;tag="web-bot-auth"`,
+		now.Unix(), now.Add(time.Minute).Unix(), a.kid, extra)
 	sig := ed25519.Sign(a.priv, []byte(`"@authority": `+authority+"\n"+`"signature-agent";key="sig1": `+agent+"\n"+`"@signature-params": `+params))
 	r.Header.Set("Signature-Agent", "sig1="+agent)
 	r.Header.Set("Signature-Input", "sig1="+params)
 	r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
+}
+
+// serveVerified serves app behind site's middleware on a loopback
+// listener, with opts letting plain-HTTP loopback key directories serve
+// and naming the listener as the site's authority; the Verifier is loaded
+// before it returns. It returns the server, its authority, the middleware
+// and the decisions it records.
+func serveVerified(t *testing.T, site config.Site, opts verify.Options) (*httptest.Server, string, *agentready.Middleware, *decisions) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := ln.Addr().String()
+	opts.AllowHTTPLoopback, opts.Authorities = true, []string{host}
+	rec := &decisions{}
+	m, err := agentready.New(site, agentready.WithVerification(opts),
+		agentready.WithOnDecision(rec.add), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Verifier().Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(m.Handler(app))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, host, m, rec
 }
 
 // TestVerifiedBySignature: each verified-only policy trusts its own key
@@ -79,25 +114,7 @@ func TestVerifiedBySignature(t *testing.T) {
 	site.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{claudeAgent.dir.URL}, IPRanges: []string{inside}}
 	site.Agents = append(site.Agents, config.AgentPolicy{Name: "OtherAgent", RateLimit: config.PerMinute(30),
 		Verify: config.Verification{Required: true, SignatureAgents: []string{otherAgent.dir.URL}}})
-	rec := &decisions{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := ln.Addr().String()
-	m, err := agentready.New(site, agentready.WithVerification(verify.Options{AllowHTTPLoopback: true, Authorities: []string{host}}),
-		agentready.WithOnDecision(rec.add), agentready.WithLogger(discardLogger()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Verifier().Load(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(m.Handler(app))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	defer srv.Close()
+	srv, host, m, rec := serveVerified(t, site, verify.Options{})
 	req := func(ua string) *http.Request {
 		r, _ := http.NewRequest("GET", srv.URL+"/api/search?q=tent", nil)
 		r.Header.Set("User-Agent", ua)
@@ -183,25 +200,7 @@ func TestReplayStoreDown(t *testing.T) {
 	agent := newWBAAgent(t)
 	site := fixtures.OutdoorSupply()
 	site.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{agent.dir.URL}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := ln.Addr().String()
-	rec := &decisions{}
-	m, err := agentready.New(site, agentready.WithVerification(verify.Options{AllowHTTPLoopback: true, Authorities: []string{host}, Replays: failingReplays{}}),
-		agentready.WithOnDecision(rec.add), agentready.WithLogger(discardLogger()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Verifier().Load(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(m.Handler(app))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	defer srv.Close()
+	srv, host, _, rec := serveVerified(t, site, verify.Options{Replays: failingReplays{}})
 	r, _ := http.NewRequest("GET", srv.URL+"/api/search?q=tent", nil)
 	r.Header.Set("User-Agent", "claude/1.0")
 	agent.sign(r, host)
