@@ -38,6 +38,11 @@ const (
 	// group and created another, 44% of the cost of a call
 	// (bench/compare BenchmarkLimiter: 144 ns -> 80 ns).
 	sweepAge = int64(time.Second)
+	// promoteAge is how long a group stays where it is in the LRU list
+	// after it moved to the front, however often it is used (see
+	// shard.promote): eviction picks the least recently used group to
+	// within this much.
+	promoteAge = int64(100 * time.Millisecond)
 	// evictScan is how far from the LRU end an insertion into a full shard
 	// looks for an idle group before it evicts the least recently used.
 	evictScan = 8
@@ -78,8 +83,10 @@ const (
 // state, so later insertions into its shard sweep it away. The number of
 // buckets is capped (WithMaxEntries): an insertion into a full shard evicts
 // an idle group if it finds one near the least recently used end, and
-// otherwise the least recently used group. Evicting buckets that are not
-// full forgives that client: it starts again with full bursts. Under a
+// otherwise the least recently used group (to within promoteAge, 100 ms:
+// a group moves to the front of the list at most that often). Evicting
+// buckets that are not full forgives that client: it starts again with
+// full bursts. Under a
 // flood of distinct clients that is the price of a bounded store; size the
 // cap above the number of buckets active within one period.
 //
@@ -260,7 +267,7 @@ func (s *MemoryStore) allow(ctx context.Context, limits []Limit, res []Result, c
 			g = refs[i-1].g // the usual case: one lookup per request
 		} else if g = sh.lookup(&l.Key); g == nil && consume {
 			marked = marked || markBusy(refs[:i])
-			g = sh.create(&l.Key)
+			g = sh.create(&l.Key, now)
 			g.busy = true
 		} else if marked {
 			g.busy = true
@@ -315,8 +322,8 @@ func (s *MemoryStore) allow(ctx context.Context, limits []Limit, res []Result, c
 			ref.g.busy = false
 		}
 		if consume {
-			s.shards[idx[i]].touch(ref.g)
 			ref.g.used = now
+			s.shards[idx[i]].promote(ref.g, now)
 		}
 	}
 	for w, word := range set {
@@ -433,6 +440,7 @@ type group struct {
 	buckets []bucket
 	busy    bool
 	used    int64 // when a call last consumed from it
+	moved   int64 // when it last moved to the front of the LRU list
 	// prev and next link the shard's LRU list; prev is more recently used.
 	prev, next *group
 }
@@ -551,8 +559,9 @@ func (sh *shard) lookup(k *Key) *group {
 	return sh.groups[*k]
 }
 
-// create adds an empty group for k, which has none. sh.mu is held.
-func (sh *shard) create(k *Key) *group {
+// create adds an empty group for k, which has none, at the front of the LRU
+// list. sh.mu is held.
+func (sh *shard) create(k *Key, now int64) *group {
 	g := sh.spare
 	sh.spare = nil
 	if g == nil {
@@ -566,6 +575,7 @@ func (sh *shard) create(k *Key) *group {
 	g.key.Net = k.Net
 	sh.groups[g.key] = g
 	sh.pushFront(g)
+	g.moved = now
 	return g
 }
 
@@ -703,9 +713,18 @@ func (sh *shard) unlink(g *group) {
 	g.prev, g.next = nil, nil
 }
 
-func (sh *shard) touch(g *group) {
-	if sh.head != g {
-		sh.unlink(g)
-		sh.pushFront(g)
+// promote moves g, just used, to the front of the LRU list, unless it is
+// there already or moved there less than promoteAge ago (as memcached bumps
+// an item at most once an ITEM_UPDATE_INTERVAL). The list is then ordered
+// by use to within promoteAge, and a client calling more often than that
+// relinks no neighbours, which are cache misses and, with several cores,
+// cache lines passed between them. bench/compare BenchmarkLimiter, 1024
+// clients in turn: serial 111 -> 109 ns, parallel 138 -> 83 ns.
+func (sh *shard) promote(g *group, now int64) {
+	if sh.head == g || (now-g.moved < promoteAge && now >= g.moved) {
+		return
 	}
+	g.moved = now
+	sh.unlink(g)
+	sh.pushFront(g)
 }

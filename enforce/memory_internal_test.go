@@ -362,3 +362,46 @@ func FuzzGCRAMatchesRateLimiter(f *testing.F) {
 		}
 	})
 }
+
+// A group used again within promoteAge of moving to the front of the LRU
+// list stays where it is; used later, it moves (shard.promote). Eviction
+// takes the least recently used group to within promoteAge.
+func TestMemoryLRUPromotion(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		reuse   time.Duration // when a, the oldest, is used again
+		evicted int           // the client the next insertion evicts
+	}{
+		{"within promoteAge", time.Duration(promoteAge) / 2, 1},
+		{"after promoteAge", time.Duration(promoteAge), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, clock := newTestStore(t, WithMaxEntries(1))
+			s.shards[0].capacity = 2
+			limit := func(c int) Limit {
+				return Limit{Name: "day", Key: client(c), Rate: 5, Period: 24 * time.Hour}
+			}
+			mustAllow(t, s, limit(1))
+			mustAllow(t, s, limit(2))
+			clock.Advance(tc.reuse)
+			mustAllow(t, s, limit(1))
+			mustAllow(t, s, limit(3)) // evicts one of 1 and 2
+			if got := s.Len(); got != 2 {
+				t.Fatalf("Len = %d, want 2", got)
+			}
+			for c := 1; c <= 2; c++ {
+				// Peek answers as Allow would, so an evicted client's
+				// bucket, full, has 4 left after this request; a kept one
+				// has used two tokens more (client 1) or one (client 2).
+				res := make([]Result, 1)
+				if err := s.Peek(context.Background(), []Limit{limit(c)}, res); err != nil {
+					t.Fatal(err)
+				}
+				r := res[0]
+				if evicted := r.Remaining == 4; evicted != (c == tc.evicted) {
+					t.Errorf("client %d: Remaining %d, evicted %v; want client %d evicted", c, r.Remaining, evicted, tc.evicted)
+				}
+			}
+		})
+	}
+}
