@@ -112,14 +112,16 @@ func (s *mutexRate) allow(key string) bool {
 
 // BenchmarkLimiter: one limit checked for 1024 clients in turn, on one
 // core and on every core: enforce.MemoryStore against x/time/rate in a
-// mutex map.
+// mutex map. Each gets its per-client input built beforehand: the peer its
+// map key, agentready its Limit.
 func BenchmarkLimiter(b *testing.B) {
 	const keys = 1024
-	var nets [keys]netip.Prefix
+	var limits [keys][1]enforce.Limit
 	var names [keys]string
 	for i := range keys {
-		nets[i] = netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), 32)
-		names[i] = nets[i].String()
+		net := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), 32)
+		limits[i][0] = enforce.Limit{Name: "site", Key: enforce.Key{Net: net}, Rate: huge, Period: time.Second}
+		names[i] = net.String()
 	}
 	ctx := context.Background()
 	for _, parallel := range []bool{false, true} {
@@ -134,9 +136,8 @@ func BenchmarkLimiter(b *testing.B) {
 		b.Run("case=1024-keys-"+mode+"/impl=agentready", func(b *testing.B) {
 			b.ReportAllocs()
 			run(b, parallel, func(i int) {
-				ls := [1]enforce.Limit{{Name: "site", Key: enforce.Key{Net: nets[i%keys]}, Rate: huge, Period: time.Second}}
 				var res [1]enforce.Result
-				_ = ms.Allow(ctx, ls[:], res[:])
+				_ = ms.Allow(ctx, limits[i%keys][:], res[:])
 			})
 		})
 		mr := &mutexRate{m: map[string]*rate.Limiter{}}
