@@ -15,10 +15,9 @@ var _ Store = (*MemoryStore)(nil)
 
 // defaultMaxEntries is the default cap on the number of buckets a
 // MemoryStore holds. A client with one bucket costs its bucket, its group
-// and their map entries: measured, 480 bytes of live heap a client at this
-// cap (TestMemoryPerBucket) and 299 at a million, the map's fixed costs
-// spreading thinner. The default cap so bounds the store to some 64 MB
-// however many distinct clients arrive.
+// and their map entries: measured, 420 bytes of live heap a client at this
+// cap (TestMemoryPerBucket). The default cap so bounds the store to some
+// 53 MB however many distinct clients arrive.
 const defaultMaxEntries = 1 << 17
 
 const (
@@ -707,10 +706,10 @@ func (sh *shard) drop(g *group) {
 // cannot reuse: at the default cap, 66 MB of live heap after a million
 // distinct clients became 79 MB after two (TestMemoryFlatInClients).
 // Copying the map after rebuildDrops times the shard's capacity in drops
-// keeps it at 63 MB. A copy holds the shard's lock about 100 µs at the
-// default cap (1024 groups a shard); amortised over 4096 drops it does not
-// show in BenchmarkMemoryAllow/churn (724 ns before, 709 after), where
-// copying every 1024 drops cost 12%.
+// keeps it flat (53 MB). A copy holds the shard's lock about 50 µs at the
+// default cap (2048 groups a shard); amortised over 8192 drops it does not
+// show in BenchmarkMemoryAllow/churn (724 ns before, 709 after, measured
+// with 1024 groups a shard), where copying every 1024 drops cost 12%.
 func (sh *shard) rebuild() {
 	m := make(map[uint64]*group, len(sh.groups))
 	for k, g := range sh.groups {
