@@ -74,15 +74,15 @@ func TestShadow(t *testing.T) {
 }
 
 // TestPipelineAllocations: a browser's request allocates nothing, a
-// matched agent's only its RateLimit value; a shadow hook in the enforcer
-// must not make the decision escape.
+// matched agent's only its RateLimit value and the slice holding it; a
+// shadow hook in the enforcer must not make the decision escape.
 func TestPipelineAllocations(t *testing.T) {
 	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithLogger(slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := m.Handler(nop)
-	for ua, want := range map[string]float64{uaChrome: 0, uaClaudeDeclared: 1} {
+	for ua, want := range map[string]float64{uaChrome: 0, uaClaudeDeclared: 2} {
 		// /api/items: claude's limit (200/minute) outlasts the runs.
 		r := httptest.NewRequest("GET", "/api/items", nil)
 		r.Header.Set("User-Agent", ua)

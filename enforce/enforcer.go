@@ -911,7 +911,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 }
 
 // setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response
-// (one allocation: the RateLimit value).
+// (two allocations: the RateLimit value and its slice).
 func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
 	if d.n == 0 || d.header == nil {
 		return

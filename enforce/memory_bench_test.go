@@ -93,8 +93,8 @@ func BenchmarkMemoryAllow(b *testing.B) {
 // The enforcement pieces one allowed agent request goes through: client
 // address, key, three limits through the Store interface, both RateLimit
 // fields set on the response. Scratch space comes from a sync.Pool because
-// slices passed through an interface escape; rateLimitHeader's block is the
-// one allocation.
+// slices passed through an interface escape; rateLimitHeader's value and
+// its slice are the two allocations.
 func BenchmarkHotPath(b *testing.B) {
 	ms := newBenchStore(b)
 	var store Store = ms

@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"strconv"
 	"time"
-	"unsafe"
 )
 
 // Header names. The RateLimit fields are those of
@@ -98,17 +97,15 @@ func appendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
 }
 
 // rateLimitHeader returns the RateLimit field value for one request as the
-// []string an http.Header holds, in one allocation, so that setting the
-// field costs a request one allocation in all:
+// []string an http.Header holds:
 //
 //	w.Header()[rateLimitKey] = enforce.rateLimitHeader(limits, res)
 //
 // with rateLimitKey = http.CanonicalHeaderKey(headerRateLimit) computed
-// once (Header.Set would allocate the slice again). A value longer than
-// 240 bytes (many policies, long names) takes two or three.
+// once.
 func rateLimitHeader(limits []Limit, res []Result) []string {
 	var tmp [256]byte
-	return headerValue(appendRateLimit(tmp[:0], limits, res))
+	return []string{string(appendRateLimit(tmp[:0], limits, res))}
 }
 
 // rateLimitParts renders, once, the text of a RateLimit value that depends
@@ -135,90 +132,11 @@ func rateLimitHeaderParts(parts []string, limits []Limit, res []Result) []string
 	for i := range min(len(parts), len(limits), len(res)) {
 		l, r := &limits[i], &res[i]
 		b = append(b, parts[i]...)
-		b = appendCount(b, int64(max(r.Remaining, 0)))
+		b = strconv.AppendInt(b, int64(max(r.Remaining, 0)), 10)
 		b = append(b, ";t="...)
-		b = appendCount(b, ceilSeconds(effectiveWindow(l.Rate, l.Period, r)))
-	}
-	return headerValue(b)
-}
-
-// appendCount is strconv.AppendInt for the non-negative numbers a RateLimit
-// field carries, two digits a step, without strconv's general machinery:
-// a limit of 2^30 a second makes ten-digit counts.
-func appendCount(b []byte, n int64) []byte {
-	if n < 0 {
-		return strconv.AppendInt(b, n, 10)
-	}
-	var d [20]byte
-	i := len(d)
-	u := uint64(n)
-	for u >= 100 {
-		q := u / 100
-		j := (u - q*100) * 2
-		i -= 2
-		d[i], d[i+1] = digitPairs[j], digitPairs[j+1]
-		u = q
-	}
-	if u >= 10 {
-		i -= 2
-		d[i], d[i+1] = digitPairs[u*2], digitPairs[u*2+1]
-	} else {
-		i--
-		d[i] = byte('0' + u)
-	}
-	return append(b, d[i:]...)
-}
-
-// digitPairs holds "00" to "99".
-const digitPairs = "00010203040506070809" +
-	"10111213141516171819" +
-	"20212223242526272829" +
-	"30313233343536373839" +
-	"40414243444546474849" +
-	"50515253545556575859" +
-	"60616263646566676869" +
-	"70717273747576777879" +
-	"80818283848586878889" +
-	"90919293949596979899"
-
-// headerValue copies b into one allocation holding both the string and the
-// []string an http.Header needs.
-func headerValue(b []byte) []string {
-	// The value and the slice share one block, sized to the allocator's
-	// classes (64 to 256 bytes with the string header). The bytes are never
-	// written again, so the string may point into the block, which lives as
-	// long as the header does.
-	switch n := len(b); {
-	case n <= 48:
-		h := new(headerBlock[[48]byte])
-		return h.set(h.buf[:], b)
-	case n <= 112:
-		h := new(headerBlock[[112]byte])
-		return h.set(h.buf[:], b)
-	case n <= 176:
-		h := new(headerBlock[[176]byte])
-		return h.set(h.buf[:], b)
-	case n <= 240:
-		h := new(headerBlock[[240]byte])
-		return h.set(h.buf[:], b)
+		b = strconv.AppendInt(b, ceilSeconds(effectiveWindow(l.Rate, l.Period, r)), 10)
 	}
 	return []string{string(b)}
-}
-
-// headerBlock holds a header value and the one-element slice that carries
-// it, so that both cost one allocation.
-type headerBlock[B any] struct {
-	v   [1]string
-	buf B
-}
-
-// set copies b into buf, which is h's own buffer, and returns the slice.
-func (h *headerBlock[B]) set(buf, b []byte) []string {
-	n := copy(buf, b)
-	if n > 0 {
-		h.v[0] = unsafe.String(&buf[0], n)
-	}
-	return h.v[:]
 }
 
 // effectiveWindow is the draft's "effective window" (section 4.1.2) for a

@@ -152,15 +152,15 @@ func TestRateLimitHeader(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("rateLimitHeader = %q, want [%q]", got, want)
 	}
-	if n := testing.AllocsPerRun(1000, func() { _ = rateLimitHeader(limits, res) }); n != 1 {
-		t.Errorf("%v allocs, want 1", n)
+	if n := testing.AllocsPerRun(1000, func() { _ = rateLimitHeader(limits, res) }); n > 2 {
+		t.Errorf("%v allocs, want at most 2 (the value and its slice)", n)
 	}
 	// Later headers do not disturb earlier ones.
 	other := rateLimitHeader(limits[:1], res[:1])
 	if got[0] != want || other[0] != `"site";r=998;t=4` {
 		t.Errorf("values changed: %q, %q", got[0], other[0])
 	}
-	// Values too long for the block still come out whole.
+	// Long values come out whole.
 	long := make([]Limit, 12)
 	for i := range long {
 		long[i] = Limit{Name: strings.Repeat("x", 30), Rate: 1, Period: time.Second}
@@ -172,17 +172,13 @@ func TestRateLimitHeader(t *testing.T) {
 	if got := rateLimitHeader(nil, nil); len(got) != 1 || got[0] != "" {
 		t.Errorf("empty: %q", got)
 	}
-	// Every block size class, and the boundaries between them.
+	// Values of every length up to past the stack buffer's 256 bytes.
 	for n := 1; n <= 260; n++ {
 		l := []Limit{{Name: strings.Repeat("n", n), Rate: 1, Period: time.Second}}
 		r := []Result{{Allowed: true, Limit: 1, Remaining: 1}}
 		want := string(appendRateLimit(nil, l, r)) // n + 10 bytes
 		if got := rateLimitHeader(l, r); len(got) != 1 || got[0] != want {
 			t.Fatalf("name of %d bytes: %q", n, got)
-		}
-		allocs := testing.AllocsPerRun(10, func() { _ = rateLimitHeader(l, r) })
-		if len(want) <= 240 && allocs != 1 {
-			t.Errorf("value of %d bytes: %v allocs, want 1", len(want), allocs)
 		}
 	}
 }
@@ -283,14 +279,6 @@ func parseSFList(s string) ([]string, bool) {
 			return nil, false
 		}
 		s = s[2:]
-	}
-}
-
-func TestAppendCount(t *testing.T) {
-	for _, n := range []int64{0, 1, 9, 10, 11, 59, 99, 100, 101, 199, 1000, 999999999, 1e9, 1<<30 - 1, 1 << 40, 1<<63 - 1, -1, -1 << 63} {
-		if got, want := string(appendCount(nil, n)), strconv.FormatInt(n, 10); got != want {
-			t.Errorf("appendCount(%d) = %q, want %q", n, got, want)
-		}
 	}
 }
 

@@ -748,3 +748,15 @@ func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *Decision) {
 	e.rateLimit(r, ai, -1, consume, d)
 	d.Status = statusOf(d.Outcome)
 }
+
+// digitPairs holds "00" to "99", for appendTime.
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
