@@ -405,3 +405,50 @@ func TestMemoryLRUPromotion(t *testing.T) {
 		})
 	}
 }
+
+// Keys whose hashes collide share one map slot and are told apart by Key:
+// each finds its own group, whichever of them is dropped, before and after
+// the map is rebuilt.
+func TestMemoryHashCollisions(t *testing.T) {
+	s, _ := newTestStore(t, WithMaxEntries(1))
+	sh := &s.shards[0]
+	const h = 42
+	keys := []Key{client(1), client(2), {ID: "x"}, {Net: client(1).Net, ID: "x"}}
+	groups := make([]*group, len(keys))
+	for i := range keys {
+		groups[i] = sh.create(h, &keys[i], 0)
+	}
+	check := func(when string, dropped map[int]bool) {
+		t.Helper()
+		for i := range keys {
+			g := sh.lookup(h, &keys[i])
+			switch {
+			case dropped[i] && g != nil:
+				t.Errorf("%s: key %d found after its group was dropped", when, i)
+			case !dropped[i] && g != groups[i]:
+				t.Errorf("%s: key %d found %p, want %p", when, i, g, groups[i])
+			}
+		}
+		if other := (Key{ID: "y"}); sh.lookup(h, &other) != nil {
+			t.Errorf("%s: a key never inserted found a group", when)
+		}
+	}
+	check("all", nil)
+	dropped := map[int]bool{}
+	// The map holds the newest; drop from the middle of the chain, then
+	// its head, then rebuild, then the last but one.
+	for _, i := range []int{1, 3, -1, 0} {
+		if i < 0 {
+			sh.rebuild()
+			check("rebuilt", dropped)
+			continue
+		}
+		sh.drop(groups[i])
+		sh.spare = nil // keep the dropped group out of later creates
+		dropped[i] = true
+		check("after drop", dropped)
+	}
+	if len(sh.groups) != 1 {
+		t.Errorf("%d map entries, want the one left", len(sh.groups))
+	}
+}
