@@ -88,9 +88,9 @@ const (
 // otherwise the least recently used group (to within promoteAge, 100 ms:
 // a group moves to the front of the list at most that often). Evicting
 // buckets that are not full forgives that client: it starts again with
-// full bursts. Under a
-// flood of distinct clients that is the price of a bounded store; size the
-// cap above the number of buckets active within one period.
+// full bursts. Under a flood of distinct clients that is the price of a
+// bounded store; size the cap above the number of buckets active within
+// one period.
 //
 // Allow does not allocate when every bucket exists and the call has at most
 // four limits; creating a bucket allocates unless it reuses an evicted one.
@@ -439,8 +439,8 @@ func (a span) ceil() time.Duration {
 
 // group holds the buckets of one Key, told apart by Limit.Name. Names come
 // from the compiled policy, not from requests, so a group stays small and
-// is searched linearly; the map is keyed by Key alone, which makes a
-// request's site, agent and capability limits one map lookup.
+// is searched linearly; the shard's map is keyed by the Key's hash alone,
+// which makes a request's site, agent and capability limits one map lookup.
 type group struct {
 	key  Key
 	hash uint64 // of key, its shard's map key
