@@ -1,6 +1,10 @@
 package enforce_test
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -39,4 +43,63 @@ func TestMemoryStoreConformanceRealClock(t *testing.T) {
 		Period:    500 * time.Millisecond,
 		Tolerance: 50 * time.Millisecond,
 	})
+}
+
+// One store holding many clients answers each exactly as a store holding
+// that client alone: buckets never mix across keys, whatever the keys have
+// in common (one network with several IDs, an ID with no network, IPv4 and
+// IPv6) and however calls group them.
+func TestMemoryStoreKeysNeverMix(t *testing.T) {
+	clock := enforce.NewFakeClock(time.Time{})
+	newStore := func() *enforce.MemoryStore {
+		s, err := enforce.NewMemoryStore(enforce.WithClock(clock.Now), enforce.WithMaxEntries(1<<20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var keys []enforce.Key
+	for i := range 40 {
+		v4 := netip.PrefixFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), 32)
+		v6 := netip.PrefixFrom(netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0, byte(i)}), 64)
+		keys = append(keys, enforce.Key{Net: v4}, enforce.Key{Net: v6}, enforce.Key{Net: v4, ID: "claude"},
+			enforce.Key{Net: v4, ID: fmt.Sprint("id", i%7)}, enforce.Key{ID: fmt.Sprint("token-", i)})
+	}
+	keys = append(keys, enforce.Key{})
+	shared := newStore()
+	alone := map[enforce.Key]*enforce.MemoryStore{}
+	names := []string{"site", "agent:claude", "capability:search"}
+	rates := []int{3, 5, 2}
+	rng := rand.New(rand.NewPCG(7, 11))
+	ctx := context.Background()
+	for step := range 20000 {
+		k := keys[rng.IntN(len(keys))]
+		n := 1 + rng.IntN(3)
+		limits := make([]enforce.Limit, n)
+		for i := range limits {
+			limits[i] = enforce.Limit{Name: names[i], Key: k, Rate: rates[i], Period: time.Second}
+		}
+		ref := alone[k]
+		if ref == nil {
+			ref = newStore()
+			alone[k] = ref
+		}
+		got, want := make([]enforce.Result, n), make([]enforce.Result, n)
+		call := (*enforce.MemoryStore).Allow
+		if rng.IntN(5) == 0 {
+			call = (*enforce.MemoryStore).Peek
+		}
+		if err := call(shared, ctx, limits, got); err != nil {
+			t.Fatal(err)
+		}
+		if err := call(ref, ctx, limits, want); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("step %d, key %v, limit %s: %+v, alone %+v", step, k, names[i], got[i], want[i])
+			}
+		}
+		clock.Advance(time.Duration(rng.IntN(int(20 * time.Millisecond))))
+	}
 }
