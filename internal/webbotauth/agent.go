@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	sfv "github.com/dunglas/httpsfv"
+
+	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
 // agentMember is one Signature-Agent member.
@@ -40,7 +42,7 @@ func parseSignatureAgent(lines []string) agentField {
 	f := agentField{present: true}
 	joined := make([]string, len(lines))
 	for i, l := range lines {
-		joined[i] = trimOWS(l)
+		joined[i] = httpsyntax.TrimOWS(l)
 	}
 	if strings.HasPrefix(joined[0], `"`) {
 		it, err := sfv.UnmarshalItem(joined)

@@ -34,6 +34,8 @@ import (
 	"strings"
 
 	sfv "github.com/dunglas/httpsfv"
+
+	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
 // requestView is what a signature base may cover of a request: the values
@@ -130,7 +132,7 @@ func (m *messageView) field(name string, req bool, key *string) (string, error) 
 	}
 	trimmed := make([]string, len(lines))
 	for i, l := range lines {
-		trimmed[i] = trimOWS(l)
+		trimmed[i] = httpsyntax.TrimOWS(l)
 	}
 	if key == nil {
 		return strings.Join(trimmed, ", "), nil
@@ -295,15 +297,4 @@ func safeValue(v string) bool {
 		}
 	}
 	return true
-}
-
-// trimOWS trims spaces and horizontal tabs (RFC 9110 5.6.3) from both ends.
-func trimOWS(s string) string {
-	for s != "" && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	sfv "github.com/dunglas/httpsfv"
+
+	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
 // The well-known path and media type of a key directory
@@ -519,7 +521,7 @@ func cacheLifetime(h http.Header, lo, hi time.Duration) time.Duration {
 	maxAge := int64(-1)
 	for _, line := range h.Values("Cache-Control") {
 		for _, dir := range strings.Split(line, ",") {
-			name, val, _ := strings.Cut(trimOWS(dir), "=")
+			name, val, _ := strings.Cut(httpsyntax.TrimOWS(dir), "=")
 			switch strings.ToLower(name) {
 			case "no-store", "no-cache":
 				return lo
@@ -535,7 +537,7 @@ func cacheLifetime(h http.Header, lo, hi time.Duration) time.Duration {
 	if maxAge < 0 {
 		return lo
 	}
-	if age, err := strconv.ParseInt(trimOWS(h.Get("Age")), 10, 64); err == nil && age > 0 {
+	if age, err := strconv.ParseInt(httpsyntax.TrimOWS(h.Get("Age")), 10, 64); err == nil && age > 0 {
 		maxAge -= age
 	}
 	if maxAge > int64(hi/time.Second) {
