@@ -25,11 +25,11 @@ type fetcher struct {
 // defaultClient never follows a redirect: a source is fetched from the
 // URL the site configured, never from one a response names.
 func defaultClient() *http.Client {
-	return &http.Client{
-		Timeout:       10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	return &http.Client{Timeout: 10 * time.Second, CheckRedirect: noRedirect}
 }
+
+// noRedirect makes a client return a 3xx as it is, which get refuses.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // checkURL refuses a source URL the fetcher would not fetch.
 func (f *fetcher) checkURL(raw string) error {

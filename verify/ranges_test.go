@@ -170,6 +170,22 @@ func TestRangesFetchBounds(t *testing.T) {
 			t.Errorf("%s: loaded", name)
 		}
 	}
+	// A client of the caller's that follows redirects is used as a copy
+	// that does not; the caller's own is left as it was.
+	caller := &http.Client{}
+	to := newRangeServer(t, `{"prefixes": [{"ipv4Prefix": "0.0.0.0/0"}]}`)
+	toList := httptest.NewServer(http.RedirectHandler(to.URL, http.StatusFound))
+	defer toList.Close()
+	o := Options{Client: caller}
+	o.defaults()
+	r := testRanges(t, toList.URL, time.Hour)
+	r.fetcher.client = o.Client
+	if err := r.Load(context.Background()); err == nil || to.hits.Load() != 0 {
+		t.Errorf("the caller's client followed a redirect: %v, %d fetches of the target", err, to.hits.Load())
+	}
+	if caller.CheckRedirect != nil {
+		t.Error("the caller's client was changed")
+	}
 	f := &fetcher{client: defaultClient(), maxBytes: MaxRangesBytes}
 	for _, u := range []string{"http://127.0.0.1/x.json", "http://ranges.example/x.json", "ftp://ranges.example/x", "https://user@ranges.example/x", "/x.json"} {
 		if err := f.checkURL(u); err == nil {

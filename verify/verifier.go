@@ -73,6 +73,12 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.Client == nil {
 		o.Client = defaultClient()
+	} else {
+		// A copy that never follows a redirect, whatever the caller's
+		// client does: a source is fetched only from the URL configured.
+		c := *o.Client
+		c.CheckRedirect = noRedirect
+		o.Client = &c
 	}
 	if o.RangesMaxAge <= 0 {
 		o.RangesMaxAge = DefaultRangesMaxAge
