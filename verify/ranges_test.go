@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/config"
 )
 
 // rangeListJSON is an operator range list in the published shape.
@@ -196,6 +198,28 @@ func TestRangesFetchBounds(t *testing.T) {
 	for u, ok := range map[string]bool{"http://127.0.0.1:8080/x.json": true, "http://[::1]/x": true, "http://localhost/x": true, "http://ranges.example/x": false, "https://ranges.example/x.json": true} {
 		if err := f.checkURL(u); (err == nil) != ok {
 			t.Errorf("checkURL(%q) = %v", u, err)
+		}
+	}
+}
+
+// Options.Authorities must be host[:port]: a URL or a path there would
+// match no request, and every signature would fail as not made for the
+// site. New and NewRequestSignatures say so at once.
+func TestAuthoritiesChecked(t *testing.T) {
+	agents := []config.AgentPolicy{{Name: "Claude", Verify: config.Verification{Required: true,
+		SignatureAgents: []string{"https://agent.example"}}}}
+	for _, bad := range []string{"https://site.example", "site.example/x", "site.example:0", "site.example:99999", "", "a b\x00"} {
+		if _, err := New(agents, Options{Authorities: []string{"site.example", bad}}); err == nil || !strings.Contains(err.Error(), "Authorities[1]") {
+			t.Errorf("New with authority %q: %v", bad, err)
+		}
+		keys := func(context.Context, string) (RequestKey, error) { return RequestKey{}, errors.New("none") }
+		if _, err := NewRequestSignatures(keys, RequestOptions{Authorities: []string{bad}}); err == nil {
+			t.Errorf("NewRequestSignatures with authority %q accepted", bad)
+		}
+	}
+	for _, good := range []string{"site.example", "Site.Example:8443", "127.0.0.1:8080", "[::1]:8080", "localhost"} {
+		if _, err := New(agents, Options{Authorities: []string{good}}); err != nil {
+			t.Errorf("New with authority %q: %v", good, err)
 		}
 	}
 }

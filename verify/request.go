@@ -74,6 +74,9 @@ func NewRequestSignatures(keys RequestKeys, o RequestOptions) (*RequestSignature
 	if len(o.Authorities) == 0 {
 		return nil, errors.New("verify: NewRequestSignatures: no Authorities: signatures must be made for this site's host")
 	}
+	if err := checkAuthorities(o.Authorities); err != nil {
+		return nil, err
+	}
 	s := &RequestSignatures{keys: keys, maxAge: o.MaxAge, authorities: map[string]bool{}, replays: o.Replays}
 	if s.maxAge <= 0 {
 		s.maxAge = 5 * time.Minute

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/webbotauth"
 )
 
 // Options configures a Verifier. The zero value is ready to use.
@@ -230,6 +231,9 @@ func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
 		if len(o.Authorities) == 0 {
 			return nil, errors.New("verify: a policy accepts Web Bot Auth signatures, and Options.Authorities names no host they may be made for")
 		}
+		if err := checkAuthorities(o.Authorities); err != nil {
+			return nil, err
+		}
 		v.authorities = map[string]bool{}
 		for _, a := range o.Authorities {
 			a = normalAuthority(a)
@@ -425,6 +429,19 @@ func (v *Verifier) Ranges() []RangesStatus {
 		st = append(st, r.Status())
 	}
 	return st
+}
+
+// checkAuthorities reports every entry of Options.Authorities (or
+// RequestOptions.Authorities) that is not host[:port]: a URL there would
+// match no request, and every signature would fail.
+func checkAuthorities(as []string) error {
+	var errs []error
+	for i, a := range as {
+		if err := webbotauth.CheckAuthority(a); err != nil {
+			errs = append(errs, fmt.Errorf("verify: Authorities[%d]: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // normalAuthority lower-cases host[:port] and drops the default port of

@@ -212,6 +212,16 @@ func NormalizeOrigin(s string) (string, error) {
 	return scheme + "://" + host, nil
 }
 
+// CheckAuthority reports whether a is a host[:port] a request's @authority
+// can be compared with (RFC 9421 2.2.3): a host name or an IP literal, an
+// optional port from 1 to 65535, nothing else.
+func CheckAuthority(a string) error {
+	if _, err := normalizeHostPort(a, ""); err != nil || !safeValue(a) {
+		return fmt.Errorf("%q is not host[:port]", a)
+	}
+	return nil
+}
+
 // normalizeHostPort lowercases host[:port] and removes the scheme's default
 // port. The host must be non-empty; the port, when present, numeric.
 func normalizeHostPort(hostport, scheme string) (string, error) {
