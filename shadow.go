@@ -83,6 +83,13 @@ func newShadow(st settings, store enforce.Store) (*shadow, error) {
 // observe is enforce.Config.Shadow: it decides r with the candidate and
 // compares.
 func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
+	// The candidate decides on the request path of a request it does not
+	// serve: nothing it does may fail that request.
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("agentready: the shadow declaration panicked", "panic", v, "path", r.URL.Path)
+		}
+	}()
 	cand := s.m.explain(r)
 	res := ShadowResult{Enforced: enforced, Candidate: cand,
 		Differs: cand.Outcome != enforced.Outcome || cand.Status != enforced.Status}

@@ -139,3 +139,35 @@ func serveGet(h http.Handler, path, ua string) *httptest.ResponseRecorder {
 	h.ServeHTTP(w, r)
 	return w
 }
+
+// A route bound to a capability behind Handler, with a candidate that
+// declares fewer capabilities: the candidate never reads the enforced
+// declaration's capability index (it panicked, index out of range), and
+// the request gets the enforced decision.
+func TestShadowDoesNotReadTheEnforcedIndex(t *testing.T) {
+	site := acme()
+	site.Access.Allow = []string{"/"}
+	cand := acme()
+	cand.Access.Allow = []string{"/"}
+	cand.Capabilities, cand.Flows = cand.Capabilities[:2], nil
+	compared := 0
+	var log bytes.Buffer
+	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithLogger(slog.New(slog.NewTextHandler(&log, nil))),
+		agentready.WithShadow(cand, func(agentready.ShadowResult) { compared++ }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET "+api+"detail", m.Capability("cart.view")(app))
+	r := httptest.NewRequest("GET", api+"detail?id=x", nil)
+	r.Header.Set("User-Agent", uaClaudeBot)
+	w := httptest.NewRecorder()
+	m.Handler(mux).ServeHTTP(w, r)
+	if w.Code != http.StatusUnauthorized || compared == 0 {
+		t.Errorf("status %d (want 401: cart.view needs a session), %d comparisons", w.Code, compared)
+	}
+	if strings.Contains(log.String(), "panicked") {
+		t.Errorf("the shadow panicked:\n%s", log.String())
+	}
+}

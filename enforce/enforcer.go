@@ -651,7 +651,7 @@ func (e *Enforcer) ruleText(r *policy.Rule) string {
 // (an exhausted limit makes the decision DenyRate).
 func (e *Enforcer) Explain(r *http.Request) Decision {
 	var d Decision
-	e.decide(r, boundCapability(r), false, &d)
+	e.decide(r, e.boundCapability(r), false, &d)
 	d.Status = statusOf(d.Outcome)
 	if e.sessions != nil && e.wantsSession(r, &d) {
 		e.checkSession(r, &d, time.Time{})
@@ -770,8 +770,13 @@ type state struct {
 	claimed int
 }
 
-func boundCapability(r *http.Request) int {
-	if st, _ := r.Context().Value(stateKey{}).(*state); st != nil {
+// boundCapability is the capability index Wrap resolved for r, when this
+// Enforcer's Wrap did; -1 otherwise. An index of another Enforcer (a
+// shadow candidate explaining what the enforced one wrapped, a binding
+// after a Reload) means nothing here: the decision then resolves the
+// capability anew.
+func (e *Enforcer) boundCapability(r *http.Request) int {
+	if st, _ := r.Context().Value(stateKey{}).(*state); st != nil && st.enf == e {
 		return st.capability
 	}
 	return -1
