@@ -37,6 +37,9 @@ const (
 // hex), so the trail is faithful to the bytes the handler acted on.
 const BodyMember = "$body"
 
+// ruleBodyLimits is the Decision.Rule of a DenyBody.
+const ruleBodyLimits = "body limits of recorded requests"
+
 // Body errors, refused before the handler runs (DenyBody).
 var (
 	errBodyTooLarge = errors.New("the request body is larger than the capability's body limit")
@@ -49,29 +52,30 @@ var (
 // and puts it back byte for byte for the handler. It returns the params to
 // record (nil for an empty body) or why the request is refused, and the
 // status to refuse it with (413 or 400).
-func readBody(r *http.Request, limit int64) (params map[string]any, status int, err error) {
+func readBody(r *http.Request, limit int64) (params map[string]any, n int64, status int, err error) {
 	if r.Body == nil || r.Body == http.NoBody {
-		return nil, 0, nil
+		return nil, 0, 0, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return nil, http.StatusBadRequest, errBodyRead
+		return nil, 0, http.StatusBadRequest, errBodyRead
 	}
-	if int64(len(b)) > limit {
-		return nil, http.StatusRequestEntityTooLarge, errBodyTooLarge
+	n = int64(len(b))
+	if n > limit {
+		return nil, n, http.StatusRequestEntityTooLarge, errBodyTooLarge
 	}
 	r.Body = struct {
 		io.Reader
 		io.Closer
 	}{bytes.NewReader(b), r.Body}
-	if len(b) == 0 {
-		return nil, 0, nil
+	if n == 0 {
+		return nil, 0, 0, nil
 	}
 	params, err = normalizeBody(b, r.Header.Get("Content-Type"))
 	if err != nil {
-		return nil, http.StatusBadRequest, err
+		return nil, n, http.StatusBadRequest, err
 	}
-	return params, 0, nil
+	return params, n, 0, nil
 }
 
 // normalizeBody returns the params that record body: its members when it

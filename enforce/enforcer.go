@@ -898,6 +898,13 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		}
 	}
 	d.Status = statusOf(d.Outcome)
+	if st.aw != nil && d.Outcome == Allow && st.aw.bodyLen > c.Decl.BodyLimitOrDefault() {
+		// Wrap read the body of this recorded request with the limit of
+		// the capability it knew of (none: the default); this one's own
+		// limit is lower, and holds here as at its endpoint.
+		d.Outcome, d.Status, d.Err = DenyBody, http.StatusRequestEntityTooLarge, errBodyTooLarge
+		d.Rule = ruleBodyLimits
+	}
 	d.ReportOnly = e.reportOnly && d.Outcome != Allow
 	d.cap1 = ci + 1
 	if st.aw != nil {

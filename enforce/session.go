@@ -163,7 +163,7 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 		if status, err := e.newEvent(r, d, aw, now); err != nil && (d.Outcome == Allow || d.ReportOnly) {
 			// The body cannot be recorded: the action does not run.
 			d.Outcome, d.Status, d.Err, d.ReportOnly = DenyBody, status, err, false
-			d.Rule = "body limits of recorded requests"
+			d.Rule = ruleBodyLimits
 			aw.ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
 		}
 	}
@@ -279,7 +279,7 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		// Only what will act is read and recorded: a denied request's body
 		// reaches no handler, and recording it would let any agent with a
 		// session store a megabyte a refused request.
-		params, status, err = readBody(r, limit)
+		params, aw.bodyLen, status, err = readBody(r, limit)
 	}
 	if collides(aw.query, params) {
 		// A query parameter and a body member of the same name: the
@@ -361,8 +361,9 @@ type auditWriter struct {
 	s       *session.Session
 	ctx     context.Context
 	ev      audit.Event
-	seq     int  // the event's position once begun, -1 before
-	amended bool // a route binding changed the event after it was begun
+	seq     int   // the event's position once begun, -1 before
+	bodyLen int64 // the bytes of body read, with the limit of the capability Wrap resolved
+	amended bool  // a route binding changed the event after it was begun
 	status  int
 	decided bool
 	failed  bool

@@ -51,7 +51,7 @@ func TestIDAndTime(t *testing.T) {
 // redaction.
 func allParams(t *testing.T, r *http.Request) map[string]any {
 	t.Helper()
-	body, status, err := readBody(r, 1<<20)
+	body, _, status, err := readBody(r, 1<<20)
 	if err != nil {
 		t.Fatalf("readBody: %d %v", status, err)
 	}
@@ -184,7 +184,7 @@ func TestBodyLimits(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/x", strings.NewReader(tt.body))
-			p, status, err := readBody(r, tt.limit)
+			p, _, status, err := readBody(r, tt.limit)
 			if status != tt.status || (err != nil) != (tt.status != 0) {
 				t.Errorf("readBody = %d, %v; want %d", status, err, tt.status)
 			}
