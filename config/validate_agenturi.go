@@ -54,6 +54,14 @@ func (r *report) hostedAgents() {
 			r.webURL(p+".Provider.URL", h.Provider.URL, webSchemes)
 		}
 		r.webURL(p+".DocumentationURL", h.DocumentationURL, webSchemes)
+		if r.webURL(p+".Successor", h.Successor, webSchemes) != nil {
+			// Sent in a Link header as <Successor> (RFC 8288 3.1): a URI
+			// (RFC 3986) has no '<', '>', '"', space or control byte, which
+			// would end the target and add links of the sender's choosing.
+			if i := strings.IndexFunc(h.Successor, notURIChar); i >= 0 {
+				r.addf(p+".Successor", fmtAgentURI, "%q holds %q at byte %d, which a URI does not: agent:// 7.1.3 sends it in a Link header (percent-encode it)", h.Successor, h.Successor[i], i)
+			}
+		}
 		for k, c := range h.Context {
 			r.webURL(at(p+".Context", k), c, webSchemes)
 		}
@@ -236,4 +244,11 @@ func resolveLocal(agents []HostedAgent, bases [][]string, first []int, key strin
 		}
 	}
 	return out
+}
+
+// notURIChar reports a character RFC 3986 never allows in a URI (section
+// 2: everything outside the unreserved, reserved and '%' characters that
+// can appear in a header): controls, space, non-ASCII and <>"{}|\^`.
+func notURIChar(c rune) bool {
+	return c <= ' ' || c >= 0x7f || strings.ContainsRune("<>\"{}|\\^`", c)
 }

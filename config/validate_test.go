@@ -313,6 +313,11 @@ func TestValidateRules(t *testing.T) {
 			"Capabilities[0].Auth.AuthorizationServer", "", []string{"must use https"}},
 		{"url documentation", with(fixtures.Planner, func(s *config.Site) { s.HostedAgents[0].DocumentationURL = "docs" }), registry,
 			"HostedAgents[0].DocumentationURL", "", []string{"not an absolute URL"}},
+		{"successor link injection", with(fixtures.Planner, func(s *config.Site) {
+			s.HostedAgents[0].Status, s.HostedAgents[0].Successor = "deprecated", `https://a.example/>; rel="x", <https://b.example/`
+		}), registry, "HostedAgents[0].Successor", "agent://", []string{"which a URI does not"}},
+		{"successor relative", with(fixtures.Planner, func(s *config.Site) { s.HostedAgents[0].Successor = "v2" }), registry,
+			"HostedAgents[0].Successor", "", []string{"not an absolute URL"}},
 		{"session endpoint path", with(fixtures.AcmeCeramics, func(s *config.Site) { s.Session.Endpoint = "https://acmeceramics.example.com/session" }), v010,
 			"Session.Endpoint", "v0.1.0", []string{`must be a path starting with a single "/"`}},
 		{"awp status endpoint", with(fixtures.Flights, func(s *config.Site) { s.AWP.Status.StatusEndpoint = "/api/status?verbose" }), v010,
