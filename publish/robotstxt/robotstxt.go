@@ -65,7 +65,7 @@ func Render(p *policy.Policy, o Options) ([]byte, error) {
 	}
 	if !o.WithoutRules && p.Rules.Len() > 0 {
 		for _, path := range o.Allow {
-			b.WriteString("Allow: " + path + "$\n")
+			b.WriteString("Allow: " + exactPath.Replace(path) + "$\n")
 		}
 		for _, r := range p.Rules.List() {
 			if r.Allow {
@@ -96,3 +96,12 @@ func Render(p *policy.Policy, o Options) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// exactPath writes a path for an exact Allow: '*' and '$' are pattern
+// syntax in robots.txt (RFC 9309 2.2.3), so a path holding them (an MCP
+// endpoint's server card) would allow every path they match. Written
+// percent-encoded they are reserved characters, compared as they are
+// (2.2.2): the line allows the path only as a client percent-encodes it
+// (Google's matcher does not equate %2A with '*'), and never another path.
+// Allowing less than the document is the side to err on.
+var exactPath = strings.NewReplacer("*", "%2A", "$", "%24")

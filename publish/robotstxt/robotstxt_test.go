@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jimsmart/grobotstxt"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/policy"
@@ -71,5 +73,29 @@ func TestTooLarge(t *testing.T) {
 	}
 	if _, err := robotstxt.Render(p, robotstxt.Options{Own: []byte(strings.Repeat("# x\n", robotstxt.MaxBytes/4))}); err == nil {
 		t.Error("a file over MaxBytes rendered")
+	}
+}
+
+// TestExactAllow: a discovery document at a path holding '*' or '$' is not
+// published as a pattern: crawlers (grobotstxt, Google's matcher) are not
+// told that other paths are allowed.
+func TestExactAllow(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Access = config.Access{Disallow: []string{"/"}}
+	p, err := policy.Compile(&site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := robotstxt.Render(p, robotstxt.Options{Allow: []string{"/m*/server-card", "/a$"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "Allow: /m%2A/server-card$\n") || !strings.Contains(string(out), "Allow: /a%24$\n") {
+		t.Errorf("exact paths not escaped:\n%s", out)
+	}
+	for _, path := range []string{"/mXYZ/private/server-card", "/m/server-card", "/a"} {
+		if grobotstxt.AgentAllowed(string(out), "Googlebot", "https://x.example"+path) {
+			t.Errorf("%s is allowed by:\n%s", path, out)
+		}
 	}
 }
