@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strconv"
@@ -89,6 +90,8 @@ func ParseSite(data []byte) (Site, Lines, error) {
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
 		return Site{}, nil, &FileError{Line: second.Line, Msg: "a second YAML document: a declaration file holds one"}
+	} else if err != io.EOF {
+		return Site{}, nil, &FileError{Msg: "after the declaration, not YAML: " + err.Error()}
 	}
 	var s Site
 	d := &fileDecoder{lines: Lines{}}
@@ -115,8 +118,9 @@ type fileDecoder struct {
 
 // maxVisits bounds the values a file may hold once its aliases are
 // expanded: yaml.v3's own guard against alias bombs does not see an
-// expansion done here, node by node.
-const maxVisits = 1 << 20
+// expansion done here, node by node. A declaration of a thousand
+// capabilities holds some 50,000.
+const maxVisits = 1 << 17
 
 func (d *fileDecoder) fail(n *yaml.Node, path, format string, args ...any) {
 	d.errs = append(d.errs, &FileError{Line: n.Line, Field: path, Msg: fmt.Sprintf(format, args...)})
@@ -164,9 +168,8 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		v.Set(reflect.ValueOf(tm))
 		return
 	case t == typeRaw:
-		var x any
-		if err := n.Decode(&x); err != nil {
-			d.fail(n, path, "%v", err)
+		x, ok := d.plain(n, path)
+		if !ok {
 			return
 		}
 		b, err := json.Marshal(x)
@@ -252,12 +255,7 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		v.Set(m)
 	case reflect.Interface:
-		var x any
-		if err := n.Decode(&x); err != nil {
-			d.fail(n, path, "%v", err)
-			return
-		}
-		if x != nil {
+		if x, ok := d.plain(n, path); ok && x != nil {
 			v.Set(reflect.ValueOf(x))
 		}
 	case reflect.String:
@@ -278,6 +276,59 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		v.Set(p.Elem())
 	}
+}
+
+// plain decodes n, a value of any type (a parameter's default, a JSON
+// schema), into the values encoding/json would make, node by node so that
+// every value counts against maxVisits, aliases expanded (yaml.v3's Decode
+// counts an alias once). Mapping keys are strings, each set once.
+func (d *fileDecoder) plain(n *yaml.Node, path string) (any, bool) {
+	if d.visits++; d.visits > maxVisits {
+		if d.visits == maxVisits+1 {
+			d.fail(n, path, "the file expands to more than %d values (aliases?)", maxVisits)
+		}
+		return nil, false
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		s := make([]any, len(n.Content))
+		for i, e := range n.Content {
+			x, ok := d.plain(e, path+"["+strconv.Itoa(i)+"]")
+			if !ok {
+				return nil, false
+			}
+			s[i] = x
+		}
+		return s, true
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+				d.fail(k, path, "a key must be a plain name")
+				return nil, false
+			}
+			if _, dup := m[k.Value]; dup {
+				d.fail(k, path, "key %q is set twice", k.Value)
+				return nil, false
+			}
+			x, ok := d.plain(val, path+"["+strconv.Quote(k.Value)+"]")
+			if !ok {
+				return nil, false
+			}
+			m[k.Value] = x
+		}
+		return m, true
+	}
+	var x any
+	if err := n.Decode(&x); err != nil { // a scalar: no alias within
+		d.fail(n, path, "%v", err)
+		return nil, false
+	}
+	return x, true
 }
 
 // fieldsByKey maps the file keys of struct type t to its fields.

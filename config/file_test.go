@@ -171,11 +171,13 @@ func TestSiteSchema(t *testing.T) {
 // and an alias bomb are refused, quickly.
 func TestParseSiteHostile(t *testing.T) {
 	for name, src := range map[string]string{
-		"duplicate key":   "name: Reviewed\nurl: https://x.example\nname: Evil\n",
-		"duplicate block": "name: x\naccess:\n  allow: [/a]\naccess:\n  disallow: [/b]\n",
-		"second document": "name: x\n---\nname: y\n",
-		"complex key":     "name: x\n? [a, b]\n: c\n",
-		"duplicate map":   "name: x\nmetadata:\n  a: \"1\"\n  a: \"2\"\n",
+		"duplicate key":    "name: Reviewed\nurl: https://x.example\nname: Evil\n",
+		"duplicate block":  "name: x\naccess:\n  allow: [/a]\naccess:\n  disallow: [/b]\n",
+		"second document":  "name: x\n---\nname: y\n",
+		"complex key":      "name: x\n? [a, b]\n: c\n",
+		"duplicate map":    "name: x\nmetadata:\n  a: \"1\"\n  a: \"2\"\n",
+		"broken second":    "name: x\n---\n: [\n",
+		"duplicate in any": "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        default: {a: 1, a: 2}\n",
 	} {
 		if _, _, err := config.ParseSite([]byte(src)); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -197,5 +199,21 @@ func TestParseSiteHostile(t *testing.T) {
 	_, _, err := config.ParseSite([]byte(b.String()))
 	if err == nil {
 		t.Error("an alias bomb was accepted")
+	}
+	// Well-typed bombs, each expanding to a million values or more: a
+	// thousand copies of a capability with a thousand tags, and a thousand
+	// parameters whose default (a value of any type) is a list of a
+	// thousand (yaml.v3, decoding each default apart, saw one alias each).
+	list := "[" + strings.TrimSuffix(strings.Repeat("t, ", 1000), ", ") + "]"
+	refs := "[" + strings.TrimSuffix(strings.Repeat("*c, ", 1000), ", ") + "]"
+	for name, src := range map[string]string{
+		"typed": "name: x\nmetadata: {k: &c {id: c, tags: " + list + "}}\ncapabilities: " + refs + "\n",
+		"default": "name: x\nmetadata: {k: &c " + list + "}\ncapabilities:\n  - id: c\n    params: [" +
+			strings.TrimSuffix(strings.Repeat("{name: p, default: *c}, ", 1000), ", ") + "]\n",
+	} {
+		_, _, err := config.ParseSite([]byte(src))
+		if err == nil || !strings.Contains(err.Error(), "expands to more than") {
+			t.Errorf("%s bomb (%d bytes): %v", name, len(src), err)
+		}
 	}
 }
