@@ -35,6 +35,10 @@ const (
 	DefaultFetchTimeout = 5 * time.Second
 	DefaultMinRefresh   = time.Minute
 	DefaultMaxRefresh   = 24 * time.Hour
+	// DefaultMaxStale is how long a cached directory serves past its
+	// freshness while every refresh fails: as long as verify relies on a
+	// range list it cannot refresh.
+	DefaultMaxStale = 7 * 24 * time.Hour
 )
 
 // maxRetryDelay bounds how long a failed fetch is remembered before the
@@ -63,6 +67,12 @@ type DirectoryOptions struct {
 	// no-cache or no-store, is kept MinRefresh. MinRefresh is also the
 	// least interval between fetches triggered by an unknown keyid.
 	MinRefresh, MaxRefresh time.Duration
+	// MaxStale bounds how long a cached copy serves once stale while its
+	// refreshes fail (default DefaultMaxStale). Past it, its keys verify
+	// nothing (ErrUnavailable): a key the agent removed, perhaps because
+	// it leaked, stays usable no longer than this however long the
+	// directory cannot be fetched.
+	MaxStale time.Duration
 	// Logger receives failed fetches and refreshes and dropped keys;
 	// default slog.Default().
 	Logger *slog.Logger
@@ -112,6 +122,7 @@ type Directories struct {
 	now        func() time.Time
 	minRefresh time.Duration
 	maxRefresh time.Duration
+	maxStale   time.Duration
 	retry      time.Duration
 	log        *slog.Logger
 	entries    map[string]*directory
@@ -148,11 +159,15 @@ func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, erro
 		now:        opts.Now,
 		minRefresh: opts.MinRefresh,
 		maxRefresh: opts.MaxRefresh,
+		maxStale:   opts.MaxStale,
 		log:        opts.Logger,
 		entries:    make(map[string]*directory, len(trusted)),
 	}
-	if ds.maxBytes < 0 || ds.minRefresh < 0 || ds.maxRefresh < 0 {
-		return nil, errors.New("webbotauth: DirectoryOptions: negative MaxBytes, MinRefresh or MaxRefresh")
+	if ds.maxBytes < 0 || ds.minRefresh < 0 || ds.maxRefresh < 0 || ds.maxStale < 0 {
+		return nil, errors.New("webbotauth: DirectoryOptions: negative MaxBytes, MinRefresh, MaxRefresh or MaxStale")
+	}
+	if ds.maxStale == 0 {
+		ds.maxStale = DefaultMaxStale
 	}
 	if ds.maxBytes == 0 {
 		ds.maxBytes = MaxDirectoryBytes
@@ -225,7 +240,8 @@ func IsLoopback(hostport string) bool {
 // Signature-Agent at all, is ErrUntrusted, and nothing is fetched. The
 // first use of a directory fetches it (waiting at most until ctx is done);
 // later uses serve the cached copy, refetching it once stale. A failed
-// refresh keeps serving the last good copy and is logged; a directory
+// refresh keeps serving the last good copy and is logged, for at most
+// MaxStale past its freshness; a directory
 // never fetched successfully and unreachable is ErrUnavailable (retried
 // after up to 10s). A keyid absent from the copy is ErrUnknownKey, as is a
 // key outside its own nbf/exp.
@@ -277,6 +293,10 @@ func (ds *Directories) Key(ctx context.Context, agentURL, keyID string) (crypto.
 			fetchErr = d.lastErr
 		}
 		return nil, fmt.Errorf("%w: key directory %s: %v", ErrUnavailable, d.origin, fetchErr)
+	}
+	if !now.Before(d.freshUntil.Add(ds.maxStale)) {
+		return nil, fmt.Errorf("%w: key directory %s: the cached copy, stale since %s, could not be refreshed for longer than %s: %v",
+			ErrUnavailable, d.origin, d.freshUntil.Format(time.RFC3339), ds.maxStale, d.lastErr)
 	}
 	k, ok := d.keys[keyID]
 	if !ok {

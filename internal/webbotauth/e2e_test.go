@@ -473,6 +473,10 @@ func TestDirectoryDownAfterFetch(t *testing.T) {
 	// down.
 	e.clock.Add(time.Hour)
 	e.expect(e.signed(newEd25519Key(t), nil), "ErrUnavailable")
+	// A key the cached copy holds verifies nothing once the copy has been
+	// stale longer than MaxStale: it may have been removed meanwhile.
+	e.clock.Add(DefaultMaxStale)
+	e.expect(e.signed(e.ed, nil), "ErrUnavailable")
 }
 
 // TestDirectoryRefused: directories that must not be used.
