@@ -400,7 +400,7 @@ func (ds *Directories) fetch(ctx context.Context, d *directory) (map[string]dirK
 // keys that have one, with the thumbprints of those that have not. No
 // proven key at all is an error.
 func verifyDirectoryResponse(req requestView, status int, h http.Header, body []byte, keys []dirKey, now time.Time) (map[string]dirKey, []string, error) {
-	cands, err := selectSignatures(h, tagDirectory)
+	cands, err := selectSignatures(h, tagDirectory, maxDirectoryKeys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("directory response not signed: %w", err)
 	}

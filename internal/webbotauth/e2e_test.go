@@ -727,3 +727,19 @@ func TestCacheLifetime(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectoryManyKeys: a directory of more keys than a request may offer
+// signatures (maxCandidates) proves each with a signature of its own, and
+// is used (up to maxDirectoryKeys).
+func TestDirectoryManyKeys(t *testing.T) {
+	e := newE2E(t)
+	keys := []testKey{e.ed, e.rsa}
+	for len(keys) <= maxCandidates+2 {
+		keys = append(keys, newEd25519Key(t))
+	}
+	e.dir.set(func(d *dirServer) { d.keys = keys })
+	e.expect(e.signed(keys[len(keys)-1], nil), "ok")
+	if st := e.dirs.Status()[0]; st.Keys != len(keys) {
+		t.Errorf("%d keys cached, want %d", st.Keys, len(keys))
+	}
+}

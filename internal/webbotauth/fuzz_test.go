@@ -129,7 +129,7 @@ func FuzzSelectSignatures(f *testing.F) {
 		if sig != "" {
 			h.Set("Signature", sig)
 		}
-		cands, err := selectSignatures(h, tagWebBotAuth)
+		cands, err := selectSignatures(h, tagWebBotAuth, maxCandidates)
 		if err != nil {
 			if !errors.Is(err, ErrNoSignature) && !errors.Is(err, ErrMalformed) {
 				t.Fatalf("error %v", err)

@@ -13,8 +13,9 @@ const (
 	tagDirectory  = "http-message-signatures-directory" // idem B.1
 )
 
-// maxCandidates bounds the signatures with the wanted tag that one message
-// may offer: each may cost a key lookup and a signature verification.
+// maxCandidates bounds the signatures with the wanted tag that one request
+// may offer: each may cost a key lookup and a signature verification. (A
+// directory response signs once per key: it may offer maxDirectoryKeys.)
 const maxCandidates = 8
 
 // maxUnixSeconds bounds created, expires, nbf and exp (9999-12-31T23:59:59Z).
@@ -33,10 +34,9 @@ type candidate struct {
 // Signature-Input and of Signature is read (a Dictionary may be split over
 // lines). No Signature-Input, or no member with the tag, is
 // ErrNoSignature; fields that do not parse, a tagged input without its
-// Signature member or more than maxCandidates tagged signatures are
-// ErrMalformed. A tagged input whose signature is unusable is returned with
+// Signature member or more than max tagged signatures are ErrMalformed. A tagged input whose signature is unusable is returned with
 // err set, so that another candidate may still verify.
-func selectSignatures(h http.Header, tag string) ([]candidate, error) {
+func selectSignatures(h http.Header, tag string, max int) ([]candidate, error) {
 	inputs := h.Values("Signature-Input")
 	sigs := h.Values("Signature")
 	if len(inputs) == 0 {
@@ -63,8 +63,8 @@ func selectSignatures(h http.Header, tag string) ([]candidate, error) {
 	if len(cands) == 0 {
 		return nil, fmt.Errorf("%w: no Signature-Input member with tag=%q", ErrNoSignature, tag)
 	}
-	if len(cands) > maxCandidates {
-		return nil, fmt.Errorf("%w: %d signatures with tag=%q (at most %d)", ErrMalformed, len(cands), tag, maxCandidates)
+	if len(cands) > max {
+		return nil, fmt.Errorf("%w: %d signatures with tag=%q (at most %d)", ErrMalformed, len(cands), tag, max)
 	}
 	if len(sigs) == 0 {
 		return nil, fmt.Errorf("%w: Signature-Input without Signature", ErrMalformed)

@@ -72,7 +72,7 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request, authority string
 	if r == nil || r.URL == nil {
 		return Signature{}, fmt.Errorf("%w: no request", ErrNoSignature)
 	}
-	cands, err := selectSignatures(r.Header, tagWebBotAuth)
+	cands, err := selectSignatures(r.Header, tagWebBotAuth, maxCandidates)
 	if err != nil {
 		return Signature{}, err
 	}
