@@ -223,3 +223,17 @@ func TestAuthoritiesChecked(t *testing.T) {
 		}
 	}
 }
+
+// Replay-cache keys of request signatures: no two (key id, nonce) pairs
+// share one, whatever '|' or '\' they hold.
+func TestRequestReplayKeys(t *testing.T) {
+	pairs := [][2]string{{"a|b", "c"}, {"a", "b|c"}, {`a\`, "|c"}, {"a", `\|c`}, {"a", "b"}, {"a|", "b"}}
+	seen := map[string][2]string{}
+	for _, p := range pairs {
+		k := requestReplayKey(p[0], p[1])
+		if q, dup := seen[k]; dup {
+			t.Errorf("%q and %q share the key %q", p, q, k)
+		}
+		seen[k] = p
+	}
+}

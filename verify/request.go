@@ -14,6 +14,7 @@ import (
 	"github.com/dunglas/httpsfv"
 	httpsig "github.com/remitly-oss/httpsig-go"
 
+	"github.com/agentready/agentready/internal/keyesc"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 
@@ -148,7 +149,7 @@ func (s *RequestSignatures) Verify(r *http.Request) (string, error) {
 	}
 	if nonce, err := res.Nonce(); err == nil && nonce != "" {
 		created, _ := res.Created()
-		seen, err := s.replays.Seen(r.Context(), "hmac|"+f.keyID+"|"+nonce, time.Unix(int64(created), 0).Add(s.maxAge+time.Minute))
+		seen, err := s.replays.Seen(r.Context(), requestReplayKey(f.keyID, nonce), time.Unix(int64(created), 0).Add(s.maxAge+time.Minute))
 		if err != nil {
 			return "", fmt.Errorf("HTTP message signature: replay cache: %w", err)
 		}
@@ -199,4 +200,12 @@ func (f *requestKeyFetcher) FetchByKeyID(ctx context.Context, _ http.Header, key
 
 func (f *requestKeyFetcher) Fetch(context.Context, http.Header, httpsig.MetadataProvider) (httpsig.KeySpecer, error) {
 	return nil, errors.New("the signature has no keyid")
+}
+
+// requestReplayKey is the replay-cache key of a nonce under a key id, the
+// key id escaped (keyesc) so that no other pair makes the same key: a key
+// id "a|b" with nonce "c" and key id "a" with nonce "b|c" are told apart.
+func requestReplayKey(keyID, nonce string) string {
+	b := keyesc.Append([]byte("hmac|"), keyID)
+	return string(append(append(b, '|'), nonce...))
 }
