@@ -282,7 +282,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	}
 	var sh *shadow
 	if st.shadow != nil {
-		if sh, err = newShadow(st, store); err != nil {
+		if sh, err = newShadow(st, store, sess); err != nil {
 			return nil, err
 		}
 		ecfg.Shadow = sh.observe

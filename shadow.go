@@ -64,11 +64,20 @@ type shadow struct {
 }
 
 // newShadow builds the candidate's Middleware with the enforced one's
-// settings and store, and without its hooks.
-func newShadow(st settings, store enforce.Store) (*shadow, error) {
+// settings, rate-limit store and, when it has sessions, session and audit
+// stores (the candidate must find the sessions agents hold), and without
+// its hooks. The candidate checks its own verified-only policies with a
+// Verifier of its own, never the enforced one.
+func newShadow(st settings, store enforce.Store, sess *sessions) (*shadow, error) {
 	spec := st.shadow
 	cst := st
-	cst.shadow, cst.onDecision, cst.store = nil, nil, store
+	cst.shadow, cst.onDecision, cst.store, cst.verifier = nil, nil, store, nil
+	if sess != nil {
+		cst.sessionStore = sess.mgr.Store()
+		if sess.audit != nil {
+			cst.auditStore = sess.audit
+		}
+	}
 	m, err := build(*spec.site, cst, nil)
 	if err != nil {
 		return nil, err

@@ -171,3 +171,29 @@ func TestShadowDoesNotReadTheEnforcedIndex(t *testing.T) {
 		t.Errorf("the shadow panicked:\n%s", log.String())
 	}
 }
+
+// TestShadowSharesSessions: a candidate identical to the enforced
+// declaration never differs, session-bound requests included: the
+// candidate looks sessions up in the enforced store, from New on (it had
+// an empty store of its own until the first Reload).
+func TestShadowSharesSessions(t *testing.T) {
+	var res []agentready.ShadowResult
+	m, err := agentready.New(acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()),
+		agentready.WithShadow(acme(), func(r agentready.ShadowResult) { res = append(res, r) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Handler(app))
+	defer srv.Close()
+	token, _ := createSession(t, srv.URL, uaClaudeBot)
+	if r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue","quantity":1}`, "User-Agent", uaClaudeBot, "X-Agent-Session", token); r.status != http.StatusOK {
+		t.Fatalf("status %d", r.status)
+	}
+	if st := m.ShadowStats(); st.Compared == 0 || st.Differed != 0 {
+		for _, x := range res {
+			t.Logf("enforced %v, candidate %v (%s)", x.Enforced.Outcome, x.Candidate.Outcome, x.Candidate.Rule)
+		}
+		t.Errorf("an identical candidate: %+v", st)
+	}
+}
