@@ -434,10 +434,11 @@ func (f *Failover) Peek(ctx context.Context, limits []Limit, res []Result) error
 	if err := CheckLimits(limits, res); err != nil {
 		return err
 	}
-	if p, ok := f.primary.(Peeker); ok && !f.down.Load() {
-		tctx := withTimeout(ctx, f.timeout)
-		err := p.Peek(tctx, limits, res)
-		tctx.release()
+	// A peek takes a turn as a call does, but never waits for one: it must
+	// not take a pool connection from a request that has its turn.
+	if p, ok := f.primary.(Peeker); ok && !f.down.Load() && f.tryEnter() {
+		err := f.bounded(ctx, p.Peek, limits, res)
+		f.leave()
 		if err == nil {
 			return nil
 		}
@@ -462,11 +463,17 @@ var errNoPeek = errors.New("enforce: the store cannot peek")
 // call runs the primary under the timeout (see timeoutCtx: the caller's
 // cancellation is not passed on, its deadline is when sooner).
 func (f *Failover) call(ctx context.Context, limits []Limit, res []Result) error {
+	return f.bounded(ctx, f.primary.Allow, limits, res)
+}
+
+// bounded runs op, the primary's Allow or Peek, within the store timeout;
+// a context that already ends sooner is used as it is.
+func (f *Failover) bounded(ctx context.Context, op func(context.Context, []Limit, []Result) error, limits []Limit, res []Result) error {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= f.timeout {
-		return f.primary.Allow(ctx, limits, res)
+		return op(ctx, limits, res)
 	}
 	tctx := withTimeout(ctx, f.timeout)
-	err := f.primary.Allow(tctx, limits, res)
+	err := op(tctx, limits, res)
 	tctx.release()
 	return err
 }
@@ -474,13 +481,8 @@ func (f *Failover) call(ctx context.Context, limits []Limit, res []Result) error
 // enter waits for a turn to call the primary: nil once it has one (leave
 // gives it back), the caller's context error, or a *queueTimeoutError.
 func (f *Failover) enter(ctx context.Context) error {
-	if f.slots == nil {
+	if f.tryEnter() {
 		return nil
-	}
-	select {
-	case f.slots <- struct{}{}:
-		return nil
-	default:
 	}
 	t := time.NewTimer(f.queueTimeout) // only when queueing
 	defer t.Stop()
@@ -505,6 +507,19 @@ func (f *Failover) callInTurn(ctx context.Context, limits []Limit, res []Result)
 		f.fail(err, false)
 	}
 	return err
+}
+
+// tryEnter takes a turn if one is free, without waiting.
+func (f *Failover) tryEnter() bool {
+	if f.slots == nil {
+		return true
+	}
+	select {
+	case f.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
 }
 
 func (f *Failover) leave() {

@@ -461,6 +461,7 @@ type pooledStore struct {
 	delay    time.Duration // a round trip
 	fail     atomic.Bool   // answer errRefused on release
 	calls    atomic.Int64
+	peeks    atomic.Int64
 	inFlight atomic.Int64
 	maxSeen  atomic.Int64
 }
@@ -479,6 +480,18 @@ func newPooled(t *testing.T, conns int, hold bool) *pooledStore {
 }
 
 func (s *pooledStore) MaxConcurrent() int { return cap(s.conns) }
+
+// Peek takes a connection as Allow does, without waiting for one.
+func (s *pooledStore) Peek(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+	select {
+	case s.conns <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.conns }()
+	s.peeks.Add(1)
+	return s.inner.(enforce.Peeker).Peek(ctx, limits, res)
+}
 
 func (s *pooledStore) Allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
 	select {
@@ -652,4 +665,40 @@ func (p *panicky) Allow(ctx context.Context, limits []enforce.Limit, res []enfor
 		panic("primary store bug")
 	}
 	return p.pooledStore.inner.Allow(ctx, limits, res)
+}
+
+// Explaining a request (Peek) while every turn is taken does not reach the
+// primary, whose connections belong to the requests holding the turns: it
+// answers from the fallback at once, and the circuit stays closed.
+func TestFailoverPeekTakesNoBusyTurn(t *testing.T) {
+	p := newPooled(t, 2, true)
+	f, err := enforce.NewFailover(p, enforce.WithStoreTimeout(time.Second),
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := []enforce.Limit{{Name: "site", Key: enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}, Rate: 10, Period: time.Hour}}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			if err := f.Allow(context.Background(), limits, make([]enforce.Result, 1)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for p.inFlight.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	res := make([]enforce.Result, 1)
+	if err := f.Peek(context.Background(), limits, res); err != nil || !res[0].Allowed {
+		t.Errorf("Peek with every turn taken: %v, %+v", err, res[0])
+	}
+	if n := p.peeks.Load(); n != 0 || f.Degraded() {
+		t.Errorf("the primary was peeked %d times with every turn taken; degraded %v", n, f.Degraded())
+	}
+	close(p.release)
+	wg.Wait()
+	if err := f.Peek(context.Background(), limits, res); err != nil || p.peeks.Load() != 1 {
+		t.Errorf("Peek with turns free: %v, %d peeks of the primary", err, p.peeks.Load())
+	}
 }
