@@ -930,11 +930,7 @@ func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
 	}
 	h := w.Header()
 	h[keyRateLimitPolicy] = d.header
-	if d.parts != nil {
-		h[keyRateLimit] = rateLimitHeaderParts(d.parts, d.limits[:d.n], d.results[:d.n])
-	} else {
-		h[keyRateLimit] = rateLimitHeader(d.limits[:d.n], d.results[:d.n])
-	}
+	h[keyRateLimit] = rateLimitHeaderParts(d.parts, d.limits[:d.n], d.results[:d.n]) // set with d.header
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)

@@ -71,43 +71,6 @@ func policyHeader(limits []Limit) (string, error) {
 	return string(b), nil
 }
 
-// appendRateLimit appends the RateLimit field value for one request to dst
-// and returns it (draft section 4), one Service Limit Item per limit:
-//
-//	"agent";r=0;t=12, "site";r=41;t=1
-//
-// r is Result.Remaining (4.1.1); t is effectiveWindow in whole seconds,
-// rounded up (4.1.2). Appending into a reused buffer does not allocate.
-// Names should have passed validPolicyName when the policy was compiled; a
-// byte outside printable ASCII is written as '?' rather than corrupt the
-// field.
-func appendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
-	n := min(len(limits), len(res))
-	for i := range n {
-		if i > 0 {
-			dst = append(dst, ", "...)
-		}
-		dst = appendSFString(dst, limits[i].Name)
-		dst = append(dst, ";r="...)
-		dst = strconv.AppendInt(dst, int64(max(res[i].Remaining, 0)), 10)
-		dst = append(dst, ";t="...)
-		dst = strconv.AppendInt(dst, ceilSeconds(effectiveWindow(limits[i].Rate, limits[i].Period, &res[i])), 10)
-	}
-	return dst
-}
-
-// rateLimitHeader returns the RateLimit field value for one request as the
-// []string an http.Header holds:
-//
-//	w.Header()[rateLimitKey] = enforce.rateLimitHeader(limits, res)
-//
-// with rateLimitKey = http.CanonicalHeaderKey(headerRateLimit) computed
-// once.
-func rateLimitHeader(limits []Limit, res []Result) []string {
-	var tmp [256]byte
-	return []string{string(appendRateLimit(tmp[:0], limits, res))}
-}
-
 // rateLimitParts renders, once, the text of a RateLimit value that depends
 // only on the limits: before each limit's r, its name as an sf-string (and
 // the list separator), so that a request appends only its numbers.
@@ -124,8 +87,15 @@ func rateLimitParts(limits []Limit) []string {
 	return parts
 }
 
-// rateLimitHeaderParts is rateLimitHeader for limits whose parts were
-// rendered by rateLimitParts.
+// rateLimitHeaderParts returns the RateLimit field value for one request
+// (draft section 4) as the []string an http.Header holds, one Service Limit
+// Item per limit, from the parts rateLimitParts rendered when the policy
+// was compiled:
+//
+//	"agent";r=0;t=12, "site";r=41;t=1
+//
+// r is Result.Remaining (4.1.1); t is effectiveWindow in whole seconds,
+// rounded up (4.1.2).
 func rateLimitHeaderParts(parts []string, limits []Limit, res []Result) []string {
 	var tmp [256]byte
 	b := tmp[:0]
