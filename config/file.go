@@ -78,6 +78,22 @@ func (l Lines) Line(field string) int {
 	return 0
 }
 
+// Locate places in the file the problems of err, an error of Validate (or
+// of agentready.New, which wraps it): each becomes a *FileError at the line
+// of its field, or of its closest enclosing field (0 when none), and the
+// result joins them. Any other error is returned as it is.
+func (l Lines) Locate(err error) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	errs := make([]error, len(ve.Errors))
+	for i, fe := range ve.Errors {
+		errs[i] = &FileError{Line: l.Line(fe.Field), Field: fe.Field, Msg: fe.Msg}
+	}
+	return errors.Join(errs...)
+}
+
 // ParseSite decodes a declaration file. Errors are *FileError, joined.
 // It does not validate the Site: call Validate, and place its errors with
 // the returned Lines.

@@ -217,3 +217,28 @@ func TestParseSiteHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestLocate: Validate's problems placed at the lines of their fields;
+// another error comes back as it is.
+func TestLocate(t *testing.T) {
+	src := "name: x\nurl: https://x.example\ncapabilities:\n  - id: search\n    description: Search\n    endpoint: /search\n    rate_limit: 60/minute\n"
+	site, lines, err := config.ParseSite([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = lines.Locate(config.Validate(&site, config.Formats{}))
+	var fe *config.FileError
+	found := false
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		if errors.As(e, &fe) && fe.Field == "Capabilities[0].Endpoint" {
+			found = fe.Line == 6
+		}
+	}
+	if !found {
+		t.Errorf("no problem of Capabilities[0].Endpoint at line 6 in:\n%v", err)
+	}
+	other := errors.New("other")
+	if lines.Locate(other) != other {
+		t.Error("another error was changed")
+	}
+}

@@ -60,17 +60,13 @@ func load(file string, f config.Formats, out io.Writer) (site config.Site, ok bo
 		return site, false
 	}
 	if err := config.Validate(&site, f); err != nil {
-		var ve *config.ValidationError
-		if errors.As(err, &ve) {
-			for _, fe := range ve.Errors {
-				if n := lines.Line(fe.Field); n > 0 {
-					fmt.Fprintf(out, "%s:%d: %s\n", file, n, fe.Error())
-				} else {
-					fmt.Fprintf(out, "%s: %s\n", file, fe.Error())
-				}
+		var fe *config.FileError
+		for _, e := range unjoin(lines.Locate(err)) {
+			if errors.As(e, &fe) && fe.Line > 0 {
+				fmt.Fprintf(out, "%s:%d: %s\n", file, fe.Line, strings.TrimPrefix(fe.Error(), fmt.Sprintf("line %d: ", fe.Line)))
+			} else {
+				fmt.Fprintf(out, "%s: %v\n", file, e)
 			}
-		} else {
-			fmt.Fprintf(out, "%s: %v\n", file, err)
 		}
 		return site, false
 	}

@@ -110,9 +110,8 @@ func declarationFile() *agentready.Middleware {
 	}
 	m, err := agentready.New(site)
 	if err != nil {
-		log.Fatalf("site.yaml: %v (line of a field: lines.Line(field))", err)
+		log.Fatalf("site.yaml: %v", lines.Locate(err)) // each problem at the line of its field
 	}
-	_ = lines
 	return m
 }
 

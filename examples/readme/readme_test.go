@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
 )
 
 // TestREADMEGoBlocks holds the README's Go to compiling code: a block that
@@ -70,14 +73,18 @@ func TestREADMEGoBlocks(t *testing.T) {
 }
 
 // goBlocks returns the README's ```go blocks.
-func goBlocks(md string) []string {
+func goBlocks(md string) []string { return fenced(md, "go") }
+
+// fenced returns the bodies of md's code blocks fenced as lang.
+func fenced(md, lang string) []string {
 	var out []string
+	open := "```" + lang + "\n"
 	for {
-		i := strings.Index(md, "```go\n")
+		i := strings.Index(md, open)
 		if i < 0 {
 			return out
 		}
-		md = md[i+len("```go\n"):]
+		md = md[i+len(open):]
 		j := strings.Index(md, "\n```")
 		if j < 0 {
 			return out
@@ -128,4 +135,29 @@ func inOrder(part, all []string) bool {
 		}
 	}
 	return false
+}
+
+// TestREADMEDeclarationFile: the declaration file the README shows loads,
+// validates and builds a Middleware as its Go block does.
+func TestREADMEDeclarationFile(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "\n## Declaration files\n")
+	blocks := fenced(section, "yaml")
+	if len(blocks) == 0 {
+		t.Fatal("no YAML block under \"Declaration files\"")
+	}
+	file := filepath.Join(t.TempDir(), "site.yaml")
+	if err := os.WriteFile(file, []byte(blocks[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, lines, err := config.LoadSite(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agentready.New(site); err != nil {
+		t.Errorf("the README's declaration file: %v", lines.Locate(err))
+	}
 }
