@@ -117,7 +117,7 @@ func (m *Middleware) Reload(site config.Site) error {
 	}
 	removals, lookup := removedRoutes(m.removals, old, &site, now())
 	st.removed = lookup
-	if old.ver != nil && sameVerification(old.policy.Site().Agents, site.Agents) {
+	if old.ver != nil && sameVerification(old.policy.Site(), &site) {
 		st.verifier = old.ver // loaded and running: the claims it checks are the same
 	}
 	c, err := build(site, st, nil)
@@ -252,8 +252,8 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if vo.Logger == nil {
 		vo.Logger = st.logger
 	}
-	if u, err := url.Parse(site.URL); err == nil && u.Host != "" {
-		vo.Authorities = append([]string{u.Host}, vo.Authorities...)
+	if h := siteHost(site.URL); h != "" {
+		vo.Authorities = append([]string{h}, vo.Authorities...)
 	}
 	ver := st.verifier
 	if ver == nil {
@@ -449,19 +449,27 @@ func (m *Middleware) Publisher() http.Handler {
 // DocumentPaths lists the paths the discovery documents are served at.
 func (m *Middleware) DocumentPaths() []string { return m.cur.Load().docs.Paths() }
 
-// sameVerification reports whether two lists of agent policies ask for the
-// same verification, so that a Reload keeps the loaded Verifier.
-func sameVerification(a, b []config.AgentPolicy) bool {
-	var va, vb []any
-	for _, p := range a {
-		if p.Verify.Required {
-			va = append(va, p.Name, p.Verify)
+// sameVerification reports whether two declarations ask for the same
+// verification, so that a Reload keeps the loaded Verifier: the same
+// verified-only policies, and the same site host, the authority Web Bot
+// Auth signatures must be made for (New adds it to Options.Authorities).
+func sameVerification(a, b *config.Site) bool {
+	required := func(s *config.Site) []any {
+		var v []any
+		for _, p := range s.Agents {
+			if p.Verify.Required {
+				v = append(v, p.Name, p.Verify)
+			}
 		}
+		return v
 	}
-	for _, p := range b {
-		if p.Verify.Required {
-			vb = append(vb, p.Name, p.Verify)
-		}
+	return siteHost(a.URL) == siteHost(b.URL) && reflect.DeepEqual(required(a), required(b))
+}
+
+// siteHost is the host[:port] of a site URL, "" when it has none.
+func siteHost(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Host
 	}
-	return reflect.DeepEqual(va, vb)
+	return ""
 }

@@ -268,4 +268,11 @@ func TestReloadKeepsVerifier(t *testing.T) {
 	if err := m.Reload(next); err != nil || m.Verifier() == v {
 		t.Errorf("changed verification: %v, Verifier kept %v", err, m.Verifier() == v)
 	}
+	// A new site host is a new authority for signatures: a new Verifier.
+	v = m.Verifier()
+	next = verifiedSite(inside, inside, true)
+	next.URL = "https://moved.example"
+	if err := m.Reload(next); err != nil || m.Verifier() == v {
+		t.Errorf("a new site host: %v, Verifier kept %v", err, m.Verifier() == v)
+	}
 }
