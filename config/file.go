@@ -285,6 +285,13 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			d.fail(n, path, "want a %s", t.Kind())
 			return
 		}
+		if t.Kind() == reflect.Bool && n.ShortTag() != "!!bool" {
+			// yaml.v3 decodes YAML 1.1's yes, on, y (quoted too) into a
+			// bool; the format's booleans are true and false (the JSON
+			// Schema's boolean), and anything else is a mistake to report.
+			d.fail(n, path, "%q is not a %s", n.Value, t.Kind())
+			return
+		}
 		p := reflect.New(t)
 		if err := n.Decode(p.Interface()); err != nil {
 			d.fail(n, path, "%q is not a %s", n.Value, t.Kind())

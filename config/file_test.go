@@ -177,6 +177,8 @@ func TestParseSiteHostile(t *testing.T) {
 		"complex key":      "name: x\n? [a, b]\n: c\n",
 		"duplicate map":    "name: x\nmetadata:\n  a: \"1\"\n  a: \"2\"\n",
 		"broken second":    "name: x\n---\n: [\n",
+		"bool yes":         "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        required: yes\n",
+		"bool quoted":      "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        required: \"on\"\n",
 		"duplicate in any": "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        default: {a: 1, a: 2}\n",
 	} {
 		if _, _, err := config.ParseSite([]byte(src)); err == nil {
