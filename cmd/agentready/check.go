@@ -231,17 +231,9 @@ func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print the findings as JSON")
-	var sites []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			fmt.Fprintf(stderr, "agentready check: %v\n\n%s", err, usage)
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		sites = append(sites, fs.Arg(0))
-		args = fs.Args()[1:]
+	sites, code := parseArgs(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	if len(sites) != 1 {
 		fmt.Fprintf(stderr, "agentready check: want one site URL\n\n%s", usage)

@@ -12,22 +12,15 @@ import (
 )
 
 // declFlags are the flags of lint and render: the file, and what is
-// published (which decides what validation requires).
-func declFlags(name string, args []string, stderr io.Writer) (file string, f config.Formats, code int) {
+// published (which decides what validation requires). code is the exit
+// code when the command is done (-h, a bad flag), -1 otherwise.
+func declFlags(name string, args []string, stdout, stderr io.Writer) (file string, f config.Formats, code int) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	dialect := fs.String("dialect", "draft-car", "agents.txt grammar: draft-car or v0.1.0")
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			fmt.Fprintf(stderr, "agentready %s: %v\n\n%s", name, err, usage)
-			return "", f, 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, code := parseArgs(fs, args, stdout, stderr)
+	if code >= 0 {
+		return "", f, code
 	}
 	if len(files) != 1 {
 		fmt.Fprintf(stderr, "agentready %s: want one declaration FILE, got %d\n\n%s", name, len(files), usage)
@@ -41,7 +34,7 @@ func declFlags(name string, args []string, stderr io.Writer) (file string, f con
 		fmt.Fprintf(stderr, "agentready %s: -dialect %q: want draft-car or v0.1.0\n", name, *dialect)
 		return "", f, 2
 	}
-	return files[0], f, 0
+	return files[0], f, -1
 }
 
 // load reads and validates a declaration file, printing every problem as
@@ -83,8 +76,8 @@ func unjoin(err error) []error {
 // lint validates a declaration file: exit 0 when it is valid, 1 with the
 // problems (file, line, field path) when not.
 func lint(args []string, stdout, stderr io.Writer) int {
-	file, f, code := declFlags("lint", args, stderr)
-	if code != 0 {
+	file, f, code := declFlags("lint", args, stdout, stderr)
+	if code >= 0 {
 		return code
 	}
 	site, ok := load(file, f, stdout)
@@ -98,8 +91,8 @@ func lint(args []string, stdout, stderr io.Writer) int {
 // render prints every document a declaration file yields, each under a
 // header naming it and its paths.
 func render(args []string, stdout, stderr io.Writer) int {
-	file, f, code := declFlags("render", args, stderr)
-	if code != 0 {
+	file, f, code := declFlags("render", args, stdout, stderr)
+	if code >= 0 {
 		return code
 	}
 	site, ok := load(file, f, stderr)

@@ -107,26 +107,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-func verifyAudit(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify-audit", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	keyFlag := fs.String("key", "", "the site's Ed25519 public key, standard base64")
-	// Flags may come before or after the artifact.
-	var sources []string
+// parseArgs parses the flags of fs, which may come before or after the
+// positional arguments, and returns those. On -h it prints the usage to
+// stdout and returns code 0; on a bad flag, the error and the usage to
+// stderr and code 2; otherwise code is -1.
+func parseArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (positional []string, code int) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fmt.Fprint(stdout, usage)
-				return 0
+				return nil, 0
 			}
-			fmt.Fprintf(stderr, "agentready verify-audit: %v\n\n%s", err, usage)
-			return 2
+			fmt.Fprintf(stderr, "agentready %s: %v\n\n%s", fs.Name(), err, usage)
+			return nil, 2
 		}
 		if fs.NArg() == 0 {
-			break
+			return positional, -1
 		}
-		sources = append(sources, fs.Arg(0))
+		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
+	}
+}
+
+func verifyAudit(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify-audit", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	keyFlag := fs.String("key", "", "the site's Ed25519 public key, standard base64")
+	sources, code := parseArgs(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	if len(sources) != 1 {
 		fmt.Fprintf(stderr, "agentready verify-audit: want one FILE or URL, got %d\n\n%s", len(sources), usage)

@@ -207,3 +207,13 @@ func TestReadTimeout(t *testing.T) {
 		t.Fatalf("fetch timeout %v, want 10s", saved.Timeout)
 	}
 }
+
+// TestHelp: -h of every command prints the usage and succeeds.
+func TestHelp(t *testing.T) {
+	for _, cmd := range []string{"lint", "render", "check", "verify-audit"} {
+		var out, errOut bytes.Buffer
+		if code := run([]string{cmd, "-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "agentready") || errOut.Len() != 0 {
+			t.Errorf("%s -h: exit %d, stdout %d bytes, stderr %q", cmd, code, out.Len(), errOut.String())
+		}
+	}
+}
