@@ -3,9 +3,10 @@ package agentready
 import (
 	"log/slog"
 
-	"github.com/agentready/agentready/config"
 	"strings"
 	"time"
+
+	"github.com/agentready/agentready/config"
 
 	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/publish"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/internal/problem"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/agentready/agentready/internal/problem"
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"

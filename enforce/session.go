@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/internal/problem"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/agentready/agentready/internal/problem"
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"

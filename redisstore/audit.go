@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/audit"
 	"strconv"
+
+	"github.com/agentready/agentready/audit"
 
 	"github.com/redis/go-redis/v9"
 )

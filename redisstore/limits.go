@@ -5,11 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/keyesc"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/keyesc"
 
 	"github.com/redis/go-redis/v9"
 )

@@ -2,10 +2,11 @@ package redisstore
 
 import (
 	"context"
-	"github.com/agentready/agentready/enforce"
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/enforce"
 
 	"github.com/agentready/agentready/internal/redistest"
 )
