@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
@@ -24,7 +26,6 @@ import (
 	"github.com/agentready/agentready/internal/schematest"
 	"github.com/agentready/agentready/internal/shop"
 	"github.com/agentready/agentready/redisstore"
-	"github.com/redis/go-redis/v9"
 )
 
 // testAuditKey is a fixed Ed25519 key, so that runs are reproducible.

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agentready/agentready/config"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentready/agentready/config"
 )
 
 const mcpField = "AgentsMD.MCP"

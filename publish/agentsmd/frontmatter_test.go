@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/publish/agentsmd"
-	"go.yaml.in/yaml/v3"
 )
 
 // splitFrontMatter follows agents.md 2, parsing rule 1: a file starting

@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/publish/agentsmd"
-	"go.yaml.in/yaml/v3"
 )
 
 // blockOpeners is an independent oracle, written from the CommonMark and
