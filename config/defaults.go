@@ -103,6 +103,16 @@ func (s *Site) SessionEndpointOrDefault() string {
 	return s.Session.Endpoint
 }
 
+// SessionEndpointURL is the session endpoint as an absolute URL: the
+// endpoint path on the site's origin (an absolute URL is kept as it is).
+func (s *Site) SessionEndpointURL() string {
+	ep := s.SessionEndpointOrDefault()
+	if strings.Contains(ep, "://") {
+		return ep
+	}
+	return s.Origin() + ep
+}
+
 // SessionTTLOrDefault is the session TTL.
 func (s *Site) SessionTTLOrDefault() time.Duration {
 	if s.Session.TTL == 0 {

@@ -2,7 +2,6 @@ package agentsjson
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/publish/internal/jsonenc"
@@ -127,10 +126,7 @@ func DraftCar(s *config.Site) ([]byte, error) {
 	for i := range s.Capabilities {
 		cc := carCap(&s.Capabilities[i])
 		if s.Capabilities[i].RequiresSession {
-			cc.SessionEndpoint = s.SessionEndpointOrDefault()
-			if !strings.Contains(cc.SessionEndpoint, "://") {
-				cc.SessionEndpoint = s.Origin() + cc.SessionEndpoint
-			}
+			cc.SessionEndpoint = s.SessionEndpointURL()
 		}
 		doc.Capabilities = append(doc.Capabilities, cc)
 	}

@@ -59,11 +59,7 @@ func projectDraftCar(s *config.Site) config.Site {
 			// Session-Endpoint (agentready's extension): the absolute URL
 			// of the session endpoint, on the capability and the site.
 			pc.RequiresSession = true
-			ep := trim(s.SessionEndpointOrDefault())
-			if !strings.Contains(ep, "://") {
-				ep = s.Origin() + ep
-			}
-			p.Session.Endpoint = ep
+			p.Session.Endpoint = trim(s.SessionEndpointURL())
 		}
 		p.Capabilities = append(p.Capabilities, pc)
 	}
