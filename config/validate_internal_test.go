@@ -171,17 +171,6 @@ func TestParseAgentURI(t *testing.T) {
 	}
 }
 
-func TestIsLoopback(t *testing.T) {
-	for host, want := range map[string]bool{
-		"localhost": true, "LOCALHOST": true, "127.0.0.1": true, "127.255.0.9": true, "::1": true,
-		"::ffff:127.0.0.1": true, "128.0.0.1": false, "example.com": false, "::2": false, "localhost.example": false,
-	} {
-		if got := isLoopback(host); got != want {
-			t.Errorf("isLoopback(%q) = %v, want %v", host, got, want)
-		}
-	}
-}
-
 func TestSameSite(t *testing.T) {
 	tests := []struct {
 		a, b string

@@ -2,11 +2,12 @@ package config
 
 import (
 	"errors"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
 // schemes lists the schemes a URL field accepts: secure ones always, the
@@ -52,7 +53,7 @@ func (r *report) webURL(field, value string, sc schemes) *url.URL {
 	switch {
 	case contains(sc.secure, u.Scheme):
 	case contains(sc.plain, u.Scheme):
-		if !r.f.AllowHTTP && !isLoopback(u.Hostname()) {
+		if !r.f.AllowHTTP && !httpsyntax.IsLoopbackHost(u.Hostname()) {
 			r.addf(field, "", "%q must use %s: plain %s is accepted only for localhost, 127.0.0.0/8 and [::1], or with Formats.AllowHTTP (agentready.WithDevelopment; draft-car 2.1 and agents.md 5 require HTTPS in production)",
 				displayURL(u), orList(sc.secure), u.Scheme)
 		}
@@ -100,22 +101,6 @@ func (r *report) path(field, value, format, ref string) {
 	if u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(value, "?#") {
 		r.addf(field, format, "%q must be a plain path, without a query or fragment (%s)", value, ref)
 	}
-}
-
-// isLoopback reports whether host is localhost, in 127.0.0.0/8 or ::1.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	a = a.WithZone("").Unmap()
-	if a.Is4() {
-		return a.As4()[0] == 127
-	}
-	return a == netip.IPv6Loopback()
 }
 
 // displayURL renders u for an error message without its user information

@@ -1,6 +1,11 @@
-// Package httpsyntax holds small pieces of HTTP field syntax (RFC 9110)
-// that more than one agentready package parses.
+// Package httpsyntax holds small pieces of HTTP syntax (RFC 9110) and of
+// host handling that more than one agentready package needs.
 package httpsyntax
+
+import (
+	"net/netip"
+	"strings"
+)
 
 // TrimOWS trims optional whitespace, spaces and horizontal tabs (RFC 9110
 // 5.6.3), from both ends of s. strings.Trim would build its byte set on
@@ -13,4 +18,20 @@ func TrimOWS(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// IsLoopbackHost reports whether host is localhost, in 127.0.0.0/8 or ::1.
+func IsLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	a = a.WithZone("").Unmap()
+	if a.Is4() {
+		return a.As4()[0] == 127
+	}
+	return a == netip.IPv6Loopback()
 }

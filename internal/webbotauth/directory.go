@@ -228,12 +228,7 @@ func IsLoopback(hostport string) bool {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return httpsyntax.IsLoopbackHost(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
 }
 
 // Key implements KeyResolver. An origin not given to NewDirectories, or no
