@@ -41,7 +41,14 @@ type ShadowStats struct {
 //
 // A candidate that fails validation makes New fail. The shadow doubles the
 // cost of deciding a request. A candidate with verified-only policies has
-// sources of its own: load them with ShadowVerifier, as Verifier's.
+// sources of its own: load them with ShadowVerifier, as Verifier's. It
+// shares the enforced sessions and audit stores, and records nothing.
+//
+// Each request is compared once, as the pipeline (Handler, or a lone
+// Capability binding) decided it. What a Capability binding behind Handler
+// decides afterwards for a route that is not a declared endpoint (the
+// bound capability's scope, auth and limit) is not compared: the
+// candidate decides such a route by its own endpoints.
 func WithShadow(candidate config.Site, hook func(ShadowResult)) Option {
 	return func(st *settings) error {
 		c := candidate
