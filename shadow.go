@@ -85,13 +85,16 @@ func newShadow(st settings, store enforce.Store, sess *sessions) (*shadow, error
 			cst.auditStore = sess.audit
 		}
 	}
-	m, err := build(*spec.site, cst, nil)
-	if err != nil {
-		return nil, err
-	}
 	log := st.logger
 	if log == nil {
 		log = slog.Default()
+	}
+	// What building the candidate logs (contradictions, presence-only auth)
+	// is about the candidate, not the declaration enforced: it says so.
+	cst.logger = log.With("declaration", "shadow")
+	m, err := build(*spec.site, cst, nil)
+	if err != nil {
+		return nil, err
 	}
 	return &shadow{m: m, hook: spec.hook, log: log}, nil
 }

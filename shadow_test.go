@@ -197,3 +197,28 @@ func TestShadowSharesSessions(t *testing.T) {
 		t.Errorf("an identical candidate: %+v", st)
 	}
 }
+
+// TestShadowWarningsNamed: what building the candidate logs names the
+// shadow, so that it is not read as a warning about the declaration
+// enforced.
+func TestShadowWarningsNamed(t *testing.T) {
+	var log bytes.Buffer
+	// Declared auth without WithAuthenticator: both declarations warn.
+	if _, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithLogger(slog.New(slog.NewTextHandler(&log, nil))),
+		agentready.WithShadow(fixtures.OutdoorSupply(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	var enforced, shadow int
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		if strings.Contains(line, "presence only") {
+			if strings.Contains(line, "declaration=shadow") {
+				shadow++
+			} else {
+				enforced++
+			}
+		}
+	}
+	if enforced != 1 || shadow != 1 {
+		t.Errorf("%d warnings for the enforced declaration, %d named the shadow's; want 1 and 1:\n%s", enforced, shadow, log.String())
+	}
+}
