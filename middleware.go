@@ -449,6 +449,10 @@ func (m *Middleware) Publisher() http.Handler {
 // DocumentPaths lists the paths the discovery documents are served at.
 func (m *Middleware) DocumentPaths() []string { return m.cur.Load().docs.Paths() }
 
+// ServesDocument reports whether the current declaration serves a
+// document at path.
+func (m *Middleware) ServesDocument(path string) bool { return m.cur.Load().docs.Serves(path) }
+
 // sameVerification reports whether two declarations ask for the same
 // verification, so that a Reload keeps the loaded Verifier: the same
 // verified-only policies, and the same site host, the authority Web Bot

@@ -76,18 +76,15 @@ func (m *Metrics) Decisions() *prometheus.CounterVec { return m.decisions }
 // DocumentsCounter is the documents counter.
 func (m *Metrics) DocumentsCounter() *prometheus.CounterVec { return m.documents }
 
-// Paths lists the paths of the documents a Middleware serves.
-type Paths interface{ DocumentPaths() []string }
+// DocumentServer tells the paths of the documents a Middleware serves.
+type DocumentServer interface{ ServesDocument(path string) bool }
 
 // Documents wraps h, counting the responses to the document paths docs
-// serves by status. Other paths are not looked at.
-func (m *Metrics) Documents(h http.Handler, docs Paths) http.Handler {
-	known := map[string]bool{}
-	for _, p := range docs.DocumentPaths() {
-		known[p] = true
-	}
+// serves by status, as they are after every Reload. Other paths are not
+// looked at.
+func (m *Metrics) Documents(h http.Handler, docs DocumentServer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !known[r.URL.Path] {
+		if !docs.ServesDocument(r.URL.Path) {
 			h.ServeHTTP(w, r)
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/metrics"
@@ -98,4 +99,41 @@ func gaugeOf(v float64) prometheus.Gauge {
 	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"})
 	g.Set(v)
 	return g
+}
+
+// TestDocumentsAfterReload: documents a Reload adds are counted, and those
+// it removes no longer are.
+func TestDocumentsAfterReload(t *testing.T) {
+	mx, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mx.Documents(m.Handler(http.NotFoundHandler()), m) // wrapped before the reload
+	before := map[string]bool{}
+	for _, p := range m.DocumentPaths() {
+		before[p] = true
+	}
+	next := fixtures.OutdoorSupply()
+	next.Capabilities = append(next.Capabilities, config.Capability{ID: "tools", Description: "Tools over MCP",
+		Endpoint: "https://outdoorsupply.example/tools/mcp", Protocol: config.ProtocolMCP})
+	if err := m.Reload(next); err != nil {
+		t.Fatal(err)
+	}
+	added := ""
+	for _, p := range m.DocumentPaths() {
+		if !before[p] {
+			added = p
+		}
+	}
+	if added == "" {
+		t.Fatal("the reload added no document")
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", added, nil))
+	if n := testutil.ToFloat64(mx.DocumentsCounter().WithLabelValues(added, "200")); n != 1 {
+		t.Errorf("%s, added by the reload: counted %v times", added, n)
+	}
 }
