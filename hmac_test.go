@@ -155,3 +155,61 @@ func TestHMACCapability(t *testing.T) {
 		t.Errorf("a signature moved to a request with a query: %d", got)
 	}
 }
+
+// TestHMACNonceKeptByExplainAndShadow: deciding a signed request without
+// serving it (Explain, or a shadow declaration on a route bound behind
+// Handler, which decides before the binding does) does not use up its
+// nonce: the request is then served, and only its replay is refused.
+func TestHMACNonceKeptByExplainAndShadow(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	keys := func(_ context.Context, id string) (verify.RequestKey, error) {
+		if id == "partner-hmac" {
+			return verify.RequestKey{Algorithm: "hmac-sha256", Secret: secret}, nil
+		}
+		return verify.RequestKey{}, errors.New("unknown key")
+	}
+	withOrders := func(path string) config.Site {
+		site := fixtures.OutdoorSupply()
+		site.Capabilities = append(site.Capabilities, config.Capability{
+			ID: "orders", Description: "Place an order", Endpoint: "https://outdoorsupply.example" + path,
+			Method: "GET", Protocol: config.ProtocolREST, Auth: config.Auth{Type: config.AuthHMAC},
+		})
+		return site
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The candidate declares the capability at the bound route itself.
+	m, err := agentready.New(withOrders("/api/orders"), agentready.WithRequestSignatures(keys), agentready.WithLogger(discardLogger()),
+		agentready.WithVerification(verify.Options{Authorities: []string{ln.Addr().String()}}),
+		agentready.WithShadow(withOrders("/shop/orders"), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /shop/orders", m.Capability("orders")(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
+	srv := httptest.NewUnstartedServer(m.Handler(mux))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	r, _ := http.NewRequest(http.MethodGet, srv.URL+"/shop/orders", nil)
+	r.Header.Set("User-Agent", "PartnerBot/1.0")
+	if err := httpsig.Sign(r, httpsig.SigningProfile{Algorithm: httpsig.Algo_HMAC_SHA256, Fields: httpsig.Fields("@method", "@authority", "@path"),
+		Metadata: []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaKeyID, httpsig.MetaAlgorithm, httpsig.MetaNonce}},
+		httpsig.SigningKey{Secret: secret, MetaKeyID: "partner-hmac"}); err != nil {
+		t.Fatal(err)
+	}
+	m.Explain(r)
+	for i, want := range []int{http.StatusOK, http.StatusUnauthorized} { // served, then its replay refused
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("sending %d: status %d, want %d", i+1, res.StatusCode, want)
+		}
+	}
+}

@@ -80,7 +80,7 @@ func quoteSafe(s string) string {
 // an hmac capability's signature is verified (Config.SignedRequests),
 // other credentials go to Config.Authenticate, and without either only
 // the credential's presence is checked (d.PresenceOnly).
-func (e *Enforcer) checkAuth(r *http.Request, ci int, d *Decision) bool {
+func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *Decision) bool {
 	c := &e.p.Capabilities[ci]
 	hmac := c.Auth.TypeOrDefault() == config.AuthHMAC && e.signed != nil
 	d.PresenceOnly = e.auth == nil && !hmac
@@ -91,7 +91,7 @@ func (e *Enforcer) checkAuth(r *http.Request, ci int, d *Decision) bool {
 		d.Outcome, d.Rule = DenyAuth, e.authText[ci]
 		return false
 	case hmac:
-		err = e.verifySigned(r, c.Decl)
+		err = e.verifySigned(r, c.Decl, record)
 	case e.auth != nil:
 		err = e.auth(r, c.Decl, cred)
 	}

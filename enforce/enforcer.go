@@ -105,9 +105,11 @@ type Verifier interface {
 }
 
 // SignedRequests verifies a request's HTTP Message Signature and returns
-// the key id that signed it; *verify.RequestSignatures is one.
+// the key id that signed it; *verify.RequestSignatures is one. record is
+// false for Explain (and a shadow declaration), which must not use up the
+// signature's nonce.
 type SignedRequests interface {
-	Verify(r *http.Request) (keyID string, err error)
+	Verify(r *http.Request, record bool) (keyID string, err error)
 }
 
 // KeyFunc returns the identity rate limits are counted under for a request.
@@ -374,7 +376,7 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 			return
 		}
 		// Declared auth (draft-car 2.5 Auth).
-		if c.Auth.Required() && !e.checkAuth(r, ci, d) {
+		if c.Auth.Required() && !e.checkAuth(r, ci, consume, d) {
 			return
 		}
 	}
@@ -747,7 +749,7 @@ func (e *Enforcer) browserAuth(r *http.Request, ci int) (d Decision, denied bool
 		return d, false
 	}
 	d.Capability, d.cap1 = e.p.Capabilities[ci].ID, ci+1
-	if e.checkAuth(r, ci, &d) {
+	if e.checkAuth(r, ci, true, &d) {
 		return d, false
 	}
 	d.Status = statusOf(d.Outcome)
@@ -881,7 +883,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 	case st.agent >= 0 && !p.Agents[st.agent].Permitted[ci]:
 		d.Outcome, d.Rule = DenyCapability, p.Agents[st.agent].Rule
 	case c.Auth.Required():
-		e.checkAuth(r, ci, &d)
+		e.checkAuth(r, ci, true, &d)
 	}
 	if d.Outcome == Allow && !c.Limit.IsZero() {
 		var ls [3]Limit

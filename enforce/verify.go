@@ -63,7 +63,7 @@ func (e *Enforcer) authority(r *http.Request) string { return r.Host }
 // declaring Auth: hmac. The body, whose digest the signature may cover, is
 // bounded by the capability's BodyLimit first: the digest is computed over
 // all of it.
-func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability) error {
+func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bool) error {
 	if r.Body != nil && r.Body != http.NoBody {
 		limit := c.BodyLimit
 		if limit <= 0 {
@@ -71,7 +71,7 @@ func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability) error {
 		}
 		r.Body = http.MaxBytesReader(nil, r.Body, limit)
 	}
-	_, err := e.signed.Verify(r)
+	_, err := e.signed.Verify(r, record)
 	return err
 }
 

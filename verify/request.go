@@ -91,10 +91,12 @@ func NewRequestSignatures(keys RequestKeys, o RequestOptions) (*RequestSignature
 	return s, nil
 }
 
-// Verify checks r's signature and returns the key id that signed it.
-// Reading a body to check its digest leaves r.Body readable again; bound
-// the body first (http.MaxBytesReader).
-func (s *RequestSignatures) Verify(r *http.Request) (string, error) {
+// Verify checks r's signature and returns the key id that signed it. With
+// record, the signature's nonce is used up (a nonce seen before fails);
+// without (Explain), it is checked but not recorded, so the request itself
+// can still present it. Reading a body to check its digest leaves r.Body
+// readable again; bound the body first (http.MaxBytesReader).
+func (s *RequestSignatures) Verify(r *http.Request, record bool) (string, error) {
 	// httpsig-go derives @authority from r.Host: a Host that is not this
 	// site's would let a signature made for another site verify here.
 	if !s.authorities[normalAuthority(r.Host)] {
@@ -149,12 +151,14 @@ func (s *RequestSignatures) Verify(r *http.Request) (string, error) {
 	}
 	if nonce, err := res.Nonce(); err == nil && nonce != "" {
 		created, _ := res.Created()
-		seen, err := s.replays.Seen(r.Context(), requestReplayKey(f.keyID, nonce), time.Unix(int64(created), 0).Add(s.maxAge+time.Minute))
-		if err != nil {
-			return "", fmt.Errorf("HTTP message signature: replay cache: %w", err)
-		}
-		if seen {
-			return "", errors.New("HTTP message signature: nonce already used")
+		if record {
+			seen, err := s.replays.Seen(r.Context(), requestReplayKey(f.keyID, nonce), time.Unix(int64(created), 0).Add(s.maxAge+time.Minute))
+			if err != nil {
+				return "", fmt.Errorf("HTTP message signature: replay cache: %w", err)
+			}
+			if seen {
+				return "", errors.New("HTTP message signature: nonce already used")
+			}
 		}
 	}
 	return f.keyID, nil
