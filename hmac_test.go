@@ -18,7 +18,9 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -159,7 +161,8 @@ func TestHMACCapability(t *testing.T) {
 // TestHMACNonceKeptByExplainAndShadow: deciding a signed request without
 // serving it (Explain, or a shadow declaration on a route bound behind
 // Handler, which decides before the binding does) does not use up its
-// nonce: the request is then served, and only its replay is refused.
+// nonce: the request is then served, and only its replay is refused. The
+// replay cache is shared, as a Redis one is between declarations.
 func TestHMACNonceKeptByExplainAndShadow(t *testing.T) {
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	keys := func(_ context.Context, id string) (verify.RequestKey, error) {
@@ -182,34 +185,43 @@ func TestHMACNonceKeptByExplainAndShadow(t *testing.T) {
 	}
 	// The candidate declares the capability at the bound route itself.
 	m, err := agentready.New(withOrders("/api/orders"), agentready.WithRequestSignatures(keys), agentready.WithLogger(discardLogger()),
-		agentready.WithVerification(verify.Options{Authorities: []string{ln.Addr().String()}}),
+		agentready.WithVerification(verify.Options{Authorities: []string{ln.Addr().String()}, Replays: webbotauth.NewMemoryReplays(100)}),
 		agentready.WithShadow(withOrders("/shop/orders"), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /shop/orders", m.Capability("orders")(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
+	mux.Handle("GET /api/orders", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	srv := httptest.NewUnstartedServer(m.Handler(mux))
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
 	defer srv.Close()
-	r, _ := http.NewRequest(http.MethodGet, srv.URL+"/shop/orders", nil)
-	r.Header.Set("User-Agent", "PartnerBot/1.0")
-	if err := httpsig.Sign(r, httpsig.SigningProfile{Algorithm: httpsig.Algo_HMAC_SHA256, Fields: httpsig.Fields("@method", "@authority", "@path"),
-		Metadata: []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaKeyID, httpsig.MetaAlgorithm, httpsig.MetaNonce}},
-		httpsig.SigningKey{Secret: secret, MetaKeyID: "partner-hmac"}); err != nil {
-		t.Fatal(err)
-	}
-	m.Explain(r)
-	for i, want := range []int{http.StatusOK, http.StatusUnauthorized} { // served, then its replay refused
-		res, err := http.DefaultClient.Do(r)
-		if err != nil {
+	signed := func(path string) *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		r.Header.Set("User-Agent", "PartnerBot/1.0")
+		if err := httpsig.Sign(r, httpsig.SigningProfile{Algorithm: httpsig.Algo_HMAC_SHA256, Fields: httpsig.Fields("@method", "@authority", "@path"),
+			Metadata: []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaKeyID, httpsig.MetaAlgorithm, httpsig.MetaNonce}},
+			httpsig.SigningKey{Secret: secret, MetaKeyID: "partner-hmac"}); err != nil {
 			t.Fatal(err)
 		}
-		res.Body.Close()
-		if res.StatusCode != want {
-			t.Errorf("sending %d: status %d, want %d", i+1, res.StatusCode, want)
+		return r
+	}
+	explained := signed("/api/orders")
+	if d := m.Explain(explained); d.Outcome != enforce.Allow {
+		t.Fatalf("Explain: %v (%v)", d.Outcome, d.Err)
+	}
+	for name, r := range map[string]*http.Request{"explained": explained, "bound, with a shadow": signed("/shop/orders")} {
+		for i, want := range []int{http.StatusOK, http.StatusUnauthorized} { // served, then its replay refused
+			res, err := http.DefaultClient.Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != want {
+				t.Errorf("%s, sending %d: status %d, want %d", name, i+1, res.StatusCode, want)
+			}
 		}
 	}
 }
