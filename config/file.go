@@ -304,22 +304,55 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 // plain decodes n, a value of any type (a parameter's default, a JSON
 // schema), into the values encoding/json would make, node by node so that
 // every value counts against maxVisits, aliases expanded (yaml.v3's Decode
-// counts an alias once). Mapping keys are strings, each set once.
+// counts an alias once). Mapping keys are strings, each set once. A value
+// nests at most maxPlainDepth deep, and an alias to a value that holds it
+// (&a [*a]) is an error, not an expansion.
 func (d *fileDecoder) plain(n *yaml.Node, path string) (any, bool) {
+	p := plainDecoder{d: d, path: path, open: map[*yaml.Node]bool{}}
+	return p.value(n)
+}
+
+// maxPlainDepth bounds how deep a value of any type nests.
+const maxPlainDepth = 64
+
+type plainDecoder struct {
+	d    *fileDecoder
+	path string              // the field holding the value
+	at   []string            // the indexes and keys below it, to the node being decoded
+	open map[*yaml.Node]bool // the aliased nodes being decoded: an alias to one is a cycle
+}
+
+func (p *plainDecoder) fail(n *yaml.Node, format string, args ...any) (any, bool) {
+	p.d.fail(n, p.path+strings.Join(p.at, ""), format, args...)
+	return nil, false
+}
+
+func (p *plainDecoder) value(n *yaml.Node) (any, bool) {
+	d := p.d
 	if d.visits++; d.visits > maxVisits {
 		if d.visits == maxVisits+1 {
-			d.fail(n, path, "the file expands to more than %d values (aliases?)", maxVisits)
+			return p.fail(n, "the file expands to more than %d values (aliases?)", maxVisits)
 		}
 		return nil, false
 	}
+	if len(p.at) > maxPlainDepth {
+		return p.fail(n, "nested deeper than %d", maxPlainDepth)
+	}
 	if n.Kind == yaml.AliasNode {
+		if p.open[n.Alias] {
+			return p.fail(n, "alias %q refers to a value that holds it", n.Value)
+		}
+		p.open[n.Alias] = true
+		defer delete(p.open, n.Alias)
 		n = n.Alias
 	}
 	switch n.Kind {
 	case yaml.SequenceNode:
 		s := make([]any, len(n.Content))
 		for i, e := range n.Content {
-			x, ok := d.plain(e, path+"["+strconv.Itoa(i)+"]")
+			p.at = append(p.at, "["+strconv.Itoa(i)+"]")
+			x, ok := p.value(e)
+			p.at = p.at[:len(p.at)-1]
 			if !ok {
 				return nil, false
 			}
@@ -331,14 +364,14 @@ func (d *fileDecoder) plain(n *yaml.Node, path string) (any, bool) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
-				d.fail(k, path, "a key must be a plain name")
-				return nil, false
+				return p.fail(k, "a key must be a plain name")
 			}
 			if _, dup := m[k.Value]; dup {
-				d.fail(k, path, "key %q is set twice", k.Value)
-				return nil, false
+				return p.fail(k, "key %q is set twice", k.Value)
 			}
-			x, ok := d.plain(val, path+"["+strconv.Quote(k.Value)+"]")
+			p.at = append(p.at, "["+strconv.Quote(k.Value)+"]")
+			x, ok := p.value(val)
+			p.at = p.at[:len(p.at)-1]
 			if !ok {
 				return nil, false
 			}
@@ -348,8 +381,7 @@ func (d *fileDecoder) plain(n *yaml.Node, path string) (any, bool) {
 	}
 	var x any
 	if err := n.Decode(&x); err != nil { // a scalar: no alias within
-		d.fail(n, path, "%v", err)
-		return nil, false
+		return p.fail(n, "%v", err)
 	}
 	return x, true
 }

@@ -177,6 +177,10 @@ func TestParseSiteHostile(t *testing.T) {
 		"complex key":      "name: x\n? [a, b]\n: c\n",
 		"duplicate map":    "name: x\nmetadata:\n  a: \"1\"\n  a: \"2\"\n",
 		"broken second":    "name: x\n---\n: [\n",
+		"self alias":       "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        default: &a [*a]\n",
+		"self alias map":   "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        default: &a {k: *a}\n",
+		"alias chain":      "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        default: {" + aliasChain(100) + "}\n",
+		"deep nesting":     "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        default: " + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "\n",
 		"bool yes":         "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        required: yes\n",
 		"bool quoted":      "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        required: \"on\"\n",
 		"duplicate in any": "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        default: {a: 1, a: 2}\n",
@@ -243,4 +247,15 @@ func TestLocate(t *testing.T) {
 	if lines.Locate(other) != other {
 		t.Error("another error was changed")
 	}
+}
+
+// aliasChain writes n mapping entries, each a list holding the one before
+// by alias: a0: &a0 [0], a1: &a1 [*a0], ...
+func aliasChain(n int) string {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [0]")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, ", a%d: &a%d [*a%d]", i, i, i-1)
+	}
+	return b.String()
 }
