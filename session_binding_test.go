@@ -2,6 +2,7 @@ package agentready_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -195,36 +196,53 @@ func TestExplainSessions(t *testing.T) {
 // TestBodyLimitOnBoundRoutes: a capability's BodyLimit holds for a recorded
 // request on a route bound to it behind Handler as at its declared
 // endpoint (Wrap, not knowing the capability, read the body with the
-// default limit), and the handler never sees the body.
+// default limit), in report-only mode too; the handler never sees the
+// body, and the audit trail keeps none of it.
 func TestBodyLimitOnBoundRoutes(t *testing.T) {
-	site := acme()
-	site.Access = config.Access{Allow: []string{"/"}}
-	for i := range site.Capabilities {
-		if site.Capabilities[i].ID == "cart.add" {
-			site.Capabilities[i].BodyLimit = 64
-		}
-	}
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
-		agentready.WithLogger(discardLogger()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := 0
-	mux := http.NewServeMux()
-	mux.Handle("POST /shop/add", m.Capability("cart.add")(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran++ })))
-	srv := httptest.NewServer(m.Handler(mux))
-	defer srv.Close()
-	token, _ := createSession(t, srv.URL, uaClaudeBot)
-	big := `{"id":"mug-blue","note":"` + strings.Repeat("x", 1000) + `"}`
-	for _, path := range []string{"/shop/add", api + "cart/add"} {
-		if r := call(t, "POST", srv.URL+path, big, "User-Agent", uaClaudeBot, "X-Agent-Session", token); r.status != http.StatusRequestEntityTooLarge {
-			t.Errorf("%s, %d bytes over a 64-byte limit: status %d, want 413", path, len(big), r.status)
-		}
-	}
-	if ran != 0 {
-		t.Errorf("the bound handler ran %d times for a body over its limit", ran)
-	}
-	if r := call(t, "POST", srv.URL+"/shop/add", `{"id":"mug-blue"}`, "User-Agent", uaClaudeBot, "X-Agent-Session", token); r.status != http.StatusOK || ran != 1 {
-		t.Errorf("a body within the limit: status %d, handler ran %d times", r.status, ran)
+	for _, reportOnly := range []bool{false, true} {
+		t.Run(fmt.Sprint("report-only=", reportOnly), func(t *testing.T) {
+			site := acme()
+			site.Access = config.Access{Allow: []string{"/"}}
+			for i := range site.Capabilities {
+				if site.Capabilities[i].ID == "cart.add" {
+					site.Capabilities[i].BodyLimit = 64
+				}
+			}
+			opts := []agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+				agentready.WithLogger(discardLogger())}
+			if reportOnly {
+				opts = append(opts, agentready.WithReportOnly())
+			}
+			m, err := agentready.New(site, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ran := 0
+			mux := http.NewServeMux()
+			mux.Handle("POST /shop/add", m.Capability("cart.add")(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran++ })))
+			srv := httptest.NewServer(m.Handler(mux))
+			defer srv.Close()
+			token, id := createSession(t, srv.URL, uaClaudeBot)
+			big := `{"id":"mug-blue","note":"` + strings.Repeat("x", 1000) + `"}`
+			for _, path := range []string{"/shop/add", api + "cart/add"} {
+				if r := call(t, "POST", srv.URL+path, big, "User-Agent", uaClaudeBot, "X-Agent-Session", token); r.status != http.StatusRequestEntityTooLarge {
+					t.Errorf("%s, %d bytes over a 64-byte limit: status %d, want 413", path, len(big), r.status)
+				}
+			}
+			if ran != 0 {
+				t.Errorf("the bound handler ran %d times for a body over its limit", ran)
+			}
+			if r := call(t, "POST", srv.URL+"/shop/add", `{"id":"mug-blue"}`, "User-Agent", uaClaudeBot, "X-Agent-Session", token); r.status != http.StatusOK || ran != 1 {
+				t.Errorf("a body within the limit: status %d, handler ran %d times", r.status, ran)
+			}
+			if r := call(t, "DELETE", srv.URL+sessPath, "", "User-Agent", uaClaudeBot, "X-Agent-Session", token); r.status != http.StatusOK {
+				t.Fatalf("DELETE: %d", r.status)
+			}
+			for _, ev := range artifact(t, srv.URL, id).Events {
+				if _, kept := ev.Params["note"]; kept {
+					t.Errorf("the trail keeps the refused body: %s %d %v", ev.Capability, ev.ResponseStatus, ev.Params)
+				}
+			}
+		})
 	}
 }

@@ -908,7 +908,9 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		d.Outcome, d.Status, d.Err = DenyBody, http.StatusRequestEntityTooLarge, errBodyTooLarge
 		d.Rule = ruleBodyLimits
 	}
-	d.ReportOnly = e.reportOnly && d.Outcome != Allow
+	// As at the endpoint, a body over the limit is refused in report-only
+	// mode too.
+	d.ReportOnly = e.reportOnly && d.Outcome != Allow && d.Outcome != DenyBody
 	d.cap1 = ci + 1
 	if st.aw != nil {
 		// Wrap is recording this session-bound request: the event is this

@@ -465,6 +465,16 @@ func (a *auditWriter) bind(d *Decision) {
 	if d.Outcome != Allow && !d.ReportOnly {
 		a.ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
 	}
+	if d.Outcome == DenyBody {
+		// A body over the bound capability's limit reaches no handler, and
+		// the event keeps none of it, as at the endpoint (the query's
+		// parameters stay).
+		q, ok := a.ev.Params[QueryMember]
+		a.ev.Params = nil
+		if ok {
+			a.ev.Params = map[string]any{QueryMember: q}
+		}
+	}
 	a.amended = a.seq >= 0
 }
 
