@@ -437,9 +437,7 @@ func (f *Failover) Peek(ctx context.Context, limits []Limit, res []Result) error
 	// A peek takes a turn as a call does, but never waits for one: it must
 	// not take a pool connection from a request that has its turn.
 	if p, ok := f.primary.(Peeker); ok && !f.down.Load() && f.tryEnter() {
-		err := f.bounded(ctx, p.Peek, limits, res)
-		f.leave()
-		if err == nil {
+		if f.peekInTurn(ctx, p, limits, res) == nil {
 			return nil
 		}
 	}
@@ -507,6 +505,13 @@ func (f *Failover) callInTurn(ctx context.Context, limits []Limit, res []Result)
 		f.fail(err, false)
 	}
 	return err
+}
+
+// peekInTurn is the primary's Peek for a call that has a turn, which it
+// gives back even if the primary panics.
+func (f *Failover) peekInTurn(ctx context.Context, p Peeker, limits []Limit, res []Result) error {
+	defer f.leave()
+	return f.bounded(ctx, p.Peek, limits, res)
 }
 
 // tryEnter takes a turn if one is free, without waiting.

@@ -702,3 +702,27 @@ func TestFailoverPeekTakesNoBusyTurn(t *testing.T) {
 		t.Errorf("Peek with turns free: %v, %d peeks of the primary", err, p.peeks.Load())
 	}
 }
+
+// panickyPeek is a one-connection primary whose Peek panics.
+type panickyPeek struct{ *pooledStore }
+
+func (panickyPeek) Peek(context.Context, []enforce.Limit, []enforce.Result) error { panic("peek") }
+
+// A primary panicking in Peek gives its turn back: the next Allow gets it
+// at once instead of waiting out the queue and opening the circuit.
+func TestFailoverPeekPanicGivesTurnBack(t *testing.T) {
+	p := panickyPeek{newPooled(t, 1, false)}
+	f, err := enforce.NewFailover(p, enforce.WithQueueTimeout(50*time.Millisecond),
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := []enforce.Limit{{Name: "site", Key: enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}, Rate: 10, Period: time.Hour}}
+	func() {
+		defer func() { _ = recover() }()
+		_ = f.Peek(context.Background(), limits, make([]enforce.Result, 1))
+	}()
+	if err := f.Allow(context.Background(), limits, make([]enforce.Result, 1)); err != nil || f.Degraded() {
+		t.Errorf("Allow after a panicking Peek: %v, degraded %v", err, f.Degraded())
+	}
+}
