@@ -42,7 +42,9 @@ type ShadowStats struct {
 // A candidate that fails validation makes New fail. The shadow doubles the
 // cost of deciding a request. A candidate with verified-only policies has
 // sources of its own: load them with ShadowVerifier, as Verifier's. It
-// shares the enforced sessions and audit stores, and records nothing.
+// shares the enforced sessions and audit stores and records nothing (no
+// event, no nonce, no token); it does call the WithAuthenticator function,
+// as Explain does.
 //
 // Each request is compared once, as the pipeline (Handler, or a lone
 // Capability binding) decided it. What a Capability binding behind Handler
