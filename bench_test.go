@@ -30,12 +30,18 @@ type pipelineCase struct {
 	// chrome adds the other request headers Chrome sends with a
 	// navigation, so that header lookups cost what they do in production.
 	chrome bool
+	// busy serves the request by a declaration whose claude limit is a
+	// daily one: every request draws it down, so that the RateLimit value
+	// is new each time, where the other cases' buckets refill between
+	// requests and their value is shared.
+	busy bool
 }
 
 func pipelineCases() []pipelineCase {
 	return []pipelineCase{
 		// claude: agent/claude 200/minute + capability/product-search 60/minute.
 		{name: "agent-matched-limits", method: "GET", target: "/api/search?q=tent", ua: uaClaudeDeclared},
+		{name: "agent-matched-busy", method: "GET", target: "/api/search?q=tent", ua: uaClaudeDeclared, busy: true},
 		// ClaudeBot under "*": no limit applies to /api/other.
 		{name: "agent-no-limit", method: "GET", target: "/api/other", ua: uaClaudeBot},
 		{name: "browser", method: "GET", target: "/api/search?q=tent", ua: uaChrome},
@@ -50,20 +56,38 @@ func pipelineCases() []pipelineCase {
 	}
 }
 
-func newPipeline(tb testing.TB) (http.Handler, string) {
+// pipeline holds the handlers the cases run through.
+type pipeline struct {
+	h, busy http.Handler
+	etag    string // of agents.txt
+}
+
+func newPipeline(tb testing.TB) pipeline {
 	tb.Helper()
-	site := fixtures.OutdoorSupply()
-	// Limits high enough that the benchmark never reaches 429.
-	site.Capabilities[0].RateLimit = config.PerSecond(1 << 30)
-	site.Agents[1].RateLimit = config.PerSecond(1 << 30)
-	m, err := agentready.New(site)
-	if err != nil {
-		tb.Fatal(err)
+	handler := func(claude config.Rate) http.Handler {
+		site := fixtures.OutdoorSupply()
+		// Limits high enough that the benchmark never reaches 429.
+		site.Capabilities[0].RateLimit = config.PerSecond(1 << 30)
+		site.Agents[1].RateLimit = claude
+		m, err := agentready.New(site)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return m.Handler(nop)
 	}
-	h := m.Handler(nop)
+	p := pipeline{h: handler(config.PerSecond(1 << 30)), busy: handler(config.PerDay(1 << 30))}
 	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest("GET", "/.well-known/agents.txt", nil))
-	return h, w.Header().Get("ETag")
+	p.h.ServeHTTP(w, httptest.NewRequest("GET", "/.well-known/agents.txt", nil))
+	p.etag = w.Header().Get("ETag")
+	return p
+}
+
+// handler is the handler c runs through.
+func (p pipeline) handler(c pipelineCase) http.Handler {
+	if c.busy {
+		return p.busy
+	}
+	return p.h
 }
 
 func (c pipelineCase) request(etag string) *http.Request {
@@ -103,15 +127,16 @@ func (c pipelineCase) request(etag string) *http.Request {
 // insert); "reused" keeps it, so the handler overwrites the same keys. The
 // difference is the cost of map inserts, paid per response in production.
 func BenchmarkPipeline(b *testing.B) {
-	h, etag := newPipeline(b)
+	p := newPipeline(b)
 	for _, c := range pipelineCases() {
+		h := p.handler(c)
 		for _, fresh := range []bool{true, false} {
 			name := c.name + "/reused"
 			if fresh {
 				name = c.name + "/fresh"
 			}
 			b.Run(name, func(b *testing.B) {
-				r := c.request(etag)
+				r := c.request(p.etag)
 				w := &reusableWriter{h: http.Header{}}
 				b.ReportAllocs()
 				for b.Loop() {
@@ -132,12 +157,13 @@ func BenchmarkPipeline(b *testing.B) {
 //
 //	go test -run '^$' -bench PipelineParallel -benchmem -count 10 .
 func BenchmarkPipelineParallel(b *testing.B) {
-	h, etag := newPipeline(b)
+	p := newPipeline(b)
 	for _, c := range pipelineCases() {
+		h := p.handler(c)
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
-				r := c.request(etag)
+				r := c.request(p.etag)
 				w := &reusableWriter{h: http.Header{}}
 				for pb.Next() {
 					w.reset()
@@ -149,14 +175,16 @@ func BenchmarkPipelineParallel(b *testing.B) {
 }
 
 // TestPipelineAllocs holds the allocation promises: nothing for browsers,
-// documents and agents without limits; two (the RateLimit value and the
-// slice that holds it) with them.
+// documents and agents without limits, nor for agents whose RateLimit value
+// is shared; two (the RateLimit value and what holds it) when the value is
+// new.
 func TestPipelineAllocs(t *testing.T) {
-	h, etag := newPipeline(t)
-	want := map[string]float64{"agent-matched-limits": 2, "agent-no-limit": 0, "browser": 0, "document-200": 0, "document-304": 0,
-		"agent-escaped": 2, "agent-two-readings": 0, "browser-chrome-headers": 0}
+	p := newPipeline(t)
+	want := map[string]float64{"agent-matched-limits": 0, "agent-matched-busy": 2, "agent-no-limit": 0, "browser": 0, "document-200": 0, "document-304": 0,
+		"agent-escaped": 0, "agent-two-readings": 0, "browser-chrome-headers": 0}
 	for _, c := range pipelineCases() {
-		r := c.request(etag)
+		h := p.handler(c)
+		r := c.request(p.etag)
 		w := &reusableWriter{h: http.Header{}}
 		h.ServeHTTP(w, r)
 		if c.want != 0 && w.code != c.want {

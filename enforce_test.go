@@ -561,3 +561,50 @@ func TestBoundRouteRateLimitHeaders(t *testing.T) {
 		t.Errorf("RateLimit %q", got)
 	}
 }
+
+// TestRateLimitValueShared: clients whose buckets are full get one shared
+// RateLimit value, and a handler that changes its response's RateLimit
+// with Header().Add or Set changes no other response's.
+func TestRateLimitValueShared(t *testing.T) {
+	m, err := agentready.New(fixtures.OutdoorSupply())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("meddle") {
+		case "add":
+			w.Header().Add("RateLimit", "extra")
+		case "set":
+			w.Header().Set("RateLimit", "mine")
+		}
+	}))
+	want := `"agent/claude";r=199;t=1, "capability/product-search";r=59;t=1`
+	var shared *string
+	for i := range 60 {
+		meddle := []string{"", "add", "set"}[i%3]
+		r := httptest.NewRequest("GET", "/api/search?q=a&meddle="+meddle, nil)
+		r.Header.Set("User-Agent", uaClaudeDeclared)
+		r.RemoteAddr = fmt.Sprintf("192.0.2.%d:1234", i) // a new client: full buckets
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		got := w.Header()["Ratelimit"]
+		switch meddle {
+		case "":
+			if len(got) != 1 || got[0] != want {
+				t.Fatalf("request %d: RateLimit %q, want [%q]", i, got, want)
+			}
+			if i >= 6 && shared != &got[0] {
+				t.Errorf("request %d: the value is not shared", i)
+			}
+			shared = &got[0]
+		case "add":
+			if len(got) != 2 || got[0] != want || got[1] != "extra" {
+				t.Fatalf("request %d: RateLimit %q", i, got)
+			}
+		case "set":
+			if len(got) != 1 || got[0] != "mine" {
+				t.Fatalf("request %d: RateLimit %q", i, got)
+			}
+		}
+	}
+}

@@ -131,8 +131,8 @@ type Decision struct {
 	client  Key
 	limits  [3]Limit
 	results [3]Result
-	header  []string // RateLimit-Policy value for these limits
-	parts   []string // precomputed parts of the RateLimit value
+	header  []string    // RateLimit-Policy value for these limits
+	values  *rateValues // renders the RateLimit value
 }
 
 // Results returns the store's results for the limits that applied.

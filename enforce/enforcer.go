@@ -269,6 +269,7 @@ func New(cfg Config) (*Enforcer, error) {
 	// combination of agent policy and capability.
 	nc := len(p.Capabilities) + 1
 	e.combos = make([]combo, (len(p.Agents)+1)*nc)
+	values := new(rateTable)
 	for ai := -1; ai < len(p.Agents); ai++ {
 		for ci := -1; ci < len(p.Capabilities); ci++ {
 			cb := &e.combos[(ai+1)*nc+ci+1]
@@ -284,7 +285,7 @@ func New(cfg Config) (*Enforcer, error) {
 				errs = append(errs, err)
 				continue
 			}
-			cb.policy, cb.parts = []string{v}, rateLimitParts(cb.limits[:cb.n])
+			cb.policy, cb.values = []string{v}, newRateValues(values, uint64((ai+1)*nc+ci+1), cb.limits[:cb.n])
 		}
 	}
 	e.capOnly = make([]combo, len(p.Capabilities))
@@ -298,7 +299,7 @@ func New(cfg Config) (*Enforcer, error) {
 			errs = append(errs, err)
 			continue
 		}
-		e.capOnly[ci] = combo{policy: []string{v}, parts: rateLimitParts(l)}
+		e.capOnly[ci] = combo{policy: []string{v}, values: newRateValues(values, uint64(len(e.combos)+ci), l)}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -308,8 +309,8 @@ func New(cfg Config) (*Enforcer, error) {
 
 // combo is what is precomputed for one (agent policy, capability) pair.
 type combo struct {
-	policy []string // RateLimit-Policy value
-	parts  []string // see rateLimitParts
+	policy []string    // RateLimit-Policy value
+	values *rateValues // renders and keeps its RateLimit values
 	// limits are the pair's limits (see declaredLimits), n of them, with
 	// an empty Key for limits to fill per request.
 	limits [3]Limit
@@ -892,7 +893,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		d.limits[0] = ls[n-1] // the capability's own limit: Wrap counted the others
 		d.Limits[0] = c.Limit.Name
 		cb := &e.capOnly[ci]
-		d.header, d.parts = cb.policy, cb.parts
+		d.header, d.values = cb.policy, cb.values
 		if err := e.allow(r, &d); err != nil {
 			d.Outcome, d.Err = StoreError, err
 		} else if !d.results[0].Allowed {
@@ -928,14 +929,15 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 }
 
 // setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response
-// (two allocations: the RateLimit value and its slice).
+// (no allocation when the RateLimit value is shared, two when it is
+// rendered: see rateValues).
 func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
 	if d.n == 0 || d.header == nil {
 		return
 	}
 	h := w.Header()
 	h[keyRateLimitPolicy] = d.header
-	h[keyRateLimit] = rateLimitHeaderParts(d.parts, d.limits[:d.n], d.results[:d.n]) // set with d.header
+	h[keyRateLimit] = d.values.header(d.limits[:d.n], d.results[:d.n]) // set with d.header
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)

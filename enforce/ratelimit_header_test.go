@@ -1,14 +1,17 @@
 package enforce
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // appendRateLimit is the reference rendering the tests hold the production
-// value (rateLimitHeaderParts) to: it appends the RateLimit field value for
+// value (rateValues.header) to: it appends the RateLimit field value for
 // one request to dst and returns it (draft section 4), one Service Limit
 // Item per limit:
 //
@@ -34,10 +37,10 @@ func appendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
 	return dst
 }
 
-// rateLimitHeader is the production value (rateLimitHeaderParts) for
-// limits whose parts are rendered on the spot.
+// rateLimitHeader is the production value (rateValues.header) for
+// limits whose parts are rendered on the spot, shared with no other call.
 func rateLimitHeader(limits []Limit, res []Result) []string {
-	return rateLimitHeaderParts(rateLimitParts(limits), limits, res)
+	return newRateValues(new(rateTable), 0, limits).header(limits, res)
 }
 
 func TestValidPolicyName(t *testing.T) {
@@ -185,19 +188,24 @@ func TestRateLimitHeader(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("rateLimitHeader = %q, want [%q]", got, want)
 	}
-	parts := rateLimitParts(limits) // as the policy is compiled
-	if n := testing.AllocsPerRun(1000, func() { _ = rateLimitHeaderParts(parts, limits, res) }); n > 2 {
-		t.Errorf("%v allocs, want at most 2 (the value and its slice)", n)
+	c := newRateValues(new(rateTable), 0, limits) // as the policy is compiled
+	if n := testing.AllocsPerRun(1000, func() {
+		res[0].Remaining++ // new numbers every time
+		_ = c.header(limits, res)
+	}); n != 2 {
+		t.Errorf("%v allocs, want 2 (the value and its slot)", n)
 	}
+	res[0].Remaining = 998
 	// Later headers do not disturb earlier ones.
 	other := rateLimitHeader(limits[:1], res[:1])
 	if got[0] != want || other[0] != `"site";r=998;t=4` {
 		t.Errorf("values changed: %q, %q", got[0], other[0])
 	}
-	// Long values come out whole.
-	long := make([]Limit, 12)
+	// Long values come out whole: three limits (a request's most) with
+	// long names.
+	long := make([]Limit, 3)
 	for i := range long {
-		long[i] = Limit{Name: strings.Repeat("x", 30), Rate: 1, Period: time.Second}
+		long[i] = Limit{Name: strings.Repeat("x", 120), Rate: 1, Period: time.Second}
 	}
 	lres := make([]Result, len(long))
 	if got := rateLimitHeader(long, lres)[0]; got != string(appendRateLimit(nil, long, lres)) {
@@ -316,29 +324,124 @@ func parseSFList(s string) ([]string, bool) {
 	}
 }
 
-func TestRateLimitHeaderParts(t *testing.T) {
+func TestRateLimitHeaderEscapes(t *testing.T) {
 	limits := []Limit{
 		{Name: "agent/claude", Rate: 200, Period: time.Minute},
 		{Name: `odd"name`, Rate: 60, Period: time.Minute},
 	}
 	res := []Result{{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond}, {Allowed: true, Limit: 60, Remaining: 12, Reset: 48 * time.Second}}
-	if got, want := rateLimitHeaderParts(rateLimitParts(limits), limits, res), rateLimitHeader(limits, res); got[0] != want[0] {
-		t.Errorf("parts %q, general %q", got[0], want[0])
+	want := `"agent/claude";r=199;t=1, "odd\"name";r=12;t=1`
+	if got := rateLimitHeader(limits, res); got[0] != want || string(appendRateLimit(nil, limits, res)) != want {
+		t.Errorf("got %q, reference %q, want %q", got[0], appendRateLimit(nil, limits, res), want)
 	}
 }
 
-// BenchmarkRateLimitHeaderParts renders the pipeline's value: two limits,
-// ten-digit counts (a limit of 2^30 a second) and small ones.
-func BenchmarkRateLimitHeaderParts(b *testing.B) {
+// TestRateValuesShared holds rateValues to the reference rendering whatever
+// its slots hold: values repeat and collide in slots, and every response
+// still gets the value of its own numbers, in a slice of capacity 1.
+func TestRateValuesShared(t *testing.T) {
 	limits := []Limit{
-		{Name: "agent:claude", Rate: 1 << 30, Period: time.Second},
-		{Name: "capability:product-search", Rate: 60, Period: time.Minute},
+		{Name: "agent:claude", Rate: 200, Period: time.Minute},
+		{Name: "site", Rate: 1000, Period: time.Hour},
 	}
-	res := []Result{{Allowed: true, Limit: 1 << 30, Remaining: 1<<30 - 12345, Reset: 12345},
-		{Allowed: true, Limit: 60, Remaining: 41, Reset: 19 * time.Second}}
-	parts := rateLimitParts(limits)
-	b.ReportAllocs()
-	for b.Loop() {
-		rateLimitHeaderParts(parts, limits, res)
+	c := newRateValues(new(rateTable), 0, limits)
+	rested := []Result{
+		{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond},
+		{Allowed: true, Limit: 1000, Remaining: 999, Reset: 3600 * time.Millisecond},
 	}
+	// A value is kept when it is rendered a second time in a row for its
+	// slot, and shared from then on.
+	once := c.header(limits, rested)
+	if v := c.table.values[c.slot(&rateNums{199, 1, 999, 4})].Load(); v != nil {
+		t.Errorf("value rendered once is kept: %q", v.value[0])
+	}
+	first := c.header(limits, rested)
+	second := c.header(limits, rested)
+	if &first[0] != &second[0] || &once[0] == &first[0] || once[0] != first[0] {
+		t.Error("the same numbers rendered three times, want the last two to share one value")
+	}
+	if cap(first) != 1 || first[0] != `"agent:claude";r=199;t=1, "site";r=999;t=4` {
+		t.Errorf("value %q cap %d", first, cap(first))
+	}
+	if n := testing.AllocsPerRun(1000, func() { _ = c.header(limits, rested) }); n != 0 {
+		t.Errorf("shared value: %v allocs, want 0", n)
+	}
+	// Two sets of numbers in one slot take turns; neither is ever
+	// answered with the other's value.
+	other := slices.Clone(rested)
+	for r := 0; ; r++ {
+		other[0].Remaining = r
+		if c.slot(&rateNums{int64(r), 1, 999, 4}) == c.slot(&rateNums{199, 1, 999, 4}) && r != 199 {
+			break
+		}
+	}
+	for range 3 {
+		for _, res := range [][]Result{rested, other} {
+			if got, want := c.header(limits, res)[0], string(appendRateLimit(nil, limits, res)); got != want {
+				t.Fatalf("got %q, want %q", got, want)
+			}
+		}
+	}
+	// Another set of limits in the same table, its values in the same
+	// slots (the same seed), is never answered with this one's.
+	renamed := slices.Clone(limits)
+	renamed[0].Name = "agent:other"
+	c2 := newRateValues(c.table, c.seed, renamed)
+	for range 3 {
+		if got := c.header(limits, rested)[0]; got != first[0] {
+			t.Fatalf("got %q, want %q", got, first[0])
+		}
+		if got, want := c2.header(renamed, rested)[0], `"agent:other";r=199;t=1, "site";r=999;t=4`; got != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+	// Fewer limits whose numbers are those of more limits, the rest 0,
+	// get their own value.
+	zero := []Result{rested[0], {Allowed: true, Limit: 1000}}
+	for range 3 {
+		if got := c.header(limits, zero)[0]; got != `"agent:claude";r=199;t=1, "site";r=0;t=0` {
+			t.Fatalf("two limits: %q", got)
+		}
+		if got := c.header(limits[:1], zero[:1])[0]; got != `"agent:claude";r=199;t=1` {
+			t.Fatalf("one limit: %q", got)
+		}
+	}
+	// Random results, many of them repeating, against the reference.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		res := []Result{
+			{Allowed: rng.IntN(8) > 0, Limit: 200, Remaining: rng.IntN(300) - 50, Reset: time.Duration(rng.Int64N(int64(time.Minute))), RetryAfter: time.Duration(rng.Int64N(int64(time.Minute)))},
+			{Allowed: true, Limit: 1000, Remaining: 990 + rng.IntN(10), Reset: time.Duration(rng.Int64N(int64(time.Hour)))},
+		}
+		got := c.header(limits, res)
+		if want := string(appendRateLimit(nil, limits, res)); len(got) != 1 || cap(got) != 1 || got[0] != want {
+			t.Fatalf("results %+v: got %q, want %q", res, got, want)
+		}
+	}
+}
+
+// slot is the slot of c's value of nums.
+func (c *rateValues) slot(nums *rateNums) int {
+	return int(c.hash(nums) >> (64 - rateSlotBits))
+}
+
+// TestRateValuesConcurrent renders from several goroutines at once, each
+// checking its values against the reference (run with -race).
+func TestRateValuesConcurrent(t *testing.T) {
+	limits := []Limit{{Name: "site", Rate: 100, Period: time.Second}}
+	c := newRateValues(new(rateTable), 0, limits)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 5))
+			for range 5000 {
+				res := []Result{{Allowed: true, Limit: 100, Remaining: rng.IntN(100), Reset: time.Duration(rng.IntN(1000)) * time.Millisecond}}
+				if got, want := c.header(limits, res)[0], string(appendRateLimit(nil, limits, res)); got != want {
+					t.Errorf("got %q, want %q", got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
