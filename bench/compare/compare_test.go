@@ -75,16 +75,31 @@ func serve(b *testing.B, h http.Handler, r *http.Request) {
 
 // BenchmarkPipeline: an agent held to two limits, and a browser, through
 // agentready, and through rs/cors with two go-chi/httprate limiters (what
-// a site would chain for CORS and two limits, per client address).
+// a site would chain for CORS and two limits, per client address). In
+// agent-two-limits the client's buckets refill between requests, so its
+// RateLimit value repeats and agentready shares it; in
+// agent-two-limits-busy one limit is a daily one that every request draws
+// down, so that the value is new each time.
 func BenchmarkPipeline(b *testing.B) {
-	m, err := agentready.New(site())
-	if err != nil {
-		b.Fatal(err)
+	handlers := func(agent config.Rate) (ours, peer http.Handler) {
+		s := site()
+		s.Agents[1].RateLimit = agent
+		m, err := agentready.New(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return m.Handler(nop), cors.New(cors.Options{}).Handler(
+			httprate.LimitByIP(huge, agent.Period())(httprate.LimitByIP(huge, time.Second)(nop)))
 	}
-	ours := m.Handler(nop)
-	peer := cors.New(cors.Options{}).Handler(
-		httprate.LimitByIP(huge, time.Second)(httprate.LimitByIP(huge, time.Second)(nop)))
-	for _, c := range []struct{ name, ua string }{{"agent-two-limits", uaAgent}, {"browser", uaChrome}} {
+	for _, c := range []struct {
+		name, ua string
+		agent    config.Rate
+	}{
+		{"agent-two-limits", uaAgent, config.PerSecond(huge)},
+		{"agent-two-limits-busy", uaAgent, config.PerDay(huge)},
+		{"browser", uaChrome, config.PerSecond(huge)},
+	} {
+		ours, peer := handlers(c.agent)
 		r := httptest.NewRequest("GET", "/api/search?q=tent", nil)
 		r.Header.Set("User-Agent", c.ua)
 		b.Run("case="+c.name+"/impl=agentready", func(b *testing.B) { serve(b, ours, r) })
