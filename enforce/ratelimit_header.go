@@ -86,8 +86,8 @@ func policyHeader(limits []Limit) (string, error) {
 // Sharing is safe for handlers that use http.Header's methods: Set and Del
 // replace the slice, and Add appends to a slice of capacity 1, which
 // copies it. A handler writing into the slice in place would change the
-// value other responses send, as it would for RateLimit-Policy and Link,
-// which are shared too.
+// value later responses send (and race with those being written), as it
+// would for RateLimit-Policy and Link, which are shared too.
 type rateValues struct {
 	// parts is the text that depends only on the limits: before each
 	// limit's r, its name as an sf-string (and the list separator), so
@@ -127,12 +127,17 @@ type rateValue struct {
 type rateNums [6]int64
 
 // newRateValues renders the parts of limits, once, when the policy is
-// compiled; their values are kept in table.
-func newRateValues(table *rateTable, seed uint64, limits []Limit) *rateValues {
+// compiled; their values are kept in table. id tells this set of limits
+// from the table's others.
+func newRateValues(table *rateTable, id uint64, limits []Limit) *rateValues {
 	if len(limits) > len(rateNums{})/2 {
 		panic("enforce: more limits than a RateLimit value holds") // New builds at most three
 	}
-	c := &rateValues{parts: make([]string, len(limits)), table: table, seed: seed}
+	// The hash XORs the seed into the first limit's r: ids, which are
+	// small and consecutive, are spread over all 64 bits first, or sets
+	// 2 and 3 would give r=999 and r=998 one hash (and one slot, taken in
+	// turn, never shared).
+	c := &rateValues{parts: make([]string, len(limits)), table: table, seed: (id + 1) * 0xbf58476d1ce4e5b9}
 	for i := range limits {
 		var b []byte
 		if i > 0 {

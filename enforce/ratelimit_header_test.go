@@ -193,7 +193,7 @@ func TestRateLimitHeader(t *testing.T) {
 		res[0].Remaining++ // new numbers every time
 		_ = c.header(limits, res)
 	}); n != 2 {
-		t.Errorf("%v allocs, want 2 (the value and its slot)", n)
+		t.Errorf("%v allocs, want 2 (the value and its slice)", n)
 	}
 	res[0].Remaining = 998
 	// Later headers do not disturb earlier ones.
@@ -386,7 +386,7 @@ func TestRateValuesShared(t *testing.T) {
 	// slots (the same seed), is never answered with this one's.
 	renamed := slices.Clone(limits)
 	renamed[0].Name = "agent:other"
-	c2 := newRateValues(c.table, c.seed, renamed)
+	c2 := newRateValues(c.table, 0, renamed) // c's id
 	for range 3 {
 		if got := c.header(limits, rested)[0]; got != first[0] {
 			t.Fatalf("got %q, want %q", got, first[0])
@@ -416,6 +416,25 @@ func TestRateValuesShared(t *testing.T) {
 		got := c.header(limits, res)
 		if want := string(appendRateLimit(nil, limits, res)); len(got) != 1 || cap(got) != 1 || got[0] != want {
 			t.Fatalf("results %+v: got %q, want %q", res, got, want)
+		}
+	}
+}
+
+// TestRateValuesSeedsSpread: sets of limits with neighbouring ids and
+// neighbouring numbers never share a hash (found by review: ids XORed
+// into r unmixed made ids 2 and 3 with r=999 and r=998 collide).
+func TestRateValuesSeedsSpread(t *testing.T) {
+	table := new(rateTable)
+	limits := []Limit{{Name: "a", Rate: 1000, Period: time.Hour}, {Name: "b", Rate: 200, Period: time.Minute}}
+	seen := map[uint64][2]int{}
+	for id := range 100 {
+		c := newRateValues(table, uint64(id), limits)
+		for r := range 1000 {
+			h := c.hash(&rateNums{int64(r), 4, 199, 1})
+			if was, ok := seen[h]; ok {
+				t.Fatalf("id %d r %d: the hash of id %d r %d", id, r, was[0], was[1])
+			}
+			seen[h] = [2]int{id, r}
 		}
 	}
 }
