@@ -109,9 +109,9 @@ type rateTable struct {
 	seen   [1 << rateSlotBits]atomic.Uint64 // hash of the last value not kept
 }
 
-// rateSlotBits sizes the rateTable: with 1024 slots, 64% of values are
+// rateSlotBits sizes the rateTable: with 1024 slots, 67% of values are
 // shared even when clients load their limits from 1% to 200%; with 64,
-// 40% (BenchmarkRateLimitValueRepeats).
+// 48% (BenchmarkRateLimitValueRepeats).
 const rateSlotBits = 10
 
 // rateValue is one rendered value and what it was rendered from.
