@@ -13,8 +13,8 @@ import (
 // ten-digit counts (a limit of 2^30 a second) and small ones.
 // step=format appends it to a reused buffer; step=fresh is a response
 // whose numbers were not rendered recently (the formatting, a string and
-// its slot); step=shared is one whose numbers were (a hash and a
-// comparison).
+// the slice that holds it); step=shared is one whose numbers were (a hash
+// and a comparison).
 //
 //	go test -run '^$' -bench RateLimitHeader -benchmem -count 6 ./enforce
 func BenchmarkRateLimitHeader(b *testing.B) {
