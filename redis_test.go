@@ -1,7 +1,6 @@
 package agentready_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -22,6 +21,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/logbuf"
 	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/redisstore"
 )
@@ -40,7 +40,7 @@ type replica struct {
 	name  string
 	srv   *httptest.Server
 	store enforce.Store
-	log   *lockedBuffer
+	log   *logbuf.Buffer
 
 	mu        sync.Mutex
 	decisions []enforce.Decision
@@ -66,30 +66,6 @@ func (r *replica) eventCounts() (down, up int) {
 	return down, up
 }
 
-// lockedBuffer collects log lines from concurrent requests.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) lines(substr string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Count(b.b.String(), substr)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // replicaConfig says how a replica reaches Redis.
 type replicaConfig struct {
 	addr, prefix string
@@ -102,7 +78,7 @@ type replicaConfig struct {
 // test picks each request's client.
 func newReplica(t *testing.T, name string, cfg replicaConfig) *replica {
 	t.Helper()
-	r := &replica{name: name, log: &lockedBuffer{}}
+	r := &replica{name: name, log: &logbuf.Buffer{}}
 	logger := slog.New(slog.NewTextHandler(r.log, nil))
 	client := redis.NewClient(&redis.Options{Addr: cfg.addr, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = client.Close() })
@@ -281,7 +257,7 @@ func TestRedisOutage(t *testing.T) {
 							}
 						}
 					}
-					if n := r.log.lines("rate-limit store"); n != 1 {
+					if n := r.log.Count("rate-limit store"); n != 1 {
 						t.Errorf("%s: %d log lines about the store during the outage, want 1:\n%s", r.name, n, r.log)
 					}
 					if down, up := r.eventCounts(); down != 1 || up != 0 {
@@ -309,7 +285,7 @@ func TestRedisOutage(t *testing.T) {
 						}
 						time.Sleep(10 * time.Millisecond)
 					}
-					if n := r.log.lines("rate-limit store recovered"); n != 1 {
+					if n := r.log.Count("rate-limit store recovered"); n != 1 {
 						t.Errorf("%s: %d recovery log lines, want 1:\n%s", r.name, n, r.log)
 					}
 					if down, up := r.eventCounts(); down != 1 || up != 1 {
@@ -340,7 +316,7 @@ func TestRedisOutage(t *testing.T) {
 // answer 503 with Retry-After: 1 and are logged per request; a Failover's
 // outage is logged once by the Failover.
 func TestRedisUnreachableWithoutFailover(t *testing.T) {
-	log := &lockedBuffer{}
+	log := &logbuf.Buffer{}
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = client.Close() })
 	rs, err := redisstore.NewLimitStore(client)
@@ -360,7 +336,7 @@ func TestRedisUnreachableWithoutFailover(t *testing.T) {
 			t.Errorf("request %d: %d Retry-After %q, want 503 and 1", i+1, got.status, got.retryAfter)
 		}
 	}
-	if n := log.lines("rate-limit store failed"); n != 2 {
+	if n := log.Count("rate-limit store failed"); n != 2 {
 		t.Errorf("%d log lines, want one per request without a Failover:\n%s", n, log)
 	}
 }

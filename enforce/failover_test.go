@@ -1,7 +1,6 @@
 package enforce_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/enforce/storetest"
+	"github.com/agentready/agentready/internal/logbuf"
 )
 
 // The circuit's logic, on a primary whose failures the test controls. The
@@ -60,25 +60,6 @@ func (s *flakyStore) Allow(ctx context.Context, limits []enforce.Limit, res []en
 	return s.inner.Allow(ctx, limits, res)
 }
 
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-// count returns how many log lines contain s.
-func (b *syncBuffer) count(s string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Count(b.b.String(), s)
-}
-
 type events struct {
 	mu sync.Mutex
 	ev []enforce.FailoverEvent
@@ -106,7 +87,7 @@ func (e *events) downs() (down, up int) {
 type failoverFixture struct {
 	primary *flakyStore
 	f       *enforce.Failover
-	log     *syncBuffer
+	log     *logbuf.Buffer
 	events  *events
 }
 
@@ -118,7 +99,7 @@ const (
 
 func newFailover(t *testing.T, p enforce.FailurePolicy, opts ...enforce.FailoverOption) *failoverFixture {
 	t.Helper()
-	fx := &failoverFixture{primary: newFlaky(t), log: &syncBuffer{}, events: &events{}}
+	fx := &failoverFixture{primary: newFlaky(t), log: &logbuf.Buffer{}, events: &events{}}
 	opts = append([]enforce.FailoverOption{
 		enforce.WithFailurePolicy(p),
 		enforce.WithStoreTimeout(testTimeout),
@@ -196,8 +177,8 @@ func TestFailoverPolicies(t *testing.T) {
 			if n := fx.primary.calls.Load(); n != 2 {
 				t.Errorf("primary called %d times, want 2 (healthy, then the failure)", n)
 			}
-			if n := fx.log.count("rate-limit store failed"); n != 1 {
-				t.Errorf("%d failure log lines, want 1:\n%s", n, fx.log.b.String())
+			if n := fx.log.Count("rate-limit store failed"); n != 1 {
+				t.Errorf("%d failure log lines, want 1:\n%s", n, fx.log.String())
 			}
 			if d, u := fx.events.downs(); d != 1 || u != 0 {
 				t.Errorf("events: %d down, %d up; want 1, 0", d, u)
@@ -239,7 +220,7 @@ func TestFailoverRecovers(t *testing.T) {
 	if d, u := fx.events.downs(); d != 1 || u != 1 {
 		t.Errorf("events: %d down, %d up; want 1, 1", d, u)
 	}
-	if n := fx.log.count("rate-limit store recovered"); n != 1 {
+	if n := fx.log.Count("rate-limit store recovered"); n != 1 {
 		t.Errorf("%d recovery log lines, want 1", n)
 	}
 	fx.events.mu.Lock()
@@ -291,7 +272,7 @@ func TestFailoverBackoffAndTimeout(t *testing.T) {
 	if n := fx.primary.calls.Load(); n > 8+6 {
 		t.Errorf("primary called %d times in 600ms, want at most %d: the backoff is not holding", n, 8+6)
 	}
-	if n := fx.log.count("rate-limit store failed"); n != 1 {
+	if n := fx.log.Count("rate-limit store failed"); n != 1 {
 		t.Errorf("%d failure log lines, want 1", n)
 	}
 }
@@ -380,8 +361,8 @@ func TestFailoverCallerErrors(t *testing.T) {
 	if d := time.Since(start); d > testTimeout+100*time.Millisecond {
 		t.Errorf("cancelled call took %v, timeout %v", d, testTimeout)
 	}
-	if fx.f.Degraded() || fx.log.count("failed") != 0 {
-		t.Errorf("the caller's errors opened the circuit: %s", fx.log.b.String())
+	if fx.f.Degraded() || fx.log.Count("failed") != 0 {
+		t.Errorf("the caller's errors opened the circuit: %s", fx.log.String())
 	}
 }
 
@@ -535,7 +516,7 @@ func TestFailoverQueuesBeyondThePool(t *testing.T) {
 		p.delay = 2 * time.Millisecond
 		f, err := enforce.NewFailover(p, append([]enforce.FailoverOption{
 			enforce.WithStoreTimeout(100 * time.Millisecond), // the last of the burst waits 200ms in the pool
-			enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))),
+			enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
 		}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
@@ -577,7 +558,7 @@ func TestFailoverQueueTimeoutAndOpenCircuit(t *testing.T) {
 		enforce.WithQueueTimeout(20*time.Millisecond),
 		enforce.WithRetryBackoff(time.Hour, time.Hour),
 		enforce.WithOnStateChange(fx.add),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))),
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -614,7 +595,7 @@ func TestFailoverQueuedWhenCircuitOpens(t *testing.T) {
 	f, err := enforce.NewFailover(p,
 		enforce.WithStoreTimeout(time.Hour),
 		enforce.WithRetryBackoff(time.Hour, time.Hour),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))),
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -643,7 +624,7 @@ func TestFailoverQueuedWhenCircuitOpens(t *testing.T) {
 func TestFailoverTurnSurvivesPanic(t *testing.T) {
 	p := newPooled(t, 1, false)
 	f, err := enforce.NewFailover(&panicky{p}, enforce.WithQueueTimeout(50*time.Millisecond),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))))
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -673,7 +654,7 @@ func (p *panicky) Allow(ctx context.Context, limits []enforce.Limit, res []enfor
 func TestFailoverPeekTakesNoBusyTurn(t *testing.T) {
 	p := newPooled(t, 2, true)
 	f, err := enforce.NewFailover(p, enforce.WithStoreTimeout(time.Second),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))))
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -713,7 +694,7 @@ func (panickyPeek) Peek(context.Context, []enforce.Limit, []enforce.Result) erro
 func TestFailoverPeekPanicGivesTurnBack(t *testing.T) {
 	p := panickyPeek{newPooled(t, 1, false)}
 	f, err := enforce.NewFailover(p, enforce.WithQueueTimeout(50*time.Millisecond),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&syncBuffer{}, nil))))
+		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/internal/logbuf"
 )
 
 // dirServer is an operator's key directory on 127.0.0.1: it serves its keys
@@ -155,31 +157,14 @@ type e2e struct {
 	site   *httptest.Server
 	ed     testKey
 	rsa    testKey
-	logBuf *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logBuf *logbuf.Buffer
 }
 
 // newE2E starts a directory holding an Ed25519 and an RSA key, Directories
 // trusting it (and the extra origins), and a site whose handler verifies
 // each request for the authority site.example.
 func newE2E(t *testing.T, extraTrusted ...string) *e2e {
-	e := &e2e{t: t, clock: newClock(testNow), ed: newEd25519Key(t), rsa: privateJWK(t, rsaTestKey()), logBuf: &syncBuffer{}}
+	e := &e2e{t: t, clock: newClock(testNow), ed: newEd25519Key(t), rsa: privateJWK(t, rsaTestKey()), logBuf: &logbuf.Buffer{}}
 	e.dir = newDirServer(t, e.clock.Now, e.ed, e.rsa)
 	dirs, err := NewDirectories(append([]string{e.dir.origin()}, extraTrusted...), DirectoryOptions{
 		AllowHTTPLoopback: true,
