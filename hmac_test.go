@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -223,5 +224,60 @@ func TestHMACNonceKeptByExplainAndShadow(t *testing.T) {
 				t.Errorf("%s, sending %d: status %d, want %d", name, i+1, res.StatusCode, want)
 			}
 		}
+	}
+}
+
+// TestHMACVerifyKeepsTheBody: verifying an hmac signature reads the body
+// (its digest may be covered); whatever the signature, the handler then
+// reads the body as sent: when a shadow declaration verifies it (with a
+// lower BodyLimit), and when report-only serves a request whose signature
+// failed. Found by review: the shadow cut the enforced handler's body off.
+func TestHMACVerifyKeepsTheBody(t *testing.T) {
+	keys := func(context.Context, string) (verify.RequestKey, error) {
+		return verify.RequestKey{Algorithm: "hmac-sha256", Secret: []byte("0123456789abcdef0123456789abcdef")}, nil
+	}
+	upload := config.Capability{
+		ID: "upload", Description: "Upload a file", Endpoint: "https://outdoorsupply.example/api/upload",
+		Method: "POST", Protocol: config.ProtocolREST, Auth: config.Auth{Type: config.AuthHMAC}, BodyLimit: 16,
+	}
+	withUpload := fixtures.OutdoorSupply()
+	withUpload.Capabilities = append(withUpload.Capabilities, upload)
+	opts := []agentready.Option{agentready.WithRequestSignatures(keys), agentready.WithLogger(discardLogger()),
+		agentready.WithVerification(verify.Options{Authorities: []string{"outdoorsupply.example"}})}
+	for _, c := range []struct {
+		name string
+		site config.Site
+		opts []agentready.Option
+		body string
+	}{
+		{"shadow over the limit", fixtures.OutdoorSupply(), []agentready.Option{agentready.WithShadow(withUpload, nil)}, strings.Repeat("x", 100)},
+		{"shadow within the limit", fixtures.OutdoorSupply(), []agentready.Option{agentready.WithShadow(withUpload, nil)}, "0123456789"},
+		{"report-only", withUpload, []agentready.Option{agentready.WithReportOnly()}, "0123456789"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := agentready.New(c.site, append(slices.Clone(opts), c.opts...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, err := io.ReadAll(r.Body)
+				if err != nil {
+					t.Errorf("reading the body: %v", err)
+				}
+				got = string(b)
+			}))
+			r := httptest.NewRequest("POST", "https://outdoorsupply.example/api/upload", strings.NewReader(c.body))
+			r.Header.Set("User-Agent", "PartnerBot/1.0")
+			r.Header.Set("Authorization", "Signature x")
+			r.Header.Set("Signature", "sig1=:AAAA:")
+			r.Header.Set("Signature-Input", `sig1=("@method" "@authority" "@path" "content-digest");created=1;keyid="k"`)
+			r.Header.Set("Content-Digest", "sha-256=:47DEQpj8HBSa+/TimW+5JCeuQeRkm5NMpJWZG3hSuFU=:")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != http.StatusOK || got != c.body {
+				t.Errorf("status %d, the handler read %d bytes, want 200 and %d", w.Code, len(got), len(c.body))
+			}
+		})
 	}
 }

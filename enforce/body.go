@@ -48,6 +48,31 @@ var (
 	errBodyRead     = errors.New("the request body could not be read")
 )
 
+// bufferBody reads r's body, at most limit+1 bytes, and puts back what it
+// read ahead of what it did not: whoever reads r.Body next reads the body
+// as sent.
+func bufferBody(r *http.Request, limit int64) ([]byte, error) {
+	orig := r.Body
+	b, err := io.ReadAll(io.LimitReader(orig, limit+1))
+	if err == nil && int64(len(b)) <= limit { // all of it
+		r.Body = bodyOf(b, orig)
+	} else {
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), orig), orig}
+	}
+	return b, err
+}
+
+// bodyOf is a request body reading b, closing orig.
+func bodyOf(b []byte, orig io.Closer) io.ReadCloser {
+	return struct {
+		io.Reader
+		io.Closer
+	}{bytes.NewReader(b), orig}
+}
+
 // readBody reads r's body, at most limit bytes, before the handler runs,
 // and puts it back byte for byte for the handler. It returns the params to
 // record (nil for an empty body) or why the request is refused, and the
@@ -56,7 +81,7 @@ func readBody(r *http.Request, limit int64) (params map[string]any, n int64, sta
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, 0, 0, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	b, err := bufferBody(r, limit)
 	if err != nil {
 		return nil, 0, http.StatusBadRequest, errBodyRead
 	}
@@ -64,10 +89,6 @@ func readBody(r *http.Request, limit int64) (params map[string]any, n int64, sta
 	if n > limit {
 		return nil, n, http.StatusRequestEntityTooLarge, errBodyTooLarge
 	}
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{bytes.NewReader(b), r.Body}
 	if n == 0 {
 		return nil, 0, 0, nil
 	}

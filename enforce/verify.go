@@ -60,16 +60,22 @@ func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *Decision
 func (e *Enforcer) authority(r *http.Request) string { return r.Host }
 
 // verifySigned checks the RFC 9421 signature of a request to a capability
-// declaring Auth: hmac. The body, whose digest the signature may cover, is
-// bounded by the capability's BodyLimit first: the digest is computed over
-// all of it.
+// declaring Auth: hmac. The digest a signature may cover is over the whole
+// body, which is read first, bounded by the capability's BodyLimit, and
+// given back afterwards whatever the verifier did with it: the handler,
+// or the enforced declaration when a shadow's verifies, reads it as sent.
 func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bool) error {
 	if r.Body != nil && r.Body != http.NoBody {
-		limit := c.BodyLimit
-		if limit <= 0 {
-			limit = config.DefaultBodyLimit
+		orig := r.Body
+		limit := c.BodyLimitOrDefault()
+		b, err := bufferBody(r, limit)
+		if err != nil {
+			return errBodyRead
 		}
-		r.Body = http.MaxBytesReader(nil, r.Body, limit)
+		if int64(len(b)) > limit {
+			return errBodyTooLarge
+		}
+		defer func() { r.Body = bodyOf(b, orig) }()
 	}
 	_, err := e.signed.Verify(r, record)
 	return err
