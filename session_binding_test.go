@@ -199,13 +199,19 @@ func TestExplainSessions(t *testing.T) {
 // default limit), in report-only mode too; the handler never sees the
 // body, and the audit trail keeps none of it.
 func TestBodyLimitOnBoundRoutes(t *testing.T) {
-	for _, reportOnly := range []bool{false, true} {
-		t.Run(fmt.Sprint("report-only=", reportOnly), func(t *testing.T) {
+	// A binding whose own check fails (auth here) in report-only mode
+	// serves the request, and the body limit still holds (found by review).
+	for _, c := range []struct{ reportOnly, authFails bool }{{false, false}, {true, false}, {true, true}} {
+		reportOnly := c.reportOnly
+		t.Run(fmt.Sprintf("report-only=%v/auth-fails=%v", c.reportOnly, c.authFails), func(t *testing.T) {
 			site := acme()
 			site.Access = config.Access{Allow: []string{"/"}}
 			for i := range site.Capabilities {
 				if site.Capabilities[i].ID == "cart.add" {
 					site.Capabilities[i].BodyLimit = 64
+					if c.authFails {
+						site.Capabilities[i].Auth = config.Auth{Type: config.AuthBearerToken}
+					}
 				}
 			}
 			opts := []agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),

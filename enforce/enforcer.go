@@ -902,10 +902,11 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		}
 	}
 	d.Status = statusOf(d.Outcome)
-	if st.aw != nil && d.Outcome == Allow && st.aw.bodyLen > c.Decl.BodyLimitOrDefault() {
+	if st.aw != nil && (d.Outcome == Allow || e.reportOnly) && st.aw.bodyLen > c.Decl.BodyLimitOrDefault() {
 		// Wrap read the body of this recorded request with the limit of
 		// the capability it knew of (none: the default); this one's own
-		// limit is lower, and holds here as at its endpoint.
+		// limit is lower, and holds here as at its endpoint: for every
+		// request that would be served, report-only ones too.
 		d.Outcome, d.Status, d.Err = DenyBody, http.StatusRequestEntityTooLarge, errBodyTooLarge
 		d.Rule = ruleBodyLimits
 	}
