@@ -281,3 +281,49 @@ func TestHMACVerifyKeepsTheBody(t *testing.T) {
 		})
 	}
 }
+
+// TestHMACNonceSurvivesReload: with the default, in-memory replay cache, a
+// nonce used before a Reload is refused after it (found by review: each
+// Reload started an empty cache, so a captured request could be replayed
+// once more).
+func TestHMACNonceSurvivesReload(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	keys := func(context.Context, string) (verify.RequestKey, error) {
+		return verify.RequestKey{Algorithm: "hmac-sha256", Secret: secret}, nil
+	}
+	site := fixtures.OutdoorSupply()
+	site.Capabilities = append(site.Capabilities, config.Capability{
+		ID: "orders", Description: "Place an order", Endpoint: "https://outdoorsupply.example/api/orders",
+		Method: "GET", Protocol: config.ProtocolREST, Auth: config.Auth{Type: config.AuthHMAC},
+	})
+	m, err := agentready.New(site, agentready.WithRequestSignatures(keys), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	r := httptest.NewRequest(http.MethodGet, "https://outdoorsupply.example/api/orders", nil)
+	r.Header.Set("User-Agent", "PartnerBot/1.0")
+	if err := httpsig.Sign(r, httpsig.SigningProfile{Algorithm: httpsig.Algo_HMAC_SHA256, Fields: httpsig.Fields("@method", "@authority", "@path"),
+		Metadata: []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaKeyID, httpsig.MetaNonce}},
+		httpsig.SigningKey{Secret: secret, MetaKeyID: "partner-hmac"}); err != nil {
+		t.Fatal(err)
+	}
+	send := func() int {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r.Clone(context.Background()))
+		return w.Code
+	}
+	if got := send(); got != http.StatusOK {
+		t.Fatalf("first: %d", got)
+	}
+	if got := send(); got != http.StatusUnauthorized {
+		t.Fatalf("replayed: %d, want 401", got)
+	}
+	site.Description += " (reloaded)"
+	if err := m.Reload(site); err != nil {
+		t.Fatal(err)
+	}
+	if got := send(); got != http.StatusUnauthorized {
+		t.Errorf("replayed after Reload: %d, want 401", got)
+	}
+}

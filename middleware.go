@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/publish"
 	"github.com/agentready/agentready/session"
@@ -81,6 +82,12 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 			errs = append(errs, err)
 		}
 	}
+	if st.verifyOpts.Replays == nil {
+		// One nonce cache for the Middleware's life, for request
+		// signatures and Web Bot Auth alike (their keys are apart): the
+		// verifiers a Reload builds remember the nonces already used.
+		st.verifyOpts.Replays = webbotauth.NewMemoryReplays(2 * 100000)
+	}
 	c, err := build(site, st, errs)
 	if err != nil {
 		return nil, err
@@ -98,7 +105,8 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 // the live sessions and the audit logs carry on. A declaration with
 // problems is refused with all of them, and the old one keeps serving.
 // The new declaration's verified-only policies have a new Verifier: load
-// it (Verifier().Load) and run it, as after New.
+// it (Verifier().Load) and run it, as after New. Signature nonces already
+// used stay used.
 func (m *Middleware) Reload(site config.Site) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
