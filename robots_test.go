@@ -238,3 +238,40 @@ func TestUsagePreferenceEncodings(t *testing.T) {
 		}
 	}
 }
+
+// TestContentUsageSaysWhatIsEnforced: the Content-Usage header a response
+// carries is the preference the crawler was held to, whatever the target's
+// form: with a query, escaped, with non-ASCII bytes (found by review: the
+// header was matched without the query and on the decoded path, so a
+// training crawler adding a query was served, its response saying
+// train-ai=n).
+func TestContentUsageSaysWhatIsEnforced(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Access.Allow = append(site.Access.Allow, "/caf*", "/blog/*")
+	site.Usage = config.Usage{Train: config.Allowed, Enforce: true, Paths: []config.PathUsage{
+		{Path: "/api/search$", Train: config.Denied}, {Path: "/caf%C3%A9", Train: config.Denied}}}
+	m, err := agentready.New(site, agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(app)
+	denied := 0
+	for _, target := range []string{"/api/search", "/api/search?q=x", "/api/s%65arch", "/api/s%65arch?q=x",
+		"/caf%C3%A9", "/caf%c3%a9", "/caf%C3%A9?x=1", "/%63af%C3%A9/menu", "/blog/post", "/blog/post?x=1"} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.URL, _ = url.ParseRequestURI(target)
+		r.RequestURI = target
+		r.Header.Set("User-Agent", uaGPTBot)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		says := strings.Contains(w.Header().Get("Content-Usage"), "train-ai=n")
+		if refused := w.Code == http.StatusForbidden; refused != says {
+			t.Errorf("%s: status %d, Content-Usage %q", target, w.Code, w.Header().Get("Content-Usage"))
+		} else if refused {
+			denied++
+		}
+	}
+	if denied < 4 {
+		t.Errorf("%d targets refused, want at least 4: the test did not exercise the preference", denied)
+	}
+}

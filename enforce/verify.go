@@ -81,22 +81,23 @@ func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bo
 	return err
 }
 
-// setContentUsage adds the Content-Usage header of the request's path
+// setContentUsage adds the Content-Usage header of the request's target
 // (draft-ietf-aipref-attach-05 section 2) to the response: the value was
-// rendered once, so this allocates nothing. The path is matched as sent;
-// a path that needs canonicalising is matched in its canonical form.
+// rendered once, so this allocates nothing. The target is matched in the
+// form the enforcement of config.Usage matches (decidePath): the RFC 9309
+// canonical form of the path as sent and its query, so that the header
+// says what a crawler is held to.
 func (e *Enforcer) setContentUsage(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.RawPath
-	if path == "" {
-		path = r.URL.Path
+	raw := r.URL.RawPath
+	if raw == "" {
+		raw = r.URL.EscapedPath()
 	}
 	var rule *policy.UsageRule
-	if policy.IsCanonical(path, "") {
-		rule = e.usage.Match(path)
+	if t, ok := canonicalTarget(r, raw); ok {
+		rule = e.usage.Match(t)
 	} else {
 		var buf [512]byte
-		cp := policy.Canonical(buf[:0], path, "")
-		rule = e.usage.Match(string(cp))
+		rule = e.usage.Match(string(policy.Canonical(buf[:0], raw, r.URL.RawQuery)))
 	}
 	if rule.Header != nil {
 		w.Header()["Content-Usage"] = rule.Header
