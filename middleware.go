@@ -4,7 +4,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"reflect"
 	"slices"
 	"sync"
@@ -260,7 +259,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if vo.Logger == nil {
 		vo.Logger = st.logger
 	}
-	if h := siteHost(site.URL); h != "" {
+	if h := site.Host(); h != "" {
 		vo.Authorities = append([]string{h}, vo.Authorities...)
 	}
 	ver := st.verifier
@@ -459,7 +458,7 @@ func (m *Middleware) DocumentPaths() []string { return m.cur.Load().docs.Paths()
 
 // ServesDocument reports whether the current declaration serves a
 // document at path.
-func (m *Middleware) ServesDocument(path string) bool { return m.cur.Load().docs.Serves(path) }
+func (m *Middleware) ServesDocument(path string) bool { return m.cur.Load().docs.Lookup(path) }
 
 // sameVerification reports whether two declarations ask for the same
 // verification, so that a Reload keeps the loaded Verifier: the same
@@ -475,13 +474,5 @@ func sameVerification(a, b *config.Site) bool {
 		}
 		return v
 	}
-	return siteHost(a.URL) == siteHost(b.URL) && reflect.DeepEqual(required(a), required(b))
-}
-
-// siteHost is the host[:port] of a site URL, "" when it has none.
-func siteHost(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Host
-	}
-	return ""
+	return a.Host() == b.Host() && reflect.DeepEqual(required(a), required(b))
 }

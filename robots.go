@@ -2,12 +2,10 @@ package agentready
 
 import (
 	"log/slog"
-
 	"strings"
 	"time"
 
 	"github.com/agentready/agentready/config"
-
 	"github.com/agentready/agentready/policy"
 	"github.com/agentready/agentready/publish"
 	"github.com/agentready/agentready/publish/robotstxt"

@@ -337,9 +337,6 @@ func (h *Handler) Lookup(path string) bool {
 // Paths returns every document path, sorted.
 func (h *Handler) Paths() []string { return slices.Clone(h.paths) }
 
-// Serves reports whether path is one of the documents' paths.
-func (h *Handler) Serves(path string) bool { return h.docs[path] != nil }
-
 // ServeHTTP serves the document at r.URL.Path, or 404 (problem+json).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e := h.docs[r.URL.Path]; e != nil {
