@@ -2,6 +2,7 @@ package agentready
 
 import (
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
@@ -53,7 +54,11 @@ func WithRobotsTxtMerged(own []byte) Option {
 func renderRobots(p *policy.Policy, docs []publish.Document, st *settings) (publish.Document, error) {
 	var allow []string
 	for _, d := range docs {
-		allow = append(allow, d.Paths...)
+		for _, path := range d.Paths {
+			// Documents are looked up by URL.Path, unescaped; robots.txt
+			// compares paths percent-encoded (RFC 9309 2.2.2).
+			allow = append(allow, (&url.URL{Path: path}).EscapedPath())
+		}
 	}
 	body, err := robotstxt.Render(p, robotstxt.Options{
 		WithoutRules: p.Implicit && st.implicit != ImplicitAllAgents,

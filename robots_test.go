@@ -275,3 +275,42 @@ func TestContentUsageSaysWhatIsEnforced(t *testing.T) {
 		t.Errorf("%d targets refused, want at least 4: the test did not exercise the preference", denied)
 	}
 }
+
+// TestMCPServerCardPaths: one server card per MCP server, at its
+// endpoint's "/server-card" when the endpoint is on the site's host, found
+// at the path a client sends, and allowed in robots.txt as the client
+// writes it (found by review: two capabilities at one endpoint passed
+// validation and stopped New; an endpoint with an escaped byte had a card
+// no request reached; one on another host took a path here).
+func TestMCPServerCardPaths(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	mcp := func(id, endpoint string) config.Capability {
+		return config.Capability{ID: id, Description: "MCP " + id, Endpoint: endpoint, Protocol: config.ProtocolMCP}
+	}
+	site.Capabilities = append(site.Capabilities,
+		mcp("store-tools", "https://outdoorsupply.example/mcp"), // the store-assistant's server
+		mcp("cafe", "https://outdoorsupply.example/api/caf%C3%A9"),
+		mcp("remote", "https://mcp.other.example/tools"))
+	m, err := agentready.New(site, agentready.WithRobotsTxt(), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(http.NotFoundHandler())
+	for target, want := range map[string]string{
+		"/mcp/server-card":                  "outdoorsupply.example/store-assistant",
+		"/api/caf%C3%A9/server-card":        "outdoorsupply.example/cafe",
+		"/.well-known/mcp/server-card.json": "outdoorsupply.example/store-assistant",
+	} {
+		w := serveGet(h, target, uaChrome)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"name": "`+want+`"`) {
+			t.Errorf("%s: %d %s", target, w.Code, w.Body)
+		}
+	}
+	if m.ServesDocument("/tools/server-card") {
+		t.Error("the card of an endpoint on another host is served here")
+	}
+	robots := serveGet(h, "/robots.txt", uaChrome).Body.String()
+	if !strings.Contains(robots, "Allow: /api/caf%C3%A9/server-card$\n") || strings.Contains(robots, "/tools/server-card") {
+		t.Errorf("robots.txt:\n%s", robots)
+	}
+}

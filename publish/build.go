@@ -174,12 +174,19 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 			return nil, fmt.Errorf("publish: MCP server card: %w", err)
 		}
 		for i, c := range mcp {
-			// The first MCP capability's card is at the well-known path
+			// The first MCP server's card is at the well-known path
 			// scanners ask; every card also at its endpoint's
-			// "/server-card", where MCP reserves it.
-			paths := []string{strings.TrimSuffix(c.EndpointPath, "/") + "/server-card"}
+			// "/server-card", where MCP reserves it, when the endpoint is
+			// on the site's host.
+			var paths []string
 			if i == 0 {
-				paths = append([]string{PathMCPServerCard}, paths...)
+				paths = append(paths, PathMCPServerCard)
+			}
+			if c.EndpointPath != "" {
+				paths = append(paths, strings.TrimSuffix(c.EndpointPath, "/")+"/server-card")
+			}
+			if len(paths) == 0 {
+				continue // served on its own host, not here
 			}
 			add(config.DocCards, "MCP server card "+c.Capability, contentTypeJSON, maxAgeAgentJSON, c.Body, nil, paths...)
 		}

@@ -18,13 +18,16 @@ import (
 // ServerCardSchema is the $schema every MCP server card names.
 const ServerCardSchema = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
 
-// MCPCard is the server card of one MCP capability.
+// MCPCard is the server card of one MCP server.
 type MCPCard struct {
-	// Capability is the capability's ID.
+	// Capability is the ID of the first capability at the server's
+	// endpoint.
 	Capability string
-	// EndpointPath is the path of its endpoint: the card is also served at
-	// EndpointPath + "/server-card", where MCP reserves it for a
-	// streamable-http server.
+	// EndpointPath is the path of its endpoint, unescaped as a request's
+	// URL.Path is, when the endpoint is on the site's own host: the card
+	// is also served at EndpointPath + "/server-card", where MCP reserves
+	// it for a streamable-http server. It is "" for an endpoint on
+	// another host, whose path there is not the site's to serve.
 	EndpointPath string
 	Body         []byte
 }
@@ -52,16 +55,18 @@ type kvHeader struct {
 	IsSecret    bool   `json:"isSecret,omitempty"`
 }
 
-// MCPCards returns a server card for each MCP capability, in declaration
-// order: its name is "<site host>/<capability id>" (the card's
-// reverse-domain-and-name form), its remote the capability's endpoint over
+// MCPCards returns a server card for each MCP server, in declaration
+// order: one per endpoint (host and path), from the first MCP capability
+// at it. Its name is "<site host>/<capability id>" (the card's
+// reverse-domain-and-name form), its remote the endpoint over
 // streamable-http, and its declared auth a required, secret header.
 func MCPCards(s *config.Site) ([]MCPCard, error) {
-	host := ""
+	host, siteHost := "", ""
 	if u, err := url.Parse(s.URL); err == nil {
-		host = u.Hostname()
+		host, siteHost = u.Hostname(), u.Host
 	}
 	var cards []MCPCard
+	servers := map[string]bool{} // host and path of the endpoints carded
 	for i := range s.Capabilities {
 		c := &s.Capabilities[i]
 		if c.Protocol != config.ProtocolMCP || c.Endpoint == "" {
@@ -71,6 +76,10 @@ func MCPCards(s *config.Site) ([]MCPCard, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cards: capability %q endpoint: %w", c.ID, err)
 		}
+		if servers[u.Host+u.Path] {
+			continue // that server has its card
+		}
+		servers[u.Host+u.Path] = true
 		card := serverCard{
 			Schema:      ServerCardSchema,
 			Name:        host + "/" + c.ID,
@@ -84,7 +93,11 @@ func MCPCards(s *config.Site) ([]MCPCard, error) {
 		if err != nil {
 			return nil, err
 		}
-		cards = append(cards, MCPCard{Capability: c.ID, EndpointPath: u.EscapedPath(), Body: append(b, '\n')})
+		card1 := MCPCard{Capability: c.ID, Body: append(b, '\n')}
+		if u.Host == siteHost {
+			card1.EndpointPath = u.Path
+		}
+		cards = append(cards, card1)
 	}
 	return cards, nil
 }
