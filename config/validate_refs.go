@@ -3,6 +3,8 @@ package config
 import (
 	"net/url"
 	"strings"
+
+	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
 // capIndex maps each capability ID to the index of its first declaration.
@@ -206,19 +208,30 @@ func (r *report) verification(p string, a *AgentPolicy) {
 		if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" ||
 			(u.Scheme != "https" && u.Scheme != "http") {
 			r.addf(at(p+".SignatureAgents", i), "", "%q is not an origin (https://host[:port]): a Signature-Agent names the origin of a key directory", o)
+		} else if !fetchable(u) {
+			r.addf(at(p+".SignatureAgents", i), "", "%q: a key directory is fetched over https (plain http only from a loopback host, with verify.Options.AllowHTTPLoopback)", o)
 		}
 	}
 	for i, s := range v.IPRanges {
-		if u, err := url.Parse(s); err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		if u, err := url.Parse(s); err != nil || u.Host == "" || u.User != nil || (u.Scheme != "https" && u.Scheme != "http") {
 			r.addf(at(p+".IPRanges", i), "", "%q is not an http(s) URL of an IP range list", s)
+		} else if !fetchable(u) {
+			r.addf(at(p+".IPRanges", i), "", "%q: an IP range list is fetched over https (plain http only from a loopback host, with verify.Options.AllowHTTPLoopback)", s)
 		}
 	}
 	for i, d := range v.ReverseDNS {
-		d = strings.TrimSuffix(strings.TrimPrefix(d, "."), ".")
-		if d == "" || !strings.Contains(d, ".") || strings.ContainsAny(d, " /:*") {
-			r.addf(at(p+".ReverseDNS", i), "", "%q is not a domain name with at least two labels (a PTR name must end in it)", v.ReverseDNS[i])
+		if _, ok := httpsyntax.DomainName(d); !ok {
+			r.addf(at(p+".ReverseDNS", i), "", "%q is not a domain name with at least two labels (a PTR name must end in it)", d)
 		}
 	}
+}
+
+// fetchable reports whether package verify fetches a verification source
+// from u, an http(s) URL: over https, or plain http from a loopback host
+// (which verify also needs AllowHTTPLoopback for, an option this file does
+// not hold).
+func fetchable(u *url.URL) bool {
+	return u.Scheme == "https" || httpsyntax.IsLoopbackHost(u.Hostname())
 }
 
 // usage checks the usage preferences: their values and path patterns.

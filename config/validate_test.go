@@ -114,6 +114,14 @@ func TestValidateRules(t *testing.T) {
 		{"verification origin", with(fixtures.OutdoorSupply, func(s *config.Site) {
 			s.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{"https://agent.example/keys"}}
 		}), config.Formats{}, "Agents[1].Verify.SignatureAgents[0]", "", []string{"is not an origin"}},
+		// Sources package verify refuses to fetch are refused here too, so
+		// that lint accepts what New does (found by review).
+		{"verification range list over http", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Agents[1].Verify = config.Verification{Required: true, IPRanges: []string{"http://ranges.example/claude.json"}}
+		}), config.Formats{}, "Agents[1].Verify.IPRanges[0]", "", []string{"fetched over https"}},
+		{"verification directory over http", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{"http://agent.example"}}
+		}), config.Formats{}, "Agents[1].Verify.SignatureAgents[0]", "", []string{"fetched over https"}},
 		{"verification domain", with(fixtures.OutdoorSupply, func(s *config.Site) {
 			s.Agents[1].Verify = config.Verification{Required: true, ReverseDNS: []string{"com"}}
 		}), config.Formats{}, "Agents[1].Verify.ReverseDNS[0]", "", []string{"at least two labels"}},

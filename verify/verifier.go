@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 
@@ -199,9 +200,10 @@ func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
 			}
 		}
 		if a.Verify.Accepts(config.VerifyReverseDNS) {
-			for _, d := range src.ReverseDNS {
-				if d = strings.Trim(d, "."); !strings.Contains(d, ".") || strings.ContainsAny(d, " /:*") {
-					errs = append(errs, fmt.Errorf("%s.ReverseDNS: %q is not a domain name with at least two labels", field, d))
+			for _, raw := range src.ReverseDNS {
+				d, ok := httpsyntax.DomainName(raw)
+				if !ok {
+					errs = append(errs, fmt.Errorf("%s.ReverseDNS: %q is not a domain name with at least two labels", field, raw))
 					continue
 				}
 				c.rdnsDomain = append(c.rdnsDomain, d)

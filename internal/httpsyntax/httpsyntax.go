@@ -35,3 +35,11 @@ func IsLoopbackHost(host string) bool {
 	}
 	return a == netip.IPv6Loopback()
 }
+
+// DomainName returns d without its leading and trailing dots, and whether
+// it is a domain name a reverse-DNS check can end in: at least two labels,
+// and no space, '/', ':' or '*'.
+func DomainName(d string) (string, bool) {
+	d = strings.Trim(d, ".")
+	return d, strings.Contains(d, ".") && !strings.ContainsAny(d, " /:*")
+}

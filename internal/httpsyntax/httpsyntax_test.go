@@ -22,3 +22,16 @@ func TestIsLoopbackHost(t *testing.T) {
 		}
 	}
 }
+
+func TestDomainName(t *testing.T) {
+	for in, want := range map[string]string{"crawl.example.com": "crawl.example.com", ".googlebot.com.": "googlebot.com", "..a.b..": "a.b"} {
+		if got, ok := DomainName(in); !ok || got != want {
+			t.Errorf("DomainName(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "com", ".com.", "a b.com", "a/b.com", "a.com:53", "*.a.com"} {
+		if _, ok := DomainName(in); ok {
+			t.Errorf("DomainName(%q) ok", in)
+		}
+	}
+}
