@@ -219,7 +219,7 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		seen := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
+			if !plainKey(k) {
 				d.fail(k, path, "a key must be a plain name")
 				continue
 			}
@@ -257,7 +257,7 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		m := reflect.MakeMapWithSize(t, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
+			if !plainKey(k) {
 				d.fail(k, path, "a key must be a plain name")
 				continue
 			}
@@ -363,7 +363,7 @@ func (p *plainDecoder) value(n *yaml.Node) (any, bool) {
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+			if !plainKey(k) {
 				return p.fail(k, "a key must be a plain name")
 			}
 			if _, dup := m[k.Value]; dup {
@@ -384,6 +384,13 @@ func (p *plainDecoder) value(n *yaml.Node) (any, bool) {
 		return p.fail(n, "%v", err)
 	}
 	return x, true
+}
+
+// plainKey reports whether k is a key this decoder takes: a scalar, and not
+// a "<<" merge key, which would copy keys in from elsewhere unseen (a
+// quoted "<<" is a plain name).
+func plainKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Tag != "!!merge"
 }
 
 // fieldsByKey maps the file keys of struct type t to its fields.

@@ -184,6 +184,12 @@ func TestParseSiteHostile(t *testing.T) {
 		"bool yes":         "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        required: yes\n",
 		"bool quoted":      "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        required: \"on\"\n",
 		"duplicate in any": "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        default: {a: 1, a: 2}\n",
+		// "<<" merge keys copy keys in unseen: refused in a struct, a
+		// value of type any and a map (found by review: a map took "<<"
+		// as a key).
+		"merge in struct": "name: x\n<<: {url: https://x.example}\n",
+		"merge in any":    "name: x\ncapabilities:\n  - id: c\n    params:\n      - name: p\n        default: {<<: {a: b}}\n",
+		"merge in map":    "name: x\ncapabilities:\n  - id: c\n    output: {<<: {a: b}}\n",
 	} {
 		if _, _, err := config.ParseSite([]byte(src)); err == nil {
 			t.Errorf("%s: accepted", name)
