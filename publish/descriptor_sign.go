@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/webbotauth"
 )
 
 // descriptorJWKS returns the JWK Set of key's public half and its key id,
@@ -27,8 +28,10 @@ func descriptorJWKS(key *ecdsa.PrivateKey) ([]byte, string, error) {
 	}
 	x := base64.RawURLEncoding.EncodeToString(pt[1:33])
 	y := base64.RawURLEncoding.EncodeToString(pt[33:65])
-	sum := sha256.Sum256([]byte(`{"crv":"P-256","kty":"EC","x":"` + x + `","y":"` + y + `"}`))
-	kid := base64.RawURLEncoding.EncodeToString(sum[:])
+	kid, err := webbotauth.Thumbprint(&key.PublicKey) // RFC 7638
+	if err != nil {
+		return nil, "", err
+	}
 	return []byte(`{"keys":[{"kty":"EC","crv":"P-256","x":"` + x + `","y":"` + y + `","kid":"` + kid + `","alg":"ES256","use":"sig"}]}`), kid, nil
 }
 

@@ -2,7 +2,9 @@ package webbotauth
 
 import (
 	"crypto"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
@@ -63,7 +65,8 @@ var b64url = base64.RawURLEncoding
 // base64url without padding: the keyid of Web Bot Auth
 // (draft-meunier-webbotauth-httpsig-protocol 5.2). For Ed25519 the required
 // members are crv, kty, x (RFC 8037 A.3); for RSA e, kty, n (RFC 7638 3.2),
-// in that (lexicographic) order, without whitespace.
+// in that (lexicographic) order, without whitespace; for P-256 crv, kty, x,
+// y.
 func Thumbprint(pub crypto.PublicKey) (string, error) {
 	var members string
 	switch k := pub.(type) {
@@ -72,6 +75,17 @@ func Thumbprint(pub crypto.PublicKey) (string, error) {
 			return "", fmt.Errorf("webbotauth: thumbprint: Ed25519 public key of %d bytes", len(k))
 		}
 		members = `{"crv":"Ed25519","kty":"OKP","x":"` + b64url.EncodeToString(k) + `"}`
+	case *ecdsa.PublicKey:
+		// crv, kty, x, y (RFC 7638 3.2), for the P-256 key agent://
+		// descriptors are signed with.
+		if k == nil || k.Curve != elliptic.P256() {
+			return "", errors.New("webbotauth: thumbprint: an ECDSA key must be P-256")
+		}
+		pt, err := k.Bytes() // 0x04 || X || Y
+		if err != nil {
+			return "", fmt.Errorf("webbotauth: thumbprint: %w", err)
+		}
+		members = `{"crv":"P-256","kty":"EC","x":"` + b64url.EncodeToString(pt[1:33]) + `","y":"` + b64url.EncodeToString(pt[33:65]) + `"}`
 	case *rsa.PublicKey:
 		if k == nil || k.N == nil || k.N.Sign() <= 0 || k.E <= 0 {
 			return "", errors.New("webbotauth: thumbprint: invalid RSA public key")

@@ -6,6 +6,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -29,8 +30,22 @@ func TestThumbprint(t *testing.T) {
 	if err != nil || id != "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k" {
 		t.Fatalf("%q %v", id, err)
 	}
+	// P-256: the members in RFC 7638 order, as encoding/json writes a
+	// struct of them.
 	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	for _, k := range []any{&ec.PublicKey, ed25519.PublicKey(x[:31]), (*rsa.PublicKey)(nil), nil, "x"} {
+	pt, _ := ec.PublicKey.Bytes()
+	members, _ := json.Marshal(struct {
+		Crv string `json:"crv"`
+		Kty string `json:"kty"`
+		X   string `json:"x"`
+		Y   string `json:"y"`
+	}{"P-256", "EC", base64.RawURLEncoding.EncodeToString(pt[1:33]), base64.RawURLEncoding.EncodeToString(pt[33:])})
+	want := sha256.Sum256(members)
+	if id, err := Thumbprint(&ec.PublicKey); err != nil || id != base64.RawURLEncoding.EncodeToString(want[:]) {
+		t.Errorf("P-256: %q %v", id, err)
+	}
+	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	for _, k := range []any{&p384.PublicKey, ed25519.PublicKey(x[:31]), (*rsa.PublicKey)(nil), nil, "x"} {
 		if _, err := Thumbprint(k); err == nil {
 			t.Errorf("%T accepted", k)
 		}
