@@ -17,6 +17,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/specschemas"
 	"github.com/agentready/agentready/publish/agentstxt"
+	"github.com/agentready/agentready/publish/robotstxt"
 )
 
 // finding is one result of check.
@@ -204,7 +205,7 @@ func (c *checker) run() {
 	if body, h, ok := c.fetch("/robots.txt", "RFC 9309", false); ok {
 		n := len(c.findings)
 		c.contentType("/robots.txt", "RFC 9309", h, "text/plain", "")
-		if len(body) > 500<<10 {
+		if len(body) > robotstxt.MaxBytes {
 			c.add("/robots.txt", "RFC 9309", "warn", "%d bytes: crawlers need read only 500 KiB (2.5)", len(body))
 		}
 		if len(c.findings) == n {

@@ -83,7 +83,7 @@ func Render(p *policy.Policy, o Options) ([]byte, error) {
 			if r.ContentUsage != "" {
 				// draft-ietf-aipref-attach-05 3.2: a path, then the
 				// preference; spaces and tabs in the path are escaped.
-				b.WriteString("Content-Usage: " + strings.NewReplacer(" ", "%20", "\t", "%09").Replace(r.Pattern) + " " + r.ContentUsage + "\n")
+				b.WriteString("Content-Usage: " + usagePath.Replace(r.Pattern) + " " + r.ContentUsage + "\n")
 			}
 		}
 		// Content Signals have no path form yet: the site-wide signal only.
@@ -105,3 +105,8 @@ func Render(p *policy.Policy, o Options) ([]byte, error) {
 // (Google's matcher does not equate %2A with '*'), and never another path.
 // Allowing less than the document is the side to err on.
 var exactPath = strings.NewReplacer("*", "%2A", "$", "%24")
+
+// usagePath escapes spaces and tabs in a Content-Usage line's path
+// (draft-ietf-aipref-attach-05 3.2). config.ValidatePattern already
+// refuses them in a pattern: this holds the line's syntax if that changes.
+var usagePath = strings.NewReplacer(" ", "%20", "\t", "%09")
