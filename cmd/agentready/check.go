@@ -152,8 +152,9 @@ func (c *checker) run() {
 		}
 	}
 	// The site's own derived agent:// descriptor, at the default path.
-	if _, _, ok := c.peek("/agents/" + c.base.Hostname() + "/agent.json"); ok {
-		c.descriptor("/agents/" + c.base.Hostname() + "/agent.json")
+	own := "/agents/" + c.base.Hostname() + "/agent.json"
+	if body, h, ok := c.peek(own); ok {
+		c.checkDescriptor(own, body, h)
 	}
 	// agents.md: text/markdown; Format B's front matter is YAML.
 	for _, p := range []string{"/.well-known/agents.md", "/agents.md"} {
@@ -297,10 +298,13 @@ func (c *checker) descriptorsOf(raw json.RawMessage) {
 // descriptor checks one agent:// descriptor (agent-uri-03 7): its media
 // type, its schema, and a signature's presence (10.3 SHOULD).
 func (c *checker) descriptor(path string) {
-	body, h, ok := c.fetch(path, "agent://", true)
-	if !ok {
-		return
+	if body, h, ok := c.fetch(path, "agent://", true); ok {
+		c.checkDescriptor(path, body, h)
 	}
+}
+
+// checkDescriptor checks the descriptor body fetched from path.
+func (c *checker) checkDescriptor(path string, body []byte, h http.Header) {
 	n := len(c.findings)
 	c.contentType(path, "agent://", h, "application/agent+json", "")
 	c.schema(path, "agent://", "agent-uri_agent-descriptor.schema.json", body)
