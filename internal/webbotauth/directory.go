@@ -49,8 +49,8 @@ const maxRetryDelay = 10 * time.Second
 // DirectoryOptions configures Directories.
 type DirectoryOptions struct {
 	// Client fetches directories. Default: a client with a 5s timeout. A
-	// given client is copied and never follows redirects either; without a
-	// Timeout of its own, each fetch is bounded to 5s.
+	// given client is copied and never follows redirects either; each
+	// fetch is bounded to its Timeout or 5s, whichever is shorter.
 	Client *http.Client
 	// AllowHTTPLoopback admits plain http origins whose host is a loopback
 	// address or "localhost" (tests, local development). Otherwise every
@@ -198,9 +198,12 @@ func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, erro
 	// refused for not being a 200.
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	ds.client = &c
-	ds.timeout = c.Timeout
-	if ds.timeout <= 0 {
-		ds.timeout = DefaultFetchTimeout
+	// A request may wait for a fetch (Key): at most DefaultFetchTimeout,
+	// whatever the client's own timeout (verify's is 10 s, for range
+	// lists loaded off the request path).
+	ds.timeout = DefaultFetchTimeout
+	if c.Timeout > 0 {
+		ds.timeout = min(c.Timeout, DefaultFetchTimeout)
 	}
 	for _, t := range trusted {
 		origin, err := NormalizeOrigin(t)

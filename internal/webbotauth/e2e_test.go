@@ -728,3 +728,27 @@ func TestDirectoryManyKeys(t *testing.T) {
 		t.Errorf("%d keys cached, want %d", st.Keys, len(keys))
 	}
 }
+
+// TestDirectoryFetchTimeoutCapped: a request waits for a key directory at
+// most DefaultFetchTimeout, whatever the client's own timeout (found by
+// review: verify's 10 s client made requests wait 10 s where the design
+// promises 5).
+func TestDirectoryFetchTimeoutCapped(t *testing.T) {
+	for _, c := range []struct {
+		client *http.Client
+		want   time.Duration
+	}{
+		{nil, DefaultFetchTimeout},
+		{&http.Client{}, DefaultFetchTimeout},
+		{&http.Client{Timeout: 10 * time.Second}, DefaultFetchTimeout},
+		{&http.Client{Timeout: time.Second}, time.Second},
+	} {
+		ds, err := NewDirectories([]string{"https://agent.example"}, DirectoryOptions{Client: c.client})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds.timeout != c.want {
+			t.Errorf("client %+v: a request waits up to %v, want %v", c.client, ds.timeout, c.want)
+		}
+	}
+}
