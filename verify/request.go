@@ -94,8 +94,10 @@ func NewRequestSignatures(keys RequestKeys, o RequestOptions) (*RequestSignature
 // Verify checks r's signature and returns the key id that signed it. With
 // record, the signature's nonce is used up (a nonce seen before fails);
 // without (Explain), it is checked but not recorded, so the request itself
-// can still present it. Reading a body to check its digest leaves r.Body
-// readable again; bound the body first (http.MaxBytesReader).
+// can still present it. httpsig-go reads the whole body to check its
+// digest, and does not give it back when the read fails: bound and buffer
+// the body first if the request may be served anyway (package enforce
+// does, with the capability's BodyLimit).
 func (s *RequestSignatures) Verify(r *http.Request, record bool) (string, error) {
 	// httpsig-go derives @authority from r.Host: a Host that is not this
 	// site's would let a signature made for another site verify here.

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -35,6 +36,7 @@ type dirServer struct {
 	signers    []testKey // sign the response; nil: every listed key
 	mode       string    // "", "error", "redirect", "unsigned", "badsig", "json", "oversize", "oversize-chunked", "hang", "otherauthority", "noauthority"
 	redirectTo string
+	exp        int64 // when set, every key's "exp" (seconds since the epoch)
 	maxAge     int
 	now        func() time.Time
 	delay      time.Duration
@@ -73,7 +75,7 @@ func jwkOf(k testKey) map[string]string {
 func (d *dirServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.hits.Add(1)
 	d.mu.Lock()
-	keys, signers, mode, maxAge, delay := d.keys, d.signers, d.mode, d.maxAge, d.delay
+	keys, signers, mode, maxAge, delay, exp := d.keys, d.signers, d.mode, d.maxAge, d.delay, d.exp
 	d.mu.Unlock()
 	if delay > 0 {
 		time.Sleep(delay)
@@ -96,9 +98,16 @@ func (d *dirServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	var jwks []map[string]string
+	var jwks []map[string]any
 	for _, k := range keys {
-		jwks = append(jwks, jwkOf(k))
+		jwk := map[string]any{}
+		for name, v := range jwkOf(k) {
+			jwk[name] = v
+		}
+		if exp != 0 {
+			jwk["exp"] = exp
+		}
+		jwks = append(jwks, jwk)
 	}
 	body, _ := json.Marshal(map[string]any{"keys": jwks})
 	if mode == "oversize" || mode == "oversize-chunked" {
@@ -750,5 +759,21 @@ func TestDirectoryFetchTimeoutCapped(t *testing.T) {
 		if ds.timeout != c.want {
 			t.Errorf("client %+v: a request waits up to %v, want %v", c.client, ds.timeout, c.want)
 		}
+	}
+}
+
+// TestDirectoryKeyExpired: a key its directory marks expired ("exp") or not
+// yet valid verifies nothing, though it is listed (found by review: only
+// validAt itself was tested).
+func TestDirectoryKeyExpired(t *testing.T) {
+	e := newE2E(t)
+	e.dir.set(func(d *dirServer) { d.exp = testNow.Add(-time.Hour).Unix() })
+	if _, err := e.dirs.Key(context.Background(), e.dir.origin(), e.ed.id); !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "nbf/exp") {
+		t.Errorf("an expired key: %v", err)
+	}
+	e = newE2E(t)
+	e.dir.set(func(d *dirServer) { d.exp = testNow.Add(time.Hour).Unix() })
+	if _, err := e.dirs.Key(context.Background(), e.dir.origin(), e.ed.id); err != nil {
+		t.Errorf("a key within its exp: %v", err)
 	}
 }
