@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -57,25 +56,9 @@ func (f *fetcher) checkURL(raw string) error {
 // not checked (operators serve their lists as application/json or
 // text/plain alike), the body's syntax is.
 func (f *fetcher) get(ctx context.Context, raw, accept string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", accept)
-	res, err := f.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s (redirects are not followed)", raw, res.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, f.maxBytes+1))
+	_, _, body, err := webbotauth.Get(ctx, f.client, raw, accept, f.maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", raw, err)
-	}
-	if int64(len(body)) > f.maxBytes {
-		return nil, fmt.Errorf("GET %s: larger than %d bytes", raw, f.maxBytes)
 	}
 	return body, nil
 }

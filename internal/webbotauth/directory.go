@@ -352,45 +352,55 @@ func (ds *Directories) startFetch(d *directory, ctx context.Context, now time.Ti
 // fetch GETs and checks one directory, returning its proven keys, the
 // cache lifetime and the thumbprints of the keys dropped for lack of proof.
 func (ds *Directories) fetch(ctx context.Context, d *directory) (map[string]dirKey, time.Duration, []string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.url, nil)
+	req, h, body, err := Get(ctx, ds.client, d.url, DirectoryMediaType, ds.maxBytes)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	req.Header.Set("Accept", DirectoryMediaType)
-	resp, err := ds.client.Do(req)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		if loc := resp.Header.Get("Location"); loc != "" {
-			return nil, 0, nil, fmt.Errorf("status %d (redirect to %q not followed)", resp.StatusCode, loc)
-		}
-		return nil, 0, nil, fmt.Errorf("status %d", resp.StatusCode)
-	}
-	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || mt != DirectoryMediaType {
-		return nil, 0, nil, fmt.Errorf("Content-Type %q is not %s", resp.Header.Get("Content-Type"), DirectoryMediaType)
-	}
-	if resp.ContentLength > ds.maxBytes {
-		return nil, 0, nil, fmt.Errorf("Content-Length %d exceeds %d bytes", resp.ContentLength, ds.maxBytes)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, ds.maxBytes+1))
-	if err != nil {
-		return nil, 0, nil, fmt.Errorf("reading the body: %w", err)
-	}
-	if int64(len(body)) > ds.maxBytes {
-		return nil, 0, nil, fmt.Errorf("body exceeds %d bytes", ds.maxBytes)
+	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err != nil || mt != DirectoryMediaType {
+		return nil, 0, nil, fmt.Errorf("Content-Type %q is not %s", h.Get("Content-Type"), DirectoryMediaType)
 	}
 	keys, err := parseDirectory(body, ds.maxBytes)
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	rv := requestView{method: http.MethodGet, scheme: d.scheme, authority: d.authority, path: DirectoryPath, header: req.Header}
-	proven, dropped, err := verifyDirectoryResponse(rv, resp.StatusCode, resp.Header, body, keys, ds.now())
+	proven, dropped, err := verifyDirectoryResponse(rv, http.StatusOK, h, body, keys, ds.now())
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	return proven, cacheLifetime(resp.Header, ds.minRefresh, ds.maxRefresh), dropped, nil
+	return proven, cacheLifetime(h, ds.minRefresh, ds.maxRefresh), dropped, nil
+}
+
+// Get GETs url with client, sending accept as Accept, and returns the
+// request, and a 200's header and body of at most maxBytes. Any other
+// status is an error, a redirect's naming where it points: the client
+// must follow none. Key directories and verify's range lists are fetched
+// with it.
+func Get(ctx context.Context, client *http.Client, url, accept string, maxBytes int64) (*http.Request, http.Header, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		if loc := resp.Header.Get("Location"); loc != "" {
+			return nil, nil, nil, fmt.Errorf("status %d (redirect to %q not followed)", resp.StatusCode, loc)
+		}
+		return nil, nil, nil, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("reading the body: %w", err)
+	}
+	if int64(len(body)) > maxBytes {
+		return nil, nil, nil, fmt.Errorf("body exceeds %d bytes", maxBytes)
+	}
+	return req, resp.Header, body, nil
 }
 
 // verifyDirectoryResponse checks the possession proofs of a directory
