@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -227,12 +226,7 @@ func TestUsagePreferenceEncodings(t *testing.T) {
 	}
 	h := m.Handler(app)
 	for _, target := range []string{"/products/tent", "/%70roducts/tent", "/PRODUCTS/../products/tent", "/products%2Ftent", "/products/tent?x=1", "/products//tent"} {
-		r := httptest.NewRequest("GET", "/", nil)
-		r.URL, _ = url.ParseRequestURI(target)
-		r.RequestURI = target
-		r.Header.Set("User-Agent", uaGPTBot)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		w := serveGet(h, target, uaGPTBot) // the target as sent, unresolved
 		if w.Code == 200 {
 			t.Errorf("%s: a training crawler reached a path where training is denied", target)
 		}
@@ -258,12 +252,7 @@ func TestContentUsageSaysWhatIsEnforced(t *testing.T) {
 	denied := 0
 	for _, target := range []string{"/api/search", "/api/search?q=x", "/api/s%65arch", "/api/s%65arch?q=x",
 		"/caf%C3%A9", "/caf%c3%a9", "/caf%C3%A9?x=1", "/%63af%C3%A9/menu", "/blog/post", "/blog/post?x=1"} {
-		r := httptest.NewRequest("GET", "/", nil)
-		r.URL, _ = url.ParseRequestURI(target)
-		r.RequestURI = target
-		r.Header.Set("User-Agent", uaGPTBot)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		w := serveGet(h, target, uaGPTBot) // the target as sent, unresolved
 		says := strings.Contains(w.Header().Get("Content-Usage"), "train-ai=n")
 		if refused := w.Code == http.StatusForbidden; refused != says {
 			t.Errorf("%s: status %d, Content-Usage %q", target, w.Code, w.Header().Get("Content-Usage"))
