@@ -41,29 +41,21 @@ func declFlags(name string, args []string, stdout, stderr io.Writer) (file strin
 // FILE:LINE: field: message. ok is false when there was any.
 func load(file string, f config.Formats, out io.Writer) (site config.Site, ok bool) {
 	site, lines, err := config.LoadSite(file)
-	if err != nil {
-		var fe *config.FileError
-		for _, e := range unjoin(err) {
-			if errors.As(e, &fe) {
-				fmt.Fprintf(out, "%s:%d: %s\n", file, fe.Line, strings.TrimPrefix(fe.Error(), fmt.Sprintf("line %d: ", fe.Line)))
-			} else {
-				fmt.Fprintf(out, "%s: %v\n", file, e)
-			}
-		}
-		return site, false
+	if err == nil {
+		err = lines.Locate(config.Validate(&site, f))
 	}
-	if err := config.Validate(&site, f); err != nil {
-		var fe *config.FileError
-		for _, e := range unjoin(lines.Locate(err)) {
-			if errors.As(e, &fe) && fe.Line > 0 {
-				fmt.Fprintf(out, "%s:%d: %s\n", file, fe.Line, strings.TrimPrefix(fe.Error(), fmt.Sprintf("line %d: ", fe.Line)))
-			} else {
-				fmt.Fprintf(out, "%s: %v\n", file, e)
-			}
-		}
-		return site, false
+	if err == nil {
+		return site, true
 	}
-	return site, true
+	for _, e := range unjoin(err) {
+		var fe *config.FileError
+		if errors.As(e, &fe) && fe.Line > 0 {
+			fmt.Fprintf(out, "%s:%d: %s\n", file, fe.Line, strings.TrimPrefix(fe.Error(), fmt.Sprintf("line %d: ", fe.Line)))
+		} else {
+			fmt.Fprintf(out, "%s: %v\n", file, e)
+		}
+	}
+	return site, false
 }
 
 func unjoin(err error) []error {

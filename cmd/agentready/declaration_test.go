@@ -32,6 +32,12 @@ func TestLintAndRender(t *testing.T) {
 	if code := run([]string{"lint", bad}, &out, &errb); code != 1 || !strings.Contains(out.String(), bad+`:4: Capabilities[0].ID: "Bad_ID" is not allowed by draft-car`) {
 		t.Errorf("lint of an invalid declaration: %d\n%s", code, out.String())
 	}
+	// A problem with no line is said without one (not "FILE:0:").
+	os.WriteFile(bad, nil, 0o644)
+	out.Reset()
+	if code := run([]string{"lint", bad}, &out, &errb); code != 1 || !strings.HasPrefix(out.String(), bad+": ") {
+		t.Errorf("lint of an empty file: %d\n%s", code, out.String())
+	}
 	if code := run([]string{"lint", "-dialect", "v9", bad}, &out, &errb); code != 2 {
 		t.Errorf("a bad -dialect: %d", code)
 	}
