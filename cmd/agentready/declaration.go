@@ -91,7 +91,7 @@ func render(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 1
 	}
-	docs, err := publish.Render(&site, publish.Options{Formats: f, LastModified: site.GeneratedAt})
+	docs, err := publish.Render(&site, publish.Options{Formats: f})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", file, err)
 		return 1
