@@ -284,6 +284,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		Logger:         st.logger,
 		ImplicitAIOnly: st.implicit == ImplicitAIAgents,
 		ReportOnly:     st.reportOnly,
+		LenientRouting: st.lenient,
 		ProbePaths:     st.probePaths,
 		ProbeNets:      st.probeNets,
 	}

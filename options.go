@@ -41,6 +41,7 @@ type settings struct {
 
 	implicit   ImplicitScope
 	reportOnly bool
+	lenient    bool
 	probePaths []string
 	probeNets  []string
 
@@ -310,6 +311,24 @@ func WithImplicitAccess(s ImplicitScope) Option {
 			return fmt.Errorf("WithImplicitAccess: unknown scope %d", s)
 		}
 		st.implicit = s
+		return nil
+	}
+}
+
+// WithLenientRouting declares that the application, or the upstream
+// behind agentready serve, may route a path ignoring ASCII case and a
+// trailing slash, as Express (case-insensitive, non-strict routing) and
+// ASP.NET do by default: the Allow/Disallow rules and the capability
+// endpoints then hold on every such spelling ("/ADMIN/users" is decided
+// as "/admin/users" too, "/api/search/" and "/API/Search" as
+// "/api/search"). agentready serve uses it unless the upstream is
+// declared strict. Without it, agentready already decides on a path with
+// a trailing slash or a format extension removed (chi's StripSlashes and
+// URLFormat); see the README section "Routers and the readings of a
+// request".
+func WithLenientRouting() Option {
+	return func(st *settings) error {
+		st.lenient = true
 		return nil
 	}
 }

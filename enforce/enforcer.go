@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/agentready/agentready/internal/problem"
 
@@ -56,6 +55,11 @@ type Config struct {
 	// known agents; generic and unknown clients are then subject to no
 	// path rule. Capability scope, auth and limits apply to all agents.
 	ImplicitAIOnly bool
+	// LenientRouting declares that the application, or the upstream behind
+	// a proxy, may route a path ignoring ASCII case and a trailing slash
+	// (Express's defaults, ASP.NET): the rules and capability endpoints
+	// then hold on every such spelling (see readings.go).
+	LenientRouting bool
 	// ReportOnly decides and reports every request but denies none: a
 	// request that would be denied is served, its decision (with
 	// ReportOnly set) goes to OnDecision, and its response carries the
@@ -153,14 +157,19 @@ type Enforcer struct {
 	// which looks at its context on entry only.
 	auditOwned, auditMem bool
 
-	link        []string // Link: <agents.txt>; rel="describedby"
-	allowText   []string // "Allow: <pattern>" per Access.Allow index
-	denyText    []string // "Disallow: <pattern>" per Access.Disallow index
-	challenges  []string // WWW-Authenticate per capability ("" when none)
-	authText    []string // "Auth: bearer-token" per capability
-	combos      []combo  // per (agent+1)*(capabilities+1) + capability+1
-	capOnly     []combo  // per capability: its own limit alone (serveBound)
-	bound       atomic.Int32
+	link       []string // Link: <agents.txt>; rel="describedby"
+	allowText  []string // "Allow: <pattern>" per Access.Allow index
+	denyText   []string // "Disallow: <pattern>" per Access.Disallow index
+	challenges []string // WWW-Authenticate per capability ("" when none)
+	authText   []string // "Auth: bearer-token" per capability
+	combos     []combo  // per (agent+1)*(capabilities+1) + capability+1
+	capOnly    []combo  // per capability: its own limit alone (serveBound)
+	bound      atomic.Int32
+	// folded is the policy with its patterns and endpoints in lower case
+	// (LenientRouting), nil otherwise; routes finds the capability of a
+	// route pattern.
+	folded      *policy.Policy
+	routes      routeTable
 	scratchPool sync.Pool
 	uas         *uaCache
 }
@@ -255,6 +264,13 @@ func New(cfg Config) (*Enforcer, error) {
 				"give the signing keys (agentready.WithRequestSignatures), or check it yourself (agentready.WithAuthenticator), or declare another auth type", c.ID))
 		}
 	}
+	e.routes = newRouteTable(p)
+	if cfg.LenientRouting {
+		var err error
+		if e.folded, err = policy.Compile(foldSite(site)); err != nil {
+			errs = append(errs, fmt.Errorf("enforce: the declaration in lower case (LenientRouting): %w", err))
+		}
+	}
 	if !p.Usage.IsZero() {
 		e.usage, e.enforceUsage = p.Usage, site.Usage.Enforce
 	}
@@ -342,9 +358,10 @@ func (e *Enforcer) limits(ls *[3]Limit, ai, ci int, client Key) int {
 }
 
 // decide runs the pipeline for r. ci is the capability a route binding
-// names (-1: route by endpoint). consume=false (Explain) checks no limit.
+// names (-1: route by endpoint); rf, when not nil, the router Wrap wraps,
+// which says which route r reaches. consume=false (Explain) checks no limit.
 // Everything it stores in d points into the policy or the request.
-func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
+func (e *Enforcer) decide(r *http.Request, ci int, rf routeFinder, consume bool, d *Decision) {
 	p := e.p
 	d.Class = e.classify(r)
 	if !d.Class.Agent() {
@@ -364,7 +381,7 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 		}
 	}
 
-	ci, ok := e.access(r, ci, d)
+	ci, ok := e.access(r, ci, rf, d)
 	if !ok {
 		return
 	}
@@ -384,114 +401,6 @@ func (e *Enforcer) decide(r *http.Request, ci int, consume bool, d *Decision) {
 
 	e.rateLimit(r, ai, ci, consume, d)
 }
-
-// access takes the path decision (draft-car 2.6, robots.txt precedence)
-// and resolves the capability the request addresses when ci < 0 (no route
-// binding names one). It decides on every reading of the target a router
-// may route: the RFC 9309 form, and the unescaped form when the path
-// escapes a sub-delim (policy.Decoded); targets that routers read
-// differently are refused before any rule. ok is false when d is decided
-// (a denial).
-func (e *Enforcer) access(r *http.Request, ci int, d *Decision) (int, bool) {
-	// The escaped path as sent is RawPath when the client escaped more than
-	// net/url would (r.URL.EscapedPath would copy it to check that).
-	raw := r.URL.RawPath
-	if raw == "" {
-		raw = r.URL.EscapedPath()
-	} else if !unescapesTo(raw, r.URL.Path) {
-		// The URL's two paths disagree (a middleware changed one): chi
-		// routes RawPath, ServeMux the escaped Path.
-		d.Outcome, d.Err = DenyTarget, errRawPathMismatch
-		return ci, false
-	}
-	if t, ok := canonicalTarget(r, raw); ok {
-		// Already canonical, and both readings are the request's own
-		// string: match it without a copy.
-		return e.decidePath(r, t, "", ci, d)
-	}
-	return e.accessSlow(r, raw, ci, d)
-}
-
-// accessSlow is access for a target that needs canonicalising. Its
-// readings live in its own frame, for the duration of decidePath.
-func (e *Enforcer) accessSlow(r *http.Request, raw string, ci int, d *Decision) (int, bool) {
-	if err := policy.CheckTarget(raw); err != nil {
-		d.Outcome, d.Err = DenyTarget, err
-		return ci, false
-	}
-	var buf, buf2 [512]byte
-	cp := policy.Canonical(buf[:0], raw, r.URL.RawQuery)
-	path, alt := unsafe.String(unsafe.SliceData(cp), len(cp)), ""
-	if policy.HasDecodable(raw) {
-		dp := policy.Decoded(buf2[:0], raw, r.URL.RawQuery)
-		alt = unsafe.String(unsafe.SliceData(dp), len(dp))
-	}
-	return e.decidePath(r, path, alt, ci, d)
-}
-
-// decidePath matches the rules against path and, when it is not "", its
-// other reading alt (either reading's denial denies), and routes both to a
-// capability. It keeps neither string.
-func (e *Enforcer) decidePath(r *http.Request, path, alt string, ci int, d *Decision) (int, bool) {
-	p := e.p
-	if len(path) > policy.MaxPathLen || len(alt) > policy.MaxPathLen {
-		// Rules match only the first MaxPathLen bytes; a longer path is not
-		// decided on a truncated view.
-		d.Outcome, d.Rule = DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
-		return ci, false
-	}
-	var rule *policy.Rule
-	matched := false
-	if !e.implicitAI || d.Class.Kind == policy.Declared || d.Class.Kind == policy.Known {
-		rule, matched = p.Rules.Match(path)
-		if alt != "" {
-			// Either reading's denial denies.
-			if r2, ok := p.Rules.Match(alt); ok && !r2.Allow && (!matched || rule.Allow) {
-				rule, matched = r2, true
-			}
-		}
-	}
-	if matched {
-		d.Rule = e.ruleText(rule)
-		if !rule.Allow {
-			d.Outcome = DenyPath
-			return ci, false
-		}
-	}
-	if e.enforceUsage && (d.Class.Purpose == policy.TrainingCrawler || d.Class.Purpose == policy.SearchCrawler) {
-		// A crawler whose purpose the path's usage preference denies
-		// (config.Usage.Enforce); either reading's denial denies.
-		pref, denied := p.Usage.Match(path).Denies(d.Class.Purpose)
-		if !denied && alt != "" {
-			pref, denied = p.Usage.Match(alt).Denies(d.Class.Purpose)
-		}
-		if denied {
-			d.Outcome, d.Rule = DenyPreference, pref
-			return ci, false
-		}
-	}
-	// Capability scope (draft-car 2.7): by endpoint, unless bound.
-	if ci < 0 {
-		ci = p.Route(r.Method, pathOnly(path))
-		if alt != "" {
-			switch c2 := p.Route(r.Method, pathOnly(alt)); {
-			case ci < 0:
-				ci = c2
-			case c2 >= 0 && c2 != ci:
-				d.Outcome, d.Err = DenyTarget, errTwoCapabilities
-				return ci, false
-			}
-		}
-	}
-	return ci, true
-}
-
-// The reasons for DenyTarget that the enforcer finds itself; the others
-// are policy.CheckTarget's.
-var (
-	errRawPathMismatch = &policy.TargetError{Reason: "the request URL's raw path and path disagree"}
-	errTwoCapabilities = &policy.TargetError{Reason: "the path's escaped and unescaped readings address two different capabilities"}
-)
 
 // probe returns why r is an infrastructure probe that passes without
 // enforcement (a probe path, a probe network), or "". A request presenting
@@ -575,14 +484,6 @@ func unescapesTo(raw, path string) bool {
 	return j == len(path)
 }
 
-// pathOnly is a canonical target without its query.
-func pathOnly(t string) string {
-	if q := strings.IndexByte(t, '?'); q >= 0 {
-		return t[:q]
-	}
-	return t
-}
-
 // allow asks the store for d's limits. The MemoryStore is called directly
 // so that d stays on the caller's stack; any other store gets pooled
 // slices, since slices passed through an interface escape.
@@ -655,7 +556,7 @@ func (e *Enforcer) ruleText(r *policy.Rule) string {
 // (an exhausted limit makes the decision DenyRate).
 func (e *Enforcer) Explain(r *http.Request) Decision {
 	var d Decision
-	e.decide(r, e.boundCapability(r), false, &d)
+	e.decide(r, e.boundCapability(r), nil, false, &d)
 	d.Status = statusOf(d.Outcome)
 	if e.sessions != nil && e.wantsSession(r, &d) {
 		e.checkSession(r, &d, time.Time{})
@@ -666,6 +567,7 @@ func (e *Enforcer) Explain(r *http.Request) Decision {
 // Wrap enforces the policy on every request before next. /robots.txt is
 // always served (docs/design.md: it is always allowed).
 func (e *Enforcer) Wrap(next http.Handler) http.Handler {
+	rf, _ := next.(routeFinder)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if e.usage != nil {
 			e.setContentUsage(w, r)
@@ -676,7 +578,7 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		e.serve(w, r, next, -1)
+		e.serve(w, r, next, -1, rf)
 	})
 }
 
@@ -715,7 +617,7 @@ func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) 
 			case st == nil || st.enf != e:
 				// No Wrap in front (or one of a declaration a Reload has
 				// replaced since): the binding runs the whole pipeline.
-				e.serve(w, r, next, ci)
+				e.serve(w, r, next, ci, nil)
 			case st.capability == ci:
 				next.ServeHTTP(w, r) // Wrap resolved the same capability and checked it
 			default:
@@ -787,9 +689,9 @@ func (e *Enforcer) boundCapability(r *http.Request) int {
 }
 
 // serve decides and answers: pass, allow (with RateLimit headers) or deny.
-func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handler, ci int) {
+func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handler, ci int, rf routeFinder) {
 	var d Decision
-	e.decide(r, ci, true, &d)
+	e.decide(r, ci, rf, true, &d)
 	if d.Outcome == Pass { // a browser: nothing else applies
 		if e.hook != nil {
 			e.hook(d)
@@ -1006,7 +908,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		prob.Extra["limit"] = d.Limit
 		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
 	case DenyTarget:
-		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a path that every router reads the same way", r.RequestURI, d.Err)
+		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a request that every router reads the same way", r.RequestURI, d.Err)
 	case DenyBody:
 		prob.Detail = fmt.Sprintf("%v; this call is recorded in the session's audit trail, which reads and records a body before the action runs", d.Err)
 	case StoreError:

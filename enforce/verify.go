@@ -84,7 +84,7 @@ func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bo
 // setContentUsage adds the Content-Usage header of the request's target
 // (draft-ietf-aipref-attach-05 section 2) to the response: the value was
 // rendered once, so this allocates nothing. The target is matched in the
-// form the enforcement of config.Usage matches (decidePath): the RFC 9309
+// form the enforcement of config.Usage matches (access): the RFC 9309
 // canonical form of the path as sent and its query, so that the header
 // says what a crawler is held to.
 func (e *Enforcer) setContentUsage(w http.ResponseWriter, r *http.Request) {
@@ -92,13 +92,11 @@ func (e *Enforcer) setContentUsage(w http.ResponseWriter, r *http.Request) {
 	if raw == "" {
 		raw = r.URL.EscapedPath()
 	}
-	var rule *policy.UsageRule
-	if t, ok := canonicalTarget(r, raw); ok {
-		rule = e.usage.Match(t)
-	} else {
-		var buf [512]byte
-		rule = e.usage.Match(string(policy.Canonical(buf[:0], raw, r.URL.RawQuery)))
+	t := canonicalTarget(r, raw)
+	if t == "" {
+		t = string(policy.Canonical(nil, raw, r.URL.RawQuery))
 	}
+	rule := e.usage.Match(t)
 	if rule.Header != nil {
 		w.Header()["Content-Usage"] = rule.Header
 	}

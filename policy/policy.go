@@ -222,21 +222,23 @@ func (p *Policy) CapabilityIndex(id string) (int, bool) {
 func (p *Policy) Route(method, path string) int {
 	if idx, ok := p.exact[path]; ok {
 		for _, i := range idx {
-			if p.Capabilities[i].methodMatches(method) {
+			if p.Capabilities[i].MethodMatches(method) {
 				return i
 			}
 		}
 	}
 	for _, i := range p.templated {
 		c := &p.Capabilities[i]
-		if c.methodMatches(method) && matchTemplate(c.segments, path) {
+		if c.MethodMatches(method) && matchTemplate(c.segments, path) {
 			return i
 		}
 	}
 	return -1
 }
 
-func (c *Capability) methodMatches(m string) bool {
+// MethodMatches reports whether a request of method m addresses c's
+// endpoint: c declares m or no method, or m is HEAD and c declares GET.
+func (c *Capability) MethodMatches(m string) bool {
 	return c.Method == "" || c.Method == m || (m == "HEAD" && c.Method == "GET")
 }
 

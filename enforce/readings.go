@@ -1,0 +1,463 @@
+package enforce
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/policy"
+)
+
+// A request reaches a handler by the reading its router, the middlewares
+// in front of the router, or the upstream behind a proxy take of it, and
+// they take it after agentready has decided. So an agent's request is
+// decided on every reading one of them may route (docs/design.md, "A
+// decision no router disagrees with"), and allowed only if every reading
+// is; the capability any reading routes to applies:
+//
+//   - the target as sent, in its RFC 9309 form, and, when the path escapes
+//     a sub-delim, unescaped (ServeMux unescapes; see policy.Canonical);
+//   - the path without its query: routers route the path, so an Allow that
+//     matches only because of the query ("/*.css$" and "/admin?.css")
+//     cannot open a path a Disallow closes;
+//   - the path with one trailing slash removed (chi's StripSlashes,
+//     Express's non-strict routing) and with a format extension removed
+//     (chi's URLFormat: from the last '.' of the last segment), each with
+//     and without the query;
+//   - with LenientRouting, each of those in ASCII lower case, against the
+//     rules and endpoints in lower case, and with a trailing slash added
+//     (Express's defaults: case-insensitive, non-strict);
+//   - every method the request may be handled as: its own and each method
+//     override it carries (X-HTTP-Method-Override and its two siblings,
+//     _method in the query or in a form body: Express's method-override,
+//     Rails, Laravel, gorilla/handlers);
+//   - with a router that says which route a request reaches (ServeMux's
+//     Handler method), the capability whose endpoint is that route.
+//
+// A method that is a case variant of a standard one ("delete") is refused:
+// some frameworks upper-case it, others route it as another method.
+
+// The reasons for DenyTarget that the enforcer finds itself; the others
+// are policy.CheckTarget's.
+var (
+	errRawPathMismatch = &policy.TargetError{Reason: "the request URL's raw path and path disagree"}
+	errTwoCapabilities = &policy.TargetError{Reason: "the request's readings (its path as sent, without a trailing slash or a format extension, its method overrides) address two different capabilities"}
+	errMethodCase      = &policy.TargetError{Reason: "the method is a case variant of a standard method, which some frameworks upper-case and others route as another method"}
+	errManyMethods     = &policy.TargetError{Reason: "the request carries more method overrides than agentready decides on"}
+	errFormMethod      = &policy.TargetError{Reason: "the form body could not be read for a _method override"}
+)
+
+// standardMethods are the methods of RFC 9110 9.3 and PATCH (RFC 5789).
+var standardMethods = [...]string{"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
+
+// caseVariant reports whether m is a standard method in another case.
+func caseVariant(m string) bool {
+	for _, s := range standardMethods {
+		if m != s && strings.EqualFold(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// overrideHeaders are the method-override headers frameworks honour, in
+// canonical form.
+var overrideHeaders = [...]string{"X-Http-Method-Override", "X-Http-Method", "X-Method-Override"}
+
+// methodSet is the methods a request may be handled as.
+type methodSet struct {
+	m [4]string
+	n int
+}
+
+// add adds an override method, upper-cased as frameworks do; it reports
+// false when the set is full.
+func (s *methodSet) add(m string) bool {
+	m = strings.ToUpper(strings.TrimSpace(m))
+	if m == "" {
+		return true
+	}
+	for _, have := range s.m[:s.n] {
+		if have == m {
+			return true
+		}
+	}
+	if s.n == len(s.m) {
+		return false
+	}
+	s.m[s.n] = m
+	s.n++
+	return true
+}
+
+// requestMethods fills s with r's method and the overrides r carries. A
+// form body is read (and put back) to find a _method field; status is the
+// refusal's status when the request cannot be decided on (0 otherwise).
+func requestMethods(r *http.Request, s *methodSet) (status int, err error) {
+	if caseVariant(r.Method) {
+		return http.StatusBadRequest, errMethodCase
+	}
+	s.m[0], s.n = r.Method, 1
+	ok := true
+	for _, k := range overrideHeaders {
+		for _, v := range r.Header[k] {
+			ok = s.add(v) && ok
+		}
+	}
+	if q := r.URL.RawQuery; strings.Contains(q, "method") || strings.Contains(q, "%") {
+		ok = addFormMethods(s, q) && ok
+	}
+	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
+		if ct := strings.ToLower(r.Header.Get("Content-Type")); strings.Contains(ct, "form") {
+			status, err := formMethods(r, ct, s)
+			if err != nil {
+				return status, err
+			}
+		}
+	}
+	if !ok {
+		return http.StatusBadRequest, errManyMethods
+	}
+	return 0, nil
+}
+
+// addFormMethods adds the _method values of an urlencoded query or body.
+// Pairs are split on '&' and ';' (Rack and older frameworks split on
+// both), and keys are unescaped, so "%5Fmethod" counts.
+func addFormMethods(s *methodSet, q string) bool {
+	ok := true
+	for q != "" {
+		var pair string
+		if i := strings.IndexAny(q, "&;"); i >= 0 {
+			pair, q = q[:i], q[i+1:]
+		} else {
+			pair, q = q, ""
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		if !strings.Contains(k, "method") && !strings.Contains(k, "%") {
+			continue
+		}
+		if uk, err := url.QueryUnescape(k); err != nil || uk != "_method" {
+			continue
+		}
+		uv, _ := url.QueryUnescape(v)
+		ok = s.add(uv) && ok
+	}
+	return ok
+}
+
+// formMethods adds the _method fields of r's form body (urlencoded or
+// multipart), read up to config.DefaultBodyLimit and put back for the
+// handler. A form body too large to read, or a multipart body that does
+// not parse, is refused: a framework might find a _method in it.
+func formMethods(r *http.Request, contentType string, s *methodSet) (int, error) {
+	b, err := bufferBody(r, config.DefaultBodyLimit)
+	if err != nil {
+		return http.StatusBadRequest, errBodyRead
+	}
+	if len(b) > config.DefaultBodyLimit {
+		return http.StatusRequestEntityTooLarge, errFormTooLarge
+	}
+	if !strings.HasPrefix(contentType, "multipart/") {
+		if !addFormMethods(s, string(b)) {
+			return http.StatusBadRequest, errManyMethods
+		}
+		return 0, nil
+	}
+	vals, err := multipartMethods(b, r.Header.Get("Content-Type"))
+	if err != nil {
+		return http.StatusBadRequest, errFormMethod
+	}
+	for _, v := range vals {
+		if !s.add(v) {
+			return http.StatusBadRequest, errManyMethods
+		}
+	}
+	return 0, nil
+}
+
+var errFormTooLarge = &policy.TargetError{Reason: "a form body larger than " + strconv.Itoa(config.DefaultBodyLimit) + " bytes cannot be checked for a _method override"}
+
+// access takes the path decision (draft-car 2.6, robots.txt precedence)
+// on every reading of r (see the top of this file) and resolves the
+// capability the request addresses when ci < 0 (no route binding names
+// one). rf, when not nil, is the router next in line, asked which route r
+// reaches. ok is false when d is decided (a denial).
+func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) (int, bool) {
+	var ms methodSet
+	if status, err := requestMethods(r, &ms); err != nil {
+		d.Outcome, d.Err = DenyTarget, err
+		if status == http.StatusRequestEntityTooLarge {
+			d.Outcome = DenyBody
+		}
+		return ci, false
+	}
+	// The escaped path as sent is RawPath when the client escaped more
+	// than net/url would.
+	raw := r.URL.RawPath
+	if raw == "" {
+		raw = r.URL.EscapedPath()
+	} else if !unescapesTo(raw, r.URL.Path) {
+		// The URL's two paths disagree (a middleware changed one): chi
+		// routes RawPath, ServeMux the escaped Path.
+		d.Outcome, d.Err = DenyTarget, errRawPathMismatch
+		return ci, false
+	}
+	target, alt := canonicalTarget(r, raw), ""
+	if target == "" {
+		if err := policy.CheckTarget(raw); err != nil {
+			d.Outcome, d.Err = DenyTarget, err
+			return ci, false
+		}
+		var buf [256]byte
+		target = string(policy.Canonical(buf[:0], raw, r.URL.RawQuery))
+		if policy.HasDecodable(raw) {
+			alt = string(policy.Decoded(buf[:0], raw, r.URL.RawQuery))
+		}
+	}
+	if len(target) > policy.MaxPathLen || len(alt) > policy.MaxPathLen {
+		// Rules match only the first MaxPathLen bytes; a longer path is not
+		// decided on a truncated view.
+		d.Outcome, d.Rule = DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
+		return ci, false
+	}
+	v := verdict{ci: ci, bound: ci >= 0, methods: ms, class: d.Class,
+		rules: !e.implicitAI || d.Class.Kind == policy.Declared || d.Class.Kind == policy.Known}
+	e.readTarget(e.p, target, &v)
+	if alt != "" {
+		e.readTarget(e.p, alt, &v)
+	}
+	if e.folded != nil {
+		e.readTarget(e.folded, foldCase(target), &v)
+		if alt != "" {
+			e.readTarget(e.folded, foldCase(alt), &v)
+		}
+	}
+	if rf != nil && !v.bound {
+		if _, pattern := rf.Handler(r); pattern != "" {
+			for _, m := range ms.m[:ms.n] {
+				v.route(e.routes.route(e.p, m, pattern))
+			}
+		}
+	}
+	if v.rule != nil {
+		d.Rule = e.ruleText(v.rule)
+	}
+	switch {
+	case v.denied:
+		d.Outcome = DenyPath
+		return v.ci, false
+	case v.pref != "":
+		d.Outcome, d.Rule = DenyPreference, v.pref
+		return v.ci, false
+	case v.two:
+		d.Outcome, d.Err = DenyTarget, errTwoCapabilities
+		return v.ci, false
+	}
+	return v.ci, true
+}
+
+// verdict gathers what the readings of one request decide.
+type verdict struct {
+	methods methodSet
+	class   policy.Class
+	rules   bool // the path rules apply to this client (ImplicitAIOnly)
+	bound   bool // a route binding names the capability: no routing
+	// rule is the first denying rule, else the first allowing one (the
+	// target as sent is read first).
+	rule   *policy.Rule
+	denied bool
+	pref   string // a usage preference that refuses the request
+	ci     int    // the capability routed, -1 for none
+	two    bool   // readings routed two capabilities
+}
+
+// route merges capability c (-1: none) into the verdict.
+func (v *verdict) route(c int) {
+	switch {
+	case c < 0 || c == v.ci:
+	case v.ci < 0:
+		v.ci = c
+	default:
+		v.two = true
+	}
+}
+
+// readTarget decides every reading of the canonical target t (path and
+// query) against p's rules and endpoints.
+func (e *Enforcer) readTarget(p *policy.Policy, t string, v *verdict) {
+	path, query, _ := strings.Cut(t, "?")
+	var ends [4]int
+	for _, n := range pathReadings(path, &ends) {
+		s := path[:n]
+		// With its query first: the target as sent names the rule.
+		switch {
+		case query == "":
+		case n == len(path):
+			e.matchRules(p, t, v)
+		default:
+			e.matchRules(p, s+"?"+query, v)
+		}
+		e.readPath(p, s, v)
+		if n == len(path) && p == e.p && e.enforceUsage {
+			e.matchUsage(p, t, v)
+		}
+		if e.folded != nil && p == e.folded && !strings.HasSuffix(s, "/") {
+			// A lenient router routes "/x" to a route "/x/" too.
+			s += "/"
+			e.readPath(p, s, v)
+			if query != "" {
+				e.matchRules(p, s+"?"+query, v)
+			}
+		}
+	}
+}
+
+// readPath decides one reading of the path alone: its rules, and the
+// capability each method routes it to.
+func (e *Enforcer) readPath(p *policy.Policy, s string, v *verdict) {
+	e.matchRules(p, s, v)
+	if v.bound {
+		return
+	}
+	for _, m := range v.methods.m[:v.methods.n] {
+		v.route(p.Route(m, s))
+	}
+}
+
+// matchRules matches one reading (a path, with or without its query)
+// against p's path rules.
+func (e *Enforcer) matchRules(p *policy.Policy, s string, v *verdict) {
+	if v.rules && !v.denied {
+		if rule, ok := p.Rules.Match(s); ok {
+			if !rule.Allow {
+				v.rule, v.denied = rule, true
+			} else if v.rule == nil {
+				v.rule = rule
+			}
+		}
+	}
+}
+
+// matchUsage refuses a crawler whose purpose the usage preference of the
+// target t denies (config.Usage.Enforce). Preferences are matched on the
+// target as sent, escaped and unescaped, the readings the Content-Usage
+// header is matched on (setContentUsage), so that the header says what
+// the crawler is held to; they say what may be done with content, and do
+// not close paths, which the Access rules do.
+func (e *Enforcer) matchUsage(p *policy.Policy, t string, v *verdict) {
+	if v.pref == "" && (v.class.Purpose == policy.TrainingCrawler || v.class.Purpose == policy.SearchCrawler) {
+		if pref, denied := p.Usage.Match(t).Denies(v.class.Purpose); denied {
+			v.pref = pref
+		}
+	}
+}
+
+// pathReadings returns the lengths of the prefixes of path a router may
+// route it as: path itself, without one trailing slash, without the
+// format extension of its last segment (chi's URLFormat cuts at the last
+// '.' after the last '/'), and both in either order. Each is a prefix, so
+// no reading is copied.
+func pathReadings(path string, ends *[4]int) []int {
+	n := 0
+	add := func(l int) {
+		for _, have := range ends[:n] {
+			if have == l {
+				return
+			}
+		}
+		if n < len(ends) && l > 0 {
+			ends[n] = l
+			n++
+		}
+	}
+	strip := func(l int) int {
+		if l > 1 && path[l-1] == '/' {
+			return l - 1
+		}
+		return l
+	}
+	ext := func(l int) int {
+		seg := strings.LastIndexByte(path[:l], '/') + 1
+		if dot := strings.LastIndexByte(path[seg:l], '.'); dot >= 0 {
+			return seg + dot
+		}
+		return l
+	}
+	add(len(path))
+	add(strip(len(path)))
+	add(ext(len(path)))
+	add(ext(strip(len(path))))
+	add(strip(ext(len(path))))
+	return ends[:n]
+}
+
+// foldCase returns the canonical target t with its ASCII letters in lower
+// case, but for the hex digits of escapes, which stay upper case as
+// canonical patterns keep them.
+func foldCase(t string) string {
+	i := 0
+	for ; i < len(t); i++ {
+		if c := t[i]; c >= 'A' && c <= 'Z' || c == '%' {
+			break
+		}
+	}
+	if i == len(t) {
+		return t
+	}
+	b := []byte(t)
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '%':
+			i += 2
+		case c >= 'A' && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// foldSite returns a copy of s whose path patterns and endpoints are in
+// lower case (foldCase), for LenientRouting.
+func foldSite(s *config.Site) *config.Site {
+	f := *s
+	fold := func(pats []string) []string {
+		out := make([]string, len(pats))
+		for i, p := range pats {
+			out[i] = foldCase(p)
+		}
+		return out
+	}
+	f.Access.Allow, f.Access.Disallow = fold(s.Access.Allow), fold(s.Access.Disallow)
+	f.Capabilities = append([]config.Capability(nil), s.Capabilities...)
+	for i := range f.Capabilities {
+		f.Capabilities[i].Endpoint = foldCase(f.Capabilities[i].Endpoint)
+	}
+	f.Usage.Paths = append([]config.PathUsage(nil), s.Usage.Paths...)
+	for i := range f.Usage.Paths {
+		f.Usage.Paths[i].Path = foldCase(f.Usage.Paths[i].Path)
+	}
+	return &f
+}
+
+// canonicalTarget returns the canonical form of r's path and query
+// (policy.Canonical of raw, r's escaped path, and its raw query) when the
+// request holds it already, "" otherwise: then the caller builds it. The
+// target as the client sent it (RequestURI) is the form whenever it reads
+// exactly path?query, and is matched without a copy.
+func canonicalTarget(r *http.Request, raw string) string {
+	q := r.URL.RawQuery
+	if !policy.IsCanonical(raw, q) {
+		return ""
+	}
+	if q == "" {
+		return raw
+	}
+	t := r.RequestURI
+	if len(t) == len(raw)+1+len(q) && t[len(raw)] == '?' && t[:len(raw)] == raw && t[len(raw)+1:] == q {
+		return t
+	}
+	return raw + "?" + q
+}

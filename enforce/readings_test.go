@@ -1,0 +1,206 @@
+package enforce_test
+
+import (
+	"bytes"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/policy"
+)
+
+const uaGPTBot = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)"
+
+// ordersSite is the shape of the applications issue 22 reproduced the
+// bypasses on: path rules with a query-sensitive Allow, capabilities with
+// auth, a template and a method, an agent not permitted one of them.
+func ordersSite() config.Site {
+	return config.Site{
+		Name: "Orders", URL: "https://shop.example", Description: "Orders", Contact: "a@shop.example",
+		Capabilities: []config.Capability{
+			{ID: "product-search", Description: "Search", Endpoint: "https://shop.example/api/search", Method: "GET", Protocol: config.ProtocolREST, RateLimit: config.PerMinute(2)},
+			{ID: "order-list", Description: "List", Endpoint: "https://shop.example/api/orders", Method: "GET", Protocol: config.ProtocolREST,
+				Auth: config.Auth{Type: config.AuthBearerToken}},
+			{ID: "order-cancel", Description: "Cancel", Endpoint: "https://shop.example/api/orders/{id}", Method: "DELETE", Protocol: config.ProtocolREST,
+				Auth: config.Auth{Type: config.AuthBearerToken}},
+			{ID: "export", Description: "Export", Endpoint: "https://shop.example/api/export", Method: "GET", Protocol: config.ProtocolREST},
+			{ID: "export-csv", Description: "Export as CSV", Endpoint: "https://shop.example/api/export.csv", Method: "GET", Protocol: config.ProtocolREST},
+		},
+		Access: config.Access{
+			Allow:    []string{"/api/*", "/*.css$"},
+			Disallow: []string{"/admin", "/private$", "/secret/"},
+		},
+		Agents: []config.AgentPolicy{
+			{Name: "*"},
+			{Name: "GPTBot", Capabilities: []string{"product-search", "order-list", "export", "export-csv"}},
+		},
+	}
+}
+
+// readingsEnforcer returns an Enforcer of ordersSite and a function that
+// serves a request through Wrap(next) and returns its decision.
+func readingsEnforcer(t *testing.T, lenient bool, next http.Handler) func(r *http.Request) enforce.Decision {
+	t.Helper()
+	site := ordersSite()
+	p, err := policy.Compile(&site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last enforce.Decision
+	e, err := enforce.New(enforce.Config{Policy: p, LenientRouting: lenient, OnDecision: func(d enforce.Decision) { last = d }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next == nil {
+		next = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	}
+	h := e.Wrap(next)
+	return func(r *http.Request) enforce.Decision {
+		last = enforce.Decision{}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		return last
+	}
+}
+
+func agentRequest(method, target string, body io.Reader) *http.Request {
+	r := httptest.NewRequest("GET", target, body)
+	r.Method = method // as sent: NewRequest would refuse nothing, but keep the case
+	r.Header.Set("User-Agent", uaGPTBot)
+	return r
+}
+
+func TestReadings(t *testing.T) {
+	for _, tc := range []struct {
+		name, method, target string
+		header               map[string]string
+		lenient              bool
+		outcome              enforce.Outcome
+		capability           string
+	}{
+		// A query cannot select an Allow over the path's Disallow.
+		{name: "query selects the Allow", method: "GET", target: "/admin/users?.css", outcome: enforce.DenyPath},
+		{name: "css allowed", method: "GET", target: "/site.css", outcome: enforce.Allow},
+		{name: "query kept for the rule", method: "GET", target: "/api/search?q=tent", outcome: enforce.Allow, capability: "product-search"},
+		// chi's StripSlashes and URLFormat route these to /api/orders.
+		{name: "trailing slash", method: "GET", target: "/api/orders/", outcome: enforce.DenyAuth, capability: "order-list"},
+		{name: "format extension", method: "GET", target: "/api/orders.json", outcome: enforce.DenyAuth, capability: "order-list"},
+		{name: "extension and slash", method: "GET", target: "/api/orders.json/", outcome: enforce.DenyAuth, capability: "order-list"},
+		{name: "extension with query", method: "GET", target: "/api/orders.json?x=1", outcome: enforce.DenyAuth, capability: "order-list"},
+		{name: "anchored disallow, slash", method: "GET", target: "/private/", outcome: enforce.DenyPath},
+		{name: "anchored disallow, extension", method: "GET", target: "/private.html", outcome: enforce.DenyPath},
+		{name: "two capabilities", method: "GET", target: "/api/export.csv", outcome: enforce.DenyTarget},
+		{name: "one capability", method: "GET", target: "/api/export", outcome: enforce.Allow, capability: "export"},
+		// Method overrides are decided on.
+		{name: "override header", method: "POST", target: "/api/orders/42", header: map[string]string{"X-HTTP-Method-Override": "DELETE"}, outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "override header lower case", method: "POST", target: "/api/orders/42", header: map[string]string{"X-Http-Method": "delete"}, outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "override X-Method-Override", method: "GET", target: "/api/orders/42", header: map[string]string{"X-Method-Override": "DELETE"}, outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "override query", method: "POST", target: "/api/orders/42?_method=DELETE", outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "override query escaped", method: "POST", target: "/api/orders/42?x=1;%5Fmethod=De%4cETE", outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "override to a second capability", method: "GET", target: "/api/orders?_method=DELETE", outcome: enforce.DenyAuth, capability: "order-list"},
+		{name: "case-variant method", method: "delete", target: "/api/orders/42", outcome: enforce.DenyTarget},
+		{name: "case-variant GET", method: "Get", target: "/api/search", outcome: enforce.DenyTarget},
+		{name: "unknown method", method: "PURGE", target: "/api/search", outcome: enforce.Allow},
+		// Without LenientRouting, case and an added slash are the
+		// application's; with it, they are decided on.
+		{name: "case, strict", method: "GET", target: "/ADMIN/users", outcome: enforce.Allow},
+		{name: "case, lenient", method: "GET", target: "/ADMIN/users", lenient: true, outcome: enforce.DenyPath},
+		{name: "case in a capability, lenient", method: "DELETE", target: "/API/orders/42", lenient: true, outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "case and slash, lenient", method: "GET", target: "/Api/Search/", lenient: true, outcome: enforce.Allow, capability: "product-search"},
+		{name: "added slash, strict", method: "GET", target: "/secret", outcome: enforce.Allow},
+		{name: "added slash, lenient", method: "GET", target: "/secret", lenient: true, outcome: enforce.DenyPath},
+		{name: "escape kept upper, lenient", method: "GET", target: "/ADMIN%3Bx", lenient: true, outcome: enforce.DenyPath},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			serve := readingsEnforcer(t, tc.lenient, nil)
+			r := agentRequest(tc.method, tc.target, nil)
+			for k, v := range tc.header {
+				r.Header.Set(k, v)
+			}
+			d := serve(r)
+			if d.Outcome != tc.outcome || d.Capability != tc.capability {
+				t.Errorf("%s %s: %v capability %q (rule %q, err %v), want %v capability %q",
+					tc.method, tc.target, d.Outcome, d.Capability, d.Rule, d.Err, tc.outcome, tc.capability)
+			}
+		})
+	}
+}
+
+// A _method field in a form body is decided on, and the handler still
+// reads the body as sent.
+func TestReadingsFormOverride(t *testing.T) {
+	var mp bytes.Buffer
+	mw := multipart.NewWriter(&mp)
+	_ = mw.WriteField("note", "x")
+	_ = mw.WriteField("_method", "DELETE")
+	_ = mw.Close()
+	for _, tc := range []struct {
+		name, contentType, body string
+		outcome                 enforce.Outcome
+	}{
+		{"urlencoded", "application/x-www-form-urlencoded", "a=1&_method=DELETE", enforce.DenyCapability},
+		{"urlencoded, none", "application/x-www-form-urlencoded", "a=1&method=DELETE", enforce.DenyPath},
+		{"multipart", mw.FormDataContentType(), mp.String(), enforce.DenyCapability},
+		{"multipart, broken", "multipart/form-data; boundary=zz", "--zz\r\nbroken", enforce.DenyTarget},
+		{"too large", "application/x-www-form-urlencoded", "a=" + strings.Repeat("x", config.DefaultBodyLimit), enforce.DenyBody},
+		{"json is not a form", "application/json", `{"_method":"DELETE"}`, enforce.DenyPath},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got string
+			serve := readingsEnforcer(t, false, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				got = string(b)
+			}))
+			// POST /api/orders/42 is no capability's and no rule allows it:
+			// /api/* does; so a denial here is the override's.
+			r := agentRequest("POST", "/api/orders/42", strings.NewReader(tc.body))
+			r.Header.Set("Content-Type", tc.contentType)
+			d := serve(r)
+			want := tc.outcome
+			if want == enforce.DenyPath {
+				want = enforce.Allow // no override: POST /api/orders/42 is open under Allow: /api/*
+			}
+			if d.Outcome != want {
+				t.Fatalf("%v (err %v), want %v", d.Outcome, d.Err, want)
+			}
+			if want == enforce.Allow && got != tc.body {
+				t.Errorf("the handler read %d bytes of a %d-byte body", len(got), len(tc.body))
+			}
+		})
+	}
+}
+
+// caseRouter routes like a router that says which route a request
+// reaches: "/legacy/cancel/{id}" is its alias of the order-cancel route.
+type caseRouter struct{}
+
+func (caseRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
+
+func (caseRouter) Handler(r *http.Request) (http.Handler, string) {
+	if strings.HasPrefix(r.URL.Path, "/legacy/cancel/") {
+		return nil, "DELETE /api/orders/{orderID}"
+	}
+	return nil, ""
+}
+
+// A capability whose endpoint is the route the router selects holds on
+// every spelling that reaches it: Wrap asks a router with ServeMux's
+// Handler method.
+func TestReadingsRoutePattern(t *testing.T) {
+	serve := readingsEnforcer(t, false, caseRouter{})
+	d := serve(agentRequest("DELETE", "/legacy/cancel/42", nil))
+	if d.Outcome != enforce.DenyCapability || d.Capability != "order-cancel" {
+		t.Errorf("alias route: %v capability %q", d.Outcome, d.Capability)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("DELETE /api/orders/{id}", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("GET /api/export.csv", func(http.ResponseWriter, *http.Request) {})
+	serve = readingsEnforcer(t, false, mux)
+	if d := serve(agentRequest("DELETE", "/api/orders/42", nil)); d.Capability != "order-cancel" {
+		t.Errorf("ServeMux: capability %q", d.Capability)
+	}
+}

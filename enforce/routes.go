@@ -1,0 +1,101 @@
+package enforce
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+
+	"github.com/agentready/agentready/policy"
+)
+
+// routeFinder is a router that says which route a request reaches without
+// serving it: *http.ServeMux (its Handler method returns the pattern, Go
+// 1.22 syntax). Wrap asks the handler it wraps, when it is one, so that a
+// capability whose endpoint is a route holds on every request that
+// reaches the route, whatever spelling of the path got it there.
+type routeFinder interface {
+	Handler(r *http.Request) (h http.Handler, pattern string)
+}
+
+// routeTable maps an endpoint path, its wildcards' names dropped
+// (routeKey), to the capabilities whose endpoint it is.
+type routeTable map[string][]int
+
+func newRouteTable(p *policy.Policy) routeTable {
+	t := routeTable{}
+	for i := range p.Capabilities {
+		if path := p.Capabilities[i].Path; path != "" {
+			k := routeKey(path)
+			t[k] = append(t[k], i)
+		}
+	}
+	return t
+}
+
+// route returns the capability whose endpoint is the ServeMux pattern
+// ("[METHOD ][HOST]/PATH") and whose method is m, or -1.
+func (t routeTable) route(p *policy.Policy, m, pattern string) int {
+	if i := strings.IndexAny(pattern, " \t"); i >= 0 {
+		pattern = strings.TrimLeft(pattern[i:], " \t")
+	}
+	if i := strings.IndexByte(pattern, '/'); i > 0 {
+		pattern = pattern[i:] // the host
+	}
+	for _, ci := range t[routeKey(pattern)] {
+		if p.Capabilities[ci].MethodMatches(m) {
+			return ci
+		}
+	}
+	return -1
+}
+
+// routeKey is a path pattern with each wildcard's name dropped: "{id}" and
+// "{orderID}" are both "{}", "{path...}" is "{...}", and a final "{$}"
+// (ServeMux: the path ends here) is dropped.
+func routeKey(path string) string {
+	if !strings.Contains(path, "{") {
+		return path
+	}
+	segs := strings.Split(strings.TrimSuffix(path, "{$}"), "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+			if strings.HasSuffix(s, "...}") {
+				segs[i] = "{...}"
+			} else {
+				segs[i] = "{}"
+			}
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// multipartMethods returns the values of the _method fields of a
+// multipart body (Rails and Laravel read the override there too).
+func multipartMethods(body []byte, contentType string) ([]string, error) {
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil || params["boundary"] == "" {
+		return nil, errors.New("multipart body without a boundary")
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	var vals []string
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return vals, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if part.FormName() == "_method" {
+			v, err := io.ReadAll(io.LimitReader(part, 64))
+			if err != nil {
+				return nil, err
+			}
+			vals = append(vals, string(v))
+		}
+	}
+}
