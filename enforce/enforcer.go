@@ -168,8 +168,11 @@ type Enforcer struct {
 	// folded is the policy with its patterns and endpoints in lower case
 	// (LenientRouting), nil otherwise; routes finds the capability of a
 	// route pattern.
-	folded      *policy.Policy
-	routes      routeTable
+	folded *policy.Policy
+	routes routeTable
+	// bodyMethods are the methods other than POST that capabilities
+	// declare: a POST whose path they route is read for a _method.
+	bodyMethods methodSet
 	scratchPool sync.Pool
 	uas         *uaCache
 }
@@ -265,6 +268,11 @@ func New(cfg Config) (*Enforcer, error) {
 		}
 	}
 	e.routes = newRouteTable(p)
+	for i := range p.Capabilities {
+		if m := p.Capabilities[i].Method; m != "" && m != http.MethodPost {
+			e.bodyMethods.add(m)
+		}
+	}
 	if cfg.LenientRouting {
 		var err error
 		if e.folded, err = policy.Compile(foldSite(site)); err != nil {

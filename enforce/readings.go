@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -44,141 +43,7 @@ import (
 var (
 	errRawPathMismatch = &policy.TargetError{Reason: "the request URL's raw path and path disagree"}
 	errTwoCapabilities = &policy.TargetError{Reason: "the request's readings (its path as sent, without a trailing slash or a format extension, its method overrides) address two different capabilities"}
-	errMethodCase      = &policy.TargetError{Reason: "the method is a case variant of a standard method, which some frameworks upper-case and others route as another method"}
-	errManyMethods     = &policy.TargetError{Reason: "the request carries more method overrides than agentready decides on"}
-	errFormMethod      = &policy.TargetError{Reason: "the form body could not be read for a _method override"}
 )
-
-// standardMethods are the methods of RFC 9110 9.3 and PATCH (RFC 5789).
-var standardMethods = [...]string{"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
-
-// caseVariant reports whether m is a standard method in another case.
-func caseVariant(m string) bool {
-	for _, s := range standardMethods {
-		if m != s && strings.EqualFold(m, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// overrideHeaders are the method-override headers frameworks honour, in
-// canonical form.
-var overrideHeaders = [...]string{"X-Http-Method-Override", "X-Http-Method", "X-Method-Override"}
-
-// methodSet is the methods a request may be handled as.
-type methodSet struct {
-	m [4]string
-	n int
-}
-
-// add adds an override method, upper-cased as frameworks do; it reports
-// false when the set is full.
-func (s *methodSet) add(m string) bool {
-	m = strings.ToUpper(strings.TrimSpace(m))
-	if m == "" {
-		return true
-	}
-	for _, have := range s.m[:s.n] {
-		if have == m {
-			return true
-		}
-	}
-	if s.n == len(s.m) {
-		return false
-	}
-	s.m[s.n] = m
-	s.n++
-	return true
-}
-
-// requestMethods fills s with r's method and the overrides r carries. A
-// form body is read (and put back) to find a _method field; status is the
-// refusal's status when the request cannot be decided on (0 otherwise).
-func requestMethods(r *http.Request, s *methodSet) (status int, err error) {
-	if caseVariant(r.Method) {
-		return http.StatusBadRequest, errMethodCase
-	}
-	s.m[0], s.n = r.Method, 1
-	ok := true
-	for _, k := range overrideHeaders {
-		for _, v := range r.Header[k] {
-			ok = s.add(v) && ok
-		}
-	}
-	if q := r.URL.RawQuery; strings.Contains(q, "method") || strings.Contains(q, "%") {
-		ok = addFormMethods(s, q) && ok
-	}
-	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
-		if ct := strings.ToLower(r.Header.Get("Content-Type")); strings.Contains(ct, "form") {
-			status, err := formMethods(r, ct, s)
-			if err != nil {
-				return status, err
-			}
-		}
-	}
-	if !ok {
-		return http.StatusBadRequest, errManyMethods
-	}
-	return 0, nil
-}
-
-// addFormMethods adds the _method values of an urlencoded query or body.
-// Pairs are split on '&' and ';' (Rack and older frameworks split on
-// both), and keys are unescaped, so "%5Fmethod" counts.
-func addFormMethods(s *methodSet, q string) bool {
-	ok := true
-	for q != "" {
-		var pair string
-		if i := strings.IndexAny(q, "&;"); i >= 0 {
-			pair, q = q[:i], q[i+1:]
-		} else {
-			pair, q = q, ""
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		if !strings.Contains(k, "method") && !strings.Contains(k, "%") {
-			continue
-		}
-		if uk, err := url.QueryUnescape(k); err != nil || uk != "_method" {
-			continue
-		}
-		uv, _ := url.QueryUnescape(v)
-		ok = s.add(uv) && ok
-	}
-	return ok
-}
-
-// formMethods adds the _method fields of r's form body (urlencoded or
-// multipart), read up to config.DefaultBodyLimit and put back for the
-// handler. A form body too large to read, or a multipart body that does
-// not parse, is refused: a framework might find a _method in it.
-func formMethods(r *http.Request, contentType string, s *methodSet) (int, error) {
-	b, err := bufferBody(r, config.DefaultBodyLimit)
-	if err != nil {
-		return http.StatusBadRequest, errBodyRead
-	}
-	if len(b) > config.DefaultBodyLimit {
-		return http.StatusRequestEntityTooLarge, errFormTooLarge
-	}
-	if !strings.HasPrefix(contentType, "multipart/") {
-		if !addFormMethods(s, string(b)) {
-			return http.StatusBadRequest, errManyMethods
-		}
-		return 0, nil
-	}
-	vals, err := multipartMethods(b, r.Header.Get("Content-Type"))
-	if err != nil {
-		return http.StatusBadRequest, errFormMethod
-	}
-	for _, v := range vals {
-		if !s.add(v) {
-			return http.StatusBadRequest, errManyMethods
-		}
-	}
-	return 0, nil
-}
-
-var errFormTooLarge = &policy.TargetError{Reason: "a form body larger than " + strconv.Itoa(config.DefaultBodyLimit) + " bytes cannot be checked for a _method override"}
 
 // access takes the path decision (draft-car 2.6, robots.txt precedence)
 // on every reading of r (see the top of this file) and resolves the
@@ -186,12 +51,10 @@ var errFormTooLarge = &policy.TargetError{Reason: "a form body larger than " + s
 // one). rf, when not nil, is the router next in line, asked which route r
 // reaches. ok is false when d is decided (a denial).
 func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) (int, bool) {
-	var ms methodSet
-	if status, err := requestMethods(r, &ms); err != nil {
+	v := verdict{ci: ci, bound: ci >= 0, class: d.Class,
+		rules: !e.implicitAI || d.Class.Kind == policy.Declared || d.Class.Kind == policy.Known}
+	if err := requestMethods(r, &v.methods); err != nil {
 		d.Outcome, d.Err = DenyTarget, err
-		if status == http.StatusRequestEntityTooLarge {
-			d.Outcome = DenyBody
-		}
 		return ci, false
 	}
 	// The escaped path as sent is RawPath when the client escaped more
@@ -223,25 +86,22 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 		d.Outcome, d.Rule = DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
 		return ci, false
 	}
-	v := verdict{ci: ci, bound: ci >= 0, methods: ms, class: d.Class,
-		rules: !e.implicitAI || d.Class.Kind == policy.Declared || d.Class.Kind == policy.Known}
-	e.readTarget(e.p, target, &v)
-	if alt != "" {
-		e.readTarget(e.p, alt, &v)
-	}
-	if e.folded != nil {
-		e.readTarget(e.folded, foldCase(target), &v)
-		if alt != "" {
-			e.readTarget(e.folded, foldCase(alt), &v)
-		}
-	}
-	if rf != nil && !v.bound {
-		if _, pattern := rf.Handler(r); pattern != "" {
-			for _, m := range ms.m[:ms.n] {
-				v.route(e.routes.route(e.p, m, pattern))
+	if !v.bound && e.bodyMethods.n > 0 && overrideBody(r) != "" {
+		// A _method in the body can only matter where another method
+		// routes to a capability: only there is the body read.
+		probe := verdict{ci: -1, methods: e.bodyMethods}
+		e.readAll(r, target, alt, rf, &probe)
+		if probe.ci >= 0 || probe.two {
+			if status, err := bodyMethods(r, &v.methods); err != nil {
+				d.Outcome, d.Err = DenyTarget, err
+				if status == http.StatusRequestEntityTooLarge {
+					d.Outcome = DenyBody
+				}
+				return ci, false
 			}
 		}
 	}
+	e.readAll(r, target, alt, rf, &v)
 	if v.rule != nil {
 		d.Rule = e.ruleText(v.rule)
 	}
@@ -257,6 +117,28 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 		return v.ci, false
 	}
 	return v.ci, true
+}
+
+// readAll decides every reading of the request r whose canonical target
+// is target (alt its unescaped reading, or "").
+func (e *Enforcer) readAll(r *http.Request, target, alt string, rf routeFinder, v *verdict) {
+	e.readTarget(e.p, target, v)
+	if alt != "" {
+		e.readTarget(e.p, alt, v)
+	}
+	if e.folded != nil {
+		e.readTarget(e.folded, foldCase(target), v)
+		if alt != "" {
+			e.readTarget(e.folded, foldCase(alt), v)
+		}
+	}
+	if rf != nil && !v.bound {
+		if _, pattern := rf.Handler(r); pattern != "" {
+			for _, m := range v.methods.m[:v.methods.n] {
+				v.route(e.routes.route(e.p, m, pattern))
+			}
+		}
+	}
 }
 
 // verdict gathers what the readings of one request decide.

@@ -130,8 +130,8 @@ func TestReadings(t *testing.T) {
 	}
 }
 
-// A _method field in a form body is decided on, and the handler still
-// reads the body as sent.
+// A _method field in a form or JSON body is decided on, and the handler
+// still reads the body as sent.
 func TestReadingsFormOverride(t *testing.T) {
 	var mp bytes.Buffer
 	mw := multipart.NewWriter(&mp)
@@ -147,7 +147,9 @@ func TestReadingsFormOverride(t *testing.T) {
 		{"multipart", mw.FormDataContentType(), mp.String(), enforce.DenyCapability},
 		{"multipart, broken", "multipart/form-data; boundary=zz", "--zz\r\nbroken", enforce.DenyTarget},
 		{"too large", "application/x-www-form-urlencoded", "a=" + strings.Repeat("x", config.DefaultBodyLimit), enforce.DenyBody},
-		{"json is not a form", "application/json", `{"_method":"DELETE"}`, enforce.DenyPath},
+		{"json member", "application/json", `{"a":1,"_method":"DELETE"}`, enforce.DenyCapability},
+		{"json array", "application/json", `[{"_method":"DELETE"}]`, enforce.DenyPath},
+		{"text is no form", "text/plain", "_method=DELETE", enforce.DenyPath},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got string
@@ -171,6 +173,19 @@ func TestReadingsFormOverride(t *testing.T) {
 				t.Errorf("the handler read %d bytes of a %d-byte body", len(got), len(tc.body))
 			}
 		})
+	}
+	// A body sent where no other method routes a capability is not read:
+	// an upload larger than the limit is not refused for it.
+	var got int
+	serve := readingsEnforcer(t, false, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = len(b)
+	}))
+	big := "a=" + strings.Repeat("x", 2*config.DefaultBodyLimit)
+	r := agentRequest("POST", "/upload", strings.NewReader(big))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if d := serve(r); d.Outcome != enforce.Allow || got != len(big) {
+		t.Errorf("upload: %v, the handler read %d of %d bytes", d.Outcome, got, len(big))
 	}
 }
 

@@ -1,11 +1,6 @@
 package enforce
 
 import (
-	"bytes"
-	"errors"
-	"io"
-	"mime"
-	"mime/multipart"
 	"net/http"
 	"strings"
 
@@ -71,31 +66,4 @@ func routeKey(path string) string {
 		}
 	}
 	return strings.Join(segs, "/")
-}
-
-// multipartMethods returns the values of the _method fields of a
-// multipart body (Rails and Laravel read the override there too).
-func multipartMethods(body []byte, contentType string) ([]string, error) {
-	_, params, err := mime.ParseMediaType(contentType)
-	if err != nil || params["boundary"] == "" {
-		return nil, errors.New("multipart body without a boundary")
-	}
-	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
-	var vals []string
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			return vals, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if part.FormName() == "_method" {
-			v, err := io.ReadAll(io.LimitReader(part, 64))
-			if err != nil {
-				return nil, err
-			}
-			vals = append(vals, string(v))
-		}
-	}
 }
