@@ -87,7 +87,10 @@ func requestMethods(r *http.Request, s *methodSet) error {
 	ok := true
 	for _, k := range overrideHeaders {
 		for _, v := range r.Header[k] {
-			ok = s.add(v) && ok
+			// Node joins repeated fields with ", "; each element counts.
+			for m := range strings.SplitSeq(v, ",") {
+				ok = s.add(m) && ok
+			}
 		}
 	}
 	if q := r.URL.RawQuery; strings.Contains(q, "method") || strings.Contains(q, "%") {
