@@ -173,8 +173,11 @@ type Enforcer struct {
 	// bodyMethods are the methods other than POST that capabilities
 	// declare: a POST whose path they route is read for a _method.
 	bodyMethods methodSet
-	scratchPool sync.Pool
-	uas         *uaCache
+	// querySensitive: a rule may decide a path and the path with a query
+	// differently, so both are matched.
+	querySensitive bool
+	scratchPool    sync.Pool
+	uas            *uaCache
 }
 
 // scratch holds the slices handed to a Store other than the MemoryStore,
@@ -268,6 +271,7 @@ func New(cfg Config) (*Enforcer, error) {
 		}
 	}
 	e.routes = newRouteTable(p)
+	e.querySensitive = querySensitive(p.Rules)
 	for i := range p.Capabilities {
 		if m := p.Capabilities[i].Method; m != "" && m != http.MethodPost {
 			e.bodyMethods.add(m)

@@ -39,6 +39,9 @@ var standardMethods = [...]string{"GET", "HEAD", "POST", "PUT", "DELETE", "CONNE
 
 // caseVariant reports whether m is a standard method in another case.
 func caseVariant(m string) bool {
+	if strings.IndexFunc(m, func(c rune) bool { return 'a' <= c && c <= 'z' }) < 0 {
+		return false // no lower-case letter: the common case, and no variant
+	}
 	for _, s := range standardMethods {
 		if m != s && strings.EqualFold(m, s) {
 			return true

@@ -51,7 +51,7 @@ var (
 // one). rf, when not nil, is the router next in line, asked which route r
 // reaches. ok is false when d is decided (a denial).
 func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) (int, bool) {
-	v := verdict{ci: ci, bound: ci >= 0, class: d.Class,
+	v := verdict{ci: ci, bound: ci >= 0, purpose: d.Class.Purpose,
 		rules: !e.implicitAI || d.Class.Kind == policy.Declared || d.Class.Kind == policy.Known}
 	if err := requestMethods(r, &v.methods); err != nil {
 		d.Outcome, d.Err = DenyTarget, err
@@ -144,7 +144,7 @@ func (e *Enforcer) readAll(r *http.Request, target, alt string, rf routeFinder, 
 // verdict gathers what the readings of one request decide.
 type verdict struct {
 	methods methodSet
-	class   policy.Class
+	purpose policy.Purpose
 	rules   bool // the path rules apply to this client (ImplicitAIOnly)
 	bound   bool // a route binding names the capability: no routing
 	// rule is the first denying rule, else the first allowing one (the
@@ -174,39 +174,57 @@ func (e *Enforcer) readTarget(p *policy.Policy, t string, v *verdict) {
 	var ends [4]int
 	for _, n := range pathReadings(path, &ends) {
 		s := path[:n]
-		// With its query first: the target as sent names the rule.
-		switch {
-		case query == "":
-		case n == len(path):
-			e.matchRules(p, t, v)
-		default:
-			e.matchRules(p, s+"?"+query, v)
+		withQuery := ""
+		if n == len(path) {
+			withQuery = t
 		}
-		e.readPath(p, s, v)
+		e.readPath(p, s, query, withQuery, v)
 		if n == len(path) && p == e.p && e.enforceUsage {
 			e.matchUsage(p, t, v)
 		}
 		if e.folded != nil && p == e.folded && !strings.HasSuffix(s, "/") {
 			// A lenient router routes "/x" to a route "/x/" too.
-			s += "/"
-			e.readPath(p, s, v)
-			if query != "" {
-				e.matchRules(p, s+"?"+query, v)
-			}
+			e.readPath(p, s+"/", query, "", v)
 		}
 	}
 }
 
-// readPath decides one reading of the path alone: its rules, and the
-// capability each method routes it to.
-func (e *Enforcer) readPath(p *policy.Policy, s string, v *verdict) {
-	e.matchRules(p, s, v)
+// readPath decides one reading s of the path, with the query and without
+// it (withQuery is s?query when the caller has it, else "": then it is
+// built),
+// against p's rules, and routes it to the capability of each method.
+func (e *Enforcer) readPath(p *policy.Policy, s, query, withQuery string, v *verdict) {
+	if query != "" {
+		// With its query first: the target as sent names the rule.
+		if withQuery == "" {
+			withQuery = s + "?" + query
+		}
+		e.matchRules(p, withQuery, v)
+	}
+	if query == "" || e.querySensitive {
+		e.matchRules(p, s, v)
+	}
 	if v.bound {
 		return
 	}
 	for _, m := range v.methods.m[:v.methods.n] {
 		v.route(p.Route(m, s))
 	}
+}
+
+// querySensitive reports whether a rule may decide a path and the path
+// with a query differently: whether a pattern holds a '?', a '$', or a '*'
+// before its end. Otherwise every rule is a prefix of the path whenever
+// it is one of the path with its query (a literal without '?' cannot
+// reach past the path), and one match decides both readings.
+func querySensitive(r *policy.Rules) bool {
+	for _, rule := range r.List() {
+		pat := strings.TrimSuffix(rule.Pattern, "*")
+		if strings.ContainsAny(pat, "?$*") {
+			return true
+		}
+	}
+	return false
 }
 
 // matchRules matches one reading (a path, with or without its query)
@@ -230,8 +248,8 @@ func (e *Enforcer) matchRules(p *policy.Policy, s string, v *verdict) {
 // the crawler is held to; they say what may be done with content, and do
 // not close paths, which the Access rules do.
 func (e *Enforcer) matchUsage(p *policy.Policy, t string, v *verdict) {
-	if v.pref == "" && (v.class.Purpose == policy.TrainingCrawler || v.class.Purpose == policy.SearchCrawler) {
-		if pref, denied := p.Usage.Match(t).Denies(v.class.Purpose); denied {
+	if v.pref == "" && (v.purpose == policy.TrainingCrawler || v.purpose == policy.SearchCrawler) {
+		if pref, denied := p.Usage.Match(t).Denies(v.purpose); denied {
 			v.pref = pref
 		}
 	}
@@ -243,6 +261,11 @@ func (e *Enforcer) matchUsage(p *policy.Policy, t string, v *verdict) {
 // '.' after the last '/'), and both in either order. Each is a prefix, so
 // no reading is copied.
 func pathReadings(path string, ends *[4]int) []int {
+	if last := path[strings.LastIndexByte(path, '/')+1:]; last != "" && strings.IndexByte(last, '.') < 0 {
+		// No trailing slash, no extension: the one reading.
+		ends[0] = len(path)
+		return ends[:1]
+	}
 	n := 0
 	add := func(l int) {
 		for _, have := range ends[:n] {
