@@ -7,6 +7,7 @@ replace github.com/agentready/agentready => ../
 require (
 	github.com/agentready/agentready v0.0.0
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/gorilla/mux v1.8.1
 )
 
 require (
