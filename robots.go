@@ -29,9 +29,15 @@ const (
 // /robots.txt is left to the site, as before.
 //
 // The capability-only default of draft-car 2.6 (no Allow or Disallow
-// declared) reaches robots.txt only under WithImplicitAccess(
-// ImplicitAllAgents): it closes everything but the capability endpoints,
-// to search engines too. Under ImplicitAIAgents the file holds no rule.
+// declared) is published for the clients it applies to: under
+// WithImplicitAccess(ImplicitAllAgents), for "*", which closes everything
+// but the capability endpoints to search engines too; under
+// ImplicitAIAgents, in a group naming the declared agents and every
+// product token the known-agent list classifies (WithAgentLists changes
+// it), and "*" gets no rule. An endpoint with {params} is left out: each
+// admits one path segment, which robots.txt cannot express, so the file
+// reads it closed. With WithClassifier the file cannot know which clients
+// the custom function calls known agents: it names the built-in ones.
 func WithRobotsTxt() Option {
 	return func(st *settings) error {
 		st.robots, st.robotsOwn = robotsServe, nil
@@ -60,11 +66,11 @@ func renderRobots(p *policy.Policy, docs []publish.Document, st *settings) (publ
 			allow = append(allow, (&url.URL{Path: path}).EscapedPath())
 		}
 	}
-	body, err := robotstxt.Render(p, robotstxt.Options{
-		WithoutRules: p.Implicit && st.implicit != ImplicitAllAgents,
-		Allow:        allow,
-		Own:          st.robotsOwn,
-	})
+	o := robotstxt.Options{Allow: allow, Own: st.robotsOwn}
+	if p.Implicit && st.implicit != ImplicitAllAgents {
+		o.RulesFor = implicitAgents(p)
+	}
+	body, err := robotstxt.Render(p, o)
 	if err != nil {
 		return publish.Document{}, err
 	}
@@ -72,6 +78,29 @@ func renderRobots(p *policy.Policy, docs []publish.Document, st *settings) (publ
 	// 24 hours; an hour lets a change reach them the same day.
 	return publish.Document{Name: "robots.txt", Paths: []string{"/robots.txt"}, ContentType: "text/plain; charset=utf-8",
 		Body: body, MaxAge: time.Hour, LastModified: st.lastModified}, nil
+}
+
+// implicitAgents are the product tokens the implicit rules apply to under
+// ImplicitAIAgents (the enforcer applies them to policy.Declared and
+// policy.Known clients): the declared agent names, then the known ones,
+// each once (names compare without case, RFC 9309 2.2.1). Never nil, so
+// that an empty list still keeps the rules from "*".
+func implicitAgents(p *policy.Policy) []string {
+	names := []string{}
+	seen := map[string]bool{}
+	add := func(n string) {
+		if k := strings.ToLower(n); n != "*" && !seen[k] {
+			seen[k] = true
+			names = append(names, n)
+		}
+	}
+	for _, a := range p.Agents {
+		add(a.Name)
+	}
+	for _, n := range p.Classifier.Names(policy.Known) {
+		add(n)
+	}
+	return names
 }
 
 // warnContradictions logs, once, what the declaration says against

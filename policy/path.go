@@ -24,8 +24,18 @@ type Rule struct {
 	// Allow is true for an Allow rule, false for a Disallow rule.
 	Allow bool
 	// Index is the rule's position in the allow or disallow slice given to
-	// CompileRules (Access.Allow[Index] or Access.Disallow[Index]).
+	// CompileRules (Access.Allow[Index] or Access.Disallow[Index]); for an
+	// Endpoint rule, the capability's index in Policy.Capabilities.
 	Index int
+	// Endpoint marks an Allow rule of draft-car 2.6's implicit access
+	// (Policy.Implicit): it admits exactly one capability endpoint path,
+	// with or without a query. Pattern is then that path, canonical, not a
+	// robots.txt pattern: each "{param}" in it stands for exactly one
+	// non-empty path segment (as Policy.Route reads the template), and
+	// there is no '*' or '$' (a literal '*' or '$' in the endpoint is
+	// %2A or %24). Only Compile makes such rules; CompileRules never
+	// does, so declared patterns keep robots.txt syntax and nothing more.
+	Endpoint bool
 }
 
 // Rules is an immutable, concurrency-safe set of path rules with robots.txt
@@ -56,16 +66,41 @@ func CompileRules(allow, disallow []string) (*Rules, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	r.build()
+	return r, nil
+}
+
+// endpointRules are draft-car 2.6's implicit rules: "Disallow: /" and one
+// Endpoint rule per capability endpoint path (paths[i] is capability i's
+// canonical endpoint path, "" for none).
+func endpointRules(paths []string) *Rules {
+	r := &Rules{rules: []Rule{{Pattern: "/", Index: 0}}}
+	for i, p := range paths {
+		if p != "" {
+			r.rules = append(r.rules, Rule{Pattern: p, Allow: true, Index: i, Endpoint: true})
+		}
+	}
+	r.build()
+	return r
+}
+
+// build orders the rules by precedence and indexes them.
+func (r *Rules) build() {
 	sort.Slice(r.rules, func(i, j int) bool { return precedes(&r.rules[i], &r.rules[j]) })
 	r.tails = make([]wildcard, len(r.rules))
 	for i := range r.rules {
-		prefix, tail := compileWildcard(r.rules[i].Pattern)
+		var prefix string
+		var tail wildcard
+		if r.rules[i].Endpoint {
+			prefix, tail = compileEndpoint(r.rules[i].Pattern)
+		} else {
+			prefix, tail = compileWildcard(r.rules[i].Pattern)
+		}
 		r.tails[i] = tail
 		r.root.insert(prefix, int32(i))
 	}
 	// Rules were inserted in precedence order, so every node's list is in
 	// precedence order too.
-	return r, nil
 }
 
 // precedes is the total precedence order: the longer pattern first, Allow

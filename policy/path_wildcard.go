@@ -21,6 +21,12 @@ type wildcard struct {
 	// any is set when the rest is only stars and no '$' ("/api/*"): every
 	// path matches, and Match need not call match.
 	any bool
+	// endpoint is set for an Endpoint rule (see Rule.Endpoint): the rest is
+	// params and literals, then the end of the path or its query. params
+	// holds, for each "{param}" after the literal prefix, the literal that
+	// follows it ("" for the last).
+	endpoint bool
+	params   []string
 }
 
 // compileWildcard splits a canonical pattern into its literal prefix and
@@ -41,10 +47,63 @@ func compileWildcard(pattern string) (prefix string, w wildcard) {
 	return pattern[:i], w
 }
 
+// compileEndpoint splits an Endpoint rule's pattern (a canonical endpoint
+// path whose only raw '{' start "{param}" segments) into its literal
+// prefix, up to the first param, and the matcher of the rest.
+func compileEndpoint(pattern string) (prefix string, w wildcard) {
+	w.endpoint = true
+	i := strings.IndexByte(pattern, '{')
+	if i < 0 {
+		return pattern, w
+	}
+	prefix, rest := pattern[:i], pattern[i:]
+	for rest != "" {
+		// rest starts with a param segment: "{name}" up to the next '/'.
+		end := strings.IndexByte(rest, '/')
+		if end < 0 {
+			end = len(rest)
+		}
+		rest = rest[end:]
+		lit := rest
+		if j := strings.IndexByte(rest, '{'); j >= 0 {
+			lit = rest[:j]
+		}
+		w.params = append(w.params, lit)
+		rest = rest[len(lit):]
+	}
+	return prefix, w
+}
+
+// matchEndpoint is match for an Endpoint rule. A param takes the whole
+// segment (every byte up to the next '/' or the query) and must take at
+// least one; the literal after it starts with '/' or is the end, so taking
+// the whole segment never misses a match. The path must then end, or go
+// on with its query only.
+func (w *wildcard) matchEndpoint(rest string, truncated bool) bool {
+	for _, lit := range w.params {
+		n := strings.IndexAny(rest, "/?")
+		if n < 0 {
+			n = len(rest)
+		}
+		if n == 0 || !strings.HasPrefix(rest[n:], lit) {
+			return false
+		}
+		rest = rest[n+len(lit):]
+	}
+	if rest == "" {
+		// A truncated path goes on past what was seen.
+		return !truncated
+	}
+	return rest[0] == '?'
+}
+
 // match reports whether rest (the path after the literal prefix) matches.
 // When the path was truncated its end is unknown, so an anchored pattern
 // cannot match.
 func (w *wildcard) match(rest string, truncated bool) bool {
+	if w.endpoint {
+		return w.matchEndpoint(rest, truncated)
+	}
 	if w.anchored && truncated {
 		return false
 	}

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -101,6 +102,7 @@ func limitOf(name string, r config.Rate) Limit {
 func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 	p := &Policy{site: *s, Default: -1, exact: map[string][]int{}, ids: map[string]int{}}
 	var errs []error
+	var endpoints []string // canonical endpoint paths, by capability index
 
 	for i := range p.site.Capabilities {
 		c := &p.site.Capabilities[i]
@@ -121,11 +123,16 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 			Limit:  limitOf("capability/"+c.ID, c.RateLimit),
 			Decl:   c,
 		}
-		if strings.Contains(path, "{") {
-			cc.segments = strings.Split(path, "/")
+		// Route and the implicit rules read the same canonical form of the
+		// path, so that a path is admitted exactly when it is routed to a
+		// capability (and gets its auth and limits).
+		canon, templated := canonicalEndpoint(path)
+		endpoints = append(endpoints, canon)
+		if templated {
+			cc.segments = strings.Split(canon, "/")
 			p.templated = append(p.templated, i)
-		} else if path != "" {
-			p.exact[path] = append(p.exact[path], i)
+		} else if canon != "" {
+			p.exact[canon] = append(p.exact[canon], i)
 		}
 		p.ids[c.ID] = i
 		p.Capabilities = append(p.Capabilities, cc)
@@ -165,21 +172,24 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 	allow, disallow := p.site.Access.Allow, p.site.Access.Disallow
 	if len(allow) == 0 && len(disallow) == 0 {
 		// draft-car 2.6: "When no access control is declared, only paths
-		// referenced by capabilities are implicitly permitted."
+		// referenced by capabilities are implicitly permitted." Each
+		// endpoint path admits itself, with any query, and a "{param}"
+		// exactly one non-empty segment, as Route reads it: "/api/orders/
+		// {id}" admits /api/orders/42, never /api/orders/42/invoice, which
+		// no capability routes and so would get no capability's auth or
+		// limit. Robots.txt patterns cannot say "one segment" ('*'
+		// crosses '/'), so these are Endpoint rules, which only Compile
+		// makes (see Rule.Endpoint).
 		p.Implicit = true
-		disallow = []string{"/"}
-		for _, c := range p.Capabilities {
-			if c.Path == "" {
-				continue
-			}
-			allow = append(allow, implicitPatterns(c.Path)...)
+		p.Rules = endpointRules(endpoints)
+	} else {
+		rules, err := CompileRules(allow, disallow)
+		if err != nil {
+			errs = append(errs, err)
 		}
+		p.Rules = rules
 	}
-	rules, err := CompileRules(allow, disallow)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	p.Rules = rules
+	var err error
 	if p.Usage, err = compileUsage(&p.site.Usage); err != nil {
 		errs = append(errs, err)
 	}
@@ -189,22 +199,59 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 	return p, nil
 }
 
-// implicitPatterns are the rules that permit exactly one endpoint path (and
-// its query strings); {params} become '*'.
-func implicitPatterns(path string) []string {
-	var b strings.Builder
-	for i := 0; i < len(path); i++ {
-		if path[i] == '{' {
-			if j := strings.IndexByte(path[i:], '}'); j > 0 {
-				b.WriteByte('*')
-				i += j
-				continue
-			}
-		}
-		b.WriteByte(path[i])
+// canonicalEndpoint is an endpoint path as requests are compared with it:
+// each segment in the canonical form of Canonical (so "/api/%7eme" is
+// "/api/~me", and a literal '*', '$', '{' or '}' is escaped), except a
+// segment that is a whole "{param}", kept as it is. templated reports such
+// a segment: it stands for one non-empty segment (matchTemplate). A brace
+// inside a segment ("/files/{name}.json") is not a param: Route compares
+// it literally, so the implicit rules do too.
+func canonicalEndpoint(path string) (canon string, templated bool) {
+	if path == "" {
+		return "", false
 	}
-	pat := b.String()
-	return []string{pat + "$", pat + "?*"}
+	b := make([]byte, 0, len(path)+8)
+	for i, seg := range strings.Split(path, "/") {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		if isParam(seg) {
+			b = append(b, seg...)
+			templated = true
+			continue
+		}
+		b = appendEscapes(b, seg, clsPath, 0)
+	}
+	return string(b), templated
+}
+
+// isParam reports whether a path segment is a whole template param.
+func isParam(seg string) bool {
+	return len(seg) >= 2 && seg[0] == '{' && seg[len(seg)-1] == '}'
+}
+
+// Names returns the product tokens c classifies as kind (Declared or
+// Known), as listed up to the end of the token the classifier looks up
+// ("ChatGPT" for "ChatGPT Agent", "iaskspider" for "iaskspider/2.0", see
+// KnownAgents): declared names in declaration order, known names sorted.
+// Names the lists held that never classify (WithoutNames, a name that
+// shadows another) are not returned. A generated robots.txt names them in
+// a group (robotstxt.Options.RulesFor): what the classifier matches is
+// what the file addresses.
+func (c *Classifier) Names(kind Kind) []string {
+	var out []string
+	if c == nil {
+		return nil
+	}
+	for _, e := range c.tab.entries {
+		if e.class.Kind == kind {
+			out = append(out, e.class.Name[:len(e.key)])
+		}
+	}
+	if kind != Declared {
+		sort.Slice(out, func(i, j int) bool { return asciiLower(out[i]) < asciiLower(out[j]) })
+	}
+	return out
 }
 
 // Site returns the compiled declaration.

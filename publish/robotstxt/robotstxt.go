@@ -1,11 +1,14 @@
 // Package robotstxt renders a site's robots.txt (RFC 9309) from its
 // compiled declaration: the Allow/Disallow rules agentready enforces, for
-// "*" and for every declared agent, with the site's usage preferences as
-// Content-Usage lines (draft-ietf-aipref-attach-05 section 3) and a
-// Content-Signal line (Cloudflare's Content Signals). A crawler that reads
-// it is told what agentready will answer: the tests check, with Google's
-// matcher (github.com/jimsmart/grobotstxt), that its verdict for every
-// declared agent equals the enforcement's.
+// "*" and for every declared agent (or, for draft-car 2.6's implicit rules
+// applied to AI agents only, for the agents they apply to), with the
+// site's usage preferences as Content-Usage lines
+// (draft-ietf-aipref-attach-05 section 3) and a Content-Signal line
+// (Cloudflare's Content Signals). A crawler that reads it is told what
+// agentready will answer, or less: the tests check, with Google's matcher
+// (github.com/jimsmart/grobotstxt), that its verdict for every declared
+// and known agent equals the enforcement's, or refuses where agentready
+// serves (a templated endpoint, which robots.txt cannot express).
 package robotstxt
 
 import (
@@ -23,11 +26,14 @@ const MaxBytes = 500 << 10
 
 // Options say what the file holds beside the declaration.
 type Options struct {
-	// WithoutRules leaves the Allow and Disallow rules out: when the rules
-	// are draft-car 2.6's capability-only default and the site applies it
-	// to declared and known AI agents only, publishing it would close the
-	// site to every crawler, search engines included.
-	WithoutRules bool
+	// RulesFor, when not nil, are the only agents (product tokens) the
+	// Allow and Disallow rules apply to: the file gives them a group with
+	// the rules, and "*" a group without any. It is for draft-car 2.6's
+	// capability-only default applied to declared and known AI agents
+	// only (ImplicitAIAgents): publishing it for "*" would close the site
+	// to every crawler, search engines included, and publishing nothing
+	// would tell those agents they may fetch what they are refused.
+	RulesFor []string
 	// Allow are paths every crawler may fetch whatever the rules say:
 	// the discovery documents, which agentready always serves. Each is
 	// published as an exact Allow ("Allow: /.well-known/agents.txt$").
@@ -54,47 +60,135 @@ func Render(p *policy.Policy, o Options) ([]byte, error) {
 		b.WriteString("# Content-Signal: what the content may be used for (https://contentsignals.org):\n")
 		b.WriteString("# search (an index and links), ai-input (answers made from it), ai-train (training models).\n")
 	}
-	// One group names "*" and every declared agent (RFC 9309 2.1: a group
-	// starts with one or more user-agent lines): a declared agent that the
-	// site's own file gives a group of its own still gets these rules.
-	b.WriteString("User-Agent: *\n")
-	for _, a := range p.Agents {
-		if a.Name != "*" {
-			b.WriteString("User-Agent: " + a.Name + "\n")
+	if o.RulesFor != nil {
+		// The group with rules comes first: RFC 9309 2.1 groups user-agent
+		// lines that follow one another, and only a rule ends a group
+		// (Google's parser does not end one at a blank line or a
+		// Content-Usage line), so a rule-less "*" group placed first
+		// would merge with it.
+		if len(o.RulesFor) > 0 {
+			b.WriteString("# draft-car 2.6: no Allow or Disallow is declared, so these agents may use the capability endpoints only.\n")
+			for _, name := range o.RulesFor {
+				b.WriteString("User-Agent: " + name + "\n")
+			}
+			writeRules(&b, p, o.Allow)
+			writeUsage(&b, u)
 		}
-	}
-	if !o.WithoutRules && p.Rules.Len() > 0 {
-		for _, path := range o.Allow {
-			b.WriteString("Allow: " + exactPath.Replace(path) + "$\n")
+		if usageLines(u) {
+			if len(o.RulesFor) > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString("User-Agent: *\n")
+			writeUsage(&b, u)
 		}
-		for _, r := range p.Rules.List() {
-			if r.Allow {
-				b.WriteString("Allow: " + r.Pattern + "\n")
-			} else {
-				b.WriteString("Disallow: " + r.Pattern + "\n")
+	} else {
+		// One group names "*" and every declared agent (RFC 9309 2.1: a
+		// group starts with one or more user-agent lines): a declared
+		// agent that the site's own file gives a group of its own still
+		// gets these rules.
+		b.WriteString("User-Agent: *\n")
+		for _, a := range p.Agents {
+			if a.Name != "*" {
+				b.WriteString("User-Agent: " + a.Name + "\n")
 			}
 		}
-	}
-	if u != nil {
-		if u.Site.ContentUsage != "" {
-			b.WriteString("Content-Usage: " + u.Site.ContentUsage + "\n")
-		}
-		for _, r := range u.Paths {
-			if r.ContentUsage != "" {
-				// draft-ietf-aipref-attach-05 3.2: a path, then the
-				// preference; spaces and tabs in the path are escaped.
-				b.WriteString("Content-Usage: " + usagePath.Replace(r.Pattern) + " " + r.ContentUsage + "\n")
-			}
-		}
-		// Content Signals have no path form yet: the site-wide signal only.
-		if u.Site.ContentSignal != "" {
-			b.WriteString("Content-Signal: " + u.Site.ContentSignal + "\n")
-		}
+		writeRules(&b, p, o.Allow)
+		writeUsage(&b, u)
 	}
 	if b.Len() > MaxBytes {
 		return nil, fmt.Errorf("robots.txt: %d bytes, over the %d every crawler reads (RFC 9309 2.5)", b.Len(), MaxBytes)
 	}
 	return b.Bytes(), nil
+}
+
+// writeRules writes the Allow and Disallow lines of p, and docs as exact
+// Allows, when p has rules.
+//
+// draft-car 2.6's implicit rules (policy.Rule.Endpoint) admit an endpoint
+// path with or without a query: "Allow: /api/search$" and "Allow:
+// /api/search?*" say exactly that. A templated endpoint admits one
+// non-empty segment per {param}, which robots.txt cannot say: its '*'
+// crosses '/' ("/api/orders/*$" allows /api/orders/42/invoice, which
+// agentready refuses), and no other pattern matches only one segment. Such
+// an endpoint is left out: the file reads it as closed (the "Disallow: /"),
+// narrower than what agentready serves, never broader; a comment names it.
+func writeRules(b *bytes.Buffer, p *policy.Policy, docs []string) {
+	if p.Rules.Len() == 0 {
+		return
+	}
+	for _, path := range docs {
+		b.WriteString("Allow: " + exactPath.Replace(path) + "$\n")
+	}
+	seen := map[string]bool{}
+	for _, r := range p.Rules.List() {
+		switch {
+		case r.Endpoint && seen[r.Pattern]:
+		case r.Endpoint && strings.Contains(r.Pattern, "{"):
+			seen[r.Pattern] = true
+			b.WriteString("# Also served: " + commentSafe(r.Pattern) + ", each {param} one path segment; robots.txt has no pattern for that, so this file leaves it closed.\n")
+		case r.Endpoint:
+			// The pattern is a canonical path: a literal '*' or '$' in it
+			// is %2A or %24 already.
+			seen[r.Pattern] = true
+			b.WriteString("Allow: " + r.Pattern + "$\n")
+			b.WriteString("Allow: " + r.Pattern + "?*\n")
+		case r.Allow:
+			b.WriteString("Allow: " + r.Pattern + "\n")
+		default:
+			b.WriteString("Disallow: " + r.Pattern + "\n")
+		}
+	}
+}
+
+// usageLines reports whether writeUsage writes anything.
+func usageLines(u *policy.Usage) bool {
+	if u == nil {
+		return false
+	}
+	if u.Site.ContentUsage != "" || u.Site.ContentSignal != "" {
+		return true
+	}
+	for _, r := range u.Paths {
+		if r.ContentUsage != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeUsage writes the usage preferences: every group carries them, as
+// a crawler reads the one group that names it (RFC 9309 2.2.1).
+func writeUsage(b *bytes.Buffer, u *policy.Usage) {
+	if u == nil {
+		return
+	}
+	if u.Site.ContentUsage != "" {
+		b.WriteString("Content-Usage: " + u.Site.ContentUsage + "\n")
+	}
+	for _, r := range u.Paths {
+		if r.ContentUsage != "" {
+			// draft-ietf-aipref-attach-05 3.2: a path, then the
+			// preference; spaces and tabs in the path are escaped.
+			b.WriteString("Content-Usage: " + usagePath.Replace(r.Pattern) + " " + r.ContentUsage + "\n")
+		}
+	}
+	// Content Signals have no path form yet: the site-wide signal only.
+	if u.Site.ContentSignal != "" {
+		b.WriteString("Content-Signal: " + u.Site.ContentSignal + "\n")
+	}
+}
+
+// commentSafe keeps a comment on its line: control bytes are escaped.
+func commentSafe(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // exactPath writes a path for an exact Allow: '*' and '$' are pattern

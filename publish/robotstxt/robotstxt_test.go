@@ -27,6 +27,16 @@ func outdoorWithUsage() config.Site {
 	return site
 }
 
+// implicitTemplated is draft-car Appendix A with no Allow or Disallow, a
+// templated endpoint, and usage preferences.
+func implicitTemplated() config.Site {
+	site := outdoorWithUsage()
+	site.Access = config.Access{}
+	site.Capabilities = append(site.Capabilities, config.Capability{ID: "order-status", Description: "Order status",
+		Endpoint: "https://outdoorsupply.example/api/orders/{id}", Method: "GET"})
+	return site
+}
+
 func TestGolden(t *testing.T) {
 	implicit := fixtures.OutdoorSupply()
 	implicit.Access = config.Access{}
@@ -34,10 +44,12 @@ func TestGolden(t *testing.T) {
 		site config.Site
 		o    robotstxt.Options
 	}{
-		"outdoor-supply": {outdoorWithUsage(), robotstxt.Options{Allow: []string{"/.well-known/agents.txt", "/.well-known/agents.json"}}},
-		"implicit":       {implicit, robotstxt.Options{Allow: []string{"/.well-known/agents.txt"}}},
-		"implicit-ai":    {implicit, robotstxt.Options{WithoutRules: true}},
-		"merged":         {outdoorWithUsage(), robotstxt.Options{Own: []byte("User-agent: Googlebot\nDisallow: /drafts/\nSitemap: https://outdoorsupply.example/sitemap.xml")}},
+		"outdoor-supply":     {outdoorWithUsage(), robotstxt.Options{Allow: []string{"/.well-known/agents.txt", "/.well-known/agents.json"}}},
+		"implicit":           {implicit, robotstxt.Options{Allow: []string{"/.well-known/agents.txt"}}},
+		"implicit-ai":        {implicit, robotstxt.Options{RulesFor: []string{"claude", "GPTBot"}, Allow: []string{"/.well-known/agents.txt"}}},
+		"implicit-ai-usage":  {implicitTemplated(), robotstxt.Options{RulesFor: []string{"claude", "GPTBot"}, Allow: []string{"/.well-known/agents.txt"}}},
+		"implicit-templated": {implicitTemplated(), robotstxt.Options{Allow: []string{"/.well-known/agents.txt"}}},
+		"merged":             {outdoorWithUsage(), robotstxt.Options{Own: []byte("User-agent: Googlebot\nDisallow: /drafts/\nSitemap: https://outdoorsupply.example/sitemap.xml")}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p, err := policy.Compile(&c.site)
