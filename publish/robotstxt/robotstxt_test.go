@@ -3,6 +3,8 @@ package robotstxt_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,4 +112,64 @@ func TestExactAllow(t *testing.T) {
 			t.Errorf("%s is allowed by:\n%s", path, out)
 		}
 	}
+}
+
+// TestImplicitNeverBroader: for random endpoint sets with no Allow or
+// Disallow declared (draft-car 2.6), Google's matcher reading the
+// generated file never allows a path the rules refuse, for "*" and for a
+// RulesFor group; a path it refuses and the rules admit is an instance of
+// a templated endpoint, which the file leaves closed.
+func TestImplicitNeverBroader(t *testing.T) {
+	segs := []string{"api", "orders", "42", "export", "feed", "{id}", "{tenant}", "x.json", "a*b", "a$", "%7Bid%7D", "caf%C3%A9"}
+	rng := rand.New(rand.NewPCG(22, 7))
+	path := func(params bool) string {
+		var b strings.Builder
+		for range 1 + rng.IntN(3) {
+			s := segs[rng.IntN(len(segs))]
+			if !params && strings.HasPrefix(s, "{") {
+				s = "42"
+			}
+			b.WriteString("/" + s)
+		}
+		return b.String()
+	}
+	compared, narrower := 0, 0
+	for range 200 {
+		site := config.Site{Name: "x", URL: "https://x.example"}
+		for i := range 1 + rng.IntN(4) {
+			ep := path(true)
+			site.Capabilities = append(site.Capabilities, config.Capability{ID: fmt.Sprint("c", i), Endpoint: "https://x.example" + ep, Method: "GET"})
+		}
+		p, err := policy.Compile(&site)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []robotstxt.Options{{}, {RulesFor: []string{"GPTBot"}}} {
+			body, err := robotstxt.Render(p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 50 {
+				raw := path(false)
+				if rng.IntN(3) == 0 {
+					raw += "?q=1"
+				}
+				rawPath, rawQuery, _ := strings.Cut(raw, "?")
+				target := string(policy.Canonical(nil, rawPath, rawQuery))
+				rule, ok := p.Rules.Match(target)
+				admitted := ok && rule.Allow
+				robots := grobotstxt.AgentAllowed(string(body), "GPTBot", "https://x.example"+target)
+				switch {
+				case robots && !admitted:
+					t.Fatalf("%s: robots.txt allows what the rules refuse:\n%s", target, body)
+				case !robots && admitted && !strings.Contains(rule.Pattern, "{"):
+					t.Fatalf("%s: robots.txt refuses the literal endpoint %s:\n%s", target, rule.Pattern, body)
+				case !robots && admitted:
+					narrower++
+				}
+				compared++
+			}
+		}
+	}
+	t.Logf("%d verdicts compared, %d narrower (templated endpoints)", compared, narrower)
 }
