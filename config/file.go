@@ -94,36 +94,76 @@ func (l Lines) Locate(err error) error {
 	return errors.Join(errs...)
 }
 
+// File is a declaration file: the Site, and the settings only agentready
+// serve reads (the middleware has no upstream). Its keys are the Site's
+// and "upstream".
+type File struct {
+	Site
+	// Upstream is what agentready serve assumes of the site it proxies.
+	Upstream Upstream
+}
+
+// Upstream says how the site behind agentready serve routes a request, so
+// that serve decides on every spelling the upstream may route alike.
+type Upstream struct {
+	// Strict declares that the upstream routes a path only as it is
+	// spelled: ASCII case and a trailing slash tell routes apart. Without
+	// it serve assumes, as Express (case-insensitive, non-strict routing)
+	// and ASP.NET do by default, that they may not, and holds the rules
+	// and capability endpoints on every such spelling
+	// (agentready.WithLenientRouting). Declare it only for an upstream
+	// that routes "/ADMIN/users" and "/admin/users/" elsewhere than
+	// "/admin/users": otherwise an agent passes a rule by changing case.
+	Strict bool
+}
+
 // ParseSite decodes a declaration file. Errors are *FileError, joined.
 // It does not validate the Site: call Validate, and place its errors with
-// the returned Lines.
+// the returned Lines. The file's upstream settings (ParseFile) are
+// accepted and left out: lint, serve and New read one format.
 func ParseSite(data []byte) (Site, Lines, error) {
+	f, lines, err := ParseFile(data)
+	return f.Site, lines, err
+}
+
+// ParseFile decodes a declaration file as ParseSite does, with the
+// settings of agentready serve.
+func ParseFile(data []byte) (File, Lines, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
-		return Site{}, nil, &FileError{Msg: "not YAML or JSON: " + err.Error()}
+		return File{}, nil, &FileError{Msg: "not YAML or JSON: " + err.Error()}
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
-		return Site{}, nil, &FileError{Line: second.Line, Msg: "a second YAML document: a declaration file holds one"}
+		return File{}, nil, &FileError{Line: second.Line, Msg: "a second YAML document: a declaration file holds one"}
 	} else if err != io.EOF {
-		return Site{}, nil, &FileError{Msg: "after the declaration, not YAML: " + err.Error()}
+		return File{}, nil, &FileError{Msg: "after the declaration, not YAML: " + err.Error()}
 	}
-	var s Site
+	// Site's fields are promoted in File: their paths (and so Validate's
+	// field paths in Lines) are the Site's own.
+	var f File
 	d := &fileDecoder{lines: Lines{}}
 	if len(root.Content) == 1 {
-		d.decode(root.Content[0], reflect.ValueOf(&s).Elem(), "")
+		d.decode(root.Content[0], reflect.ValueOf(&f).Elem(), "")
 	}
-	return s, d.lines, errors.Join(d.errs...)
+	return f, d.lines, errors.Join(d.errs...)
 }
 
 // LoadSite reads and decodes the declaration file at path.
 func LoadSite(path string) (Site, Lines, error) {
+	f, lines, err := LoadFile(path)
+	return f.Site, lines, err
+}
+
+// LoadFile reads and decodes the declaration file at path, with the
+// settings of agentready serve.
+func LoadFile(path string) (File, Lines, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Site{}, nil, err
+		return File{}, nil, err
 	}
-	return ParseSite(b)
+	return ParseFile(b)
 }
 
 type fileDecoder struct {

@@ -6,18 +6,18 @@ import (
 )
 
 // FileSchema returns the JSON Schema (2020-12) of a declaration file,
-// generated from the types: every struct a closed object of its snake_case
+// generated from the types (File: the Site's keys and upstream): every struct a closed object of its snake_case
 // keys (Key), rates, durations and times as the strings ParseSite reads.
 // The module ships it as config/site.schema.json; TestSiteSchema keeps the
 // two equal.
 func FileSchema() ([]byte, error) {
 	g := &schemaGen{defs: map[string]any{}}
-	root := g.of(reflect.TypeFor[Site]())
+	root := g.of(reflect.TypeFor[File]())
 	doc := map[string]any{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
 		"$id":         "https://github.com/agentready/agentready/config/site.schema.json",
-		"title":       "agentready declaration file (config.Site)",
-		"description": "A site's declaration for agentready, in YAML or JSON; see config.ParseSite.",
+		"title":       "agentready declaration file (config.File: a config.Site and the upstream settings of agentready serve)",
+		"description": "A site's declaration for agentready, in YAML or JSON; see config.ParseSite and config.ParseFile.",
 		"$ref":        root["$ref"],
 		"$defs":       g.defs,
 	}

@@ -165,6 +165,12 @@ func TestSiteSchema(t *testing.T) {
 	if err := sch.Validate(asJSON("name: x\nrateLimit: 60/minute\n")); err == nil {
 		t.Error("an unknown key is valid")
 	}
+	if err := sch.Validate(asJSON("name: x\nurl: https://x.example\nupstream: {strict: true}\n")); err != nil {
+		t.Errorf("agentready serve's upstream setting: %v", err)
+	}
+	if err := sch.Validate(asJSON("name: x\nupstream: {strict: yes}\n")); err == nil {
+		t.Error("upstream.strict: yes is valid")
+	}
 }
 
 // TestParseSiteHostile: duplicate keys, a second document, complex keys
@@ -264,4 +270,37 @@ func aliasChain(n int) string {
 		fmt.Fprintf(&b, ", a%d: &a%d [*a%d]", i, i, i-1)
 	}
 	return b.String()
+}
+
+// TestParseFileUpstream: "upstream" is the one key beside the Site's,
+// read by ParseFile and accepted by ParseSite (lint, serve and New read
+// one format), its mistakes reported with their lines like any other, and
+// the Site's field paths unchanged by it.
+func TestParseFileUpstream(t *testing.T) {
+	src := "name: x\nurl: https://x.example\nupstream:\n  strict: true\ncapabilities:\n  - id: a\n"
+	f, lines, err := config.ParseFile([]byte(src))
+	if err != nil || !f.Upstream.Strict || f.Name != "x" || len(f.Capabilities) != 1 {
+		t.Fatalf("%+v %v", f, err)
+	}
+	if lines.Line("Capabilities[0].ID") != 6 || lines.Line("Upstream.Strict") != 4 {
+		t.Errorf("lines: %v", lines)
+	}
+	site, _, err := config.ParseSite([]byte(src))
+	if err != nil || site.Name != "x" || len(site.Capabilities) != 1 {
+		t.Errorf("ParseSite: %+v %v", site, err)
+	}
+	if f, _, err := config.ParseFile([]byte("name: x\n")); err != nil || f.Upstream.Strict {
+		t.Errorf("no upstream key: %+v %v", f.Upstream, err)
+	}
+	for src, want := range map[string]string{
+		"name: x\nupstream:\n  strict: yes\n":   `line 3: Upstream.Strict: "yes" is not a bool`,
+		"name: x\nupstream:\n  strcit: true\n":  `line 3: Upstream: unknown key "strcit" (keys: strict)`,
+		"name: x\nupstream: true\n":             `line 2: Upstream: want a mapping`,
+		"name: x\nupstream: {}\nupstream: {}\n": `key "upstream" is already set on line 2`,
+		"name: x\nsite:\n  name: y\n":           `unknown key "site"`,
+	} {
+		if _, _, err := config.ParseSite([]byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", src, err, want)
+		}
+	}
 }
