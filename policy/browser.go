@@ -34,13 +34,13 @@ import "strings"
 //     see browserProducts) or a bare version number, and at least one is a
 //     rendering engine (AppleWebKit or Gecko, or Trident in the platform);
 //   - a comment after the platform is "(KHTML, like Gecko)" or carries no
-//     bot marker.
+//     bot marker, and no product version carries one.
 //
-// A bot marker is a word of a name, split at case changes, digits and
-// punctuation ("MyCrawlerBot" is my, crawler, bot), that is one of
-// markerWords (bot, crawler, spider, scraper, headless, ...), or a URL.
-// Words are whole: the phone model "Cubot" is a word of its own and no
-// marker, where a substring test would take it for a bot.
+// A bot marker (see hasMarker) is a URL, an e-mail address, or a word that
+// names automation: bot, crawler, spider, scraper, headless, selenium,
+// automated, ..., with its plurals and inflections. Words are whole: the
+// phone model "Cubot" is a word of its own and no marker, where a
+// substring test would take it for a bot.
 func plausibleBrowser(ua string, extra map[string]bool) bool {
 	const prefix = "Mozilla/5.0 ("
 	if len(ua) > MaxUserAgentLen || !strings.HasPrefix(ua, prefix) {
@@ -93,8 +93,8 @@ func plausibleBrowser(ua string, extra map[string]bool) bool {
 			rest, afterProduct = rest[j:], true
 			name, version, hasVersion := strings.Cut(word, "/")
 			names++
-			if hasVersion && !isProductVersion(version) {
-				return false // "Chrome/bot", "Safari/+https://..."
+			if hasVersion && (!isProductVersion(version) || hasMarkerWord(version)) {
+				return false // "Chrome/bot", "Safari/+https://...", "Safari/537.36-scraper"
 			}
 			switch {
 			case name == "AppleWebKit" || name == "Gecko":
@@ -216,21 +216,6 @@ func browserComment(c string) bool {
 	return !hasMarker(c)
 }
 
-// hasMarker reports whether s holds a bot marker: a URL, or a word (see
-// nextWord) that is one of markerWords.
-func hasMarker(s string) bool {
-	if strings.Contains(s, "://") || strings.Contains(s, "www.") || hasEmail(s) {
-		return true
-	}
-	var buf [maxNameLen]byte
-	for w, i := nextWord(s, 0, &buf); w != nil; w, i = nextWord(s, i, &buf) {
-		if markerWords[string(w)] {
-			return true
-		}
-	}
-	return false
-}
-
 // nextWord returns the word of s that starts at or after s[i],
 // lower-cased into buf, and the index after it; w is nil when there is
 // none. Words are runs of letters split where a lower-case letter is
@@ -272,18 +257,6 @@ func isDigit(c byte) bool     { return '0' <= c && c <= '9' }
 func isLetter(c byte) bool    { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isLowerByte(c byte) bool { return 'a' <= c && c <= 'z' }
 
-// hasEmail reports whether s holds an e-mail address: an '@' between a
-// letter or digit and a letter ("bot@example.com"; Ecosia's
-// "android@150.0.0.0" is a version).
-func hasEmail(s string) bool {
-	for i := 1; i+1 < len(s); i++ {
-		if s[i] == '@' && (isLetter(s[i-1]) || isDigit(s[i-1])) && isLetter(s[i+1]) {
-			return true
-		}
-	}
-	return false
-}
-
 func isVersion(s string) bool {
 	return s != "" && isDigit(s[0]) && strings.Trim(s, "0123456789.") == ""
 }
@@ -320,15 +293,4 @@ var desktopWords = map[string]bool{
 	"linux": true, "i": true, "aarch": true, "armv": true, "l": true, "amd": true,
 	"ubuntu": true, "fedora": true, "debian": true, "cr": true, "freebsd": true, "openbsd": true, "netbsd": true,
 	"rv": true, "u": true, "trident": true, "free": true, "bsd": true, "xbox": true, "one": true,
-}
-
-// markerWords are the words that mark an automated client wherever they
-// appear as a whole word.
-var markerWords = map[string]bool{
-	"bot": true, "bots": true, "robot": true, "robots": true,
-	"crawler": true, "crawl": true, "crawling": true, "spider": true, "scraper": true, "scrape": true,
-	"fetcher": true, "fetch": true, "headless": true, "agent": true,
-	"http": true, "https": true, "compatible": true, "preview": true, "scan": true, "scanner": true,
-	"monitor": true, "checker": true, "validator": true, "archiver": true, "lighthouse": true,
-	"proxy": true, "com": true,
 }
