@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -36,6 +37,10 @@ type proxyConfig struct {
 	trusted                                            []string
 	upstreamTimeout                                    time.Duration
 	log                                                *slog.Logger
+	// strictUpstream (-strict-upstream) declares, as the file's
+	// upstream: {strict: true} does, an upstream that routes a path only
+	// as spelled.
+	strictUpstream bool
 }
 
 // proxy is agentready in front of an upstream site: the documents and the
@@ -50,9 +55,10 @@ type proxy struct {
 	reload func() error
 }
 
-// newProxy builds the proxy of c. The upstream sees, in X-Forwarded-For,
-// only the client address agentready derived (the peer's, or the one
-// trusted proxies named): a chain the client wrote is never passed on.
+// newProxy builds the proxy of c. The upstream sees, in X-Real-IP and
+// X-Forwarded-For, only the client address agentready derived (the
+// peer's, or the one trusted proxies named): no address the client wrote
+// is passed on (forward).
 func newProxy(c proxyConfig) (*proxy, error) {
 	up, err := url.Parse(c.upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
@@ -62,6 +68,10 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	site, ok := load(c.configFile, config.Formats{}, &lintOut)
 	if !ok {
 		return nil, errors.New(strings.TrimSpace(lintOut.String()))
+	}
+	strict, err := c.strict()
+	if err != nil {
+		return nil, err
 	}
 	ip, err := enforce.NewClientIP(c.trusted)
 	if err != nil {
@@ -73,6 +83,9 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	}
 	if c.robots {
 		opts = append(opts, agentready.WithRobotsTxt())
+	}
+	if !strict {
+		opts = append(opts, agentready.WithLenientRouting())
 	}
 	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 {
 		opts = append(opts, agentready.WithImplicitAccess(agentready.ImplicitAIAgents))
@@ -118,9 +131,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(up)
 			pr.Out.Host = pr.In.Host
-			if a := ip.Addr(pr.In); a.IsValid() {
-				pr.Out.Header.Set("X-Forwarded-For", a.String())
-			}
+			forward(pr.Out.Header, ip.Addr(pr.In))
 			pr.Out.Header.Set("X-Forwarded-Host", pr.In.Host)
 			proto := "http"
 			if pr.In.TLS != nil {
@@ -163,6 +174,13 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		if !ok {
 			return errors.New(strings.TrimSpace(out.String()))
 		}
+		// Lenient routing is an option of New: a Reload cannot turn it
+		// on or off, so a file that would is refused, not half applied.
+		if s, err := c.strict(); err != nil {
+			return err
+		} else if s != strict {
+			return fmt.Errorf("%s: upstream.strict is now %v, %v when serve started: restart agentready serve to apply it", c.configFile, s, strict)
+		}
 		before := m.Verifier()
 		if err := m.Reload(site); err != nil {
 			return err
@@ -180,6 +198,64 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	return p, nil
 }
 
+// strict reports whether the upstream is declared strict, by the flag or
+// by the file's upstream setting (config.Upstream). The file was
+// validated by load just before; this reads its upstream key.
+func (c *proxyConfig) strict() (bool, error) {
+	f, _, err := config.LoadFile(c.configFile)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", c.configFile, err)
+	}
+	return c.strictUpstream || f.Upstream.Strict, nil
+}
+
+// clientWritten are the request fields an upstream may take for the
+// client's address (nginx's real_ip_header, Rack, Werkzeug's ProxyFix,
+// CDNs' own) or for the target to route (IIS and Symfony read
+// X-Original-URL and X-Rewrite-URL). Coming from the client, they are
+// what it chose to write; the upstream gets none of them but the derived
+// address. Every X-Forwarded-* field is one too (Rewrite removes only
+// Forwarded, X-Forwarded-For, -Host and -Proto; Rack reads
+// X-Forwarded-Ssl and -Scheme, Spring and ASP.NET X-Forwarded-Prefix).
+var clientWritten = []string{
+	"Forwarded", "X-Real-Ip", "True-Client-Ip", "Client-Ip", "Cf-Connecting-Ip", "X-Client-Ip",
+	"Fastly-Client-Ip", "X-Cluster-Client-Ip", "X-Original-Url", "X-Rewrite-Url",
+}
+
+// undecided are fields agentready decides on only under their own name
+// (the method overrides, package enforce): spelled with underscores they
+// reach a CGI, FastCGI or WSGI application under the same variable name
+// (X_HTTP_Method_Override is HTTP_X_HTTP_METHOD_OVERRIDE), undecided.
+var undecided = []string{"X-Http-Method-Override", "X-Http-Method", "X-Method-Override"}
+
+// forward sets in h, the header of a request to the upstream, the client
+// address agentready derived (invalid: none) in X-Real-IP and
+// X-Forwarded-For, after removing every field a client may have written
+// to name an address or a target (clientWritten), under any spelling an
+// application may read it by: case, and '_' for '-'.
+func forward(h http.Header, client netip.Addr) {
+	for k := range h {
+		n := strings.ReplaceAll(k, "_", "-")
+		drop := len(n) >= len("X-Forwarded-") && strings.EqualFold(n[:len("X-Forwarded-")], "X-Forwarded-")
+		for _, f := range clientWritten {
+			drop = drop || strings.EqualFold(n, f)
+		}
+		if n != k {
+			for _, f := range undecided {
+				drop = drop || strings.EqualFold(n, f)
+			}
+		}
+		if drop {
+			delete(h, k)
+		}
+	}
+	if client.IsValid() {
+		a := client.String()
+		h.Set("X-Real-IP", a)
+		h.Set("X-Forwarded-For", a)
+	}
+}
+
 // serve runs the proxy until SIGINT or SIGTERM.
 func serve(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -195,6 +271,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.robots, "robots", false, "serve /robots.txt generated from the declaration")
 	fs.StringVar(&trusted, "trusted-proxies", "", "comma-separated CIDRs of proxies in front whose X-Forwarded-For is believed")
 	fs.DurationVar(&c.upstreamTimeout, "upstream-timeout", 30*time.Second, "longest wait for the upstream's response headers")
+	fs.BoolVar(&c.strictUpstream, "strict-upstream", false, "the upstream routes a path only as spelled (case and a trailing slash matter), as the file's upstream: {strict: true} says; without either, rules and capability endpoints hold on every case and trailing-slash spelling, as Express routes them")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

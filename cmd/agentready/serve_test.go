@@ -144,3 +144,173 @@ func TestServeReload(t *testing.T) {
 	}
 	hup <- syscall.SIGHUP // a signal reloads too (here: the broken file, refused)
 }
+
+// TestServeForwardsNoClientAddress: no field a client may write to name
+// its address or the target to route reaches the upstream, under any
+// spelling an application reads it by (case, '_' for '-'); the upstream
+// gets the address agentready derived in X-Real-IP and X-Forwarded-For,
+// the peer's or the one a trusted proxy named, and the other fields as
+// they were.
+func TestServeForwardsNoClientAddress(t *testing.T) {
+	var mu sync.Mutex
+	var got http.Header
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = r.Header.Clone()
+		mu.Unlock()
+		w.Header().Set("X-Handler", "page "+r.Method)
+	}))
+	defer upstream.Close()
+	written := [][2]string{
+		{"X-Real-IP", "10.0.0.1"}, {"True-Client-IP", "10.0.0.2"}, {"Client-IP", "10.0.0.3"},
+		{"CF-Connecting-IP", "10.0.0.4"}, {"X-Client-IP", "10.0.0.5"}, {"Fastly-Client-IP", "10.0.0.6"},
+		{"X-Cluster-Client-IP", "10.0.0.7"}, {"X-Original-URL", "/admin/users"}, {"X-Rewrite-URL", "/admin/users"},
+		{"Forwarded", "for=10.0.0.8;proto=https"}, {"X-Forwarded-Host", "admin.internal"}, {"X-Forwarded-Proto", "https"},
+		{"X-Forwarded-Prefix", "/admin"}, {"X-Forwarded-Port", "443"}, {"X-Forwarded-Ssl", "on"}, {"X-Forwarded-Server", "a"},
+		{"x-real-ip", "10.0.0.9"}, {"X_Real_IP", "10.0.0.10"}, {"x_forwarded_for", "10.0.0.11"}, {"CF_Connecting_IP", "10.0.0.12"},
+		{"X_Original_URL", "/admin"}, {"X_HTTP_Method_Override", "DELETE"}, {"X_Method_Override", "DELETE"},
+	}
+	for _, tc := range []struct {
+		name    string
+		trusted []string
+		xff     string // sent in the request's own X-Forwarded-For
+		derived string
+	}{
+		{"no trusted proxy", nil, "10.0.0.13", "127.0.0.1"},
+		{"a trusted proxy", []string{"127.0.0.1/32"}, "203.0.113.9", "203.0.113.9"},
+		{"a trusted proxy, a chain", []string{"127.0.0.1/32"}, "10.0.0.14, 203.0.113.10", "203.0.113.10"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := newProxy(proxyConfig{configFile: upstreamSite, upstream: upstream.URL, trusted: tc.trusted,
+				log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.close()
+			front := httptest.NewServer(p.handler)
+			defer front.Close()
+			for _, ua := range []string{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", gptBot} {
+				got = nil
+				r := wireRequest{method: "GET", target: "/products?id=1", header: append([][2]string{{"User-Agent", ua},
+					{"X-Forwarded-For", tc.xff}, {"X-Kept", "yes"}}, written...)}
+				w, err := r.do(strings.TrimPrefix(front.URL, "http://"))
+				if err != nil || w.handler != "page GET" {
+					t.Fatalf("%s: %v %+v", ua, err, w)
+				}
+				mu.Lock()
+				h := got
+				mu.Unlock()
+				want := map[string]string{"X-Real-Ip": tc.derived, "X-Forwarded-For": tc.derived,
+					"X-Forwarded-Host": "shop.example", "X-Forwarded-Proto": "http", "X-Kept": "yes"}
+				for k, v := range want {
+					if vs := h.Values(k); len(vs) != 1 || vs[0] != v {
+						t.Errorf("%s: the upstream got %s %q, want %q", ua, k, vs, v)
+					}
+				}
+				for k, v := range h {
+					if _, ours := want[k]; ours {
+						continue
+					}
+					n := strings.ReplaceAll(k, "_", "-")
+					for _, f := range written {
+						if strings.EqualFold(n, strings.ReplaceAll(f[0], "_", "-")) {
+							t.Errorf("%s: the upstream got %s: %q, which the client wrote", ua, k, v)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestServeStrictUpstream: by default serve holds the rules and the
+// capability endpoints on every case and trailing-slash spelling of a
+// path, which an upstream like Express routes alike; -strict-upstream, or
+// upstream: {strict: true} in the file, declares an upstream that does
+// not, and then /ADMIN/users is another path than /admin/users (here the
+// upstream lies, and routes it to the admin area: the declaration is the
+// operator's promise). A reload cannot change the setting: it is refused
+// and the running declaration keeps serving.
+func TestServeStrictUpstream(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.Path)
+		mu.Unlock()
+	}))
+	defer upstream.Close()
+	src, err := os.ReadFile(upstreamSite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strictFile := filepath.Join(t.TempDir(), "strict.yaml")
+	os.WriteFile(strictFile, append(src, "\nupstream:\n  strict: true\n"...), 0o644)
+	reaches := func(p *proxy, path string) bool {
+		t.Helper()
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("User-Agent", gptBot)
+		p.handler.ServeHTTP(httptest.NewRecorder(), r)
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen) == 1
+	}
+	for _, tc := range []struct {
+		name   string
+		c      proxyConfig
+		strict bool
+	}{
+		{"default", proxyConfig{configFile: upstreamSite}, false},
+		{"-strict-upstream", proxyConfig{configFile: upstreamSite, strictUpstream: true}, true},
+		{"upstream: {strict: true}", proxyConfig{configFile: strictFile}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.upstream, tc.c.log = upstream.URL, slog.New(slog.NewTextHandler(io.Discard, nil))
+			p, err := newProxy(tc.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.close()
+			if reaches(p, "/admin/users") {
+				t.Error("/admin/users reached the upstream")
+			}
+			for _, path := range []string{"/ADMIN/users", "/Admin/Users"} {
+				if got := reaches(p, path); got != tc.strict {
+					t.Errorf("%s reached the upstream: %v, want %v", path, got, tc.strict)
+				}
+			}
+		})
+	}
+	// A reload that would change the setting is refused; one that keeps
+	// it is taken.
+	file := filepath.Join(t.TempDir(), "site.yaml")
+	os.WriteFile(file, src, 0o644)
+	p, err := newProxy(proxyConfig{configFile: file, upstream: upstream.URL, log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	os.WriteFile(file, append(src, "\nupstream: {strict: true}\n"...), 0o644)
+	if err := p.reload(); err == nil || !strings.Contains(err.Error(), "restart agentready serve") {
+		t.Errorf("a reload turning strict on: %v", err)
+	}
+	if reaches(p, "/ADMIN/users") {
+		t.Error("after a refused reload, /ADMIN/users reached the upstream")
+	}
+	os.WriteFile(file, append(src, "\nupstream: {strict: false}\n"...), 0o644)
+	if err := p.reload(); err != nil {
+		t.Errorf("a reload keeping the setting: %v", err)
+	}
+	pf, err := newProxy(proxyConfig{configFile: file, upstream: upstream.URL, strictUpstream: true, log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.close()
+	os.WriteFile(file, append(src, "\nupstream: {strict: true}\n"...), 0o644)
+	if err := pf.reload(); err != nil {
+		t.Errorf("with -strict-upstream, a file saying strict too: %v", err)
+	}
+}

@@ -1,0 +1,56 @@
+"""A Flask app as many are written, started by agentready serve's upstream
+tests (cmd/agentready/upstream_test.go) behind the proxy, on Werkzeug's
+own server. Flask's defaults are kept: case-sensitive routes, strict
+slashes, and the method upper-cased before routing (Werkzeug), so a
+lower-case "delete" runs the DELETE route. Every route answers with
+X-Handler: "<handler> <method>", the handler that ran and the method it
+ran as, and with the request's headers as JSON.
+
+Usage: python3 app.py; it prints "listening PORT" once it listens on a
+free 127.0.0.1 port.
+"""
+
+import sys
+
+from flask import Flask, jsonify, request
+from werkzeug.serving import make_server
+
+app = Flask(__name__)
+
+METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+
+
+def answer(name, status=200):
+    resp = jsonify(handler=name, method=request.method, headers=dict(request.headers))
+    resp.status_code = status
+    resp.headers["X-Handler"] = name + " " + request.method
+    return resp
+
+
+@app.route("/admin", methods=METHODS)
+@app.route("/admin/<path:rest>", methods=METHODS)
+def admin(rest=""):
+    return answer("admin")
+
+
+@app.route("/api/search")
+def search():
+    return answer("product-search")
+
+
+@app.route("/api/orders/<order>", methods=["GET", "POST", "DELETE"])
+def order(order):
+    return answer({"GET": "order-get", "HEAD": "order-get", "POST": "order-update", "DELETE": "order-cancel"}[request.method])
+
+
+@app.route("/<path:rest>")
+def other(rest):
+    if rest.endswith(".css"):
+        return answer("css")
+    return answer("none", 404)
+
+
+if __name__ == "__main__":
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    print("listening", server.server_port, flush=True)
+    server.serve_forever()
