@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -495,7 +496,86 @@ func TestDeniedBodiesNotKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := evs[len(evs)-1]
-	if last.ResponseStatus != http.StatusTooManyRequests || len(last.Params) != 0 {
-		t.Errorf("the refused request recorded %d params", len(last.Params))
+	if last.ResponseStatus != http.StatusTooManyRequests || len(last.Params) != 1 || last.Params[audit.TargetMember] == nil {
+		t.Errorf("the refused request recorded %v: want its target only", last.Params)
+	}
+}
+
+// TestAuditRecordsTarget: two actions that differ only in a path param,
+// only in a header param or only in one byte of a query value that is not
+// UTF-8 are recorded as different events, in an artifact that verifies;
+// a sensitive header param is redacted, and its target still traced.
+func TestAuditRecordsTarget(t *testing.T) {
+	site := acme()
+	site.Capabilities = append(site.Capabilities,
+		config.Capability{ID: "order.cancel", Description: "Cancel an order.", Endpoint: site.URL + "/api/orders/{id}", Method: "DELETE",
+			RequiresSession: true, Params: []config.Param{{Name: "id", In: config.InPath, Type: config.TypeString, Required: true}}},
+		config.Capability{ID: "refund", Description: "Refund an order.", Endpoint: site.URL + "/api/refunds", Method: "POST",
+			RequiresSession: true, Params: []config.Param{
+				{Name: "X-Order-Id", In: config.InHeader, Type: config.TypeString, Required: true},
+				{Name: "X-API-Key", In: config.InHeader, Type: config.TypeString},
+			}})
+	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})))
+	defer srv.Close()
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	pairs := [][2]struct{ method, target string }{
+		{{"DELETE", "/api/orders/1001"}, {"DELETE", "/api/orders/2002"}},
+		{{"POST", "/api/refunds"}, {"POST", "/api/refunds"}},
+		{{"GET", api + "search?q=mug%FF"}, {"GET", api + "search?q=mug%FE"}},
+	}
+	refundHeaders := [2][]string{{"X-Order-Id", "1001", "X-API-Key", "k-secret"}, {"X-Order-Id", "2002", "X-API-Key", "k-secret"}}
+	for i, p := range pairs {
+		for j, c := range p {
+			hdr := as
+			if i == 1 {
+				hdr = append(append([]string{}, as...), refundHeaders[j]...)
+			}
+			if r := call(t, c.method, srv.URL+c.target, "", hdr...); r.status != 200 {
+				t.Fatalf("%s %s: %d %s", c.method, c.target, r.status, r.raw)
+			}
+		}
+	}
+	if r := call(t, "DELETE", srv.URL+sessPath, "", as...); r.status != 200 {
+		t.Fatalf("DELETE: %d %s", r.status, r.raw)
+	}
+	a := artifact(t, srv.URL, id) // verified with the published key
+	evs := a.Events[1 : len(a.Events)-1]
+	if len(evs) != 6 {
+		t.Fatalf("%d events, want 6", len(evs))
+	}
+	for i := 0; i < 6; i += 2 {
+		x, y := evs[i], evs[i+1]
+		if x.Capability != y.Capability || x.Method != y.Method {
+			t.Fatalf("events %d and %d are not one action: %s %s, %s %s", i, i+1, x.Capability, x.Method, y.Capability, y.Method)
+		}
+		hx, _ := audit.EventHash(audit.Event{Capability: x.Capability, Method: x.Method, Params: x.Params})
+		hy, _ := audit.EventHash(audit.Event{Capability: y.Capability, Method: y.Method, Params: y.Params})
+		if reflect.DeepEqual(x.Params, y.Params) || hx == hy {
+			t.Errorf("events %d and %d record the same params: %v", i, i+1, x.Params)
+		}
+	}
+	target := func(e audit.Event) map[string]any { m, _ := e.Params[audit.TargetMember].(map[string]any); return m }
+	for _, c := range []struct {
+		i    int
+		want map[string]any
+	}{
+		{0, map[string]any{"path": "/api/orders/1001", "path_params": map[string]any{"id": "1001"}}},
+		{1, map[string]any{"path": "/api/orders/2002", "path_params": map[string]any{"id": "2002"}}},
+		{2, map[string]any{"path": "/api/refunds", "headers": map[string]any{"X-Order-Id": "1001", "X-API-Key": audit.Redacted}}},
+		{4, map[string]any{"path": "/.well-known/agents/api/search", "query": "q=mug%FF"}},
+		{5, map[string]any{"path": "/.well-known/agents/api/search", "query": "q=mug%FE"}},
+	} {
+		if got := target(evs[c.i]); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("event %d (%s): target %v, want %v", c.i, evs[c.i].Capability, got, c.want)
+		}
+	}
+	if raw, _ := audit.CanonicalArtifact(a); strings.Contains(string(raw), "k-secret") {
+		t.Error("the artifact holds the API key a header param carried")
 	}
 }

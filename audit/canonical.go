@@ -221,16 +221,20 @@ func appendEventHead(b []byte, e *Event, rd redaction, emptyNil bool) ([]byte, e
 	switch {
 	case len(e.Query) > 0:
 		if len(e.Params) == 0 {
-			if out, ok := appendQuery(b, e.Query, rd); ok {
+			var ok bool
+			var out []byte
+			if out, ok, err = appendQuery(b, e.Query, rd, e.Target); err != nil {
+				return nil, err
+			} else if ok {
 				b = out
 				break
 			}
 		}
-		if b, err = appendRawMap(b, e.AllParams(), rd.fn, 1); err != nil {
+		if b, err = appendParams(b, e.queryParams(), e.Target, rd); err != nil {
 			return nil, err
 		}
-	case e.Params != nil:
-		if b, err = appendRawMap(b, e.Params, rd.fn, 1); err != nil {
+	case e.Params != nil || e.Target != nil:
+		if b, err = appendParams(b, e.Params, e.Target, rd); err != nil {
 			return nil, err
 		}
 	case emptyNil:
@@ -307,6 +311,26 @@ func appendRaw(b []byte, v any, r Redactor, depth int) ([]byte, error) {
 
 // appendRawMap writes m as appendObject(normalizeMap(m, r, depth)) would.
 func appendRawMap(b []byte, m map[string]any, r Redactor, depth int) ([]byte, error) {
+	return appendMembers(b, m, r, depth, nil, redaction{})
+}
+
+// appendParams writes an event's params: m, and t (when not nil) as the
+// member TargetMember, which m must not hold.
+func appendParams(b []byte, m map[string]any, t *Target, rd redaction) ([]byte, error) {
+	if t != nil {
+		if _, ok := m[TargetMember]; ok {
+			return nil, errTargetCollision
+		}
+	}
+	return appendMembers(b, m, rd.fn, 1, t, rd)
+}
+
+// errTargetCollision reports a member of the reserved name beside a Target.
+var errTargetCollision = fmt.Errorf("%w: the params member %q is reserved for the event's Target", ErrParams, TargetMember)
+
+// appendMembers is appendRawMap with, when t is not nil, t as one more
+// member, TargetMember, redacted by rd (whose fn is r).
+func appendMembers(b []byte, m map[string]any, r Redactor, depth int, t *Target, rd redaction) ([]byte, error) {
 	if depth > MaxParamsDepth {
 		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, MaxParamsDepth)
 	}
@@ -321,9 +345,24 @@ func appendRawMap(b []byte, m map[string]any, r Redactor, depth int) ([]byte, er
 			if err != nil {
 				return nil, err
 			}
+			if t != nil {
+				if _, ok := n[TargetMember]; ok {
+					return nil, errTargetCollision
+				}
+				var tv any = t.value(rd)
+				if r != nil {
+					tv = r(TargetMember, tv)
+				}
+				if n[TargetMember], err = normalize(tv, r, depth); err != nil {
+					return nil, err
+				}
+			}
 			return appendObject(b, n)
 		}
 		members = append(members, member{k, v})
+	}
+	if t != nil {
+		members = append(members, member{TargetMember, t})
 	}
 	slices.SortFunc(members, func(x, y member) int { return compareUTF16(x.key, y.key) })
 	b = append(b, '{')
@@ -333,11 +372,17 @@ func appendRawMap(b []byte, m map[string]any, r Redactor, depth int) ([]byte, er
 		}
 		b = appendString(b, mb.key)
 		b = append(b, ':')
+		var err error
+		if tt, ok := mb.value.(*Target); ok && t != nil && tt == t {
+			if b, err = appendTarget(b, t, rd); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		v := mb.value
 		if r != nil {
 			v = r(mb.key, v)
 		}
-		var err error
 		if b, err = appendRaw(b, v, r, depth); err != nil {
 			return nil, err
 		}
@@ -355,16 +400,19 @@ const maxQuickQuery = 16
 // nothing written) when that would not be the same: more than
 // maxQuickQuery params, a name that is not valid UTF-8 (repaired names may
 // collide) or a Redactor other than DefaultRedactor.
-func appendQuery(b []byte, q []Param, rd redaction) (out []byte, ok bool) {
+func appendQuery(b []byte, q []Param, rd redaction, t *Target) (out []byte, ok bool, err error) {
 	if len(q) > maxQuickQuery || (rd.fn != nil && !rd.byName) {
-		return b, false
+		return b, false, nil
 	}
 	var first [maxQuickQuery]int // the first param of each name
 	names := first[:0]
 params:
 	for i := range q {
 		if !utf8.ValidString(q[i].Name) {
-			return b, false
+			return b, false, nil
+		}
+		if t != nil && q[i].Name == TargetMember {
+			return nil, false, errTargetCollision
 		}
 		for _, j := range names {
 			if q[j].Name == q[i].Name {
@@ -380,10 +428,18 @@ params:
 	}
 	b = append(b, '{')
 	for n, i := range names {
+		name := q[i].Name
 		if n > 0 {
 			b = append(b, ',')
 		}
-		name := q[i].Name
+		if t != nil && compareUTF16(TargetMember, name) < 0 {
+			// The target's member sorts here.
+			if b, err = appendTarget(append(b, `"`+TargetMember+`":`...), t, rd); err != nil {
+				return nil, false, err
+			}
+			b = append(b, ',')
+			t = nil
+		}
 		b = appendString(b, name)
 		b = append(b, ':')
 		if rd.byName && SensitiveKey(name) {
@@ -411,7 +467,15 @@ params:
 		}
 		b = append(b, ']')
 	}
-	return append(b, '}'), true
+	if t != nil {
+		if len(names) > 0 {
+			b = append(b, ',')
+		}
+		if b, err = appendTarget(append(b, `"`+TargetMember+`":`...), t, rd); err != nil {
+			return nil, false, err
+		}
+	}
+	return append(b, '}'), true, nil
 }
 
 type member struct {

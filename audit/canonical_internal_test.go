@@ -122,16 +122,46 @@ func TestAppendQueryMatchesMap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := appendQuery(nil, q, rd)
+			got, ok, err := appendQuery(nil, q, rd, nil)
 			decline := len(q) > maxQuickQuery || (r != nil && !rd.byName) || i == 4
-			if ok == decline {
-				t.Errorf("case %d, byName %v: appendQuery ok = %v", i, rd.byName, ok)
+			if err != nil || ok == decline {
+				t.Errorf("case %d, byName %v: appendQuery ok = %v, %v", i, rd.byName, ok, err)
 			}
 			if ok && string(got) != string(want) {
 				t.Errorf("case %d, byName %v:\ngot  %s\nwant %s", i, rd.byName, got, want)
 			}
+			// With a target, wherever its member sorts among the names.
+			for _, tg := range targetCases {
+				m := e.queryParams()
+				withT := make(map[string]any, len(m)+1)
+				for k, v := range m {
+					withT[k] = v
+				}
+				withT[TargetMember] = tg.value(rd)
+				want, err := appendRawMap(nil, withT, r, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := Event{Query: q, Target: tg}
+				if got, ok, err := appendQuery(nil, q, rd, tg); err != nil || (ok && string(got) != string(want)) {
+					t.Errorf("case %d, byName %v, target %+v:\ngot  %s\nwant %s (%v)", i, rd.byName, tg, got, want, err)
+				}
+				if got, err := appendParams(nil, e.queryParams(), tg, rd); err != nil || string(got) != string(want) {
+					t.Errorf("case %d, byName %v, target %+v, appendParams:\ngot  %s\nwant %s (%v)", i, rd.byName, tg, got, want, err)
+				}
+			}
 		}
 	}
+}
+
+// targetCases are targets of every shape appendTarget writes.
+var targetCases = []*Target{
+	{Path: "/orders/1001"},
+	{Path: "/search", Query: "q=mug%FF&token=abc;pin=1&x"},
+	{Path: "/orders/1001/items/7", PathParams: []PathParam{{"id", 2}, {"item", 4}}},
+	{Path: "/reset/s3cret", PathParams: []PathParam{{"token", 2}}, Query: "a=1"},
+	{Path: "/refunds", Headers: []Param{{"X-Refund-Id", "r-9"}, {"X-Refund-Id", "r-10"}, {"X-API-Key", "k"}, {"X-Note", "caf\xe9 50%"}}},
+	{Path: "/caf\xff", Query: "q=\xfe"},
 }
 
 func TestRedactWith(t *testing.T) {
@@ -159,8 +189,8 @@ func FuzzAppendQuery(f *testing.F) {
 		for _, r := range []Redactor{nil, DefaultRedactor} {
 			e := Event{Query: q}
 			want, err := appendRawMap(nil, e.AllParams(), r, 1)
-			got, ok := appendQuery(nil, q, redactWith(r))
-			if !ok {
+			got, ok, qerr := appendQuery(nil, q, redactWith(r), nil)
+			if !ok || qerr != nil {
 				continue
 			}
 			if err != nil || string(got) != string(want) {

@@ -42,9 +42,47 @@
 // stores record without building a map (the middleware passes a request's
 // query that way).
 //
+// # What an event targeted
+//
+// An event's capability, method, query and body do not say what the
+// call acted on when the path or a header names it (DELETE /orders/1001
+// and DELETE /orders/2002 are one capability, one method). Event.Target
+// records it, as the params member "$request" (TargetMember):
+//
+//	"$request":{"headers":{"X-Refund-Id":"r-9"},"path":"/orders/1001",
+//	            "path_params":{"id":"1001"},"query":"q=mug%FF"}
+//
+// path is the request path as sent, escaped; query the query as sent;
+// path_params each declared in: path param with its segment of path as
+// sent; headers each declared in: header param present, a string, or an
+// array of a repeated header's values. Members other than path are left
+// out when empty. Where the extension lives: params is the only object of
+// a v0.1.0 event whose members are free, and the event hash covers it
+// whole, so "$request" is hashed, chained and signed like every param,
+// and an artifact carrying it verifies with any v0.1.0 verifier, this
+// package's older ones and agentready verify-audit included. A Params or
+// Query member named "$request" beside a Target is refused (ErrParams).
+//
+// Bytes, exactly: path, query and path_params are URL text, each byte
+// that is not part of valid UTF-8 written %XX (upper-case hex), as a
+// browser writes a URL: percent-decoding them gives the bytes a URL parser
+// reads, so ?q=mug%FF and ?q=mug%FE are recorded apart (the members the
+// query gives params keep U+FFFD for such bytes, as encoding/json does:
+// "$request".query is the exact record). A header value that is not valid
+// UTF-8 is recorded as {"pct": V}, V the value with '%' and every such
+// byte written %XX; a recorded string is never an object, so the two
+// cannot be confused, and percent-decoding V gives the bytes back.
+//
+// Redaction reaches the target too: path_params and headers are members
+// like any other (DefaultRedactor hides "X-API-Key", "Authorization", a
+// path param called "token"); a path segment whose path param is redacted
+// is written "{name}" in path, and a query pair whose name is redacted is
+// written name=[REDACTED] in query (pairs split at '&' and ';').
+//
 // The artifact is what the v0.1.0 notes describe: the same events with the
-// same members. response_status 0 is the one documented addition: the
-// action was recorded before it ran and its outcome could not be.
+// same members. response_status 0 is one documented addition: the
+// action was recorded before it ran and its outcome could not be; the
+// params member "$request" (above) is the other.
 //
 // # Canonical serialisation
 //

@@ -52,6 +52,11 @@ type Event struct {
 	// parameters in a map, and is input only: events read back from a
 	// store or an artifact hold all their parameters in Params.
 	Query []Param `json:"-"`
+	// Target is what the call addressed besides its query and body: the
+	// request path, the query as sent, and the declared path and header
+	// params. It is recorded as the params member TargetMember, beside
+	// the others. Input only, like Query.
+	Target *Target `json:"-"`
 	// PolicyResult is the policy decision on the call.
 	PolicyResult PolicyResult `json:"policy_result"`
 	// ResponseStatus is the HTTP status answered, or StatusUnrecorded (0)
@@ -70,10 +75,25 @@ type Param struct {
 }
 
 // AllParams returns the parameters e records before redaction: Params
-// when there is no Query, else a new map of the Query parameters grouped
-// by name (a string, or an array of strings for a repeated name) with the
-// members of Params over them.
+// when there is no Query and no Target, else a new map of the Query
+// parameters grouped by name (a string, or an array of strings for a
+// repeated name) with the members of Params over them, and the Target as
+// the member TargetMember (Target.Value(nil)).
 func (e *Event) AllParams() map[string]any {
+	m := e.queryParams()
+	if e.Target == nil {
+		return m
+	}
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out[TargetMember] = e.Target.Value(nil)
+	return out
+}
+
+// queryParams is AllParams without the Target.
+func (e *Event) queryParams() map[string]any {
 	if len(e.Query) == 0 {
 		return e.Params
 	}
@@ -183,6 +203,8 @@ func checkEvent(e *Event, final bool) error {
 		return fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, e.ResponseStatus)
 	case !final && e.ResponseStatus != StatusUnrecorded:
 		return fmt.Errorf("%w: response_status %d of an event whose outcome is to come", ErrInvalidEvent, e.ResponseStatus)
+	case e.Target != nil:
+		return checkTarget(e.Target)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -273,6 +274,9 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		limit = e.p.Capabilities[d.cap1-1].Decl.BodyLimitOrDefault()
 	}
 	aw.query = queryParams(r.URL.RawQuery, aw.query[:0])
+	// The query is recorded as sent in the target, so a query parameter of
+	// the target's reserved name loses nothing by leaving the members.
+	aw.query = slices.DeleteFunc(aw.query, func(p audit.Param) bool { return p.Name == audit.TargetMember })
 	var params map[string]any
 	var status int
 	var err error
@@ -281,7 +285,14 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		// reaches no handler, and recording it would let any agent with a
 		// session store a megabyte a refused request.
 		params, aw.bodyLen, status, err = readBody(r, limit)
+		if _, ok := params[audit.TargetMember]; ok && err == nil {
+			// A body member of the name the target takes cannot be
+			// recorded beside it; the request does not run.
+			params, status, err = nil, http.StatusBadRequest, errBodyReserved
+		}
 	}
+	aw.target = e.targetOf(r, d, aw.target)
+	ev.Target = &aw.target
 	if collides(aw.query, params) {
 		// A query parameter and a body member of the same name: the
 		// handler may read either, so the trail keeps both, the query's
@@ -301,6 +312,9 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		// given: it gets strings and a map of its own.
 		ev.EventID, ev.Timestamp = idAndTime(now)
 		ev.Params, ev.Query = ev.AllParams(), nil
+		// Its Redactor reaches members only: the target's path and query
+		// are redacted here, as the package stores redact them.
+		ev.Params[audit.TargetMember], ev.Target = ev.Target.Value(audit.DefaultRedactor), nil
 	}
 	ev.Capability, ev.Method = d.Capability, r.Method
 	ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
@@ -313,6 +327,88 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		ev.PolicyResult.Decision = audit.Allow
 	}
 	return status, err
+}
+
+// errBodyReserved refuses a JSON body with a member of the name the
+// audit trail records the request's target under.
+var errBodyReserved = errors.New("the JSON body has a member " + audit.TargetMember + ", a name the audit trail reserves")
+
+// targetOf fills t, reusing its slices, with what r targeted: its path
+// and query as sent, and the declared path and header params of the
+// capability d resolved. A path param is recorded when the path has the
+// endpoint's shape (its literal segments, ignoring case, and a trailing
+// slash); a route bound at another path records the path alone.
+func (e *Enforcer) targetOf(r *http.Request, d *Decision, t audit.Target) audit.Target {
+	t.Path, t.Query = r.URL.EscapedPath(), r.URL.RawQuery
+	t.PathParams, t.Headers = t.PathParams[:0], t.Headers[:0]
+	if d.cap1 == 0 {
+		return t
+	}
+	c := &e.p.Capabilities[d.cap1-1]
+	shaped := -1 // unknown until a path param asks
+	for i := range c.Decl.Params {
+		p := &c.Decl.Params[i]
+		switch p.In {
+		case config.InHeader:
+			for _, v := range r.Header.Values(p.Name) {
+				t.Headers = append(t.Headers, audit.Param{Name: p.Name, Value: v})
+			}
+		case config.InPath:
+			if shaped < 0 {
+				shaped = 0
+				if sameShape(c.Path, t.Path) {
+					shaped = 1
+				}
+			}
+			if seg := templateSegment(c.Path, p.Name); shaped == 1 && seg > 0 {
+				t.PathParams = append(t.PathParams, audit.PathParam{Name: p.Name, Segment: seg})
+			}
+		}
+	}
+	return t
+}
+
+// templateSegment returns the index of the segment "{name}" of an
+// endpoint path (1 for the one after the first '/'), 0 for none.
+func templateSegment(tmpl, name string) int {
+	for i := 0; tmpl != ""; i++ {
+		var seg string
+		seg, tmpl, _ = strings.Cut(tmpl, "/")
+		if len(seg) == len(name)+2 && seg[0] == '{' && seg[len(seg)-1] == '}' && seg[1:len(seg)-1] == name {
+			return i
+		}
+	}
+	return 0
+}
+
+// sameShape reports whether the escaped path has the endpoint template's
+// segments: as many (a trailing slash aside), and its literal ones equal
+// once unescaped, ignoring case, each "{param}" a non-empty segment.
+func sameShape(tmpl, path string) bool {
+	if len(path) > 1 && strings.HasSuffix(path, "/") && !strings.HasSuffix(tmpl, "/") {
+		path = path[:len(path)-1]
+	}
+	for {
+		ts, trest, tmore := strings.Cut(tmpl, "/")
+		ps, prest, pmore := strings.Cut(path, "/")
+		if len(ts) >= 2 && ts[0] == '{' && ts[len(ts)-1] == '}' {
+			if ps == "" {
+				return false
+			}
+		} else if !strings.EqualFold(ts, ps) {
+			u, err := url.PathUnescape(ps)
+			if err != nil || !strings.EqualFold(ts, u) {
+				return false
+			}
+		}
+		if tmore != pmore {
+			return false
+		}
+		if !tmore {
+			return true
+		}
+		tmpl, path = trest, prest
+	}
 }
 
 // QueryMember is the params member that holds a request's query
@@ -371,6 +467,7 @@ type auditWriter struct {
 	discard http.Header
 	idts    [64]byte      // the event id and timestamp, for the package stores
 	query   []audit.Param // the buffer of ev.Query
+	target  audit.Target  // ev.Target's, its slices reused
 }
 
 // auditWriters recycles auditWriters: one is needed for every
@@ -387,7 +484,9 @@ func (a *auditWriter) release() {
 	if cap(q) > maxPooledQuery {
 		q = nil
 	}
-	*a = auditWriter{query: q}
+	clear(a.target.Headers)
+	pp, hs := a.target.PathParams[:0], a.target.Headers[:0]
+	*a = auditWriter{query: q, target: audit.Target{PathParams: pp, Headers: hs}}
 	auditWriters.Put(a)
 }
 

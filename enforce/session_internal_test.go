@@ -287,7 +287,8 @@ func TestEventParams(t *testing.T) {
 			aw := new(auditWriter)
 			e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
 			ev := aw.ev
-			want := map[string]any{"id": "body", "q": "mug", "tag": []any{"a", "b"}}
+			target := map[string]any{"path": "/cart", "query": "q=mug&tag=a&tag=b"}
+			want := map[string]any{"id": "body", "q": "mug", "tag": []any{"a", "b"}, audit.TargetMember: target}
 			if got := ev.AllParams(); !reflect.DeepEqual(got, want) {
 				t.Errorf("params %#v, want %#v", got, want)
 			}
@@ -302,7 +303,7 @@ func TestEventParams(t *testing.T) {
 			// A query parameter and a body member of one name: both kept.
 			r = httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"q":"body"}`))
 			e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
-			want = map[string]any{"q": "body", QueryMember: map[string]any{"q": "mug", "tag": []any{"a", "b"}}}
+			want = map[string]any{"q": "body", QueryMember: map[string]any{"q": "mug", "tag": []any{"a", "b"}}, audit.TargetMember: target}
 			if got := aw.ev.AllParams(); !reflect.DeepEqual(got, want) {
 				t.Errorf("colliding params %#v, want %#v", got, want)
 			}

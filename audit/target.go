@@ -1,0 +1,285 @@
+package audit
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// TargetMember is the params member that records Event.Target. Params
+// is the one place of a v0.1.0 event whose members are free: the event
+// hash covers the params object whole, so a verifier that knows nothing of
+// this member still hashes it, and an artifact carrying it verifies with
+// any verifier of the v0.1.0 notes. A Params or Query member of this name
+// beside a Target is refused (ErrParams): the name is reserved.
+const TargetMember = "$request"
+
+// Target is what a call addressed besides its query and body: the request
+// path, the capability's declared path params and its declared header
+// params. It is recorded as the params member TargetMember, an object
+//
+//	{"headers":{…},"path":"/orders/1001","path_params":{"id":"1001"},"query":"q=mug%FF"}
+//
+// whose members other than path are left out when empty. Every string of
+// it is recorded byte for byte; see the package documentation for the
+// escaping of bytes that are not UTF-8, and for redaction. Like
+// Event.Query it is input only: an event read back from a store or an
+// artifact holds the member in Params.
+type Target struct {
+	// Path is the request path as sent, escaped (url.URL.EscapedPath):
+	// percent-decoding it gives the path the router reads.
+	Path string
+	// Query is the request's query as sent (url.URL.RawQuery), "" for
+	// none.
+	Query string
+	// PathParams are the capability's declared path params: each names
+	// the segment of Path that holds it (Segment 1 is the segment after
+	// the first '/'), and is recorded with that segment as its value.
+	PathParams []PathParam
+	// Headers are the capability's declared header params present in the
+	// request, each value of a repeated header a Param of its own, in
+	// order: recorded grouped by name, a string, or an array for a name
+	// with several values.
+	Headers []Param
+}
+
+// PathParam is a declared path param of a Target: its name and the
+// segment of Target.Path that holds its value.
+type PathParam struct {
+	Name    string
+	Segment int
+}
+
+// segment returns the i-th segment of an escaped path ("/a/b": 1 is "a").
+func segment(path string, i int) (string, bool) {
+	if i < 1 {
+		return "", false
+	}
+	for n := 0; ; n++ {
+		j := strings.IndexByte(path, '/')
+		if j < 0 {
+			return path, n == i
+		}
+		if n == i {
+			return path[:j], true
+		}
+		path = path[j+1:]
+	}
+}
+
+// checkTarget validates what a producer must get right of a Target.
+func checkTarget(t *Target) error {
+	for _, p := range t.PathParams {
+		if p.Name == "" {
+			return fmt.Errorf("%w: a path param of the target has no name", ErrInvalidEvent)
+		}
+		if _, ok := segment(t.Path, p.Segment); !ok {
+			return fmt.Errorf("%w: path param %q names segment %d of %q, which has none", ErrInvalidEvent, p.Name, p.Segment, truncate(t.Path))
+		}
+	}
+	for _, h := range t.Headers {
+		if h.Name == "" {
+			return fmt.Errorf("%w: a header param of the target has no name", ErrInvalidEvent)
+		}
+	}
+	return nil
+}
+
+// redacts reports whether rd changes the value of the member key: by name
+// for DefaultRedactor, by calling any other Redactor.
+func (rd redaction) redacts(key string, value any) (any, bool) {
+	switch {
+	case rd.fn == nil:
+		return value, false
+	case rd.byName:
+		if SensitiveKey(key) {
+			return Redacted, true
+		}
+		return value, false
+	}
+	out := rd.fn(key, value)
+	if s, ok := out.(string); ok {
+		if v, ok := value.(string); ok && s == v {
+			return value, false
+		}
+	}
+	return out, true
+}
+
+// Value returns the value Target records under TargetMember, in the JSON
+// data model, with the parts r cannot reach as an object member redacted
+// by r (nil: none): a path segment whose path param r redacts is written
+// as "{name}", and a query pair whose name r redacts as name=[REDACTED].
+// The path_params and headers members are left for r to redact, as it
+// redacts every member.
+func (t *Target) Value(r Redactor) map[string]any {
+	return t.value(redactWith(r))
+}
+
+func (t *Target) value(rd redaction) map[string]any {
+	m := map[string]any{"path": urlText(t.redactedPath(rd))}
+	if t.Query != "" {
+		m["query"] = urlText(redactedQuery(t.Query, rd))
+	}
+	if len(t.PathParams) > 0 {
+		pp := make(map[string]any, len(t.PathParams))
+		for _, p := range t.PathParams {
+			seg, _ := segment(t.Path, p.Segment)
+			pp[p.Name] = urlText(seg)
+		}
+		m["path_params"] = pp
+	}
+	if len(t.Headers) > 0 {
+		h := make(map[string]any, len(t.Headers))
+		for _, p := range t.Headers {
+			v := byteText(p.Value)
+			switch old := h[p.Name].(type) {
+			case nil:
+				h[p.Name] = v
+			case []any:
+				h[p.Name] = append(old, v)
+			default:
+				h[p.Name] = []any{old, v}
+			}
+		}
+		m["headers"] = h
+	}
+	return m
+}
+
+// redactedPath returns Path with the segments of the path params rd
+// redacts written as "{name}".
+func (t *Target) redactedPath(rd redaction) string {
+	path := t.Path
+	for _, p := range t.PathParams {
+		seg, _ := segment(t.Path, p.Segment)
+		if _, ok := rd.redacts(p.Name, urlText(seg)); !ok {
+			continue
+		}
+		parts := strings.Split(path, "/")
+		if p.Segment < len(parts) {
+			parts[p.Segment] = "{" + p.Name + "}"
+		}
+		path = strings.Join(parts, "/")
+	}
+	return path
+}
+
+// redactedQuery returns q with the value of every pair whose name rd
+// redacts written as [REDACTED]. Pairs are split at '&' and at ';' (some
+// parsers split there; Go's skips such pairs), names unescaped as a query
+// parser does.
+func redactedQuery(q string, rd redaction) string {
+	if rd.fn == nil {
+		return q
+	}
+	var b []byte // nil until a pair is redacted
+	start := 0
+	for i := 0; i <= len(q); i++ {
+		if i < len(q) && q[i] != '&' && q[i] != ';' {
+			continue
+		}
+		pair := q[start:i]
+		name, value, hasValue := strings.Cut(pair, "=")
+		if un, err := url.QueryUnescape(name); err == nil {
+			name = un
+		}
+		v := value
+		if un, err := url.QueryUnescape(value); err == nil {
+			v = un
+		}
+		if _, red := rd.redacts(name, v); red && hasValue {
+			if b == nil {
+				b = append(make([]byte, 0, len(q)+16), q[:start]...)
+			}
+			b = append(b, pair[:len(pair)-len(value)]...)
+			b = append(b, Redacted...)
+		} else if b != nil {
+			b = append(b, pair...)
+		}
+		if b != nil && i < len(q) {
+			b = append(b, q[i])
+		}
+		start = i + 1
+	}
+	if b == nil {
+		return q
+	}
+	return string(b)
+}
+
+// urlText returns s, text of a URL (a path, a query, a path segment),
+// with every byte that is not part of valid UTF-8 percent-encoded (%XX,
+// upper-case hex), as a browser encodes a URL: percent-decoding it gives
+// the bytes a URL parser decodes from s.
+func urlText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string(appendPercent(nil, s, false))
+}
+
+// PercentKey is the member of the object that stands for a header value
+// that is not valid UTF-8 (see byteText).
+const PercentKey = "pct"
+
+// byteText returns a header value as recorded: the string itself when it
+// is valid UTF-8, else {"pct": s with '%' and every byte that is not part
+// of valid UTF-8 percent-encoded}, from which percent-decoding gives the
+// bytes back; a recorded string is never such an object, so the two
+// cannot be confused.
+func byteText(s string) any {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return map[string]any{PercentKey: string(appendPercent(nil, s, true))}
+}
+
+// appendPercent appends s with every byte that is not part of valid UTF-8
+// (and, with pct, every '%') written %XX.
+func appendPercent(b []byte, s string, pct bool) []byte {
+	const upperHex = "0123456789ABCDEF"
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '%' && pct {
+			b = append(b, "%25"...)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, '%', upperHex[c>>4], upperHex[c&0xf])
+			i++
+			continue
+		}
+		b = append(b, s[i:i+size]...)
+		i += size
+	}
+	return b
+}
+
+// appendTarget writes t as the value of the params member TargetMember,
+// as appendRawMap would write t.value(rd) there, redacted by rd. The
+// common target (a path and a query, no declared params) is written
+// without building the map.
+func appendTarget(b []byte, t *Target, rd redaction) ([]byte, error) {
+	if rd.fn == nil || rd.byName {
+		if len(t.PathParams) == 0 && len(t.Headers) == 0 && utf8.ValidString(t.Path) && utf8.ValidString(t.Query) {
+			b = append(b, `{"path":`...)
+			b = appendString(b, t.Path)
+			if t.Query != "" {
+				b = append(b, `,"query":`...)
+				b = appendString(b, redactedQuery(t.Query, rd))
+			}
+			return append(b, '}'), nil
+		}
+		return appendRaw(b, t.value(rd), rd.fn, 1)
+	}
+	return appendRaw(b, rd.fn(TargetMember, t.value(rd)), rd.fn, 1)
+}
