@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -255,7 +256,38 @@ func TestMaxSessions(t *testing.T) {
 	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || r.body["ok"] != false {
 		t.Fatalf("sixth session: %d %v %s", r.status, r.header, r.raw)
 	}
-	// Another agent has its own allowance.
+	// Agents under the default policy (this site declares none) share
+	// one allowance per client, whatever their User-Agent says: Claude-User
+	// used it up, and neither a known agent nor 30 made-up names get more.
+	for i := range 30 {
+		ua := fmt.Sprintf("ShopAgent%d/1.0", i)
+		if i == 0 {
+			ua = uaGPTBot
+		}
+		if r := call(t, "POST", srv.URL+sessPath, "", "User-Agent", ua); r.status != http.StatusTooManyRequests {
+			t.Fatalf("session %d of the client as %q: %d %s", 6+i, ua, r.status, r.raw)
+		}
+	}
+}
+
+// TestMaxSessionsDeclaredAgent: a declared agent policy keeps an allowance
+// of its own beside the default policy's.
+func TestMaxSessionsDeclaredAgent(t *testing.T) {
+	site := acme()
+	site.Agents = []config.AgentPolicy{{Name: "GPTBot"}}
+	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Handler(shop.New("https://acmeceramics.example.com")))
+	t.Cleanup(srv.Close)
+	for range 5 {
+		createSession(t, srv.URL, uaClaudeUser)
+	}
+	if r := call(t, "POST", srv.URL+sessPath, "", "User-Agent", "Unknown/1.0"); r.status != http.StatusTooManyRequests {
+		t.Fatalf("an unknown agent after Claude-User's five: %d %s", r.status, r.raw)
+	}
 	createSession(t, srv.URL, uaGPTBot)
 }
 

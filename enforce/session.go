@@ -41,13 +41,16 @@ const (
 )
 
 // Identify returns who is calling, the way sessions are bound: the agent
-// identity is the declared agent policy the User-Agent names ("claude"),
-// else the known agent or generic client name it was classified as
-// ("ClaudeBot", "curl"), else, for an unknown agent, "*/" and the first
-// product token of its User-Agent ("*/ShopAgent"), or "*" when it has
-// none; the client is clientKey of the client address (trusted proxies
-// honoured; an IPv6 client's /64). ok is false for browsers: only agents
-// hold sessions. A session's token is refused from any other identity.
+// identity is the declared agent policy the User-Agent names ("claude");
+// for any other agent, which falls under the default policy "*" (or
+// none), it is "*/" and the known agent or generic client name it was
+// classified as ("*/ClaudeBot", "*/curl"), else the first product token
+// of its User-Agent ("*/ShopAgent"), or "*" when it has none. The client
+// is clientKey of the client address (trusted proxies honoured; an IPv6
+// client's /64). ok is false for browsers: only agents hold sessions. A
+// session's token is refused from any other identity. max_sessions counts
+// the sessions of every "*" identity of one client together
+// (session.CountedAs): the name is the client's to choose.
 func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix, ok bool) {
 	c := e.classify(r)
 	if !c.Agent() {
@@ -73,7 +76,7 @@ func (e *Enforcer) agentIdentity(r *http.Request, c policy.Class) (agent string)
 		return e.p.Agents[c.Policy].Name
 	}
 	if c.Name != "" {
-		return c.Name
+		return starName(c.Name)
 	}
 	var ua string
 	if v := r.Header["User-Agent"]; len(v) > 0 {
@@ -89,6 +92,37 @@ func (e *Enforcer) agentIdentity(r *http.Request, c policy.Class) (agent string)
 // maxProductLen bounds the product token an unknown agent's session
 // identity keeps.
 const maxProductLen = 64
+
+// starNames holds "*/"+name for the known and generic names the
+// classifier returned (its table's canonical strings, a bounded set), so
+// that a session-bound request of a known agent builds no string.
+var starNames struct {
+	sync.RWMutex
+	m map[string]string
+}
+
+// starName returns "*/"+name, from starNames.
+func starName(name string) string {
+	starNames.RLock()
+	s, ok := starNames.m[name]
+	starNames.RUnlock()
+	if ok {
+		return s
+	}
+	s = "*/" + name
+	starNames.Lock()
+	if starNames.m == nil {
+		starNames.m = make(map[string]string)
+	}
+	if len(starNames.m) < maxStarNames {
+		starNames.m[name] = s
+	}
+	starNames.Unlock()
+	return s
+}
+
+// maxStarNames bounds starNames, whatever names a classifier holds.
+const maxStarNames = 4096
 
 // wantsSession reports whether the session part runs for d: an agent
 // request with a session header, or one addressing a session-required

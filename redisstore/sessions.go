@@ -101,7 +101,8 @@ func (r *SessionStore) tokenKey(hexHash string) string { return r.prefix + "t:" 
 
 // identityKeys returns the key of an identity's sorted set and of its
 // shard's expiry index; a Prefix's text has no '|', so the identity is
-// unambiguous.
+// unambiguous. agent is the identity's count (session.CountedAs): agents
+// under the default policy share one set per client.
 func (r *SessionStore) identityKeys(agent string, client netip.Prefix) []string {
 	c := ""
 	if client.IsValid() {
@@ -141,7 +142,7 @@ func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 	if err != nil {
 		return fmt.Errorf("redisstore: sessions: %w", err)
 	}
-	keys := r.identityKeys(s.Agent, s.Client)
+	keys := r.identityKeys(session.CountedAs(s.Agent), s.Client)
 	res, err := createScript.Run(ctx, r.client, keys,
 		hx, rec, deadline, floorMillis(r.now()), max(maxPerAgent, 0)).Int64Slice()
 	if err == nil && len(res) != 2 {
@@ -212,7 +213,7 @@ func (r *SessionStore) Delete(ctx context.Context, h session.Hash) (*session.Ses
 	if n != 1 {
 		return nil, session.ErrNotFound // ended by a concurrent Delete, or expired
 	}
-	n, err = deleteScript.Run(context.WithoutCancel(ctx), r.client, r.identityKeys(s.Agent, s.Client), hx, v).Int64()
+	n, err = deleteScript.Run(context.WithoutCancel(ctx), r.client, r.identityKeys(session.CountedAs(s.Agent), s.Client), hx, v).Int64()
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: sessions: session ended, its index not updated (Reap reports it at its deadline): %w", err)
 	}

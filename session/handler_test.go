@@ -264,6 +264,56 @@ func TestMaxSessions(t *testing.T) {
 	})
 }
 
+// TestMaxSessionsUnderDefaultPolicy: agents under the default policy name
+// themselves, so their sessions count per client whatever the name: 30
+// product tokens from one client against a max of 5 create 5, another
+// client still gets its own 5, a declared agent its own, and each session
+// stays bound to the name that created it.
+func TestMaxSessionsUnderDefaultPolicy(t *testing.T) {
+	stores(t, func(t *testing.T, st session.Store, clock *sessiontest.Clock) {
+		const max = 5
+		e := newEnv(t, st, clock, func(c *session.Config) { c.MaxSessions = max })
+		for _, client := range []string{"192.0.2.7", "192.0.2.8"} {
+			created := 0
+			var first string
+			for i := range 30 {
+				agent := fmt.Sprintf("*/Agent%d", i)
+				if i%10 == 9 {
+					agent = "*" // no product token at all
+				}
+				r := e.create(agent, client, "")
+				switch r.status {
+				case http.StatusCreated:
+					created++
+					if first == "" {
+						first = r.data["session_token"].(string)
+					}
+				case http.StatusTooManyRequests:
+				default:
+					t.Fatalf("%s from %s: %d %s", agent, client, r.status, r.raw)
+				}
+			}
+			if created != max {
+				t.Errorf("client %s: %d sessions created under *, want %d", client, created, max)
+			}
+			if r := e.do(http.MethodGet, "/cart", "*/Agent1", client, first, ""); r.status != http.StatusUnauthorized {
+				t.Errorf("a session of */Agent0 used as */Agent1: %d", r.status)
+			}
+		}
+		if r := e.create("shopbot", "192.0.2.7", ""); r.status != http.StatusCreated {
+			t.Errorf("a declared agent of the same client: %d %s", r.status, r.raw)
+		}
+	})
+}
+
+func TestCountedAs(t *testing.T) {
+	for in, want := range map[string]string{"*": "*", "*/ShopAgent": "*", "*/ClaudeBot": "*", "claude": "claude", "": "", "a*/b": "a*/b"} {
+		if got := session.CountedAs(in); got != want {
+			t.Errorf("CountedAs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // Concurrent creates through the endpoint never exceed the max.
 func TestConcurrentCreates(t *testing.T) {
 	stores(t, func(t *testing.T, st session.Store, clock *sessiontest.Clock) {

@@ -23,8 +23,9 @@ type Config struct {
 	// TTL is the hard session lifetime (v0.1.0 Session-TTL). Zero: the
 	// default of 1800 s (config.DefaultSessionTTL).
 	TTL time.Duration
-	// MaxSessions caps the live sessions of one agent identity
-	// (agents.json rate_limit.max_sessions). Zero: no cap.
+	// MaxSessions caps the live sessions of one agent identity and client
+	// (agents.json rate_limit.max_sessions), agents under the default
+	// policy counted together per client (CountedAs). Zero: no cap.
 	MaxSessions int
 	// Capabilities are the names of the session-required capabilities,
 	// announced in the create response and kept on each Session.

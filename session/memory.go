@@ -66,7 +66,7 @@ func (m *MemoryStore) Create(ctx context.Context, h Hash, s *Session, maxPerAgen
 		return err
 	}
 	now := m.now()
-	key := identity{s.Agent, s.Client}
+	key := identity{CountedAs(s.Agent), s.Client}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.byHash[h]; ok {

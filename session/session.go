@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,21 @@ type Session struct {
 	// hash is the token's hash, kept by the stores of this package so that
 	// Manager.End can end a session found with Lookup. Never serialised.
 	hash Hash
+}
+
+// CountedAs returns the agent identity a session of agent counts under
+// for Config.MaxSessions, with its client: "*" for "*" and for every
+// identity "*/<name>" (an agent under the site's default policy "*", or
+// under none, whose name is whatever its User-Agent says: counted by
+// name, a client would get a new allowance with every name it sends),
+// agent itself otherwise (a declared agent policy: the declaration names
+// a few, each with its own allowance). Sessions stay bound to the whole
+// identity: only the count is shared.
+func CountedAs(agent string) string {
+	if agent == "*" || strings.HasPrefix(agent, "*/") {
+		return "*"
+	}
+	return agent
 }
 
 // live reports whether s is live at now: the deadline is exclusive.

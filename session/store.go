@@ -17,8 +17,10 @@ import (
 type Store interface {
 	// Create stores s under h. The store takes ownership of s. With
 	// maxPerAgent > 0 it refuses, with a *LimitError (ErrTooMany), when
-	// the identity (s.Agent, s.Client) already holds maxPerAgent live
-	// sessions; the check and the insert are atomic. 0 means no cap.
+	// the identity (CountedAs(s.Agent), s.Client) already holds
+	// maxPerAgent live sessions: every agent under the default policy
+	// shares one count per client. The check and the insert are atomic.
+	// 0 means no cap.
 	// ErrDuplicate when h is in use; ErrInvalid for a nil session or a
 	// zero ExpiresAt.
 	Create(ctx context.Context, h Hash, s *Session, maxPerAgent int) error
