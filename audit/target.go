@@ -182,12 +182,16 @@ func redactedQuery(q string, rd redaction) string {
 		}
 		pair := q[start:i]
 		name, value, hasValue := strings.Cut(pair, "=")
-		if un, err := url.QueryUnescape(name); err == nil {
-			name = un
+		if strings.ContainsAny(name, "%+") {
+			if un, err := url.QueryUnescape(name); err == nil {
+				name = un
+			}
 		}
 		v := value
-		if un, err := url.QueryUnescape(value); err == nil {
-			v = un
+		if !rd.byName && strings.ContainsAny(value, "%+") { // DefaultRedactor looks at names only
+			if un, err := url.QueryUnescape(value); err == nil {
+				v = un
+			}
 		}
 		if _, red := rd.redacts(name, v); red && hasValue {
 			if b == nil {

@@ -342,3 +342,23 @@ func TestAppendTimeCivil(t *testing.T) {
 		tm = tm.AddDate(0, 0, 1)
 	}
 }
+
+// TestEventTargetReserved: a JSON body member of the name the target is
+// recorded under is refused before the handler runs (the event keeps no
+// body); a query parameter of that name leaves the members, the query
+// being recorded as sent in the target.
+func TestEventTargetReserved(t *testing.T) {
+	e := &Enforcer{auditOwned: true}
+	aw := new(auditWriter)
+	r := httptest.NewRequest("POST", "/cart?q=1&%24request=x", strings.NewReader(`{"$request":{"path":"/elsewhere"}}`))
+	r.Header.Set("Content-Type", "application/json")
+	status, err := e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
+	if status != http.StatusBadRequest || !errors.Is(err, errBodyReserved) {
+		t.Fatalf("newEvent: %d %v", status, err)
+	}
+	want := map[string]any{"q": "1", audit.TargetMember: map[string]any{"path": "/cart", "query": "q=1&%24request=x"}}
+	if got := aw.ev.AllParams(); !reflect.DeepEqual(got, want) {
+		t.Errorf("params %#v, want %#v", got, want)
+	}
+	aw.release()
+}
