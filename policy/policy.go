@@ -293,14 +293,11 @@ func (c *Capability) MethodMatches(m string) bool {
 // stands for one non-empty segment.
 func matchTemplate(segs []string, path string) bool {
 	for i, s := range segs {
-		part := path
-		if j := strings.IndexByte(path, '/'); j >= 0 {
-			part, path = path[:j], path[j+1:]
-		} else {
-			path = ""
-			if i != len(segs)-1 {
-				return false
-			}
+		part, rest, found := strings.Cut(path, "/")
+		if found != (i < len(segs)-1) {
+			// As many segments as the endpoint: no more, no fewer (a
+			// trailing slash is one more, empty segment).
+			return false
 		}
 		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
 			if part == "" {
@@ -309,9 +306,7 @@ func matchTemplate(segs []string, path string) bool {
 		} else if part != s {
 			return false
 		}
-		if i == len(segs)-1 && part != "" && path != "" {
-			return false
-		}
+		path = rest
 	}
-	return path == ""
+	return true
 }
