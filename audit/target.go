@@ -107,6 +107,24 @@ func (rd redaction) redacts(key string, value any) (any, bool) {
 	return out, true
 }
 
+// redactsString reports whether rd redacts the member key of the string
+// value raw, a query value (unescaped for a Redactor that reads values)
+// when query is set, else a path segment. DefaultRedactor is asked by
+// name, without boxing the value: this runs on every audited request.
+func redactsString(rd redaction, key, raw string, query bool) bool {
+	if rd.fn == nil || rd.byName {
+		return rd.fn != nil && SensitiveKey(key)
+	}
+	v := urlText(raw)
+	if query && strings.ContainsAny(raw, "%+") {
+		if un, err := url.QueryUnescape(raw); err == nil {
+			v = un
+		}
+	}
+	_, red := rd.redacts(key, v)
+	return red
+}
+
 // Value returns the value Target records under TargetMember, in the JSON
 // data model, with the parts r cannot reach as an object member redacted
 // by r (nil: none): a path segment whose path param r redacts is written
@@ -154,7 +172,7 @@ func (t *Target) redactedPath(rd redaction) string {
 	path := t.Path
 	for _, p := range t.PathParams {
 		seg, _ := segment(t.Path, p.Segment)
-		if _, ok := rd.redacts(p.Name, urlText(seg)); !ok {
+		if !redactsString(rd, p.Name, seg, false) {
 			continue
 		}
 		parts := strings.Split(path, "/")
@@ -187,13 +205,7 @@ func redactedQuery(q string, rd redaction) string {
 				name = un
 			}
 		}
-		v := value
-		if !rd.byName && strings.ContainsAny(value, "%+") { // DefaultRedactor looks at names only
-			if un, err := url.QueryUnescape(value); err == nil {
-				v = un
-			}
-		}
-		if _, red := rd.redacts(name, v); red && hasValue {
+		if redactsString(rd, name, value, true) && hasValue {
 			if b == nil {
 				b = append(make([]byte, 0, len(q)+16), q[:start]...)
 			}

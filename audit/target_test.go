@@ -67,7 +67,7 @@ func FuzzTargetHeaderExact(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		rec := func(v string) []byte {
 			e := audit.Event{EventID: "e", Timestamp: "2026-01-01T00:00:00.000Z", Capability: "c", Method: "GET",
-				Target: &audit.Target{Path: "/", Headers: []audit.Param{{Name: "X-Id", Value: v}}},
+				Target:       &audit.Target{Path: "/", Headers: []audit.Param{{Name: "X-Id", Value: v}}},
 				PolicyResult: audit.PolicyResult{Decision: audit.Allow}, ResponseStatus: 200}
 			out, err := audit.CanonicalEvent(e)
 			if err != nil {
