@@ -51,6 +51,11 @@ var upstreamCases = []upstreamCase{
 	// Werkzeug decodes the path before routing.
 	{name: "/%61dmin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/%61dmin/users"},
 		bare: map[string]string{"flask": "admin GET"}},
+	// Werkzeug merges slashes and routes a decoded %2F as a '/'.
+	{name: "//admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "//admin/users"},
+		bare: map[string]string{"flask": "admin GET"}},
+	{name: "/admin%2Fusers", ua: gptBot, req: wireRequest{method: "GET", target: "/admin%2Fusers"},
+		bare: map[string]string{"flask": "admin GET"}},
 	{name: "DELETE /admin by override", ua: gptBot, req: wireRequest{method: "POST", target: "/Admin/x", header: [][2]string{{"X-HTTP-Method-Override", "DELETE"}}},
 		bare: map[string]string{"express": "admin DELETE"}},
 
