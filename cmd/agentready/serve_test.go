@@ -190,7 +190,9 @@ func TestServeForwardsNoClientAddress(t *testing.T) {
 			front := httptest.NewServer(p.handler)
 			defer front.Close()
 			for _, ua := range []string{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", gptBot} {
+				mu.Lock()
 				got = nil
+				mu.Unlock()
 				r := wireRequest{method: "GET", target: "/products?id=1", header: append([][2]string{{"User-Agent", ua},
 					{"X-Forwarded-For", tc.xff}, {"X-Kept", "yes"}}, written...)}
 				w, err := r.do(strings.TrimPrefix(front.URL, "http://"))
