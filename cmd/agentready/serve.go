@@ -216,10 +216,14 @@ func (c *proxyConfig) strict() (bool, error) {
 // what it chose to write; the upstream gets none of them but the derived
 // address. Every X-Forwarded-* field is one too (Rewrite removes only
 // Forwarded, X-Forwarded-For, -Host and -Proto; Rack reads
-// X-Forwarded-Ssl and -Scheme, Spring and ASP.NET X-Forwarded-Prefix).
+// X-Forwarded-Ssl and -Scheme, Spring and ASP.NET X-Forwarded-Prefix),
+// and so are the less common names of the same (ingress-nginx's
+// X-Original-Forwarded-For, Envoy's X-Envoy-External-Address).
 var clientWritten = []string{
 	"Forwarded", "X-Real-Ip", "True-Client-Ip", "Client-Ip", "Cf-Connecting-Ip", "X-Client-Ip",
 	"Fastly-Client-Ip", "X-Cluster-Client-Ip", "X-Original-Url", "X-Rewrite-Url",
+	"X-Forwarded", "Forwarded-For", "X-Original-Forwarded-For", "X-Originating-Ip", "X-Remote-Ip",
+	"X-Remote-Addr", "X-Envoy-External-Address",
 }
 
 // undecided are fields agentready decides on only under their own name

@@ -169,6 +169,9 @@ func TestServeForwardsNoClientAddress(t *testing.T) {
 		{"X-Forwarded-Prefix", "/admin"}, {"X-Forwarded-Port", "443"}, {"X-Forwarded-Ssl", "on"}, {"X-Forwarded-Server", "a"},
 		{"x-real-ip", "10.0.0.9"}, {"X_Real_IP", "10.0.0.10"}, {"x_forwarded_for", "10.0.0.11"}, {"CF_Connecting_IP", "10.0.0.12"},
 		{"X_Original_URL", "/admin"}, {"X_HTTP_Method_Override", "DELETE"}, {"X_Method_Override", "DELETE"},
+		{"X-Forwarded", "for=10.0.0.15"}, {"Forwarded-For", "10.0.0.16"}, {"X-Original-Forwarded-For", "10.0.0.17"},
+		{"X-Originating-IP", "10.0.0.18"}, {"X-Remote-IP", "10.0.0.19"}, {"X-Remote-Addr", "10.0.0.20"},
+		{"X-Envoy-External-Address", "10.0.0.21"},
 	}
 	for _, tc := range []struct {
 		name    string
