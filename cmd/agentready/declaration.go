@@ -38,14 +38,15 @@ func declFlags(name string, args []string, stdout, stderr io.Writer) (file strin
 }
 
 // load reads and validates a declaration file, printing every problem as
-// FILE:LINE: field: message. ok is false when there was any.
-func load(file string, f config.Formats, out io.Writer) (site config.Site, ok bool) {
-	site, lines, err := config.LoadSite(file)
+// FILE:LINE: field: message. ok is false when there was any. The file is
+// read once: its site and serve's settings (config.File) are one version.
+func load(file string, f config.Formats, out io.Writer) (decl config.File, ok bool) {
+	decl, lines, err := config.LoadFile(file)
 	if err == nil {
-		err = lines.Locate(config.Validate(&site, f))
+		err = lines.Locate(config.Validate(&decl.Site, f))
 	}
 	if err == nil {
-		return site, true
+		return decl, true
 	}
 	for _, e := range unjoin(err) {
 		var fe *config.FileError
@@ -55,7 +56,7 @@ func load(file string, f config.Formats, out io.Writer) (site config.Site, ok bo
 			fmt.Fprintf(out, "%s: %v\n", file, e)
 		}
 	}
-	return site, false
+	return decl, false
 }
 
 func unjoin(err error) []error {
@@ -72,11 +73,11 @@ func lint(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	site, ok := load(file, f, stdout)
+	decl, ok := load(file, f, stdout)
 	if !ok {
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s: valid (%d capabilities, %d agent policies)\n", file, len(site.Capabilities), len(site.Agents))
+	fmt.Fprintf(stdout, "%s: valid (%d capabilities, %d agent policies)\n", file, len(decl.Capabilities), len(decl.Agents))
 	return 0
 }
 
@@ -87,11 +88,11 @@ func render(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	site, ok := load(file, f, stderr)
+	decl, ok := load(file, f, stderr)
 	if !ok {
 		return 1
 	}
-	docs, err := publish.Render(&site, publish.Options{Formats: f})
+	docs, err := publish.Render(&decl.Site, publish.Options{Formats: f})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", file, err)
 		return 1

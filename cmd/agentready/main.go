@@ -66,11 +66,15 @@ const usage = `Usage:
       Print every document the declaration file yields.
   agentready serve -config FILE -upstream URL [-addr HOST:PORT] [-metrics HOST:PORT]
                    [-report-only] [-robots] [-redis HOST:PORT] [-trusted-proxies CIDRS]
-                   [-upstream-timeout DURATION]
+                   [-upstream-timeout DURATION] [-strict-upstream]
       Run agentready as a reverse proxy in front of any site: the documents
       and the enforcement of the declaration file, everything else proxied.
-      The upstream sees in X-Forwarded-For only the client address
-      agentready derived, never a chain the client wrote. The file is
+      The upstream gets the client address agentready derived in X-Real-IP
+      and X-Forwarded-For, and no address or target field the client wrote.
+      Unless -strict-upstream (or upstream: {strict: true} in the file)
+      declares an upstream that routes a path only as spelled, rules and
+      capability endpoints hold on every case and trailing-slash spelling.
+      The file is
       reloaded on SIGHUP and when it changes; a file with problems is
       refused and the running declaration keeps serving.
   agentready -h

@@ -65,14 +65,11 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		return nil, fmt.Errorf("-upstream %q: want an http(s) URL", c.upstream)
 	}
 	var lintOut strings.Builder
-	site, ok := load(c.configFile, config.Formats{}, &lintOut)
+	decl, ok := load(c.configFile, config.Formats{}, &lintOut)
 	if !ok {
 		return nil, errors.New(strings.TrimSpace(lintOut.String()))
 	}
-	strict, err := c.strict()
-	if err != nil {
-		return nil, err
-	}
+	site, strict := decl.Site, c.strict(decl)
 	ip, err := enforce.NewClientIP(c.trusted)
 	if err != nil {
 		return nil, fmt.Errorf("-trusted-proxies: %w", err)
@@ -170,19 +167,17 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	startVerifier(m.Verifier())
 	p.reload = func() error {
 		var out strings.Builder
-		site, ok := load(c.configFile, config.Formats{}, &out)
+		decl, ok := load(c.configFile, config.Formats{}, &out)
 		if !ok {
 			return errors.New(strings.TrimSpace(out.String()))
 		}
 		// Lenient routing is an option of New: a Reload cannot turn it
 		// on or off, so a file that would is refused, not half applied.
-		if s, err := c.strict(); err != nil {
-			return err
-		} else if s != strict {
+		if s := c.strict(decl); s != strict {
 			return fmt.Errorf("%s: upstream.strict is now %v, %v when serve started: restart agentready serve to apply it", c.configFile, s, strict)
 		}
 		before := m.Verifier()
-		if err := m.Reload(site); err != nil {
+		if err := m.Reload(decl.Site); err != nil {
 			return err
 		}
 		if v := m.Verifier(); v != before {
@@ -199,14 +194,9 @@ func newProxy(c proxyConfig) (*proxy, error) {
 }
 
 // strict reports whether the upstream is declared strict, by the flag or
-// by the file's upstream setting (config.Upstream). The file was
-// validated by load just before; this reads its upstream key.
-func (c *proxyConfig) strict() (bool, error) {
-	f, _, err := config.LoadFile(c.configFile)
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", c.configFile, err)
-	}
-	return c.strictUpstream || f.Upstream.Strict, nil
+// by the file's upstream setting (config.Upstream).
+func (c *proxyConfig) strict(decl config.File) bool {
+	return c.strictUpstream || decl.Upstream.Strict
 }
 
 // clientWritten are the request fields an upstream may take for the
