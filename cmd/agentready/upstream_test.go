@@ -60,17 +60,29 @@ var upstreamApps = []upstreamApp{
 	{
 		name: "flask",
 		missing: func() string {
-			if err := exec.Command("python3", "-c", "import flask").Run(); err != nil {
+			if flaskPython() == "" {
 				return "python3 with Flask is not installed (apt-get install python3-flask)"
 			}
 			return ""
 		},
 		cmd: func() *exec.Cmd {
-			c := exec.Command("python3", "app.py")
+			c := exec.Command(flaskPython(), "app.py")
 			c.Dir = "testdata/flask"
 			return c
 		},
 	},
+}
+
+// flaskPython is the first Python that imports Flask: the one on PATH (a
+// pyenv's, say), else the system's, where apt-get installs python3-flask.
+// "" when neither does.
+func flaskPython() string {
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(py, "-c", "import flask").Run() == nil {
+			return py
+		}
+	}
+	return ""
 }
 
 // startUpstream starts app on a free 127.0.0.1 port (the app picks it and
