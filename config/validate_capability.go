@@ -147,6 +147,16 @@ func (r *report) capabilityEndpoint(p string, c *Capability) {
 	if u == nil {
 		return
 	}
+	// A {param} is one whole path segment, as agentready routes it and
+	// publishes it: "/files/{name}.json" would be a literal path to it,
+	// while routers (chi, gorilla/mux, Express) route a param there, and
+	// the capability would hold on none of the requests they serve.
+	path, _, _ := strings.Cut(EndpointPath(c.Endpoint), "?")
+	for _, seg := range strings.Split(path, "/") {
+		if strings.ContainsAny(seg, "{}") && !(strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") && strings.Count(seg, "{") == 1 && strings.Count(seg, "}") == 1 && len(seg) > 2) {
+			r.addf(p+".Endpoint", "", "holds %q: a {param} must be a whole, named path segment (/files/{name}, not /files/{name}.json)", seg)
+		}
+	}
 	var relative, rformats []string
 	if r.on.v010JSON {
 		relative = append(relative, "v0.1.0 agents.json")

@@ -86,6 +86,12 @@ func TestValidateRules(t *testing.T) {
 			"Name", "", []string{"is required", "draft-car 2.4 Site-Name"}},
 		{"url required", with(fixtures.OutdoorSupply, func(s *config.Site) { s.URL = "" }), config.Formats{},
 			"URL", "", []string{"is required", "Site-URL"}},
+		{"param inside a segment", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Capabilities[0].Endpoint = "https://outdoorsupply.example/files/{name}.json"
+		}), config.Formats{}, "Capabilities[0].Endpoint", "", []string{"{name}.json", "whole, named path segment"}},
+		{"unnamed param", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Capabilities[0].Endpoint = "https://outdoorsupply.example/files/{}"
+		}), config.Formats{}, "Capabilities[0].Endpoint", "", []string{"whole, named path segment"}},
 		{"capability id required", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Capabilities[0].ID = "" }), config.Formats{},
 			"Capabilities[0].ID", "", []string{"is required"}},
 		{"param name required", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Capabilities[0].Params[1].Name = "" }), config.Formats{},

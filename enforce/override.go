@@ -3,7 +3,6 @@ package enforce
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -30,7 +29,10 @@ import (
 var (
 	errMethodCase   = &policy.TargetError{Reason: "the method is a case variant of a standard method, which some frameworks upper-case and others route as another method"}
 	errManyMethods  = &policy.TargetError{Reason: "the request carries more method overrides than agentready decides on"}
-	errBodyMethod   = &policy.TargetError{Reason: "the body could not be read for a _method override"}
+	errBodyMethod   = &policy.TargetError{Reason: "the body could not be read for a _method override as frameworks read it"}
+	errBadOverride  = &policy.TargetError{Reason: "a method override's value is not a method name"}
+	errEncodedBody  = &policy.TargetError{Reason: "a compressed body (Content-Encoding) cannot be checked for a _method override"}
+	errBodyCharset  = &policy.TargetError{Reason: "a body in a charset other than UTF-8 cannot be checked for a _method override"}
 	errFormTooLarge = &policy.TargetError{Reason: "a body larger than " + strconv.Itoa(config.DefaultBodyLimit) + " bytes sent to a capability endpoint cannot be checked for a _method override"}
 )
 
@@ -60,13 +62,10 @@ type methodSet struct {
 	n int
 }
 
-// add adds a method, upper-cased as frameworks do an override; it
-// reports false when the set is full.
+// add adds an override method, upper-cased as frameworks do; it reports
+// false when the set is full.
 func (s *methodSet) add(m string) bool {
-	m = strings.ToUpper(strings.TrimSpace(m))
-	if m == "" {
-		return true
-	}
+	m = strings.ToUpper(m)
 	for _, have := range s.m[:s.n] {
 		if have == m {
 			return true
@@ -80,6 +79,36 @@ func (s *methodSet) add(m string) bool {
 	return true
 }
 
+// addOverride adds the value of a method override. A framework trims it
+// first, and more than Go's ASCII spaces (Node's trim takes U+00A0, which
+// latin1 makes of a 0xA0 byte): so a value that is not a method name (an
+// RFC 9110 token) once spaces and tabs are trimmed is refused rather than
+// read otherwise than the framework reads it.
+func (s *methodSet) addOverride(v string) error {
+	v = strings.Trim(v, " \t")
+	if v == "" {
+		return nil
+	}
+	if !isToken(v) {
+		return errBadOverride
+	}
+	if !s.add(v) {
+		return errManyMethods
+	}
+	return nil
+}
+
+// isToken reports whether v is an RFC 9110 5.6.2 token, as a method is.
+func isToken(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return v != ""
+}
+
 // requestMethods fills s with r's method and the overrides its headers and
 // query carry. A case-variant method is refused.
 func requestMethods(r *http.Request, s *methodSet) error {
@@ -87,45 +116,87 @@ func requestMethods(r *http.Request, s *methodSet) error {
 		return errMethodCase
 	}
 	s.m[0], s.n = r.Method, 1
-	ok := true
 	for _, k := range overrideHeaders {
 		for _, v := range r.Header[k] {
 			// Node joins repeated fields with ", "; each element counts.
 			for m := range strings.SplitSeq(v, ",") {
-				ok = s.add(m) && ok
+				if err := s.addOverride(m); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	if q := r.URL.RawQuery; strings.Contains(q, "method") || strings.Contains(q, "%") {
-		ok = addFormMethods(s, q) && ok
-	}
-	if !ok {
-		return errManyMethods
+		return addFormMethods(s, q)
 	}
 	return nil
 }
 
-// overrideBody returns the content type of r's body, in lower case, when
-// the body may carry a _method override: a POST with a form or JSON body
-// (frameworks honour body overrides on POST only). "" otherwise.
-func overrideBody(r *http.Request) string {
-	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
-		return ""
+// methodField says how a form field's name reads to the frameworks that
+// take a _method override from a form: exact when one of them reads it
+// as "_method" (PHP cuts a name at NUL, drops leading spaces and turns '.'
+// and ' ' into '_', Laravel's "[_method]" and Rack's "_method]" and
+// "_method[]" are "_method" too), loose when it merely holds "method"
+// (another spelling some framework or middleware may read).
+func methodField(name string) (exact, loose bool) {
+	n, _, _ := strings.Cut(name, "\x00")
+	n = strings.TrimLeft(n, " [")
+	n = strings.NewReplacer(".", "_", " ", "_").Replace(n)
+	if i := strings.IndexByte(n, '['); i > 0 {
+		n = n[:i]
 	}
-	ct := strings.ToLower(r.Header.Get("Content-Type"))
-	if strings.Contains(ct, "form") || strings.Contains(ct, "json") {
-		return ct
-	}
-	return ""
+	n = strings.TrimRight(n, "]")
+	return n == "_method", strings.Contains(strings.ToLower(name), "method")
 }
 
-// bodyMethods adds the _method fields of r's body (urlencoded, multipart
-// or a JSON object's member), read up to config.DefaultBodyLimit and put
-// back for the handler. A body too large to read, or one of a form or
-// JSON type that does not parse, is refused: a framework might find a
-// _method in it.
+// addField adds the value of a form field (or a JSON member) whose name
+// methodField reads: an exact _method must be a method name; a loose one
+// counts when it is one, and is ignored otherwise ("shipping_method=UPS
+// Ground" is no override).
+func (s *methodSet) addField(name, value string) error {
+	exact, loose := methodField(name)
+	switch {
+	case exact:
+		return s.addOverride(value)
+	case loose:
+		if v := strings.Trim(value, " \t"); isToken(v) && !s.add(v) {
+			return errManyMethods
+		}
+	}
+	return nil
+}
+
+// overrideBody reports whether r's body may carry a _method override: a
+// POST with a body (frameworks honour body overrides on POST only).
+func overrideBody(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody
+}
+
+// bodyMethods adds the _method fields of r's body, read up to
+// config.DefaultBodyLimit and put back for the handler: a form (urlencoded,
+// or no Content-Type at all, which Rack reads as a form), any multipart
+// body, a JSON object's members. A body it cannot read as the frameworks
+// do is refused: too large, compressed (body-parser inflates gzip), in a
+// charset other than UTF-8, JSON that does not parse, a multipart part
+// whose disposition does not parse.
 func bodyMethods(r *http.Request, s *methodSet) (status int, err error) {
-	ct := overrideBody(r)
+	for _, ce := range r.Header["Content-Encoding"] {
+		if ce = strings.TrimSpace(ce); ce != "" && !strings.EqualFold(ce, "identity") {
+			return http.StatusBadRequest, errEncodedBody
+		}
+	}
+	ct := r.Header.Get("Content-Type")
+	mt, params, perr := mime.ParseMediaType(ct)
+	switch {
+	case ct == "":
+		mt = "application/x-www-form-urlencoded"
+	case perr != nil:
+		mt, _, _ = strings.Cut(strings.ToLower(ct), ";")
+		mt = strings.TrimSpace(mt)
+	}
+	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "us-ascii") {
+		return http.StatusBadRequest, errBodyCharset
+	}
 	b, err := bufferBody(r, config.DefaultBodyLimit)
 	if err != nil {
 		return http.StatusBadRequest, errBodyMethod
@@ -133,41 +204,51 @@ func bodyMethods(r *http.Request, s *methodSet) (status int, err error) {
 	if len(b) > config.DefaultBodyLimit {
 		return http.StatusRequestEntityTooLarge, errFormTooLarge
 	}
-	var vals []string
 	switch {
 	case len(b) == 0:
-	case strings.HasPrefix(ct, "multipart/"):
-		if vals, err = multipartMethods(b, r.Header.Get("Content-Type")); err != nil {
-			return http.StatusBadRequest, errBodyMethod
-		}
-	case strings.Contains(ct, "form"):
-		if !addFormMethods(s, string(b)) {
-			return http.StatusBadRequest, errManyMethods
-		}
-	default: // JSON: Laravel reads a top-level _method member
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(b, &obj) != nil {
-			// Not an object (an array, a scalar, invalid JSON): no member.
-			return 0, nil
-		}
-		var m string
-		if raw, ok := obj["_method"]; ok && json.Unmarshal(raw, &m) == nil {
-			vals = append(vals, m)
-		}
+	case strings.HasPrefix(mt, "multipart/"):
+		err = multipartMethods(s, b, params["boundary"])
+	case strings.Contains(mt, "json"):
+		err = jsonMethods(s, b)
+	case strings.Contains(mt, "form"):
+		err = addFormMethods(s, string(b))
 	}
-	for _, v := range vals {
-		if !s.add(v) {
-			return http.StatusBadRequest, errManyMethods
-		}
+	if err != nil {
+		return http.StatusBadRequest, err
 	}
 	return 0, nil
 }
 
-// addFormMethods adds the _method values of an urlencoded query or body.
+// jsonMethods adds the override members of a JSON object body: a string,
+// or an array of strings (method-override takes an array's first).
+func jsonMethods(s *methodSet, b []byte) error {
+	var v any
+	if json.Unmarshal(bytes.TrimPrefix(b, []byte("\uFEFF")), &v) != nil {
+		// body-parser may read what encoding/json does not (its depth
+		// limit, say): refuse rather than guess there is no member.
+		return errBodyMethod
+	}
+	obj, _ := v.(map[string]any)
+	for k, m := range obj {
+		vals, _ := m.([]any)
+		if vals == nil {
+			vals = []any{m}
+		}
+		for _, e := range vals {
+			if str, ok := e.(string); ok {
+				if err := s.addField(k, str); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// addFormMethods adds the override fields of an urlencoded query or body.
 // Pairs are split on '&' and ';' (Rack and older frameworks split on
-// both), and keys are unescaped, so "%5Fmethod" counts.
-func addFormMethods(s *methodSet, q string) bool {
-	ok := true
+// both), and names are unescaped, so "%5Fmethod" counts.
+func addFormMethods(s *methodSet, q string) error {
 	for q != "" {
 		var pair string
 		if i := strings.IndexAny(q, "&;"); i >= 0 {
@@ -179,38 +260,61 @@ func addFormMethods(s *methodSet, q string) bool {
 		if !strings.Contains(k, "method") && !strings.Contains(k, "%") {
 			continue
 		}
-		if uk, err := url.QueryUnescape(k); err != nil || uk != "_method" {
-			continue
+		uk, err := url.QueryUnescape(k)
+		if err != nil {
+			uk = k
 		}
-		uv, _ := url.QueryUnescape(v)
-		ok = s.add(uv) && ok
+		uv, err := url.QueryUnescape(v)
+		if err != nil {
+			uv = v
+		}
+		if err := s.addField(uk, uv); err != nil {
+			return err
+		}
 	}
-	return ok
+	return nil
 }
 
-// multipartMethods returns the values of the _method fields of a
-// multipart body (Rails and Laravel read the override there too).
-func multipartMethods(body []byte, contentType string) ([]string, error) {
-	_, params, err := mime.ParseMediaType(contentType)
-	if err != nil || params["boundary"] == "" {
-		return nil, errors.New("multipart body without a boundary")
+// multipartMethods adds the override fields of a multipart body (Rails
+// and Laravel read the override there too). A part is named by its
+// Content-Disposition's name, whatever the disposition's type, and by its
+// Content-ID (Rack's name for a part without one).
+func multipartMethods(s *methodSet, body []byte, boundary string) error {
+	if boundary == "" {
+		return errBodyMethod
 	}
-	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
-	var vals []string
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
-			return vals, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return errBodyMethod
 		}
-		if part.FormName() == "_method" {
-			v, err := io.ReadAll(io.LimitReader(part, 64))
+		var names []string
+		if cd := part.Header.Get("Content-Disposition"); cd != "" {
+			_, ps, err := mime.ParseMediaType(cd)
 			if err != nil {
-				return nil, err
+				return errBodyMethod
 			}
-			vals = append(vals, string(v))
+			names = append(names, ps["name"])
+		}
+		if id := part.Header.Get("Content-Id"); id != "" {
+			names = append(names, strings.Trim(id, "<> "))
+		}
+		for _, n := range names {
+			if exact, loose := methodField(n); !exact && !loose {
+				continue
+			}
+			v, err := io.ReadAll(io.LimitReader(part, 256))
+			if err != nil {
+				return errBodyMethod
+			}
+			if err := s.addField(n, string(v)); err != nil {
+				return err
+			}
+			break
 		}
 	}
 }

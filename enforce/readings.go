@@ -86,7 +86,7 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 		d.Outcome, d.Rule = DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
 		return ci, false
 	}
-	if !v.bound && e.bodyMethods.n > 0 && overrideBody(r) != "" {
+	if !v.bound && e.bodyMethods.n > 0 && overrideBody(r) {
 		// A _method in the body can only matter where another method
 		// routes to a capability: only there is the body read.
 		probe := verdict{ci: -1, methods: e.bodyMethods}
@@ -135,7 +135,15 @@ func (e *Enforcer) readAll(r *http.Request, target, alt string, rf routeFinder, 
 	if rf != nil && !v.bound {
 		if _, pattern := rf.Handler(r); pattern != "" {
 			for _, m := range v.methods.m[:v.methods.n] {
-				v.route(e.routes.route(e.p, m, pattern))
+				c := e.routes.route(e.p, m, pattern)
+				if v.two && v.has(c) {
+					// The router says which of the readings' capabilities
+					// runs: a ServeMux routes /api/export.csv as sent,
+					// not without its extension.
+					v.ci, v.two = c, false
+					continue
+				}
+				v.route(c)
 			}
 		}
 	}
@@ -154,17 +162,37 @@ type verdict struct {
 	pref   string // a usage preference that refuses the request
 	ci     int    // the capability routed, -1 for none
 	two    bool   // readings routed two capabilities
+	// others are the capabilities readings routed besides ci (two).
+	others [3]int
+	nother int
 }
 
 // route merges capability c (-1: none) into the verdict.
 func (v *verdict) route(c int) {
 	switch {
-	case c < 0 || c == v.ci:
+	case c < 0 || v.has(c):
 	case v.ci < 0:
 		v.ci = c
 	default:
 		v.two = true
+		if v.nother < len(v.others) {
+			v.others[v.nother] = c
+			v.nother++
+		}
 	}
+}
+
+// has reports whether a reading routed capability c.
+func (v *verdict) has(c int) bool {
+	if c >= 0 && c == v.ci {
+		return true
+	}
+	for _, o := range v.others[:v.nother] {
+		if o == c {
+			return true
+		}
+	}
+	return false
 }
 
 // readTarget decides every reading of the canonical target t (path and

@@ -2,6 +2,7 @@ package enforce_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -102,6 +103,9 @@ func TestReadings(t *testing.T) {
 		{name: "override query", method: "POST", target: "/api/orders/42?_method=DELETE", outcome: enforce.DenyCapability, capability: "order-cancel"},
 		{name: "override query escaped", method: "POST", target: "/api/orders/42?x=1;%5Fmethod=De%4cETE", outcome: enforce.DenyCapability, capability: "order-cancel"},
 		{name: "override to a second capability", method: "GET", target: "/api/orders?_method=DELETE", outcome: enforce.DenyAuth, capability: "order-list"},
+		{name: "override with a no-break space", method: "POST", target: "/api/orders/42", header: map[string]string{"X-HTTP-Method-Override": "DELETE\xa0"}, outcome: enforce.DenyTarget},
+		{name: "override padded", method: "POST", target: "/api/orders/42", header: map[string]string{"X-HTTP-Method-Override": " DELETE\t"}, outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "override query bracketed", method: "POST", target: "/api/orders/42?%5B_method%5D=DELETE", outcome: enforce.DenyCapability, capability: "order-cancel"},
 		{name: "case-variant method", method: "delete", target: "/api/orders/42", outcome: enforce.DenyTarget},
 		{name: "case-variant GET", method: "Get", target: "/api/search", outcome: enforce.DenyTarget},
 		{name: "unknown method", method: "PURGE", target: "/api/search", outcome: enforce.Allow},
@@ -138,18 +142,51 @@ func TestReadingsFormOverride(t *testing.T) {
 	_ = mw.WriteField("note", "x")
 	_ = mw.WriteField("_method", "DELETE")
 	_ = mw.Close()
+	part := func(ctype, headers string) (string, string) {
+		return ctype + "; boundary=zz", "--zz\r\n" + headers + "\r\n\r\nDELETE\r\n--zz--\r\n"
+	}
+	mixedCT, mixed := part("multipart/mixed", `Content-Disposition: form-data; name="_method"`)
+	cidCT, cid := part("multipart/form-data", "Content-ID: <_method>")
+	badCT, bad := part("multipart/form-data", `Content-Disposition: form-data; name="_method"; foo`)
+	bracketCT, bracket := part("multipart/form-data", `Content-Disposition: form-data; name="[_method]"`)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte("_method=DELETE"))
+	_ = zw.Close()
+	const form = "application/x-www-form-urlencoded"
 	for _, tc := range []struct {
 		name, contentType, body string
+		header                  map[string]string
 		outcome                 enforce.Outcome
 	}{
-		{"urlencoded", "application/x-www-form-urlencoded", "a=1&_method=DELETE", enforce.DenyCapability},
-		{"urlencoded, none", "application/x-www-form-urlencoded", "a=1&method=DELETE", enforce.DenyPath},
-		{"multipart", mw.FormDataContentType(), mp.String(), enforce.DenyCapability},
-		{"multipart, broken", "multipart/form-data; boundary=zz", "--zz\r\nbroken", enforce.DenyTarget},
-		{"too large", "application/x-www-form-urlencoded", "a=" + strings.Repeat("x", config.DefaultBodyLimit), enforce.DenyBody},
-		{"json member", "application/json", `{"a":1,"_method":"DELETE"}`, enforce.DenyCapability},
-		{"json array", "application/json", `[{"_method":"DELETE"}]`, enforce.DenyPath},
-		{"text is no form", "text/plain", "_method=DELETE", enforce.DenyPath},
+		{name: "urlencoded", contentType: form, body: "a=1&_method=DELETE", outcome: enforce.DenyCapability},
+		{name: "urlencoded, another field", contentType: form, body: "a=1&shipping_method=UPS+Ground", outcome: enforce.DenyPath},
+		{name: "loose name", contentType: form, body: "a=1&method=DELETE", outcome: enforce.DenyCapability},
+		// The names frameworks read as _method (PHP, Laravel, Rack, qs).
+		{name: "brackets", contentType: form, body: "%5B_method%5D=DELETE", outcome: enforce.DenyCapability},
+		{name: "array", contentType: form, body: "_method%5B%5D=DELETE", outcome: enforce.DenyCapability},
+		{name: "php dot", contentType: form, body: ".method=DELETE", outcome: enforce.DenyCapability},
+		{name: "php space", contentType: form, body: "+_method=DELETE", outcome: enforce.DenyCapability},
+		{name: "php NUL", contentType: form, body: "_method%00x=DELETE", outcome: enforce.DenyCapability},
+		{name: "not a method name", contentType: form, body: "_method=DELETE%C2%A0", outcome: enforce.DenyTarget},
+		{name: "no content type is a form (Rack)", body: "_method=DELETE", outcome: enforce.DenyCapability},
+		{name: "gzip", contentType: form, body: gz.String(), header: map[string]string{"Content-Encoding": "gzip"}, outcome: enforce.DenyTarget},
+		{name: "identity", contentType: form, body: "a=1", header: map[string]string{"Content-Encoding": "identity"}, outcome: enforce.DenyPath},
+		{name: "multipart", contentType: mw.FormDataContentType(), body: mp.String(), outcome: enforce.DenyCapability},
+		{name: "multipart/mixed", contentType: mixedCT, body: mixed, outcome: enforce.DenyCapability},
+		{name: "multipart Content-ID", contentType: cidCT, body: cid, outcome: enforce.DenyCapability},
+		{name: "multipart bracket name", contentType: bracketCT, body: bracket, outcome: enforce.DenyCapability},
+		{name: "multipart disposition broken", contentType: badCT, body: bad, outcome: enforce.DenyTarget},
+		{name: "multipart, broken", contentType: "multipart/form-data; boundary=zz", body: "--zz\r\nbroken", outcome: enforce.DenyTarget},
+		{name: "too large", contentType: form, body: "a=" + strings.Repeat("x", config.DefaultBodyLimit), outcome: enforce.DenyBody},
+		{name: "json member", contentType: "application/json", body: `{"a":1,"_method":"DELETE"}`, outcome: enforce.DenyCapability},
+		{name: "json member array", contentType: "application/json", body: `{"_method":["DELETE"]}`, outcome: enforce.DenyCapability},
+		{name: "json with a BOM", contentType: "application/json", body: "\uFEFF" + `{"_method":"DELETE"}`, outcome: enforce.DenyCapability},
+		{name: "json invalid", contentType: "application/json", body: `{"_method":"DELETE"`, outcome: enforce.DenyTarget},
+		{name: "json too deep", contentType: "application/json", body: strings.Repeat("[", 10001) + strings.Repeat("]", 10001), outcome: enforce.DenyTarget},
+		{name: "json in utf-16", contentType: "application/json; charset=utf-16le", body: "{}", outcome: enforce.DenyTarget},
+		{name: "json array body", contentType: "application/json", body: `[{"_method":"DELETE"}]`, outcome: enforce.DenyPath},
+		{name: "text is no form", contentType: "text/plain", body: "_method=DELETE", outcome: enforce.DenyPath},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got string
@@ -160,7 +197,12 @@ func TestReadingsFormOverride(t *testing.T) {
 			// POST /api/orders/42 is no capability's and no rule allows it:
 			// /api/* does; so a denial here is the override's.
 			r := agentRequest("POST", "/api/orders/42", strings.NewReader(tc.body))
-			r.Header.Set("Content-Type", tc.contentType)
+			if tc.contentType != "" {
+				r.Header.Set("Content-Type", tc.contentType)
+			}
+			for k, v := range tc.header {
+				r.Header.Set(k, v)
+			}
 			d := serve(r)
 			want := tc.outcome
 			if want == enforce.DenyPath {
@@ -214,8 +256,21 @@ func TestReadingsRoutePattern(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("DELETE /api/orders/{id}", func(http.ResponseWriter, *http.Request) {})
 	mux.HandleFunc("GET /api/export.csv", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("/api/orders", func(http.ResponseWriter, *http.Request) {}) // every method
 	serve = readingsEnforcer(t, false, mux)
 	if d := serve(agentRequest("DELETE", "/api/orders/42", nil)); d.Capability != "order-cancel" {
 		t.Errorf("ServeMux: capability %q", d.Capability)
+	}
+	// A route without a method serves every method from the capability's
+	// handler: the capability holds for all of them.
+	for _, m := range []string{"GET", "POST", "PUT", "PROPFIND"} {
+		if d := serve(agentRequest(m, "/api/orders", nil)); d.Outcome != enforce.DenyAuth || d.Capability != "order-list" {
+			t.Errorf("%s /api/orders on a route without a method: %v capability %q", m, d.Outcome, d.Capability)
+		}
+	}
+	// The mux routes /api/export.csv as sent: of the two capabilities its
+	// readings address, the router's applies.
+	if d := serve(agentRequest("GET", "/api/export.csv", nil)); d.Outcome != enforce.Allow || d.Capability != "export-csv" {
+		t.Errorf("/api/export.csv under ServeMux: %v capability %q (err %v)", d.Outcome, d.Capability, d.Err)
 	}
 }

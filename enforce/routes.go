@@ -32,18 +32,26 @@ func newRouteTable(p *policy.Policy) routeTable {
 }
 
 // route returns the capability whose endpoint is the ServeMux pattern
-// ("[METHOD ][HOST]/PATH") and whose method is m, or -1.
+// ("[METHOD ][HOST]/PATH") and whose method is m, or -1. A pattern
+// without a method serves every method from the capability's handler, so
+// the capability at its path applies to any m (the first declared, when
+// none declares m).
 func (t routeTable) route(p *policy.Policy, m, pattern string) int {
+	anyMethod := true
 	if i := strings.IndexAny(pattern, " \t"); i >= 0 {
-		pattern = strings.TrimLeft(pattern[i:], " \t")
+		pattern, anyMethod = strings.TrimLeft(pattern[i:], " \t"), false
 	}
 	if i := strings.IndexByte(pattern, '/'); i > 0 {
 		pattern = pattern[i:] // the host
 	}
-	for _, ci := range t[routeKey(pattern)] {
+	caps := t[routeKey(pattern)]
+	for _, ci := range caps {
 		if p.Capabilities[ci].MethodMatches(m) {
 			return ci
 		}
+	}
+	if anyMethod && len(caps) > 0 {
+		return caps[0]
 	}
 	return -1
 }
