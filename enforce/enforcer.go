@@ -170,9 +170,6 @@ type Enforcer struct {
 	// route pattern.
 	folded *policy.Policy
 	routes routeTable
-	// bodyMethods are the methods other than POST that capabilities
-	// declare: a POST whose path they route is read for a _method.
-	bodyMethods methodSet
 	// querySensitive: a rule may decide a path and the path with a query
 	// differently, so both are matched.
 	querySensitive bool
@@ -272,11 +269,6 @@ func New(cfg Config) (*Enforcer, error) {
 	}
 	e.routes = newRouteTable(p)
 	e.querySensitive = querySensitive(p.Rules)
-	for i := range p.Capabilities {
-		if m := p.Capabilities[i].Method; m != "" && m != http.MethodPost {
-			e.bodyMethods.add(m)
-		}
-	}
 	if cfg.LenientRouting {
 		var err error
 		if e.folded, err = policy.Compile(foldSite(site)); err != nil {

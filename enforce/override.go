@@ -109,27 +109,29 @@ func isToken(v string) bool {
 	return v != ""
 }
 
-// requestMethods fills s with r's method and the overrides its headers and
-// query carry. A case-variant method is refused.
-func requestMethods(r *http.Request, s *methodSet) error {
-	if caseVariant(r.Method) {
-		return errMethodCase
-	}
-	s.m[0], s.n = r.Method, 1
+// overrides adds to s the overrides r carries: in its headers, its query
+// and, on a POST, its body. status is a refusal's (400, or 413 for a body
+// too large to read).
+func overrides(r *http.Request, s *methodSet) (status int, err error) {
 	for _, k := range overrideHeaders {
 		for _, v := range r.Header[k] {
 			// Node joins repeated fields with ", "; each element counts.
 			for m := range strings.SplitSeq(v, ",") {
 				if err := s.addOverride(m); err != nil {
-					return err
+					return http.StatusBadRequest, err
 				}
 			}
 		}
 	}
 	if q := r.URL.RawQuery; strings.Contains(q, "method") || strings.Contains(q, "%") {
-		return addFormMethods(s, q)
+		if err := addFormMethods(s, q); err != nil {
+			return http.StatusBadRequest, err
+		}
 	}
-	return nil
+	if overrideBody(r) {
+		return bodyMethods(r, s)
+	}
+	return 0, nil
 }
 
 // methodField says how a form field's name reads to the frameworks that

@@ -51,12 +51,13 @@ var (
 // one). rf, when not nil, is the router next in line, asked which route r
 // reaches. ok is false when d is decided (a denial).
 func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) (int, bool) {
-	v := verdict{ci: ci, bound: ci >= 0, purpose: d.Class.Purpose,
-		rules: !e.implicitAI || d.Class.Kind == policy.Declared || d.Class.Kind == policy.Known}
-	if err := requestMethods(r, &v.methods); err != nil {
-		d.Outcome, d.Err = DenyTarget, err
+	if caseVariant(r.Method) {
+		d.Outcome, d.Err = DenyTarget, errMethodCase
 		return ci, false
 	}
+	v := verdict{ci: ci, bound: ci >= 0, purpose: d.Class.Purpose,
+		rules: !e.implicitAI || d.Class.Kind == policy.Declared || d.Class.Kind == policy.Known}
+	v.methods.m[0], v.methods.n = r.Method, 1
 	// The escaped path as sent is RawPath when the client escaped more
 	// than net/url would.
 	raw := r.URL.RawPath
@@ -86,22 +87,26 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 		d.Outcome, d.Rule = DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
 		return ci, false
 	}
-	if !v.bound && e.bodyMethods.n > 0 && overrideBody(r) {
-		// A _method in the body can only matter where another method
-		// routes to a capability: only there is the body read.
-		probe := verdict{ci: -1, methods: e.bodyMethods}
-		e.readAll(r, target, alt, rf, &probe)
-		if probe.ci >= 0 || probe.two {
-			if status, err := bodyMethods(r, &v.methods); err != nil {
-				d.Outcome, d.Err = DenyTarget, err
-				if status == http.StatusRequestEntityTooLarge {
-					d.Outcome = DenyBody
-				}
-				return ci, false
+	e.readAll(r, target, alt, rf, &v)
+	if v.others {
+		// Another capability's endpoint is at one of the paths: a method
+		// override may address it, so the overrides are read, and the
+		// readings decided again with every method. Elsewhere the rules,
+		// which know no method, and the one capability decide alike
+		// whatever method the application takes.
+		methods := v.methods
+		if status, err := overrides(r, &methods); err != nil {
+			d.Outcome, d.Err = DenyTarget, err
+			if status == http.StatusRequestEntityTooLarge {
+				d.Outcome = DenyBody
 			}
+			return ci, false
+		}
+		if methods.n > 1 {
+			v = verdict{ci: ci, bound: v.bound, purpose: v.purpose, rules: v.rules, methods: methods}
+			e.readAll(r, target, alt, rf, &v)
 		}
 	}
-	e.readAll(r, target, alt, rf, &v)
 	if v.rule != nil {
 		d.Rule = e.ruleText(v.rule)
 	}
@@ -135,7 +140,8 @@ func (e *Enforcer) readAll(r *http.Request, target, alt string, rf routeFinder, 
 	if rf != nil && !v.bound {
 		if _, pattern := rf.Handler(r); pattern != "" {
 			for _, m := range v.methods.m[:v.methods.n] {
-				c := e.routes.route(e.p, m, pattern)
+				c, others := e.routes.route(e.p, m, pattern)
+				v.others = v.others || others
 				if v.two && v.has(c) {
 					// The router says which of the readings' capabilities
 					// runs: a ServeMux routes /api/export.csv as sent,
@@ -162,9 +168,10 @@ type verdict struct {
 	pref   string // a usage preference that refuses the request
 	ci     int    // the capability routed, -1 for none
 	two    bool   // readings routed two capabilities
-	// others are the capabilities readings routed besides ci (two).
-	others [3]int
-	nother int
+	others bool   // another capability's endpoint is at a reading's path
+	// more are the capabilities readings routed besides ci (two).
+	more  [3]int
+	nmore int
 }
 
 // route merges capability c (-1: none) into the verdict.
@@ -175,9 +182,9 @@ func (v *verdict) route(c int) {
 		v.ci = c
 	default:
 		v.two = true
-		if v.nother < len(v.others) {
-			v.others[v.nother] = c
-			v.nother++
+		if v.nmore < len(v.more) {
+			v.more[v.nmore] = c
+			v.nmore++
 		}
 	}
 }
@@ -187,7 +194,7 @@ func (v *verdict) has(c int) bool {
 	if c >= 0 && c == v.ci {
 		return true
 	}
-	for _, o := range v.others[:v.nother] {
+	for _, o := range v.more[:v.nmore] {
 		if o == c {
 			return true
 		}
@@ -236,7 +243,9 @@ func (e *Enforcer) readPath(p *policy.Policy, s, query, withQuery string, v *ver
 		return
 	}
 	for _, m := range v.methods.m[:v.methods.n] {
-		v.route(p.Route(m, s))
+		c, others := p.RouteOthers(m, s)
+		v.route(c)
+		v.others = v.others || others
 	}
 }
 

@@ -32,11 +32,11 @@ func newRouteTable(p *policy.Policy) routeTable {
 }
 
 // route returns the capability whose endpoint is the ServeMux pattern
-// ("[METHOD ][HOST]/PATH") and whose method is m, or -1. A pattern
-// without a method serves every method from the capability's handler, so
-// the capability at its path applies to any m (the first declared, when
-// none declares m).
-func (t routeTable) route(p *policy.Policy, m, pattern string) int {
+// ("[METHOD ][HOST]/PATH") and whose method is m, or -1, and whether
+// another capability's endpoint is that path. A pattern without a method
+// serves every method from the capability's handler, so the capability at
+// its path applies to any m (the first declared, when none declares m).
+func (t routeTable) route(p *policy.Policy, m, pattern string) (ci int, others bool) {
 	anyMethod := true
 	if i := strings.IndexAny(pattern, " \t"); i >= 0 {
 		pattern, anyMethod = strings.TrimLeft(pattern[i:], " \t"), false
@@ -45,15 +45,17 @@ func (t routeTable) route(p *policy.Policy, m, pattern string) int {
 		pattern = pattern[i:] // the host
 	}
 	caps := t[routeKey(pattern)]
-	for _, ci := range caps {
-		if p.Capabilities[ci].MethodMatches(m) {
-			return ci
+	ci = -1
+	for _, c := range caps {
+		if p.Capabilities[c].MethodMatches(m) {
+			ci = c
+			break
 		}
 	}
-	if anyMethod && len(caps) > 0 {
-		return caps[0]
+	if ci < 0 && anyMethod && len(caps) > 0 {
+		ci = caps[0]
 	}
-	return -1
+	return ci, len(caps) > 1 || ci < 0 && len(caps) > 0
 }
 
 // routeKey is a path pattern with each wildcard's name dropped: "{id}" and

@@ -195,3 +195,43 @@ func TestImplicitRulesAgreeWithRoute(t *testing.T) {
 	}
 	t.Logf("%d targets compared, %d admitted", compared, admitted)
 }
+
+// TestRouteOthers: RouteOthers says whether a capability other than the
+// one routed has its endpoint at the path, literal or templated, so that
+// method overrides are read exactly where another method could address
+// another capability.
+func TestRouteOthers(t *testing.T) {
+	s := &config.Site{Name: "x", URL: "https://x.example"}
+	for _, c := range []struct{ path, method string }{
+		{"/a", "GET"}, {"/a", "DELETE"}, {"/b/{id}", "GET"}, {"/b/{id}", "DELETE"}, {"/c", "GET"}, {"/d/{id}", "DELETE"}, {"/e", ""}, {"/e", "GET"},
+	} {
+		s.Capabilities = append(s.Capabilities, config.Capability{ID: "c" + string(rune('a'+len(s.Capabilities))),
+			Endpoint: "https://x.example" + c.path, Method: c.method, Protocol: config.ProtocolMCP})
+	}
+	p := mustCompile(t, s)
+	for _, tc := range []struct {
+		method, path string
+		ci           int
+		others       bool
+	}{
+		{"GET", "/a", 0, true},
+		{"DELETE", "/a", 1, true},
+		{"POST", "/a", -1, true},
+		{"GET", "/c", 4, false},
+		{"POST", "/c", -1, true},
+		{"GET", "/b/1", 2, true},
+		{"PUT", "/b/1", -1, true},
+		{"POST", "/d/7", -1, true},
+		{"DELETE", "/d/7", 5, false},
+		{"GET", "/e", 6, true}, // both match GET: the second is another
+		{"GET", "/x", -1, false},
+		{"GET", "/b/1/2", -1, false},
+	} {
+		if ci, others := p.RouteOthers(tc.method, tc.path); ci != tc.ci || others != tc.others {
+			t.Errorf("RouteOthers(%s, %s) = %d, %v, want %d, %v", tc.method, tc.path, ci, others, tc.ci, tc.others)
+		}
+		if ci := p.Route(tc.method, tc.path); ci != tc.ci {
+			t.Errorf("Route(%s, %s) = %d, want %d", tc.method, tc.path, ci, tc.ci)
+		}
+	}
+}

@@ -267,20 +267,39 @@ func (p *Policy) CapabilityIndex(id string) (int, bool) {
 // method, or -1. path is the request path without the query, as canonical
 // as the endpoint paths (see Canonical). HEAD matches a GET endpoint.
 func (p *Policy) Route(method, path string) int {
+	ci, _ := p.RouteOthers(method, path)
+	return ci
+}
+
+// RouteOthers is Route, and reports too whether path is the endpoint of a
+// capability other than the one routed: one a request of another method
+// would address (a method override is decided on only then).
+func (p *Policy) RouteOthers(method, path string) (ci int, others bool) {
+	ci = -1
 	if idx, ok := p.exact[path]; ok {
 		for _, i := range idx {
-			if p.Capabilities[i].MethodMatches(method) {
-				return i
+			if ci < 0 && p.Capabilities[i].MethodMatches(method) {
+				ci = i
+			} else {
+				others = true
 			}
 		}
 	}
 	for _, i := range p.templated {
+		if ci >= 0 && others {
+			break
+		}
 		c := &p.Capabilities[i]
-		if c.MethodMatches(method) && matchTemplate(c.segments, path) {
-			return i
+		if !matchTemplate(c.segments, path) {
+			continue
+		}
+		if ci < 0 && c.MethodMatches(method) {
+			ci = i
+		} else {
+			others = true
 		}
 	}
-	return -1
+	return ci, others
 }
 
 // MethodMatches reports whether a request of method m addresses c's
