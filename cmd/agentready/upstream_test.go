@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/internal/logbuf"
 )
 
 // The upstream tests run agentready serve in front of real applications
@@ -101,8 +103,8 @@ func startUpstream(t testing.TB, app upstreamApp) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &lockedWriter{w: &stderr}
+	var stderr logbuf.Buffer // written by the process's copier, read here
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s upstream: %v", app.name, err)
 	}
@@ -143,17 +145,6 @@ func startUpstream(t testing.TB, app upstreamApp) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // front is agentready serve in front of one started upstream.
