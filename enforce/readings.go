@@ -29,9 +29,12 @@ import (
 //     rules and endpoints in lower case, and with a trailing slash added
 //     (Express's defaults: case-insensitive, non-strict);
 //   - every method the request may be handled as: its own and each method
-//     override it carries (X-HTTP-Method-Override and its two siblings,
-//     _method in the query or in a form body: Express's method-override,
-//     Rails, Laravel, gorilla/handlers);
+//     override it carries (override.go: X-HTTP-Method-Override and its two
+//     siblings, _method in the query or a POST body: Express's
+//     method-override, Rails, Laravel, gorilla/handlers), read where
+//     another capability's endpoint is at one of the request's paths, the
+//     one place an override can change the decision (rules know no
+//     method);
 //   - with a router that says which route a request reaches (ServeMux's
 //     Handler method), the capability whose endpoint is that route.
 //
