@@ -201,43 +201,40 @@ func (c *proxyConfig) strict(decl config.File) bool {
 
 // clientWritten are the request fields an upstream may take for the
 // client's address (nginx's real_ip_header, Rack, Werkzeug's ProxyFix,
-// CDNs' own) or for the target to route (IIS and Symfony read
-// X-Original-URL and X-Rewrite-URL). Coming from the client, they are
-// what it chose to write; the upstream gets none of them but the derived
-// address. Every X-Forwarded-* field is one too (Rewrite removes only
-// Forwarded, X-Forwarded-For, -Host and -Proto; Rack reads
-// X-Forwarded-Ssl and -Scheme, Spring and ASP.NET X-Forwarded-Prefix),
-// and so are the less common names of the same (ingress-nginx's
-// X-Original-Forwarded-For, Envoy's X-Envoy-External-Address).
+// CDNs' own, Java's Proxy-Client-IP helpers) or for the target to route
+// (IIS and Symfony read X-Original-URL and X-Rewrite-URL, Tornado
+// X-Scheme). Coming from the client, they are what it chose to write; the
+// upstream gets none of them but the derived address. Every X-Forwarded-*
+// field is one too (Rewrite removes only Forwarded, X-Forwarded-For, -Host
+// and -Proto; Rack reads X-Forwarded-Ssl and -Scheme, Spring and ASP.NET
+// X-Forwarded-Prefix), and so are the less common names of the same
+// (ingress-nginx's X-Original-Forwarded-For, Envoy's
+// X-Envoy-External-Address).
 var clientWritten = []string{
 	"Forwarded", "X-Real-Ip", "True-Client-Ip", "Client-Ip", "Cf-Connecting-Ip", "X-Client-Ip",
 	"Fastly-Client-Ip", "X-Cluster-Client-Ip", "X-Original-Url", "X-Rewrite-Url",
 	"X-Forwarded", "Forwarded-For", "X-Original-Forwarded-For", "X-Originating-Ip", "X-Remote-Ip",
-	"X-Remote-Addr", "X-Envoy-External-Address",
+	"X-Remote-Addr", "X-Envoy-External-Address", "Proxy-Client-Ip", "Wl-Proxy-Client-Ip",
+	"X-Proxyuser-Ip", "X-Original-Uri", "X-Host", "X-Scheme",
 }
-
-// undecided are fields agentready decides on only under their own name
-// (the method overrides, package enforce): spelled with underscores they
-// reach a CGI, FastCGI or WSGI application under the same variable name
-// (X_HTTP_Method_Override is HTTP_X_HTTP_METHOD_OVERRIDE), undecided.
-var undecided = []string{"X-Http-Method-Override", "X-Http-Method", "X-Method-Override"}
 
 // forward sets in h, the header of a request to the upstream, the client
 // address agentready derived (invalid: none) in X-Real-IP and
 // X-Forwarded-For, after removing every field a client may have written
-// to name an address or a target (clientWritten), under any spelling an
-// application may read it by: case, and '_' for '-'.
+// to name an address or a target (clientWritten), in any case. A field
+// whose name holds anything but letters, digits and '-' is removed too,
+// as nginx and Apache remove it: CGI, FastCGI, WSGI and PHP read '_' (and
+// PHP '.' and ' ') as '-', so X_Real_IP, X.Forwarded.For or
+// X.HTTP.Method.Override would reach the application as the field
+// agentready removed or decided on.
 func forward(h http.Header, client netip.Addr) {
 	for k := range h {
-		n := strings.ReplaceAll(k, "_", "-")
-		drop := len(n) >= len("X-Forwarded-") && strings.EqualFold(n[:len("X-Forwarded-")], "X-Forwarded-")
+		drop := strings.ContainsFunc(k, func(c rune) bool {
+			return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-')
+		})
+		drop = drop || len(k) >= len("X-Forwarded-") && strings.EqualFold(k[:len("X-Forwarded-")], "X-Forwarded-")
 		for _, f := range clientWritten {
-			drop = drop || strings.EqualFold(n, f)
-		}
-		if n != k {
-			for _, f := range undecided {
-				drop = drop || strings.EqualFold(n, f)
-			}
+			drop = drop || strings.EqualFold(k, f)
 		}
 		if drop {
 			delete(h, k)

@@ -171,7 +171,10 @@ func TestServeForwardsNoClientAddress(t *testing.T) {
 		{"X_Original_URL", "/admin"}, {"X_HTTP_Method_Override", "DELETE"}, {"X_Method_Override", "DELETE"},
 		{"X-Forwarded", "for=10.0.0.15"}, {"Forwarded-For", "10.0.0.16"}, {"X-Original-Forwarded-For", "10.0.0.17"},
 		{"X-Originating-IP", "10.0.0.18"}, {"X-Remote-IP", "10.0.0.19"}, {"X-Remote-Addr", "10.0.0.20"},
-		{"X-Envoy-External-Address", "10.0.0.21"},
+		{"X-Envoy-External-Address", "10.0.0.21"}, {"Proxy-Client-IP", "10.0.0.22"}, {"WL-Proxy-Client-IP", "10.0.0.23"},
+		{"X-ProxyUser-Ip", "10.0.0.24"}, {"X-Original-URI", "/admin"}, {"X-Host", "admin.internal"}, {"X-Scheme", "https"},
+		// PHP reads '.' and ' ' as '_', and '_' as '-' (found by review).
+		{"X.Forwarded.For", "10.0.0.25"}, {"X.Real.IP", "10.0.0.26"}, {"X.HTTP.Method.Override", "DELETE"},
 	}
 	for _, tc := range []struct {
 		name    string
@@ -216,9 +219,9 @@ func TestServeForwardsNoClientAddress(t *testing.T) {
 					if _, ours := want[k]; ours {
 						continue
 					}
-					n := strings.ReplaceAll(k, "_", "-")
+					n := strings.NewReplacer("_", "-", ".", "-").Replace(k)
 					for _, f := range written {
-						if strings.EqualFold(n, strings.ReplaceAll(f[0], "_", "-")) {
+						if strings.EqualFold(n, strings.NewReplacer("_", "-", ".", "-").Replace(f[0])) {
 							t.Errorf("%s: the upstream got %s: %q, which the client wrote", ua, k, v)
 						}
 					}
