@@ -49,11 +49,6 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 		// reaches no handler, and recording it would let any agent with a
 		// session store a megabyte a refused request.
 		params, aw.bodyLen, status, err = readBody(r, limit)
-		if _, ok := params[audit.TargetMember]; ok && err == nil {
-			// A body member of the name the target takes cannot be
-			// recorded beside it; the request does not run.
-			params, status, err = nil, http.StatusBadRequest, errBodyReserved
-		}
 	}
 	aw.target = e.targetOf(r, d, aw.target)
 	ev.Target = &aw.target
@@ -93,9 +88,14 @@ func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now t
 	return status, err
 }
 
-// errBodyReserved refuses a JSON body with a member of the name the
-// audit trail records the request's target under.
-var errBodyReserved = errors.New("the JSON body has a member " + audit.TargetMember + ", a name the audit trail reserves")
+// errBodyReserved refuses a JSON body with a member of a name the audit
+// trail records something else under (reservedMembers).
+var errBodyReserved = errors.New("the JSON body has a member of a name the audit trail reserves")
+
+// reservedMembers are the params names the trail records the target
+// (audit.TargetMember), a query that collides with the body (QueryMember)
+// and a body not recorded member by member (BodyMember) under.
+var reservedMembers = [...]string{audit.TargetMember, QueryMember, BodyMember}
 
 // targetOf fills t, reusing its slices, with what r targeted: its path
 // and query as sent, and the declared path and header params of the

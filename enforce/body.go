@@ -101,7 +101,8 @@ func readBody(r *http.Request, limit int64) (params map[string]any, n int64, sta
 
 // normalizeBody returns the params that record body: its members when it
 // is exactly one JSON object that records faithfully, else BodyMember with
-// its digest. The error is a body limit (depth, values) exceeded. A body
+// its digest. The error is a body limit (depth, values) exceeded, or a
+// member of a name the trail reserves (reservedMembers). A body
 // sent as a form is recorded by its digest, even when it parses as JSON:
 // the handler reads it as '&'-separated pairs, which its members do not
 // show ({"id":"mug","note":"&qty=1000&"} is qty=1000 to r.FormValue). Any
@@ -113,6 +114,14 @@ func normalizeBody(body []byte, contentType string) (map[string]any, error) {
 			return nil, err
 		}
 		if ok {
+			for _, name := range reservedMembers {
+				if _, ok := m[name]; ok {
+					// The trail records something else under this name (the
+					// target, a colliding query, a body's digest): it would
+					// be overwritten, or read as that.
+					return nil, fmt.Errorf("%w: %s", errBodyReserved, name)
+				}
+			}
 			return m, nil
 		}
 	}
