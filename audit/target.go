@@ -236,9 +236,9 @@ func urlText(s string) string {
 	return string(appendPercent(nil, s, false))
 }
 
-// PercentKey is the member of the object that stands for a header value
+// percentKey is the member of the object that stands for a header value
 // that is not valid UTF-8 (see byteText).
-const PercentKey = "pct"
+const percentKey = "pct"
 
 // byteText returns a header value as recorded: the string itself when it
 // is valid UTF-8, else {"pct": s with '%' and every byte that is not part
@@ -249,7 +249,7 @@ func byteText(s string) any {
 	if utf8.ValidString(s) {
 		return s
 	}
-	return map[string]any{PercentKey: string(appendPercent(nil, s, true))}
+	return map[string]any{percentKey: string(appendPercent(nil, s, true))}
 }
 
 // appendPercent appends s with every byte that is not part of valid UTF-8

@@ -90,7 +90,7 @@ func FuzzTargetHeaderExact(f *testing.F) {
 		}
 		got := ev.Params[audit.TargetMember].Headers["X-Id"]
 		if m, ok := got.(map[string]any); ok {
-			s, _ := m[audit.PercentKey].(string)
+			s, _ := m["pct"].(string)
 			u, err := url.PathUnescape(s)
 			if err != nil {
 				t.Fatalf("%q: %v", s, err)
