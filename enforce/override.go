@@ -134,6 +134,9 @@ func overrides(r *http.Request, s *methodSet) (status int, err error) {
 	return 0, nil
 }
 
+// phpName turns the '.' and ' ' of a field name into '_', as PHP does.
+var phpName = strings.NewReplacer(".", "_", " ", "_")
+
 // methodField says how a form field's name reads to the frameworks that
 // take a _method override from a form: exact when one of them reads it
 // as "_method" (PHP cuts a name at NUL, drops leading spaces and turns '.'
@@ -143,7 +146,7 @@ func overrides(r *http.Request, s *methodSet) (status int, err error) {
 func methodField(name string) (exact, loose bool) {
 	n, _, _ := strings.Cut(name, "\x00")
 	n = strings.TrimLeft(n, " [")
-	n = strings.NewReplacer(".", "_", " ", "_").Replace(n)
+	n = phpName.Replace(n)
 	if i := strings.IndexByte(n, '['); i > 0 {
 		n = n[:i]
 	}
