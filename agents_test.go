@@ -13,7 +13,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 )
 
 // TestEveryAutomatedClientIsAnAgent: a client passes untouched only as a

@@ -13,7 +13,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/schematest"
-	"github.com/agentready/agentready/publish/agentstxt"
+	"github.com/agentready/agentready/internal/publish/agentstxt"
 )
 
 // app is the site's own handler: it answers every request it is given.

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/policy"
-	"github.com/agentready/agentready/publish"
-	"github.com/agentready/agentready/publish/robotstxt"
+	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/publish/robotstxt"
 )
 
 // robotsMode is what the Middleware does with /robots.txt.

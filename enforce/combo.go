@@ -1,6 +1,6 @@
 package enforce
 
-import "github.com/agentready/agentready/policy"
+import "github.com/agentready/agentready/internal/policy"
 
 // declaredLimits fills ls with the limits a request of agent policy ai and
 // capability ci (-1 for none) draws from, in order site, agent,

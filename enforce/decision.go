@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/verify"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 )
 
 // TestEnumsLogByName: slog's JSON handler writes enums by name.

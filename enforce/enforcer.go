@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
 )

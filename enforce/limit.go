@@ -3,7 +3,7 @@ package enforce
 import (
 	"net/http"
 
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 )
 
 // agentIndex is the declared agent policy that applies to class c: the

@@ -8,7 +8,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 )
 
 // An Enforcer never takes an hmac capability's Signature on presence alone:

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 )
 
 // Method overrides. Frameworks route a request as the method an override

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 )
 
 // A request reaches a handler by the reading its router, the middlewares

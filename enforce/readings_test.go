@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 )
 
 const uaGPTBot = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)"

@@ -11,7 +11,7 @@ import (
 	"github.com/agentready/agentready/internal/problem"
 
 	"github.com/agentready/agentready/audit"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/session"
 )
 

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 )
 
 // canonicalTarget answers with the canonical form itself, or "".

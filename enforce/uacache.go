@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 )
 
 // uaCacheSize is the number of slots of the User-Agent cache (a power of

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/verify"
 )
 

@@ -30,7 +30,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/redistest"
-	"github.com/agentready/agentready/policy"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/redisstore"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/specschemas"
-	"github.com/agentready/agentready/publish/agentstxt"
-	"github.com/agentready/agentready/publish/robotstxt"
+	"github.com/agentready/agentready/internal/publish/agentstxt"
+	"github.com/agentready/agentready/internal/publish/robotstxt"
 )
 
 // finding is one result of check.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/publish"
+	"github.com/agentready/agentready/internal/publish"
 )
 
 // declFlags are the flags of lint and render: the file, and what is

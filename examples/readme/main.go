@@ -26,7 +26,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/metrics"
-	"github.com/agentready/agentready/publish/agentstxt"
+	"github.com/agentready/agentready/internal/publish/agentstxt"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"

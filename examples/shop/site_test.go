@@ -6,7 +6,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/publish"
+	"github.com/agentready/agentready/internal/publish"
 )
 
 // TestSiteYAML: site.yaml declares what the shop declares in Go: the two

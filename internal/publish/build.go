@@ -1,0 +1,210 @@
+package publish
+
+import (
+	"crypto/ecdsa"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/publish/agentsjson"
+	"github.com/agentready/agentready/internal/publish/agentsmd"
+	"github.com/agentready/agentready/internal/publish/agentstxt"
+	"github.com/agentready/agentready/internal/publish/agenturi"
+	"github.com/agentready/agentready/internal/publish/awp"
+	"github.com/agentready/agentready/internal/publish/cards"
+)
+
+// Well-known paths of the published documents.
+const (
+	PathAgentsTxt          = "/.well-known/agents.txt"
+	PathAgentsTxtFallback  = "/agents.txt"
+	PathAgentsJSON         = "/.well-known/agents.json"
+	PathAgentsMD           = "/.well-known/agents.md"
+	PathAgentsMDFallback   = "/agents.md"
+	PathAgentJSON          = "/agent.json"
+	PathAgentJSONWellKnown = "/.well-known/agent.json"
+	// DefaultDescriptorPath is where agent:// descriptors are served;
+	// "{name}" is replaced by the agent's name (docs/design.md collision 3: never
+	// at /agent.json, which is AWP's).
+	DefaultDescriptorPath = "/agents/{name}/agent.json"
+)
+
+// Options say how a declaration is published.
+type Options struct {
+	// Formats selects the dialect, the agents.json owner and the documents.
+	Formats config.Formats
+	// DescriptorPath is the path template of agent:// descriptors; it must
+	// contain "{name}". Default DefaultDescriptorPath.
+	DescriptorPath string
+	// MaxAge overrides the Cache-Control max-age of a document kind.
+	MaxAge map[config.Document]time.Duration
+	// LastModified is sent as Last-Modified. Default: Site.GeneratedAt when
+	// set, else the zero time, which Render replaces by the time of the call.
+	LastModified time.Time
+	// DescriptorKey, when set, signs every agent:// descriptor response
+	// (agent-uri-03 10.3, conformance level 3): see signDescriptor. It must
+	// be a P-256 key.
+	DescriptorKey *ecdsa.PrivateKey
+}
+
+func (o *Options) descriptorPath() string {
+	if o.DescriptorPath == "" {
+		return DefaultDescriptorPath
+	}
+	return o.DescriptorPath
+}
+
+// DescriptorPathFor is the path an agent's descriptor is served at.
+func (o *Options) DescriptorPathFor(name string) string {
+	return strings.ReplaceAll(o.descriptorPath(), "{name}", name)
+}
+
+func (o *Options) maxAge(d config.Document, def time.Duration) time.Duration {
+	if v, ok := o.MaxAge[d]; ok {
+		return v
+	}
+	return def
+}
+
+// Render renders every document the options publish for a validated site.
+// It is called once, at construction; the result is served as is.
+func Render(s *config.Site, o Options) ([]Document, error) {
+	if !strings.Contains(o.descriptorPath(), "{name}") || !strings.HasPrefix(o.descriptorPath(), "/") {
+		return nil, fmt.Errorf("publish: descriptor path %q must start with / and contain {name}", o.descriptorPath())
+	}
+	lm := o.LastModified
+	if lm.IsZero() {
+		lm = s.GeneratedAt
+	}
+	if lm.IsZero() {
+		lm = time.Now()
+	}
+	lm = lm.UTC().Truncate(time.Second)
+
+	f := o.Formats
+	var docs []Document
+	add := func(kind config.Document, name, ctype string, maxAge time.Duration, body []byte, profiles []string, paths ...string) {
+		docs = append(docs, Document{
+			Name:         name,
+			Paths:        paths,
+			ContentType:  ctype,
+			Body:         body,
+			MaxAge:       o.maxAge(kind, maxAge),
+			LastModified: lm,
+			Profiles:     profiles,
+		})
+	}
+
+	if f.Serves(config.DocAgentsTxt) {
+		b, err := agentstxt.Render(s, f.Dialect)
+		if err != nil {
+			return nil, fmt.Errorf("publish: agents.txt: %w", err)
+		}
+		add(config.DocAgentsTxt, "agents.txt", contentTypeText, maxAgeAgentsTxt, b, nil, PathAgentsTxt, PathAgentsTxtFallback)
+	}
+	agents := s.PublishedAgents()
+	if f.Serves(config.DocAgentsJSON) {
+		var b []byte
+		var err error
+		switch {
+		case f.AgentsJSON == config.AgentsJSONRegistry:
+			b, err = agenturi.Registry(s, func(name string) string { return s.Origin() + o.DescriptorPathFor(name) })
+		case f.Dialect == config.DialectV010:
+			b, err = agentsjson.V010(s)
+		default:
+			b, err = agentsjson.DraftCar(s)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("publish: agents.json: %w", err)
+		}
+		add(config.DocAgentsJSON, "agents.json", contentTypeJSON, maxAgeAgentsTxt, b, nil, PathAgentsJSON)
+	}
+	if f.Serves(config.DocAgentsMD) {
+		b, err := agentsmd.Render(s)
+		if err != nil {
+			return nil, fmt.Errorf("publish: agents.md: %w", err)
+		}
+		add(config.DocAgentsMD, "agents.md", contentTypeMarkdown, maxAgeAgentsMD, b, nil, PathAgentsMD, PathAgentsMDFallback)
+	}
+	if f.Serves(config.DocAWP) {
+		b, err := awp.AgentJSON(s)
+		if err != nil {
+			return nil, fmt.Errorf("publish: agent.json: %w", err)
+		}
+		add(config.DocAWP, "agent.json", contentTypeJSON, maxAgeAgentJSON, b, nil, PathAgentJSON, PathAgentJSONWellKnown)
+	}
+	if f.Serves(config.DocDescriptors) {
+		var jwks []byte
+		var kid string
+		if o.DescriptorKey != nil {
+			var err error
+			if jwks, kid, err = descriptorJWKS(o.DescriptorKey); err != nil {
+				return nil, fmt.Errorf("publish: descriptor key: %w", err)
+			}
+		}
+		for i := range agents {
+			a := agents[i]
+			if jwks != nil {
+				a = withJWKS(a, jwks)
+			}
+			b, err := agenturi.Descriptor(a)
+			if err != nil {
+				return nil, fmt.Errorf("publish: descriptor %q: %w", a.Name, err)
+			}
+			add(config.DocDescriptors, "descriptor "+a.Name, contentTypeAgentJSON, maxAgeAgentJSON, b,
+				[]string{agenturi.Profile}, o.DescriptorPathFor(a.Name))
+			h := deprecationHeader(&a, lm)
+			if o.DescriptorKey != nil {
+				if h == nil {
+					h = http.Header{}
+				}
+				ctype := contentTypeAgentJSON + `; profile="` + agenturi.Profile + `"`
+				if err := signDescriptor(h, b, ctype, o.DescriptorKey, kid, lm); err != nil {
+					return nil, fmt.Errorf("publish: signing descriptor %q: %w", a.Name, err)
+				}
+			}
+			docs[len(docs)-1].Header = h
+		}
+	}
+	if f.Serves(config.DocCards) {
+		mcp, err := cards.MCPCards(s)
+		if err != nil {
+			return nil, fmt.Errorf("publish: MCP server card: %w", err)
+		}
+		for i, c := range mcp {
+			// The first MCP server's card is at the well-known path
+			// scanners ask; every card also at its endpoint's
+			// "/server-card", where MCP reserves it, when the endpoint is
+			// on the site's host.
+			var paths []string
+			if i == 0 {
+				paths = append(paths, PathMCPServerCard)
+			}
+			if c.EndpointPath != "" {
+				paths = append(paths, strings.TrimSuffix(c.EndpointPath, "/")+"/server-card")
+			}
+			if len(paths) == 0 {
+				continue // served on its own host, not here
+			}
+			add(config.DocCards, "MCP server card "+c.Capability, contentTypeJSON, maxAgeAgentJSON, c.Body, nil, paths...)
+		}
+		a2a, err := cards.A2ACard(s)
+		if err != nil {
+			return nil, fmt.Errorf("publish: A2A agent card: %w", err)
+		}
+		if a2a != nil {
+			add(config.DocCards, "A2A agent card", contentTypeJSON, maxAgeAgentJSON, a2a, nil, PathA2AAgentCard)
+		}
+	}
+	return docs, nil
+}
+
+// The neighbour cards' well-known paths.
+const (
+	// PathMCPServerCard is where scanners look for an MCP server card.
+	PathMCPServerCard = "/.well-known/mcp/server-card.json"
+	// PathA2AAgentCard is the A2A v0.3.0 agent card (A2A 5.3).
+	PathA2AAgentCard = "/.well-known/agent-card.json"
+)

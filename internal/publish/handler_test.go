@@ -1,0 +1,960 @@
+package publish_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/cors"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/publish"
+)
+
+const (
+	profileV3    = "https://agent-uri.org/profile/v3"
+	profileOther = "https://example.com/profiles/planner"
+)
+
+var (
+	modified     = time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	modifiedHTTP = "Sun, 01 Feb 2026 00:00:00 GMT"
+	txtBody      = []byte("# agents.txt\nSpec-Version: 1.0\nSite-Name: Outdoor Supply Co.\n")
+	descBody     = []byte(`{"name":"planner","version":"1.0.0"}`)
+)
+
+// testDocs are an agents.txt at two paths and an agent:// descriptor.
+func testDocs() []publish.Document {
+	return []publish.Document{
+		{
+			Name:         "agents.txt",
+			Paths:        []string{"/.well-known/agents.txt", "/agents.txt"},
+			ContentType:  "text/plain; charset=utf-8",
+			Body:         txtBody,
+			MaxAge:       300 * time.Second,
+			LastModified: modified.Add(400 * time.Millisecond), // truncated to seconds
+		},
+		{
+			Name:         "descriptor planner",
+			Paths:        []string{"/agents/planner/agent.json"},
+			ContentType:  "application/agent+json",
+			Body:         descBody,
+			MaxAge:       300 * time.Second,
+			LastModified: modified,
+			Profiles:     []string{profileV3, profileOther},
+		},
+	}
+}
+
+func newHandler(t testing.TB) *publish.Handler {
+	t.Helper()
+	h, err := publish.NewHandler(testDocs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// etagOf is the ETag the package promises: the quoted hex of the first 16
+// bytes of the body's SHA-256.
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+var (
+	txtETag  = etagOf(txtBody)
+	descETag = etagOf(descBody)
+	descType = `application/agent+json; profile="` + profileV3 + `"`
+)
+
+// expect is a response as the tests describe it: a status, headers that
+// must have exactly these values (a nil value: must be absent) and a body
+// (nil: not checked beyond Content-Length).
+type expect struct {
+	status int
+	header map[string][]string
+	body   []byte
+}
+
+func txt200() map[string][]string {
+	return map[string][]string{
+		"Content-Type":                {"text/plain; charset=utf-8"},
+		"Content-Length":              {fmt.Sprint(len(txtBody))},
+		"Cache-Control":               {"public, max-age=300"},
+		"Etag":                        {txtETag},
+		"Last-Modified":               {modifiedHTTP},
+		"X-Content-Type-Options":      {"nosniff"},
+		"Access-Control-Allow-Origin": {"*"},
+		"Vary":                        {"Origin"},
+		"Allow":                       nil,
+	}
+}
+
+func desc200() map[string][]string {
+	return map[string][]string{
+		"Content-Type":                {descType},
+		"Content-Length":              {fmt.Sprint(len(descBody))},
+		"Cache-Control":               {"public, max-age=300"},
+		"Etag":                        {descETag},
+		"Last-Modified":               {modifiedHTTP},
+		"X-Content-Type-Options":      {"nosniff"},
+		"Access-Control-Allow-Origin": {"*"},
+		"Vary":                        {"Accept", "Origin"},
+	}
+}
+
+func txt304() map[string][]string {
+	return map[string][]string{
+		"Etag":                        {txtETag},
+		"Cache-Control":               {"public, max-age=300"},
+		"Last-Modified":               {modifiedHTTP},
+		"Vary":                        {"Origin"},
+		"Access-Control-Allow-Origin": {"*"},
+		"Content-Type":                nil,
+		"Content-Length":              nil,
+	}
+}
+
+func problemHeaders() map[string][]string {
+	return map[string][]string{
+		"Content-Type":           {"application/problem+json"},
+		"X-Content-Type-Options": {"nosniff"},
+	}
+}
+
+func with(m map[string][]string, kv ...any) map[string][]string {
+	for i := 0; i < len(kv); i += 2 {
+		v, _ := kv[i+1].([]string)
+		m[kv[i].(string)] = v
+	}
+	return m
+}
+
+// serveCase is one request and what must come back. It runs both against
+// an httptest recorder and end to end through a real server.
+type serveCase struct {
+	name   string
+	method string
+	path   string
+	header map[string]string
+	want   expect
+}
+
+func serveCases() []serveCase {
+	later := "Sun, 01 Feb 2026 00:00:01 GMT"
+	earlier := "Sat, 31 Jan 2026 23:59:59 GMT"
+	return []serveCase{
+		{name: "GET 200", method: "GET", path: "/.well-known/agents.txt",
+			want: expect{200, txt200(), txtBody}},
+		{name: "GET fallback path", method: "GET", path: "/agents.txt",
+			want: expect{200, txt200(), txtBody}},
+		{name: "GET with query", method: "GET", path: "/agents.txt?x=1",
+			want: expect{200, txt200(), txtBody}},
+		{name: "HEAD 200 no body", method: "HEAD", path: "/.well-known/agents.txt",
+			want: expect{200, txt200(), []byte{}}},
+		{name: "If-None-Match exact", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-None-Match": txtETag},
+			want:   expect{304, txt304(), []byte{}}},
+		{name: "If-None-Match weak", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-None-Match": "W/" + txtETag},
+			want:   expect{304, txt304(), []byte{}}},
+		{name: "If-None-Match list", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-None-Match": `"a,b", W/"old" ,` + txtETag},
+			want:   expect{304, txt304(), []byte{}}},
+		{name: "If-None-Match star", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-None-Match": "*"},
+			want:   expect{304, txt304(), []byte{}}},
+		{name: "If-None-Match HEAD", method: "HEAD", path: "/agents.txt",
+			header: map[string]string{"If-None-Match": txtETag},
+			want:   expect{304, txt304(), []byte{}}},
+		{name: "If-None-Match other", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-None-Match": `"0123", W/"4567"`},
+			want:   expect{200, txt200(), txtBody}},
+		{name: "If-Modified-Since equal", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Modified-Since": modifiedHTTP},
+			want:   expect{304, txt304(), []byte{}}},
+		{name: "If-Modified-Since later", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Modified-Since": later},
+			want:   expect{304, txt304(), []byte{}}},
+		{name: "If-Modified-Since rfc850", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Modified-Since": "Sunday, 01-Feb-26 00:00:00 GMT"},
+			want:   expect{304, txt304(), []byte{}}},
+		{name: "If-Modified-Since asctime", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Modified-Since": "Sun Feb  1 00:00:00 2026"},
+			want:   expect{304, txt304(), []byte{}}},
+		{name: "If-Modified-Since earlier", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Modified-Since": earlier},
+			want:   expect{200, txt200(), txtBody}},
+		{name: "If-Modified-Since invalid", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Modified-Since": "yesterday"},
+			want:   expect{200, txt200(), txtBody}},
+		{name: "If-Modified-Since ignored under If-None-Match", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-None-Match": `"other"`, "If-Modified-Since": later},
+			want:   expect{200, txt200(), txtBody}},
+		{name: "If-Match mismatch 412", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Match": `"other"`},
+			want:   expect{412, with(problemHeaders(), "Etag", nil, "Vary", []string{"Origin"}), nil}},
+		{name: "If-Match weak never matches 412", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Match": "W/" + txtETag},
+			want:   expect{412, problemHeaders(), nil}},
+		{name: "If-Match exact 200", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Match": txtETag},
+			want:   expect{200, txt200(), txtBody}},
+		{name: "If-Unmodified-Since earlier 412", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Unmodified-Since": earlier},
+			want:   expect{412, problemHeaders(), nil}},
+		{name: "If-Unmodified-Since ignored under If-Match", method: "GET", path: "/agents.txt",
+			header: map[string]string{"If-Match": "*", "If-Unmodified-Since": earlier},
+			want:   expect{200, txt200(), txtBody}},
+		{name: "POST 405", method: "POST", path: "/agents.txt",
+			want: expect{405, with(problemHeaders(), "Allow", []string{"GET, HEAD, OPTIONS"},
+				"Access-Control-Allow-Origin", nil, "Etag", nil), nil}},
+		{name: "DELETE 405 cross-origin", method: "DELETE", path: "/agents.txt",
+			header: map[string]string{"Origin": "https://other.example"},
+			want: expect{405, with(problemHeaders(), "Allow", []string{"GET, HEAD, OPTIONS"},
+				"Vary", []string{"Origin"}, "Access-Control-Allow-Origin", nil), nil}},
+		{name: "OPTIONS 204 Allow", method: "OPTIONS", path: "/agents.txt",
+			want: expect{204, map[string][]string{"Allow": {"GET, HEAD, OPTIONS"}, "Content-Length": nil,
+				"Access-Control-Allow-Methods": nil}, []byte{}}},
+		{name: "preflight 204", method: "OPTIONS", path: "/.well-known/agents.txt",
+			header: map[string]string{
+				"Origin":                         "https://other.example",
+				"Access-Control-Request-Method":  "GET",
+				"Access-Control-Request-Headers": "if-none-match",
+			},
+			want: expect{204, map[string][]string{
+				"Access-Control-Allow-Origin":  {"*"},
+				"Access-Control-Allow-Methods": {"GET"},
+				"Access-Control-Allow-Headers": {"if-none-match"},
+				"Access-Control-Max-Age":       {"300"},
+				"Vary":                         {"Origin, Access-Control-Request-Method, Access-Control-Request-Headers"},
+				"Allow":                        nil,
+			}, []byte{}}},
+		{name: "preflight for a method not offered", method: "OPTIONS", path: "/agents.txt",
+			header: map[string]string{"Origin": "https://other.example", "Access-Control-Request-Method": "PUT"},
+			want: expect{204, map[string][]string{"Access-Control-Allow-Origin": nil,
+				"Access-Control-Allow-Methods": nil}, []byte{}}},
+		{name: "descriptor 200 no Accept", method: "GET", path: "/agents/planner/agent.json",
+			want: expect{200, desc200(), descBody}},
+		{name: "descriptor 200 profile", method: "GET", path: "/agents/planner/agent.json",
+			header: map[string]string{"Accept": `application/agent+json; profile="` + profileV3 + `"`},
+			want:   expect{200, desc200(), descBody}},
+		{name: "descriptor 200 second profile", method: "GET", path: "/agents/planner/agent.json",
+			header: map[string]string{"Accept": `application/agent+json;profile="` + profileOther + `"`},
+			want:   expect{200, desc200(), descBody}},
+		{name: "descriptor 200 browser Accept", method: "GET", path: "/agents/planner/agent.json",
+			header: map[string]string{"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"},
+			want:   expect{200, desc200(), descBody}},
+		{name: "descriptor 304", method: "GET", path: "/agents/planner/agent.json",
+			header: map[string]string{"If-None-Match": descETag, "Accept": "application/json"},
+			want: expect{304, map[string][]string{"Etag": {descETag}, "Vary": {"Accept", "Origin"},
+				"Content-Type": nil}, []byte{}}},
+		{name: "descriptor 406 profile", method: "GET", path: "/agents/planner/agent.json",
+			header: map[string]string{"Accept": `application/agent+json; profile="https://agent-uri.org/profile/v4"`},
+			want: expect{406, with(problemHeaders(), "Vary", []string{"Accept", "Origin"},
+				"Access-Control-Allow-Origin", []string{"*"}, "Etag", nil), nil}},
+		{name: "descriptor 406 wins over 304", method: "GET", path: "/agents/planner/agent.json",
+			header: map[string]string{"Accept": "application/agent+json;q=0", "If-None-Match": "*"},
+			want:   expect{406, problemHeaders(), nil}},
+		{name: "descriptor HEAD 406 no body", method: "HEAD", path: "/agents/planner/agent.json",
+			header: map[string]string{"Accept": "text/html"},
+			want:   expect{406, problemHeaders(), []byte{}}},
+	}
+}
+
+func newRequest(c serveCase) *http.Request {
+	r := httptest.NewRequest(c.method, c.path, nil)
+	for k, v := range c.header {
+		r.Header.Set(k, v)
+	}
+	return r
+}
+
+func check(t *testing.T, status int, header http.Header, body []byte, want expect) {
+	t.Helper()
+	if status != want.status {
+		t.Errorf("status %d, want %d (body %s)", status, want.status, body)
+	}
+	for k, v := range want.header {
+		got, ok := header[k]
+		switch {
+		case v == nil && ok:
+			t.Errorf("%s: %q, want none", k, got)
+		case v != nil && !slices.Equal(got, v):
+			t.Errorf("%s: %q, want %q", k, got, v)
+		}
+	}
+	if want.body != nil && string(body) != string(want.body) {
+		t.Errorf("body %q, want %q", body, want.body)
+	}
+	if cl, ok := header["Content-Length"]; ok && status != 304 && len(want.body) > 0 {
+		if cl[0] != fmt.Sprint(len(body)) {
+			t.Errorf("Content-Length %s, body %d bytes", cl[0], len(body))
+		}
+	}
+}
+
+func TestServeRecorder(t *testing.T) {
+	h := newHandler(t)
+	for _, c := range serveCases() {
+		t.Run(c.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, newRequest(c))
+			want := c.want
+			if c.method == "HEAD" {
+				// The recorder keeps what a handler writes; the handler
+				// must not write a body for HEAD at all.
+				want.body = []byte{}
+			}
+			check(t, rec.Code, rec.Header(), rec.Body.Bytes(), want)
+		})
+	}
+}
+
+// TestServeEndToEnd sends the same requests through net/http, so that what
+// the server adds or drops (Date, Content-Length on 304 and 204, HEAD
+// bodies) is part of what is checked.
+func TestServeEndToEnd(t *testing.T) {
+	h := newHandler(t)
+	srv := httptest.NewServer(h.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "app")
+	})))
+	t.Cleanup(srv.Close)
+	for _, c := range serveCases() {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := http.NewRequest(c.method, srv.URL+c.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range c.header {
+				req.Header.Set(k, v)
+			}
+			res, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, res.StatusCode, res.Header, body, c.want)
+			if res.Header.Get("Date") == "" {
+				t.Error("no Date")
+			}
+			if c.method == "HEAD" && c.want.status == 200 && res.ContentLength != int64(len(txtBody)) {
+				t.Errorf("HEAD Content-Length %d, want %d", res.ContentLength, len(txtBody))
+			}
+		})
+	}
+	t.Run("other paths reach the application", func(t *testing.T) {
+		res, err := srv.Client().Get(srv.URL + "/agents.txt/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || string(body) != "app" {
+			t.Errorf("got %d %q, want the application's answer", res.StatusCode, body)
+		}
+	})
+}
+
+// TestServeFixtures serves what Render makes of the specs' example sites
+// and checks each draft's serving requirements on the wire: draft-car 2.1
+// and 3.1 (content types), 5.1 (300 s) and 5.2 (CORS), agents.md 1
+// (86400 s), agent:// 7.4 (the profile in Content-Type) and 5.3 (ETag
+// revalidation).
+func TestServeFixtures(t *testing.T) {
+	wantByPath := map[string]struct{ ctype, cacheControl string }{
+		"/.well-known/agents.txt":  {"text/plain; charset=utf-8", "public, max-age=300"},
+		"/agents.txt":              {"text/plain; charset=utf-8", "public, max-age=300"},
+		"/.well-known/agents.json": {"application/json; charset=utf-8", "public, max-age=300"},
+		"/.well-known/agents.md":   {"text/markdown; charset=utf-8", "public, max-age=86400"},
+		"/agents.md":               {"text/markdown; charset=utf-8", "public, max-age=86400"},
+		"/agent.json":              {"application/json; charset=utf-8", "public, max-age=300"},
+		"/.well-known/agent.json":  {"application/json; charset=utf-8", "public, max-age=300"},
+	}
+	for _, fx := range fixtures.All() {
+		t.Run(fx.Name, func(t *testing.T) {
+			if err := config.Validate(&fx.Site, fx.Formats); err != nil {
+				t.Fatalf("fixture does not validate: %v", err)
+			}
+			docs, err := publish.Render(&fx.Site, publish.Options{Formats: fx.Formats, LastModified: modified})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := publish.NewHandler(docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			for _, d := range docs {
+				for _, path := range d.Paths {
+					want := wantByPath[path]
+					if strings.HasSuffix(path, "/server-card") || path == publish.PathMCPServerCard || path == publish.PathA2AAgentCard {
+						want.ctype, want.cacheControl = "application/json; charset=utf-8", "public, max-age=300"
+					}
+					if strings.HasPrefix(path, "/agents/") {
+						want.ctype = `application/agent+json; profile="https://agent-uri.org/profile/v3"`
+						want.cacheControl = "public, max-age=300"
+					}
+					if want.ctype == "" {
+						t.Errorf("%s: unexpected path %s", d.Name, path)
+						continue
+					}
+					req, _ := http.NewRequest("GET", srv.URL+path, nil)
+					req.Header.Set("Origin", "https://agent.example")
+					res, err := srv.Client().Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					body, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					check(t, res.StatusCode, res.Header, body, expect{200, map[string][]string{
+						"Content-Type":                {want.ctype},
+						"Cache-Control":               {want.cacheControl},
+						"Etag":                        {etagOf(d.Body)},
+						"Last-Modified":               {modifiedHTTP},
+						"Access-Control-Allow-Origin": {"*"},
+					}, d.Body})
+
+					req.Header.Set("If-None-Match", res.Header.Get("Etag"))
+					res, err = srv.Client().Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res.Body.Close()
+					if res.StatusCode != http.StatusNotModified {
+						t.Errorf("%s: revalidation answered %d, want 304", path, res.StatusCode)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPreflightCrossOrigin replays a browser's cross-origin discovery: a
+// preflight for a GET carrying a profile Accept (not CORS-safelisted: it
+// contains a quote) and If-None-Match, then the GET itself.
+func TestPreflightCrossOrigin(t *testing.T) {
+	h := newHandler(t)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	const origin = "https://agent-console.example"
+	path := srv.URL + "/agents/planner/agent.json"
+
+	pre, _ := http.NewRequest(http.MethodOptions, path, nil)
+	pre.Header.Set("Origin", origin)
+	pre.Header.Set("Access-Control-Request-Method", "GET")
+	pre.Header.Set("Access-Control-Request-Headers", "accept,if-none-match")
+	res, err := srv.Client().Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	check(t, res.StatusCode, res.Header, nil, expect{204, map[string][]string{
+		"Access-Control-Allow-Origin":  {"*"},
+		"Access-Control-Allow-Methods": {"GET"},
+		"Access-Control-Allow-Headers": {"accept,if-none-match"},
+		"Access-Control-Max-Age":       {"300"},
+	}, nil})
+
+	get, _ := http.NewRequest(http.MethodGet, path, nil)
+	get.Header.Set("Origin", origin)
+	get.Header.Set("Accept", `application/agent+json; profile="`+profileV3+`"`)
+	res, err = srv.Client().Do(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	check(t, res.StatusCode, res.Header, body, expect{200, desc200(), descBody})
+}
+
+// TestCORSMatchesRSCors holds the hot path's hand-set CORS headers against
+// what github.com/rs/cors, with NewHandler's origins and methods (the
+// options that shape an actual request), adds to the same request. Only a request without Origin differs: the
+// handler sends Access-Control-Allow-Origin anyway (draft-car 5.2).
+func TestCORSMatchesRSCors(t *testing.T) {
+	h := newHandler(t)
+	c := cors.New(cors.Options{
+		AllowedOrigins: []string{"*"},
+		AllowedMethods: []string{"GET", "HEAD", "OPTIONS"},
+	})
+	corsKeys := []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials",
+		"Access-Control-Expose-Headers", "Access-Control-Allow-Methods", "Vary"}
+	for _, path := range []string{"/agents.txt", "/agents/planner/agent.json"} {
+		for _, method := range []string{"GET", "HEAD"} {
+			for _, inm := range []string{"", "*"} {
+				name := fmt.Sprintf("%s %s If-None-Match=%q", method, path, inm)
+				t.Run(name, func(t *testing.T) {
+					r := httptest.NewRequest(method, path, nil)
+					r.Header.Set("Origin", "https://other.example")
+					if inm != "" {
+						r.Header.Set("If-None-Match", inm)
+					}
+					ours := httptest.NewRecorder()
+					h.ServeHTTP(ours, r)
+
+					theirs := httptest.NewRecorder()
+					if strings.HasSuffix(path, ".json") {
+						theirs.Header()["Vary"] = []string{"Accept"} // set before CORS, as ours is
+					}
+					c.HandlerFunc(theirs, r)
+					for _, k := range corsKeys {
+						if got, want := ours.Header()[k], theirs.Header()[k]; !slices.Equal(got, want) {
+							t.Errorf("%s: handler %q, rs/cors %q", k, got, want)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestNotAcceptableProblem(t *testing.T) {
+	h := newHandler(t)
+	r := httptest.NewRequest("GET", "/agents/planner/agent.json", nil)
+	r.Header.Set("Accept", `application/agent+json; profile="https://agent-uri.org/profile/v4", application/json;q=0`)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	if rec.Code != http.StatusNotAcceptable {
+		t.Fatalf("status %d, want 406", rec.Code)
+	}
+	var p struct {
+		Type      string   `json:"type"`
+		Title     string   `json:"title"`
+		Status    int      `json:"status"`
+		Detail    string   `json:"detail"`
+		Requested []string `json:"requestedProfiles"`
+		Supported []string `json:"supportedProfiles"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+		t.Fatalf("body %s: %v", rec.Body, err)
+	}
+	if p.Type != "about:blank" || p.Title != "Not Acceptable" || p.Status != 406 {
+		t.Errorf("problem %+v", p)
+	}
+	for _, s := range []string{"https://agent-uri.org/profile/v4", profileV3, profileOther} {
+		if !strings.Contains(p.Detail, s) {
+			t.Errorf("detail %q does not name %s", p.Detail, s)
+		}
+	}
+	if !slices.Equal(p.Requested, []string{"https://agent-uri.org/profile/v4"}) ||
+		!slices.Equal(p.Supported, []string{profileV3, profileOther}) {
+		t.Errorf("requested %q supported %q", p.Requested, p.Supported)
+	}
+	if got := rec.Header().Get("Content-Length"); got != fmt.Sprint(rec.Body.Len()) {
+		t.Errorf("Content-Length %s, body %d", got, rec.Body.Len())
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	h := newHandler(t)
+	for _, method := range []string{"GET", "HEAD", "POST"} {
+		t.Run(method, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(method, "/.well-known/nothing", nil))
+			want := expect{404, problemHeaders(), nil}
+			check(t, rec.Code, rec.Header(), rec.Body.Bytes(), want)
+			if method == "HEAD" && rec.Body.Len() != 0 {
+				t.Errorf("HEAD body %q", rec.Body)
+			}
+			if method != "HEAD" && !json.Valid(rec.Body.Bytes()) {
+				t.Errorf("body %q is not JSON", rec.Body)
+			}
+		})
+	}
+}
+
+func TestNewHandlerErrors(t *testing.T) {
+	ok := func() publish.Document {
+		return publish.Document{Name: "d", Paths: []string{"/d"}, ContentType: "application/json; charset=utf-8"}
+	}
+	tests := []struct {
+		name string
+		docs func() []publish.Document
+		want []string
+	}{
+		{"empty path", func() []publish.Document {
+			d := ok()
+			d.Paths = []string{""}
+			return []publish.Document{d}
+		}, []string{"d: empty path"}},
+		{"relative path", func() []publish.Document {
+			d := ok()
+			d.Paths = []string{".well-known/agents.txt"}
+			return []publish.Document{d}
+		}, []string{`path ".well-known/agents.txt" does not start with /`}},
+		{"query in path", func() []publish.Document {
+			d := ok()
+			d.Paths = []string{"/a?b"}
+			return []publish.Document{d}
+		}, []string{"query or fragment"}},
+		{"space in path", func() []publish.Document {
+			d := ok()
+			d.Paths = []string{"/a b"}
+			return []publish.Document{d}
+		}, []string{"whitespace"}},
+		{"no paths", func() []publish.Document {
+			d := ok()
+			d.Paths = nil
+			return []publish.Document{d}
+		}, []string{"d: no path"}},
+		{"duplicate across documents", func() []publish.Document {
+			a, b := ok(), ok()
+			b.Name = "e"
+			return []publish.Document{a, b}
+		}, []string{`path "/d" is served by both d and e`}},
+		{"duplicate within a document", func() []publish.Document {
+			d := ok()
+			d.Paths = []string{"/d", "/d"}
+			return []publish.Document{d}
+		}, []string{`path "/d" is served by both d and d`}},
+		{"unnamed document", func() []publish.Document {
+			d := ok()
+			d.Name = ""
+			d.Paths = nil
+			return []publish.Document{ok(), d}
+		}, []string{"document 1: no path"}},
+		{"no content type", func() []publish.Document {
+			d := ok()
+			d.ContentType = ""
+			return []publish.Document{d}
+		}, []string{"no content type"}},
+		{"bad content type", func() []publish.Document {
+			d := ok()
+			d.ContentType = "text/plain; charset"
+			return []publish.Document{d}
+		}, []string{`content type "text/plain; charset"`}},
+		{"negative max-age", func() []publish.Document {
+			d := ok()
+			d.MaxAge = -time.Second
+			return []publish.Document{d}
+		}, []string{"negative max-age"}},
+		{"profiles on JSON", func() []publish.Document {
+			d := ok()
+			d.Profiles = []string{profileV3}
+			return []publish.Document{d}
+		}, []string{"profiles need content type application/agent+json"}},
+		{"profile parameter in content type", func() []publish.Document {
+			d := ok()
+			d.ContentType = `application/agent+json; profile="x"`
+			d.Profiles = []string{profileV3}
+			return []publish.Document{d}
+		}, []string{"has a profile parameter"}},
+		{"profile with a quote", func() []publish.Document {
+			d := ok()
+			d.ContentType = "application/agent+json"
+			d.Profiles = []string{`https://x/"v3`, "a b", ""}
+			return []publish.Document{d}
+		}, []string{`byte '"'`, `profile "a b"`, "empty profile"}},
+		{"every problem at once", func() []publish.Document {
+			a, b := ok(), ok()
+			a.Paths = []string{"x"}
+			b.Name, b.ContentType, b.MaxAge = "e", "", -1
+			return []publish.Document{a, b}
+		}, []string{`"x" does not start`, "e: no content type", "e: negative max-age"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := publish.NewHandler(tt.docs())
+			if err == nil {
+				t.Fatalf("no error, handler %v", h)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestZeroHandler: a Handler not made by NewHandler serves nothing, and
+// says so properly.
+func TestZeroHandler(t *testing.T) {
+	var h publish.Handler
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/.well-known/agents.txt", nil))
+	check(t, rec.Code, rec.Header(), rec.Body.Bytes(), expect{404, problemHeaders(), nil})
+	if h.Lookup("/.well-known/agents.txt") || len(h.Paths()) != 0 {
+		t.Error("a zero handler serves something")
+	}
+}
+
+func TestNewHandlerEmpty(t *testing.T) {
+	h, err := publish.NewHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Lookup("/.well-known/agents.txt") || len(h.Paths()) != 0 {
+		t.Error("an empty handler serves something")
+	}
+}
+
+func TestLookupAndPaths(t *testing.T) {
+	h := newHandler(t)
+	for path, want := range map[string]bool{
+		"/.well-known/agents.txt":    true,
+		"/agents.txt":                true,
+		"/agents/planner/agent.json": true,
+		"/agents.txt/":               false,
+		"/AGENTS.TXT":                false,
+		"":                           false,
+	} {
+		if got := h.Lookup(path); got != want {
+			t.Errorf("Lookup(%q) = %v, want %v", path, got, want)
+		}
+	}
+	want := []string{"/.well-known/agents.txt", "/agents.txt", "/agents/planner/agent.json"}
+	if got := h.Paths(); !slices.Equal(got, want) {
+		t.Errorf("Paths() = %q, want %q", got, want)
+	}
+}
+
+// TestDocumentCopied: a handler serves what NewHandler was given, even if
+// the caller reuses its buffers.
+func TestDocumentCopied(t *testing.T) {
+	docs := testDocs()
+	body := []byte("original")
+	docs[0].Body = body
+	h, err := publish.NewHandler(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(body, "mutated!")
+	docs[1].Profiles[0] = "https://changed.example"
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/agents.txt", nil))
+	if rec.Body.String() != "original" || rec.Header().Get("Etag") != etagOf([]byte("original")) {
+		t.Errorf("served %q with %s", rec.Body, rec.Header().Get("Etag"))
+	}
+	rec = httptest.NewRecorder()
+	r := httptest.NewRequest("GET", "/agents/planner/agent.json", nil)
+	r.Header.Set("Accept", `application/agent+json;profile="`+profileV3+`"`)
+	h.ServeHTTP(rec, r)
+	if rec.Code != 200 {
+		t.Errorf("profile changed after NewHandler: %d", rec.Code)
+	}
+}
+
+// TestDocumentDefaults covers a document without Last-Modified, with a zero
+// and a fractional max-age, and without a body.
+func TestDocumentDefaults(t *testing.T) {
+	h, err := publish.NewHandler([]publish.Document{{
+		Name: "empty", Paths: []string{"/e"}, ContentType: "text/markdown; charset=utf-8",
+		MaxAge: 1500 * time.Millisecond,
+	}, {
+		Name: "zero", Paths: []string{"/z"}, ContentType: "application/json; charset=utf-8", Body: []byte("{}"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest("GET", "/e", nil)
+	r.Header.Set("If-Modified-Since", modifiedHTTP) // nothing to compare with
+	h.ServeHTTP(rec, r)
+	check(t, rec.Code, rec.Header(), rec.Body.Bytes(), expect{200, map[string][]string{
+		"Content-Type":   {"text/markdown; charset=utf-8"},
+		"Content-Length": {"0"},
+		"Cache-Control":  {"public, max-age=1"},
+		"Etag":           {etagOf(nil)},
+		"Last-Modified":  nil,
+	}, []byte{}})
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/z", nil))
+	if got := rec.Header().Get("Cache-Control"); got != "public, max-age=0" {
+		t.Errorf("Cache-Control %q", got)
+	}
+}
+
+// TestHeaderValuesNotAliased: header values are shared by all responses,
+// so a middleware appending to one (Header().Add) must not write into
+// another response's value.
+func TestHeaderValuesNotAliased(t *testing.T) {
+	h := newHandler(t)
+	serve := func() http.Header {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/agents/planner/agent.json", nil))
+		return rec.Header()
+	}
+	first, second := serve(), serve()
+	first.Add("Vary", "Accept-Encoding")
+	second.Add("Vary", "Cookie")
+	if got, want := first["Vary"], []string{"Accept", "Origin", "Accept-Encoding"}; !slices.Equal(got, want) {
+		t.Errorf("first response Vary: %q, want %q", got, want)
+	}
+	for _, k := range []string{"Etag", "Cache-Control", "Content-Type", "Access-Control-Allow-Origin"} {
+		first.Add(k, "x")
+		if got := second[k]; len(got) != 1 {
+			t.Errorf("second response %s: %q", k, got)
+		}
+	}
+	if got := serve()["Vary"]; !slices.Equal(got, []string{"Accept", "Origin"}) {
+		t.Errorf("third response Vary %q", got)
+	}
+}
+
+// reusableWriter is a ResponseWriter whose header map survives between
+// requests, cleared each time: the allocation test and the benchmarks then
+// measure the handler, not the map net/http makes for every response. The
+// map is made as net/http makes it, make(Header) without a size hint: a
+// small map of one group, which holds the eight headers of a 200 without
+// growing (a hint would build a full table and make every clear and
+// assignment several times dearer than in a real server).
+type reusableWriter struct {
+	header http.Header
+	status int
+	n      int
+}
+
+func newReusableWriter() *reusableWriter { return &reusableWriter{header: make(http.Header)} }
+
+func (w *reusableWriter) Header() http.Header { return w.header }
+
+func (w *reusableWriter) WriteHeader(code int) { w.status = code }
+
+func (w *reusableWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.n += len(b)
+	return len(b), nil
+}
+
+func (w *reusableWriter) reset() {
+	clear(w.header)
+	w.status, w.n = 0, 0
+}
+
+// allocCases are the requests that must be served without allocating.
+func allocCases() []struct {
+	name   string
+	req    *http.Request
+	status int
+} {
+	mk := func(method, path string, kv ...string) *http.Request {
+		r := httptest.NewRequest(method, path, nil)
+		r.Header.Set("User-Agent", "ExampleBot/1.0 (+https://bot.example)")
+		r.Header.Set("Accept-Encoding", "gzip")
+		for i := 0; i < len(kv); i += 2 {
+			r.Header.Set(kv[i], kv[i+1])
+		}
+		return r
+	}
+	return []struct {
+		name   string
+		req    *http.Request
+		status int
+	}{
+		{"200", mk("GET", "/.well-known/agents.txt"), 200},
+		{"200 cross-origin", mk("GET", "/.well-known/agents.txt", "Origin", "https://a.example"), 200},
+		{"HEAD", mk("HEAD", "/.well-known/agents.txt"), 200},
+		{"304 If-None-Match", mk("GET", "/.well-known/agents.txt", "If-None-Match", `W/"x", `+txtETag), 304},
+		{"304 If-Modified-Since", mk("GET", "/.well-known/agents.txt", "If-Modified-Since", modifiedHTTP), 304},
+		{"descriptor", mk("GET", "/agents/planner/agent.json"), 200},
+		{"descriptor accept profile", mk("GET", "/agents/planner/agent.json",
+			"Accept", `application/agent+json; profile="`+profileV3+`"`), 200},
+		{"descriptor browser accept", mk("GET", "/agents/planner/agent.json",
+			"Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"), 200},
+		{"descriptor 304", mk("GET", "/agents/planner/agent.json",
+			"Accept", "application/json", "If-None-Match", descETag), 304},
+	}
+}
+
+func TestServeAllocs(t *testing.T) {
+	h := newHandler(t)
+	wrapped := h.Wrap(http.NotFoundHandler())
+	for _, c := range allocCases() {
+		t.Run(c.name, func(t *testing.T) {
+			w := newReusableWriter()
+			for _, srv := range []http.Handler{h, wrapped} {
+				allocs := testing.AllocsPerRun(200, func() {
+					w.reset()
+					srv.ServeHTTP(w, c.req)
+				})
+				if w.status != c.status {
+					t.Fatalf("status %d, want %d", w.status, c.status)
+				}
+				if allocs != 0 {
+					t.Errorf("%T: %v allocations per request, want 0", srv, allocs)
+				}
+			}
+		})
+	}
+}
+
+// ExampleHandler_Wrap publishes one document in front of an application.
+func ExampleHandler_Wrap() {
+	docs, err := publish.NewHandler([]publish.Document{{
+		Name:         "agents.txt",
+		Paths:        []string{"/.well-known/agents.txt", "/agents.txt"},
+		ContentType:  "text/plain; charset=utf-8",
+		Body:         []byte("Spec-Version: 1.0\nSite-Name: Example Shop\n"),
+		MaxAge:       300 * time.Second,
+		LastModified: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "the application")
+	})
+	srv := httptest.NewServer(docs.Wrap(app))
+	defer srv.Close()
+
+	get := func(path, ifNoneMatch string) *http.Response {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		if ifNoneMatch != "" {
+			req.Header.Set("If-None-Match", ifNoneMatch)
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			panic(err)
+		}
+		return res
+	}
+
+	res := get("/.well-known/agents.txt", "")
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	fmt.Println(res.Status)
+	for _, k := range []string{"Content-Type", "Cache-Control", "Etag", "Last-Modified", "Access-Control-Allow-Origin"} {
+		fmt.Printf("%s: %s\n", k, res.Header.Get(k))
+	}
+	fmt.Print(string(body))
+
+	res = get("/agents.txt", res.Header.Get("Etag"))
+	res.Body.Close()
+	fmt.Println(res.Status)
+
+	res = get("/shop", "")
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	fmt.Print(res.Status, " ", string(body))
+	// Output:
+	// 200 OK
+	// Content-Type: text/plain; charset=utf-8
+	// Cache-Control: public, max-age=300
+	// Etag: "b7041aff54c73d36135dbf012d4110f9"
+	// Last-Modified: Sun, 01 Mar 2026 12:00:00 GMT
+	// Access-Control-Allow-Origin: *
+	// Spec-Version: 1.0
+	// Site-Name: Example Shop
+	// 304 Not Modified
+	// 200 OK the application
+}
