@@ -12,9 +12,9 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
 )

@@ -29,8 +29,8 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/redisstore"
 )
 

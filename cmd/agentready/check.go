@@ -15,9 +15,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/specschemas"
 	"github.com/agentready/agentready/internal/publish/agentstxt"
 	"github.com/agentready/agentready/internal/publish/robotstxt"
+	"github.com/agentready/agentready/internal/specschemas"
 )
 
 // finding is one result of check.

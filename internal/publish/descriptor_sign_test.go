@@ -18,8 +18,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/internal/schematest"
 	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/schematest"
 )
 
 // ecKeys resolves the one key of a test to httpsig-go.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/internal/schematest"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/publish/agentstxt"
+	"github.com/agentready/agentready/internal/schematest"
 )
 
 // facts are what an agent learns from one document: the capabilities

@@ -8,8 +8,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/internal/schematest"
 	"github.com/agentready/agentready/internal/publish/internal/jsontest"
+	"github.com/agentready/agentready/internal/schematest"
 )
 
 // descriptorAt is the descriptor URL rule the tests assume: the site origin

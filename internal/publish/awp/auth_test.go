@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/schematest"
 	"github.com/agentready/agentready/internal/publish/internal/jsontest"
+	"github.com/agentready/agentready/internal/schematest"
 )
 
 // TestAuthTypeMapping is the draft-car -> AWP vocabulary table (docs/design.md

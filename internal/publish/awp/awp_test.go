@@ -7,8 +7,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/internal/schematest"
 	"github.com/agentready/agentready/internal/publish/internal/jsontest"
+	"github.com/agentready/agentready/internal/schematest"
 )
 
 const schemaFile = "awp_agent-json_v0.2.schema.json"
