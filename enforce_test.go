@@ -14,6 +14,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // Real User-Agents, as their operators publish them.
@@ -38,7 +39,7 @@ const (
 
 type enforced struct {
 	srv   *httptest.Server
-	clock *enforce.FakeClock
+	clock *ratelimit.FakeClock
 	mu    sync.Mutex
 	seen  []enforce.Decision
 }
@@ -53,7 +54,7 @@ func (e *enforced) decisions() []enforce.Decision {
 // recorder.
 func newEnforced(t *testing.T, site config.Site, opts ...agentready.Option) *enforced {
 	t.Helper()
-	e := &enforced{clock: enforce.NewFakeClock(time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC))}
+	e := &enforced{clock: ratelimit.NewFakeClock(time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC))}
 	opts = append([]agentready.Option{
 		agentready.WithClock(e.clock.Now),
 		agentready.WithOnDecision(func(d enforce.Decision) {
@@ -358,8 +359,8 @@ func TestForwardedForSpoofing(t *testing.T) {
 }
 
 func TestManyClientsBoundedMemory(t *testing.T) {
-	clock := enforce.NewFakeClock(time.Unix(0, 0))
-	store, err := enforce.NewMemoryStore(enforce.WithClock(clock.Now), enforce.WithMaxEntries(1000))
+	clock := ratelimit.NewFakeClock(time.Unix(0, 0))
+	store, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now), ratelimit.WithMaxEntries(1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +385,7 @@ func TestManyClientsBoundedMemory(t *testing.T) {
 }
 
 func TestBindings(t *testing.T) {
-	clock := enforce.NewFakeClock(time.Unix(0, 0))
+	clock := ratelimit.NewFakeClock(time.Unix(0, 0))
 	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithClock(clock.Now))
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/webbotauth"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
 )
@@ -48,7 +49,7 @@ type compiled struct {
 	docs   *publish.Handler
 	policy *policy.Policy
 	enf    *enforce.Enforcer
-	store  enforce.Store
+	store  ratelimit.Store
 	sess   *sessions        // nil without v0.1.0 sessions
 	ver    *verify.Verifier // nil without verified-only agent policies
 	shadow *shadow          // nil without WithShadow
@@ -244,11 +245,11 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	warnContradictions(pol, &st)
 	store := st.store
 	if store == nil {
-		var mopts []enforce.MemoryOption
+		var mopts []ratelimit.MemoryOption
 		if st.clock != nil {
-			mopts = append(mopts, enforce.WithClock(st.clock))
+			mopts = append(mopts, ratelimit.WithClock(st.clock))
 		}
-		if store, err = enforce.NewMemoryStore(mopts...); err != nil {
+		if store, err = ratelimit.NewMemoryStore(mopts...); err != nil {
 			return nil, err
 		}
 	}
@@ -423,7 +424,7 @@ func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http
 // Explain returns what Handler would decide for r, without serving it and
 // without consuming rate-limit tokens: Decision.Limits lists the limits
 // that would be checked and, with a store that can peek (the in-memory
-// and Redis stores, and Failover, can: enforce.Peeker), Decision.Results
+// and Redis stores, and Failover, can: ratelimit.Peeker), Decision.Results
 // what each would answer, an exhausted one making the decision DenyRate. Discovery documents and /robots.txt are always allowed.
 // With v0.1.0 sessions it also looks the request's X-Agent-Session up: a
 // session-required capability without a valid one is DenySession (401);

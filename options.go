@@ -13,6 +13,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
 )
@@ -28,7 +29,7 @@ type settings struct {
 	maxAge         map[config.Document]time.Duration
 	lastModified   time.Time
 
-	store          enforce.Store
+	store          ratelimit.Store
 	clock          func() time.Time
 	clientIP       *enforce.ClientIP
 	key            enforce.KeyFunc
@@ -157,9 +158,9 @@ func WithLastModified(t time.Time) Option {
 // Enforcement options.
 
 // WithStore sets the rate-limit store. The default is an in-memory GCRA
-// store, per process; redisstore.NewLimitStore wrapped in enforce.NewFailover
+// store, per process; redisstore.NewLimitStore wrapped in ratelimit.NewFailover
 // makes limits hold across replicas, with an explicit failure policy.
-func WithStore(s enforce.Store) Option {
+func WithStore(s ratelimit.Store) Option {
 	return func(st *settings) error {
 		if s == nil {
 			return errors.New("WithStore: nil store")

@@ -23,6 +23,7 @@ import (
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/logbuf"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
 )
 
@@ -39,12 +40,12 @@ const replicaLimit = 4
 type replica struct {
 	name  string
 	srv   *httptest.Server
-	store enforce.Store
+	store ratelimit.Store
 	log   *logbuf.Buffer
 
 	mu        sync.Mutex
 	decisions []enforce.Decision
-	events    []enforce.FailoverEvent
+	events    []ratelimit.FailoverEvent
 }
 
 func (r *replica) last() enforce.Decision {
@@ -69,7 +70,7 @@ func (r *replica) eventCounts() (down, up int) {
 // replicaConfig says how a replica reaches Redis.
 type replicaConfig struct {
 	addr, prefix string
-	failover     []enforce.FailoverOption // nil: a bare RedisStore
+	failover     []ratelimit.FailoverOption // nil: a bare RedisStore
 }
 
 // newReplica serves the Outdoor Supply site with its product-search limit
@@ -88,15 +89,15 @@ func newReplica(t *testing.T, name string, cfg replicaConfig) *replica {
 	}
 	r.store = rs
 	if cfg.failover != nil {
-		opts := append([]enforce.FailoverOption{
-			enforce.WithFailoverLogger(logger),
-			enforce.WithOnStateChange(func(e enforce.FailoverEvent) {
+		opts := append([]ratelimit.FailoverOption{
+			ratelimit.WithFailoverLogger(logger),
+			ratelimit.WithOnStateChange(func(e ratelimit.FailoverEvent) {
 				r.mu.Lock()
 				r.events = append(r.events, e)
 				r.mu.Unlock()
 			}),
 		}, cfg.failover...)
-		if r.store, err = enforce.NewFailover(rs, opts...); err != nil {
+		if r.store, err = ratelimit.NewFailover(rs, opts...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,10 +155,10 @@ func TestRedisReplicasShareOneLimit(t *testing.T) {
 	srv := redistest.Start(t)
 	for _, tc := range []struct {
 		name     string
-		failover []enforce.FailoverOption
+		failover []ratelimit.FailoverOption
 	}{
 		{"RedisStore", nil},
-		{"Failover over RedisStore", []enforce.FailoverOption{}},
+		{"Failover over RedisStore", []ratelimit.FailoverOption{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t), failover: tc.failover}
@@ -207,13 +208,13 @@ func TestRedisOutage(t *testing.T) {
 		slack = 400 * time.Millisecond
 	)
 	for _, mode := range []string{"killed", "hung"} {
-		for _, policy := range []enforce.FailurePolicy{enforce.FallbackMemory, enforce.FailOpen, enforce.FailClosed} {
+		for _, policy := range []ratelimit.FailurePolicy{ratelimit.FallbackMemory, ratelimit.FailOpen, ratelimit.FailClosed} {
 			t.Run(mode+"/"+policy.String(), func(t *testing.T) {
 				srv := redistest.StartLocal(t)
-				cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t), failover: []enforce.FailoverOption{
-					enforce.WithFailurePolicy(policy),
-					enforce.WithStoreTimeout(timeout),
-					enforce.WithRetryBackoff(50*time.Millisecond, 200*time.Millisecond),
+				cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t), failover: []ratelimit.FailoverOption{
+					ratelimit.WithFailurePolicy(policy),
+					ratelimit.WithStoreTimeout(timeout),
+					ratelimit.WithRetryBackoff(50*time.Millisecond, 200*time.Millisecond),
 				}}
 				a, b := newReplica(t, "a", cfg), newReplica(t, "b", cfg)
 				replicas := []*replica{a, b}
@@ -237,22 +238,22 @@ func TestRedisOutage(t *testing.T) {
 						}
 						d := r.last()
 						switch policy {
-						case enforce.FallbackMemory:
+						case ratelimit.FallbackMemory:
 							// Limited per replica: each admits the limit.
 							want := http.StatusOK
 							if i >= replicaLimit {
 								want = http.StatusTooManyRequests
 							}
-							if got.status != want || !d.Degraded || !errors.Is(d.Err, enforce.ErrDegraded) {
+							if got.status != want || !d.Degraded || !errors.Is(d.Err, ratelimit.ErrDegraded) {
 								t.Errorf("%s request %d: %d degraded=%v err=%v, want %d from the fallback", r.name, i+1, got.status, d.Degraded, d.Err, want)
 							}
-						case enforce.FailOpen:
-							if got.status != http.StatusOK || !d.Degraded || !errors.Is(d.Err, enforce.ErrDegraded) {
+						case ratelimit.FailOpen:
+							if got.status != http.StatusOK || !d.Degraded || !errors.Is(d.Err, ratelimit.ErrDegraded) {
 								t.Errorf("%s request %d: %d degraded=%v err=%v, want 200 degraded", r.name, i+1, got.status, d.Degraded, d.Err)
 							}
-						case enforce.FailClosed:
+						case ratelimit.FailClosed:
 							if got.status != http.StatusServiceUnavailable || got.retryAfter == "" || got.retryAfter == "0" ||
-								d.Outcome != enforce.StoreError || !errors.Is(d.Err, enforce.ErrUnavailable) {
+								d.Outcome != enforce.StoreError || !errors.Is(d.Err, ratelimit.ErrUnavailable) {
 								t.Errorf("%s request %d: %d Retry-After %q %v err=%v, want 503 with Retry-After", r.name, i+1, got.status, got.retryAfter, d.Outcome, d.Err)
 							}
 						}
@@ -352,14 +353,14 @@ func TestRedisMiddlewareAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failover, err := enforce.NewFailover(rs)
+	failover, err := ratelimit.NewFailover(rs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	site := fixtures.OutdoorSupply()
 	site.Capabilities[0].RateLimit = config.PerHour(1 << 30)
 	site.Agents[1].RateLimit = config.PerHour(1 << 30)
-	handlerAllocs := func(store enforce.Store) float64 {
+	handlerAllocs := func(store ratelimit.Store) float64 {
 		m, err := agentready.New(site, agentready.WithStore(store))
 		if err != nil {
 			t.Fatal(err)
@@ -378,19 +379,19 @@ func TestRedisMiddlewareAllocs(t *testing.T) {
 		serve()
 		return testing.AllocsPerRun(300, serve)
 	}
-	ms, err := enforce.NewMemoryStore()
+	ms, err := ratelimit.NewMemoryStore()
 	if err != nil {
 		t.Fatal(err)
 	}
 	memory := handlerAllocs(ms)
 	withRedis := handlerAllocs(failover)
 
-	k := enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
-	limits := []enforce.Limit{
+	k := ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
+	limits := []ratelimit.Limit{
 		{Name: "agent/claude", Key: k, Rate: 1 << 30, Period: time.Hour},
-		{Name: "capability/product-search", Key: enforce.Key{Net: k.Net, ID: "claude"}, Rate: 1 << 30, Period: time.Hour},
+		{Name: "capability/product-search", Key: ratelimit.Key{Net: k.Net, ID: "claude"}, Rate: 1 << 30, Period: time.Hour},
 	}
-	res := make([]enforce.Result, 2)
+	res := make([]ratelimit.Result, 2)
 	ctx := context.Background()
 	store := testing.AllocsPerRun(300, func() {
 		if err := rs.Allow(ctx, limits, res); err != nil {
@@ -410,14 +411,14 @@ func TestRedisMiddlewareAllocs(t *testing.T) {
 // detector), five times. The limit holds across
 // the site: exactly replicaLimit are served each time, and no decision is
 // the fallback's. Before the Failover queued calls beyond the pool size
-// (enforce.ConcurrencyLimited), requests waiting for a connection timed
+// (ratelimit.ConcurrencyLimited), requests waiting for a connection timed
 // out and were counted in memory per replica: up to 60 served.
 func TestRedisColdBurst(t *testing.T) {
 	srv := redistest.Start(t)
 	for round := range 5 {
-		cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t) + strconv.Itoa(round) + ":", failover: []enforce.FailoverOption{}}
+		cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t) + strconv.Itoa(round) + ":", failover: []ratelimit.FailoverOption{}}
 		if raceSlowdown > 1 {
-			cfg.failover = append(cfg.failover, enforce.WithStoreTimeout(raceSlowdown*enforce.DefaultStoreTimeout))
+			cfg.failover = append(cfg.failover, ratelimit.WithStoreTimeout(raceSlowdown*ratelimit.DefaultStoreTimeout))
 		}
 		replicas := []*replica{newReplica(t, "a", cfg), newReplica(t, "b", cfg)}
 		const burst = 300

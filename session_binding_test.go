@@ -15,6 +15,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/shop"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/session"
 )
 
@@ -109,7 +110,7 @@ func TestSessionsUnderBindings(t *testing.T) {
 // TestSessionEndpointRateLimited: creating and ending sessions counts
 // against the site's Rate-Limit; the endpoint is no way around it.
 func TestSessionEndpointRateLimited(t *testing.T) {
-	clock := enforce.NewFakeClock(time.Time{})
+	clock := ratelimit.NewFakeClock(time.Time{})
 	site := acme()
 	site.RateLimit = config.PerMinute(2)
 	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithClock(clock.Now), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))

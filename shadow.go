@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -77,7 +78,7 @@ type shadow struct {
 // stores (the candidate must find the sessions agents hold), and without
 // its hooks. The candidate checks its own verified-only policies with a
 // Verifier of its own, never the enforced one.
-func newShadow(st settings, store enforce.Store, sess *sessions) (*shadow, error) {
+func newShadow(st settings, store ratelimit.Store, sess *sessions) (*shadow, error) {
 	spec := st.shadow
 	cst := st
 	cst.shadow, cst.onDecision, cst.store, cst.verifier = nil, nil, store, nil

@@ -1,15 +1,18 @@
 package enforce
 
-import "github.com/agentready/agentready/internal/policy"
+import (
+	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/ratelimit"
+)
 
 // declaredLimits fills ls with the limits a request of agent policy ai and
 // capability ci (-1 for none) draws from, in order site, agent,
 // capability, with an empty Key, and returns how many. New runs it once
 // per pair; Enforcer.limits copies the result per request.
-func declaredLimits(p *policy.Policy, ls *[3]Limit, ai, ci int) int {
+func declaredLimits(p *policy.Policy, ls *[3]ratelimit.Limit, ai, ci int) int {
 	n := 0
 	add := func(l policy.Limit) {
-		ls[n] = Limit{Name: l.Name, Rate: l.Rate, Period: l.Period}
+		ls[n] = ratelimit.Limit{Name: l.Name, Rate: l.Rate, Period: l.Period}
 		n++
 	}
 	if !p.SiteLimit.IsZero() {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -128,15 +129,15 @@ type Decision struct {
 	n       int
 	cap1    int // capability index + 1, 0 for none
 	agent1  int // agent policy index + 1, 0 for none
-	client  Key
-	limits  [3]Limit
-	results [3]Result
+	client  ratelimit.Key
+	limits  [3]ratelimit.Limit
+	results [3]ratelimit.Result
 	header  []string    // RateLimit-Policy value for these limits
 	values  *rateValues // renders the RateLimit value
 }
 
 // Results returns the store's results for the limits that applied.
-func (d *Decision) Results() []Result { return d.results[:d.n] }
+func (d *Decision) Results() []ratelimit.Result { return d.results[:d.n] }
 
 // statusOf maps a denial to its HTTP status.
 func statusOf(o Outcome) int {

@@ -8,13 +8,14 @@ import (
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // TestEnumsLogByName: slog's JSON handler writes enums by name.
 func TestEnumsLogByName(t *testing.T) {
 	var b bytes.Buffer
-	slog.New(slog.NewJSONHandler(&b, nil)).Info("x", "outcome", enforce.DenyPath, "class", policy.Unknown, "policy", enforce.FailClosed)
-	for _, want := range []string{`"outcome":"deny-path"`, `"class":"unknown"`, `"policy":"` + enforce.FailClosed.String() + `"`} {
+	slog.New(slog.NewJSONHandler(&b, nil)).Info("x", "outcome", enforce.DenyPath, "class", policy.Unknown, "policy", ratelimit.FailClosed)
+	for _, want := range []string{`"outcome":"deny-path"`, `"class":"unknown"`, `"policy":"` + ratelimit.FailClosed.String() + `"`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("%s lacks %s", b.String(), want)
 		}

@@ -1,8 +1,7 @@
 // Package enforce holds the pieces agentready enforces a declaration with:
-// the Enforcer and the Decisions it reports, rate-limit stores and the
-// Failover around a remote one, and client identity. agentready.New builds
-// the Enforcer; a site uses this package for its types (Decision, Outcome,
-// Store, Limit) and to choose a store.
+// the Enforcer and the Decisions it reports, and client identity.
+// agentready.New builds the Enforcer; a site uses this package for its
+// types (Decision, Outcome). Rate-limit storage is package ratelimit.
 //
 // # The Enforcer
 //
@@ -23,31 +22,6 @@
 // Config.Audit every request carrying one is recorded before its status
 // reaches the agent (failing closed with 503 if it cannot be).
 //
-// # Rate limits
-//
-// A request is checked against every limit that applies to it (the
-// site-wide limit, its agent policy's limit, its capability's limit), each
-// its own bucket, in one Store.Allow call: all must have a token, and a
-// request denied by one limit consumes nothing from the others. The
-// semantics are GCRA as github.com/go-redis/redis_rate implements it: a
-// limit of N per period P allows a burst of N, then one request every P/N.
-// MemoryStore keeps buckets in process; redisstore.LimitStore keeps them on the Redis
-// clock for several replicas, checking all of a request's limits in one
-// script call. Both pass the suite in enforce/storetest. Failover wraps a
-// remote store with an explicit failure policy (fall back to memory, fail
-// open, fail closed), a timeout and automatic recovery.
-//
-// A bucket is identified by Limit.Name plus a Key, which is a netip.Prefix
-// (the client's address, an IPv6 client's /64) and an optional string
-// rather than one formatted string: nothing is formatted per request, so
-// with a MemoryStore an allowed request allocates nothing in the store.
-// Limits that share a Key cost the memory store one map lookup together,
-// so per-agent buckets are told apart by Name ("agent:claude") and Key.ID
-// is kept for partitions that come from the request (a credential). A
-// store that needs string keys (Redis) renders them with Limit.AppendKey
-// into a reused buffer. A Store from elsewhere is checked with the suite in
-// enforce/storetest; CheckLimits is the argument check every Store makes.
-//
 // # Responses
 //
 // An agent request that passes gets the RateLimit and RateLimit-Policy
@@ -59,6 +33,11 @@
 //
 // ClientIP never trusts forwarding headers unless the peer is a configured
 // trusted proxy; then X-Forwarded-For is read from the right.
+//
+// A request is checked against every limit that applies to it (the
+// site-wide limit, its agent policy's limit, its capability's limit), each
+// its own bucket, in one ratelimit.Store call: all must have a token, and a
+// request denied by one limit consumes nothing from the others.
 //
 // The runnable Example functions show the public pieces with their output.
 package enforce

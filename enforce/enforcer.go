@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/internal/problem"
+	"github.com/agentready/agentready/ratelimit"
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
@@ -27,7 +28,7 @@ type Config struct {
 	// Policy is the compiled declaration.
 	Policy *policy.Policy
 	// Store holds the rate-limit buckets. Default: a MemoryStore.
-	Store Store
+	Store ratelimit.Store
 	// ClientIP finds the client address limits are counted per. Default:
 	// RemoteAddr only, no forwarding header trusted.
 	ClientIP *ClientIP
@@ -124,7 +125,7 @@ type KeyFunc func(r *http.Request) (id string, ok bool)
 // use.
 type Enforcer struct {
 	p       *policy.Policy
-	store   Store
+	store   ratelimit.Store
 	ip      *ClientIP
 	key     KeyFunc
 	byAgent bool
@@ -181,8 +182,8 @@ type Enforcer struct {
 // pooled so that the request path allocates nothing: slices passed through
 // an interface escape. The MemoryStore is called directly, on the stack.
 type scratch struct {
-	limits  [3]Limit
-	results [3]Result
+	limits  [3]ratelimit.Limit
+	results [3]ratelimit.Result
 }
 
 // Header keys in canonical form, so that header maps are written directly.
@@ -223,7 +224,7 @@ func New(cfg Config) (*Enforcer, error) {
 	e.uas = newUACache()
 	var errs []error
 	if e.store == nil {
-		ms, err := NewMemoryStore()
+		ms, err := ratelimit.NewMemoryStore()
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +314,7 @@ func New(cfg Config) (*Enforcer, error) {
 		if c.Limit.IsZero() {
 			continue
 		}
-		l := []Limit{{Name: c.Limit.Name, Rate: c.Limit.Rate, Period: c.Limit.Period}}
+		l := []ratelimit.Limit{{Name: c.Limit.Name, Rate: c.Limit.Rate, Period: c.Limit.Period}}
 		v, err := policyHeader(l)
 		if err != nil {
 			errs = append(errs, err)
@@ -333,7 +334,7 @@ type combo struct {
 	values *rateValues // renders and keeps its RateLimit values
 	// limits are the pair's limits (see declaredLimits), n of them, with
 	// an empty Key for limits to fill per request.
-	limits [3]Limit
+	limits [3]ratelimit.Limit
 	n      int
 	agent  string // the agent policy's name, "" for none
 }
@@ -345,11 +346,11 @@ type combo struct {
 // ByAgent. One Key means one bucket group in the store: one lookup in
 // memory, one hash slot in Redis. The limits were worked out in New; a
 // request only copies them and sets the Key.
-func (e *Enforcer) limits(ls *[3]Limit, ai, ci int, client Key) int {
+func (e *Enforcer) limits(ls *[3]ratelimit.Limit, ai, ci int, client ratelimit.Key) int {
 	cb := &e.combos[(ai+1)*(len(e.p.Capabilities)+1)+ci+1]
 	k := client
 	if e.byAgent {
-		k = Key{ID: cb.agent}
+		k = ratelimit.Key{ID: cb.agent}
 	} else if k.ID == "" {
 		k.ID = cb.agent
 	}
@@ -493,7 +494,7 @@ func unescapesTo(raw, path string) bool {
 // slices, since slices passed through an interface escape.
 func (e *Enforcer) allow(r *http.Request, d *Decision) error {
 	n := d.n
-	if ms, ok := e.store.(*MemoryStore); ok {
+	if ms, ok := e.store.(*ratelimit.MemoryStore); ok {
 		return ms.Allow(r.Context(), d.limits[:n], d.results[:n])
 	}
 	sc := e.scratchPool.Get().(*scratch)
@@ -501,7 +502,7 @@ func (e *Enforcer) allow(r *http.Request, d *Decision) error {
 	err := e.store.Allow(r.Context(), sc.limits[:n], sc.results[:n])
 	d.results = sc.results
 	e.scratchPool.Put(sc)
-	if err != nil && errors.Is(err, ErrDegraded) {
+	if err != nil && errors.Is(err, ratelimit.ErrDegraded) {
 		// A Failover's failure policy answered: the results are valid.
 		d.Degraded, d.Err = true, err
 		return nil
@@ -671,7 +672,7 @@ type state struct {
 	enf        *Enforcer // the Enforcer that decided: a binding of another (a reload between) decides anew
 	agent      int       // agent policy index, -1 for none
 	capability int       // capability Wrap resolved by endpoint, -1 for none
-	client     Key
+	client     ratelimit.Key
 	// aw is set when Wrap records a session-bound request it could not
 	// resolve to a capability: the binding names the capability in the
 	// event and, by claimed (its index + 1), the capability whose human
@@ -793,7 +794,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		e.checkAuth(r, ci, true, &d)
 	}
 	if d.Outcome == Allow && !c.Limit.IsZero() {
-		var ls [3]Limit
+		var ls [3]ratelimit.Limit
 		n := e.limits(&ls, st.agent, ci, st.client)
 		d.n = 1
 		d.limits[0] = ls[n-1] // the capability's own limit: Wrap counted the others
@@ -917,7 +918,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		prob.Detail = fmt.Sprintf("%v; this call is recorded in the session's audit trail, which reads and records a body before the action runs", d.Err)
 	case StoreError:
 		retry := 1
-		var ue *unavailableError
+		var ue *ratelimit.UnavailableError
 		if errors.As(d.Err, &ue) {
 			// A Failover failing closed: it logged the outage once, and
 			// knows when it probes the store again.

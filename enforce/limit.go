@@ -1,9 +1,13 @@
 package enforce
 
 import (
+	"fmt"
 	"net/http"
+	"time"
 
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // agentIndex is the declared agent policy that applies to class c: the
@@ -32,7 +36,7 @@ func (e *Enforcer) setAgent(d *Decision) int {
 // go through the pool, as in allow: passed through an interface, d's own
 // would escape on every request.
 func (e *Enforcer) peek(r *http.Request, d *Decision) bool {
-	pk, ok := e.store.(Peeker)
+	pk, ok := e.store.(ratelimit.Peeker)
 	if !ok {
 		return false
 	}
@@ -53,7 +57,7 @@ func (e *Enforcer) peek(r *http.Request, d *Decision) bool {
 // lists them only. Allowed or not, d carries the RateLimit headers' parts.
 func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decision) {
 	p := e.p
-	var client Key
+	var client ratelimit.Key
 	if e.key != nil {
 		if id, ok := e.key(r); ok {
 			client.ID = id
@@ -62,7 +66,7 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 	// client.ID == "" is client == Key{} here (Net is not set yet),
 	// without a call to the struct's generated equality.
 	if client.ID == "" && !e.byAgent {
-		client = Key{Net: clientKey(e.ip.Addr(r))}
+		client = ratelimit.Key{Net: clientKey(e.ip.Addr(r))}
 	}
 	d.client = client
 	n := e.limits(&d.limits, ai, ci, client)
@@ -85,7 +89,7 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 		d.Outcome, d.Err = StoreError, err
 		return
 	}
-	if !Allowed(d.results[:n]) {
+	if !ratelimit.Allowed(d.results[:n]) {
 		d.Outcome = DenyRate
 		d.RetryAfter = maxRetryAfter(d.results[:n])
 		for i := range n {
@@ -96,4 +100,31 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 			}
 		}
 	}
+}
+
+// newLimit builds the Limit of a declared rate under a policy name, with an
+// empty Key for the caller to fill per request. It reports an invalid name
+// or rate; a zero rate (no limit declared) is an error too, since it cannot
+// be enforced: callers skip it.
+func newLimit(name string, r config.Rate) (ratelimit.Limit, error) {
+	if err := validPolicyName(name); err != nil {
+		return ratelimit.Limit{}, err
+	}
+	if r.IsZero() {
+		return ratelimit.Limit{}, fmt.Errorf("%w: %q: no rate declared", ratelimit.ErrInvalidLimit, name)
+	}
+	if err := r.Validate(); err != nil {
+		return ratelimit.Limit{}, fmt.Errorf("%w: %q: %v", ratelimit.ErrInvalidLimit, name, err)
+	}
+	return ratelimit.Limit{Name: name, Rate: r.Requests, Period: r.Period()}, nil
+}
+
+// maxRetryAfter is the time until every limit has a token again: the longest
+// RetryAfter. A Retry-After built from it is honest for the whole request.
+func maxRetryAfter(res []ratelimit.Result) time.Duration {
+	var d time.Duration
+	for i := range res {
+		d = max(d, res[i].RetryAfter)
+	}
+	return d
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // Header names. The RateLimit fields are those of
@@ -47,15 +49,15 @@ func validPolicyName(name string) error {
 // (3.1.3). No partition key (pk, 3.1.4) is sent: it would echo the client's
 // address. Every invalid name or rate is reported at once. No limits give
 // "", which means the field is not sent (the draft's List is non-empty).
-func policyHeader(limits []Limit) (string, error) {
+func policyHeader(limits []ratelimit.Limit) (string, error) {
 	var errs []error
 	var b []byte
 	for i, l := range limits {
 		if err := validPolicyName(l.Name); err != nil {
 			errs = append(errs, fmt.Errorf("limits[%d]: %w", i, err))
 		}
-		if !l.valid() {
-			errs = append(errs, fmt.Errorf("limits[%d]: %w: %d per %v", i, ErrInvalidLimit, l.Rate, l.Period))
+		if err := ratelimit.CheckLimits(limits[i:i+1], make([]ratelimit.Result, 1)); err != nil && l.Name != "" {
+			errs = append(errs, fmt.Errorf("limits[%d]: %w", i, err))
 		}
 		if i > 0 {
 			b = append(b, ", "...)
@@ -129,7 +131,7 @@ type rateNums [6]int64
 // newRateValues renders the parts of limits, once, when the policy is
 // compiled; their values are kept in table. id tells this set of limits
 // from the table's others.
-func newRateValues(table *rateTable, id uint64, limits []Limit) *rateValues {
+func newRateValues(table *rateTable, id uint64, limits []ratelimit.Limit) *rateValues {
 	if len(limits) > len(rateNums{})/2 {
 		panic("enforce: more limits than a RateLimit value holds") // New builds at most three
 	}
@@ -158,7 +160,7 @@ func newRateValues(table *rateTable, id uint64, limits []Limit) *rateValues {
 // r is Result.Remaining (4.1.1); t is effectiveWindow in whole seconds,
 // rounded up (4.1.2). limits and res are the request's, in the order
 // newRateValues was given.
-func (c *rateValues) header(limits []Limit, res []Result) []string {
+func (c *rateValues) header(limits []ratelimit.Limit, res []ratelimit.Result) []string {
 	var nums rateNums
 	n := c.numbers(&nums, limits, res)
 	return c.value(&nums, n)
@@ -166,7 +168,7 @@ func (c *rateValues) header(limits []Limit, res []Result) []string {
 
 // numbers sets nums to what the value says for limits and res, and returns
 // for how many limits.
-func (c *rateValues) numbers(nums *rateNums, limits []Limit, res []Result) int {
+func (c *rateValues) numbers(nums *rateNums, limits []ratelimit.Limit, res []ratelimit.Result) int {
 	n := min(len(c.parts), len(limits), len(res))
 	for i := range n {
 		nums[2*i] = int64(max(res[i].Remaining, 0))
@@ -230,7 +232,7 @@ func (c *rateValues) hash(nums *rateNums) uint64 {
 // full: the next token arrives Reset minus (Limit-Remaining-1) emission
 // intervals of Period/Rate from now. Reset is not sent as t because a
 // client may use more than r within it, as tokens keep arriving.
-func effectiveWindow(rate int, period time.Duration, r *Result) time.Duration {
+func effectiveWindow(rate int, period time.Duration, r *ratelimit.Result) time.Duration {
 	if !r.Allowed {
 		return max(r.RetryAfter, 0)
 	}

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // BenchmarkRateLimitHeader renders the pipeline's value: two limits,
@@ -18,11 +20,11 @@ import (
 //
 //	go test -run '^$' -bench RateLimitHeader -benchmem -count 6 ./enforce
 func BenchmarkRateLimitHeader(b *testing.B) {
-	limits := []Limit{
+	limits := []ratelimit.Limit{
 		{Name: "agent:claude", Rate: 1 << 30, Period: time.Second},
 		{Name: "capability:product-search", Rate: 60, Period: time.Minute},
 	}
-	res := []Result{{Allowed: true, Limit: 1 << 30, Remaining: 1<<30 - 12345, Reset: 12345},
+	res := []ratelimit.Result{{Allowed: true, Limit: 1 << 30, Remaining: 1<<30 - 12345, Reset: 12345},
 		{Allowed: true, Limit: 60, Remaining: 41, Reset: 19 * time.Second}}
 	c := newRateValues(new(rateTable), 0, limits)
 	var nums rateNums
@@ -69,12 +71,12 @@ func BenchmarkRateLimitValueRepeats(b *testing.B) {
 		lo, hi float64
 	}{{"load=1-2%", 0.01, 0.02}, {"load=1-50%", 0.01, 0.5}, {"load=1-200%", 0.01, 2}} {
 		b.Run(c.name, func(b *testing.B) {
-			clock := NewFakeClock(time.Time{})
-			store, err := NewMemoryStore(WithClock(clock.Now))
+			clock := ratelimit.NewFakeClock(time.Time{})
+			store, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now))
 			if err != nil {
 				b.Fatal(err)
 			}
-			limits := []Limit{
+			limits := []ratelimit.Limit{
 				{Name: "agent:claude", Rate: 200, Period: time.Minute},
 				{Name: "site", Rate: 1000, Period: time.Hour},
 			}
@@ -89,7 +91,7 @@ func BenchmarkRateLimitValueRepeats(b *testing.B) {
 			}
 			heap.Init(&arrivals)
 			var now float64
-			res := make([]Result, len(limits))
+			res := make([]ratelimit.Result, len(limits))
 			serve := func() bool {
 				a := &arrivals[0]
 				clock.Advance(time.Duration((a.at - now) * float64(time.Second)))

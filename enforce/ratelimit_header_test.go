@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // appendRateLimit is the reference rendering the tests hold the production
@@ -22,7 +24,7 @@ import (
 // Names should have passed validPolicyName when the policy was compiled; a
 // byte outside printable ASCII is written as '?' rather than corrupt the
 // field.
-func appendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
+func appendRateLimit(dst []byte, limits []ratelimit.Limit, res []ratelimit.Result) []byte {
 	n := min(len(limits), len(res))
 	for i := range n {
 		if i > 0 {
@@ -39,7 +41,7 @@ func appendRateLimit(dst []byte, limits []Limit, res []Result) []byte {
 
 // rateLimitHeader is the production value (rateValues.header) for
 // limits whose parts are rendered on the spot, shared with no other call.
-func rateLimitHeader(limits []Limit, res []Result) []string {
+func rateLimitHeader(limits []ratelimit.Limit, res []ratelimit.Result) []string {
 	return newRateValues(new(rateTable), 0, limits).header(limits, res)
 }
 
@@ -69,26 +71,26 @@ func TestValidPolicyName(t *testing.T) {
 func TestPolicyHeader(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		limits []Limit
+		limits []ratelimit.Limit
 		want   string
 		errs   []string
 	}{
 		{"none", nil, "", nil},
-		{"one", []Limit{{Name: "agent", Rate: 200, Period: time.Minute}}, `"agent";q=200;w=60`, nil},
-		{"several, in order", []Limit{
+		{"one", []ratelimit.Limit{{Name: "agent", Rate: 200, Period: time.Minute}}, `"agent";q=200;w=60`, nil},
+		{"several, in order", []ratelimit.Limit{
 			{Name: "site", Rate: 1000, Period: time.Hour},
 			{Name: "agent", Rate: 200, Period: time.Minute},
 			{Name: "capability:product-search", Rate: 10, Period: time.Second},
 		}, `"site";q=1000;w=3600, "agent";q=200;w=60, "capability:product-search";q=10;w=1`, nil},
-		{"day window", []Limit{{Name: "daily", Rate: 5, Period: 24 * time.Hour}}, `"daily";q=5;w=86400`, nil},
-		{"sub-second window rounds up to 1", []Limit{{Name: "fast", Rate: 5, Period: 100 * time.Millisecond}}, `"fast";q=5;w=1`, nil},
-		{"fractional seconds round up", []Limit{{Name: "odd", Rate: 5, Period: 1500 * time.Millisecond}}, `"odd";q=5;w=2`, nil},
-		{"escaped name", []Limit{{Name: `a"b\c`, Rate: 1, Period: time.Second}}, `"a\"b\\c";q=1;w=1`, nil},
-		{"every problem reported", []Limit{
+		{"day window", []ratelimit.Limit{{Name: "daily", Rate: 5, Period: 24 * time.Hour}}, `"daily";q=5;w=86400`, nil},
+		{"sub-second window rounds up to 1", []ratelimit.Limit{{Name: "fast", Rate: 5, Period: 100 * time.Millisecond}}, `"fast";q=5;w=1`, nil},
+		{"fractional seconds round up", []ratelimit.Limit{{Name: "odd", Rate: 5, Period: 1500 * time.Millisecond}}, `"odd";q=5;w=2`, nil},
+		{"escaped name", []ratelimit.Limit{{Name: `a"b\c`, Rate: 1, Period: time.Second}}, `"a\"b\\c";q=1;w=1`, nil},
+		{"every problem reported", []ratelimit.Limit{
 			{Name: "", Rate: 1, Period: time.Second},
 			{Name: "ok", Rate: 0, Period: time.Second},
 			{Name: "bad\r\nInjected: 1", Rate: 1, Period: time.Second},
-		}, "", []string{"limits[0]: enforce: empty", "limits[1]: enforce: invalid rate limit", "limits[2]", "not printable"}},
+		}, "", []string{"limits[0]: enforce: empty", "limits[1]: ratelimit: invalid rate limit", "limits[2]", "not printable"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := policyHeader(tc.limits)
@@ -114,37 +116,37 @@ func TestPolicyHeader(t *testing.T) {
 }
 
 func TestAppendRateLimit(t *testing.T) {
-	agent := Limit{Name: "agent", Rate: 200, Period: time.Minute} // one token every 300ms
-	site := Limit{Name: "site", Rate: 4, Period: time.Minute}     // one token every 15s
+	agent := ratelimit.Limit{Name: "agent", Rate: 200, Period: time.Minute} // one token every 300ms
+	site := ratelimit.Limit{Name: "site", Rate: 4, Period: time.Minute}     // one token every 15s
 	for _, tc := range []struct {
 		name   string
-		limits []Limit
-		res    []Result
+		limits []ratelimit.Limit
+		res    []ratelimit.Result
 		want   string
 	}{
 		{"none", nil, nil, ""},
 		{"allowed, window to the next token",
-			[]Limit{site},
-			[]Result{{Allowed: true, Limit: 4, Remaining: 2, Reset: 30 * time.Second}},
+			[]ratelimit.Limit{site},
+			[]ratelimit.Result{{Allowed: true, Limit: 4, Remaining: 2, Reset: 30 * time.Second}},
 			`"site";r=2;t=15`},
 		{"allowed, fraction of a token accrued",
-			[]Limit{site},
-			[]Result{{Allowed: true, Limit: 4, Remaining: 1, Reset: 40 * time.Second}},
+			[]ratelimit.Limit{site},
+			[]ratelimit.Result{{Allowed: true, Limit: 4, Remaining: 1, Reset: 40 * time.Second}},
 			`"site";r=1;t=10`},
 		{"denied reports the wait for a token",
-			[]Limit{agent, site},
-			[]Result{
+			[]ratelimit.Limit{agent, site},
+			[]ratelimit.Result{
 				{Allowed: false, Limit: 200, Remaining: 0, RetryAfter: 12 * time.Second, Reset: 72 * time.Second},
 				{Allowed: true, Limit: 4, Remaining: 3, Reset: 15 * time.Second},
 			},
 			`"agent";r=0;t=12, "site";r=3;t=15`},
-		{"sub-second window rounds up", []Limit{agent},
-			[]Result{{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond}},
+		{"sub-second window rounds up", []ratelimit.Limit{agent},
+			[]ratelimit.Result{{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond}},
 			`"agent";r=199;t=1`},
-		{"full bucket", []Limit{site}, []Result{{Allowed: true, Limit: 4, Remaining: 4}}, `"site";r=4;t=0`},
-		{"fewer results than limits", []Limit{site, agent}, []Result{{Allowed: true, Limit: 4, Remaining: 4}}, `"site";r=4;t=0`},
-		{"unvalidated name cannot break the field", []Limit{{Name: "a\r\nb\"", Rate: 1, Period: time.Second}},
-			[]Result{{Allowed: true, Limit: 1, Remaining: 1}}, `"a??b\"";r=1;t=0`},
+		{"full bucket", []ratelimit.Limit{site}, []ratelimit.Result{{Allowed: true, Limit: 4, Remaining: 4}}, `"site";r=4;t=0`},
+		{"fewer results than limits", []ratelimit.Limit{site, agent}, []ratelimit.Result{{Allowed: true, Limit: 4, Remaining: 4}}, `"site";r=4;t=0`},
+		{"unvalidated name cannot break the field", []ratelimit.Limit{{Name: "a\r\nb\"", Rate: 1, Period: time.Second}},
+			[]ratelimit.Result{{Allowed: true, Limit: 1, Remaining: 1}}, `"a??b\"";r=1;t=0`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := string(appendRateLimit([]byte(nil), tc.limits, tc.res))
@@ -156,12 +158,12 @@ func TestAppendRateLimit(t *testing.T) {
 }
 
 func TestAppendRateLimitAllocs(t *testing.T) {
-	limits := []Limit{
+	limits := []ratelimit.Limit{
 		{Name: "site", Rate: 1000, Period: time.Hour},
 		{Name: "agent", Rate: 200, Period: time.Minute},
 		{Name: "capability:product-search", Rate: 10, Period: time.Second},
 	}
-	res := []Result{
+	res := []ratelimit.Result{
 		{Allowed: true, Limit: 1000, Remaining: 998, Reset: 7 * time.Second},
 		{Allowed: true, Limit: 200, Remaining: 150, Reset: 15 * time.Second},
 		{Allowed: false, Limit: 10, RetryAfter: 80 * time.Millisecond, Reset: time.Second},
@@ -173,12 +175,12 @@ func TestAppendRateLimitAllocs(t *testing.T) {
 }
 
 func TestRateLimitHeader(t *testing.T) {
-	limits := []Limit{
+	limits := []ratelimit.Limit{
 		{Name: "site", Rate: 1000, Period: time.Hour},
 		{Name: "agent:claude", Rate: 200, Period: time.Minute},
 		{Name: "capability:product-search", Rate: 10, Period: time.Second},
 	}
-	res := []Result{
+	res := []ratelimit.Result{
 		{Allowed: true, Limit: 1000, Remaining: 998, Reset: 7 * time.Second},
 		{Allowed: true, Limit: 200, Remaining: 150, Reset: 15 * time.Second},
 		{Allowed: false, Limit: 10, RetryAfter: 80 * time.Millisecond, Reset: time.Second},
@@ -203,11 +205,11 @@ func TestRateLimitHeader(t *testing.T) {
 	}
 	// Long values come out whole: three limits (a request's most) with
 	// long names.
-	long := make([]Limit, 3)
+	long := make([]ratelimit.Limit, 3)
 	for i := range long {
-		long[i] = Limit{Name: strings.Repeat("x", 120), Rate: 1, Period: time.Second}
+		long[i] = ratelimit.Limit{Name: strings.Repeat("x", 120), Rate: 1, Period: time.Second}
 	}
-	lres := make([]Result, len(long))
+	lres := make([]ratelimit.Result, len(long))
 	if got := rateLimitHeader(long, lres)[0]; got != string(appendRateLimit(nil, long, lres)) {
 		t.Errorf("long value %q", got)
 	}
@@ -216,8 +218,8 @@ func TestRateLimitHeader(t *testing.T) {
 	}
 	// Values of every length up to past the stack buffer's 256 bytes.
 	for n := 1; n <= 260; n++ {
-		l := []Limit{{Name: strings.Repeat("n", n), Rate: 1, Period: time.Second}}
-		r := []Result{{Allowed: true, Limit: 1, Remaining: 1}}
+		l := []ratelimit.Limit{{Name: strings.Repeat("n", n), Rate: 1, Period: time.Second}}
+		r := []ratelimit.Result{{Allowed: true, Limit: 1, Remaining: 1}}
 		want := string(appendRateLimit(nil, l, r)) // n + 10 bytes
 		if got := rateLimitHeader(l, r); len(got) != 1 || got[0] != want {
 			t.Fatalf("name of %d bytes: %q", n, got)
@@ -226,22 +228,22 @@ func TestRateLimitHeader(t *testing.T) {
 }
 
 func TestEffectiveWindow(t *testing.T) {
-	l := Limit{Name: "x", Rate: 4, Period: time.Minute} // 15s per token
+	l := ratelimit.Limit{Name: "x", Rate: 4, Period: time.Minute} // 15s per token
 	for _, tc := range []struct {
 		name string
-		l    Limit
-		r    Result
+		l    ratelimit.Limit
+		r    ratelimit.Result
 		want time.Duration
 	}{
-		{"one used", l, Result{Allowed: true, Remaining: 3, Reset: 15 * time.Second}, 15 * time.Second},
-		{"all used", l, Result{Allowed: true, Remaining: 0, Reset: time.Minute}, 15 * time.Second},
-		{"half a token accrued", l, Result{Allowed: true, Remaining: 1, Reset: 37500 * time.Millisecond}, 7500 * time.Millisecond},
-		{"full", l, Result{Allowed: true, Remaining: 4}, 0},
-		{"denied is RetryAfter", l, Result{RetryAfter: 3 * time.Second, Reset: 48 * time.Second}, 3 * time.Second},
-		{"inconsistent result clamps to 0", l, Result{Allowed: true, Remaining: 0, Reset: time.Second}, 0},
-		{"invalid limit", Limit{}, Result{Allowed: true, Reset: time.Second}, 0},
-		{"huge values do not overflow", Limit{Rate: 1 << 40, Period: 24 * time.Hour},
-			Result{Allowed: true, Remaining: 0, Reset: 24 * time.Hour}, 79}, // one interval, 86400e9/2^40 ns, rounded up
+		{"one used", l, ratelimit.Result{Allowed: true, Remaining: 3, Reset: 15 * time.Second}, 15 * time.Second},
+		{"all used", l, ratelimit.Result{Allowed: true, Remaining: 0, Reset: time.Minute}, 15 * time.Second},
+		{"half a token accrued", l, ratelimit.Result{Allowed: true, Remaining: 1, Reset: 37500 * time.Millisecond}, 7500 * time.Millisecond},
+		{"full", l, ratelimit.Result{Allowed: true, Remaining: 4}, 0},
+		{"denied is RetryAfter", l, ratelimit.Result{RetryAfter: 3 * time.Second, Reset: 48 * time.Second}, 3 * time.Second},
+		{"inconsistent result clamps to 0", l, ratelimit.Result{Allowed: true, Remaining: 0, Reset: time.Second}, 0},
+		{"invalid limit", ratelimit.Limit{}, ratelimit.Result{Allowed: true, Reset: time.Second}, 0},
+		{"huge values do not overflow", ratelimit.Limit{Rate: 1 << 40, Period: 24 * time.Hour},
+			ratelimit.Result{Allowed: true, Remaining: 0, Reset: 24 * time.Hour}, 79}, // one interval, 86400e9/2^40 ns, rounded up
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := effectiveWindow(tc.l.Rate, tc.l.Period, &tc.r); got != tc.want {
@@ -257,8 +259,8 @@ func FuzzAppendRateLimit(f *testing.F) {
 	f.Add("agent", "site", 3, int64(time.Second))
 	f.Add(`q"uo\te`, ",;=", 0, int64(-1))
 	f.Fuzz(func(t *testing.T, a, b string, remaining int, reset int64) {
-		limits := []Limit{{Name: a, Rate: 10, Period: time.Minute}, {Name: b, Rate: 10, Period: time.Minute}}
-		res := []Result{{Allowed: true, Limit: 10, Remaining: remaining, Reset: time.Duration(reset)}, {Limit: 10, RetryAfter: time.Duration(reset)}}
+		limits := []ratelimit.Limit{{Name: a, Rate: 10, Period: time.Minute}, {Name: b, Rate: 10, Period: time.Minute}}
+		res := []ratelimit.Result{{Allowed: true, Limit: 10, Remaining: remaining, Reset: time.Duration(reset)}, {Limit: 10, RetryAfter: time.Duration(reset)}}
 		out := string(appendRateLimit(nil, limits, res))
 		items, ok := parseSFList(out)
 		if !ok || len(items) != 2 {
@@ -325,11 +327,11 @@ func parseSFList(s string) ([]string, bool) {
 }
 
 func TestRateLimitHeaderEscapes(t *testing.T) {
-	limits := []Limit{
+	limits := []ratelimit.Limit{
 		{Name: "agent/claude", Rate: 200, Period: time.Minute},
 		{Name: `odd"name`, Rate: 60, Period: time.Minute},
 	}
-	res := []Result{{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond}, {Allowed: true, Limit: 60, Remaining: 12, Reset: 48 * time.Second}}
+	res := []ratelimit.Result{{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond}, {Allowed: true, Limit: 60, Remaining: 12, Reset: 48 * time.Second}}
 	want := `"agent/claude";r=199;t=1, "odd\"name";r=12;t=1`
 	if got := rateLimitHeader(limits, res); got[0] != want || string(appendRateLimit(nil, limits, res)) != want {
 		t.Errorf("got %q, reference %q, want %q", got[0], appendRateLimit(nil, limits, res), want)
@@ -340,12 +342,12 @@ func TestRateLimitHeaderEscapes(t *testing.T) {
 // its slots hold: values repeat and collide in slots, and every response
 // still gets the value of its own numbers, in a slice of capacity 1.
 func TestRateValuesShared(t *testing.T) {
-	limits := []Limit{
+	limits := []ratelimit.Limit{
 		{Name: "agent:claude", Rate: 200, Period: time.Minute},
 		{Name: "site", Rate: 1000, Period: time.Hour},
 	}
 	c := newRateValues(new(rateTable), 0, limits)
-	rested := []Result{
+	rested := []ratelimit.Result{
 		{Allowed: true, Limit: 200, Remaining: 199, Reset: 300 * time.Millisecond},
 		{Allowed: true, Limit: 1000, Remaining: 999, Reset: 3600 * time.Millisecond},
 	}
@@ -376,7 +378,7 @@ func TestRateValuesShared(t *testing.T) {
 		}
 	}
 	for range 3 {
-		for _, res := range [][]Result{rested, other} {
+		for _, res := range [][]ratelimit.Result{rested, other} {
 			if got, want := c.header(limits, res)[0], string(appendRateLimit(nil, limits, res)); got != want {
 				t.Fatalf("got %q, want %q", got, want)
 			}
@@ -397,7 +399,7 @@ func TestRateValuesShared(t *testing.T) {
 	}
 	// Fewer limits whose numbers are those of more limits, the rest 0,
 	// get their own value.
-	zero := []Result{rested[0], {Allowed: true, Limit: 1000}}
+	zero := []ratelimit.Result{rested[0], {Allowed: true, Limit: 1000}}
 	for range 3 {
 		if got := c.header(limits, zero)[0]; got != `"agent:claude";r=199;t=1, "site";r=0;t=0` {
 			t.Fatalf("two limits: %q", got)
@@ -409,7 +411,7 @@ func TestRateValuesShared(t *testing.T) {
 	// Random results, many of them repeating, against the reference.
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
-		res := []Result{
+		res := []ratelimit.Result{
 			{Allowed: rng.IntN(8) > 0, Limit: 200, Remaining: rng.IntN(300) - 50, Reset: time.Duration(rng.Int64N(int64(time.Minute))), RetryAfter: time.Duration(rng.Int64N(int64(time.Minute)))},
 			{Allowed: true, Limit: 1000, Remaining: 990 + rng.IntN(10), Reset: time.Duration(rng.Int64N(int64(time.Hour)))},
 		}
@@ -425,7 +427,7 @@ func TestRateValuesShared(t *testing.T) {
 // into r unmixed made ids 2 and 3 with r=999 and r=998 collide).
 func TestRateValuesSeedsSpread(t *testing.T) {
 	table := new(rateTable)
-	limits := []Limit{{Name: "a", Rate: 1000, Period: time.Hour}, {Name: "b", Rate: 200, Period: time.Minute}}
+	limits := []ratelimit.Limit{{Name: "a", Rate: 1000, Period: time.Hour}, {Name: "b", Rate: 200, Period: time.Minute}}
 	seen := map[uint64][2]int{}
 	for id := range 100 {
 		c := newRateValues(table, uint64(id), limits)
@@ -447,14 +449,14 @@ func (c *rateValues) slot(nums *rateNums) int {
 // TestRateValuesConcurrent renders from several goroutines at once, each
 // checking its values against the reference (run with -race).
 func TestRateValuesConcurrent(t *testing.T) {
-	limits := []Limit{{Name: "site", Rate: 100, Period: time.Second}}
+	limits := []ratelimit.Limit{{Name: "site", Rate: 100, Period: time.Second}}
 	c := newRateValues(new(rateTable), 0, limits)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 5))
 			for range 5000 {
-				res := []Result{{Allowed: true, Limit: 100, Remaining: rng.IntN(100), Reset: time.Duration(rng.IntN(1000)) * time.Millisecond}}
+				res := []ratelimit.Result{{Allowed: true, Limit: 100, Remaining: rng.IntN(100), Reset: time.Duration(rng.IntN(1000)) * time.Millisecond}}
 				if got, want := c.header(limits, res)[0], string(appendRateLimit(nil, limits, res)); got != want {
 					t.Errorf("got %q, want %q", got, want)
 					return

@@ -16,6 +16,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 type requestIDKey struct{}
@@ -24,7 +25,7 @@ type requestIDKey struct{}
 // values repeat and collide in the table), failing some calls after
 // filling their results, and records per request what it answered.
 type recordingStore struct {
-	inner  Store
+	inner  ratelimit.Store
 	random bool
 	mu     sync.Mutex
 	rng    *rand.Rand
@@ -32,19 +33,19 @@ type recordingStore struct {
 }
 
 type storeCall struct {
-	limits []Limit
-	res    []Result
+	limits []ratelimit.Limit
+	res    []ratelimit.Result
 	failed bool
 }
 
 var errFlaky = errors.New("store failed mid-request")
 
-func (s *recordingStore) Allow(ctx context.Context, limits []Limit, res []Result) error {
+func (s *recordingStore) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	var err error
 	s.mu.Lock()
 	if s.random {
 		for i := range res[:len(limits)] {
-			res[i] = Result{Allowed: s.rng.IntN(6) > 0, Limit: limits[i].Rate, Remaining: s.rng.IntN(4) - 1,
+			res[i] = ratelimit.Result{Allowed: s.rng.IntN(6) > 0, Limit: limits[i].Rate, Remaining: s.rng.IntN(4) - 1,
 				Reset: time.Duration(s.rng.IntN(4)) * time.Second, RetryAfter: time.Duration(s.rng.IntN(3)) * time.Second}
 		}
 		if s.rng.IntN(10) == 0 {
@@ -86,7 +87,11 @@ func rateLimitInvariant(t *testing.T, random bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem, clock := newTestStore(t)
+	clock := ratelimit.NewFakeClock(time.Time{})
+	mem, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := &recordingStore{inner: mem, random: random, rng: rand.New(rand.NewPCG(1, 2)), calls: map[string][]storeCall{}}
 	ip, err := NewClientIP(nil)
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // Metrics holds the collectors. It is safe for concurrent use.
@@ -97,8 +98,8 @@ func (m *Metrics) Documents(h http.Handler, docs DocumentServer) http.Handler {
 // WatchStore reports a rate-limit store's health: for a Failover,
 // agentready_store_degraded is 1 while its circuit is open (Redis failing,
 // limits counted by the failure policy).
-func (m *Metrics) WatchStore(s enforce.Store) error {
-	f, ok := s.(*enforce.Failover)
+func (m *Metrics) WatchStore(s ratelimit.Store) error {
+	f, ok := s.(*ratelimit.Failover)
 	if !ok {
 		return nil
 	}

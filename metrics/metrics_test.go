@@ -13,9 +13,9 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/metrics"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // TestMetrics: decisions are counted by outcome, class, policy and
@@ -28,8 +28,8 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, _ := enforce.NewMemoryStore()
-	f, _ := enforce.NewFailover(store)
+	store, _ := ratelimit.NewMemoryStore()
+	f, _ := ratelimit.NewFailover(store)
 	if err := mx.WatchStore(f); err != nil {
 		t.Fatal(err)
 	}

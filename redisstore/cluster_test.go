@@ -12,9 +12,9 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/audit/audittest"
-	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/enforce/storetest"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/ratelimit/ratelimittest"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/session/sessiontest"
@@ -27,8 +27,8 @@ func TestRedisCluster(t *testing.T) {
 	cluster := redistest.StartCluster(t, 3)
 	c := cluster.Client(t)
 	t.Run("limits", func(t *testing.T) {
-		storetest.Run(t, storetest.Harness{
-			New: func(t *testing.T) enforce.Store {
+		ratelimittest.Run(t, ratelimittest.Harness{
+			New: func(t *testing.T) ratelimit.Store {
 				s, err := redisstore.NewLimitStore(c, redisstore.WithKeyPrefix(redistest.Prefix(t)))
 				if err != nil {
 					t.Fatal(err)

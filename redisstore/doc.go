@@ -1,8 +1,8 @@
 // Package redisstore keeps agentready's state in Redis, so that the
 // replicas of a site share it and it survives their restarts:
 //
-//   - LimitStore (NewLimitStore): the rate-limit buckets, an enforce.Store;
-//     wrap it in enforce.NewFailover for a timeout and a failure policy.
+//   - LimitStore (NewLimitStore): the rate-limit buckets, an ratelimit.Store;
+//     wrap it in ratelimit.NewFailover for a timeout and a failure policy.
 //     All of one request's limits are checked in one script call, all or
 //     nothing, on the Redis clock.
 //   - SessionStore (NewSessionStore): v0.1.0 sessions, a session.Store;

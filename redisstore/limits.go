@@ -9,22 +9,22 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/keyesc"
+	"github.com/agentready/agentready/ratelimit"
 
 	"github.com/redis/go-redis/v9"
 )
 
-var _ enforce.Store = (*LimitStore)(nil)
+var _ ratelimit.Store = (*LimitStore)(nil)
 
 // DefaultLimitPrefix starts every key a LimitStore writes.
 const DefaultLimitPrefix = "agentready:"
 
-// maxRedisRate bounds enforce.Limit.Rate for the Redis store: Lua numbers are
+// maxRedisRate bounds ratelimit.Limit.Rate for the Redis store: Lua numbers are
 // float64, exact to 2^53, and rates anywhere near that are meaningless.
 const maxRedisRate = 1 << 40
 
-// LimitStore is a enforce.Store in Redis, so that replicas of a site share their
+// LimitStore is a ratelimit.Store in Redis, so that replicas of a site share their
 // buckets: a limit of N per period allows N requests in total, whichever
 // replica serves them.
 //
@@ -35,7 +35,7 @@ const maxRedisRate = 1 << 40
 // checks them all, and consumes from all or none. Results follow the
 // memory store: RetryAfter is 0 for an allowed limit (redis_rate says -1),
 // Remaining counts whole tokens, Reset is the time until the bucket is
-// full. Both stores pass enforce/storetest.
+// full. Both stores pass enforce/ratelimittest.
 //
 // One client's buckets live in one key: the prefix and a Redis Cluster
 // hash tag, holding a small MessagePack map from bucket to its theoretical
@@ -93,9 +93,9 @@ func NewLimitStore(client redis.UniversalClient, opts ...Option) (*LimitStore, e
 	return s, nil
 }
 
-// MaxConcurrent implements enforce.ConcurrencyLimited: the client's
+// MaxConcurrent implements ratelimit.ConcurrencyLimited: the client's
 // connection pool size (per node for a Cluster), so that an
-// enforce.Failover over the store queues a burst before the pool rather
+// ratelimit.Failover over the store queues a burst before the pool rather
 // than inside its timeout; 0 (no bound) for a client of another type.
 func (s *LimitStore) MaxConcurrent() int {
 	pool, _, _ := clientOptions(s.client)
@@ -139,21 +139,21 @@ type limitScratch struct {
 // MarshalBinary returns the script's argument.
 func (sc *limitScratch) MarshalBinary() ([]byte, error) { return sc.arg, nil }
 
-// Allow implements enforce.Store.
-func (s *LimitStore) Allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+// Allow implements ratelimit.Store.
+func (s *LimitStore) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	return s.allow(ctx, limits, res, false)
 }
 
-// Peek implements enforce.Peeker: the same script, told to write nothing.
-func (s *LimitStore) Peek(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+// Peek implements ratelimit.Peeker: the same script, told to write nothing.
+func (s *LimitStore) Peek(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	return s.allow(ctx, limits, res, true)
 }
 
-func (s *LimitStore) allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result, peek bool) error {
+func (s *LimitStore) allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result, peek bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := enforce.CheckLimits(limits, res); err != nil {
+	if err := ratelimit.CheckLimits(limits, res); err != nil {
 		return err
 	}
 	n := len(limits)
@@ -162,7 +162,7 @@ func (s *LimitStore) allow(ctx context.Context, limits []enforce.Limit, res []en
 	}
 	for i := range limits {
 		if limits[i].Rate > maxRedisRate {
-			return fmt.Errorf("%w: %q: rate %d is above the Redis store's %d", enforce.ErrInvalidLimit, limits[i].Name, limits[i].Rate, maxRedisRate)
+			return fmt.Errorf("%w: %q: rate %d is above the Redis store's %d", ratelimit.ErrInvalidLimit, limits[i].Name, limits[i].Rate, maxRedisRate)
 		}
 	}
 	sc := s.pool.Get().(*limitScratch)
@@ -186,7 +186,7 @@ func (s *LimitStore) allow(ctx context.Context, limits []enforce.Limit, res []en
 		}
 		if k == 0 {
 			if len(ends) > 0 && s.sharded {
-				return enforce.ErrCrossSlot
+				return ratelimit.ErrCrossSlot
 			}
 			ends = append(ends, len(kb))
 			k = len(ends)
@@ -229,9 +229,9 @@ func (s *LimitStore) allow(ctx context.Context, limits []enforce.Limit, res []en
 }
 
 // appendKey appends the key of k's buckets: the prefix and the hash tag,
-// which is the network, or "id:" and the ID when the enforce.Key has no network.
+// which is the network, or "id:" and the ID when the ratelimit.Key has no network.
 // The ID is escaped so that its first unescaped '}' ends the tag.
-func (s *LimitStore) appendKey(dst []byte, k *enforce.Key) []byte {
+func (s *LimitStore) appendKey(dst []byte, k *ratelimit.Key) []byte {
 	dst = append(dst, s.prefix...)
 	dst = append(dst, '{')
 	if k.Net.IsValid() {
@@ -244,10 +244,10 @@ func (s *LimitStore) appendKey(dst []byte, k *enforce.Key) []byte {
 }
 
 // appendField appends l's bucket name within its key, as a MessagePack
-// string: the name, and for a networked enforce.Key "|" and the ID (an ID-only enforce.Key
-// has its ID in the tag). Name and ID are escaped as in enforce.Limit.AppendKey,
+// string: the name, and for a networked ratelimit.Key "|" and the ID (an ID-only ratelimit.Key
+// has its ID in the tag). Name and ID are escaped as in ratelimit.Limit.AppendKey,
 // so no two buckets of a key share a field.
-func appendField(dst []byte, l *enforce.Limit) []byte {
+func appendField(dst []byte, l *ratelimit.Limit) []byte {
 	// str32, its length patched in afterwards: one pass over the strings.
 	dst = append(dst, 0xdb, 0, 0, 0, 0)
 	at := len(dst)
@@ -279,7 +279,7 @@ func appendUint(dst []byte, v uint64) []byte {
 // debt_1, ..., debt_n) with debts in microseconds, into results. The
 // arithmetic is the script's, on the same float64 values, so that a limit
 // the script found fitting is reported allowed here.
-func parseReply(v any, limits []enforce.Limit, res []enforce.Result) error {
+func parseReply(v any, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	b, ok := v.(string)
 	if !ok {
 		return fmt.Errorf("redisstore: unexpected script reply %T", v)
@@ -306,7 +306,7 @@ func parseReply(v any, limits []enforce.Limit, res []enforce.Result) error {
 		if !(d >= 0 && d <= p+ep) { // the script caps debts; NaN fails too
 			return errBadReply
 		}
-		r := enforce.Result{Limit: l.Rate, Reset: ceilMicros(d)}
+		r := ratelimit.Result{Limit: l.Rate, Reset: ceilMicros(d)}
 		if all || d+e <= p+ep {
 			r.Allowed = true
 			r.Remaining = int(min(math.Floor((p-d+ep)/e), rate))

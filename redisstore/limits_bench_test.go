@@ -11,8 +11,8 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
 )
 
@@ -35,7 +35,7 @@ func BenchmarkRedis(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	failover, err := enforce.NewFailover(store)
+	failover, err := ratelimit.NewFailover(store)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,13 +45,13 @@ func BenchmarkRedis(b *testing.B) {
 
 	// Each goroutine is its own client, as requests from many agents are.
 	var clients atomic.Uint32
-	limitsFor := func() []enforce.Limit {
+	limitsFor := func() []ratelimit.Limit {
 		n := clients.Add(1)
-		k := enforce.Key{Net: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, byte(n >> 8), byte(n)}), 32)}
-		return []enforce.Limit{
+		k := ratelimit.Key{Net: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, byte(n >> 8), byte(n)}), 32)}
+		return []ratelimit.Limit{
 			{Name: "site", Key: k, Rate: 1 << 30, Period: time.Hour},
 			{Name: "agent:claude", Key: k, Rate: 1 << 29, Period: time.Hour},
-			{Name: "capability:product-search", Key: enforce.Key{Net: k.Net, ID: "claude"}, Rate: 1 << 28, Period: time.Minute},
+			{Name: "capability:product-search", Key: ratelimit.Key{Net: k.Net, ID: "claude"}, Rate: 1 << 28, Period: time.Minute},
 		}
 	}
 	ops := []struct {
@@ -65,11 +65,11 @@ func BenchmarkRedis(b *testing.B) {
 			}
 		}},
 		{"op=store-3-limits", func() func(context.Context) error {
-			limits, res := limitsFor(), make([]enforce.Result, 3)
+			limits, res := limitsFor(), make([]ratelimit.Result, 3)
 			return func(ctx context.Context) error { return store.Allow(ctx, limits, res) }
 		}},
 		{"op=failover-3-limits", func() func(context.Context) error {
-			limits, res := limitsFor(), make([]enforce.Result, 3)
+			limits, res := limitsFor(), make([]ratelimit.Result, 3)
 			return func(ctx context.Context) error { return failover.Allow(ctx, limits, res) }
 		}},
 	}

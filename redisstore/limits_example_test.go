@@ -10,6 +10,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
 )
 
@@ -27,10 +28,10 @@ func ExampleNewFailover() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	store, err := enforce.NewFailover(redisStore,
-		enforce.WithFailurePolicy(enforce.FallbackMemory),
-		enforce.WithStoreTimeout(50*time.Millisecond),
-		enforce.WithOnStateChange(func(e enforce.FailoverEvent) {
+	store, err := ratelimit.NewFailover(redisStore,
+		ratelimit.WithFailurePolicy(ratelimit.FallbackMemory),
+		ratelimit.WithStoreTimeout(50*time.Millisecond),
+		ratelimit.WithOnStateChange(func(e ratelimit.FailoverEvent) {
 			log.Printf("rate-limit store down=%v err=%v outage=%v", e.Down, e.Err, e.Outage)
 		}),
 	)

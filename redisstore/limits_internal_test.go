@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/enforce"
-
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // RaceEnabled tells the external tests whether allocation counts mean
@@ -26,13 +25,13 @@ func TestLimitStoreAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := enforce.Key{Net: netip.MustParsePrefix("192.0.2.77/32")}
-	limits := []enforce.Limit{
+	k := ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.77/32")}
+	limits := []ratelimit.Limit{
 		{Name: "site", Key: k, Rate: 1 << 30, Period: time.Hour},
 		{Name: "agent:claude", Key: k, Rate: 1 << 30, Period: time.Hour},
-		{Name: "capability:search", Key: enforce.Key{Net: k.Net, ID: "claude"}, Rate: 1 << 30, Period: time.Hour},
+		{Name: "capability:search", Key: ratelimit.Key{Net: k.Net, ID: "claude"}, Rate: 1 << 30, Period: time.Hour},
 	}
-	res := make([]enforce.Result, 3)
+	res := make([]ratelimit.Result, 3)
 	ctx := context.Background()
 	if err := s.Allow(ctx, limits, res); err != nil { // loads the script
 		t.Fatal(err)
@@ -70,8 +69,8 @@ func TestLimitStoreAllocs(t *testing.T) {
 
 // Reply decoding: malformed replies are errors, never panics.
 func TestParseReply(t *testing.T) {
-	limits := []enforce.Limit{{Name: "a", Rate: 4, Period: time.Second}, {Name: "b", Rate: 2, Period: time.Second}}
-	res := make([]enforce.Result, 2)
+	limits := []ratelimit.Limit{{Name: "a", Rate: 4, Period: time.Second}, {Name: "b", Rate: 2, Period: time.Second}}
+	res := make([]ratelimit.Result, 2)
 	for _, tc := range []struct {
 		name  string
 		reply any
@@ -100,7 +99,7 @@ func TestParseReply(t *testing.T) {
 	// The first case: 250000 µs of debt after the request on 4 per second:
 	// one token used, 3 left; 1000000 µs on 2 per second: the last token.
 	_ = parseReply("\x93\xc3\xce\x00\x03\xd0\x90\xcb\x41\x2e\x84\x80\x00\x00\x00\x00", limits, res)
-	want := []enforce.Result{
+	want := []ratelimit.Result{
 		{Allowed: true, Limit: 4, Remaining: 3, Reset: 250 * time.Millisecond},
 		{Allowed: true, Limit: 2, Remaining: 0, Reset: time.Second},
 	}
@@ -119,9 +118,9 @@ func TestParseReply(t *testing.T) {
 func FuzzParseReply(f *testing.F) {
 	f.Add("\x93\xc3\xce\x00\x03\xd0\x90\xcb\x41\x2e\x84\x80\x00\x00\x00\x00")
 	f.Add("\x93\xc2\x05\xca\x49\x74\x24\x00")
-	limits := []enforce.Limit{{Name: "a", Rate: 4, Period: time.Second}, {Name: "b", Rate: 2, Period: time.Second}}
+	limits := []ratelimit.Limit{{Name: "a", Rate: 4, Period: time.Second}, {Name: "b", Rate: 2, Period: time.Second}}
 	f.Fuzz(func(t *testing.T, reply string) {
-		res := make([]enforce.Result, 2)
+		res := make([]ratelimit.Result, 2)
 		if err := parseReply(reply, limits, res); err != nil {
 			return
 		}

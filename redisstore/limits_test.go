@@ -16,9 +16,9 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/enforce/storetest"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/ratelimit/ratelimittest"
 	"github.com/agentready/agentready/redisstore"
 )
 
@@ -37,8 +37,8 @@ func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) *rediss
 func TestRedisStoreConformance(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T) enforce.Store {
+	ratelimittest.Run(t, ratelimittest.Harness{
+		New: func(t *testing.T) ratelimit.Store {
 			return newRedisStore(t, c, redistest.Prefix(t))
 		},
 		Advance:   func(_ *testing.T, d time.Duration) { time.Sleep(d) },
@@ -82,41 +82,41 @@ func TestRedisStoreKeys(t *testing.T) {
 	net6 := netip.MustParsePrefix("2001:db8::/64")
 	for _, tc := range []struct {
 		name   string
-		limits []enforce.Limit
+		limits []ratelimit.Limit
 		want   map[string][]string // key (after the prefix) -> fields
 	}{
 		{
 			"one client's site, agent and capability buckets are one key",
-			[]enforce.Limit{
-				{Name: "site", Key: enforce.Key{Net: net4}, Rate: 10, Period: time.Hour},
-				{Name: "agent:claude", Key: enforce.Key{Net: net4}, Rate: 10, Period: time.Hour},
-				{Name: "capability:product-search", Key: enforce.Key{Net: net4, ID: "claude"}, Rate: 10, Period: time.Hour},
+			[]ratelimit.Limit{
+				{Name: "site", Key: ratelimit.Key{Net: net4}, Rate: 10, Period: time.Hour},
+				{Name: "agent:claude", Key: ratelimit.Key{Net: net4}, Rate: 10, Period: time.Hour},
+				{Name: "capability:product-search", Key: ratelimit.Key{Net: net4, ID: "claude"}, Rate: 10, Period: time.Hour},
 			},
 			map[string][]string{"{192.0.2.1/32}": {"", "agent:claude|", "capability:product-search|claude", "site|"}},
 		},
 		{
 			"IPv6 network",
-			[]enforce.Limit{{Name: "site", Key: enforce.Key{Net: net6}, Rate: 10, Period: time.Hour}},
+			[]ratelimit.Limit{{Name: "site", Key: ratelimit.Key{Net: net6}, Rate: 10, Period: time.Hour}},
 			map[string][]string{"{2001:db8::/64}": {"", "site|"}},
 		},
 		{
 			"credential key: the ID is the tag",
-			[]enforce.Limit{
-				{Name: "site", Key: enforce.Key{ID: "key-123"}, Rate: 10, Period: time.Hour},
-				{Name: "agent:claude", Key: enforce.Key{ID: "key-123"}, Rate: 10, Period: time.Hour},
+			[]ratelimit.Limit{
+				{Name: "site", Key: ratelimit.Key{ID: "key-123"}, Rate: 10, Period: time.Hour},
+				{Name: "agent:claude", Key: ratelimit.Key{ID: "key-123"}, Rate: 10, Period: time.Hour},
 			},
 			map[string][]string{"{id:key-123}": {"", "agent:claude", "site"}},
 		},
 		{
 			"shared bucket",
-			[]enforce.Limit{{Name: "site", Rate: 10, Period: time.Hour}},
+			[]ratelimit.Limit{{Name: "site", Rate: 10, Period: time.Hour}},
 			map[string][]string{"{id:}": {"", "site"}},
 		},
 		{
 			"two clients in one call: two keys",
-			[]enforce.Limit{
-				{Name: "a|b", Key: enforce.Key{ID: `x}y\z`}, Rate: 10, Period: time.Hour},
-				{Name: "n", Key: enforce.Key{Net: net4, ID: "p|q"}, Rate: 10, Period: time.Hour},
+			[]ratelimit.Limit{
+				{Name: "a|b", Key: ratelimit.Key{ID: `x}y\z`}, Rate: 10, Period: time.Hour},
+				{Name: "n", Key: ratelimit.Key{Net: net4, ID: "p|q"}, Rate: 10, Period: time.Hour},
 			},
 			map[string][]string{`{id:x\}y\\z}`: {"", `a\|b`}, "{192.0.2.1/32}": {"", `n|p\|q`}},
 		},
@@ -124,7 +124,7 @@ func TestRedisStoreKeys(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := prefix + strings.ReplaceAll(tc.name, " ", "_") + ":"
 			s := newRedisStore(t, c, p)
-			res := make([]enforce.Result, len(tc.limits))
+			res := make([]ratelimit.Result, len(tc.limits))
 			if err := s.Allow(context.Background(), tc.limits, res); err != nil {
 				t.Fatal(err)
 			}
@@ -153,8 +153,8 @@ func TestRedisStoreKeysExpire(t *testing.T) {
 	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
-	l := []enforce.Limit{{Name: "site", Key: enforce.Key{ID: "x"}, Rate: 3, Period: 300 * time.Millisecond}}
-	res := make([]enforce.Result, 1)
+	l := []ratelimit.Limit{{Name: "site", Key: ratelimit.Key{ID: "x"}, Rate: 3, Period: 300 * time.Millisecond}}
+	res := make([]ratelimit.Result, 1)
 	for range 2 {
 		if err := s.Allow(context.Background(), l, res); err != nil {
 			t.Fatal(err)
@@ -184,12 +184,12 @@ func TestRedisStoreExpiryCoversEveryBucket(t *testing.T) {
 	c := srv.Client(t)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
-	k := enforce.Key{Net: netip.MustParsePrefix("203.0.113.5/32")}
-	site := enforce.Limit{Name: "site", Key: k, Rate: 2, Period: 24 * time.Hour}
-	capability := enforce.Limit{Name: "capability:x", Key: enforce.Key{Net: k.Net, ID: "claude"}, Rate: 1000, Period: 200 * time.Millisecond}
-	both := []enforce.Limit{site, capability}
-	res := make([]enforce.Result, 2)
-	if err := s.Allow(context.Background(), both, res); err != nil || !enforce.Allowed(res) {
+	k := ratelimit.Key{Net: netip.MustParsePrefix("203.0.113.5/32")}
+	site := ratelimit.Limit{Name: "site", Key: k, Rate: 2, Period: 24 * time.Hour}
+	capability := ratelimit.Limit{Name: "capability:x", Key: ratelimit.Key{Net: k.Net, ID: "claude"}, Rate: 1000, Period: 200 * time.Millisecond}
+	both := []ratelimit.Limit{site, capability}
+	res := make([]ratelimit.Result, 2)
+	if err := s.Allow(context.Background(), both, res); err != nil || !ratelimit.Allowed(res) {
 		t.Fatalf("first: %v %+v", err, res)
 	}
 	for range 50 {
@@ -223,8 +223,8 @@ func TestRedisStoreForeignValue(t *testing.T) {
 		if err := c.Set(context.Background(), prefix+"{id:f}", v, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
-		res := make([]enforce.Result, 1)
-		l := []enforce.Limit{{Name: "site", Key: enforce.Key{ID: "f"}, Rate: 5, Period: time.Hour}}
+		res := make([]ratelimit.Result, 1)
+		l := []ratelimit.Limit{{Name: "site", Key: ratelimit.Key{ID: "f"}, Rate: 5, Period: time.Hour}}
 		if err := s.Allow(context.Background(), l, res); err != nil || !res[0].Allowed || res[0].Remaining != 4 {
 			t.Errorf("over %q: %v %+v, want a fresh bucket", v, err, res)
 		}
@@ -249,8 +249,8 @@ func TestRedisStoreMatchesRedisRate(t *testing.T) {
 	}{{5, time.Hour}, {3, time.Minute}, {7, 24 * time.Hour}, {1, time.Second * 10}} {
 		t.Run(fmt.Sprintf("%d per %v", tc.rate, tc.period), func(t *testing.T) {
 			key := prefix + t.Name()
-			l := []enforce.Limit{{Name: "x", Key: enforce.Key{ID: key}, Rate: tc.rate, Period: tc.period}}
-			res := make([]enforce.Result, 1)
+			l := []ratelimit.Limit{{Name: "x", Key: ratelimit.Key{ID: key}, Rate: tc.rate, Period: tc.period}}
+			res := make([]ratelimit.Result, 1)
 			lim := redis_rate.Limit{Rate: tc.rate, Burst: tc.rate, Period: tc.period}
 			for i := range tc.rate + 3 {
 				// Exact: a fresh bucket's burst counts down rate-1..0.
@@ -299,17 +299,17 @@ func TestRedisStoreThreeLimitsOneRoundTrip(t *testing.T) {
 	c.AddHook(&calls)
 	insp := srv.Client(t) // reads Redis without being counted
 	net4 := netip.MustParsePrefix("198.51.100.7/32")
-	limits := []enforce.Limit{
-		{Name: "site", Key: enforce.Key{Net: net4}, Rate: 10, Period: time.Hour},
-		{Name: "agent:claude", Key: enforce.Key{Net: net4}, Rate: 5, Period: time.Hour},
-		{Name: "capability:search", Key: enforce.Key{Net: net4, ID: "claude"}, Rate: 2, Period: time.Hour},
+	limits := []ratelimit.Limit{
+		{Name: "site", Key: ratelimit.Key{Net: net4}, Rate: 10, Period: time.Hour},
+		{Name: "agent:claude", Key: ratelimit.Key{Net: net4}, Rate: 5, Period: time.Hour},
+		{Name: "capability:search", Key: ratelimit.Key{Net: net4, ID: "claude"}, Rate: 2, Period: time.Hour},
 	}
-	res := make([]enforce.Result, 3)
+	res := make([]ratelimit.Result, 3)
 	for i := range 2 {
 		if err := s.Allow(context.Background(), limits, res); err != nil {
 			t.Fatal(err)
 		}
-		if !enforce.Allowed(res) {
+		if !ratelimit.Allowed(res) {
 			t.Fatalf("request %d denied: %+v", i+1, res)
 		}
 	}
@@ -318,7 +318,7 @@ func TestRedisStoreThreeLimitsOneRoundTrip(t *testing.T) {
 		if err := s.Allow(context.Background(), limits, res); err != nil {
 			t.Fatal(err)
 		}
-		if enforce.Allowed(res) || res[2].Allowed || !res[0].Allowed || !res[1].Allowed {
+		if ratelimit.Allowed(res) || res[2].Allowed || !res[0].Allowed || !res[1].Allowed {
 			t.Fatalf("over the capability limit: %+v", res)
 		}
 		if res[0].Remaining != 8 || res[1].Remaining != 3 {
@@ -349,21 +349,21 @@ func TestRedisStoreCrossSlot(t *testing.T) {
 	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": srv.Addr}, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = ring.Close() })
 	s := newRedisStore(t, ring, redistest.Prefix(t))
-	a := enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
-	b := enforce.Key{Net: netip.MustParsePrefix("192.0.2.2/32")}
-	res := make([]enforce.Result, 2)
-	err := s.Allow(context.Background(), []enforce.Limit{
+	a := ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
+	b := ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.2/32")}
+	res := make([]ratelimit.Result, 2)
+	err := s.Allow(context.Background(), []ratelimit.Limit{
 		{Name: "site", Key: a, Rate: 1, Period: time.Hour},
 		{Name: "site", Key: b, Rate: 1, Period: time.Hour},
 	}, res)
-	if !errors.Is(err, enforce.ErrCrossSlot) {
+	if !errors.Is(err, ratelimit.ErrCrossSlot) {
 		t.Errorf("Allow across two clients = %v, want ErrCrossSlot", err)
 	}
-	err = s.Allow(context.Background(), []enforce.Limit{
+	err = s.Allow(context.Background(), []ratelimit.Limit{
 		{Name: "site", Key: a, Rate: 1, Period: time.Hour},
-		{Name: "capability:x", Key: enforce.Key{Net: a.Net, ID: "claude"}, Rate: 1, Period: time.Hour},
+		{Name: "capability:x", Key: ratelimit.Key{Net: a.Net, ID: "claude"}, Rate: 1, Period: time.Hour},
 	}, res)
-	if err != nil || !enforce.Allowed(res) {
+	if err != nil || !ratelimit.Allowed(res) {
 		t.Errorf("one client's limits on a Ring: %v %+v", err, res)
 	}
 }
@@ -392,9 +392,9 @@ func TestNewLimitStoreErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := make([]enforce.Result, 1)
-	err = s.Allow(context.Background(), []enforce.Limit{{Name: "x", Rate: 1 << 50, Period: time.Hour}}, res)
-	if !errors.Is(err, enforce.ErrInvalidLimit) {
+	res := make([]ratelimit.Result, 1)
+	err = s.Allow(context.Background(), []ratelimit.Limit{{Name: "x", Rate: 1 << 50, Period: time.Hour}}, res)
+	if !errors.Is(err, ratelimit.ErrInvalidLimit) {
 		t.Errorf("huge rate: %v, want ErrInvalidLimit", err)
 	}
 }
@@ -440,7 +440,7 @@ func (h *countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 }
 
 // The store tells a Failover its client's pool size, so that a burst
-// queues before the pool (enforce.ConcurrencyLimited).
+// queues before the pool (ratelimit.ConcurrencyLimited).
 func TestLimitStoreMaxConcurrent(t *testing.T) {
 	for _, tc := range []struct {
 		client redis.UniversalClient
@@ -454,7 +454,7 @@ func TestLimitStoreMaxConcurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var _ enforce.ConcurrencyLimited = s
+		var _ ratelimit.ConcurrencyLimited = s
 		if got := s.MaxConcurrent(); got != tc.want {
 			t.Errorf("%T: MaxConcurrent = %d, want %d", tc.client, got, tc.want)
 		}

@@ -28,9 +28,9 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
 )
 
@@ -126,16 +126,16 @@ func (s *mutexRate) allow(key string) bool {
 }
 
 // BenchmarkLimiter: one limit checked for 1024 clients in turn, on one
-// core and on every core: enforce.MemoryStore against x/time/rate in a
+// core and on every core: ratelimit.MemoryStore against x/time/rate in a
 // mutex map. Each gets its per-client input built beforehand: the peer its
 // map key, agentready its Limit.
 func BenchmarkLimiter(b *testing.B) {
 	const keys = 1024
-	var limits [keys][1]enforce.Limit
+	var limits [keys][1]ratelimit.Limit
 	var names [keys]string
 	for i := range keys {
 		net := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), 32)
-		limits[i][0] = enforce.Limit{Name: "site", Key: enforce.Key{Net: net}, Rate: huge, Period: time.Second}
+		limits[i][0] = ratelimit.Limit{Name: "site", Key: ratelimit.Key{Net: net}, Rate: huge, Period: time.Second}
 		names[i] = net.String()
 	}
 	ctx := context.Background()
@@ -144,14 +144,14 @@ func BenchmarkLimiter(b *testing.B) {
 		if parallel {
 			mode = "parallel"
 		}
-		ms, err := enforce.NewMemoryStore()
+		ms, err := ratelimit.NewMemoryStore()
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run("case=1024-keys-"+mode+"/impl=agentready", func(b *testing.B) {
 			b.ReportAllocs()
 			run(b, parallel, func(i int) {
-				var res [1]enforce.Result
+				var res [1]ratelimit.Result
 				_ = ms.Allow(ctx, limits[i%keys][:], res[:])
 			})
 		})
@@ -285,17 +285,17 @@ func BenchmarkRedis(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	failover, err := enforce.NewFailover(store)
+	failover, err := ratelimit.NewFailover(store)
 	if err != nil {
 		b.Fatal(err)
 	}
 	limiter := redis_rate.NewLimiter(client)
 	ctx := context.Background()
-	k := enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
-	limits := []enforce.Limit{
+	k := ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
+	limits := []ratelimit.Limit{
 		{Name: "site", Key: k, Rate: huge, Period: time.Hour},
 		{Name: "agent:claude", Key: k, Rate: huge, Period: time.Hour},
-		{Name: "capability:product-search", Key: enforce.Key{Net: k.Net, ID: "claude"}, Rate: huge, Period: time.Minute},
+		{Name: "capability:product-search", Key: ratelimit.Key{Net: k.Net, ID: "claude"}, Rate: huge, Period: time.Minute},
 	}
 	rrKeys := []string{prefix + "rr:site:192.0.2.1", prefix + "rr:agent:192.0.2.1", prefix + "rr:cap:192.0.2.1"}
 	rrLimits := []redis_rate.Limit{
@@ -316,7 +316,7 @@ func BenchmarkRedis(b *testing.B) {
 		f    func() error
 	}{
 		{"3-limits/impl=agentready", func() error {
-			var res [3]enforce.Result
+			var res [3]ratelimit.Result
 			if err := failover.Allow(ctx, limits, res[:]); err != nil || !res[0].Allowed {
 				return fmt.Errorf("failover: %v %+v", err, res[0])
 			}
@@ -324,7 +324,7 @@ func BenchmarkRedis(b *testing.B) {
 		}},
 		{"3-limits/impl=redis_rate", func() error { return rr(3) }},
 		{"1-limit/impl=agentready", func() error {
-			var res [1]enforce.Result
+			var res [1]ratelimit.Result
 			if err := failover.Allow(ctx, limits[:1], res[:]); err != nil || !res[0].Allowed {
 				return fmt.Errorf("failover: %v %+v", err, res[0])
 			}

@@ -26,6 +26,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/metrics"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/verify"
 )
@@ -88,7 +89,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		opts = append(opts, agentready.WithImplicitAccess(agentready.ImplicitAIAgents))
 	}
 	p := &proxy{close: func() {}}
-	var store enforce.Store
+	var store ratelimit.Store
 	if c.redisAddr != "" {
 		client := redis.NewClient(&redis.Options{Addr: c.redisAddr, ContextTimeoutEnabled: true})
 		rs, err := redisstore.NewLimitStore(client)
@@ -96,7 +97,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 			client.Close()
 			return nil, err
 		}
-		if store, err = enforce.NewFailover(rs, enforce.WithFailoverLogger(c.log)); err != nil {
+		if store, err = ratelimit.NewFailover(rs, ratelimit.WithFailoverLogger(c.log)); err != nil {
 			client.Close()
 			return nil, err
 		}

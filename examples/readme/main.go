@@ -27,6 +27,7 @@ import (
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish/agentstxt"
 	"github.com/agentready/agentready/metrics"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
@@ -167,9 +168,9 @@ func redisLimits(site config.Site) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	store, err := enforce.NewFailover(redisStore,
-		enforce.WithFailurePolicy(enforce.FallbackMemory), // the default
-		enforce.WithStoreTimeout(200*time.Millisecond),    // the default
+	store, err := ratelimit.NewFailover(redisStore,
+		ratelimit.WithFailurePolicy(ratelimit.FallbackMemory), // the default
+		ratelimit.WithStoreTimeout(200*time.Millisecond),      // the default
 	)
 	if err != nil {
 		log.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
 )
 
@@ -19,7 +19,7 @@ import (
 // Redis is down and returns to Redis when it answers again. Start two
 // demos on two ports with the same -redis and their limits are one.
 // close releases the Redis client.
-func Redis(addr string, log *slog.Logger) (store enforce.Store, close func() error, err error) {
+func Redis(addr string, log *slog.Logger) (store ratelimit.Store, close func() error, err error) {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return nil, nil, fmt.Errorf("-redis %q: want host:port: %w", addr, err)
 	}
@@ -33,7 +33,7 @@ func Redis(addr string, log *slog.Logger) (store enforce.Store, close func() err
 		_ = client.Close()
 		return nil, nil, err
 	}
-	f, err := enforce.NewFailover(rs, enforce.WithFailoverLogger(log))
+	f, err := ratelimit.NewFailover(rs, ratelimit.WithFailoverLogger(log))
 	if err != nil {
 		_ = client.Close()
 		return nil, nil, err

@@ -1,4 +1,4 @@
-package enforce
+package ratelimit
 
 import (
 	"context"
@@ -7,12 +7,11 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/keyesc"
 )
 
 // Store holds rate-limit buckets. Every store (the in-memory MemoryStore, a
-// Redis store) passes the conformance suite in enforce/storetest.
+// Redis store) passes the conformance suite in ratelimit/ratelimittest.
 //
 // Semantics are those of GCRA as redis_rate implements it: a Limit of Rate
 // per Period allows a burst of Rate requests, then one more every
@@ -40,7 +39,7 @@ type Peeker interface {
 // ErrCrossSlot reports limits of one Allow call whose keys Redis Cluster
 // (or a Ring) would place on different nodes: they cannot be checked in one
 // atomic script. The enforcer never makes such calls.
-var ErrCrossSlot = errors.New("enforce: limits of one request hash to different Redis slots")
+var ErrCrossSlot = errors.New("ratelimit: limits of one request hash to different Redis slots")
 
 // Limit is one bucket a request must draw a token from.
 //
@@ -111,12 +110,12 @@ const MaxPeriod = 100 * 365 * 24 * time.Hour
 var (
 	// ErrInvalidLimit reports a Limit whose Rate or Period is not positive,
 	// or whose Period exceeds MaxPeriod.
-	ErrInvalidLimit = errors.New("enforce: invalid rate limit")
+	ErrInvalidLimit = errors.New("ratelimit: invalid rate limit")
 	// ErrShortResults reports a res slice shorter than limits.
-	ErrShortResults = errors.New("enforce: fewer results than limits")
+	ErrShortResults = errors.New("ratelimit: fewer results than limits")
 	// ErrDuplicateLimit reports the same (Name, Key) twice in one call:
 	// one request cannot draw two tokens from one bucket.
-	ErrDuplicateLimit = errors.New("enforce: the same bucket is listed twice")
+	ErrDuplicateLimit = errors.New("ratelimit: the same bucket is listed twice")
 )
 
 // CheckLimits validates the arguments of Store.Allow. Stores call it before
@@ -149,23 +148,6 @@ func (l *Limit) valid() bool {
 	return l.Rate > 0 && l.Period > 0 && l.Period <= MaxPeriod
 }
 
-// NewLimit builds the Limit of a declared rate under a policy name, with an
-// empty Key for the caller to fill per request. It reports an invalid name
-// or rate; a zero rate (no limit declared) is an error too, since it cannot
-// be enforced: callers skip it.
-func NewLimit(name string, r config.Rate) (Limit, error) {
-	if err := validPolicyName(name); err != nil {
-		return Limit{}, err
-	}
-	if r.IsZero() {
-		return Limit{}, fmt.Errorf("%w: %q: no rate declared", ErrInvalidLimit, name)
-	}
-	if err := r.Validate(); err != nil {
-		return Limit{}, fmt.Errorf("%w: %q: %v", ErrInvalidLimit, name, err)
-	}
-	return Limit{Name: name, Rate: r.Requests, Period: r.Period()}, nil
-}
-
 // Allowed reports whether a request with these results was served: every
 // limit had a token.
 func Allowed(res []Result) bool {
@@ -175,16 +157,6 @@ func Allowed(res []Result) bool {
 		}
 	}
 	return true
-}
-
-// maxRetryAfter is the time until every limit has a token again: the longest
-// RetryAfter. A Retry-After built from it is honest for the whole request.
-func maxRetryAfter(res []Result) time.Duration {
-	var d time.Duration
-	for i := range res {
-		d = max(d, res[i].RetryAfter)
-	}
-	return d
 }
 
 // AppendKey appends an unambiguous text form of the bucket identity

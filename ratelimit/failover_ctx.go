@@ -1,4 +1,4 @@
-package enforce
+package ratelimit
 
 import (
 	"context"

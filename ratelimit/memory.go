@@ -1,4 +1,4 @@
-package enforce
+package ratelimit
 
 import (
 	"context"
@@ -118,7 +118,7 @@ type memoryConfig struct {
 func WithClock(c Clock) MemoryOption {
 	return func(cfg *memoryConfig) {
 		if c == nil {
-			cfg.errs = append(cfg.errs, errors.New("enforce: WithClock: nil clock"))
+			cfg.errs = append(cfg.errs, errors.New("ratelimit: WithClock: nil clock"))
 			return
 		}
 		cfg.clock = c
@@ -132,7 +132,7 @@ func WithClock(c Clock) MemoryOption {
 func WithMaxEntries(n int) MemoryOption {
 	return func(cfg *memoryConfig) {
 		if n < 1 {
-			cfg.errs = append(cfg.errs, fmt.Errorf("enforce: WithMaxEntries(%d): must be at least 1", n))
+			cfg.errs = append(cfg.errs, fmt.Errorf("ratelimit: WithMaxEntries(%d): must be at least 1", n))
 			return
 		}
 		cfg.maxEntries = n

@@ -1,4 +1,4 @@
-package enforce_test
+package ratelimit_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // TestMemoryPerBucket holds the figure defaultMaxEntries' documentation
@@ -18,15 +18,15 @@ func TestMemoryPerBucket(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := enforce.NewMemoryStore(enforce.WithMaxEntries(n))
+	s, err := ratelimit.NewMemoryStore(ratelimit.WithMaxEntries(n))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls := []enforce.Limit{{Name: "site", Rate: 60, Period: time.Minute}}
-	res := make([]enforce.Result, 1)
+	ls := []ratelimit.Limit{{Name: "site", Rate: 60, Period: time.Minute}}
+	res := make([]ratelimit.Result, 1)
 	for i := range n {
 		a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
-		ls[0].Key = enforce.Key{Net: netip.PrefixFrom(a, 32)}
+		ls[0].Key = ratelimit.Key{Net: netip.PrefixFrom(a, 32)}
 		if err := s.Allow(context.Background(), ls, res); err != nil {
 			t.Fatal(err)
 		}
@@ -50,20 +50,20 @@ func TestMemoryPerBucket(t *testing.T) {
 // whatever the machine's speed (under -race, at real time, buckets went
 // idle and the store held fewer: 29% apart in one CI run).
 func TestMemoryFlatInClients(t *testing.T) {
-	clock := enforce.NewFakeClock(time.Time{})
-	s, err := enforce.NewMemoryStore(enforce.WithClock(clock.Now))
+	clock := ratelimit.NewFakeClock(time.Time{})
+	s, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls := []enforce.Limit{{Name: "site", Rate: 60, Period: time.Minute}}
-	res := make([]enforce.Result, 1)
+	ls := []ratelimit.Limit{{Name: "site", Rate: 60, Period: time.Minute}}
+	res := make([]ratelimit.Result, 1)
 	feed := func(from, to int) {
 		for i := from; i < to; i++ {
 			a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
 			if i>>24 != 0 {
 				a = netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 12: byte(i >> 24), 13: byte(i >> 16), 14: byte(i >> 8), 15: byte(i)})
 			}
-			ls[0].Key = enforce.Key{Net: netip.PrefixFrom(a, a.BitLen())}
+			ls[0].Key = ratelimit.Key{Net: netip.PrefixFrom(a, a.BitLen())}
 			if err := s.Allow(context.Background(), ls, res); err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package enforce_test
+package ratelimit_test
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/enforce/storetest"
 	"github.com/agentready/agentready/internal/logbuf"
+	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/ratelimit/ratelimittest"
 )
 
 // The circuit's logic, on a primary whose failures the test controls. The
@@ -23,7 +23,7 @@ import (
 // flakyStore is a MemoryStore that can be made to fail or to hang until
 // its context ends, as a down or a stuck Redis does.
 type flakyStore struct {
-	inner enforce.Store
+	inner ratelimit.Store
 	mode  atomic.Int32 // flakyOK, flakyFail, flakyHang
 	calls atomic.Int64
 }
@@ -39,14 +39,14 @@ var errRefused = errors.New("dial tcp 127.0.0.1:6379: connect: connection refuse
 
 func newFlaky(t *testing.T) *flakyStore {
 	t.Helper()
-	ms, err := enforce.NewMemoryStore()
+	ms, err := ratelimit.NewMemoryStore()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &flakyStore{inner: ms}
 }
 
-func (s *flakyStore) Allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+func (s *flakyStore) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	s.calls.Add(1)
 	switch s.mode.Load() {
 	case flakyFail:
@@ -62,10 +62,10 @@ func (s *flakyStore) Allow(ctx context.Context, limits []enforce.Limit, res []en
 
 type events struct {
 	mu sync.Mutex
-	ev []enforce.FailoverEvent
+	ev []ratelimit.FailoverEvent
 }
 
-func (e *events) add(ev enforce.FailoverEvent) {
+func (e *events) add(ev ratelimit.FailoverEvent) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.ev = append(e.ev, ev)
@@ -86,7 +86,7 @@ func (e *events) downs() (down, up int) {
 
 type failoverFixture struct {
 	primary *flakyStore
-	f       *enforce.Failover
+	f       *ratelimit.Failover
 	log     *logbuf.Buffer
 	events  *events
 }
@@ -97,17 +97,17 @@ const (
 	testMaxBackoff = 160 * time.Millisecond
 )
 
-func newFailover(t *testing.T, p enforce.FailurePolicy, opts ...enforce.FailoverOption) *failoverFixture {
+func newFailover(t *testing.T, p ratelimit.FailurePolicy, opts ...ratelimit.FailoverOption) *failoverFixture {
 	t.Helper()
 	fx := &failoverFixture{primary: newFlaky(t), log: &logbuf.Buffer{}, events: &events{}}
-	opts = append([]enforce.FailoverOption{
-		enforce.WithFailurePolicy(p),
-		enforce.WithStoreTimeout(testTimeout),
-		enforce.WithRetryBackoff(testMinBackoff, testMaxBackoff),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(fx.log, nil))),
-		enforce.WithOnStateChange(fx.events.add),
+	opts = append([]ratelimit.FailoverOption{
+		ratelimit.WithFailurePolicy(p),
+		ratelimit.WithStoreTimeout(testTimeout),
+		ratelimit.WithRetryBackoff(testMinBackoff, testMaxBackoff),
+		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(fx.log, nil))),
+		ratelimit.WithOnStateChange(fx.events.add),
 	}, opts...)
-	f, err := enforce.NewFailover(fx.primary, opts...)
+	f, err := ratelimit.NewFailover(fx.primary, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,41 +115,41 @@ func newFailover(t *testing.T, p enforce.FailurePolicy, opts ...enforce.Failover
 	return fx
 }
 
-var failClient = enforce.Key{Net: netip.MustParsePrefix("192.0.2.9/32")}
+var failClient = ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.9/32")}
 
-func threeLimits(rate int) []enforce.Limit {
-	return []enforce.Limit{
+func threeLimits(rate int) []ratelimit.Limit {
+	return []ratelimit.Limit{
 		{Name: "site", Key: failClient, Rate: 100, Period: time.Hour},
 		{Name: "agent:claude", Key: failClient, Rate: 50, Period: time.Hour},
-		{Name: "capability:search", Key: enforce.Key{Net: failClient.Net, ID: "claude"}, Rate: rate, Period: time.Hour},
+		{Name: "capability:search", Key: ratelimit.Key{Net: failClient.Net, ID: "claude"}, Rate: rate, Period: time.Hour},
 	}
 }
 
 func TestFailoverPolicies(t *testing.T) {
 	for _, tc := range []struct {
-		policy enforce.FailurePolicy
-		check  func(t *testing.T, i int, res []enforce.Result, err error)
+		policy ratelimit.FailurePolicy
+		check  func(t *testing.T, i int, res []ratelimit.Result, err error)
 	}{
-		{enforce.FallbackMemory, func(t *testing.T, i int, res []enforce.Result, err error) {
+		{ratelimit.FallbackMemory, func(t *testing.T, i int, res []ratelimit.Result, err error) {
 			// Counted in the fallback store: 3 allowed, then denied.
-			if !errors.Is(err, enforce.ErrDegraded) || !errors.Is(err, errRefused) {
+			if !errors.Is(err, ratelimit.ErrDegraded) || !errors.Is(err, errRefused) {
 				t.Fatalf("request %d: err = %v, want ErrDegraded wrapping the failure", i, err)
 			}
-			if enforce.Allowed(res) != (i < 3) {
-				t.Errorf("request %d: allowed = %v, want %v (3 per hour in the fallback)", i, enforce.Allowed(res), i < 3)
+			if ratelimit.Allowed(res) != (i < 3) {
+				t.Errorf("request %d: allowed = %v, want %v (3 per hour in the fallback)", i, ratelimit.Allowed(res), i < 3)
 			}
 		}},
-		{enforce.FailOpen, func(t *testing.T, i int, res []enforce.Result, err error) {
-			if !errors.Is(err, enforce.ErrDegraded) || !errors.Is(err, errRefused) {
+		{ratelimit.FailOpen, func(t *testing.T, i int, res []ratelimit.Result, err error) {
+			if !errors.Is(err, ratelimit.ErrDegraded) || !errors.Is(err, errRefused) {
 				t.Fatalf("request %d: err = %v, want ErrDegraded wrapping the failure", i, err)
 			}
-			if !enforce.Allowed(res) || res[2].Limit != 3 || res[2].Remaining != 2 || res[2].RetryAfter != 0 {
+			if !ratelimit.Allowed(res) || res[2].Limit != 3 || res[2].Remaining != 2 || res[2].RetryAfter != 0 {
 				t.Errorf("request %d: %+v, want every limit passed as a full bucket", i, res)
 			}
 		}},
-		{enforce.FailClosed, func(t *testing.T, i int, res []enforce.Result, err error) {
-			var ue *enforce.UnavailableError
-			if errors.Is(err, enforce.ErrDegraded) || !errors.Is(err, enforce.ErrUnavailable) || !errors.As(err, &ue) {
+		{ratelimit.FailClosed, func(t *testing.T, i int, res []ratelimit.Result, err error) {
+			var ue *ratelimit.UnavailableError
+			if errors.Is(err, ratelimit.ErrDegraded) || !errors.Is(err, ratelimit.ErrUnavailable) || !errors.As(err, &ue) {
 				t.Fatalf("request %d: err = %v, want an UnavailableError", i, err)
 			}
 			if ue.RetryAfter < testMinBackoff || ue.RetryAfter > testMaxBackoff {
@@ -160,8 +160,8 @@ func TestFailoverPolicies(t *testing.T) {
 		t.Run(tc.policy.String(), func(t *testing.T) {
 			fx := newFailover(t, tc.policy)
 			limits := threeLimits(3)
-			res := make([]enforce.Result, 3)
-			if err := fx.f.Allow(context.Background(), limits, res); err != nil || !enforce.Allowed(res) || res[2].Remaining != 2 {
+			res := make([]ratelimit.Result, 3)
+			if err := fx.f.Allow(context.Background(), limits, res); err != nil || !ratelimit.Allowed(res) || res[2].Remaining != 2 {
 				t.Fatalf("healthy: %v %+v", err, res)
 			}
 			fx.primary.mode.Store(flakyFail)
@@ -190,14 +190,14 @@ func TestFailoverPolicies(t *testing.T) {
 // After the backoff one request probes; when the primary answers, the
 // circuit closes and requests are counted there again.
 func TestFailoverRecovers(t *testing.T) {
-	fx := newFailover(t, enforce.FallbackMemory)
+	fx := newFailover(t, ratelimit.FallbackMemory)
 	limits := threeLimits(1000)
-	res := make([]enforce.Result, 3)
+	res := make([]ratelimit.Result, 3)
 	fx.primary.mode.Store(flakyFail)
 	_ = fx.f.Allow(context.Background(), limits, res)
 	fx.primary.mode.Store(flakyOK)
 	// Within the backoff the primary is left alone.
-	if err := fx.f.Allow(context.Background(), limits, res); !errors.Is(err, enforce.ErrDegraded) {
+	if err := fx.f.Allow(context.Background(), limits, res); !errors.Is(err, ratelimit.ErrDegraded) {
 		t.Fatalf("within the backoff: %v, want degraded", err)
 	}
 	if n := fx.primary.calls.Load(); n != 1 {
@@ -234,7 +234,7 @@ func TestFailoverRecovers(t *testing.T) {
 // Probes that fail double the backoff; one request probes at a time, and
 // a hung primary costs each probe the timeout, nobody else.
 func TestFailoverBackoffAndTimeout(t *testing.T) {
-	fx := newFailover(t, enforce.FailOpen)
+	fx := newFailover(t, ratelimit.FailOpen)
 	limits := threeLimits(10)
 	fx.primary.mode.Store(flakyHang)
 	var (
@@ -244,7 +244,7 @@ func TestFailoverBackoffAndTimeout(t *testing.T) {
 	)
 	for range 8 {
 		wg.Go(func() {
-			res := make([]enforce.Result, 3)
+			res := make([]ratelimit.Result, 3)
 			for time.Now().Before(stop) {
 				start := time.Now()
 				err := fx.f.Allow(context.Background(), limits, res)
@@ -255,7 +255,7 @@ func TestFailoverBackoffAndTimeout(t *testing.T) {
 						break
 					}
 				}
-				if !errors.Is(err, enforce.ErrDegraded) || !enforce.Allowed(res) {
+				if !errors.Is(err, ratelimit.ErrDegraded) || !ratelimit.Allowed(res) {
 					t.Errorf("hung primary, fail open: %v %+v", err, res)
 					return
 				}
@@ -280,9 +280,9 @@ func TestFailoverBackoffAndTimeout(t *testing.T) {
 // A primary that recovers and fails again soon resumes its backoff, so
 // flapping does not log two lines per minimum backoff.
 func TestFailoverFlapping(t *testing.T) {
-	fx := newFailover(t, enforce.FailOpen)
+	fx := newFailover(t, ratelimit.FailOpen)
 	limits := threeLimits(1000)
-	res := make([]enforce.Result, 3)
+	res := make([]ratelimit.Result, 3)
 	var lastWait time.Duration
 	for round := range 3 {
 		fx.primary.mode.Store(flakyFail)
@@ -307,9 +307,9 @@ func TestFailoverFlapping(t *testing.T) {
 // A probe whose primary panicked (net/http recovers the request) does not
 // leave the circuit open for good: another request probes later.
 func TestFailoverProbePanics(t *testing.T) {
-	fx := newFailover(t, enforce.FailOpen)
+	fx := newFailover(t, ratelimit.FailOpen)
 	limits := threeLimits(1000)
-	res := make([]enforce.Result, 3)
+	res := make([]ratelimit.Result, 3)
 	fx.primary.mode.Store(flakyFail)
 	_ = fx.f.Allow(context.Background(), limits, res)
 	fx.primary.mode.Store(flakyPanic)
@@ -332,15 +332,15 @@ func TestFailoverProbePanics(t *testing.T) {
 
 // The caller's own problems are not the primary's failures.
 func TestFailoverCallerErrors(t *testing.T) {
-	fx := newFailover(t, enforce.FailClosed)
-	res := make([]enforce.Result, 3)
+	fx := newFailover(t, ratelimit.FailClosed)
+	res := make([]ratelimit.Result, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := fx.f.Allow(ctx, threeLimits(3), res); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
 	bad := threeLimits(0)
-	if err := fx.f.Allow(context.Background(), bad, res); !errors.Is(err, enforce.ErrInvalidLimit) {
+	if err := fx.f.Allow(context.Background(), bad, res); !errors.Is(err, ratelimit.ErrInvalidLimit) {
 		t.Errorf("invalid limit: %v", err)
 	}
 	// Cancelled while a hung primary is being asked.
@@ -367,14 +367,14 @@ func TestFailoverCallerErrors(t *testing.T) {
 }
 
 func TestNewFailoverErrors(t *testing.T) {
-	_, err := enforce.NewFailover(nil,
-		enforce.WithFailurePolicy(7),
-		enforce.WithStoreTimeout(0),
-		enforce.WithRetryBackoff(time.Second, time.Millisecond),
-		enforce.WithFallbackStore(nil),
-		enforce.WithFailoverLogger(nil),
-		enforce.WithMaxConcurrent(-1),
-		enforce.WithQueueTimeout(0),
+	_, err := ratelimit.NewFailover(nil,
+		ratelimit.WithFailurePolicy(7),
+		ratelimit.WithStoreTimeout(0),
+		ratelimit.WithRetryBackoff(time.Second, time.Millisecond),
+		ratelimit.WithFallbackStore(nil),
+		ratelimit.WithFailoverLogger(nil),
+		ratelimit.WithMaxConcurrent(-1),
+		ratelimit.WithQueueTimeout(0),
 	)
 	if err == nil {
 		t.Fatal("no error")
@@ -384,45 +384,23 @@ func TestNewFailoverErrors(t *testing.T) {
 			t.Errorf("error does not report %q:\n%v", want, err)
 		}
 	}
-	for _, p := range []enforce.FailurePolicy{enforce.FallbackMemory, enforce.FailOpen, enforce.FailClosed, 9} {
+	for _, p := range []ratelimit.FailurePolicy{ratelimit.FallbackMemory, ratelimit.FailOpen, ratelimit.FailClosed, 9} {
 		if p.String() == "" {
 			t.Errorf("policy %d has no name", p)
 		}
 	}
 }
 
-// The failover adds no allocation: not on a healthy call (its timeout's
-// context is pooled), not with a caller's deadline, not while degraded.
-func TestFailoverAllocs(t *testing.T) {
-	fx := newFailover(t, enforce.FallbackMemory)
-	limits := threeLimits(1 << 30)
-	res := make([]enforce.Result, 3)
-	ctx := context.Background()
-	_ = fx.f.Allow(ctx, limits, res)
-	healthy := testing.AllocsPerRun(200, func() { _ = fx.f.Allow(ctx, limits, res) })
-	short, cancel := context.WithTimeout(ctx, testTimeout/2)
-	defer cancel()
-	withDeadline := testing.AllocsPerRun(200, func() { _ = fx.f.Allow(short, limits, res) })
-	fx.primary.mode.Store(flakyFail)
-	_ = fx.f.Allow(ctx, limits, res)
-	degraded := testing.AllocsPerRun(200, func() { _ = fx.f.Allow(ctx, limits, res) })
-	t.Logf("allocs per call: healthy %v, caller deadline %v, degraded %v", healthy, withDeadline, degraded)
-	// Under the race detector sync.Pool drops items: counts mean nothing.
-	if !enforce.RaceEnabled && (healthy != 0 || withDeadline != 0 || degraded != 0) {
-		t.Errorf("allocs: healthy %v, caller deadline %v, degraded %v; want 0", healthy, withDeadline, degraded)
-	}
-}
-
 // A healthy Failover is its primary: it passes the conformance suite.
 func TestFailoverConformance(t *testing.T) {
-	clock := enforce.NewFakeClock(time.Time{})
-	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T) enforce.Store {
-			ms, err := enforce.NewMemoryStore(enforce.WithClock(clock.Now))
+	clock := ratelimit.NewFakeClock(time.Time{})
+	ratelimittest.Run(t, ratelimittest.Harness{
+		New: func(t *testing.T) ratelimit.Store {
+			ms, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now))
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := enforce.NewFailover(ms)
+			f, err := ratelimit.NewFailover(ms)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -436,7 +414,7 @@ func TestFailoverConformance(t *testing.T) {
 // client has: a call waits for a connection inside its context's deadline,
 // then holds it until the test releases it (without hold, for delay). It reports its pool size as MaxConcurrent.
 type pooledStore struct {
-	inner    enforce.Store
+	inner    ratelimit.Store
 	conns    chan struct{}
 	release  chan struct{} // nil: answer after delay
 	delay    time.Duration // a round trip
@@ -449,7 +427,7 @@ type pooledStore struct {
 
 func newPooled(t *testing.T, conns int, hold bool) *pooledStore {
 	t.Helper()
-	ms, err := enforce.NewMemoryStore()
+	ms, err := ratelimit.NewMemoryStore()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +441,7 @@ func newPooled(t *testing.T, conns int, hold bool) *pooledStore {
 func (s *pooledStore) MaxConcurrent() int { return cap(s.conns) }
 
 // Peek takes a connection as Allow does, without waiting for one.
-func (s *pooledStore) Peek(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+func (s *pooledStore) Peek(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	select {
 	case s.conns <- struct{}{}:
 	case <-ctx.Done():
@@ -471,10 +449,10 @@ func (s *pooledStore) Peek(ctx context.Context, limits []enforce.Limit, res []en
 	}
 	defer func() { <-s.conns }()
 	s.peeks.Add(1)
-	return s.inner.(enforce.Peeker).Peek(ctx, limits, res)
+	return s.inner.(ratelimit.Peeker).Peek(ctx, limits, res)
 }
 
-func (s *pooledStore) Allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+func (s *pooledStore) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	select {
 	case s.conns <- struct{}{}:
 	case <-ctx.Done():
@@ -511,12 +489,12 @@ func (s *pooledStore) Allow(ctx context.Context, limits []enforce.Limit, res []e
 // the same burst times out in the pool and degrades.
 func TestFailoverQueuesBeyondThePool(t *testing.T) {
 	const conns, burst = 2, 200
-	run := func(t *testing.T, opts ...enforce.FailoverOption) (*pooledStore, int) {
+	run := func(t *testing.T, opts ...ratelimit.FailoverOption) (*pooledStore, int) {
 		p := newPooled(t, conns, false)
 		p.delay = 2 * time.Millisecond
-		f, err := enforce.NewFailover(p, append([]enforce.FailoverOption{
-			enforce.WithStoreTimeout(100 * time.Millisecond), // the last of the burst waits 200ms in the pool
-			enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
+		f, err := ratelimit.NewFailover(p, append([]ratelimit.FailoverOption{
+			ratelimit.WithStoreTimeout(100 * time.Millisecond), // the last of the burst waits 200ms in the pool
+			ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
 		}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
@@ -525,10 +503,10 @@ func TestFailoverQueuesBeyondThePool(t *testing.T) {
 		var degraded atomic.Int64
 		for i := range burst {
 			wg.Go(func() {
-				k := enforce.Key{Net: netip.PrefixFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), 32)}
-				res := make([]enforce.Result, 1)
-				err := f.Allow(context.Background(), []enforce.Limit{{Name: "site", Key: k, Rate: 10, Period: time.Hour}}, res)
-				if errors.Is(err, enforce.ErrDegraded) {
+				k := ratelimit.Key{Net: netip.PrefixFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), 32)}
+				res := make([]ratelimit.Result, 1)
+				err := f.Allow(context.Background(), []ratelimit.Limit{{Name: "site", Key: k, Rate: 10, Period: time.Hour}}, res)
+				if errors.Is(err, ratelimit.ErrDegraded) {
 					degraded.Add(1)
 				} else if err != nil {
 					t.Error(err)
@@ -542,7 +520,7 @@ func TestFailoverQueuesBeyondThePool(t *testing.T) {
 	if degraded != 0 || p.calls.Load() != burst || p.maxSeen.Load() > conns {
 		t.Errorf("queued: %d degraded, %d calls, %d in flight at most; want 0, %d, <= %d", degraded, p.calls.Load(), p.maxSeen.Load(), burst, conns)
 	}
-	if _, degraded := run(t, enforce.WithMaxConcurrent(0)); degraded == 0 {
+	if _, degraded := run(t, ratelimit.WithMaxConcurrent(0)); degraded == 0 {
 		t.Errorf("without the queue, no request of a burst of %d on %d connections timed out: the test shows nothing", burst, conns)
 	}
 }
@@ -553,26 +531,26 @@ func TestFailoverQueuesBeyondThePool(t *testing.T) {
 func TestFailoverQueueTimeoutAndOpenCircuit(t *testing.T) {
 	p := newPooled(t, 1, true)
 	fx := &events{}
-	f, err := enforce.NewFailover(p,
-		enforce.WithStoreTimeout(time.Hour),
-		enforce.WithQueueTimeout(20*time.Millisecond),
-		enforce.WithRetryBackoff(time.Hour, time.Hour),
-		enforce.WithOnStateChange(fx.add),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
+	f, err := ratelimit.NewFailover(p,
+		ratelimit.WithStoreTimeout(time.Hour),
+		ratelimit.WithQueueTimeout(20*time.Millisecond),
+		ratelimit.WithRetryBackoff(time.Hour, time.Hour),
+		ratelimit.WithOnStateChange(fx.add),
+		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
 	limits := threeLimits(10)
 	first := make(chan error)
-	go func() { first <- f.Allow(context.Background(), limits, make([]enforce.Result, 3)) }()
+	go func() { first <- f.Allow(context.Background(), limits, make([]ratelimit.Result, 3)) }()
 	for p.inFlight.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	// The one connection is held: this request waits 20ms for a turn.
-	err = f.Allow(context.Background(), limits, make([]enforce.Result, 3))
-	var qe *enforce.QueueTimeoutError
-	if !errors.Is(err, enforce.ErrDegraded) || !errors.As(err, &qe) || qe.InFlight != 1 {
+	err = f.Allow(context.Background(), limits, make([]ratelimit.Result, 3))
+	var qe *ratelimit.QueueTimeoutError
+	if !errors.Is(err, ratelimit.ErrDegraded) || !errors.As(err, &qe) || qe.InFlight != 1 {
 		t.Fatalf("queued past the queue timeout: %v, want a degraded answer wrapping a QueueTimeoutError", err)
 	}
 	if down, _ := fx.downs(); !f.Degraded() || down != 1 {
@@ -592,25 +570,25 @@ func TestFailoverQueueTimeoutAndOpenCircuit(t *testing.T) {
 func TestFailoverQueuedWhenCircuitOpens(t *testing.T) {
 	p := newPooled(t, 1, true)
 	p.fail.Store(true)
-	f, err := enforce.NewFailover(p,
-		enforce.WithStoreTimeout(time.Hour),
-		enforce.WithRetryBackoff(time.Hour, time.Hour),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
+	f, err := ratelimit.NewFailover(p,
+		ratelimit.WithStoreTimeout(time.Hour),
+		ratelimit.WithRetryBackoff(time.Hour, time.Hour),
+		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
 	limits := threeLimits(10)
 	errs := make(chan error, 2)
-	go func() { errs <- f.Allow(context.Background(), limits, make([]enforce.Result, 3)) }()
+	go func() { errs <- f.Allow(context.Background(), limits, make([]ratelimit.Result, 3)) }()
 	for p.inFlight.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	go func() { errs <- f.Allow(context.Background(), limits, make([]enforce.Result, 3)) }()
+	go func() { errs <- f.Allow(context.Background(), limits, make([]ratelimit.Result, 3)) }()
 	time.Sleep(10 * time.Millisecond) // the second request is queued
 	close(p.release)
 	for range 2 {
-		if err := <-errs; !errors.Is(err, enforce.ErrDegraded) {
+		if err := <-errs; !errors.Is(err, ratelimit.ErrDegraded) {
 			t.Errorf("answer %v, want degraded", err)
 		}
 	}
@@ -623,17 +601,17 @@ func TestFailoverQueuedWhenCircuitOpens(t *testing.T) {
 // one.
 func TestFailoverTurnSurvivesPanic(t *testing.T) {
 	p := newPooled(t, 1, false)
-	f, err := enforce.NewFailover(&panicky{p}, enforce.WithQueueTimeout(50*time.Millisecond),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
+	f, err := ratelimit.NewFailover(&panicky{p}, ratelimit.WithQueueTimeout(50*time.Millisecond),
+		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	limits := threeLimits(10)
 	func() {
 		defer func() { _ = recover() }()
-		_ = f.Allow(context.Background(), limits, make([]enforce.Result, 3))
+		_ = f.Allow(context.Background(), limits, make([]ratelimit.Result, 3))
 	}()
-	if err := f.Allow(context.Background(), limits, make([]enforce.Result, 3)); err != nil {
+	if err := f.Allow(context.Background(), limits, make([]ratelimit.Result, 3)); err != nil {
 		t.Errorf("after a panic: %v, want the primary's answer", err)
 	}
 }
@@ -641,7 +619,7 @@ func TestFailoverTurnSurvivesPanic(t *testing.T) {
 // panicky panics on its first call.
 type panicky struct{ *pooledStore }
 
-func (p *panicky) Allow(ctx context.Context, limits []enforce.Limit, res []enforce.Result) error {
+func (p *panicky) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	if p.calls.Add(1) == 1 {
 		panic("primary store bug")
 	}
@@ -653,16 +631,16 @@ func (p *panicky) Allow(ctx context.Context, limits []enforce.Limit, res []enfor
 // answers from the fallback at once, and the circuit stays closed.
 func TestFailoverPeekTakesNoBusyTurn(t *testing.T) {
 	p := newPooled(t, 2, true)
-	f, err := enforce.NewFailover(p, enforce.WithStoreTimeout(time.Second),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
+	f, err := ratelimit.NewFailover(p, ratelimit.WithStoreTimeout(time.Second),
+		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	limits := []enforce.Limit{{Name: "site", Key: enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}, Rate: 10, Period: time.Hour}}
+	limits := []ratelimit.Limit{{Name: "site", Key: ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}, Rate: 10, Period: time.Hour}}
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {
-			if err := f.Allow(context.Background(), limits, make([]enforce.Result, 1)); err != nil {
+			if err := f.Allow(context.Background(), limits, make([]ratelimit.Result, 1)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -670,7 +648,7 @@ func TestFailoverPeekTakesNoBusyTurn(t *testing.T) {
 	for p.inFlight.Load() < 2 {
 		time.Sleep(time.Millisecond)
 	}
-	res := make([]enforce.Result, 1)
+	res := make([]ratelimit.Result, 1)
 	if err := f.Peek(context.Background(), limits, res); err != nil || !res[0].Allowed {
 		t.Errorf("Peek with every turn taken: %v, %+v", err, res[0])
 	}
@@ -687,23 +665,23 @@ func TestFailoverPeekTakesNoBusyTurn(t *testing.T) {
 // panickyPeek is a one-connection primary whose Peek panics.
 type panickyPeek struct{ *pooledStore }
 
-func (panickyPeek) Peek(context.Context, []enforce.Limit, []enforce.Result) error { panic("peek") }
+func (panickyPeek) Peek(context.Context, []ratelimit.Limit, []ratelimit.Result) error { panic("peek") }
 
 // A primary panicking in Peek gives its turn back: the next Allow gets it
 // at once instead of waiting out the queue and opening the circuit.
 func TestFailoverPeekPanicGivesTurnBack(t *testing.T) {
 	p := panickyPeek{newPooled(t, 1, false)}
-	f, err := enforce.NewFailover(p, enforce.WithQueueTimeout(50*time.Millisecond),
-		enforce.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
+	f, err := ratelimit.NewFailover(p, ratelimit.WithQueueTimeout(50*time.Millisecond),
+		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	limits := []enforce.Limit{{Name: "site", Key: enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}, Rate: 10, Period: time.Hour}}
+	limits := []ratelimit.Limit{{Name: "site", Key: ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}, Rate: 10, Period: time.Hour}}
 	func() {
 		defer func() { _ = recover() }()
-		_ = f.Peek(context.Background(), limits, make([]enforce.Result, 1))
+		_ = f.Peek(context.Background(), limits, make([]ratelimit.Result, 1))
 	}()
-	if err := f.Allow(context.Background(), limits, make([]enforce.Result, 1)); err != nil || f.Degraded() {
+	if err := f.Allow(context.Background(), limits, make([]ratelimit.Result, 1)); err != nil || f.Degraded() {
 		t.Errorf("Allow after a panicking Peek: %v, degraded %v", err, f.Degraded())
 	}
 }

@@ -1,4 +1,4 @@
-// Package storetest is the conformance suite every enforce.Store passes.
+// Package ratelimittest is the conformance suite every ratelimit.Store passes.
 //
 // A store is run with Run and a Harness saying how to make an empty store
 // and how to move its clock. The in-memory store runs it on a FakeClock,
@@ -8,11 +8,11 @@
 // how long each Advance really took, so overshooting sleeps on a loaded
 // machine do not fail it.
 //
-// Stores validate their arguments with enforce.CheckLimits, so that invalid
+// Stores validate their arguments with ratelimit.CheckLimits, so that invalid
 // input yields the same errors everywhere (the suite checks them with
 // errors.Is), and report RetryAfter 0 for allowed limits (redis_rate says
 // -1).
-package storetest
+package ratelimittest
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // Harness adapts a store to the suite.
@@ -33,7 +33,7 @@ type Harness struct {
 	// New returns a store holding no buckets: a fresh store, or one whose
 	// keys are namespaced per call (a Redis store uses a new key prefix).
 	// Required.
-	New func(t *testing.T) enforce.Store
+	New func(t *testing.T) ratelimit.Store
 	// Advance moves the store's clock forward by d: FakeClock.Advance for
 	// an injected clock, time.Sleep for a store on real time. Required.
 	Advance func(t *testing.T, d time.Duration)
@@ -100,17 +100,17 @@ func Run(t *testing.T, h Harness) {
 
 type suite struct{ h Harness }
 
-// peek: a store that implements enforce.Peeker answers as Allow would,
+// peek: a store that implements ratelimit.Peeker answers as Allow would,
 // consuming nothing (a store that does not is skipped).
 func (s *suite) peek(t *testing.T) {
 	st := s.h.New(t)
-	pk, ok := st.(enforce.Peeker)
+	pk, ok := st.(ratelimit.Peeker)
 	if !ok {
-		t.Skip("the store does not implement enforce.Peeker")
+		t.Skip("the store does not implement ratelimit.Peeker")
 	}
 	ctx := context.Background()
-	ls := []enforce.Limit{limit("site", clientA, 3, long), limit("agent:x", clientA, 5, long)}
-	res := make([]enforce.Result, 2)
+	ls := []ratelimit.Limit{limit("site", clientA, 3, long), limit("agent:x", clientA, 5, long)}
+	res := make([]ratelimit.Result, 2)
 	for range 3 {
 		if err := pk.Peek(ctx, ls, res); err != nil {
 			t.Fatal(err)
@@ -135,19 +135,19 @@ func (s *suite) peek(t *testing.T) {
 }
 
 var (
-	clientA = enforce.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
-	clientB = enforce.Key{Net: netip.MustParsePrefix("192.0.2.2/32")}
-	client6 = enforce.Key{Net: netip.MustParsePrefix("2001:db8:1:2::/64")}
+	clientA = ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}
+	clientB = ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.2/32")}
+	client6 = ratelimit.Key{Net: netip.MustParsePrefix("2001:db8:1:2::/64")}
 )
 
-func limit(name string, key enforce.Key, n int, p time.Duration) enforce.Limit {
-	return enforce.Limit{Name: name, Key: key, Rate: n, Period: p}
+func limit(name string, key ratelimit.Key, n int, p time.Duration) ratelimit.Limit {
+	return ratelimit.Limit{Name: name, Key: key, Rate: n, Period: p}
 }
 
 // allow runs one request and fails the test on an error.
-func allow(t *testing.T, s enforce.Store, limits ...enforce.Limit) []enforce.Result {
+func allow(t *testing.T, s ratelimit.Store, limits ...ratelimit.Limit) []ratelimit.Result {
 	t.Helper()
-	res := make([]enforce.Result, len(limits))
+	res := make([]ratelimit.Result, len(limits))
 	if err := s.Allow(context.Background(), limits, res); err != nil {
 		t.Fatalf("Allow: %v", err)
 	}
@@ -164,7 +164,7 @@ func (s *suite) near(t *testing.T, what string, got, want time.Duration) {
 }
 
 // expect checks one result's Allowed and Remaining.
-func expect(t *testing.T, step string, r enforce.Result, allowed bool, remaining int) {
+func expect(t *testing.T, step string, r ratelimit.Result, allowed bool, remaining int) {
 	t.Helper()
 	if r.Allowed != allowed || r.Remaining != remaining {
 		t.Errorf("%s: Allowed=%v Remaining=%d, want Allowed=%v Remaining=%d", step, r.Allowed, r.Remaining, allowed, remaining)
@@ -312,7 +312,7 @@ func (s *suite) tokens(el, e time.Duration, n int) (lo, hi int) {
 
 // drain sends requests until one is denied (at most most of them) and
 // returns how many were allowed and the denial.
-func (s *suite) drain(t *testing.T, st enforce.Store, l enforce.Limit, most int) (int, enforce.Result) {
+func (s *suite) drain(t *testing.T, st ratelimit.Store, l ratelimit.Limit, most int) (int, ratelimit.Result) {
 	t.Helper()
 	for i := range most {
 		if r := allow(t, st, l)[0]; !r.Allowed {
@@ -320,7 +320,7 @@ func (s *suite) drain(t *testing.T, st enforce.Store, l enforce.Limit, most int)
 		}
 	}
 	t.Fatalf("%d requests allowed in a row", most)
-	return 0, enforce.Result{}
+	return 0, ratelimit.Result{}
 }
 
 // denialConsumesNothing: hammering a denied limit does not push the next
@@ -377,11 +377,11 @@ func (s *suite) highLimit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := s.h.New(t)
 			l := limit("high", clientA, tc.n, tc.period)
-			res := make([]enforce.Result, 1)
+			res := make([]ratelimit.Result, 1)
 			start := time.Now()
 			allowed := 0
 			for range tc.n + 50 {
-				if err := st.Allow(context.Background(), []enforce.Limit{l}, res); err != nil {
+				if err := st.Allow(context.Background(), []ratelimit.Limit{l}, res); err != nil {
 					t.Fatal(err)
 				}
 				if res[0].Allowed {
@@ -402,13 +402,13 @@ func (s *suite) highLimitRefill(t *testing.T) {
 	st := s.h.New(t)
 	const n = 5000
 	l := limit("high-refill", clientA, n, s.h.Period)
-	res := make([]enforce.Result, 1)
+	res := make([]ratelimit.Result, 1)
 	round := func(step string) {
 		t.Helper()
 		start := time.Now()
 		allowed := 0
 		for range n + 50 {
-			if err := st.Allow(context.Background(), []enforce.Limit{l}, res); err != nil {
+			if err := st.Allow(context.Background(), []ratelimit.Limit{l}, res); err != nil {
 				t.Fatal(err)
 			}
 			if res[0].Allowed {
@@ -438,15 +438,15 @@ func (s *suite) refill(elapsed time.Duration, n int, p time.Duration) int {
 // distinctKeys: name, network and ID each select their own bucket.
 func (s *suite) distinctKeys(t *testing.T) {
 	st := s.h.New(t)
-	limits := []enforce.Limit{
+	limits := []ratelimit.Limit{
 		limit("a", clientA, 1, long),
 		limit("b", clientA, 1, long), // same client, other policy
 		limit("a", clientB, 1, long), // other IPv4 client
 		limit("a", client6, 1, long), // IPv6 /64
-		limit("a", enforce.Key{Net: clientA.Net, ID: "agent-x"}, 1, long),
-		limit("a", enforce.Key{Net: clientA.Net, ID: "agent-y"}, 1, long),
-		limit("a", enforce.Key{}, 1, long), // shared by every client
-		limit("a", enforce.Key{ID: "agent-x"}, 1, long),
+		limit("a", ratelimit.Key{Net: clientA.Net, ID: "agent-x"}, 1, long),
+		limit("a", ratelimit.Key{Net: clientA.Net, ID: "agent-y"}, 1, long),
+		limit("a", ratelimit.Key{}, 1, long), // shared by every client
+		limit("a", ratelimit.Key{ID: "agent-x"}, 1, long),
 	}
 	for i, l := range limits {
 		expect(t, "first use of bucket "+strconv.Itoa(i), allow(t, st, l)[0], true, 0)
@@ -467,7 +467,7 @@ func (s *suite) allOrNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := s.h.New(t)
-			limits := make([]enforce.Limit, 2)
+			limits := make([]ratelimit.Limit, 2)
 			limits[tc.small] = limit("small", clientA, 2, long)
 			limits[tc.wide] = limit("wide", clientA, 5, long)
 			for i := range 2 {
@@ -477,7 +477,7 @@ func (s *suite) allOrNothing(t *testing.T) {
 			}
 			for i := range 3 {
 				res := allow(t, st, limits...)
-				if enforce.Allowed(res) {
+				if ratelimit.Allowed(res) {
 					t.Fatalf("request %d allowed past the small limit", i+3)
 				}
 				expect(t, "small when denied", res[tc.small], false, 0)
@@ -495,11 +495,11 @@ func (s *suite) allOrNothing(t *testing.T) {
 // request denied by any one of them, in any position, takes nothing from
 // the other two.
 func (s *suite) allOrNothingThree(t *testing.T) {
-	capKey := enforce.Key{Net: clientA.Net, ID: "agent-x"}
+	capKey := ratelimit.Key{Net: clientA.Net, ID: "agent-x"}
 	for deny := range 3 {
 		t.Run("denying limit at "+strconv.Itoa(deny), func(t *testing.T) {
 			st := s.h.New(t)
-			limits := []enforce.Limit{
+			limits := []ratelimit.Limit{
 				limit("site", clientA, 6, long),
 				limit("agent:x", clientA, 6, long),
 				limit("capability:y", capKey, 6, long),
@@ -540,9 +540,9 @@ func (s *suite) allOrNothingThree(t *testing.T) {
 // nothing.
 func (s *suite) manyLimits(t *testing.T) {
 	st := s.h.New(t)
-	var limits []enforce.Limit
+	var limits []ratelimit.Limit
 	for i := range 12 {
-		k := []enforce.Key{clientA, clientB, client6}[i%3]
+		k := []ratelimit.Key{clientA, clientB, client6}[i%3]
 		if s.h.OneKeyPerCall {
 			k = clientA
 		}
@@ -558,7 +558,7 @@ func (s *suite) manyLimits(t *testing.T) {
 		expect(t, "first request, limit "+strconv.Itoa(i), res[i], true, want)
 	}
 	res = allow(t, st, limits...)
-	if enforce.Allowed(res) {
+	if ratelimit.Allowed(res) {
 		t.Fatal("second request allowed past a limit of 1")
 	}
 	for i := range limits {
@@ -577,8 +577,8 @@ func (s *suite) concurrent(t *testing.T) {
 	l := limit("concurrent", clientA, n, long)
 	var allowed atomic.Int64
 	s.parallel(t, workers, each, func() error {
-		res := make([]enforce.Result, 1)
-		err := st.Allow(context.Background(), []enforce.Limit{l}, res)
+		res := make([]ratelimit.Result, 1)
+		err := st.Allow(context.Background(), []ratelimit.Limit{l}, res)
 		if err == nil && res[0].Allowed {
 			allowed.Add(1)
 		}
@@ -598,9 +598,9 @@ func (s *suite) concurrentAllOrNothing(t *testing.T) {
 	wide := limit("wide", clientA, 60, long)
 	var allowed atomic.Int64
 	s.parallel(t, workers, each, func() error {
-		res := make([]enforce.Result, 2)
-		err := st.Allow(context.Background(), []enforce.Limit{wide, narrow}, res)
-		if err == nil && enforce.Allowed(res) {
+		res := make([]ratelimit.Result, 2)
+		err := st.Allow(context.Background(), []ratelimit.Limit{wide, narrow}, res)
+		if err == nil && ratelimit.Allowed(res) {
 			allowed.Add(1)
 		}
 		return err
@@ -641,13 +641,13 @@ func (s *suite) contextCancelled(t *testing.T) {
 	l := limit("ctx", clientA, 3, long)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res := make([]enforce.Result, 1)
-	if err := st.Allow(ctx, []enforce.Limit{l}, res); !errors.Is(err, context.Canceled) {
+	res := make([]ratelimit.Result, 1)
+	if err := st.Allow(ctx, []ratelimit.Limit{l}, res); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Allow with a cancelled context = %v, want context.Canceled", err)
 	}
 	dctx, dcancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
 	defer dcancel()
-	if err := st.Allow(dctx, []enforce.Limit{l}, res); !errors.Is(err, context.DeadlineExceeded) {
+	if err := st.Allow(dctx, []ratelimit.Limit{l}, res); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Allow past the deadline = %v, want context.DeadlineExceeded", err)
 	}
 	expect(t, "after the cancelled calls", allow(t, st, l)[0], true, 2)
@@ -659,24 +659,24 @@ func (s *suite) invalidInput(t *testing.T) {
 	good := limit("good", clientA, 2, long)
 	for _, tc := range []struct {
 		name   string
-		limits []enforce.Limit
+		limits []ratelimit.Limit
 		nres   int
 		want   error
 	}{
-		{"short results", []enforce.Limit{good, limit("other", clientA, 1, long)}, 1, enforce.ErrShortResults},
-		{"nil results", []enforce.Limit{good}, 0, enforce.ErrShortResults},
-		{"zero rate", []enforce.Limit{good, limit("zero", clientA, 0, long)}, 2, enforce.ErrInvalidLimit},
-		{"negative rate", []enforce.Limit{good, limit("neg", clientA, -1, long)}, 2, enforce.ErrInvalidLimit},
-		{"zero period", []enforce.Limit{good, limit("p0", clientA, 1, 0)}, 2, enforce.ErrInvalidLimit},
-		{"negative period", []enforce.Limit{good, limit("p-", clientA, 1, -time.Second)}, 2, enforce.ErrInvalidLimit},
-		{"period above MaxPeriod", []enforce.Limit{good, limit("p+", clientA, 1, enforce.MaxPeriod+1)}, 2, enforce.ErrInvalidLimit},
-		{"duplicate bucket", []enforce.Limit{good, good}, 2, enforce.ErrDuplicateLimit},
-		{"empty name", []enforce.Limit{good, {Key: enforce.Key{ID: "shared"}, Rate: 3, Period: long}}, 2, enforce.ErrInvalidLimit},
+		{"short results", []ratelimit.Limit{good, limit("other", clientA, 1, long)}, 1, ratelimit.ErrShortResults},
+		{"nil results", []ratelimit.Limit{good}, 0, ratelimit.ErrShortResults},
+		{"zero rate", []ratelimit.Limit{good, limit("zero", clientA, 0, long)}, 2, ratelimit.ErrInvalidLimit},
+		{"negative rate", []ratelimit.Limit{good, limit("neg", clientA, -1, long)}, 2, ratelimit.ErrInvalidLimit},
+		{"zero period", []ratelimit.Limit{good, limit("p0", clientA, 1, 0)}, 2, ratelimit.ErrInvalidLimit},
+		{"negative period", []ratelimit.Limit{good, limit("p-", clientA, 1, -time.Second)}, 2, ratelimit.ErrInvalidLimit},
+		{"period above MaxPeriod", []ratelimit.Limit{good, limit("p+", clientA, 1, ratelimit.MaxPeriod+1)}, 2, ratelimit.ErrInvalidLimit},
+		{"duplicate bucket", []ratelimit.Limit{good, good}, 2, ratelimit.ErrDuplicateLimit},
+		{"empty name", []ratelimit.Limit{good, {Key: ratelimit.Key{ID: "shared"}, Rate: 3, Period: long}}, 2, ratelimit.ErrInvalidLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var res []enforce.Result
+			var res []ratelimit.Result
 			if tc.nres > 0 {
-				res = make([]enforce.Result, tc.nres)
+				res = make([]ratelimit.Result, tc.nres)
 			}
 			if err := st.Allow(context.Background(), tc.limits, res); !errors.Is(err, tc.want) {
 				t.Errorf("Allow = %v, want %v", err, tc.want)
@@ -691,9 +691,9 @@ func (s *suite) invalidInput(t *testing.T) {
 
 func (s *suite) resultsBeyondLimits(t *testing.T) {
 	st := s.h.New(t)
-	sentinel := enforce.Result{Limit: -7, Remaining: -7}
-	res := []enforce.Result{{}, sentinel}
-	if err := st.Allow(context.Background(), []enforce.Limit{limit("one", clientA, 1, long)}, res); err != nil {
+	sentinel := ratelimit.Result{Limit: -7, Remaining: -7}
+	res := []ratelimit.Result{{}, sentinel}
+	if err := st.Allow(context.Background(), []ratelimit.Limit{limit("one", clientA, 1, long)}, res); err != nil {
 		t.Fatal(err)
 	}
 	if res[1] != sentinel {

@@ -1,11 +1,8 @@
-package enforce
+package ratelimit
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"net/netip"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -88,52 +85,4 @@ func BenchmarkMemoryAllow(b *testing.B) {
 			}
 		}
 	})
-}
-
-// The enforcement pieces one allowed agent request goes through: client
-// address, key, three limits through the Store interface, both RateLimit
-// fields set on the response. Scratch space comes from a sync.Pool because
-// slices passed through an interface escape; the RateLimit value, the same
-// every time, is shared.
-func BenchmarkHotPath(b *testing.B) {
-	ms := newBenchStore(b)
-	var store Store = ms
-	c, err := NewClientIP([]string{"10.0.0.0/8"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	compiled := [3]Limit(benchLimits(netip.Prefix{}))
-	policy, err := policyHeader(compiled[:])
-	if err != nil {
-		b.Fatal(err)
-	}
-	policyValue := []string{policy}
-	values := newRateValues(new(rateTable), 0, compiled[:])
-	rateLimitKey := http.CanonicalHeaderKey(headerRateLimit)
-	policyKey := http.CanonicalHeaderKey(headerRateLimitPolicy)
-	type scratch struct {
-		limits [3]Limit
-		res    [3]Result
-	}
-	pool := sync.Pool{New: func() any { return new(scratch) }}
-	r := httptest.NewRequest(http.MethodGet, "/api/search", nil)
-	r.RemoteAddr = "10.1.1.1:80"
-	r.Header.Set("X-Forwarded-For", "198.51.100.1, 10.2.2.2")
-	h := http.Header{}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		sc := pool.Get().(*scratch)
-		key := clientKey(c.Addr(r))
-		sc.limits = compiled
-		for i := range sc.limits {
-			sc.limits[i].Key.Net = key
-		}
-		if err := store.Allow(ctx, sc.limits[:], sc.res[:]); err != nil {
-			b.Fatal(err)
-		}
-		h[policyKey] = policyValue
-		h[rateLimitKey] = values.header(sc.limits[:], sc.res[:])
-		pool.Put(sc)
-	}
 }

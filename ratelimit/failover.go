@@ -1,4 +1,4 @@
-package enforce
+package ratelimit
 
 import (
 	"context"
@@ -87,11 +87,11 @@ var (
 	// store answered (FallbackMemory), or every limit was passed
 	// (FailOpen). The enforcer serves the results and marks the
 	// Decision Degraded.
-	ErrDegraded = errors.New("enforce: rate-limit store degraded")
+	ErrDegraded = errors.New("ratelimit: rate-limit store degraded")
 	// ErrUnavailable is wrapped by the error a FailClosed Failover
 	// returns while its primary fails: there are no results, and the
 	// enforcer answers 503.
-	ErrUnavailable = errors.New("enforce: rate-limit store unavailable")
+	ErrUnavailable = errors.New("ratelimit: rate-limit store unavailable")
 )
 
 // degradedError is the error of a degraded answer; errors.Is(err,
@@ -104,7 +104,7 @@ type degradedError struct {
 }
 
 func (e *degradedError) Error() string {
-	return "enforce: rate-limit store degraded (" + e.Policy.String() + "): " + e.Err.Error()
+	return "ratelimit: rate-limit store degraded (" + e.Policy.String() + "): " + e.Err.Error()
 }
 
 // Is reports ErrDegraded.
@@ -112,9 +112,9 @@ func (e *degradedError) Is(target error) bool { return target == ErrDegraded }
 
 func (e *degradedError) Unwrap() error { return e.Err }
 
-// unavailableError is the error of FailClosed while the primary fails;
+// UnavailableError is the error of FailClosed while the primary fails;
 // errors.Is(err, ErrUnavailable) holds.
-type unavailableError struct {
+type UnavailableError struct {
 	// RetryAfter is the circuit's backoff: the primary is probed again
 	// within that time. The enforcer sends it as Retry-After.
 	RetryAfter time.Duration
@@ -122,14 +122,14 @@ type unavailableError struct {
 	Err error
 }
 
-func (e *unavailableError) Error() string {
-	return "enforce: rate-limit store unavailable (fail-closed): " + e.Err.Error()
+func (e *UnavailableError) Error() string {
+	return "ratelimit: rate-limit store unavailable (fail-closed): " + e.Err.Error()
 }
 
 // Is reports ErrUnavailable.
-func (e *unavailableError) Is(target error) bool { return target == ErrUnavailable }
+func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
 
-func (e *unavailableError) Unwrap() error { return e.Err }
+func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // FailoverEvent is a change of a Failover's state, handed to the
 // WithOnStateChange hook: the primary started failing, or recovered.
@@ -149,7 +149,7 @@ type FailoverEvent struct {
 // one, normally a redisstore.LimitStore:
 //
 //	redisStore, _ := redisstore.NewLimitStore(client)
-//	store, _ := enforce.NewFailover(redisStore) // FallbackMemory, 200ms
+//	store, _ := ratelimit.NewFailover(redisStore) // FallbackMemory, 200ms
 //	m, _ := agentready.New(site, agentready.WithStore(store))
 //
 // Each call to the primary is given at most the timeout (WithStoreTimeout).
@@ -209,7 +209,7 @@ type Failover struct {
 // per failed probe so that degraded requests allocate nothing.
 type outage struct {
 	degraded    *degradedError
-	unavailable *unavailableError
+	unavailable *UnavailableError
 }
 
 // FailoverOption configures a Failover.
@@ -232,7 +232,7 @@ type failoverConfig struct {
 func WithFailurePolicy(p FailurePolicy) FailoverOption {
 	return func(c *failoverConfig) {
 		if p > FailClosed {
-			c.errs = append(c.errs, fmt.Errorf("enforce: WithFailurePolicy(%d): unknown policy", p))
+			c.errs = append(c.errs, fmt.Errorf("ratelimit: WithFailurePolicy(%d): unknown policy", p))
 			return
 		}
 		c.policy = p
@@ -245,7 +245,7 @@ func WithFailurePolicy(p FailurePolicy) FailoverOption {
 func WithStoreTimeout(d time.Duration) FailoverOption {
 	return func(c *failoverConfig) {
 		if d <= 0 {
-			c.errs = append(c.errs, fmt.Errorf("enforce: WithStoreTimeout(%v): must be positive", d))
+			c.errs = append(c.errs, fmt.Errorf("ratelimit: WithStoreTimeout(%v): must be positive", d))
 			return
 		}
 		c.timeout = d
@@ -259,7 +259,7 @@ func WithStoreTimeout(d time.Duration) FailoverOption {
 func WithMaxConcurrent(n int) FailoverOption {
 	return func(c *failoverConfig) {
 		if n < 0 {
-			c.errs = append(c.errs, fmt.Errorf("enforce: WithMaxConcurrent(%d): must not be negative", n))
+			c.errs = append(c.errs, fmt.Errorf("ratelimit: WithMaxConcurrent(%d): must not be negative", n))
 			return
 		}
 		c.maxConcurrent = n
@@ -272,7 +272,7 @@ func WithMaxConcurrent(n int) FailoverOption {
 func WithQueueTimeout(d time.Duration) FailoverOption {
 	return func(c *failoverConfig) {
 		if d <= 0 {
-			c.errs = append(c.errs, fmt.Errorf("enforce: WithQueueTimeout(%v): must be positive", d))
+			c.errs = append(c.errs, fmt.Errorf("ratelimit: WithQueueTimeout(%v): must be positive", d))
 			return
 		}
 		c.queueTimeout = d
@@ -285,7 +285,7 @@ func WithQueueTimeout(d time.Duration) FailoverOption {
 func WithRetryBackoff(min, max time.Duration) FailoverOption {
 	return func(c *failoverConfig) {
 		if min <= 0 || max < min {
-			c.errs = append(c.errs, fmt.Errorf("enforce: WithRetryBackoff(%v, %v): want 0 < min <= max", min, max))
+			c.errs = append(c.errs, fmt.Errorf("ratelimit: WithRetryBackoff(%v, %v): want 0 < min <= max", min, max))
 			return
 		}
 		c.minBackoff, c.maxOff = min, max
@@ -298,7 +298,7 @@ func WithRetryBackoff(min, max time.Duration) FailoverOption {
 func WithFallbackStore(s Store) FailoverOption {
 	return func(c *failoverConfig) {
 		if s == nil {
-			c.errs = append(c.errs, errors.New("enforce: WithFallbackStore: nil store"))
+			c.errs = append(c.errs, errors.New("ratelimit: WithFallbackStore: nil store"))
 			return
 		}
 		c.fallback = s
@@ -310,7 +310,7 @@ func WithFallbackStore(s Store) FailoverOption {
 func WithFailoverLogger(l *slog.Logger) FailoverOption {
 	return func(c *failoverConfig) {
 		if l == nil {
-			c.errs = append(c.errs, errors.New("enforce: WithFailoverLogger: nil logger"))
+			c.errs = append(c.errs, errors.New("ratelimit: WithFailoverLogger: nil logger"))
 			return
 		}
 		c.log = l
@@ -335,7 +335,7 @@ func NewFailover(primary Store, opts ...FailoverOption) (*Failover, error) {
 		log:           slog.Default(),
 	}
 	if primary == nil {
-		cfg.errs = append(cfg.errs, errors.New("enforce: NewFailover: nil primary store"))
+		cfg.errs = append(cfg.errs, errors.New("ratelimit: NewFailover: nil primary store"))
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -456,7 +456,7 @@ func (f *Failover) Peek(ctx context.Context, limits []Limit, res []Result) error
 
 // errNoPeek: the store cannot say what Allow would answer (Explain then
 // lists the limits without results).
-var errNoPeek = errors.New("enforce: the store cannot peek")
+var errNoPeek = errors.New("ratelimit: the store cannot peek")
 
 // call runs the primary under the timeout (see timeoutCtx: the caller's
 // cancellation is not passed on, its deadline is when sooner).
@@ -542,7 +542,7 @@ type queueTimeoutError struct {
 }
 
 func (e *queueTimeoutError) Error() string {
-	return fmt.Sprintf("enforce: no turn to call the rate-limit store within %v (%d calls in flight)", e.Wait, e.InFlight)
+	return fmt.Sprintf("ratelimit: no turn to call the rate-limit store within %v (%d calls in flight)", e.Wait, e.InFlight)
 }
 
 // callerError returns the error to answer when a call failed through the
@@ -602,7 +602,7 @@ func (f *Failover) fail(err error, probe bool) {
 	}
 	f.outage.Store(&outage{
 		degraded:    &degradedError{Policy: f.policy, Err: err},
-		unavailable: &unavailableError{RetryAfter: f.backoff, Err: err},
+		unavailable: &UnavailableError{RetryAfter: f.backoff, Err: err},
 	})
 	f.nextProbe.Store(now + int64(f.backoff))
 	f.down.Store(true)

@@ -1,4 +1,4 @@
-package enforce_test
+package ratelimit_test
 
 import (
 	"context"
@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/enforce/storetest"
+	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/ratelimit/ratelimittest"
 )
 
 // The memory store on a fake clock: counts exact, durations exact.
 func TestMemoryStoreConformance(t *testing.T) {
-	clock := enforce.NewFakeClock(time.Time{})
-	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T) enforce.Store {
-			s, err := enforce.NewMemoryStore(enforce.WithClock(clock.Now))
+	clock := ratelimit.NewFakeClock(time.Time{})
+	ratelimittest.Run(t, ratelimittest.Harness{
+		New: func(t *testing.T) ratelimit.Store {
+			s, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -31,9 +31,9 @@ func TestMemoryStoreConformance(t *testing.T) {
 // The memory store on the real clock, as a Redis store will run the suite:
 // this keeps the suite's real-time mode honest.
 func TestMemoryStoreConformanceRealClock(t *testing.T) {
-	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T) enforce.Store {
-			s, err := enforce.NewMemoryStore()
+	ratelimittest.Run(t, ratelimittest.Harness{
+		New: func(t *testing.T) ratelimit.Store {
+			s, err := ratelimit.NewMemoryStore()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,24 +50,24 @@ func TestMemoryStoreConformanceRealClock(t *testing.T) {
 // in common (one network with several IDs, an ID with no network, IPv4 and
 // IPv6) and however calls group them.
 func TestMemoryStoreKeysNeverMix(t *testing.T) {
-	clock := enforce.NewFakeClock(time.Time{})
-	newStore := func() *enforce.MemoryStore {
-		s, err := enforce.NewMemoryStore(enforce.WithClock(clock.Now), enforce.WithMaxEntries(1<<20))
+	clock := ratelimit.NewFakeClock(time.Time{})
+	newStore := func() *ratelimit.MemoryStore {
+		s, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now), ratelimit.WithMaxEntries(1<<20))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	var keys []enforce.Key
+	var keys []ratelimit.Key
 	for i := range 40 {
 		v4 := netip.PrefixFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), 32)
 		v6 := netip.PrefixFrom(netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0, byte(i)}), 64)
-		keys = append(keys, enforce.Key{Net: v4}, enforce.Key{Net: v6}, enforce.Key{Net: v4, ID: "claude"},
-			enforce.Key{Net: v4, ID: fmt.Sprint("id", i%7)}, enforce.Key{ID: fmt.Sprint("token-", i)})
+		keys = append(keys, ratelimit.Key{Net: v4}, ratelimit.Key{Net: v6}, ratelimit.Key{Net: v4, ID: "claude"},
+			ratelimit.Key{Net: v4, ID: fmt.Sprint("id", i%7)}, ratelimit.Key{ID: fmt.Sprint("token-", i)})
 	}
-	keys = append(keys, enforce.Key{})
+	keys = append(keys, ratelimit.Key{})
 	shared := newStore()
-	alone := map[enforce.Key]*enforce.MemoryStore{}
+	alone := map[ratelimit.Key]*ratelimit.MemoryStore{}
 	names := []string{"site", "agent:claude", "capability:search"}
 	rates := []int{3, 5, 2}
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -75,19 +75,19 @@ func TestMemoryStoreKeysNeverMix(t *testing.T) {
 	for step := range 20000 {
 		k := keys[rng.IntN(len(keys))]
 		n := 1 + rng.IntN(3)
-		limits := make([]enforce.Limit, n)
+		limits := make([]ratelimit.Limit, n)
 		for i := range limits {
-			limits[i] = enforce.Limit{Name: names[i], Key: k, Rate: rates[i], Period: time.Second}
+			limits[i] = ratelimit.Limit{Name: names[i], Key: k, Rate: rates[i], Period: time.Second}
 		}
 		ref := alone[k]
 		if ref == nil {
 			ref = newStore()
 			alone[k] = ref
 		}
-		got, want := make([]enforce.Result, n), make([]enforce.Result, n)
-		call := (*enforce.MemoryStore).Allow
+		got, want := make([]ratelimit.Result, n), make([]ratelimit.Result, n)
+		call := (*ratelimit.MemoryStore).Allow
 		if rng.IntN(5) == 0 {
-			call = (*enforce.MemoryStore).Peek
+			call = (*ratelimit.MemoryStore).Peek
 		}
 		if err := call(shared, ctx, limits, got); err != nil {
 			t.Fatal(err)
