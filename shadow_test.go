@@ -73,27 +73,6 @@ func TestShadow(t *testing.T) {
 	_ = http.StatusOK
 }
 
-// TestPipelineAllocations: a browser's request allocates nothing, a
-// matched agent's only its RateLimit value and the slice holding it; a
-// shadow hook in the enforcer must not make the decision escape.
-func TestPipelineAllocations(t *testing.T) {
-	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithLogger(slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := m.Handler(nop)
-	for ua, want := range map[string]float64{uaChrome: 0, uaClaudeDeclared: 2} {
-		// /api/items: claude's limit (200/minute) outlasts the runs.
-		r := httptest.NewRequest("GET", "/api/items", nil)
-		r.Header.Set("User-Agent", ua)
-		w := &reusableWriter{h: http.Header{}}
-		n := testing.AllocsPerRun(100, func() { w.reset(); h.ServeHTTP(w, r) })
-		if n > want && raceSlowdown == 1 { // counts mean nothing under -race
-			t.Errorf("%s: %v allocations per request, want %v", ua, n, want)
-		}
-	}
-}
-
 // TestShadowOnceAndSessions: the shadow sees a request once, bound route
 // or not, session-bound requests included, and a panicking hook fails no
 // request.

@@ -119,30 +119,6 @@ func TestClientIPAddr(t *testing.T) {
 	}
 }
 
-func TestClientIPAddrAllocs(t *testing.T) {
-	c, err := NewClientIP([]string{"10.0.0.0/8"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ name, remote, xff string }{
-		{"direct", "203.0.113.7:5555", ""},
-		{"proxied", "10.1.1.1:80", "1.1.1.1, 198.51.100.1, 10.2.2.2"},
-		{"IPv6 with zone", "[fe80::1%eth0]:80", ""},
-		{"garbage", "10.1.1.1:80", "999.1.1.1, not-an-ip"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := httptest.NewRequest(http.MethodGet, "/", nil)
-			r.RemoteAddr = tc.remote
-			if tc.xff != "" {
-				r.Header.Set("X-Forwarded-For", tc.xff)
-			}
-			if n := testing.AllocsPerRun(100, func() { _ = c.Addr(r) }); n != 0 {
-				t.Errorf("%v allocs, want 0", n)
-			}
-		})
-	}
-}
-
 func TestClientKey(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"203.0.113.7", "203.0.113.7/32"},
@@ -171,29 +147,6 @@ func TestClientKey(t *testing.T) {
 	}
 }
 
-// parseIP must accept exactly what netip.ParseAddr accepts (without zones)
-// and yield the same address.
-func FuzzParseIP(f *testing.F) {
-	for _, s := range []string{
-		"1.2.3.4", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "1..2.3",
-		"::", "::1", "1::", "2001:db8::1", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7::",
-		"::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "::1.2.3.4", ":::", "1:::2",
-		"12345::", "fffff::", "g::", "1:2", ":1", "1:", "", ".", "::%", "1.2.3.4%x", "[::1]",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if strings.Contains(s, "%") {
-			return // zones are split off before parseIP
-		}
-		got, ok := parseIP(s)
-		want, err := netip.ParseAddr(s)
-		if ok != (err == nil) || (ok && got != want) {
-			t.Fatalf("parseIP(%q) = %v, %v; netip.ParseAddr = %v, %v", s, got, ok, want, err)
-		}
-	})
-}
-
 // Whatever the headers, Addr never panics, returns a normalised address,
 // and ignores X-Forwarded-For from an untrusted peer.
 func FuzzClientIPAddr(f *testing.F) {
@@ -216,28 +169,6 @@ func FuzzClientIPAddr(f *testing.F) {
 		}
 		if ok && !c.Trusted(peer) && got != peer {
 			t.Fatalf("untrusted peer %v, Addr %v: X-Forwarded-For was trusted", peer, got)
-		}
-	})
-}
-
-// parseHostPort's IPv4 fast path accepts nothing the general path rejects,
-// and yields the same address.
-func FuzzParseHostPort(f *testing.F) {
-	for _, s := range []string{
-		"192.0.2.1:1234", "192.0.2.1", "192.0.2.1:", "192.0.2.1:65536", "192.0.2.1:65535", "192.0.2.1:1:2",
-		"01.2.3.4:80", "1.2.3:80", "1.2.3.4.5", "256.1.1.1:1", "1.2.3.4%eth0", "1.2.3.4 ", "[1.2.3.4]:80",
-		"[::1]:80", "::ffff:1.2.3.4", "", ":80",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		fast, ok := parseIPv4Port(s)
-		slow, slowOK := parseHostPortSlow(s)
-		if ok && (!slowOK || fast != slow) {
-			t.Fatalf("parseIPv4Port(%q) = %v; general path %v, %v", s, fast, slow, slowOK)
-		}
-		if got, gotOK := parseHostPort(s); gotOK != slowOK || got != slow {
-			t.Fatalf("parseHostPort(%q) = %v, %v; general path %v, %v", s, got, gotOK, slow, slowOK)
 		}
 	})
 }

@@ -126,14 +126,14 @@ type Decision struct {
 	// at all (FailOpen). Err wraps ErrDegraded and the primary's failure.
 	Degraded bool
 
-	n       int
-	cap1    int // capability index + 1, 0 for none
-	agent1  int // agent policy index + 1, 0 for none
-	client  ratelimit.Key
-	limits  [3]ratelimit.Limit
-	results [3]ratelimit.Result
-	header  []string    // RateLimit-Policy value for these limits
-	values  *rateValues // renders the RateLimit value
+	n         int
+	cap1      int // capability index + 1, 0 for none
+	agent1    int // agent policy index + 1, 0 for none
+	client    ratelimit.Key
+	limits    [3]ratelimit.Limit
+	results   [3]ratelimit.Result
+	header    []string       // RateLimit-Policy value for these limits
+	rateLimit rateLimitField // renders the RateLimit value
 }
 
 // Results returns the store's results for the limits that applied.

@@ -175,7 +175,6 @@ type Enforcer struct {
 	// differently, so both are matched.
 	querySensitive bool
 	scratchPool    sync.Pool
-	uas            *uaCache
 }
 
 // scratch holds the slices handed to a Store other than the MemoryStore,
@@ -221,7 +220,6 @@ func New(cfg Config) (*Enforcer, error) {
 		e.probeNets = append(e.probeNets, pfx)
 	}
 	e.scratchPool.New = func() any { return new(scratch) }
-	e.uas = newUACache()
 	var errs []error
 	if e.store == nil {
 		ms, err := ratelimit.NewMemoryStore()
@@ -290,7 +288,6 @@ func New(cfg Config) (*Enforcer, error) {
 	// combination of agent policy and capability.
 	nc := len(p.Capabilities) + 1
 	e.combos = make([]combo, (len(p.Agents)+1)*nc)
-	values := new(rateTable)
 	for ai := -1; ai < len(p.Agents); ai++ {
 		for ci := -1; ci < len(p.Capabilities); ci++ {
 			cb := &e.combos[(ai+1)*nc+ci+1]
@@ -306,7 +303,7 @@ func New(cfg Config) (*Enforcer, error) {
 				errs = append(errs, err)
 				continue
 			}
-			cb.policy, cb.values = []string{v}, newRateValues(values, uint64((ai+1)*nc+ci+1), cb.limits[:cb.n])
+			cb.policy, cb.rateLimit = []string{v}, newRateLimitField(cb.limits[:cb.n])
 		}
 	}
 	e.capOnly = make([]combo, len(p.Capabilities))
@@ -320,7 +317,7 @@ func New(cfg Config) (*Enforcer, error) {
 			errs = append(errs, err)
 			continue
 		}
-		e.capOnly[ci] = combo{policy: []string{v}, values: newRateValues(values, uint64(len(e.combos)+ci), l)}
+		e.capOnly[ci] = combo{policy: []string{v}, rateLimit: newRateLimitField(l)}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -330,8 +327,8 @@ func New(cfg Config) (*Enforcer, error) {
 
 // combo is what is precomputed for one (agent policy, capability) pair.
 type combo struct {
-	policy []string    // RateLimit-Policy value
-	values *rateValues // renders and keeps its RateLimit values
+	policy    []string       // RateLimit-Policy value
+	rateLimit rateLimitField // renders its RateLimit values
 	// limits are the pair's limits (see declaredLimits), n of them, with
 	// an empty Key for limits to fill per request.
 	limits [3]ratelimit.Limit
@@ -461,34 +458,6 @@ const (
 	RuleProbeNetwork = "probe network"
 )
 
-// unescapesTo reports whether percent-decoding raw yields path, as
-// net/url requires of a URL's RawPath; unlike url.PathUnescape it copies
-// nothing, which saves an allocation on every request whose path the
-// client escaped.
-func unescapesTo(raw, path string) bool {
-	j := 0
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '%' {
-			if i+2 >= len(raw) {
-				return false
-			}
-			hi, ok1 := hexVal(raw[i+1])
-			lo, ok2 := hexVal(raw[i+2])
-			if !ok1 || !ok2 {
-				return false
-			}
-			c = byte(hi<<4 | lo)
-			i += 2
-		}
-		if j >= len(path) || path[j] != c {
-			return false
-		}
-		j++
-	}
-	return j == len(path)
-}
-
 // allow asks the store for d's limits. The MemoryStore is called directly
 // so that d stays on the caller's stack; any other store gets pooled
 // slices, since slices passed through an interface escape.
@@ -522,7 +491,7 @@ func (e *Enforcer) classify(r *http.Request) policy.Class {
 		if len(v) > 0 {
 			ua = v[0]
 		}
-		c = e.uas.classify(e.p.Classifier, ua)
+		c = e.p.Classifier.Classify(ua)
 	}
 	if c.Kind == policy.Browser && (len(v) > 1 || agentHeaders(r.Header)) {
 		// Two User-Agents, or a browser's that comes with an agent's
@@ -762,7 +731,7 @@ func setReportHeader(w http.ResponseWriter, d *Decision) {
 		rule = d.Err.Error()
 	}
 	if rule != "" {
-		v += ";rule=" + string(appendSFString(nil, rule))
+		v += ";rule=" + sfString(rule)
 	}
 	w.Header()[HeaderReportOnly] = []string{v}
 }
@@ -800,7 +769,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		d.limits[0] = ls[n-1] // the capability's own limit: Wrap counted the others
 		d.Limits[0] = c.Limit.Name
 		cb := &e.capOnly[ci]
-		d.header, d.values = cb.policy, cb.values
+		d.header, d.rateLimit = cb.policy, cb.rateLimit
 		if err := e.allow(r, &d); err != nil {
 			d.Outcome, d.Err = StoreError, err
 		} else if !d.results[0].Allowed {
@@ -836,16 +805,14 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 	e.answer(w, r, next, &d)
 }
 
-// setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response
-// (no allocation when the RateLimit value is shared, two when it is
-// rendered: see rateValues).
+// setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response.
 func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
 	if d.n == 0 || d.header == nil {
 		return
 	}
 	h := w.Header()
 	h[keyRateLimitPolicy] = d.header
-	h[keyRateLimit] = d.values.header(d.limits[:d.n], d.results[:d.n]) // set with d.header
+	h[keyRateLimit] = []string{d.rateLimit.value(d.limits[:d.n], d.results[:d.n])} // set with d.header
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)

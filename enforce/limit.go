@@ -79,7 +79,7 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 		return
 	}
 	cb := &e.combos[(ai+1)*(len(p.Capabilities)+1)+ci+1]
-	d.header, d.values = cb.policy, cb.values
+	d.header, d.rateLimit = cb.policy, cb.rateLimit
 	if !consume {
 		// Explain: what the limits would answer, when the store can say.
 		if !e.peek(r, d) {

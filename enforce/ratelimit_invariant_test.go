@@ -21,9 +21,9 @@ import (
 
 type requestIDKey struct{}
 
-// recordingStore answers from inner, or at random in small ranges (so that
-// values repeat and collide in the table), failing some calls after
-// filling their results, and records per request what it answered.
+// recordingStore answers from inner, or at random in small ranges, failing
+// some calls after filling their results, and records per request what it
+// answered.
 type recordingStore struct {
 	inner  ratelimit.Store
 	random bool
@@ -110,12 +110,11 @@ func rateLimitInvariant(t *testing.T, random bool) {
 	uas := []string{"claude/1.0 (+https://anthropic.com)", "gptbot/1.0", "SomeBot/2.0 (+https://x.example/bot)"}
 	paths := []string{"/api/search?q=a", "/api/bound?q=a", "/api/other", "/mcp"}
 	const workers = 4
-	var checked, shared, failed [workers]int
+	var checked, failed [workers]int
 	var wg sync.WaitGroup
 	for g := range workers {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 9))
-			last := map[string]*string{} // by value: where it was last seen
 			for i := range 2000 {
 				id := fmt.Sprintf("%d-%d", g, i)
 				r := httptest.NewRequest("GET", paths[rng.IntN(len(paths))], nil)
@@ -157,19 +156,15 @@ func rateLimitInvariant(t *testing.T, random bool) {
 					t.Errorf("%s: status %d, RateLimit %q, want [%q]", id, w.Code, got, want)
 				}
 				checked[g]++
-				if last[got[0]] == &got[0] {
-					shared[g]++
-				}
-				last[got[0]] = &got[0]
 			}
 		})
 	}
 	wg.Wait()
-	var c, s, f int
+	var c, f int
 	for g := range workers {
-		c, s, f = c+checked[g], s+shared[g], f+failed[g]
+		c, f = c+checked[g], f+failed[g]
 	}
-	if c < 1000 || s == 0 || random != (f > 0) {
-		t.Errorf("%d values checked, %d shared, %d store failures: the test did not exercise the table", c, s, f)
+	if c < 1000 || random != (f > 0) {
+		t.Errorf("%d values checked, %d store failures: the test did not exercise the pipeline", c, f)
 	}
 }

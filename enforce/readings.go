@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -66,23 +67,19 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 	raw := r.URL.RawPath
 	if raw == "" {
 		raw = r.URL.EscapedPath()
-	} else if !unescapesTo(raw, r.URL.Path) {
+	} else if p, err := url.PathUnescape(raw); err != nil || p != r.URL.Path {
 		// The URL's two paths disagree (a middleware changed one): chi
 		// routes RawPath, ServeMux the escaped Path.
 		d.Outcome, d.Err = DenyTarget, errRawPathMismatch
 		return ci, false
 	}
-	target, alt := canonicalTarget(r, raw), ""
-	if target == "" {
-		if err := policy.CheckTarget(raw); err != nil {
-			d.Outcome, d.Err = DenyTarget, err
-			return ci, false
-		}
-		var buf [256]byte
-		target = string(policy.Canonical(buf[:0], raw, r.URL.RawQuery))
-		if policy.HasDecodable(raw) {
-			alt = string(policy.Decoded(buf[:0], raw, r.URL.RawQuery))
-		}
+	if err := policy.CheckTarget(raw); err != nil {
+		d.Outcome, d.Err = DenyTarget, err
+		return ci, false
+	}
+	target, alt := string(policy.Canonical(nil, raw, r.URL.RawQuery)), ""
+	if policy.HasDecodable(raw) {
+		alt = string(policy.Decoded(nil, raw, r.URL.RawQuery))
 	}
 	if len(target) > policy.MaxPathLen || len(alt) > policy.MaxPathLen {
 		// Rules match only the first MaxPathLen bytes; a longer path is not
@@ -385,24 +382,4 @@ func foldSite(s *config.Site) *config.Site {
 		f.Usage.Paths[i].Path = foldCase(f.Usage.Paths[i].Path)
 	}
 	return &f
-}
-
-// canonicalTarget returns the canonical form of r's path and query
-// (policy.Canonical of raw, r's escaped path, and its raw query) when the
-// request holds it already, "" otherwise: then the caller builds it. The
-// target as the client sent it (RequestURI) is the form whenever it reads
-// exactly path?query, and is matched without a copy.
-func canonicalTarget(r *http.Request, raw string) string {
-	q := r.URL.RawQuery
-	if !policy.IsCanonical(raw, q) {
-		return ""
-	}
-	if q == "" {
-		return raw
-	}
-	t := r.RequestURI
-	if len(t) == len(raw)+1+len(q) && t[len(raw)] == '?' && t[:len(raw)] == raw && t[len(raw)+1:] == q {
-		return t
-	}
-	return raw + "?" + q
 }

@@ -92,11 +92,7 @@ func (e *Enforcer) setContentUsage(w http.ResponseWriter, r *http.Request) {
 	if raw == "" {
 		raw = r.URL.EscapedPath()
 	}
-	t := canonicalTarget(r, raw)
-	if t == "" {
-		t = string(policy.Canonical(nil, raw, r.URL.RawQuery))
-	}
-	rule := e.usage.Match(t)
+	rule := e.usage.Match(string(policy.Canonical(nil, raw, r.URL.RawQuery)))
 	if rule.Header != nil {
 		w.Header()["Content-Usage"] = rule.Header
 	}

@@ -60,15 +60,6 @@ func Decoded(dst []byte, rawPath, rawQuery string) []byte {
 }
 
 func appendTarget(dst []byte, rawPath, rawQuery string, decode bool) []byte {
-	if IsCanonical(rawPath, rawQuery) {
-		// The common case: nothing to decode or encode.
-		dst = append(dst, rawPath...)
-		if rawQuery != "" {
-			dst = append(dst, '?')
-			dst = append(dst, rawQuery...)
-		}
-		return dst
-	}
 	if len(rawPath) == 0 || rawPath[0] != '/' {
 		dst = append(dst, '/')
 	}
@@ -216,33 +207,6 @@ const (
 	clsOperator               // '*' and '$': raw only in patterns
 	clsDecodable              // sub-delims, ':' and '@': decoded by Decoded
 )
-
-// IsCanonical reports whether Canonical and Decoded would return rawPath
-// and rawQuery unchanged (joined by '?') and CheckTarget accepts rawPath:
-// the path starts with '/', holds only bytes that stay raw, no '%', no
-// empty segment and no dot segment ("." or ".."; ".well-known" is fine),
-// and the query holds only bytes that stay raw. Callers use it to match
-// the request's own string without copying it.
-func IsCanonical(rawPath, rawQuery string) bool {
-	if len(rawPath) == 0 || rawPath[0] != '/' {
-		return false
-	}
-	for i := 0; i < len(rawPath); i++ {
-		c := rawPath[i]
-		if urlClass[c]&clsPath == 0 {
-			return false
-		}
-		if c == '/' && i+1 < len(rawPath) && (rawPath[i+1] == '/' || rawPath[i+1] == '.' && dotSegment(rawPath[i+1:])) {
-			return false
-		}
-	}
-	for i := 0; i < len(rawQuery); i++ {
-		if urlClass[rawQuery[i]]&clsQuery == 0 {
-			return false
-		}
-	}
-	return true
-}
 
 // dotSegment reports whether s, which starts a path segment with '.',
 // begins with a dot segment ("." or "..", RFC 3986 3.3). A segment merely
