@@ -16,7 +16,7 @@ func TestNoRedisInTheCore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the go command: %v", err)
 	}
-	core := []string{".", "./config", "./policy", "./publish/...", "./enforce", "./session", "./audit", "./verify"}
+	core := []string{".", "./config", "./internal/policy", "./internal/publish/...", "./enforce", "./ratelimit", "./session", "./audit", "./verify"}
 	out, err := exec.Command(goTool, append([]string{"list", "-deps"}, core...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
