@@ -5,18 +5,10 @@ import (
 	"math"
 	"net/url"
 	"reflect"
-	"regexp"
 	"strings"
 	"unicode/utf8"
-)
 
-var (
-	// draft-car 2.5: "Capability identifiers MUST consist of lowercase
-	// letters, digits, and hyphens only"; the agents.json schema adds
-	// that the first is not a hyphen.
-	draftCarID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	// v0.1.0 agents.json capability name.
-	v010ID = regexp.MustCompile(`^[a-z][a-z0-9_.]*$`)
+	"github.com/agentready/agentready/internal/format/txtgrammar"
 )
 
 // awpMethods are the methods of AWP 9 and of the v0.1.0 agents.json schema.
@@ -81,13 +73,13 @@ func (r *report) capabilityID(field, id string) {
 	if strings.TrimSpace(id) != id {
 		r.addf(field, "", "%q has leading or trailing whitespace, which agents.txt parsers trim", id)
 	}
-	if r.on.draftCar() && !draftCarID.MatchString(id) {
+	if r.on.draftCar() && !txtgrammar.DraftCarID.MatchString(id) {
 		r.addf(field, fmtDraftCar, "%q is not allowed by %s (2.5: lowercase letters, digits and hyphens); serve the v0.1.0 dialect or rename it", id, r.on.draftCarDoc())
 	}
 	if r.on.dcJSON && utf8.RuneCountInString(id) > draftCarMaxID {
 		r.addf(field, fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (capability id)", utf8.RuneCountInString(id), draftCarMaxID)
 	}
-	if r.on.v010() && !v010ID.MatchString(id) {
+	if r.on.v010() && !txtgrammar.V010ID.MatchString(id) {
 		r.addf(field, fmtV010, "%q is not allowed by %s (capability names match ^[a-z][a-z0-9_.]*$); serve the draft-car dialect or rename it", id, r.on.v010Doc())
 	}
 }
@@ -270,10 +262,6 @@ func isTchar(c byte) bool {
 	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
-// draftCarParamName is what a name may hold in a draft-car Param line,
-// "name (location, type[, required]) - description".
-var draftCarParamName = regexp.MustCompile(`^[^\s(),]+$`)
-
 // params checks a capability's parameters.
 func (r *report) params(p string, c *Capability) {
 	seen := map[string]int{}
@@ -285,7 +273,7 @@ func (r *report) params(p string, c *Capability) {
 			} else {
 				seen[pm.Name] = j
 			}
-			if r.on.draftCar() && !draftCarParamName.MatchString(pm.Name) {
+			if r.on.draftCar() && !txtgrammar.ParamName.MatchString(pm.Name) {
 				r.addf(q+".Name", fmtDraftCar, "%q cannot be written in a %s Param line (2.5: name (location, type[, required]) - description)", pm.Name, r.on.draftCarDoc())
 			}
 		}

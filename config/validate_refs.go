@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agentready/agentready/internal/format/pathpattern"
 	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
@@ -258,7 +259,7 @@ func (r *report) usage() {
 			r.add(f+".Path", "", "is required")
 			continue
 		}
-		if err := ValidatePattern(p.Path); err != nil {
+		if err := pathpattern.Check(p.Path); err != nil {
 			r.addf(f+".Path", "", "%v", err)
 		}
 		if j, ok := seen[p.Path]; ok {
@@ -267,6 +268,20 @@ func (r *report) usage() {
 		seen[p.Path] = i
 		if p.Train == "" && p.Search == "" && p.AIInput == "" {
 			r.addf(f, "", "states no preference for %q", p.Path)
+		}
+	}
+}
+
+// access checks every Allow and Disallow pattern.
+func (r *report) access() {
+	for _, list := range []struct {
+		name     string
+		patterns []string
+	}{{"Access.Allow", r.site.Access.Allow}, {"Access.Disallow", r.site.Access.Disallow}} {
+		for i, p := range list.patterns {
+			if err := pathpattern.Check(p); err != nil {
+				r.add(at(list.name, i), "", err.Error()+" (draft-car 2.6: robots.txt path syntax)")
+			}
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentready/agentready/internal/format/txtgrammar"
 )
 
 // Limits of the draft-car agents.json schema (site.name, site.description
@@ -39,7 +41,13 @@ func (r *report) siteFields() {
 		r.add("OperatesOn", fmtDraftCar, `is set but DeclarationType is not "agent"; draft-car 2.3: Operates-On is not used in platform declarations`)
 	}
 	for i, u := range s.OperatesOn {
+		if strings.TrimSpace(u) == "" {
+			r.add(at("OperatesOn", i), "", "is empty")
+		}
 		r.webURL(at("OperatesOn", i), u, webSchemes)
+	}
+	if !txtgrammar.TimeOK(s.GeneratedAt) {
+		r.addf("GeneratedAt", "", "%v has no RFC 3339 form (years 0000-9999), which Generated-At and generatedAt are written in", s.GeneratedAt)
 	}
 	if s.Version != "" && !semVer.MatchString(s.Version) {
 		r.addf("Version", fmtAgentURI, "%q is not a SemVer 2.0.0 version (agent:// 7.1.1: the derived descriptor's version)", s.Version)
@@ -48,6 +56,8 @@ func (r *report) siteFields() {
 	r.webURL("AgentsJSONURL", s.AgentsJSONURL, webSchemes)
 	if err := s.RateLimit.Validate(); err != nil {
 		r.add("RateLimit", "", err.Error()+rateRule)
+	} else if r.on.v010Txt && int64(s.RateLimit.Requests) > txtgrammar.MaxPerMinuteRequests {
+		r.addf("RateLimit", fmtV010, "%d requests are too many to write per minute in v0.1.0 agents.txt (Rate-Limit: <number>/minute)", s.RateLimit.Requests)
 	}
 	if r.on.v010() && len(s.Capabilities) == 0 {
 		r.addf("Capabilities", fmtV010, "%s needs at least one capability (Allow is required)", r.on.v010Doc())
@@ -145,8 +155,8 @@ func (r *report) flows() {
 	seen := map[string]int{}
 	for i, fl := range r.site.Flows {
 		p := at("Flows", i)
-		if strings.ContainsAny(fl.Name, ",→") {
-			r.addf(p+".Name", fmtV010, `%q contains "," or "→", which separate a flow's name from its steps (v0.1.0 Flow: <name> → <step1>, <step2>)`, fl.Name)
+		if !txtgrammar.FlowNameOK(fl.Name) {
+			r.addf(p+".Name", fmtV010, `%q contains "," or "→" (or "->"), which separate a flow's name from its steps (v0.1.0 Flow: <name> → <step1>, <step2>)`, fl.Name)
 		}
 		if fl.Name != "" {
 			if j, ok := seen[fl.Name]; ok {

@@ -5,17 +5,16 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/agentready/agentready/internal/format/linetext"
 )
 
-// agents.txt (both dialects) and agents.md are line-based: a CR or LF in a
-// value starts a new line, so "Description: x\nAllow: /admin" would grant
-// what the site never declared. Rather than trust every renderer to escape,
-// validation rejects control characters, the Unicode line separators that
-// some parsers split on, and invalid UTF-8 in every string of the Site,
-// found by reflection so that no field added later is missed. JSON Schema
-// documents (Schema fields) and Metadata values are only rendered into
-// JSON, which escapes them.
+// agents.txt (both dialects) and agents.md are line-based: validation holds
+// every string of the Site to linetext's rule (one line of UTF-8 text),
+// found by reflection so that no field added later is missed, and the
+// renderers write only validated sites. JSON Schema documents (Schema
+// fields) and Metadata values are only rendered into JSON, which escapes
+// them.
 
 // maxWalkDepth bounds the descent into values of type any (Param.Default,
 // Param.Enum), which may nest arbitrarily.
@@ -143,20 +142,13 @@ func (w *textWalker) first(v reflect.Value, dynamic bool) bool {
 // check reports the first character of s that a line-based format cannot
 // carry.
 func (w *textWalker) check(path, what, s string) {
-	for i := 0; i < len(s); {
-		c, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case c == utf8.RuneError && size == 1:
-			w.r.addf(path, w.format, "%sis not valid UTF-8; %s are served as UTF-8 text", what, w.docs)
-		case c == '\r' || c == '\n' || c == 0x85 || c == 0x2028 || c == 0x2029:
-			w.r.addf(path, w.format, "%scontains a line break (%U), which would inject a line of its own into the line-based %s (agents.txt injection)", what, c, w.docs)
-		case c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0):
-			w.r.addf(path, w.format, "%scontains the control character %U, which the line-based %s must not carry", what, c, w.docs)
-		default:
-			continue
-		}
-		return
+	switch c, p := linetext.Find(s, false); p {
+	case linetext.InvalidUTF8:
+		w.r.addf(path, w.format, "%sis not valid UTF-8; %s are served as UTF-8 text", what, w.docs)
+	case linetext.LineBreak:
+		w.r.addf(path, w.format, "%scontains a line break (%U), which would inject a line of its own into the line-based %s (agents.txt injection)", what, c, w.docs)
+	case linetext.Control:
+		w.r.addf(path, w.format, "%scontains the control character %U, which the line-based %s must not carry", what, c, w.docs)
 	}
 }
 

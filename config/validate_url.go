@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentready/agentready/internal/format/linetext"
 	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
@@ -43,6 +44,12 @@ func (r *report) webURL(field, value string, sc schemes) *url.URL {
 	}
 	if !u.IsAbs() || u.Host == "" || u.Hostname() == "" {
 		r.addf(field, "", "%q is not an absolute URL with a scheme and a host", displayURL(u))
+		return nil
+	}
+	// url.Parse decodes a percent-encoded host, and the documents write
+	// the host decoded (as the default Agents-JSON and audit URLs).
+	if c, p := linetext.Find(u.Host, false); p != linetext.OK {
+		r.addf(field, "", "has a host that decodes to %s", linetext.Describe(c, p))
 		return nil
 	}
 	if p := u.Port(); p != "" {

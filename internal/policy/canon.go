@@ -43,7 +43,7 @@ import (
 // Nothing else changes: dot segments are not removed, empty segments are
 // not collapsed, %2F is not decoded. Those are what routers disagree on,
 // and CheckTarget refuses them before any rule is consulted; patterns
-// holding them are refused at construction (config.ValidatePattern).
+// holding them are refused at construction (pathpattern.Check).
 // Canonical never fails: every input has a canonical form. Its cost is
 // linear in the input; Match bounds what it examines (see MaxPathLen).
 func Canonical(dst []byte, rawPath, rawQuery string) []byte {
@@ -174,7 +174,7 @@ func CheckTarget(rawPath string) error {
 }
 
 // canonicalPattern is Canonical for an Allow/Disallow pattern, which
-// config.ValidatePattern has accepted (no encoded '/', no dot or empty
+// pathpattern.Check has accepted (no encoded '/', no dot or empty
 // segments): '*' stays a wildcard, a trailing '$' stays the end anchor,
 // and the query part (after the first '?') is normalised like a request's
 // query. Nothing is resolved or collapsed: a pattern is matched as

@@ -27,7 +27,7 @@
 //
 // Patterns are matched as published: only the request is canonicalised.
 // A pattern's escapes are normalised the same way, nothing is resolved or
-// collapsed, and config.ValidatePattern rejects what no admitted request
+// collapsed, and pathpattern.Check rejects what no admitted request
 // can hold (%2F, dot and empty segments, backslashes, control escapes) and
 // escaped sub-delimiters, which Go's routers decode.
 //

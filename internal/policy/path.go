@@ -13,7 +13,7 @@ import (
 // rule never matches it (its end was not seen), so a rule that needs to see
 // past the cap can be evaded: the enforcing middleware should answer such
 // requests 414 URI Too Long before matching. Patterns are far shorter:
-// CompileRules accepts at most 2048 bytes (config.ValidatePattern).
+// CompileRules accepts at most 2048 bytes (pathpattern.Check).
 const MaxPathLen = 8 << 10
 
 // Rule is one compiled Allow or Disallow pattern.

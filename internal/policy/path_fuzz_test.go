@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/format/pathpattern"
 )
 
 // refRule and refMatch are the reference the fuzzer compares Match with:
@@ -123,7 +123,7 @@ func FuzzMatch(f *testing.F) {
 				break
 			}
 			p := fuzzPattern(s)
-			if config.ValidatePattern(p) != nil {
+			if pathpattern.Check(p) != nil {
 				continue // a bare '%': CompileRules must reject it (TestCompileRulesErrors)
 			}
 			r := refRule{pattern: canonicalPattern(p), allow: allowBits>>(i%64)&1 == 1}

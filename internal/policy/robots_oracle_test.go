@@ -36,7 +36,7 @@ import (
 
 	"github.com/jimsmart/grobotstxt"
 
-	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/format/pathpattern"
 	"github.com/agentready/agentready/internal/policy"
 )
 
@@ -169,7 +169,7 @@ func oracleRequest(target string) (rawPath, rawQuery, googleTarget string, err e
 // classifies any disagreement.
 func oracleCompare(c oracleCase) (v oracleVerdict, err error) {
 	for _, p := range append(append([]string(nil), c.allow...), c.disallow...) {
-		if config.ValidatePattern(p) != nil {
+		if pathpattern.Check(p) != nil {
 			// CompileRules refuses the rule set: nothing to compare.
 			return oracleVerdict{skip: "invalid pattern"}, nil
 		}
@@ -520,7 +520,7 @@ func oracleRespell(r *rand.Rand, tok string) string {
 }
 
 // oracleCases generates n cases from a fixed seed: rule sets of up to five
-// Allow and five Disallow patterns that config.ValidatePattern accepts,
+// Allow and five Disallow patterns that pathpattern.Check accepts,
 // each with several targets.
 func oracleCases(seed uint64, n int) []oracleCase {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -533,7 +533,7 @@ func oracleCases(seed uint64, n int) []oracleCase {
 			for len(ps) < k {
 				t := oraclePatternTokens(r)
 				p := strings.Join(t, "")
-				if config.ValidatePattern(p) != nil {
+				if pathpattern.Check(p) != nil {
 					continue
 				}
 				ps = append(ps, p)

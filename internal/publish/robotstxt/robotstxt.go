@@ -201,6 +201,6 @@ func commentSafe(s string) string {
 var exactPath = strings.NewReplacer("*", "%2A", "$", "%24")
 
 // usagePath escapes spaces and tabs in a Content-Usage line's path
-// (draft-ietf-aipref-attach-05 3.2). config.ValidatePattern already
+// (draft-ietf-aipref-attach-05 3.2). pathpattern.Check already
 // refuses them in a pattern: this holds the line's syntax if that changes.
 var usagePath = strings.NewReplacer(" ", "%20", "\t", "%09")

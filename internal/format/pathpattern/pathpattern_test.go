@@ -1,15 +1,13 @@
-package config_test
+package pathpattern
 
 import (
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/agentready/agentready/config"
 )
 
-func TestValidatePattern(t *testing.T) {
+func TestCheck(t *testing.T) {
 	tests := []struct {
 		pattern string
 		err     string // substring of the error; "" when valid
@@ -50,28 +48,28 @@ func TestValidatePattern(t *testing.T) {
 			name = name[:40] + "..."
 		}
 		t.Run(name, func(t *testing.T) {
-			err := config.ValidatePattern(tt.pattern)
+			err := Check(tt.pattern)
 			if tt.err == "" {
 				if err != nil {
-					t.Fatalf("ValidatePattern(%q) = %v, want nil", tt.pattern, err)
+					t.Fatalf("Check(%q) = %v, want nil", tt.pattern, err)
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Fatalf("ValidatePattern(%q) = %v, want an error containing %q", tt.pattern, err, tt.err)
+				t.Fatalf("Check(%q) = %v, want an error containing %q", tt.pattern, err, tt.err)
 			}
 		})
 	}
 }
 
-// FuzzValidatePattern: ValidatePattern never panics, and whatever it
+// FuzzCheck: Check never panics, and whatever it
 // accepts obeys the documented syntax.
-func FuzzValidatePattern(f *testing.F) {
+func FuzzCheck(f *testing.F) {
 	for _, s := range []string{"/", "*", "/api/*", "/*.pdf$", "/a$b", "/a b", "/100%", "/%41", "", "/\xff", "/a#b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		if config.ValidatePattern(p) != nil {
+		if Check(p) != nil {
 			return
 		}
 		switch {

@@ -1,4 +1,8 @@
-package config
+// Package pathpattern is the syntax of an Access path pattern, the
+// robots.txt syntax of RFC 9309 2.2.2 as agentready applies it. config
+// validates every Allow and Disallow pattern with Check; the policy
+// compiler checks again only the patterns it is handed directly.
+package pathpattern
 
 import (
 	"errors"
@@ -9,12 +13,12 @@ import (
 	"unicode/utf8"
 )
 
-// maxPatternLen bounds a path pattern. Patterns are matched against
+// MaxLen bounds a path pattern. Patterns are matched against
 // attacker-chosen paths; 2048 bytes is longer than any sensible rule and
 // keeps the matcher's worst case small.
-const maxPatternLen = 2048
+const MaxLen = 2048
 
-// ValidatePattern checks one Access path pattern in robots.txt syntax as
+// Check checks one Access path pattern in robots.txt syntax as
 // Google's robots.txt parser applies it (RFC 9309 2.2.2): a pattern is
 // non-empty, starts with "/" or "*", may use "*" anywhere and "$" only as
 // its last character (where it anchors the end of the path), and holds no
@@ -35,13 +39,13 @@ const maxPatternLen = 2048
 // handler for "/a;b"; write the character. Only "*" and "$" are written
 // encoded (%2A, %24) to be matched literally (RFC 9309 2.2.3).
 //
-// The error does not name a field; Validate adds the field path.
-func ValidatePattern(p string) error {
+// The error does not name a field; config.Validate adds the field path.
+func Check(p string) error {
 	if p == "" {
 		return errors.New(`empty pattern; use "/" to match every path`)
 	}
-	if len(p) > maxPatternLen {
-		return fmt.Errorf("pattern is %d bytes long; at most %d are allowed", len(p), maxPatternLen)
+	if len(p) > MaxLen {
+		return fmt.Errorf("pattern is %d bytes long; at most %d are allowed", len(p), MaxLen)
 	}
 	if !utf8.ValidString(p) {
 		return fmt.Errorf("pattern %q is not valid UTF-8", p)
@@ -72,7 +76,7 @@ func ValidatePattern(p string) error {
 }
 
 // patternSegments rejects, in the path part of p (before any '?'), what
-// routers read in different ways (see ValidatePattern).
+// routers read in different ways (see Check).
 func patternSegments(p string) error {
 	path, _, _ := strings.Cut(strings.TrimSuffix(p, "$"), "?")
 	for i, seg := range strings.Split(path, "/") {
@@ -118,18 +122,4 @@ func patternSegments(p string) error {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// access checks every Allow and Disallow pattern.
-func (r *report) access() {
-	for _, list := range []struct {
-		name     string
-		patterns []string
-	}{{"Access.Allow", r.site.Access.Allow}, {"Access.Disallow", r.site.Access.Disallow}} {
-		for i, p := range list.patterns {
-			if err := ValidatePattern(p); err != nil {
-				r.add(at(list.name, i), "", err.Error()+" (draft-car 2.6: robots.txt path syntax)")
-			}
-		}
-	}
 }

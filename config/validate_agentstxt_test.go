@@ -1,0 +1,162 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/config"
+)
+
+// The agents.txt renderer writes only validated sites: these cases, once
+// refused by agentstxt.Render, are refused by Validate, naming the field.
+
+// agentsTxtBase is a site both dialects publish.
+func agentsTxtBase() config.Site {
+	return config.Site{
+		Name: "S", URL: "https://s.example",
+		Capabilities: []config.Capability{{ID: "search", Endpoint: "https://s.example/search", Params: []config.Param{{Name: "q"}}}},
+		Agents:       []config.AgentPolicy{{Name: "*"}},
+		Flows:        []config.Flow{{Name: "f", Steps: []string{"search"}}},
+		Audit:        config.Audit{Enabled: true, Endpoint: "https://s.example/audit/:session_id"},
+	}
+}
+
+func txtOnly(d config.Dialect) config.Formats {
+	f := only(config.DocAgentsTxt)
+	if d == config.DialectV010 {
+		f = only(config.DocAgentsTxt | config.DocAgentsJSON) // audit needs agents.json
+	}
+	f.Dialect = d
+	return f
+}
+
+// reportsField fails unless err has a problem for field.
+func reportsField(t *testing.T, err error, field string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if !strings.Contains("\n"+err.Error(), "\n"+field+":") {
+		t.Errorf("error %q does not name %s", err, field)
+	}
+}
+
+func TestValidateRefusesAgentsTxtInjection(t *testing.T) {
+	payloads := map[string]string{
+		"LF":          "x\nDisallow: /",
+		"CR":          "x\rAllow: /admin",
+		"CRLF suffix": "x\r\n",
+		"LF prefix":   "\nAgent: evil",
+		"NUL":         "x\x00y",
+		"tab":         "x\ty",
+		"DEL":         "x\x7f",
+		"NEL":         "x\u0085Allow: /",
+		"LS":          "x\u2028Allow: /",
+		"PS":          "x\u2029Allow: /",
+		"invalid":     "x\xffy",
+	}
+	type mutation struct {
+		name    string
+		dialect config.Dialect
+		path    string
+		set     func(s *config.Site, v string)
+	}
+	dc, v1 := config.DialectDraftCar, config.DialectV010
+	mutations := []mutation{
+		{"name", dc, "Name", func(s *config.Site, v string) { s.Name = v }},
+		{"name", v1, "Name", func(s *config.Site, v string) { s.Name = v }},
+		{"url", v1, "URL", func(s *config.Site, v string) { s.URL = v }},
+		{"description", dc, "Description", func(s *config.Site, v string) { s.Description = v }},
+		{"contact", v1, "Contact", func(s *config.Site, v string) { s.Contact = v }},
+		{"privacy", dc, "PrivacyPolicy", func(s *config.Site, v string) { s.PrivacyPolicy = v }},
+		{"declaration type", dc, "DeclarationType", func(s *config.Site, v string) { s.DeclarationType = config.DeclarationType(v) }},
+		{"operates-on", dc, "OperatesOn[0]", func(s *config.Site, v string) { s.OperatesOn = []string{v} }},
+		{"agents-json", dc, "AgentsJSONURL", func(s *config.Site, v string) { s.AgentsJSONURL = v }},
+		{"agents-json", v1, "AgentsJSONURL", func(s *config.Site, v string) { s.AgentsJSONURL = v }},
+		{"capability id", dc, "Capabilities[0].ID", func(s *config.Site, v string) { s.Capabilities[0].ID = v }},
+		{"capability id", v1, "Capabilities[0].ID", func(s *config.Site, v string) { s.Capabilities[0].ID = v }},
+		{"endpoint", dc, "Capabilities[0].Endpoint", func(s *config.Site, v string) { s.Capabilities[0].Endpoint = v }},
+		{"method", dc, "Capabilities[0].Method", func(s *config.Site, v string) { s.Capabilities[0].Method = v }},
+		{"protocol", dc, "Capabilities[0].Protocol", func(s *config.Site, v string) { s.Capabilities[0].Protocol = config.Protocol(v) }},
+		{"auth type", dc, "Capabilities[0].Auth.Type", func(s *config.Site, v string) { s.Capabilities[0].Auth.Type = config.AuthType(v) }},
+		{"auth endpoint", dc, "Capabilities[0].Auth.TokenEndpoint", func(s *config.Site, v string) { s.Capabilities[0].Auth.TokenEndpoint = v }},
+		{"auth docs", dc, "Capabilities[0].Auth.DocsURL", func(s *config.Site, v string) { s.Capabilities[0].Auth.DocsURL = v }},
+		{"scope", dc, "Capabilities[0].Auth.Scopes[1]", func(s *config.Site, v string) { s.Capabilities[0].Auth.Scopes = []string{"a", v} }},
+		{"capability description", dc, "Capabilities[0].Description", func(s *config.Site, v string) { s.Capabilities[0].Description = v }},
+		{"openapi", dc, "Capabilities[0].OpenAPI", func(s *config.Site, v string) { s.Capabilities[0].OpenAPI = v }},
+		{"param name", dc, "Capabilities[0].Params[0].Name", func(s *config.Site, v string) { s.Capabilities[0].Params[0].Name = v }},
+		{"param location", dc, "Capabilities[0].Params[0].In", func(s *config.Site, v string) { s.Capabilities[0].Params[0].In = config.ParamLocation(v) }},
+		{"param type", dc, "Capabilities[0].Params[0].Type", func(s *config.Site, v string) { s.Capabilities[0].Params[0].Type = config.ParamType(v) }},
+		{"param description", dc, "Capabilities[0].Params[0].Description", func(s *config.Site, v string) { s.Capabilities[0].Params[0].Description = v }},
+		{"allow", dc, "Access.Allow[0]", func(s *config.Site, v string) { s.Access.Allow = []string{v} }},
+		{"disallow", dc, "Access.Disallow[0]", func(s *config.Site, v string) { s.Access.Disallow = []string{v} }},
+		{"agent name", dc, "Agents[0].Name", func(s *config.Site, v string) { s.Agents[0].Name = v }},
+		{"agent capabilities", dc, "Agents[0].Capabilities[0]", func(s *config.Site, v string) { s.Agents[0].Capabilities = []string{v} }},
+		{"agent declaration", dc, "Agents[0].AgentDeclaration", func(s *config.Site, v string) { s.Agents[0].AgentDeclaration = v }},
+		{"flow name", v1, "Flows[0].Name", func(s *config.Site, v string) { s.Flows[0].Name = v }},
+		{"flow step", v1, "Flows[0].Steps[0]", func(s *config.Site, v string) { s.Flows[0].Steps[0] = v }},
+		{"flow description", v1, "Flows[0].Description", func(s *config.Site, v string) { s.Flows[0].Description = v }},
+		{"audit endpoint", v1, "Audit.Endpoint", func(s *config.Site, v string) { s.Audit.Endpoint = v }},
+	}
+	for _, m := range mutations {
+		for pname, payload := range payloads {
+			t.Run(m.dialect.String()+"/"+m.name+"/"+pname, func(t *testing.T) {
+				s := agentsTxtBase()
+				m.set(&s, payload)
+				reportsField(t, config.Validate(&s, txtOnly(m.dialect)), m.path)
+			})
+		}
+	}
+	t.Run("url host decoded into a line break", func(t *testing.T) {
+		s := agentsTxtBase()
+		s.URL = "https://a%c2%85b.example" // the host decodes to a NEL
+		reportsField(t, config.Validate(&s, txtOnly(v1)), "URL")
+	})
+}
+
+func TestValidateRefusesAgentsTxtInexpressible(t *testing.T) {
+	dc, v1 := config.DialectDraftCar, config.DialectV010
+	tests := []struct {
+		name    string
+		dialect config.Dialect
+		set     func(s *config.Site)
+		path    string
+	}{
+		{"empty capability id", dc, func(s *config.Site) { s.Capabilities[0].ID = "  " }, "Capabilities[0].ID"},
+		{"empty capability name", v1, func(s *config.Site) { s.Capabilities[0].ID = "" }, "Capabilities[0].ID"},
+		{"empty agent", dc, func(s *config.Site) { s.Agents[0].Name = "" }, "Agents[0].Name"},
+		{"empty allow", dc, func(s *config.Site) { s.Access.Allow = []string{"/a", " "} }, "Access.Allow[1]"},
+		{"empty disallow", dc, func(s *config.Site) { s.Access.Disallow = []string{""} }, "Access.Disallow[0]"},
+		{"empty operates-on", dc, func(s *config.Site) { s.OperatesOn = []string{""} }, "OperatesOn[0]"},
+		{"comma in scope", dc, func(s *config.Site) { s.Capabilities[0].Auth.Scopes = []string{"a,b"} }, "Capabilities[0].Auth.Scopes[0]"},
+		{"empty scope", dc, func(s *config.Site) { s.Capabilities[0].Auth.Scopes = []string{""} }, "Capabilities[0].Auth.Scopes[0]"},
+		{"comma in agent capability", dc, func(s *config.Site) { s.Agents[0].Capabilities = []string{"a, b"} }, "Agents[0].Capabilities[0]"},
+		{"empty param name", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Name = "" }, "Capabilities[0].Params[0].Name"},
+		{"paren in param name", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Name = "q(x)" }, "Capabilities[0].Params[0].Name"},
+		{"unknown location", dc, func(s *config.Site) { s.Capabilities[0].Params[0].In = "cookie" }, "Capabilities[0].Params[0].In"},
+		{"array type", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Type = config.TypeArray }, "Capabilities[0].Params[0].Type"},
+		{"capability rate", dc, func(s *config.Site) { s.Capabilities[0].RateLimit = config.Rate{Requests: 5, Window: "week"} }, "Capabilities[0].RateLimit"},
+		{"agent rate", dc, func(s *config.Site) { s.Agents[0].RateLimit = config.Rate{Requests: -1, Window: config.Minute} }, "Agents[0].RateLimit"},
+		{"generated-at year", dc, func(s *config.Site) { s.GeneratedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, "GeneratedAt"},
+		{"flow name", v1, func(s *config.Site) { s.Flows[0].Name = "" }, "Flows[0].Name"},
+		{"arrow in flow name", v1, func(s *config.Site) { s.Flows[0].Name = "a -> b" }, "Flows[0].Name"},
+		{"unicode arrow in flow name", v1, func(s *config.Site) { s.Flows[0].Name = "a→b" }, "Flows[0].Name"},
+		{"flow without steps", v1, func(s *config.Site) { s.Flows[0].Steps = nil }, "Flows[0].Steps"},
+		{"comma in step", v1, func(s *config.Site) { s.Flows[0].Steps = []string{"a,b"} }, "Flows[0].Steps[0]"},
+		{"empty step", v1, func(s *config.Site) { s.Flows[0].Steps = []string{"search", " "} }, "Flows[0].Steps[1]"},
+		{"site rate", v1, func(s *config.Site) { s.RateLimit = config.Rate{Requests: 1} }, "RateLimit"},
+		{"site rate overflow", v1, func(s *config.Site) { s.RateLimit = config.PerSecond(1 << 40) }, "RateLimit"},
+		{"negative ttl", v1, func(s *config.Site) { s.Session.TTL = -time.Second }, "Session.TTL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dialect.String()+"/"+tt.name, func(t *testing.T) {
+			s := agentsTxtBase()
+			if err := config.Validate(&s, txtOnly(tt.dialect)); err != nil {
+				t.Fatalf("base site: %v", err)
+			}
+			tt.set(&s)
+			reportsField(t, config.Validate(&s, txtOnly(tt.dialect)), tt.path)
+		})
+	}
+}
