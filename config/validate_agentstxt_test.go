@@ -160,3 +160,15 @@ func TestValidateRefusesAgentsTxtInexpressible(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateReportsEveryAgentsTxtProblem(t *testing.T) {
+	s := config.Site{
+		Name:         "a\nb",
+		URL:          "https://s.example",
+		Capabilities: []config.Capability{{ID: ""}, {ID: "x", Description: "\r"}},
+	}
+	err := config.Validate(&s, txtOnly(config.DialectDraftCar))
+	for _, want := range []string{"Name", "Capabilities[0].ID", "Capabilities[1].Description"} {
+		reportsField(t, err, want)
+	}
+}

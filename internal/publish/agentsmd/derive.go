@@ -1,7 +1,6 @@
 package agentsmd
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -69,33 +68,26 @@ const identifyLine = "Identify in User-Agent header"
 // lifetime and the audit trail, then identifyLine. A site that declares no
 // capability, no agent policy and none of these rules has no Behavior
 // section, like the agents.md 7 "Minimal" example.
-func deriveBehavior(s *config.Site, p *problems) []item {
+func deriveBehavior(s *config.Site) []item {
 	var items []item
 	if !s.RateLimit.IsZero() {
-		r, err := rateProse(s.RateLimit)
-		p.add("RateLimit", err)
-		items = append(items, item{text: "Respect " + r, field: "RateLimit"})
+		items = append(items, item{text: "Respect " + rateProse(s.RateLimit), field: "RateLimit"})
 	}
 	for i := range s.Capabilities {
 		c := &s.Capabilities[i]
 		if c.RateLimit.IsZero() {
 			continue
 		}
-		field := fmt.Sprintf("Capabilities[%d].RateLimit", i)
-		r, err := rateProse(c.RateLimit)
-		p.add(field, err)
-		items = append(items, item{text: c.ID + ": at most " + r, field: fmt.Sprintf("Capabilities[%d].ID", i)})
+		items = append(items, item{text: c.ID + ": at most " + rateProse(c.RateLimit), field: fmt.Sprintf("Capabilities[%d].ID", i)})
 	}
 	for i := range s.Agents {
-		if it, ok := agentLine(&s.Agents[i], fmt.Sprintf("Agents[%d]", i), p); ok {
+		if it, ok := agentLine(&s.Agents[i], fmt.Sprintf("Agents[%d]", i)); ok {
 			items = append(items, it)
 		}
 	}
 	if s.NeedsSession() || s.Session.TTL != 0 {
-		ttl, err := durationProse(s.SessionTTLOrDefault())
-		p.add("Session.TTL", err)
 		items = append(items, item{
-			text:  "Sessions (POST " + s.SessionEndpointOrDefault() + ") expire after " + ttl,
+			text:  "Sessions (POST " + s.SessionEndpointOrDefault() + ") expire after " + durationProse(s.SessionTTLOrDefault()),
 			field: "Session.Endpoint",
 		})
 	}
@@ -116,12 +108,10 @@ func deriveBehavior(s *config.Site, p *problems) []item {
 // agentLine is one agent policy's limit and capability restriction, as
 // "Agent claude: 200 requests/minute; capabilities a, b". A policy that
 // restricts nothing has no line.
-func agentLine(a *config.AgentPolicy, field string, p *problems) (item, bool) {
+func agentLine(a *config.AgentPolicy, field string) (item, bool) {
 	var parts []string
 	if !a.RateLimit.IsZero() {
-		r, err := rateProse(a.RateLimit)
-		p.add(field+".RateLimit", err)
-		parts = append(parts, r)
+		parts = append(parts, rateProse(a.RateLimit))
 	}
 	switch {
 	case a.Capabilities == nil:
@@ -135,18 +125,13 @@ func agentLine(a *config.AgentPolicy, field string, p *problems) (item, bool) {
 		return item{}, false
 	}
 	who := "Agent " + a.Name
-	switch a.Name {
-	case "*":
+	if a.Name == "*" {
 		// The default policy (draft-car 2.7); a bare "*" would also read as
 		// Markdown emphasis.
 		who = "Agents without their own policy"
-	case "":
-		p.add(field+".Name", errNoName)
 	}
 	return item{text: who + ": " + strings.Join(parts, "; "), field: field}, true
 }
-
-var errNoName = errors.New("agent policy has no name")
 
 // deriveContact is Site.Contact as the one Contact line.
 func deriveContact(s *config.Site) []item {

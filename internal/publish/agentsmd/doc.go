@@ -28,10 +28,12 @@
 // Contact is AgentsMD.Contact, or Site.Contact when that is nil, written as
 // plain lines as in the examples of agents.md 3 and 7.
 //
-// Every value is checked before it becomes a line: text with a line break or
-// a control character, or text that would change the document's Markdown
-// structure (a list item starting with "#", a line "---", a code fence, an
-// HTML block, a link reference definition, ...) is an error, never output.
-// Config validation is expected to have rejected such values already; the
-// renderer does not rely on it.
+// Render writes sites that config.Validate has accepted: rates, the session
+// TTL and the MCP gateway are not checked again. The Markdown block rules
+// live here, because most lines are derived here: every line is checked
+// before it is written, and text with a line break or a control character
+// (package linetext), or text that would change the document's structure
+// (a list item starting with "#", a line "---", a code fence, an HTML block,
+// a link reference definition, ...) is an error naming the field, never
+// output.
 package agentsmd

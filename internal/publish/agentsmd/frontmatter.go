@@ -2,8 +2,6 @@ package agentsmd
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 
 	"go.yaml.in/yaml/v3"
 
@@ -47,10 +45,7 @@ type MCP struct {
 // holding ": " or "#" must not turn into another mapping or a comment.
 // Problems are added to p under their field paths.
 func frontMatter(g *config.MCPGateway, p *problems) []byte {
-	fm, ok := frontMatterOf(g, p)
-	if !ok {
-		return nil
-	}
+	fm := frontMatterOf(g)
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -66,25 +61,15 @@ func frontMatter(g *config.MCPGateway, p *problems) []byte {
 }
 
 // frontMatterOf maps the typed gateway to the agents.md vocabulary
-// (docs/design.md collision 6).
-func frontMatterOf(g *config.MCPGateway, p *problems) (FrontMatter, bool) {
-	n := len(*p)
-	if g.Endpoint == "" {
-		p.add(mcpField+".Endpoint", errors.New("required when an MCP gateway is declared"))
-	} else {
-		p.add(mcpField+".Endpoint", checkText(g.Endpoint))
-	}
-
+// (docs/design.md collision 6). config.Validate has required the endpoint
+// and held the transport and auth to agents.md's (Appendix B); the YAML
+// encoder quotes whatever the values hold.
+func frontMatterOf(g *config.MCPGateway) FrontMatter {
 	transport := g.Transport
-	switch transport {
-	case "":
+	if transport == "" {
 		transport = TransportStreamableHTTP
-	case TransportStreamableHTTP, TransportSSE:
-	default:
-		p.add(mcpField+".Transport", fmt.Errorf("%q is not %s or %s (agents.md 3)", g.Transport, TransportStreamableHTTP, TransportSSE))
 	}
-
-	var auth string
+	auth := string(g.Auth)
 	switch g.Auth {
 	case "", config.AuthNone:
 		auth = AuthNone
@@ -92,15 +77,9 @@ func frontMatterOf(g *config.MCPGateway, p *problems) (FrontMatter, bool) {
 		auth = AuthAPIKey
 	case config.AuthOAuth2:
 		auth = AuthOAuth2
-	default:
-		p.add(mcpField+".Auth", fmt.Errorf("%q has no agents.md equivalent (none, api-key or oauth2)", g.Auth))
-	}
-
-	if len(*p) > n {
-		return FrontMatter{}, false
 	}
 	return FrontMatter{
 		Version: SpecVersion,
 		MCP:     MCP{Endpoint: g.Endpoint, Transport: transport, Auth: auth},
-	}, true
+	}
 }

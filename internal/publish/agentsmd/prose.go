@@ -1,7 +1,6 @@
 package agentsmd
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 
@@ -10,27 +9,22 @@ import (
 
 // rateProse writes a rate the way agents.md examples do ("Respect 1
 // request/second", "60 requests/minute"): docs/design.md collision 5 renders the
-// one typed rate as prose here.
-func rateProse(r config.Rate) (string, error) {
-	if err := r.Validate(); err != nil {
-		return "", err
-	}
-	return count(r.Requests, "request") + "/" + string(r.Window), nil
+// one typed rate as prose here. config.Validate has checked the rate.
+func rateProse(r config.Rate) string {
+	return count(r.Requests, "request") + "/" + string(r.Window)
 }
 
 // durationProse writes a lifetime in the largest whole unit: "1 hour",
-// "30 minutes", "90 seconds".
-func durationProse(d time.Duration) (string, error) {
-	if d < time.Second || d%time.Second != 0 {
-		return "", fmt.Errorf("%v is not a positive whole number of seconds", d)
-	}
+// "30 minutes", "90 seconds". config.Validate holds a session TTL to whole
+// seconds.
+func durationProse(d time.Duration) string {
 	switch {
 	case d%time.Hour == 0:
-		return count(int(d/time.Hour), "hour"), nil
+		return count(int(d/time.Hour), "hour")
 	case d%time.Minute == 0:
-		return count(int(d/time.Minute), "minute"), nil
+		return count(int(d/time.Minute), "minute")
 	}
-	return count(int(d/time.Second), "second"), nil
+	return count(int(d/time.Second), "second")
 }
 
 // count is "1 <unit>" or "<n> <unit>s".

@@ -21,16 +21,10 @@ func TestRateProse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			got, err := rateProse(tt.rate)
-			if err != nil || got != tt.want {
-				t.Errorf("rateProse(%v) = %q, %v; want %q", tt.rate, got, err, tt.want)
+			if got := rateProse(tt.rate); got != tt.want {
+				t.Errorf("rateProse(%v) = %q; want %q", tt.rate, got, tt.want)
 			}
 		})
-	}
-	for _, bad := range []config.Rate{{Requests: 0, Window: config.Minute}, {Requests: -3, Window: config.Second}, {Requests: 5, Window: "week"}, {Requests: 5}} {
-		if got, err := rateProse(bad); err == nil {
-			t.Errorf("rateProse(%#v) = %q, want an error", bad, got)
-		}
 	}
 }
 
@@ -49,16 +43,10 @@ func TestDurationProse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			got, err := durationProse(tt.d)
-			if err != nil || got != tt.want {
-				t.Errorf("durationProse(%v) = %q, %v; want %q", tt.d, got, err, tt.want)
+			if got := durationProse(tt.d); got != tt.want {
+				t.Errorf("durationProse(%v) = %q; want %q", tt.d, got, tt.want)
 			}
 		})
-	}
-	for _, bad := range []time.Duration{0, -time.Minute, 1500 * time.Millisecond, time.Millisecond} {
-		if got, err := durationProse(bad); err == nil {
-			t.Errorf("durationProse(%v) = %q, want an error", bad, got)
-		}
 	}
 }
 

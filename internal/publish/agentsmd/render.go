@@ -64,7 +64,7 @@ func Render(s *config.Site) ([]byte, error) {
 		b.WriteByte('\n')
 	}
 
-	for _, sec := range sections(s, &p) {
+	for _, sec := range sections(s) {
 		if len(sec.items) == 0 {
 			continue
 		}
@@ -88,13 +88,13 @@ func Render(s *config.Site) ([]byte, error) {
 }
 
 // sections returns the four sections of agents.md 3, overrides first,
-// derived otherwise. Problems found while deriving are added to p.
-func sections(s *config.Site, p *problems) []section {
+// derived otherwise.
+func sections(s *config.Site) []section {
 	md := &s.AgentsMD
 	return []section{
 		{title: SectionCan, items: override(md.Can, "AgentsMD.Can", func() []item { return deriveCan(s) })},
 		{title: SectionCannot, items: override(md.Cannot, "AgentsMD.Cannot", func() []item { return deriveCannot(s) })},
-		{title: SectionBehavior, items: override(md.Behavior, "AgentsMD.Behavior", func() []item { return deriveBehavior(s, p) })},
+		{title: SectionBehavior, items: override(md.Behavior, "AgentsMD.Behavior", func() []item { return deriveBehavior(s) })},
 		{title: SectionContact, plain: true, items: override(md.Contact, "AgentsMD.Contact", func() []item { return deriveContact(s) })},
 	}
 }

@@ -335,7 +335,9 @@ func TestRenderNil(t *testing.T) {
 }
 
 // TestRenderRejects: values that would leave their line or change the
-// document's structure are errors naming the field, never output.
+// document's structure are errors naming the field, never output. (What
+// config.Validate refuses besides, rates, TTLs and the MCP gateway, is in
+// config's tests: Render writes validated sites.)
 func TestRenderRejects(t *testing.T) {
 	tests := []struct {
 		name string
@@ -381,33 +383,9 @@ func TestRenderRejects(t *testing.T) {
 			s.Capabilities = []config.Capability{{ID: "- a"}}
 		}, []string{"Capabilities[0].ID:", "list marker"}},
 		{"disallow pattern with LF", func(s *config.Site) { s.Access.Disallow = []string{"/a\n# b"} }, []string{"Access.Disallow[0]:", "line break"}},
-		{"bad rate", func(s *config.Site) { s.RateLimit = config.Rate{Requests: 5, Window: "fortnight"} }, []string{"RateLimit:", "fortnight"}},
-		{"bad capability rate", func(s *config.Site) {
-			s.Capabilities = []config.Capability{{ID: "a", RateLimit: config.Rate{Requests: -1, Window: config.Minute}}}
-		}, []string{"Capabilities[0].RateLimit:"}},
-		{"bad agent rate and name", func(s *config.Site) {
-			s.Agents = []config.AgentPolicy{{RateLimit: config.Rate{Window: config.Minute}}}
-		}, []string{"Agents[0].RateLimit:", "Agents[0].Name:"}},
 		{"agent name with LF", func(s *config.Site) {
 			s.Agents = []config.AgentPolicy{{Name: "bot\n# x", RateLimit: config.PerMinute(1)}}
 		}, []string{"Agents[0]:", "line break"}},
-		{"sub-second session TTL", func(s *config.Site) {
-			s.Capabilities = []config.Capability{{ID: "a", RequiresSession: true}}
-			s.Session.TTL = 1500 * time.Millisecond
-		}, []string{"Session.TTL:"}},
-		{"MCP without endpoint", func(s *config.Site) { s.AgentsMD.MCP = &config.MCPGateway{} }, []string{"AgentsMD.MCP.Endpoint: required"}},
-		{"MCP endpoint with LF", func(s *config.Site) {
-			s.AgentsMD.MCP = &config.MCPGateway{Endpoint: "https://a.example/\n---"}
-		}, []string{"AgentsMD.MCP.Endpoint:", "line break"}},
-		{"MCP endpoint invalid UTF-8", func(s *config.Site) {
-			s.AgentsMD.MCP = &config.MCPGateway{Endpoint: "https://a.example/\xfe"}
-		}, []string{"AgentsMD.MCP.Endpoint:", "UTF-8"}},
-		{"MCP transport", func(s *config.Site) {
-			s.AgentsMD.MCP = &config.MCPGateway{Endpoint: "https://a.example/mcp", Transport: "websocket"}
-		}, []string{"AgentsMD.MCP.Transport:", "websocket"}},
-		{"MCP bearer auth", func(s *config.Site) {
-			s.AgentsMD.MCP = &config.MCPGateway{Endpoint: "https://a.example/mcp", Auth: config.AuthBearerToken}
-		}, []string{"AgentsMD.MCP.Auth:", "bearer-token"}},
 		{"every problem at once", func(s *config.Site) {
 			s.Name = ""
 			s.Description = "---"

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentready/agentready/internal/format/linetext"
 )
 
 // The checks below keep every value on its own line and in its own block
@@ -13,22 +14,20 @@ import (
 // of CommonMark and GitHub Flavored Markdown: a line is judged by how it
 // starts, since that is what decides which block it opens.
 
-// checkText rejects what would break a value out of its line: line breaks
-// (CR and LF, and NEL, LS and PS, which YAML 1.1 and some Markdown tools
-// also read as breaks), other control characters, and invalid UTF-8 (which
-// the YAML encoder would silently turn into !!binary).
+// checkText rejects what would break a value out of its line (package
+// linetext: line breaks, other control characters, invalid UTF-8).
+// config.Validate applies the same rule to every string of a Site; it is
+// applied here again only to the lines Render writes, because a line's
+// block is judged by how it starts, which supposes that it is one line,
+// and derived lines are assembled here, not in the Site.
 func checkText(s string) error {
-	if !utf8.ValidString(s) {
+	switch r, p := linetext.Find(s, true); p {
+	case linetext.InvalidUTF8:
 		return fmt.Errorf("%s is not valid UTF-8", quote(s))
-	}
-	for _, r := range s {
-		switch {
-		case r == '\r' || r == '\n' || r == '\u0085' || r == '\u2028' || r == '\u2029':
-			return fmt.Errorf("%s contains a line break (%U)", quote(s), r)
-		case r == '\t':
-		case unicode.IsControl(r):
-			return fmt.Errorf("%s contains the control character %U", quote(s), r)
-		}
+	case linetext.LineBreak:
+		return fmt.Errorf("%s contains a line break (%U)", quote(s), r)
+	case linetext.Control:
+		return fmt.Errorf("%s contains the control character %U", quote(s), r)
 	}
 	return nil
 }

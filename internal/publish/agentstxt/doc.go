@@ -38,10 +38,11 @@
 //
 // Render is pure and deterministic. It writes exactly Project(site,
 // dialect): the part of the declaration the grammar carries, with defaults
-// resolved and values trimmed. It refuses, with an error naming the field,
-// any value that holds a line break or other control character
-// (ErrUnsafeValue) and any declaration the grammar cannot carry faithfully
-// (ErrInexpressible), even though validation should have caught both.
+// resolved and values trimmed. It writes sites that config.Validate has
+// accepted, which holds them to the grammar (package txtgrammar names its
+// rules) and names the field that breaks one; Render does not check them
+// again, but never writes a value that is not one line of text
+// (ErrUnsafeValue).
 //
 // # Parsing
 //
@@ -58,6 +59,6 @@
 // with its line number; it fails only on input larger than MaxSize or of an
 // unknown dialect, and never panics.
 //
-// For every site Render accepts, Parse(Render(site, d)).Site deep-equals
+// For every site Validate accepts, Parse(Render(site, d)).Site deep-equals
 // Project(site, d); the package's tests and fuzz targets hold it to that.
 package agentstxt

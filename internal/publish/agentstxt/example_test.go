@@ -63,7 +63,10 @@ func ExampleRender() {
 	}
 	fmt.Print(string(b))
 
+	// Validate refuses a value that would inject a line, naming the field;
+	// Render, handed it anyway, refuses to write it.
 	site.Description = "Shop\nDisallow: /"
+	fmt.Println(config.Validate(&site, config.Formats{Disabled: config.AllDocuments &^ config.DocAgentsTxt}))
 	_, err = agentstxt.Render(&site, config.DialectDraftCar)
 	fmt.Println(err)
 	// Output:
@@ -85,5 +88,6 @@ func ExampleRender() {
 	// Disallow: /admin/*
 	//
 	// Agent: *
-	// agentstxt: draft-car: Description: control character U+000A: value is not a single line of UTF-8 text
+	// Description: contains a line break (U+000A), which would inject a line of its own into the line-based draft-car agents.txt (agents.txt injection)
+	// agentstxt: draft-car: line 6 (Site-Description): a line break (U+000A): value is not a single line of UTF-8 text
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/format/linetext"
 )
 
 // FuzzParse: Parse never panics and fails only for the documented reasons;
@@ -44,18 +45,29 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// checkStable renders s and reads it back. Render may refuse what a lenient
-// parse accepted (a tab inside a value, a rate too large for v0.1.0); when
-// it does not, the file must read back as Project(s) and render to the same
-// bytes again; strict: and hold no line the parser doubts.
+// servedAs is the Formats that publish the agents.txt of dialect d (the
+// v0.1.0 one with its agents.json, which sessions and audit need).
+func servedAs(d config.Dialect) config.Formats {
+	f := config.Formats{Dialect: d, Disabled: config.AllDocuments &^ config.DocAgentsTxt}
+	if d == config.DialectV010 {
+		f.Disabled &^= config.DocAgentsJSON
+	}
+	return f
+}
+
+// checkStable validates s and, when Validate accepts it (Render writes only
+// validated sites, and a lenient parse accepts more: a tab inside a value, a
+// rate too large for v0.1.0), renders it and reads it back: the file must
+// read back as Project(s) and render to the same bytes again; strict: and
+// hold no line the parser doubts.
 func checkStable(t *testing.T, s *config.Site, d config.Dialect, strict bool) {
 	t.Helper()
+	if config.Validate(s, servedAs(d)) != nil {
+		return
+	}
 	b1, err := Render(s, d)
 	if err != nil {
-		if !errors.Is(err, ErrUnsafeValue) && !errors.Is(err, ErrInexpressible) {
-			t.Fatalf("Render: unexpected error %v", err)
-		}
-		return
+		t.Fatalf("Render of a valid site: %v", err)
 	}
 	f2, err := ParseDialect(b1, d)
 	if err != nil {
@@ -75,9 +87,10 @@ func checkStable(t *testing.T, s *config.Site, d config.Dialect, strict bool) {
 	}
 }
 
-// FuzzRoundTrip builds a declaration from arbitrary strings: Render either
-// refuses it or writes a file that reads back as Project says. Above all,
-// a value holding a line break or control character is always refused.
+// FuzzRoundTrip builds a declaration from arbitrary strings: Validate
+// refuses it or Render writes a file that reads back as Project says. Above
+// all, a value holding a line break or control character is always
+// refused, and Render, validated or not, never writes one.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add("Outdoor Supply Co.", "https://outdoorsupply.example", "product-search", "q", "Search query", "/api/*", "claude", "purchase", "cart.add")
 	f.Add("a\nAllow: /", "u", "id", "p(x)", "-", " ", "*", "a → b", "x,y")
@@ -101,14 +114,15 @@ func FuzzRoundTrip(f *testing.F) {
 			config.DialectV010:     {name, url, desc, id, flow, step},
 		}
 		for _, d := range dialects {
-			b, err := Render(&s, d)
+			valid := config.Validate(&s, servedAs(d)) == nil
 			for _, v := range carried[d] {
-				if _, bad := unsafeRune(v, false); bad && err == nil {
-					t.Fatalf("%v: unsafe value %q rendered:\n%s", d, v, b)
+				if _, bad := linetext.Find(v, false); bad != linetext.OK && valid {
+					t.Fatalf("%v: unsafe value %q validated", d, v)
 				}
 			}
+			b, err := Render(&s, d)
 			if err == nil {
-				if _, bad := unsafeRune(string(bytes.ReplaceAll(b, []byte("\n"), nil)), false); bad {
+				if _, bad := linetext.Find(string(bytes.ReplaceAll(b, []byte("\n"), nil)), false); bad != linetext.OK {
 					t.Fatalf("%v: output holds a control character:\n%q", d, b)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/format/linetext"
 )
 
 // MaxSize is the largest agents.txt Parse reads (1 MiB), and the largest
@@ -156,10 +157,14 @@ func each(src string, w *warner, fn func(*line) bool) {
 		if t == "" || t[0] == '#' {
 			continue
 		}
-		if r, bad := unsafeRune(raw, true); bad {
+		if r, bad := linetext.Find(raw, true); bad != linetext.OK {
 			// A lone CR, NUL or the like: other parsers may split or stop
 			// here, so no reading of the line is safe.
-			w.add(num, "line skipped: "+describeRune(r))
+			what := "invalid UTF-8"
+			if bad != linetext.InvalidUTF8 {
+				what = fmt.Sprintf("control character %U", r)
+			}
+			w.add(num, "line skipped: "+what)
 			continue
 		}
 		key, value, found := strings.Cut(t, ":")

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/format/txtgrammar"
 )
 
 // Project returns the part of s that the agents.txt of dialect d carries,
 // with the documented defaults resolved and values trimmed the way the
-// parser reads them: for every site Render accepts,
+// parser reads them: for every site config.Validate accepts,
 //
 //	Parse(Render(s, d)).Site deep-equals Project(s, d).
 //
@@ -164,7 +165,7 @@ func projectV010(s *config.Site) config.Site {
 	return p
 }
 
-// projectRate keeps a valid rate; an invalid one is not carried (Render
+// projectRate keeps a valid rate; an invalid one is not carried (Validate
 // refuses it).
 func projectRate(r config.Rate) config.Rate {
 	if r.Validate() != nil {
@@ -173,18 +174,13 @@ func projectRate(r config.Rate) config.Rate {
 	return r
 }
 
-// maxRateRequests bounds the requests of a rate converted to per minute:
-// Rate.PerMinuteCeil multiplies Requests by a minute in nanoseconds, which
-// overflows int64 above this.
-const maxRateRequests = math.MaxInt64 / int64(time.Minute)
-
 // perMinute is the v0.1.0 form of r ("<number>/minute"). ok is false when r
 // is invalid or too large to convert.
 func perMinute(r config.Rate) (n int, ok bool) {
 	if r.IsZero() {
 		return 0, true
 	}
-	if r.Validate() != nil || int64(r.Requests) > maxRateRequests {
+	if r.Validate() != nil || int64(r.Requests) > txtgrammar.MaxPerMinuteRequests {
 		return 0, false
 	}
 	return r.PerMinuteCeil(), true

@@ -6,60 +6,43 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/format/linetext"
 )
 
-// Errors Render wraps, so callers can tell an injection attempt from a
-// declaration the grammar cannot express.
-var (
-	// ErrUnsafeValue: a value holds a line break, another control character
-	// or invalid UTF-8. Written out, it would start a line of its own.
-	ErrUnsafeValue = errors.New("value is not a single line of UTF-8 text")
-	// ErrInexpressible: the declaration cannot be written in the grammar
-	// (an empty identifier, a comma inside a list item, a Param type the
-	// draft-car Param form does not know, an invalid rate, ...).
-	ErrInexpressible = errors.New("cannot be expressed in this agents.txt grammar")
-)
+// ErrUnsafeValue is what Render wraps when a value is not a single line of
+// UTF-8 text (a line break, another control character, invalid UTF-8).
+// Written out, it would start a line of its own.
+var ErrUnsafeValue = errors.New("value is not a single line of UTF-8 text")
 
 // Render renders the agents.txt of site s in dialect d. It is pure and
 // deterministic: the same site yields the same bytes, and nothing
 // time-dependent is written unless the site sets it (Generated-At).
 //
-// Render never writes a value it cannot write safely. Although validation
-// should have rejected such a site already, every value is checked again:
-// one containing CR, LF or any other control character is an error wrapping
-// ErrUnsafeValue, and a declaration the grammar cannot carry faithfully is an
-// error wrapping ErrInexpressible. All problems are reported at once, each
-// with its field path (as in "Capabilities[1].Description").
+// s must have passed config.Validate with Formats that serve this
+// dialect's agents.txt: Validate holds every value to the grammar (package
+// txtgrammar) and to one line of text (package linetext), naming the
+// field, and Render does not check the declaration again. It keeps one
+// guard on what it writes: a value that is not one line of text is an
+// error wrapping ErrUnsafeValue, never a line of the file, because in a
+// public, line-based file a line break grants what the site never
+// declared, whoever forgot to validate.
 func Render(s *config.Site, d config.Dialect) ([]byte, error) {
 	if s == nil {
 		return nil, errors.New("agentstxt: nil site")
 	}
-	var c checker
 	var w writer
 	switch d {
 	case config.DialectDraftCar:
-		checkDraftCarText(&c, s)
 		p := projectDraftCar(s)
-		checkDraftCarGrammar(&c, s, &p)
-		if err := c.err(d); err != nil {
-			return nil, err
-		}
 		writeDraftCar(&w, &p)
 	case config.DialectV010:
-		checkV010Text(&c, s)
 		p := projectV010(s)
-		checkV010Grammar(&c, s, &p)
-		if err := c.err(d); err != nil {
-			return nil, err
-		}
 		writeV010(&w, &p)
 	default:
 		return nil, fmt.Errorf("agentstxt: unknown dialect %v", d)
 	}
-	if err := checkOutput(w.b); err != nil {
-		// Unreachable when the checks above are complete; kept because a
-		// line break in a public file is the one mistake that must not ship.
-		return nil, fmt.Errorf("agentstxt: %s: %w", d, err)
+	if w.err != nil {
+		return nil, fmt.Errorf("agentstxt: %s: %w", d, w.err)
 	}
 	if len(w.b) > MaxSize {
 		// Parse would refuse it; so would a careful agent.
@@ -68,73 +51,13 @@ func Render(s *config.Site, d config.Dialect) ([]byte, error) {
 	return w.b, nil
 }
 
-// checkOutput scans the finished file: one line per "\n", each clean.
-func checkOutput(b []byte) error {
-	num := 0
-	for l := range strings.Lines(string(b)) {
-		num++
-		if r, bad := unsafeRune(strings.TrimSuffix(l, "\n"), false); bad {
-			return fmt.Errorf("rendered line %d: %s: %w", num, describeRune(r), ErrUnsafeValue)
-		}
-	}
-	return nil
-}
-
-// checker collects every problem of one Render call.
-type checker struct{ errs []error }
-
-// text checks one raw value before it is trimmed: a leading or trailing
-// line break would otherwise vanish in the trim and hide the attempt.
-func (c *checker) text(v, path string, args ...any) {
-	if r, bad := unsafeRune(v, false); bad {
-		c.errs = append(c.errs, fmt.Errorf("%s: %s: %w", fmt.Sprintf(path, args...), describeRune(r), ErrUnsafeValue))
-	}
-}
-
-// list checks every item of a raw list.
-func (c *checker) list(vs []string, path string, args ...any) {
-	for i, v := range vs {
-		c.text(v, fmt.Sprintf(path, args...)+"[%d]", i)
-	}
-}
-
-// bad records a grammar problem.
-func (c *checker) bad(msg, path string, args ...any) {
-	c.errs = append(c.errs, fmt.Errorf("%s: %s: %w", fmt.Sprintf(path, args...), msg, ErrInexpressible))
-}
-
-// items checks the projected items of a list written one per line or
-// comma-separated (commas: an item with a comma would split in two).
-func (c *checker) items(vs []string, commas bool, path string, args ...any) {
-	for i, v := range vs {
-		switch {
-		case v == "":
-			c.bad("empty item", fmt.Sprintf(path, args...)+"[%d]", i)
-		case commas && strings.Contains(v, ","):
-			c.bad("item contains a comma, the list separator", fmt.Sprintf(path, args...)+"[%d]", i)
-		}
-	}
-}
-
-// rate checks a rate that is written.
-func (c *checker) rate(r config.Rate, path string, args ...any) {
-	if err := r.Validate(); err != nil {
-		c.bad("rate "+err.Error(), path, args...)
-	}
-}
-
-func (c *checker) err(d config.Dialect) error {
-	if len(c.errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("agentstxt: %s: %w", d, errors.Join(c.errs...))
-}
-
 // writer builds the file. Sections are separated by one blank line, which
 // is written lazily so that empty sections leave no trace.
 type writer struct {
 	b     []byte
 	blank bool
+	lines int
+	err   error // the first value that is not one line of text
 }
 
 // section starts a new section.
@@ -145,7 +68,14 @@ func (w *writer) section() {
 }
 
 func (w *writer) line(indent bool, parts ...string) {
+	w.lines++
+	for _, p := range parts {
+		if r, bad := linetext.Find(p, false); bad != linetext.OK && w.err == nil {
+			w.err = fmt.Errorf("line %d (%s): %s: %w", w.lines, strings.TrimSpace(strings.TrimSuffix(parts[0], ": ")), linetext.Describe(r, bad), ErrUnsafeValue)
+		}
+	}
 	if w.blank {
+		w.lines++
 		w.b = append(w.b, '\n')
 		w.blank = false
 	}

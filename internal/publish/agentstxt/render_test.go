@@ -3,12 +3,14 @@ package agentstxt
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/format/linetext"
 )
 
 var dialects = []config.Dialect{config.DialectDraftCar, config.DialectV010}
@@ -254,7 +256,12 @@ Session-TTL: 91s
 
 // TestRenderRefusesInjection: a value that would start a line of its own
 // is an error, never output, whatever field it hides in.
-func TestRenderRefusesInjection(t *testing.T) {
+// TestRenderNeverWritesInjection: Render writes validated sites, and
+// config's tests hold Validate to refusing each of these values with its
+// field path. Unvalidated, Render still never writes a line that the value
+// would inject: it refuses (ErrUnsafeValue), or the value is trimmed or not
+// carried.
+func TestRenderNeverWritesInjection(t *testing.T) {
 	payloads := map[string]string{
 		"LF":          "x\nDisallow: /",
 		"CR":          "x\rAllow: /admin",
@@ -323,102 +330,31 @@ func TestRenderRefusesInjection(t *testing.T) {
 			Audit:        config.Audit{Enabled: true, Endpoint: "https://s.example/audit/:session_id"},
 		}
 	}
+	injected := []string{"Disallow: /", "Allow: /admin", "Agent: evil", "Allow: /"}
 	for _, m := range mutations {
 		for pname, payload := range payloads {
 			t.Run(m.dialect.String()+"/"+m.name+"/"+pname, func(t *testing.T) {
 				s := base()
 				m.set(&s, payload)
 				b, err := Render(&s, m.dialect)
-				if err == nil {
-					t.Fatalf("no error; rendered:\n%q", b)
+				if err != nil {
+					if b != nil {
+						t.Error("bytes returned with the error")
+					}
+					if !errors.Is(err, ErrUnsafeValue) {
+						t.Errorf("error %v does not wrap ErrUnsafeValue", err)
+					}
+					return
 				}
-				if b != nil {
-					t.Error("bytes returned with the error")
-				}
-				if !errors.Is(err, ErrUnsafeValue) {
-					t.Errorf("error %v does not wrap ErrUnsafeValue", err)
-				}
-				if !strings.Contains(err.Error(), m.path+":") {
-					t.Errorf("error %q does not name %s", err, m.path)
+				for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+					if r, p := linetext.Find(l, false); p != linetext.OK {
+						t.Fatalf("line %q holds %s; rendered:\n%q", l, linetext.Describe(r, p), b)
+					}
+					if slices.Contains(injected, l) {
+						t.Fatalf("injected line %q; rendered:\n%q", l, b)
+					}
 				}
 			})
-		}
-	}
-}
-
-func TestRenderRefusesInexpressible(t *testing.T) {
-	dc, v1 := config.DialectDraftCar, config.DialectV010
-	tests := []struct {
-		name    string
-		dialect config.Dialect
-		set     func(s *config.Site)
-		path    string
-	}{
-		{"empty capability id", dc, func(s *config.Site) { s.Capabilities[0].ID = "  " }, "Capabilities[0].ID"},
-		{"empty capability name", v1, func(s *config.Site) { s.Capabilities[0].ID = "" }, "Capabilities[0].ID"},
-		{"empty agent", dc, func(s *config.Site) { s.Agents[0].Name = "" }, "Agents[0].Name"},
-		{"empty allow", dc, func(s *config.Site) { s.Access.Allow = []string{"/a", " "} }, "Access.Allow[1]"},
-		{"empty disallow", dc, func(s *config.Site) { s.Access.Disallow = []string{""} }, "Access.Disallow[0]"},
-		{"empty operates-on", dc, func(s *config.Site) { s.OperatesOn = []string{""} }, "OperatesOn[0]"},
-		{"comma in scope", dc, func(s *config.Site) { s.Capabilities[0].Auth.Scopes = []string{"a,b"} }, "Capabilities[0].Auth.Scopes[0]"},
-		{"empty scope", dc, func(s *config.Site) { s.Capabilities[0].Auth.Scopes = []string{""} }, "Capabilities[0].Auth.Scopes[0]"},
-		{"comma in agent capability", dc, func(s *config.Site) { s.Agents[0].Capabilities = []string{"a, b"} }, "Agents[0].Capabilities[0]"},
-		{"empty param name", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Name = "" }, "Capabilities[0].Params[0].Name"},
-		{"paren in param name", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Name = "q(x)" }, "Capabilities[0].Params[0].Name"},
-		{"unknown location", dc, func(s *config.Site) { s.Capabilities[0].Params[0].In = "cookie" }, "Capabilities[0].Params[0].In"},
-		{"array type", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Type = config.TypeArray }, "Capabilities[0].Params[0].Type"},
-		{"capability rate", dc, func(s *config.Site) { s.Capabilities[0].RateLimit = config.Rate{Requests: 5, Window: "week"} }, "Capabilities[0].RateLimit"},
-		{"agent rate", dc, func(s *config.Site) { s.Agents[0].RateLimit = config.Rate{Requests: -1, Window: config.Minute} }, "Agents[0].RateLimit"},
-		{"generated-at year", dc, func(s *config.Site) { s.GeneratedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, "GeneratedAt"},
-		{"flow name", v1, func(s *config.Site) { s.Flows[0].Name = "" }, "Flows[0].Name"},
-		{"arrow in flow name", v1, func(s *config.Site) { s.Flows[0].Name = "a -> b" }, "Flows[0].Name"},
-		{"unicode arrow in flow name", v1, func(s *config.Site) { s.Flows[0].Name = "a→b" }, "Flows[0].Name"},
-		{"flow without steps", v1, func(s *config.Site) { s.Flows[0].Steps = nil }, "Flows[0].Steps"},
-		{"comma in step", v1, func(s *config.Site) { s.Flows[0].Steps = []string{"a,b"} }, "Flows[0].Steps[0]"},
-		{"empty step", v1, func(s *config.Site) { s.Flows[0].Steps = []string{"search", " "} }, "Flows[0].Steps[1]"},
-		{"site rate", v1, func(s *config.Site) { s.RateLimit = config.Rate{Requests: 1} }, "RateLimit"},
-		{"site rate overflow", v1, func(s *config.Site) { s.RateLimit = config.PerSecond(1 << 40) }, "RateLimit"},
-		{"negative ttl", v1, func(s *config.Site) { s.Session.TTL = -time.Second }, "Session.TTL"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.dialect.String()+"/"+tt.name, func(t *testing.T) {
-			s := config.Site{
-				Name: "S", URL: "https://s.example",
-				Capabilities: []config.Capability{{ID: "search", Endpoint: "https://s.example/search", Params: []config.Param{{Name: "q"}}}},
-				Agents:       []config.AgentPolicy{{Name: "*"}},
-				Flows:        []config.Flow{{Name: "f", Steps: []string{"search"}}},
-			}
-			if _, err := Render(&s, tt.dialect); err != nil {
-				t.Fatalf("base site: %v", err)
-			}
-			tt.set(&s)
-			b, err := Render(&s, tt.dialect)
-			if err == nil {
-				t.Fatalf("no error; rendered:\n%s", b)
-			}
-			if !errors.Is(err, ErrInexpressible) {
-				t.Errorf("error %v does not wrap ErrInexpressible", err)
-			}
-			if !strings.Contains(err.Error(), tt.path+":") {
-				t.Errorf("error %q does not name %s", err, tt.path)
-			}
-		})
-	}
-}
-
-func TestRenderReportsEveryProblem(t *testing.T) {
-	s := config.Site{
-		Name:         "a\nb",
-		URL:          "https://s.example",
-		Capabilities: []config.Capability{{ID: ""}, {ID: "x", Description: "\r"}},
-	}
-	_, err := Render(&s, config.DialectDraftCar)
-	if err == nil {
-		t.Fatal("no error")
-	}
-	for _, want := range []string{"Name:", "Capabilities[0].ID:", "Capabilities[1].Description:"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q lacks %s", err, want)
 		}
 	}
 }

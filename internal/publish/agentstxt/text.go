@@ -1,50 +1,13 @@
 package agentstxt
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/format/txtgrammar"
 )
-
-// Both grammars are line based: a value that carries a line break starts a
-// new field in every parser that reads the file. unsafeRune finds the first
-// rune that must never appear in a rendered value: C0 and C1 controls (CR,
-// LF, NEL, NUL, ...), DEL, the Unicode line and paragraph separators (which
-// some line splitters honour) and invalid UTF-8 (the file is served as
-// text/plain; charset=utf-8). ok is false when v is clean.
-func unsafeRune(v string, allowTab bool) (r rune, ok bool) {
-	for i := 0; i < len(v); {
-		b := v[i]
-		if b < utf8.RuneSelf {
-			if (b < 0x20 && !(allowTab && b == '\t')) || b == 0x7f {
-				return rune(b), true
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(v[i:])
-		if r == utf8.RuneError && size == 1 {
-			return r, true
-		}
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return r, true
-		}
-		i += size
-	}
-	return 0, false
-}
-
-// describeRune names an unsafe rune for an error message.
-func describeRune(r rune) string {
-	if r == utf8.RuneError {
-		return "invalid UTF-8"
-	}
-	return fmt.Sprintf("control character U+%04X", r)
-}
 
 // trim is the one whitespace rule of renderer, parser and Project: values
 // are trimmed (draft-car 2.2, v0.1.0 "Format Rules" 3).
@@ -199,14 +162,11 @@ func parseParam(v string) (p config.Param, problem, note string) {
 	return p, "", note
 }
 
-// flowArrows separate a v0.1.0 flow's name from its steps. The spec writes
-// "→"; "->" is what people type.
-var flowArrows = [...]string{"→", "->"}
-
-// cutFlow splits "name → step, step" at the first arrow.
+// cutFlow splits "name → step, step" at the first arrow (either of
+// txtgrammar.FlowArrows).
 func cutFlow(v string) (name, steps string, ok bool) {
 	at, width := -1, 0
-	for _, a := range flowArrows {
+	for _, a := range txtgrammar.FlowArrows {
 		if i := strings.Index(v, a); i >= 0 && (at < 0 || i < at) {
 			at, width = i, len(a)
 		}
@@ -215,16 +175,6 @@ func cutFlow(v string) (name, steps string, ok bool) {
 		return "", "", false
 	}
 	return trim(v[:at]), v[at+width:], true
-}
-
-// hasArrow reports whether s contains a flow arrow.
-func hasArrow(s string) bool {
-	for _, a := range flowArrows {
-		if strings.Contains(s, a) {
-			return true
-		}
-	}
-	return false
 }
 
 // quote quotes s for a message, shortened: keys and values come from
