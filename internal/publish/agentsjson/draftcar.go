@@ -131,9 +131,6 @@ func DraftCar(s *config.Site) ([]byte, error) {
 		doc.Capabilities = append(doc.Capabilities, cc)
 	}
 	for _, a := range s.Agents {
-		if _, dup := doc.Agents[a.Name]; dup {
-			return nil, fmt.Errorf("agentsjson: agent policy %q is declared twice; agents.json keys policies by name", a.Name)
-		}
 		p := carPolicy{RateLimit: carRateOf(a.RateLimit), AgentDeclaration: a.AgentDeclaration}
 		if a.Capabilities != nil {
 			caps := a.Capabilities

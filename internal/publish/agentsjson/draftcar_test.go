@@ -179,8 +179,6 @@ func TestDraftCarErrors(t *testing.T) {
 		want string
 	}{
 		{"nil site", nil, "nil site"},
-		{"duplicate agent", &config.Site{Name: "x", URL: "https://x.example",
-			Agents: []config.AgentPolicy{{Name: "bot"}, {Name: "bot"}}}, `"bot" is declared twice`},
 		{"unencodable default", &config.Site{Name: "x", URL: "https://x.example",
 			Capabilities: []config.Capability{{ID: "a", Description: "a", Endpoint: "https://x.example/a",
 				Params: []config.Param{{Name: "p", Default: func() {}}}}}}, "unsupported type"},

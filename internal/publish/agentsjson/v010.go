@@ -80,14 +80,11 @@ const sessionPlaceholder = "/:session_id"
 // rate rounded up to whole requests per minute (the only unit v0.1.0 has);
 // audit when enabled.
 //
-// The schema demands at least one capability (v0.1.0: Allow is required),
-// so a site without capabilities is an error rather than an invalid file.
+// s must have passed config.Validate, which holds it to the schema: at
+// least one capability (v0.1.0: Allow is required), params unique by name.
 func V010(s *config.Site) ([]byte, error) {
 	if s == nil {
 		return nil, fmt.Errorf("agentsjson: nil site")
-	}
-	if len(s.Capabilities) == 0 {
-		return nil, fmt.Errorf("agentsjson: the v0.1.0 agents.json needs at least one capability")
 	}
 	doc := v010Doc{
 		ProtocolVersion: ProtocolVersion,
@@ -110,12 +107,7 @@ func V010(s *config.Site) ([]byte, error) {
 			RequiresSession: c.RequiresSession,
 			HumanHandoff:    c.HumanHandoff,
 		}
-		seen := make(map[string]bool, len(c.Params))
 		for _, p := range c.Params {
-			if seen[p.Name] {
-				return nil, fmt.Errorf("agentsjson: capability %q declares param %q twice; v0.1.0 params are keyed by name", c.ID, p.Name)
-			}
-			seen[p.Name] = true
 			vc.Params = append(vc.Params, jsonenc.Member[v010Param]{Name: p.Name, Value: v010Param{
 				Type:        string(p.TypeOrDefault()),
 				Description: p.Description,

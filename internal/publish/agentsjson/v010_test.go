@@ -157,9 +157,6 @@ func TestV010Errors(t *testing.T) {
 		want string
 	}{
 		{"nil site", nil, "nil site"},
-		{"no capabilities", &config.Site{Name: "x", URL: "https://x.example"}, "at least one capability"},
-		{"duplicate param", &config.Site{Name: "x", URL: "https://x.example", Capabilities: []config.Capability{
-			{ID: "a", Endpoint: "/a", Params: []config.Param{{Name: "q"}, {Name: "q"}}}}}, `param "q" twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

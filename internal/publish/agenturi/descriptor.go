@@ -1,8 +1,6 @@
 package agenturi
 
 import (
-	"fmt"
-
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/internal/jsonenc"
 )
@@ -68,17 +66,9 @@ type depends struct {
 //
 // One @context URL renders as a string, several as an array (both JSON-LD
 // forms the schema accepts). transport is omitted when no transport is set:
-// the schema requires at least one key in it. A descriptor without a name,
-// a version or a skill cannot satisfy 7.1.1 and is an error.
+// the schema requires at least one key in it. config.Validate has required
+// what 7.1.1 requires: a name, a version and a skill.
 func Descriptor(a config.HostedAgent) ([]byte, error) {
-	switch {
-	case a.Name == "":
-		return nil, fmt.Errorf("agenturi: descriptor without a name")
-	case a.Version == "":
-		return nil, fmt.Errorf("agenturi: descriptor %q without a version", a.Name)
-	case len(a.Skills) == 0:
-		return nil, fmt.Errorf("agenturi: descriptor %q without skills; section 7.1.1 requires at least one", a.Name)
-	}
 	d := descriptor{
 		Name:              a.Name,
 		Description:       a.Description,

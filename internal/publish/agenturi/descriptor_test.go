@@ -232,15 +232,11 @@ func TestDescriptorOptional(t *testing.T) {
 }
 
 func TestDescriptorErrors(t *testing.T) {
-	skills := []config.Skill{{ID: "a", Name: "a", Description: "a"}}
 	tests := []struct {
 		name  string
 		agent config.HostedAgent
 		want  string
 	}{
-		{"no name", config.HostedAgent{Version: "1.0.0", Skills: skills}, "without a name"},
-		{"no version", config.HostedAgent{Name: "a", Skills: skills}, "without a version"},
-		{"no skills", config.HostedAgent{Name: "a", Version: "1.0.0"}, "without skills"},
 		{"unencodable schema", config.HostedAgent{Name: "a", Version: "1.0.0",
 			Skills: []config.Skill{{ID: "a", Name: "a", Description: "a", Input: config.Schema{"x": func() {}}}}}, "unsupported type"},
 	}

@@ -34,13 +34,9 @@ func Registry(s *config.Site, descriptorURL func(name string) string) ([]byte, e
 		r.Updated = s.GeneratedAt.UTC().Format(time.RFC3339Nano)
 	}
 	for i := range agents {
+		// config.Validate has held the names to the registry's pattern
+		// and kept them unique: they are the registry's keys.
 		name := agents[i].Name
-		if name == "" {
-			return nil, fmt.Errorf("agenturi: hosted agent %d has no name", i)
-		}
-		if _, dup := r.Agents[name]; dup {
-			return nil, fmt.Errorf("agenturi: agent %q is declared twice; the registry keys agents by name", name)
-		}
 		u := descriptorURL(name)
 		if u == "" {
 			return nil, fmt.Errorf("agenturi: no descriptor URL for agent %q", name)

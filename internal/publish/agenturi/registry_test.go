@@ -79,11 +79,8 @@ func TestRegistryErrors(t *testing.T) {
 	}{
 		{"nil site", nil, ok, "nil site"},
 		{"nil url function", &dup, nil, "nil descriptor URL function"},
-		{"duplicate name", &dup, ok, `"a" is declared twice`},
 		{"no url", &config.Site{Name: "x", URL: "https://x.example", HostedAgents: []config.HostedAgent{{Name: "a"}}},
 			func(string) string { return "" }, `no descriptor URL for agent "a"`},
-		{"unnamed agent", &config.Site{Name: "x", URL: "https://x.example", HostedAgents: []config.HostedAgent{{Version: "1.0.0"}}},
-			ok, "has no name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

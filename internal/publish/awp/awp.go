@@ -135,18 +135,9 @@ func AgentJSON(s *config.Site) ([]byte, error) {
 			requiredFor[id] = true
 		}
 	}
-	seen := make(map[string]bool, len(s.Capabilities))
 	for i := range s.Capabilities {
 		c := &s.Capabilities[i]
-		if seen[c.ID] {
-			return nil, fmt.Errorf("awp: capability %q is declared twice; action ids must be unique", c.ID)
-		}
-		seen[c.ID] = true
-		a, err := actionOf(s, c, requiredFor[c.ID])
-		if err != nil {
-			return nil, err
-		}
-		d.Actions = append(d.Actions, a)
+		d.Actions = append(d.Actions, actionOf(s, c, requiredFor[c.ID]))
 		if len(c.Requires) > 0 {
 			if d.Dependencies == nil {
 				d.Dependencies = map[string][]string{}
@@ -157,7 +148,7 @@ func AgentJSON(s *config.Site) ([]byte, error) {
 	return jsonenc.Encode(d)
 }
 
-func actionOf(s *config.Site, c *config.Capability, listedRequired bool) (action, error) {
+func actionOf(s *config.Site, c *config.Capability, listedRequired bool) action {
 	a := action{
 		ID:          c.ID,
 		Description: c.Description,
@@ -197,12 +188,7 @@ func actionOf(s *config.Site, c *config.Capability, listedRequired bool) (action
 			Window:    c.Idempotency.Window,
 		}
 	}
-	seen := make(map[string]bool, len(c.Params))
 	for _, p := range c.Params {
-		if seen[p.Name] {
-			return action{}, fmt.Errorf("awp: capability %q declares param %q twice; AWP inputs are keyed by name", c.ID, p.Name)
-		}
-		seen[p.Name] = true
 		a.Inputs = append(a.Inputs, jsonenc.Member[input]{Name: p.Name, Value: input{
 			Type:        inputType(p),
 			Required:    p.Required,
@@ -211,7 +197,7 @@ func actionOf(s *config.Site, c *config.Capability, listedRequired bool) (action
 			Description: p.Description,
 		}})
 	}
-	return a, nil
+	return a
 }
 
 // inputType is the AWP type of a parameter (AWP 8 primitive types): the

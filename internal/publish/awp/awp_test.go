@@ -300,10 +300,6 @@ func TestErrors(t *testing.T) {
 		want string
 	}{
 		{"nil site", nil, "nil site"},
-		{"duplicate capability", &config.Site{Name: "x", URL: "https://x.example", Capabilities: []config.Capability{
-			{ID: "a"}, {ID: "a"}}}, `"a" is declared twice`},
-		{"duplicate param", &config.Site{Name: "x", URL: "https://x.example", Capabilities: []config.Capability{
-			{ID: "a", Params: []config.Param{{Name: "q"}, {Name: "q"}}}}}, `param "q" twice`},
 		{"unencodable default", &config.Site{Name: "x", URL: "https://x.example", Capabilities: []config.Capability{
 			{ID: "a", Params: []config.Param{{Name: "q", Default: make(chan int)}}}}}, "unsupported type"},
 	}
