@@ -20,6 +20,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/shop"
 	"github.com/agentready/agentready/session"
 )
@@ -137,7 +138,7 @@ func TestBodyRefusedAndRecorded(t *testing.T) {
 		status             int
 	}{
 		{"POST", "cart/add", deep, http.StatusBadRequest},
-		{"POST", "cart/add", `{"id":"` + strings.Repeat("x", config.DefaultBodyLimit) + `"}`, http.StatusRequestEntityTooLarge},
+		{"POST", "cart/add", `{"id":"` + strings.Repeat("x", resolve.DefaultBodyLimit) + `"}`, http.StatusRequestEntityTooLarge},
 		{"PATCH", "cart/update", `{"id":"mug-blue","quantity":2,"note":"` + strings.Repeat("x", 64) + `"}`, http.StatusRequestEntityTooLarge},
 	} {
 		before := ran.Load()

@@ -14,6 +14,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/session"
@@ -260,7 +261,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if vo.Logger == nil {
 		vo.Logger = st.logger
 	}
-	if h := site.Host(); h != "" {
+	if h := resolve.Host(&site); h != "" {
 		vo.Authorities = append([]string{h}, vo.Authorities...)
 	}
 	ver := st.verifier
@@ -332,7 +333,7 @@ func checkEnforcement(site *config.Site, st *settings) []error {
 	}
 	var presence []string
 	for _, c := range site.Capabilities {
-		switch c.Auth.TypeOrDefault() {
+		switch resolve.AuthType(c.Auth) {
 		case config.AuthNone, config.AuthHMAC: // hmac without an Authenticator: enforce.New refuses it
 		default:
 			if st.auth == nil {
@@ -476,5 +477,5 @@ func sameVerification(a, b *config.Site) bool {
 		}
 		return v
 	}
-	return a.Host() == b.Host() && reflect.DeepEqual(required(a), required(b))
+	return resolve.Host(a) == resolve.Host(b) && reflect.DeepEqual(required(a), required(b))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/endpoint"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
 )
@@ -29,7 +30,7 @@ func robotsPaths(site config.Site) []string {
 		paths = append(paths, p, strings.TrimSuffix(p, "/")+"/deeper/x")
 	}
 	for _, c := range site.Capabilities {
-		ep := config.EndpointPath(c.Endpoint)
+		ep := endpoint.Path(c.Endpoint)
 		for _, fill := range []string{"42", "export", "a/b", ""} {
 			p := ep
 			for strings.Contains(p, "{") && strings.Contains(p, "}") {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/problem"
+	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/session"
 )
 
@@ -80,7 +81,7 @@ func newSessions(site *config.Site, st *settings) (*sessions, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &sessions{site: site.URL, endpoint: site.SessionEndpointOrDefault(), log: log, key: st.auditKey}
+	s := &sessions{site: site.URL, endpoint: resolve.SessionEndpoint(site), log: log, key: st.auditKey}
 	var auditURL func(string) string
 	var afterCreate func(context.Context, *session.Session) error
 	if site.Audit.Enabled {
@@ -99,7 +100,7 @@ func newSessions(site *config.Site, st *settings) (*sessions, error) {
 			}
 			s.audit = ms
 		}
-		tmpl := site.AuditEndpointOrDefault()
+		tmpl := resolve.AuditEndpoint(site)
 		p := tmpl
 		if u, err := url.Parse(tmpl); err == nil {
 			p = u.Path
@@ -116,7 +117,7 @@ func newSessions(site *config.Site, st *settings) (*sessions, error) {
 	}
 	mgr, err := session.New(session.Config{
 		Store:        st.sessionStore, // nil: the Manager's MemoryStore, on its clock
-		TTL:          site.SessionTTLOrDefault(),
+		TTL:          resolve.SessionTTL(site),
 		MaxSessions:  site.Session.MaxSessions,
 		Capabilities: caps,
 		AuditURL:     auditURL,

@@ -38,7 +38,8 @@ type Capability struct {
 	Sensitivity Sensitivity `validate:"omitempty,oneof=standard destructive irreversible"`
 	// RequiresHumanConfirmation: agents SHOULD prompt the user first.
 	RequiresHumanConfirmation bool
-	// Reversible says whether the action can be undone (nil: not declared).
+	// Reversible says whether the action can be undone (nil: not declared;
+	// new(true) or new(false) declares it).
 	Reversible *bool
 	// Idempotency is the AWP idempotency contract; Supported also marks the
 	// agent:// skill idempotent.
@@ -64,7 +65,7 @@ type Capability struct {
 	// BodyLimit is the largest request body, in bytes, that a call of this
 	// capability recorded in an audit trail may carry: the body is read
 	// and recorded before the handler runs, and a larger one is refused
-	// with 413. Zero means DefaultBodyLimit (1 MiB). It applies only to
+	// with 413. Zero means 1 MiB. It applies only to
 	// requests that are recorded (those carrying a session, with the
 	// audit trail on).
 	BodyLimit int64 `validate:"gte=0"`
@@ -125,9 +126,6 @@ const (
 	AuthHMAC        AuthType = "hmac"
 )
 
-// DefaultAPIKeyHeader is the header an api-key credential is expected in.
-const DefaultAPIKeyHeader = "X-API-Key"
-
 // Param declares one parameter (draft-car 2.5 Param, v0.1.0 params, AWP
 // inputs, agent:// input schema).
 type Param struct {
@@ -146,7 +144,7 @@ type Param struct {
 	Default any
 	// Enum lists the allowed values.
 	Enum []any
-	// Min and Max bound numeric values.
+	// Min and Max bound numeric values (new(0.0) for a bound of 0).
 	Min, Max *float64
 }
 
@@ -209,21 +207,3 @@ type Depends struct {
 
 // Schema is a JSON Schema document, kept as plain JSON data.
 type Schema = map[string]any
-
-// Bool returns a pointer to b, for optional fields such as Reversible.
-func Bool(b bool) *bool { return &b }
-
-// Float returns a pointer to f, for Param.Min and Param.Max.
-func Float(f float64) *float64 { return &f }
-
-// DefaultBodyLimit is the body limit of a capability that sets none
-// (Capability.BodyLimit): 1 MiB.
-const DefaultBodyLimit = 1 << 20
-
-// BodyLimitOrDefault returns BodyLimit, or DefaultBodyLimit when it is 0.
-func (c *Capability) BodyLimitOrDefault() int64 {
-	if c.BodyLimit > 0 {
-		return c.BodyLimit
-	}
-	return DefaultBodyLimit
-}

@@ -120,10 +120,11 @@ type HostedAgent struct {
 	// URL is the canonical agent:// URI; default agent://<host>/<name>.
 	URL string
 	// Skills are the agent's skills (at least one).
-	Skills           []Skill `validate:"required,min=1,dive"`
-	Transport        Transport
-	Authentication   *AgentAuthentication
-	Provider         *Provider
+	Skills         []Skill `validate:"required,min=1,dive"`
+	Transport      Transport
+	Authentication *AgentAuthentication
+	Provider       *Provider
+	// ConformanceLevel is 0 to 3 (nil: not declared; new(3) declares 3).
 	ConformanceLevel *int `validate:"omitempty,min=0,max=3"`
 	// Status is active (default), deprecated or experimental.
 	Status string `validate:"omitempty,oneof=active deprecated experimental"`
@@ -193,9 +194,6 @@ type Provider struct {
 	Organization string `json:"organization,omitempty"`
 	URL          string `json:"url,omitempty"`
 }
-
-// Int returns a pointer to n, for ConformanceLevel.
-func Int(n int) *int { return &n }
 
 // Dialect selects the agents.txt grammar (docs/design.md collision 1).
 type Dialect int

@@ -85,7 +85,7 @@ type Site struct {
 	AWP AWP
 	// HostedAgents are agent:// agents hosted by this site. When empty, the
 	// site itself is published as one agent whose skills are its
-	// capabilities (see DefaultAgent).
+	// capabilities (see PublishedAgents).
 	HostedAgents []HostedAgent `validate:"dive"`
 }
 
@@ -212,11 +212,3 @@ type Audit struct {
 	// that signs audit artifacts.
 	PublicKey string
 }
-
-// DefaultSessionEndpoint and DefaultAuditPath are the v0.1.0 defaults.
-const (
-	DefaultSessionEndpoint = "/.well-known/agents/api/session"
-	DefaultAuditPath       = "/.well-known/agents/api/audit"
-	DefaultSessionTTL      = 1800 * time.Second
-	DefaultVersion         = "1.0.0"
-)

@@ -3,6 +3,8 @@ package config
 import (
 	"regexp"
 	"strings"
+
+	"github.com/agentready/agentready/internal/endpoint"
 )
 
 // agentNamePattern is the registry's propertyNames pattern for agent names.
@@ -22,9 +24,9 @@ func (r *report) agentURI() {
 	if len(s.HostedAgents) > 0 {
 		r.hostedAgents()
 	} else if len(s.Capabilities) > 0 {
-		// DefaultAgent maps the host onto the registry alphabet; this
+		// defaultAgent maps the host onto the registry alphabet; this
 		// keeps the registry valid should that mapping ever change.
-		if name := s.DefaultAgent().Name; name != "" && !agentNamePattern.MatchString(name) {
+		if name := s.defaultAgent().Name; name != "" && !agentNamePattern.MatchString(name) {
 			r.addf("URL", fmtAgentURI, "names the derived agent:// agent %q after the site's host, which is not a registry name (^[A-Za-z0-9_\\-./]+$)", name)
 		}
 	}
@@ -139,7 +141,7 @@ func (r *report) dependsGraph() {
 	s := r.site
 	agents := s.PublishedAgents()
 	derived := len(s.HostedAgents) == 0
-	host := strings.ToLower(s.Host())
+	host := strings.ToLower(endpoint.Host(s.URL))
 	if host == "" || len(agents) == 0 {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentready/agentready/internal/endpoint"
 	"github.com/agentready/agentready/internal/format/txtgrammar"
 )
 
@@ -132,7 +133,7 @@ func (r *report) capabilityEndpoint(p string, c *Capability) {
 		return
 	}
 	sc := webSchemes
-	if c.ProtocolOrDefault() == ProtocolWebSocket {
+	if c.Protocol == ProtocolWebSocket {
 		sc = webOrWSSchemes
 	}
 	u := r.webURL(p+".Endpoint", c.Endpoint, sc)
@@ -143,7 +144,7 @@ func (r *report) capabilityEndpoint(p string, c *Capability) {
 	// publishes it: "/files/{name}.json" would be a literal path to it,
 	// while routers (chi, gorilla/mux, Express) route a param there, and
 	// the capability would hold on none of the requests they serve.
-	path, _, _ := strings.Cut(EndpointPath(c.Endpoint), "?")
+	path, _, _ := strings.Cut(endpoint.Path(c.Endpoint), "?")
 	for _, seg := range strings.Split(path, "/") {
 		if strings.ContainsAny(seg, "{}") && !(strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") && strings.Count(seg, "{") == 1 && strings.Count(seg, "}") == 1 && len(seg) > 2) {
 			r.addf(p+".Endpoint", "", "holds %q: a {param} must be a whole, named path segment (/files/{name}, not /files/{name}.json)", seg)
@@ -195,7 +196,7 @@ func (r *report) capabilityMethod(p string, c *Capability) {
 		by = append(by, "AWP agent.json (9)")
 		formats = append(formats, fmtAWP)
 	}
-	if m := c.MethodOrDefault(); len(by) > 0 && !contains(awpMethods, m) {
+	if m := endpoint.Method(c.Method); len(by) > 0 && !contains(awpMethods, m) {
 		r.addf(p+".Method", joinFormats(formats...), "%q is not allowed by %s (GET, POST, PUT, PATCH or DELETE)", m, prose(by))
 	}
 }

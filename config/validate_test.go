@@ -231,9 +231,9 @@ func TestValidateRules(t *testing.T) {
 			"HostedAgents[0].Skills[0].Version", "agent://", []string{"SemVer"}},
 		{"agent:// status", with(fixtures.Planner, func(s *config.Site) { s.HostedAgents[0].Status = "retired" }), registry,
 			"HostedAgents[0].Status", "agent://", []string{`"retired" is not one of active, deprecated, experimental`}},
-		{"agent:// conformance level high", with(fixtures.Planner, func(s *config.Site) { s.HostedAgents[0].ConformanceLevel = config.Int(4) }), registry,
+		{"agent:// conformance level high", with(fixtures.Planner, func(s *config.Site) { s.HostedAgents[0].ConformanceLevel = new(4) }), registry,
 			"HostedAgents[0].ConformanceLevel", "agent://", []string{"is 4; it must be at most 3"}},
-		{"agent:// conformance level low", with(fixtures.Planner, func(s *config.Site) { s.HostedAgents[0].ConformanceLevel = config.Int(-1) }), registry,
+		{"agent:// conformance level low", with(fixtures.Planner, func(s *config.Site) { s.HostedAgents[0].ConformanceLevel = new(-1) }), registry,
 			"HostedAgents[0].ConformanceLevel", "agent://", []string{"is -1; it must be at least 0"}},
 		{"agent:// skills required", with(fixtures.Planner, func(s *config.Site) { s.HostedAgents[0].Skills = nil }), registry,
 			"HostedAgents[0].Skills", "agent://", []string{"needs at least one entry", "agent:// 7.1.1"}},
@@ -461,9 +461,9 @@ func TestValidateRules(t *testing.T) {
 		{"param type", with(fixtures.AcmeCeramics, func(s *config.Site) { s.Capabilities[0].Params[0].Type = "date" }), v010,
 			"Capabilities[0].Params[0].Type", "", []string{`"date" is not one of string, integer, number, boolean, array, object`}},
 		{"param min max", with(fixtures.OutdoorSupply, func(s *config.Site) {
-			s.Capabilities[0].Params[1].Min, s.Capabilities[0].Params[1].Max = config.Float(100), config.Float(1)
+			s.Capabilities[0].Params[1].Min, s.Capabilities[0].Params[1].Max = new(100.0), new(1.0)
 		}), config.Formats{}, "Capabilities[0].Params[1].Min", "", []string{"100 is greater than Max 1"}},
-		{"param max finite", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Capabilities[0].Params[1].Max = config.Float(math.Inf(1)) }), config.Formats{},
+		{"param max finite", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Capabilities[0].Params[1].Max = new(math.Inf(1)) }), config.Formats{},
 			"Capabilities[0].Params[1].Max", "", []string{"not a finite number"}},
 		{"param enum scalar", with(fixtures.AcmeCeramics, func(s *config.Site) { s.Capabilities[1].Params[0].Enum[2] = []string{"vases"} }), v010,
 			"Capabilities[1].Params[0].Enum[2]", "", []string{"[]string is not a JSON scalar"}},

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/agentready/agentready/internal/problem"
+	"github.com/agentready/agentready/internal/resolve"
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
@@ -33,9 +34,9 @@ import (
 // which case the event records no body.
 func (e *Enforcer) newEvent(r *http.Request, d *Decision, aw *auditWriter, now time.Time) (int, error) {
 	ev := &aw.ev
-	limit := int64(config.DefaultBodyLimit)
+	limit := int64(resolve.DefaultBodyLimit)
 	if d.cap1 > 0 {
-		limit = e.p.Capabilities[d.cap1-1].Decl.BodyLimitOrDefault()
+		limit = resolve.BodyLimit(e.p.Capabilities[d.cap1-1].Decl)
 	}
 	aw.query = queryParams(r.URL.RawQuery, aw.query[:0])
 	// The query is recorded as sent in the target, so a query parameter of

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // Authenticator checks a credential's validity for a capability. It is the
@@ -21,7 +22,7 @@ type Authenticator func(r *http.Request, c *config.Capability, credential string
 //   - hmac: an HTTP Message Signature (RFC 9421 "Signature" field) or an
 //     Authorization header of any scheme
 func credential(r *http.Request, a *config.Auth) string {
-	switch a.TypeOrDefault() {
+	switch resolve.AuthType(*a) {
 	case config.AuthBearerToken, config.AuthOAuth2:
 		v := r.Header.Get("Authorization")
 		if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
@@ -29,7 +30,7 @@ func credential(r *http.Request, a *config.Auth) string {
 		}
 		return ""
 	case config.AuthAPIKey:
-		return strings.TrimSpace(r.Header.Get(a.HeaderOrDefault()))
+		return strings.TrimSpace(r.Header.Get(resolve.Header(*a)))
 	case config.AuthHMAC:
 		if v := r.Header.Get("Signature"); v != "" {
 			return v
@@ -43,7 +44,7 @@ func credential(r *http.Request, a *config.Auth) string {
 // 9110 11.6.1), computed once per capability.
 func challenge(site *config.Site, a *config.Auth) string {
 	realm := `realm="` + quoteSafe(site.Name) + `"`
-	switch a.TypeOrDefault() {
+	switch resolve.AuthType(*a) {
 	case config.AuthBearerToken, config.AuthOAuth2:
 		v := "Bearer " + realm
 		if len(a.Scopes) > 0 {
@@ -57,7 +58,7 @@ func challenge(site *config.Site, a *config.Auth) string {
 	case config.AuthAPIKey:
 		// No registered scheme exists for API keys; the auth-param names
 		// the header the key travels in.
-		return `APIKey ` + realm + `, header="` + quoteSafe(a.HeaderOrDefault()) + `"`
+		return `APIKey ` + realm + `, header="` + quoteSafe(resolve.Header(*a)) + `"`
 	case config.AuthHMAC:
 		return `Signature ` + realm
 	}
@@ -82,7 +83,7 @@ func quoteSafe(s string) string {
 // the credential's presence is checked (d.PresenceOnly).
 func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *Decision) bool {
 	c := &e.p.Capabilities[ci]
-	hmac := c.Auth.TypeOrDefault() == config.AuthHMAC && e.signed != nil
+	hmac := resolve.AuthType(c.Auth) == config.AuthHMAC && e.signed != nil
 	d.PresenceOnly = e.auth == nil && !hmac
 	cred := credential(r, &c.Auth)
 	var err error

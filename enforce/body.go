@@ -17,7 +17,7 @@ import (
 )
 
 // Limits on a recorded request body besides its size (the capability's
-// BodyLimit, config.DefaultBodyLimit by default). A JSON object body is
+// BodyLimit, resolve.DefaultBodyLimit by default). A JSON object body is
 // recorded member by member, and the audit trail's canonical form takes at
 // most 64 levels of nesting; counting its values bounds the work.
 const (

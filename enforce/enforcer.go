@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/internal/problem"
+	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/ratelimit"
 
 	"github.com/agentready/agentready/audit"
@@ -235,7 +236,7 @@ func New(cfg Config) (*Enforcer, error) {
 		e.log = slog.Default()
 	}
 	site := p.Site()
-	if link, err := problem.DescribedBy(site.Origin() + "/.well-known/agents.txt"); err == nil {
+	if link, err := problem.DescribedBy(resolve.Origin(site) + "/.well-known/agents.txt"); err == nil {
 		e.link = []string{link}
 	}
 	for _, a := range site.Access.Allow {
@@ -259,8 +260,8 @@ func New(cfg Config) (*Enforcer, error) {
 	for i := range p.Capabilities {
 		c := &p.Capabilities[i]
 		e.challenges = append(e.challenges, challenge(site, &c.Auth))
-		e.authText = append(e.authText, "Auth: "+string(c.Auth.TypeOrDefault()))
-		if c.Auth.TypeOrDefault() == config.AuthHMAC && e.auth == nil && e.signed == nil {
+		e.authText = append(e.authText, "Auth: "+string(resolve.AuthType(c.Auth)))
+		if resolve.AuthType(c.Auth) == config.AuthHMAC && e.auth == nil && e.signed == nil {
 			// Presence-only would take any Signature value for a valid one.
 			errs = append(errs, fmt.Errorf("enforce: capability %q: Auth hmac asks for a signed request (RFC 9421): "+
 				"give the signing keys (agentready.WithRequestSignatures), or check it yourself (agentready.WithAuthenticator), or declare another auth type", c.ID))
@@ -396,7 +397,7 @@ func (e *Enforcer) decide(r *http.Request, ci int, rf routeFinder, consume bool,
 			return
 		}
 		// Declared auth (draft-car 2.5 Auth).
-		if c.Auth.Required() && !e.checkAuth(r, ci, consume, d) {
+		if resolve.AuthRequired(c.Auth) && !e.checkAuth(r, ci, consume, d) {
 			return
 		}
 	}
@@ -580,7 +581,7 @@ func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) 
 					Detail: fmt.Sprintf("this route is bound to capability %q, which the site does not declare", id)})
 				return
 			}
-			if b.authAll && e.p.Capabilities[ci].Auth.Required() {
+			if b.authAll && resolve.AuthRequired(e.p.Capabilities[ci].Auth) {
 				if d, denied := e.browserAuth(r, ci); denied {
 					e.answer(w, r, next, &d)
 					return
@@ -759,7 +760,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 	switch {
 	case st.agent >= 0 && !p.Agents[st.agent].Permitted[ci]:
 		d.Outcome, d.Rule = DenyCapability, p.Agents[st.agent].Rule
-	case c.Auth.Required():
+	case resolve.AuthRequired(c.Auth):
 		e.checkAuth(r, ci, true, &d)
 	}
 	if d.Outcome == Allow && !c.Limit.IsZero() {
@@ -778,7 +779,7 @@ func (e *Enforcer) serveBound(w http.ResponseWriter, r *http.Request, next http.
 		}
 	}
 	d.Status = statusOf(d.Outcome)
-	if st.aw != nil && (d.Outcome == Allow || e.reportOnly) && st.aw.bodyLen > c.Decl.BodyLimitOrDefault() {
+	if st.aw != nil && (d.Outcome == Allow || e.reportOnly) && st.aw.bodyLen > resolve.BodyLimit(c.Decl) {
 		// Wrap read the body of this recorded request with the limit of
 		// the capability it knew of (none: the default); this one's own
 		// limit is lower, and holds here as at its endpoint: for every
@@ -920,11 +921,11 @@ func rateDecl(p *policy.Policy, name string) string {
 }
 
 func credentialHint(a *config.Auth) string {
-	switch a.TypeOrDefault() {
+	switch resolve.AuthType(*a) {
 	case config.AuthBearerToken, config.AuthOAuth2:
 		return "send an Authorization: Bearer token"
 	case config.AuthAPIKey:
-		return "send the key in the " + a.HeaderOrDefault() + " header"
+		return "send the key in the " + resolve.Header(*a) + " header"
 	case config.AuthHMAC:
 		return "sign the request (Signature, RFC 9421) or send an Authorization header"
 	}

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // Method overrides. Frameworks route a request as the method an override
@@ -33,7 +33,7 @@ var (
 	errBadOverride  = &policy.TargetError{Reason: "a method override's value is not a method name"}
 	errEncodedBody  = &policy.TargetError{Reason: "a compressed body (Content-Encoding) cannot be checked for a _method override"}
 	errBodyCharset  = &policy.TargetError{Reason: "a body in a charset other than UTF-8 cannot be checked for a _method override"}
-	errFormTooLarge = &policy.TargetError{Reason: "a body larger than " + strconv.Itoa(config.DefaultBodyLimit) + " bytes sent to a capability endpoint cannot be checked for a _method override"}
+	errFormTooLarge = &policy.TargetError{Reason: "a body larger than " + strconv.Itoa(resolve.DefaultBodyLimit) + " bytes sent to a capability endpoint cannot be checked for a _method override"}
 )
 
 // standardMethods are the methods of RFC 9110 9.3 and PATCH (RFC 5789).
@@ -178,7 +178,7 @@ func overrideBody(r *http.Request) bool {
 }
 
 // bodyMethods adds the _method fields of r's body, read up to
-// config.DefaultBodyLimit and put back for the handler: a form (urlencoded,
+// resolve.DefaultBodyLimit and put back for the handler: a form (urlencoded,
 // or no Content-Type at all, which Rack reads as a form), any multipart
 // body, a JSON object's members. A body it cannot read as the frameworks
 // do is refused: too large, compressed (body-parser inflates gzip), in a
@@ -202,11 +202,11 @@ func bodyMethods(r *http.Request, s *methodSet) (status int, err error) {
 	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "us-ascii") {
 		return http.StatusBadRequest, errBodyCharset
 	}
-	b, err := bufferBody(r, config.DefaultBodyLimit)
+	b, err := bufferBody(r, resolve.DefaultBodyLimit)
 	if err != nil {
 		return http.StatusBadRequest, errBodyMethod
 	}
-	if len(b) > config.DefaultBodyLimit {
+	if len(b) > resolve.DefaultBodyLimit {
 		return http.StatusRequestEntityTooLarge, errFormTooLarge
 	}
 	switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 const uaGPTBot = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)"
@@ -178,7 +179,7 @@ func TestReadingsFormOverride(t *testing.T) {
 		{name: "multipart bracket name", contentType: bracketCT, body: bracket, outcome: enforce.DenyCapability},
 		{name: "multipart disposition broken", contentType: badCT, body: bad, outcome: enforce.DenyTarget},
 		{name: "multipart, broken", contentType: "multipart/form-data; boundary=zz", body: "--zz\r\nbroken", outcome: enforce.DenyTarget},
-		{name: "too large", contentType: form, body: "a=" + strings.Repeat("x", config.DefaultBodyLimit), outcome: enforce.DenyBody},
+		{name: "too large", contentType: form, body: "a=" + strings.Repeat("x", resolve.DefaultBodyLimit), outcome: enforce.DenyBody},
 		{name: "json member", contentType: "application/json", body: `{"a":1,"_method":"DELETE"}`, outcome: enforce.DenyCapability},
 		{name: "json member array", contentType: "application/json", body: `{"_method":["DELETE"]}`, outcome: enforce.DenyCapability},
 		{name: "json with a BOM", contentType: "application/json", body: "\uFEFF" + `{"_method":"DELETE"}`, outcome: enforce.DenyCapability},
@@ -223,7 +224,7 @@ func TestReadingsFormOverride(t *testing.T) {
 		b, _ := io.ReadAll(r.Body)
 		got = len(b)
 	}))
-	big := "a=" + strings.Repeat("x", 2*config.DefaultBodyLimit)
+	big := "a=" + strings.Repeat("x", 2*resolve.DefaultBodyLimit)
 	r := agentRequest("POST", "/upload", strings.NewReader(big))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if d := serve(r); d.Outcome != enforce.Allow || got != len(big) {

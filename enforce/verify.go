@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -67,7 +68,7 @@ func (e *Enforcer) authority(r *http.Request) string { return r.Host }
 func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bool) error {
 	if r.Body != nil && r.Body != http.NoBody {
 		orig := r.Body
-		limit := c.BodyLimitOrDefault()
+		limit := resolve.BodyLimit(c)
 		b, err := bufferBody(r, limit)
 		if err != nil {
 			return errBodyRead

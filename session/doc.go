@@ -43,14 +43,14 @@
 // pass the conformance suite in session/sessiontest.
 //
 //	m, err := session.New(session.Config{
-//		TTL:          site.SessionTTLOrDefault(),
+//		TTL:          site.Session.TTL, // zero: 30 minutes
 //		MaxSessions:  site.Session.MaxSessions,
 //		Capabilities: []string{"cart.add", "checkout"},
 //		AuditURL:     func(id string) string { return auditBase + id },
 //		OnEnd:        sealAudit,
 //	})
 //	// identify: the middleware's agent identity and client key
-//	mux.Handle(site.SessionEndpointOrDefault(), m.Handler(identify))
+//	mux.Handle(site.Session.Endpoint, m.Handler(identify)) // as declared
 //	// per request to a session-required capability:
 //	s, err := m.Lookup(r, agent, client) // 401 unless err == nil
 //	r = r.WithContext(session.NewContext(r.Context(), s))

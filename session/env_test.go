@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/session/sessiontest"
 )
 
-const endpoint = config.DefaultSessionEndpoint
+const endpoint = resolve.SessionEndpointPath
 
 // Test headers that tell identify who is calling: the middleware's
 // classification in production.

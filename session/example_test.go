@@ -20,9 +20,9 @@ import (
 // audit trail.
 func Example() {
 	clock := sessiontest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	site := config.Site{Session: config.Session{MaxSessions: 2}}
+	site := config.Site{Session: config.Session{Endpoint: "/.well-known/agents/api/session", MaxSessions: 2}}
 	m, err := session.New(session.Config{
-		TTL:          site.SessionTTLOrDefault(),
+		TTL:          site.Session.TTL, // zero: 30 minutes
 		MaxSessions:  site.Session.MaxSessions,
 		Capabilities: []string{"cart.add", "checkout"},
 		AuditURL:     func(id string) string { return "https://shop.example/.well-known/agents/api/audit/" + id },
@@ -38,7 +38,7 @@ func Example() {
 	client := netip.MustParsePrefix("192.0.2.7/32")
 	identify := func(r *http.Request) (string, netip.Prefix, bool) { return "shopbot", client, true }
 	mux := http.NewServeMux()
-	mux.Handle(site.SessionEndpointOrDefault(), m.Handler(identify))
+	mux.Handle(site.Session.Endpoint, m.Handler(identify))
 	mux.HandleFunc("POST /cart", func(w http.ResponseWriter, r *http.Request) {
 		s, err := m.Lookup(r, "shopbot", client)
 		if err != nil {
@@ -61,7 +61,7 @@ func Example() {
 		return rec
 	}
 
-	rec := call("POST", config.DefaultSessionEndpoint, "", `{"agent_name":"ShopBot","purpose":"buy a mug"}`)
+	rec := call("POST", site.Session.Endpoint, "", `{"agent_name":"ShopBot","purpose":"buy a mug"}`)
 	var created struct {
 		Data struct {
 			Token        string   `json:"session_token"`
@@ -75,12 +75,12 @@ func Example() {
 	fmt.Println(call("POST", "/cart", created.Data.Token, "").Body.String())
 	fmt.Print(call("POST", "/cart", "", "").Body.String())
 
-	call("POST", config.DefaultSessionEndpoint, "", "")
-	rec = call("POST", config.DefaultSessionEndpoint, "", "")
+	call("POST", site.Session.Endpoint, "", "")
+	rec = call("POST", site.Session.Endpoint, "", "")
 	fmt.Println(rec.Code, "Retry-After:", rec.Header().Get("Retry-After"))
 
 	clock.Advance(10 * time.Minute)
-	rec = call("DELETE", config.DefaultSessionEndpoint, created.Data.Token, "")
+	rec = call("DELETE", site.Session.Endpoint, created.Data.Token, "")
 	fmt.Println(rec.Code)
 
 	clock.Advance(time.Hour)

@@ -8,7 +8,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // reapPerCreate is how many expired sessions each create reaps: more than
@@ -21,7 +21,7 @@ type Config struct {
 	// Store keeps the sessions. Nil: a new MemoryStore on Now.
 	Store Store
 	// TTL is the hard session lifetime (v0.1.0 Session-TTL). Zero: the
-	// default of 1800 s (config.DefaultSessionTTL).
+	// default of 1800 s.
 	TTL time.Duration
 	// MaxSessions caps the live sessions of one agent identity and client
 	// (agents.json rate_limit.max_sessions), agents under the default
@@ -109,7 +109,7 @@ func New(cfg Config) (*Manager, error) {
 		onError:  cfg.OnError,
 	}
 	if m.ttl == 0 {
-		m.ttl = config.DefaultSessionTTL
+		m.ttl = resolve.DefaultSessionTTL
 	}
 	if m.now == nil {
 		m.now = time.Now

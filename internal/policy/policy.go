@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/endpoint"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // Policy is a validated declaration compiled for enforcement: path rules,
@@ -107,10 +109,10 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 	for i := range p.site.Capabilities {
 		c := &p.site.Capabilities[i]
 		method := c.Method
-		if method == "" && c.ProtocolOrDefault() == config.ProtocolREST {
+		if method == "" && resolve.Protocol(c) == config.ProtocolREST {
 			method = "GET"
 		}
-		path := config.EndpointPath(c.Endpoint)
+		path := endpoint.Path(c.Endpoint)
 		if q := strings.IndexByte(path, '?'); q >= 0 {
 			path = path[:q]
 		}

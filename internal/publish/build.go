@@ -14,6 +14,7 @@ import (
 	"github.com/agentready/agentready/internal/publish/agenturi"
 	"github.com/agentready/agentready/internal/publish/awp"
 	"github.com/agentready/agentready/internal/publish/cards"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // Well-known paths of the published documents.
@@ -110,7 +111,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		var err error
 		switch {
 		case f.AgentsJSON == config.AgentsJSONRegistry:
-			b, err = agenturi.Registry(s, func(name string) string { return s.Origin() + o.DescriptorPathFor(name) })
+			b, err = agenturi.Registry(s, func(name string) string { return resolve.Origin(s) + o.DescriptorPathFor(name) })
 		case f.Dialect == config.DialectV010:
 			b, err = agentsjson.V010(s)
 		default:

@@ -46,7 +46,7 @@ func withJWKS(a config.HostedAgent, jwks []byte) config.HostedAgent {
 	auth.JWKS = jwks
 	a.Authentication = &auth
 	if a.ConformanceLevel == nil {
-		a.ConformanceLevel = config.Int(3)
+		a.ConformanceLevel = new(3)
 	}
 	return a
 }

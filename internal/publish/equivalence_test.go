@@ -16,6 +16,7 @@ import (
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/publish/agentstxt"
+	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/schematest"
 )
 
@@ -43,14 +44,14 @@ func declared(s *config.Site, authTypes, methodForAll bool) facts {
 	for _, c := range s.Capabilities {
 		cf := capFacts{path: pathOf(c.Endpoint), limit: c.RateLimit.String()}
 		switch {
-		case c.Method != "" || c.ProtocolOrDefault() == config.ProtocolREST:
-			cf.method = c.MethodOrDefault()
+		case c.Method != "" || resolve.Protocol(&c) == config.ProtocolREST:
+			cf.method = resolve.Method(&c)
 		case methodForAll && (c.Protocol == config.ProtocolMCP || c.Protocol == config.ProtocolA2A):
 			cf.method = "POST"
 		}
-		cf.auth = string(c.Auth.TypeOrDefault())
+		cf.auth = string(resolve.AuthType(c.Auth))
 		if !authTypes {
-			cf.auth = map[bool]string{true: "required", false: "none"}[c.Auth.Required()]
+			cf.auth = map[bool]string{true: "required", false: "none"}[resolve.AuthRequired(c.Auth)]
 		}
 		f.caps[c.ID] = cf
 	}

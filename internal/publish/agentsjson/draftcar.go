@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/internal/jsonenc"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // SpecVersion is the draft-car specVersion (draft-car 2.3: MUST be "1.0").
@@ -126,7 +127,7 @@ func DraftCar(s *config.Site) ([]byte, error) {
 	for i := range s.Capabilities {
 		cc := carCap(&s.Capabilities[i])
 		if s.Capabilities[i].RequiresSession {
-			cc.SessionEndpoint = s.SessionEndpointURL()
+			cc.SessionEndpoint = resolve.SessionEndpointURL(s)
 		}
 		doc.Capabilities = append(doc.Capabilities, cc)
 	}
@@ -146,11 +147,11 @@ func carCap(c *config.Capability) carCapability {
 		ID:          c.ID,
 		Description: c.Description,
 		Endpoint:    c.Endpoint,
-		Protocol:    string(c.ProtocolOrDefault()),
+		Protocol:    string(resolve.Protocol(c)),
 		// auth is rendered even for "none", as in the draft's example
 		// (3.2), so that agents need not know the default.
 		Auth: carAuth{
-			Type:          string(c.Auth.TypeOrDefault()),
+			Type:          string(resolve.AuthType(c.Auth)),
 			TokenEndpoint: c.Auth.TokenEndpoint,
 			DocsURL:       c.Auth.DocsURL,
 			Scopes:        c.Auth.Scopes,
@@ -162,14 +163,14 @@ func carCap(c *config.Capability) carCapability {
 	// A2A, GraphQL or WebSocket endpoint without a declared method gets
 	// none, as in the draft's Appendix A: "GET" would send an agent to open
 	// an MCP session the wrong way.
-	if c.Method != "" || c.ProtocolOrDefault() == config.ProtocolREST {
-		out.Method = c.MethodOrDefault()
+	if c.Method != "" || resolve.Protocol(c) == config.ProtocolREST {
+		out.Method = resolve.Method(c)
 	}
 	for _, p := range c.Params {
 		out.Parameters = append(out.Parameters, carParam{
 			Name:        p.Name,
-			In:          string(p.InOrDefault()),
-			Type:        string(p.TypeOrDefault()),
+			In:          string(resolve.ParamIn(p)),
+			Type:        string(resolve.ParamType(p)),
 			Required:    p.Required,
 			Default:     p.Default,
 			Description: p.Description,

@@ -123,7 +123,7 @@ func TestDraftCarOptionalFields(t *testing.T) {
 				DocsURL: "https://operator.example/docs/auth", Scopes: []string{"orders:read"}, Header: "X-Secret-Header"},
 			OpenAPI: "https://operator.example/openapi.json",
 			Params: []config.Param{{Name: "id", In: config.InPath, Type: config.TypeInteger, Required: true,
-				Min: config.Float(1), Max: config.Float(1e6), Default: 0}},
+				Min: new(1.0), Max: new(1e6), Default: 0}},
 		}},
 		Agents: []config.AgentPolicy{
 			{Name: "*", Capabilities: []string{}},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/internal/jsonenc"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // ProtocolVersion is the v0.1.0 agents.json protocol_version.
@@ -102,14 +103,14 @@ func V010(s *config.Site) ([]byte, error) {
 		vc := v010Capability{
 			Name:            c.ID,
 			Description:     c.Description,
-			Endpoint:        s.RelativeEndpoint(c.Endpoint),
-			Method:          c.MethodOrDefault(),
+			Endpoint:        resolve.RelativeEndpoint(s, c.Endpoint),
+			Method:          resolve.Method(c),
 			RequiresSession: c.RequiresSession,
 			HumanHandoff:    c.HumanHandoff,
 		}
 		for _, p := range c.Params {
 			vc.Params = append(vc.Params, jsonenc.Member[v010Param]{Name: p.Name, Value: v010Param{
-				Type:        string(p.TypeOrDefault()),
+				Type:        string(resolve.ParamType(p)),
 				Description: p.Description,
 				Required:    p.Required,
 				Default:     p.Default,
@@ -120,8 +121,8 @@ func V010(s *config.Site) ([]byte, error) {
 	}
 	if s.NeedsSession() || s.Session.TTL != 0 || s.Session.Endpoint != "" {
 		doc.Session = &v010Session{
-			Endpoint: s.RelativeEndpoint(s.SessionEndpointOrDefault()),
-			TTL:      int64(s.SessionTTLOrDefault().Seconds()),
+			Endpoint: resolve.RelativeEndpoint(s, resolve.SessionEndpoint(s)),
+			TTL:      int64(resolve.SessionTTL(s).Seconds()),
 		}
 	}
 	perMin, maxSessions := s.RateLimit.PerMinuteCeil(), max(s.Session.MaxSessions, 0)
@@ -129,9 +130,9 @@ func V010(s *config.Site) ([]byte, error) {
 		doc.RateLimit = &v010RateLimit{MaxRequestsPerMinute: perMin, MaxSessions: maxSessions}
 	}
 	if s.Audit.Enabled {
-		ep := config.DefaultAuditPath
+		ep := resolve.AuditPath
 		if s.Audit.Endpoint != "" {
-			ep = strings.TrimSuffix(s.RelativeEndpoint(s.Audit.Endpoint), sessionPlaceholder)
+			ep = strings.TrimSuffix(resolve.RelativeEndpoint(s, s.Audit.Endpoint), sessionPlaceholder)
 		}
 		doc.Audit = &v010Audit{Enabled: true, Endpoint: ep, PublicKey: s.Audit.PublicKey}
 	}

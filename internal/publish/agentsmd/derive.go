@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // Derived sections: what a site that writes no agents.md prose of its own
@@ -28,7 +29,7 @@ func deriveCan(s *config.Site) []item {
 			text = text[:len(text)-1]
 		}
 		var quals []string
-		if c.Auth.Required() {
+		if resolve.AuthRequired(c.Auth) {
 			quals = append(quals, "authenticated")
 		}
 		if c.RequiresSession {
@@ -87,7 +88,7 @@ func deriveBehavior(s *config.Site) []item {
 	}
 	if s.NeedsSession() || s.Session.TTL != 0 {
 		items = append(items, item{
-			text:  "Sessions (POST " + s.SessionEndpointOrDefault() + ") expire after " + durationProse(s.SessionTTLOrDefault()),
+			text:  "Sessions (POST " + resolve.SessionEndpoint(s) + ") expire after " + durationProse(resolve.SessionTTL(s)),
 			field: "Session.Endpoint",
 		})
 	}
@@ -95,7 +96,7 @@ func deriveBehavior(s *config.Site) []item {
 		// agents.txt v0.1.0, For AI Agents 5: "your actions are being
 		// cryptographically logged".
 		items = append(items, item{
-			text:  "Actions are cryptographically logged; audit artifacts at " + s.AuditEndpointOrDefault(),
+			text:  "Actions are cryptographically logged; audit artifacts at " + resolve.AuditEndpoint(s),
 			field: "Audit.Endpoint",
 		})
 	}

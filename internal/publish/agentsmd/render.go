@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // Section titles of agents.md 3, in the order they are rendered.
@@ -152,7 +153,7 @@ func Gateway(s *config.Site) *config.MCPGateway {
 		return nil
 	}
 	g := &config.MCPGateway{Endpoint: mcp.Endpoint, Transport: TransportStreamableHTTP}
-	switch mcp.Auth.TypeOrDefault() {
+	switch resolve.AuthType(mcp.Auth) {
 	case config.AuthNone:
 		g.Auth = config.AuthNone
 	case config.AuthAPIKey:

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/endpoint"
 	"github.com/agentready/agentready/internal/format/txtgrammar"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // Project returns the part of s that the agents.txt of dialect d carries,
@@ -60,7 +62,7 @@ func projectDraftCar(s *config.Site) config.Site {
 			// Session-Endpoint (agentready's extension): the absolute URL
 			// of the session endpoint, on the capability and the site.
 			pc.RequiresSession = true
-			p.Session.Endpoint = trim(s.SessionEndpointURL())
+			p.Session.Endpoint = trim(resolve.SessionEndpointURL(s))
 		}
 		p.Capabilities = append(p.Capabilities, pc)
 	}
@@ -135,7 +137,7 @@ func projectV010(s *config.Site) config.Site {
 	if p.AgentsJSONURL == "" {
 		// "Defaults to <URL>/.well-known/agents.json"; the spec's example
 		// writes it out, and so does Render.
-		if o := (&config.Site{URL: p.URL}).Origin(); o != "" {
+		if o := endpoint.Origin(p.URL); o != "" {
 			p.AgentsJSONURL = o + "/.well-known/agents.json"
 		}
 	}
@@ -158,7 +160,7 @@ func projectV010(s *config.Site) config.Site {
 	if s.Audit.Enabled {
 		ep := trim(s.Audit.Endpoint)
 		if ep == "" {
-			ep = (&config.Site{URL: p.URL}).AuditEndpointOrDefault()
+			ep = resolve.AuditEndpoint(&config.Site{URL: p.URL})
 		}
 		p.Audit = config.Audit{Enabled: true, Endpoint: ep}
 	}
@@ -202,7 +204,7 @@ func ttlSeconds(s *config.Site) (secs int64, ok bool) {
 		if !s.NeedsSession() {
 			return 0, true
 		}
-		ttl = config.DefaultSessionTTL
+		ttl = resolve.DefaultSessionTTL
 	}
 	secs = int64(ttl / time.Second)
 	if ttl%time.Second != 0 && secs < maxTTLSeconds {

@@ -59,7 +59,7 @@ func handMade() []fixtures.Fixture {
 					Params: []config.Param{
 						{Name: "id", In: config.InPath, Type: config.TypeInteger, Required: true, Description: "Order (numeric) id"},
 						{Name: "X-Trace", In: config.InHeader, Type: config.TypeBoolean},
-						{Name: "amount", In: config.InBody, Type: config.TypeNumber, Min: config.Float(0), Enum: []any{1.0, 2.0}},
+						{Name: "amount", In: config.InBody, Type: config.TypeNumber, Min: new(0.0), Enum: []any{1.0, 2.0}},
 						{Name: "note", Format: "text"},
 					},
 					Outputs: map[string]string{"id": "string"}, Tags: []string{"shop"}, RequiresSession: true,

@@ -210,7 +210,7 @@ func TestDescriptorOptional(t *testing.T) {
 		{"skill content types and status", func(a *config.HostedAgent) {
 			a.Skills[0].Produces = []string{"text/plain"}
 			a.Skills[0].Status = "experimental"
-			a.ConformanceLevel = config.Int(0)
+			a.ConformanceLevel = new(0)
 			a.Transport = config.Transport{Unix: "/run/echo.sock"}
 		}, `{"name": "echo", "version": "0.1.0", "conformanceLevel": 0, "transport": {"unix": "/run/echo.sock"},
 			  "skills": [{"id": "echo", "name": "Echo", "description": "Echoes",

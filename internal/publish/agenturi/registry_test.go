@@ -9,13 +9,14 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish/internal/jsontest"
+	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/schematest"
 )
 
 // descriptorAt is the descriptor URL rule the tests assume: the site origin
 // plus /agents/{name}/agent.json.
 func descriptorAt(s *config.Site) func(string) string {
-	return func(name string) string { return s.Origin() + "/agents/" + name + "/agent.json" }
+	return func(name string) string { return resolve.Origin(s) + "/agents/" + name + "/agent.json" }
 }
 
 // TestRegistryFixtures renders the registry of every fixture (whatever its
@@ -110,7 +111,7 @@ func TestRegistryUpdatedIsUTC(t *testing.T) {
 func ExampleRegistry() {
 	site := fixtures.Planner()
 	doc, err := Registry(&site, func(name string) string {
-		return site.Origin() + "/agents/" + name + "/agent.json"
+		return resolve.Origin(&site) + "/agents/" + name + "/agent.json"
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -137,7 +138,7 @@ func TestDefaultAgentNameIsRegistryKey(t *testing.T) {
 				t.Fatal(err)
 			}
 			schematest.Validate(t, registrySchema, doc)
-			d, err := Descriptor(s.DefaultAgent())
+			d, err := Descriptor(s.PublishedAgents()[0])
 			if err != nil {
 				t.Fatal(err)
 			}

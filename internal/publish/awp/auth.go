@@ -1,6 +1,9 @@
 package awp
 
-import "github.com/agentready/agentready/config"
+import (
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/resolve"
+)
 
 // authType maps the draft-car auth vocabulary of the declaration to AWP's
 // (AWP 7: oauth2, api_key, bearer, none; docs/design.md collision 6).
@@ -42,10 +45,10 @@ func auth(s *config.Site) *authDoc {
 	var first config.AuthType
 	for i := range s.Capabilities {
 		c := &s.Capabilities[i]
-		if c.Auth.Required() {
+		if resolve.AuthRequired(c.Auth) {
 			required = append(required, c.ID)
 			if first == "" {
-				first = c.Auth.TypeOrDefault()
+				first = resolve.AuthType(c.Auth)
 			}
 		} else {
 			optional = append(optional, c.ID)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/internal/jsonenc"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // Version is the AWP version rendered as awp_version (AWP 4).
@@ -106,7 +107,7 @@ func AgentJSON(s *config.Site) ([]byte, error) {
 		AgentStatus:  s.AWP.Status,
 	}
 	if d.Domain == "" {
-		d.Domain = s.Host()
+		d.Domain = resolve.Host(s)
 	}
 	if d.Intent == "" {
 		d.Intent = s.Description
@@ -154,15 +155,15 @@ func actionOf(s *config.Site, c *config.Capability, listedRequired bool) action 
 		Description: c.Description,
 		// A capability named in auth.required_for requires auth even when
 		// its own Auth is none, so that the action and the contract agree.
-		AuthRequired:              c.Auth.Required() || listedRequired,
+		AuthRequired:              resolve.AuthRequired(c.Auth) || listedRequired,
 		Inputs:                    make(jsonenc.Object[input], 0, len(c.Params)),
 		Outputs:                   c.Outputs,
-		Endpoint:                  s.RelativeEndpoint(c.Endpoint),
+		Endpoint:                  resolve.RelativeEndpoint(s, c.Endpoint),
 		Via:                       c.Via,
 		Operation:                 c.Operation,
 		RateLimit:                 c.RateLimit.String(),
 		ExecutionModel:            string(c.ExecutionModel),
-		PollEndpoint:              s.RelativeEndpoint(c.PollEndpoint),
+		PollEndpoint:              resolve.RelativeEndpoint(s, c.PollEndpoint),
 		Sensitivity:               string(c.Sensitivity),
 		RequiresHumanConfirmation: c.RequiresHumanConfirmation,
 		Reversible:                c.Reversible,
@@ -176,7 +177,7 @@ func actionOf(s *config.Site, c *config.Capability, listedRequired bool) action 
 	// POST (MCP streamable HTTP, A2A JSON-RPC), not draft-car's REST
 	// default of GET.
 	if c.Via == "" || c.Method != "" {
-		a.Method = c.MethodOrDefault()
+		a.Method = resolve.Method(c)
 		if c.Method == "" && (c.Protocol == config.ProtocolMCP || c.Protocol == config.ProtocolA2A) {
 			a.Method = "POST"
 		}
@@ -212,7 +213,7 @@ func inputType(p config.Param) string {
 	case len(p.Enum) > 0:
 		return "enum"
 	}
-	switch t := p.TypeOrDefault(); t {
+	switch t := resolve.ParamType(p); t {
 	case config.TypeNumber:
 		return "float"
 	default:
@@ -248,7 +249,7 @@ func protocols(s *config.Site) map[string]config.AWPProtocol {
 		case config.ProtocolA2A:
 			if _, ok := out["a2a"]; !ok {
 				out["a2a"] = config.AWPProtocol{Version: A2AVersion, Endpoint: c.Endpoint,
-					Extra: map[string]string{"agent_card": s.Origin() + "/.well-known/agent-card.json"}}
+					Extra: map[string]string{"agent_card": resolve.Origin(s) + "/.well-known/agent-card.json"}}
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // ServerCardSchema is the $schema every MCP server card names.
@@ -85,7 +86,7 @@ func MCPCards(s *config.Site) ([]MCPCard, error) {
 			Name:        host + "/" + c.ID,
 			Title:       clip(s.Name, 100),
 			Description: clip(firstNonEmpty(c.Description, s.Description, c.ID), 100),
-			Version:     s.VersionOrDefault(),
+			Version:     resolve.Version(s),
 			WebsiteURL:  s.URL,
 			Remotes:     []remote{{Type: "streamable-http", URL: c.Endpoint, Headers: authHeaders(&c.Auth)}},
 		}
@@ -104,7 +105,7 @@ func MCPCards(s *config.Site) ([]MCPCard, error) {
 
 // authHeaders describes the header a capability's declared auth asks for.
 func authHeaders(a *config.Auth) []kvHeader {
-	switch a.TypeOrDefault() {
+	switch resolve.AuthType(*a) {
 	case config.AuthBearerToken, config.AuthOAuth2:
 		d := "Bearer token"
 		if a.TokenEndpoint != "" {
@@ -112,7 +113,7 @@ func authHeaders(a *config.Auth) []kvHeader {
 		}
 		return []kvHeader{{Name: "Authorization", Description: d, IsRequired: true, IsSecret: true}}
 	case config.AuthAPIKey:
-		return []kvHeader{{Name: a.HeaderOrDefault(), Description: "API key", IsRequired: true, IsSecret: true}}
+		return []kvHeader{{Name: resolve.Header(*a), Description: "API key", IsRequired: true, IsSecret: true}}
 	case config.AuthHMAC:
 		return []kvHeader{{Name: "Signature", Description: "HTTP Message Signature (RFC 9421)", IsRequired: true}}
 	}
@@ -163,7 +164,7 @@ type skill struct {
 func A2ACard(s *config.Site) ([]byte, error) {
 	card := agentCard{
 		ProtocolVersion: "0.3.0", Name: s.Name, Description: firstNonEmpty(s.Description, s.Name),
-		PreferredTransport: "JSONRPC", Version: s.VersionOrDefault(), DocumentationURL: s.DocsURL,
+		PreferredTransport: "JSONRPC", Version: resolve.Version(s), DocumentationURL: s.DocsURL,
 		Provider:           &provider{Organization: s.Name, URL: s.URL},
 		DefaultInputModes:  []string{"text/plain", "application/json"},
 		DefaultOutputModes: []string{"text/plain", "application/json"},
@@ -205,11 +206,11 @@ func A2ACard(s *config.Site) ([]byte, error) {
 // securityOf maps a declared auth to an A2A (OpenAPI-style) security
 // scheme; hmac has none.
 func securityOf(a *config.Auth) (string, securityScheme) {
-	switch a.TypeOrDefault() {
+	switch resolve.AuthType(*a) {
 	case config.AuthBearerToken, config.AuthOAuth2:
 		return "bearer", securityScheme{Type: "http", Scheme: "bearer"}
 	case config.AuthAPIKey:
-		return "apiKey", securityScheme{Type: "apiKey", In: "header", Name: a.HeaderOrDefault()}
+		return "apiKey", securityScheme{Type: "apiKey", In: "header", Name: resolve.Header(*a)}
 	}
 	return "", securityScheme{}
 }

@@ -1,18 +1,16 @@
-package config_test
+package endpoint
 
 import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/agentready/agentready/config"
 )
 
-// TestEndpoint holds the two cuts side by side: EndpointPath takes the path
-// of any URL; RelativeEndpoint only of one on the site's origin, and keeps
+// TestEndpoint holds the two cuts side by side: Path takes the path
+// of any URL; Relative only of one on the site's origin, and keeps
 // everything else as written.
 func TestEndpoint(t *testing.T) {
-	s := &config.Site{URL: "https://shop.example"}
+	origin := Origin("https://shop.example")
 	tests := []struct{ endpoint, path, relative string }{
 		{"", "/", ""},
 		{"/", "/", "/"},
@@ -44,19 +42,19 @@ func TestEndpoint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.endpoint, func(t *testing.T) {
-			if got := config.EndpointPath(tt.endpoint); got != tt.path {
-				t.Errorf("EndpointPath(%q) = %q, want %q", tt.endpoint, got, tt.path)
+			if got := Path(tt.endpoint); got != tt.path {
+				t.Errorf("Path(%q) = %q, want %q", tt.endpoint, got, tt.path)
 			}
-			if got := s.RelativeEndpoint(tt.endpoint); got != tt.relative {
-				t.Errorf("RelativeEndpoint(%q) = %q, want %q", tt.endpoint, got, tt.relative)
+			if got := Relative(origin, tt.endpoint); got != tt.relative {
+				t.Errorf("Relative(%q) = %q, want %q", tt.endpoint, got, tt.relative)
 			}
 		})
 	}
 }
 
-// TestRelativeEndpointOrigin: the origin is the site URL's scheme and host,
+// TestRelativeOrigin: the origin is the site URL's scheme and host,
 // port included; its path plays no part.
-func TestRelativeEndpointOrigin(t *testing.T) {
+func TestRelativeOrigin(t *testing.T) {
 	tests := []struct{ site, endpoint, want string }{
 		{"https://s.example:8443/shop", "https://s.example:8443/api/{id}", "/api/{id}"},
 		{"https://s.example:8443/shop", "https://s.example/api", "https://s.example/api"},
@@ -68,24 +66,24 @@ func TestRelativeEndpointOrigin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.site+" "+tt.endpoint, func(t *testing.T) {
-			s := &config.Site{URL: tt.site}
-			if got := s.RelativeEndpoint(tt.endpoint); got != tt.want {
-				t.Errorf("RelativeEndpoint(%q) on %q = %q, want %q", tt.endpoint, tt.site, got, tt.want)
+			origin := Origin(tt.site)
+			if got := Relative(origin, tt.endpoint); got != tt.want {
+				t.Errorf("Relative(%q) on %q = %q, want %q", tt.endpoint, tt.site, got, tt.want)
 			}
 		})
 	}
 }
 
-// FuzzRelativeEndpoint: the result is the endpoint itself or a path that
+// FuzzRelative: the result is the endpoint itself or a path that
 // the endpoint ends with (before any fragment), and then the one
-// EndpointPath cuts.
-func FuzzRelativeEndpoint(f *testing.F) {
+// Path cuts.
+func FuzzRelative(f *testing.F) {
 	for _, s := range []string{"https://shop.example/a?b#c", "/x", "https://shop.example", "https://SHOP.example:443/x", "::", "https://shop.example/jobs/{id}"} {
 		f.Add(s)
 	}
-	s := &config.Site{URL: "https://shop.example"}
+	origin := Origin("https://shop.example")
 	f.Fuzz(func(t *testing.T, endpoint string) {
-		got := s.RelativeEndpoint(endpoint)
+		got := Relative(origin, endpoint)
 		if got == endpoint {
 			return
 		}
@@ -96,22 +94,22 @@ func FuzzRelativeEndpoint(f *testing.F) {
 		if got != "/" && !strings.HasSuffix(e, strings.TrimPrefix(got, "/")) {
 			t.Fatalf("%q -> %q: not a suffix of the endpoint", endpoint, got)
 		}
-		if p := config.EndpointPath(endpoint); got != p {
-			t.Fatalf("%q -> %q, but EndpointPath gives %q", endpoint, got, p)
+		if p := Path(endpoint); got != p {
+			t.Fatalf("%q -> %q, but Path gives %q", endpoint, got, p)
 		}
 	})
 }
 
-// FuzzEndpointPath: the result is the endpoint itself when it does not
+// FuzzPath: the result is the endpoint itself when it does not
 // parse, else text the endpoint ends with (before any fragment), with at
 // most a "/" put in front; and it means what the parsed URL means, so that
 // cutting the text loses nothing re-serialising would have kept.
-func FuzzEndpointPath(f *testing.F) {
+func FuzzPath(f *testing.F) {
 	for _, s := range []string{"https://shop.example/a?b#c", "/x", "", "//h/x", "///x", "mailto:a@b?c", "https://shop.example/jobs/{id}", "/a b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, endpoint string) {
-		got := config.EndpointPath(endpoint)
+		got := Path(endpoint)
 		u, err := url.Parse(endpoint)
 		if err != nil {
 			if got != endpoint {

@@ -1,0 +1,141 @@
+// Package resolve gives the documented default of every optional field of
+// a config.Site and the values derived from them, in one place, so that
+// every renderer, the enforcer and the middleware agree on them. Users
+// never call it: they read the defaults in config's field comments.
+package resolve
+
+import (
+	"strings"
+	"time"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/endpoint"
+)
+
+// The v0.1.0 defaults, and a capability's body limit.
+const (
+	// SessionEndpointPath is Session.Endpoint's default.
+	SessionEndpointPath = "/.well-known/agents/api/session"
+	// AuditPath is the path of the audit endpoint's default,
+	// URL + AuditPath + "/:session_id".
+	AuditPath = "/.well-known/agents/api/audit"
+	// DefaultSessionTTL is Session.TTL's default (v0.1.0 Session-TTL).
+	DefaultSessionTTL = 1800 * time.Second
+	// DefaultBodyLimit is Capability.BodyLimit's default: 1 MiB.
+	DefaultBodyLimit = 1 << 20
+	// APIKeyHeader is Auth.Header's default.
+	APIKeyHeader = "X-API-Key"
+	// DefaultVersion is Site.Version's default, the version of the
+	// agent:// agent derived from the site (config's PublishedAgents).
+	DefaultVersion = "1.0.0"
+)
+
+// Method is the upper-cased Method, GET when empty.
+func Method(c *config.Capability) string { return endpoint.Method(c.Method) }
+
+// Protocol is the Protocol, REST when empty.
+func Protocol(c *config.Capability) config.Protocol {
+	if c.Protocol == "" {
+		return config.ProtocolREST
+	}
+	return c.Protocol
+}
+
+// BodyLimit is BodyLimit, DefaultBodyLimit when it is 0.
+func BodyLimit(c *config.Capability) int64 {
+	if c.BodyLimit > 0 {
+		return c.BodyLimit
+	}
+	return DefaultBodyLimit
+}
+
+// AuthType is the Type, none when empty.
+func AuthType(a config.Auth) config.AuthType {
+	if a.Type == "" {
+		return config.AuthNone
+	}
+	return a.Type
+}
+
+// AuthRequired reports whether the auth type demands a credential.
+func AuthRequired(a config.Auth) bool { return AuthType(a) != config.AuthNone }
+
+// Header is the header an api-key credential travels in, APIKeyHeader when
+// Header is empty.
+func Header(a config.Auth) string {
+	if a.Header == "" {
+		return APIKeyHeader
+	}
+	return a.Header
+}
+
+// ParamIn is the parameter location, query when empty.
+func ParamIn(p config.Param) config.ParamLocation {
+	if p.In == "" {
+		return config.InQuery
+	}
+	return p.In
+}
+
+// ParamType is the parameter type, string when empty.
+func ParamType(p config.Param) config.ParamType {
+	if p.Type == "" {
+		return config.TypeString
+	}
+	return p.Type
+}
+
+// Host is the host (with port) of the site URL, "" when it does not parse.
+func Host(s *config.Site) string { return endpoint.Host(s.URL) }
+
+// Origin is scheme://host of the site URL, without a trailing slash.
+func Origin(s *config.Site) string { return endpoint.Origin(s.URL) }
+
+// RelativeEndpoint is ep as a path relative to the site's origin when it
+// is on that origin, and ep unchanged otherwise (endpoint.Relative).
+func RelativeEndpoint(s *config.Site, ep string) string {
+	return endpoint.Relative(Origin(s), ep)
+}
+
+// Version is Version, "1.0.0" when empty.
+func Version(s *config.Site) string {
+	if s.Version == "" {
+		return DefaultVersion
+	}
+	return s.Version
+}
+
+// SessionEndpoint is the session endpoint path.
+func SessionEndpoint(s *config.Site) string {
+	if s.Session.Endpoint == "" {
+		return SessionEndpointPath
+	}
+	return s.Session.Endpoint
+}
+
+// SessionEndpointURL is the session endpoint as an absolute URL: the
+// endpoint path on the site's origin (an absolute URL is kept as it is).
+func SessionEndpointURL(s *config.Site) string {
+	ep := SessionEndpoint(s)
+	if strings.Contains(ep, "://") {
+		return ep
+	}
+	return Origin(s) + ep
+}
+
+// SessionTTL is the session TTL.
+func SessionTTL(s *config.Site) time.Duration {
+	if s.Session.TTL == 0 {
+		return DefaultSessionTTL
+	}
+	return s.Session.TTL
+}
+
+// AuditEndpoint is the audit endpoint in its agents.txt form, with the
+// ":session_id" placeholder.
+func AuditEndpoint(s *config.Site) string {
+	if s.Audit.Endpoint == "" {
+		return Origin(s) + AuditPath + "/:session_id"
+	}
+	return s.Audit.Endpoint
+}
