@@ -19,7 +19,7 @@ import (
 
 // A declaration file is a Site written in YAML or JSON (JSON is read as
 // the YAML 1.2 it is), every key the snake_case form of the Go field name
-// (Key): rate_limit, token_endpoint, requires_session, agents_json_url.
+// (fileKey): rate_limit, token_endpoint, requires_session, agents_json_url.
 // Rates are written "60/minute", durations "30m", times RFC 3339. A key
 // that names no field is an error, as is a value of the wrong type; every
 // problem is reported at once, each with its line. site.schema.json, beside
@@ -63,8 +63,8 @@ func (e *FileError) Error() string {
 // their lines, so that Validate's errors can be placed in the file.
 type Lines map[string]int
 
-// Line returns the line of field, or of its closest enclosing field.
-func (l Lines) Line(field string) int {
+// line returns the line of field, or of its closest enclosing field.
+func (l Lines) line(field string) int {
 	for f := field; f != ""; {
 		if n, ok := l[f]; ok {
 			return n
@@ -89,7 +89,7 @@ func (l Lines) Locate(err error) error {
 	}
 	errs := make([]error, len(ve.Errors))
 	for i, fe := range ve.Errors {
-		errs[i] = &FileError{Line: l.Line(fe.Field), Field: fe.Field, Msg: fe.Msg}
+		errs[i] = &FileError{Line: l.line(fe.Field), Field: fe.Field, Msg: fe.Msg}
 	}
 	return errors.Join(errs...)
 }
@@ -438,7 +438,7 @@ func fieldsByKey(t reflect.Type) map[string]reflect.StructField {
 	m := map[string]reflect.StructField{}
 	for _, f := range reflect.VisibleFields(t) {
 		if f.IsExported() && !f.Anonymous {
-			m[Key(f.Name)] = f
+			m[fileKey(f.Name)] = f
 		}
 	}
 	return m
@@ -448,17 +448,17 @@ func keysOf(t reflect.Type) []string {
 	var ks []string
 	for _, f := range reflect.VisibleFields(t) {
 		if f.IsExported() && !f.Anonymous {
-			ks = append(ks, Key(f.Name))
+			ks = append(ks, fileKey(f.Name))
 		}
 	}
 	return ks
 }
 
-// Key is the declaration-file key of a Go field name: its words in
+// fileKey is the declaration-file key of a Go field name: its words in
 // snake_case, an acronym a word of its own, and a run of known acronyms
 // split ("AgentsJSONURL" is agents_json_url, "IPRanges" ip_ranges,
 // "JWKSURI" jwks_uri, "RequiresSession" requires_session).
-func Key(name string) string {
+func fileKey(name string) string {
 	var words []string
 	r := []rune(name)
 	for i := 0; i < len(r); {

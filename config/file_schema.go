@@ -5,12 +5,12 @@ import (
 	"reflect"
 )
 
-// FileSchema returns the JSON Schema (2020-12) of a declaration file,
+// fileSchema returns the JSON Schema (2020-12) of a declaration file,
 // generated from the types (File: the Site's keys and upstream): every struct a closed object of its snake_case
-// keys (Key), rates, durations and times as the strings ParseSite reads.
+// keys (fileKey), rates, durations and times as the strings ParseSite reads.
 // The module ships it as config/site.schema.json; TestSiteSchema keeps the
 // two equal.
-func FileSchema() ([]byte, error) {
+func fileSchema() ([]byte, error) {
 	g := &schemaGen{defs: map[string]any{}}
 	root := g.of(reflect.TypeFor[File]())
 	doc := map[string]any{
@@ -49,7 +49,7 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 			props := map[string]any{}
 			for _, f := range reflect.VisibleFields(t) {
 				if f.IsExported() && !f.Anonymous {
-					props[Key(f.Name)] = g.of(f.Type)
+					props[fileKey(f.Name)] = g.of(f.Type)
 				}
 			}
 			g.defs[name] = map[string]any{"type": "object", "properties": props, "additionalProperties": false}

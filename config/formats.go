@@ -174,9 +174,6 @@ type Transport struct {
 	Unix     string `json:"unix,omitempty"`
 }
 
-// IsZero reports whether no transport is set.
-func (t Transport) IsZero() bool { return t == Transport{} }
-
 // AgentAuthentication is agent:// authentication metadata (10.1).
 type AgentAuthentication struct {
 	Schemes                   []string `json:"schemes,omitempty"`

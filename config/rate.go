@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -16,49 +15,49 @@ type Rate struct {
 	Window   Window
 }
 
-// Window is a rate-limit window (draft-car 2.5).
+// Window is a rate-limit window (draft-car 2.5): "second", "minute",
+// "hour" or "day". PerSecond, PerMinute, PerHour and PerDay set it.
 type Window string
 
-// Windows of draft-car 2.5.
 const (
-	Second Window = "second"
-	Minute Window = "minute"
-	Hour   Window = "hour"
-	Day    Window = "day"
+	second Window = "second"
+	minute Window = "minute"
+	hour   Window = "hour"
+	day    Window = "day"
 )
 
 // PerSecond, PerMinute, PerHour and PerDay build a Rate.
-func PerSecond(n int) Rate { return Rate{n, Second} }
+func PerSecond(n int) Rate { return Rate{n, second} }
 
 // PerMinute returns n requests per minute.
-func PerMinute(n int) Rate { return Rate{n, Minute} }
+func PerMinute(n int) Rate { return Rate{n, minute} }
 
 // PerHour returns n requests per hour.
-func PerHour(n int) Rate { return Rate{n, Hour} }
+func PerHour(n int) Rate { return Rate{n, hour} }
 
 // PerDay returns n requests per day.
-func PerDay(n int) Rate { return Rate{n, Day} }
+func PerDay(n int) Rate { return Rate{n, day} }
 
 // IsZero reports whether no limit is declared.
 func (r Rate) IsZero() bool { return r.Requests == 0 && r.Window == "" }
 
-// Duration is the length of the window (0 for an unknown window).
-func (w Window) Duration() time.Duration {
+// duration is the length of the window (0 for an unknown window).
+func (w Window) duration() time.Duration {
 	switch w {
-	case Second:
+	case second:
 		return time.Second
-	case Minute:
+	case minute:
 		return time.Minute
-	case Hour:
+	case hour:
 		return time.Hour
-	case Day:
+	case day:
 		return 24 * time.Hour
 	}
 	return 0
 }
 
-// Period is the window's length; Rate{60, Minute}.Period() is one minute.
-func (r Rate) Period() time.Duration { return r.Window.Duration() }
+// Period is the window's length; PerMinute(60).Period() is one minute.
+func (r Rate) Period() time.Duration { return r.Window.duration() }
 
 // String renders the draft-car form "N/window" ("" for the zero Rate).
 func (r Rate) String() string {
@@ -66,29 +65,6 @@ func (r Rate) String() string {
 		return ""
 	}
 	return strconv.Itoa(r.Requests) + "/" + string(r.Window)
-}
-
-// PerMinuteCeil is the rate expressed as whole requests per minute, rounded
-// up, for formats that only know "N/minute" (v0.1.0). It is 0 for a zero or
-// invalid Rate, at least 1 otherwise, and saturates at math.MaxInt.
-func (r Rate) PerMinuteCeil() int {
-	if r.Requests <= 0 {
-		return 0
-	}
-	switch r.Window {
-	case Second:
-		if r.Requests > math.MaxInt/60 {
-			return math.MaxInt
-		}
-		return r.Requests * 60
-	case Minute:
-		return r.Requests
-	case Hour:
-		return (r.Requests-1)/60 + 1
-	case Day:
-		return (r.Requests-1)/(24*60) + 1
-	}
-	return 0
 }
 
 // Validate reports a problem with a non-zero rate.
@@ -99,7 +75,7 @@ func (r Rate) Validate() error {
 	if r.Requests <= 0 {
 		return fmt.Errorf("requests must be positive, got %d", r.Requests)
 	}
-	if r.Window.Duration() == 0 {
+	if r.Window.duration() == 0 {
 		return fmt.Errorf("window %q is not one of second, minute, hour, day", r.Window)
 	}
 	return nil
@@ -120,13 +96,13 @@ func ParseRate(s string) (Rate, error) {
 	var win Window
 	switch strings.ToLower(strings.TrimSpace(w)) {
 	case "s", "sec", "second", "seconds":
-		win = Second
+		win = second
 	case "m", "min", "minute", "minutes":
-		win = Minute
+		win = minute
 	case "h", "hr", "hour", "hours":
-		win = Hour
+		win = hour
 	case "d", "day", "days":
-		win = Day
+		win = day
 	default:
 		return Rate{}, fmt.Errorf("rate %q: window %q is not one of second, minute, hour, day", s, strings.TrimSpace(w))
 	}

@@ -1,9 +1,6 @@
 package config
 
-import (
-	"slices"
-	"time"
-)
+import "time"
 
 // Site is the whole declaration: what agents may do on one site. It is plain
 // data; agentready.New validates it (see Validate) and compiles it once.
@@ -174,11 +171,6 @@ const (
 	// reverse DNS).
 	VerifyReverseDNS VerifyMethod = "reverse-dns"
 )
-
-// Accepts reports whether v accepts method m.
-func (v *Verification) Accepts(m VerifyMethod) bool {
-	return len(v.Methods) == 0 || slices.Contains(v.Methods, m)
-}
 
 // Flow is a v0.1.0 suggested workflow.
 type Flow struct {

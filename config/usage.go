@@ -43,16 +43,10 @@ type PathUsage struct {
 // Preference is a usage preference: unstated, allowed or denied.
 type Preference string
 
-// Preferences. An unstated preference "neither grants nor restricts"
-// (Content Signals) and is "unknown" to aipref (draft-ietf-aipref-vocab-07
-// section 5): it is not published.
+// Preferences. The zero value is unstated, which "neither grants nor
+// restricts" (Content Signals) and is "unknown" to aipref
+// (draft-ietf-aipref-vocab-07 section 5): it is not published.
 const (
-	Unstated Preference = ""
-	Allowed  Preference = "yes"
-	Denied   Preference = "no"
+	Allowed Preference = "yes"
+	Denied  Preference = "no"
 )
-
-// IsZero reports whether u states nothing.
-func (u *Usage) IsZero() bool {
-	return u.Train == "" && u.Search == "" && u.AIInput == "" && len(u.Paths) == 0
-}

@@ -20,10 +20,10 @@ func TestValidateRefusesAgentsMD(t *testing.T) {
 	}{
 		{"bad rate", func(s *config.Site) { s.RateLimit = config.Rate{Requests: 5, Window: "fortnight"} }, []string{"RateLimit:", "fortnight"}},
 		{"bad capability rate", func(s *config.Site) {
-			s.Capabilities = []config.Capability{{ID: "a", RateLimit: config.Rate{Requests: -1, Window: config.Minute}}}
+			s.Capabilities = []config.Capability{{ID: "a", RateLimit: config.PerMinute(-1)}}
 		}, []string{"Capabilities[0].RateLimit:"}},
 		{"bad agent rate and name", func(s *config.Site) {
-			s.Agents = []config.AgentPolicy{{RateLimit: config.Rate{Window: config.Minute}}}
+			s.Agents = []config.AgentPolicy{{RateLimit: config.PerMinute(0)}}
 		}, []string{"Agents[0].RateLimit:", "Agents[0].Name:"}},
 		{"sub-second session TTL", func(s *config.Site) {
 			s.Capabilities = []config.Capability{{ID: "a", RequiresSession: true}}

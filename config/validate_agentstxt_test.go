@@ -137,7 +137,7 @@ func TestValidateRefusesAgentsTxtInexpressible(t *testing.T) {
 		{"unknown location", dc, func(s *config.Site) { s.Capabilities[0].Params[0].In = "cookie" }, "Capabilities[0].Params[0].In"},
 		{"array type", dc, func(s *config.Site) { s.Capabilities[0].Params[0].Type = config.TypeArray }, "Capabilities[0].Params[0].Type"},
 		{"capability rate", dc, func(s *config.Site) { s.Capabilities[0].RateLimit = config.Rate{Requests: 5, Window: "week"} }, "Capabilities[0].RateLimit"},
-		{"agent rate", dc, func(s *config.Site) { s.Agents[0].RateLimit = config.Rate{Requests: -1, Window: config.Minute} }, "Agents[0].RateLimit"},
+		{"agent rate", dc, func(s *config.Site) { s.Agents[0].RateLimit = config.PerMinute(-1) }, "Agents[0].RateLimit"},
 		{"generated-at year", dc, func(s *config.Site) { s.GeneratedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, "GeneratedAt"},
 		{"flow name", v1, func(s *config.Site) { s.Flows[0].Name = "" }, "Flows[0].Name"},
 		{"arrow in flow name", v1, func(s *config.Site) { s.Flows[0].Name = "a -> b" }, "Flows[0].Name"},

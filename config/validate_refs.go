@@ -240,7 +240,7 @@ func (r *report) usage() {
 	u := &r.site.Usage
 	pref := func(field string, p Preference) {
 		switch p {
-		case Unstated, Allowed, Denied:
+		case "", Allowed, Denied:
 		default:
 			r.addf(field, "", "%q is not a preference: use config.Allowed, config.Denied or leave it unstated", p)
 		}

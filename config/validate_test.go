@@ -338,11 +338,11 @@ func TestValidateRules(t *testing.T) {
 			"AWP.Status.StatusEndpoint", "AWP", []string{"plain path, without a query"}},
 
 		// Rates.
-		{"site rate", with(fixtures.AcmeCeramics, func(s *config.Site) { s.RateLimit = config.Rate{Requests: 0, Window: config.Minute} }), v010,
+		{"site rate", with(fixtures.AcmeCeramics, func(s *config.Site) { s.RateLimit = config.PerMinute(0) }), v010,
 			"RateLimit", "", []string{"requests must be positive", "N/minute"}},
 		{"capability rate", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Capabilities[0].RateLimit = config.Rate{Requests: 5, Window: "fortnight"} }), config.Formats{},
 			"Capabilities[0].RateLimit", "", []string{`window "fortnight" is not one of second, minute, hour, day`}},
-		{"agent rate", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Agents[1].RateLimit = config.Rate{Requests: -1, Window: config.Second} }), config.Formats{},
+		{"agent rate", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Agents[1].RateLimit = config.PerSecond(-1) }), config.Formats{},
 			"Agents[1].RateLimit", "", []string{"requests must be positive, got -1"}},
 
 		// Access patterns.

@@ -22,7 +22,7 @@ func TestNewLimit(t *testing.T) {
 		{"per day", "site", config.PerDay(5000), ratelimit.Limit{Name: "site", Rate: 5000, Period: 24 * time.Hour}, ""},
 		{"zero rate", "site", config.Rate{}, ratelimit.Limit{}, "no rate declared"},
 		{"bad window", "site", config.Rate{Requests: 5, Window: "fortnight"}, ratelimit.Limit{}, "fortnight"},
-		{"negative requests", "site", config.Rate{Requests: -1, Window: config.Minute}, ratelimit.Limit{}, "positive"},
+		{"negative requests", "site", config.PerMinute(-1), ratelimit.Limit{}, "positive"},
 		{"bad name", "si\nte", config.PerMinute(1), ratelimit.Limit{}, "not printable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

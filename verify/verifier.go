@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/httpsyntax"
+	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 
@@ -173,7 +174,7 @@ func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
 		src := sourcesFor(a)
 		c := &claim{name: a.Name}
 		field := fmt.Sprintf("Agents[%d] (%s).Verify", i, a.Name)
-		if a.Verify.Accepts(config.VerifySignature) && len(src.SignatureAgents) > 0 {
+		if resolve.Accepts(&a.Verify, config.VerifySignature) && len(src.SignatureAgents) > 0 {
 			c.sigAgents = map[string]bool{}
 			for _, s := range src.SignatureAgents {
 				origin, err := canonicalOrigin(s, o.AllowHTTPLoopback)
@@ -185,7 +186,7 @@ func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
 				origins = append(origins, origin)
 			}
 		}
-		if a.Verify.Accepts(config.VerifyIPRange) {
+		if resolve.Accepts(&a.Verify, config.VerifyIPRange) {
 			for _, u := range src.IPRanges {
 				r, ok := v.ranges[u]
 				if !ok {
@@ -199,7 +200,7 @@ func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
 				c.ranges = append(c.ranges, r)
 			}
 		}
-		if a.Verify.Accepts(config.VerifyReverseDNS) {
+		if resolve.Accepts(&a.Verify, config.VerifyReverseDNS) {
 			for _, raw := range src.ReverseDNS {
 				d, ok := httpsyntax.DomainName(raw)
 				if !ok {

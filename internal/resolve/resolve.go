@@ -5,6 +5,8 @@
 package resolve
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,4 +140,34 @@ func AuditEndpoint(s *config.Site) string {
 		return Origin(s) + AuditPath + "/:session_id"
 	}
 	return s.Audit.Endpoint
+}
+
+// RequestsPerMinute is the rate expressed as whole requests per minute,
+// rounded up, for formats that only know "N/minute" (v0.1.0). It is 0 for
+// a zero or invalid Rate, at least 1 otherwise, and saturates at
+// math.MaxInt.
+func RequestsPerMinute(r config.Rate) int {
+	if r.Requests <= 0 {
+		return 0
+	}
+	switch r.Period() {
+	case time.Second:
+		if r.Requests > math.MaxInt/60 {
+			return math.MaxInt
+		}
+		return r.Requests * 60
+	case time.Minute:
+		return r.Requests
+	case time.Hour:
+		return (r.Requests-1)/60 + 1
+	case 24 * time.Hour:
+		return (r.Requests-1)/(24*60) + 1
+	}
+	return 0
+}
+
+// Accepts reports whether v accepts method m: an empty Methods accepts
+// every method.
+func Accepts(v *config.Verification, m config.VerifyMethod) bool {
+	return len(v.Methods) == 0 || slices.Contains(v.Methods, m)
 }

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -52,5 +53,37 @@ func TestVersionAsPublished(t *testing.T) {
 		if got, want := Version(s), s.PublishedAgents()[0].Version; got != want {
 			t.Errorf("Version %q: resolve says %q, the derived agent %q", v, got, want)
 		}
+	}
+}
+
+// TestRequestsPerMinute: rounded up, 0 for no or an invalid rate, and
+// saturated rather than overflowing.
+func TestRequestsPerMinute(t *testing.T) {
+	for _, tt := range []struct {
+		r    config.Rate
+		want int
+	}{
+		{config.Rate{}, 0},
+		{config.PerMinute(-1), 0},
+		{config.Rate{Requests: 5, Window: "fortnight"}, 0},
+		{config.PerSecond(2), 120},
+		{config.PerSecond(math.MaxInt), math.MaxInt},
+		{config.PerMinute(60), 60},
+		{config.PerHour(61), 2},
+		{config.PerDay(1), 1},
+		{config.PerDay(1441), 2},
+	} {
+		if got := RequestsPerMinute(tt.r); got != tt.want {
+			t.Errorf("RequestsPerMinute(%+v) = %d, want %d", tt.r, got, tt.want)
+		}
+	}
+}
+
+// TestAccepts: no Methods accepts any method; a list only its own.
+func TestAccepts(t *testing.T) {
+	any := &config.Verification{}
+	ip := &config.Verification{Methods: []config.VerifyMethod{config.VerifyIPRange}}
+	if !Accepts(any, config.VerifySignature) || !Accepts(ip, config.VerifyIPRange) || Accepts(ip, config.VerifySignature) {
+		t.Error("Accepts: want any method without Methods, only the listed ones with")
 	}
 }

@@ -125,7 +125,7 @@ func V010(s *config.Site) ([]byte, error) {
 			TTL:      int64(resolve.SessionTTL(s).Seconds()),
 		}
 	}
-	perMin, maxSessions := s.RateLimit.PerMinuteCeil(), max(s.Session.MaxSessions, 0)
+	perMin, maxSessions := resolve.RequestsPerMinute(s.RateLimit), max(s.Session.MaxSessions, 0)
 	if perMin > 0 || maxSessions > 0 {
 		doc.RateLimit = &v010RateLimit{MaxRequestsPerMinute: perMin, MaxSessions: maxSessions}
 	}

@@ -185,7 +185,7 @@ func perMinute(r config.Rate) (n int, ok bool) {
 	if r.Validate() != nil || int64(r.Requests) > txtgrammar.MaxPerMinuteRequests {
 		return 0, false
 	}
-	return r.PerMinuteCeil(), true
+	return resolve.RequestsPerMinute(r), true
 }
 
 // maxTTLSeconds is the largest Session-TTL a time.Duration holds.

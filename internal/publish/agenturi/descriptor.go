@@ -93,7 +93,7 @@ func Descriptor(a config.HostedAgent) ([]byte, error) {
 	if a.Provider != nil && *a.Provider != (config.Provider{}) {
 		d.Provider = a.Provider
 	}
-	if !a.Transport.IsZero() {
+	if a.Transport != (config.Transport{}) {
 		t := a.Transport
 		d.Transport = &t
 	}

@@ -1,0 +1,11 @@
+package config
+
+// What the external tests read of the declaration file's unexported
+// helpers.
+var (
+	Key        = fileKey
+	FileSchema = fileSchema
+)
+
+// Line is Lines.line, for the tests of where a field's line is found.
+func (l Lines) Line(field string) int { return l.line(field) }
