@@ -19,7 +19,7 @@ type Capability struct {
 	// Method is the HTTP method. Default GET.
 	Method string
 	// Protocol is REST (default), MCP, A2A, GraphQL or WebSocket.
-	Protocol Protocol `validate:"omitempty,oneof=REST MCP A2A GraphQL WebSocket"`
+	Protocol string `validate:"omitempty,oneof=REST MCP A2A GraphQL WebSocket"`
 	// Auth is how agents authenticate. Zero value: none.
 	Auth Auth
 	// RateLimit is this capability's limit.
@@ -35,7 +35,7 @@ type Capability struct {
 	// "array[flight]", ...).
 	Outputs map[string]string
 	// Sensitivity is standard (default), destructive or irreversible.
-	Sensitivity Sensitivity `validate:"omitempty,oneof=standard destructive irreversible"`
+	Sensitivity string `validate:"omitempty,oneof=standard destructive irreversible"`
 	// RequiresHumanConfirmation: agents SHOULD prompt the user first.
 	RequiresHumanConfirmation bool
 	// Reversible says whether the action can be undone (nil: not declared;
@@ -46,7 +46,7 @@ type Capability struct {
 	Idempotency *Idempotency
 	// ExecutionModel is sync (default) or async; async may name a
 	// PollEndpoint.
-	ExecutionModel ExecutionModel `validate:"omitempty,oneof=sync async"`
+	ExecutionModel string `validate:"omitempty,oneof=sync async"`
 	PollEndpoint   string
 	// Via names a protocol declared in AWP.Protocols through which the
 	// action is invoked; Operation is the protocol-specific operation.
@@ -78,26 +78,23 @@ type Capability struct {
 	// Depends are agent:// references to agents this skill may invoke.
 	Depends []Depends `validate:"dive"`
 	// Output is the JSON Schema of the output; default derived from Outputs.
-	Output Schema
+	Output map[string]any
 }
 
-// Protocol is a draft-car capability protocol (2.5).
-type Protocol string
-
-// Protocols of draft-car 2.5.
+// Protocols of draft-car 2.5, the values of Capability.Protocol.
 const (
-	ProtocolREST      Protocol = "REST"
-	ProtocolMCP       Protocol = "MCP"
-	ProtocolA2A       Protocol = "A2A"
-	ProtocolGraphQL   Protocol = "GraphQL"
-	ProtocolWebSocket Protocol = "WebSocket"
+	ProtocolREST      = "REST"
+	ProtocolMCP       = "MCP"
+	ProtocolA2A       = "A2A"
+	ProtocolGraphQL   = "GraphQL"
+	ProtocolWebSocket = "WebSocket"
 )
 
 // Auth is one typed authentication declaration, mapped per format
 // (docs/design.md collision 6). It never carries a credential.
 type Auth struct {
 	// Type is none (zero value), api-key, bearer-token, oauth2 or hmac.
-	Type AuthType `validate:"omitempty,oneof=none api-key bearer-token oauth2 hmac"`
+	Type string `validate:"omitempty,oneof=none api-key bearer-token oauth2 hmac"`
 	// TokenEndpoint is where agents obtain tokens (draft-car Auth-Endpoint;
 	// required for bearer-token and oauth2).
 	TokenEndpoint string
@@ -114,16 +111,13 @@ type Auth struct {
 	ProtectedResourceMetadata string
 }
 
-// AuthType is the draft-car auth vocabulary.
-type AuthType string
-
-// Auth types (draft-car 2.5).
+// Auth types (draft-car 2.5), the values of Auth.Type.
 const (
-	AuthNone        AuthType = "none"
-	AuthAPIKey      AuthType = "api-key"
-	AuthBearerToken AuthType = "bearer-token"
-	AuthOAuth2      AuthType = "oauth2"
-	AuthHMAC        AuthType = "hmac"
+	AuthNone        = "none"
+	AuthAPIKey      = "api-key"
+	AuthBearerToken = "bearer-token"
+	AuthOAuth2      = "oauth2"
+	AuthHMAC        = "hmac"
 )
 
 // Param declares one parameter (draft-car 2.5 Param, v0.1.0 params, AWP
@@ -131,10 +125,10 @@ const (
 type Param struct {
 	Name string `validate:"required"`
 	// In is query (default), path, header or body.
-	In ParamLocation `validate:"omitempty,oneof=query path header body"`
+	In string `validate:"omitempty,oneof=query path header body"`
 	// Type is string (default), integer, number, boolean; array and object
 	// only in formats that allow them (v0.1.0, AWP, agent://).
-	Type ParamType `validate:"omitempty,oneof=string integer number boolean array object"`
+	Type string `validate:"omitempty,oneof=string integer number boolean array object"`
 	// Format is a finer AWP type name ("ISO8601", "url", "airport_code");
 	// rendered as the AWP input type instead of Type when set.
 	Format      string
@@ -148,47 +142,35 @@ type Param struct {
 	Min, Max *float64
 }
 
-// ParamLocation is where a parameter travels.
-type ParamLocation string
-
-// Parameter locations (draft-car 2.5).
+// Parameter locations (draft-car 2.5), the values of Param.In.
 const (
-	InQuery  ParamLocation = "query"
-	InPath   ParamLocation = "path"
-	InHeader ParamLocation = "header"
-	InBody   ParamLocation = "body"
+	InQuery  = "query"
+	InPath   = "path"
+	InHeader = "header"
+	InBody   = "body"
 )
 
-// ParamType is a parameter's JSON type.
-type ParamType string
-
-// Parameter types.
+// Parameter types, the values of Param.Type.
 const (
-	TypeString  ParamType = "string"
-	TypeInteger ParamType = "integer"
-	TypeNumber  ParamType = "number"
-	TypeBoolean ParamType = "boolean"
-	TypeArray   ParamType = "array"
-	TypeObject  ParamType = "object"
+	TypeString  = "string"
+	TypeInteger = "integer"
+	TypeNumber  = "number"
+	TypeBoolean = "boolean"
+	TypeArray   = "array"
+	TypeObject  = "object"
 )
 
-// Sensitivity is the AWP action sensitivity level.
-type Sensitivity string
-
-// Sensitivity levels (AWP 9).
+// Sensitivity levels (AWP 9), the values of Capability.Sensitivity.
 const (
-	SensitivityStandard     Sensitivity = "standard"
-	SensitivityDestructive  Sensitivity = "destructive"
-	SensitivityIrreversible Sensitivity = "irreversible"
+	SensitivityStandard     = "standard"
+	SensitivityDestructive  = "destructive"
+	SensitivityIrreversible = "irreversible"
 )
 
-// ExecutionModel is the AWP execution model.
-type ExecutionModel string
-
-// Execution models (AWP 9).
+// Execution models (AWP 9), the values of Capability.ExecutionModel.
 const (
-	ExecutionSync  ExecutionModel = "sync"
-	ExecutionAsync ExecutionModel = "async"
+	ExecutionSync  = "sync"
+	ExecutionAsync = "async"
 )
 
 // Idempotency is the AWP idempotency contract.
@@ -204,6 +186,3 @@ type Depends struct {
 	Relation          string
 	VersionConstraint string
 }
-
-// Schema is a JSON Schema document, kept as plain JSON data.
-type Schema = map[string]any

@@ -125,11 +125,11 @@ func (c *Capability) skill() Skill {
 		Depends:         c.Depends,
 	}
 	if sk.Output == nil && len(c.Outputs) > 0 {
-		props := Schema{}
+		props := map[string]any{}
 		for name, t := range c.Outputs {
 			props[name] = awpTypeSchema(t)
 		}
-		sk.Output = Schema{"type": "object", "properties": props}
+		sk.Output = map[string]any{"type": "object", "properties": props}
 	}
 	if c.Idempotency != nil {
 		sk.Idempotent = c.Idempotency.Supported
@@ -151,14 +151,14 @@ func (c *Capability) skill() Skill {
 
 // inputSchema is the JSON Schema of the capability's params (nil without
 // params).
-func (c *Capability) inputSchema() Schema {
+func (c *Capability) inputSchema() map[string]any {
 	if len(c.Params) == 0 {
 		return nil
 	}
-	props := Schema{}
+	props := map[string]any{}
 	var required []string
 	for _, p := range c.Params {
-		ps := Schema{"type": string(cmp.Or(p.Type, TypeString))}
+		ps := map[string]any{"type": string(cmp.Or(p.Type, TypeString))}
 		if p.Description != "" {
 			ps["description"] = p.Description
 		}
@@ -179,7 +179,7 @@ func (c *Capability) inputSchema() Schema {
 			required = append(required, p.Name)
 		}
 	}
-	s := Schema{"type": "object", "properties": props}
+	s := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
 		s["required"] = required
 	}
@@ -187,31 +187,31 @@ func (c *Capability) inputSchema() Schema {
 }
 
 // awpTypeSchema maps an AWP type name (AWP 8) to a JSON Schema.
-func awpTypeSchema(t string) Schema {
+func awpTypeSchema(t string) map[string]any {
 	t = strings.TrimSpace(t)
 	switch {
 	case t == "string":
-		return Schema{"type": "string"}
+		return map[string]any{"type": "string"}
 	case t == "integer":
-		return Schema{"type": "integer"}
+		return map[string]any{"type": "integer"}
 	case t == "float" || t == "number":
-		return Schema{"type": "number"}
+		return map[string]any{"type": "number"}
 	case t == "boolean":
-		return Schema{"type": "boolean"}
+		return map[string]any{"type": "boolean"}
 	case t == "ISO8601":
-		return Schema{"type": "string", "format": "date-time"}
+		return map[string]any{"type": "string", "format": "date-time"}
 	case t == "url":
-		return Schema{"type": "string", "format": "uri"}
+		return map[string]any{"type": "string", "format": "uri"}
 	case strings.HasPrefix(t, "array[") && strings.HasSuffix(t, "]"):
-		return Schema{"type": "array", "items": awpTypeSchema(t[len("array[") : len(t)-1])}
+		return map[string]any{"type": "array", "items": awpTypeSchema(t[len("array[") : len(t)-1])}
 	case strings.HasPrefix(t, "enum[") && strings.HasSuffix(t, "]"):
 		var vals []any
 		for _, v := range strings.Split(t[len("enum["):len(t)-1], ",") {
 			vals = append(vals, strings.TrimSpace(v))
 		}
-		return Schema{"type": "string", "enum": vals}
+		return map[string]any{"type": "string", "enum": vals}
 	case strings.HasPrefix(t, "object["):
-		return Schema{"type": "object"}
+		return map[string]any{"type": "object"}
 	}
-	return Schema{"type": "string"}
+	return map[string]any{"type": "string"}
 }

@@ -28,7 +28,7 @@ type MCPGateway struct {
 	// Transport is "streamable-http" (default) or "sse".
 	Transport string `validate:"omitempty,oneof=streamable-http sse"`
 	// Auth is none (default), api-key (rendered "api_key") or oauth2.
-	Auth AuthType
+	Auth string
 }
 
 // AWP holds what only the AWP agent.json carries (AWP 5-13).
@@ -89,7 +89,7 @@ type AWPCapabilities struct {
 // AWPAuth is the AWP auth contract (7). RequiredFor and OptionalFor default
 // to the capabilities whose Auth is not none / none.
 type AWPAuth struct {
-	Type            AuthType `validate:"omitempty,oneof=none api-key bearer-token oauth2 hmac"`
+	Type            string `validate:"omitempty,oneof=none api-key bearer-token oauth2 hmac"`
 	RequiredFor     []string
 	OptionalFor     []string
 	TokenExpiry     string
@@ -151,8 +151,8 @@ type Skill struct {
 	Description     string `validate:"required"`
 	Version         string
 	Tags            []string
-	Input           Schema
-	Output          Schema
+	Input           map[string]any
+	Output          map[string]any
 	Accepts         []string
 	Produces        []string
 	Streaming       bool

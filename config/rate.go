@@ -12,18 +12,16 @@ import (
 // "60/minute", v0.1.0 requests per minute, AWP "60/minute", agents.md prose.
 type Rate struct {
 	Requests int
-	Window   Window
+	// Window is "second", "minute", "hour" or "day" (draft-car 2.5).
+	Window string
 }
 
-// Window is a rate-limit window (draft-car 2.5): "second", "minute",
-// "hour" or "day". PerSecond, PerMinute, PerHour and PerDay set it.
-type Window string
-
+// The rate-limit windows of draft-car 2.5.
 const (
-	second Window = "second"
-	minute Window = "minute"
-	hour   Window = "hour"
-	day    Window = "day"
+	second = "second"
+	minute = "minute"
+	hour   = "hour"
+	day    = "day"
 )
 
 // PerSecond, PerMinute, PerHour and PerDay build a Rate.
@@ -41,8 +39,8 @@ func PerDay(n int) Rate { return Rate{n, day} }
 // IsZero reports whether no limit is declared.
 func (r Rate) IsZero() bool { return r.Requests == 0 && r.Window == "" }
 
-// duration is the length of the window (0 for an unknown window).
-func (w Window) duration() time.Duration {
+// windowDuration is the length of window w (0 for an unknown window).
+func windowDuration(w string) time.Duration {
 	switch w {
 	case second:
 		return time.Second
@@ -57,7 +55,7 @@ func (w Window) duration() time.Duration {
 }
 
 // Period is the window's length; PerMinute(60).Period() is one minute.
-func (r Rate) Period() time.Duration { return r.Window.duration() }
+func (r Rate) Period() time.Duration { return windowDuration(r.Window) }
 
 // String renders the draft-car form "N/window" ("" for the zero Rate).
 func (r Rate) String() string {
@@ -75,7 +73,7 @@ func (r Rate) Validate() error {
 	if r.Requests <= 0 {
 		return fmt.Errorf("requests must be positive, got %d", r.Requests)
 	}
-	if r.Window.duration() == 0 {
+	if windowDuration(r.Window) == 0 {
 		return fmt.Errorf("window %q is not one of second, minute, hour, day", r.Window)
 	}
 	return nil
@@ -93,7 +91,7 @@ func ParseRate(s string) (Rate, error) {
 	if err != nil || req <= 0 {
 		return Rate{}, fmt.Errorf("rate %q: %q is not a positive whole number", s, strings.TrimSpace(n))
 	}
-	var win Window
+	var win string
 	switch strings.ToLower(strings.TrimSpace(w)) {
 	case "s", "sec", "second", "seconds":
 		win = second

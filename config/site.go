@@ -33,7 +33,7 @@ type Site struct {
 	PrivacyPolicy string
 	// DeclarationType is "platform" (default, omitted when rendering) or
 	// "agent" (draft-car 2.3).
-	DeclarationType DeclarationType `validate:"omitempty,oneof=platform agent"`
+	DeclarationType string `validate:"omitempty,oneof=platform agent"`
 	// OperatesOn lists platform URLs an agent declaration operates on
 	// (draft-car 2.3 Operates-On); only meaningful with DeclarationTypeAgent.
 	OperatesOn []string
@@ -86,13 +86,10 @@ type Site struct {
 	HostedAgents []HostedAgent `validate:"dive"`
 }
 
-// DeclarationType is draft-car 2.3 Declaration-Type.
-type DeclarationType string
-
-// Declaration types (draft-car 2.3).
+// Declaration types (draft-car 2.3), the values of Site.DeclarationType.
 const (
-	DeclarationPlatform DeclarationType = "platform"
-	DeclarationAgent    DeclarationType = "agent"
+	DeclarationPlatform = "platform"
+	DeclarationAgent    = "agent"
 )
 
 // Access lists path patterns in robots.txt syntax: a prefix match, "*"
@@ -139,7 +136,7 @@ type Verification struct {
 	Required bool
 	// Methods are the accepted methods; empty accepts any method that has
 	// a source.
-	Methods []VerifyMethod
+	Methods []string
 	// SignatureAgents are the origins of the Web Bot Auth key directories
 	// trusted for this agent ("https://chatgpt.com"); only these are ever
 	// fetched. Nil: the known-agent data's.
@@ -155,21 +152,19 @@ type Verification struct {
 	FallBack bool
 }
 
-// VerifyMethod is a way to prove an agent's identity.
-type VerifyMethod string
-
-// Verification methods.
+// Verification methods, the values of Verification.Methods: the ways to
+// prove an agent's identity.
 const (
 	// VerifySignature: a Web Bot Auth signature (RFC 9421) by a key in a
 	// trusted key directory.
-	VerifySignature VerifyMethod = "signature"
+	VerifySignature = "signature"
 	// VerifyIPRange: the client address is in the operator's published
 	// IP ranges.
-	VerifyIPRange VerifyMethod = "ip-range"
+	VerifyIPRange = "ip-range"
 	// VerifyReverseDNS: the client address has a PTR name in the
 	// operator's domains whose own addresses include it (forward-confirmed
 	// reverse DNS).
-	VerifyReverseDNS VerifyMethod = "reverse-dns"
+	VerifyReverseDNS = "reverse-dns"
 )
 
 // Flow is a v0.1.0 suggested workflow.

@@ -10,14 +10,14 @@ package config
 type Usage struct {
 	// Train is the preference on training AI models: aipref train-ai,
 	// Content Signals ai-train.
-	Train Preference
+	Train string
 	// Search is the preference on search: building a search index and
 	// showing links and excerpts (aipref search, Content Signals search).
-	Search Preference
+	Search string
 	// AIInput is the preference on putting content into AI models at
 	// answer time (retrieval, grounding): Content Signals ai-input. aipref
 	// has no such category, so it is published as a Content-Signal only.
-	AIInput Preference
+	AIInput string
 	// Paths states preferences for some paths (robots.txt patterns). The
 	// longest matching pattern's preferences apply to a path, whole
 	// (draft-ietf-aipref-attach-05 3.1: the same precedence as Allow and
@@ -35,18 +35,16 @@ type Usage struct {
 type PathUsage struct {
 	// Path is a robots.txt pattern, as Access rules are written.
 	Path    string
-	Train   Preference
-	Search  Preference
-	AIInput Preference
+	Train   string
+	Search  string
+	AIInput string
 }
 
-// Preference is a usage preference: unstated, allowed or denied.
-type Preference string
-
-// Preferences. The zero value is unstated, which "neither grants nor
+// Preferences, the values of Usage.Train, Search and AIInput (and of
+// PathUsage's). The empty string is unstated, which "neither grants nor
 // restricts" (Content Signals) and is "unknown" to aipref
 // (draft-ietf-aipref-vocab-07 section 5): it is not published.
 const (
-	Allowed Preference = "yes"
-	Denied  Preference = "no"
+	Allowed = "yes"
+	Denied  = "no"
 )

@@ -238,7 +238,7 @@ func fetchable(u *url.URL) bool {
 // usage checks the usage preferences: their values and path patterns.
 func (r *report) usage() {
 	u := &r.site.Usage
-	pref := func(field string, p Preference) {
+	pref := func(field, p string) {
 		switch p {
 		case "", Allowed, Denied:
 		default:

@@ -115,7 +115,7 @@ func TestValidateRules(t *testing.T) {
 		{"verification on *", with(fixtures.OutdoorSupply, func(s *config.Site) { s.Agents[0].Verify.Required = true }), config.Formats{},
 			"Agents[0].Verify.Required", "", []string{`"*"`}},
 		{"verification method", with(fixtures.OutdoorSupply, func(s *config.Site) {
-			s.Agents[1].Verify = config.Verification{Required: true, Methods: []config.VerifyMethod{"dns"}}
+			s.Agents[1].Verify = config.Verification{Required: true, Methods: []string{"dns"}}
 		}), config.Formats{}, "Agents[1].Verify.Methods[0]", "", []string{`"dns" is not one of`}},
 		{"verification origin", with(fixtures.OutdoorSupply, func(s *config.Site) {
 			s.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{"https://agent.example/keys"}}

@@ -21,7 +21,7 @@ import (
 const maxWalkDepth = 64
 
 var (
-	schemaType = reflect.TypeFor[Schema]()
+	schemaType = reflect.TypeFor[map[string]any]()
 	siteType   = reflect.TypeFor[Site]()
 )
 

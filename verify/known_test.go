@@ -47,7 +47,7 @@ var googleNames = &fakeDNS{
 func TestGoogleCommonCrawlersReverseDNS(t *testing.T) {
 	for _, name := range []string{"Googlebot", "GoogleOther", "Googlebot-Image", "Storebot-Google", "Google-InspectionTool"} {
 		v, err := New([]config.AgentPolicy{{Name: name, Verify: config.Verification{Required: true,
-			Methods: []config.VerifyMethod{config.VerifyReverseDNS}}}},
+			Methods: []string{config.VerifyReverseDNS}}}},
 			Options{Resolver: googleNames, Logger: discardLogger()})
 		if err != nil {
 			t.Fatal(err)

@@ -125,7 +125,7 @@ func verifiedAgents(ctx context.Context, site config.Site, client redis.Universa
 		// Only a Web Bot Auth signature by a key of this directory.
 		config.AgentPolicy{Name: "claude", RateLimit: config.PerMinute(200),
 			Verify: config.Verification{Required: true,
-				Methods:         []config.VerifyMethod{config.VerifySignature},
+				Methods:         []string{config.VerifySignature},
 				SignatureAgents: []string{"https://agent.example"}}},
 	)
 	replays, err := redisstore.NewReplayCache(client) // replicas refuse each other's replays

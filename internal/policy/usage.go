@@ -11,9 +11,9 @@ import (
 type UsageRule struct {
 	// Pattern is the config.PathUsage pattern, "" for the site-wide rule.
 	Pattern string
-	Train   config.Preference
-	Search  config.Preference
-	AIInput config.Preference
+	Train   string
+	Search  string
+	AIInput string
 	// ContentUsage is the aipref form (draft-ietf-aipref-attach-05
 	// section 2, an RFC 9651 Dictionary of draft-ietf-aipref-vocab-07
 	// tokens): "train-ai=n, search=y"; "" when it states neither.
@@ -67,10 +67,10 @@ func compileUsage(u *config.Usage) (*Usage, error) {
 	return c, nil
 }
 
-func usageRule(pattern string, train, search, input config.Preference) UsageRule {
+func usageRule(pattern string, train, search, input string) UsageRule {
 	r := UsageRule{Pattern: pattern, Train: train, Search: search, AIInput: input}
 	var cu, cs []string
-	yn := map[config.Preference]string{config.Allowed: "y", config.Denied: "n"}
+	yn := map[string]string{config.Allowed: "y", config.Denied: "n"}
 	if train != "" {
 		cu = append(cu, "train-ai="+yn[train])
 	}

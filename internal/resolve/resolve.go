@@ -36,7 +36,7 @@ const (
 func Method(c *config.Capability) string { return endpoint.Method(c.Method) }
 
 // Protocol is the Protocol, REST when empty.
-func Protocol(c *config.Capability) config.Protocol {
+func Protocol(c *config.Capability) string {
 	if c.Protocol == "" {
 		return config.ProtocolREST
 	}
@@ -52,7 +52,7 @@ func BodyLimit(c *config.Capability) int64 {
 }
 
 // AuthType is the Type, none when empty.
-func AuthType(a config.Auth) config.AuthType {
+func AuthType(a config.Auth) string {
 	if a.Type == "" {
 		return config.AuthNone
 	}
@@ -72,7 +72,7 @@ func Header(a config.Auth) string {
 }
 
 // ParamIn is the parameter location, query when empty.
-func ParamIn(p config.Param) config.ParamLocation {
+func ParamIn(p config.Param) string {
 	if p.In == "" {
 		return config.InQuery
 	}
@@ -80,7 +80,7 @@ func ParamIn(p config.Param) config.ParamLocation {
 }
 
 // ParamType is the parameter type, string when empty.
-func ParamType(p config.Param) config.ParamType {
+func ParamType(p config.Param) string {
 	if p.Type == "" {
 		return config.TypeString
 	}
@@ -168,6 +168,6 @@ func RequestsPerMinute(r config.Rate) int {
 
 // Accepts reports whether v accepts method m: an empty Methods accepts
 // every method.
-func Accepts(v *config.Verification, m config.VerifyMethod) bool {
+func Accepts(v *config.Verification, m string) bool {
 	return len(v.Methods) == 0 || slices.Contains(v.Methods, m)
 }

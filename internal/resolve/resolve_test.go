@@ -82,7 +82,7 @@ func TestRequestsPerMinute(t *testing.T) {
 // TestAccepts: no Methods accepts any method; a list only its own.
 func TestAccepts(t *testing.T) {
 	any := &config.Verification{}
-	ip := &config.Verification{Methods: []config.VerifyMethod{config.VerifyIPRange}}
+	ip := &config.Verification{Methods: []string{config.VerifyIPRange}}
 	if !Accepts(any, config.VerifySignature) || !Accepts(ip, config.VerifyIPRange) || Accepts(ip, config.VerifySignature) {
 		t.Error("Accepts: want any method without Methods, only the listed ones with")
 	}

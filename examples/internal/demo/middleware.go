@@ -37,7 +37,7 @@ func Middleware(ctx context.Context, app *App, redisAddr string, trustSignatureA
 		for i := range site.Agents {
 			if site.Agents[i].Name == "claude" {
 				site.Agents[i].Verify = config.Verification{Required: true,
-					Methods: []config.VerifyMethod{config.VerifySignature}, SignatureAgents: trustSignatureAgents}
+					Methods: []string{config.VerifySignature}, SignatureAgents: trustSignatureAgents}
 			}
 		}
 		opts = append(opts, agentready.WithVerification(verify.Options{AllowHTTPLoopback: true, Authorities: authorities(addr)}))

@@ -436,7 +436,7 @@ func BenchmarkRender(b *testing.B) {
 // with its endpoint and mapped auth; several, or an auth agents.md cannot
 // name, yield none; a declared gateway wins.
 func TestGateway(t *testing.T) {
-	mcp := func(id string, a config.AuthType) config.Capability {
+	mcp := func(id string, a string) config.Capability {
 		return config.Capability{ID: id, Endpoint: "https://s.example/" + id, Protocol: config.ProtocolMCP, Auth: config.Auth{Type: a}}
 	}
 	for _, c := range []struct {

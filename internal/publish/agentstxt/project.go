@@ -110,8 +110,8 @@ func projectCapability(c *config.Capability) config.Capability {
 	for _, prm := range c.Params {
 		pp := config.Param{
 			Name:        trim(prm.Name),
-			In:          config.ParamLocation(strings.ToLower(trim(string(prm.In)))),
-			Type:        config.ParamType(strings.ToLower(trim(string(prm.Type)))),
+			In:          strings.ToLower(trim(string(prm.In))),
+			Type:        strings.ToLower(trim(string(prm.Type))),
 			Required:    prm.Required,
 			Description: trim(prm.Description),
 		}

@@ -15,52 +15,52 @@ func trim(s string) string { return strings.TrimSpace(s) }
 
 // canonProtocol matches the draft-car 2.5 protocols case-insensitively; an
 // empty value is the default REST and an unknown one is kept as written.
-func canonProtocol(s string) (p config.Protocol, known bool) {
+func canonProtocol(s string) (p string, known bool) {
 	s = trim(s)
 	if s == "" {
 		return config.ProtocolREST, true
 	}
-	for _, p := range [...]config.Protocol{config.ProtocolREST, config.ProtocolMCP, config.ProtocolA2A, config.ProtocolGraphQL, config.ProtocolWebSocket} {
+	for _, p := range [...]string{config.ProtocolREST, config.ProtocolMCP, config.ProtocolA2A, config.ProtocolGraphQL, config.ProtocolWebSocket} {
 		if asciiEqualFold(s, string(p)) {
 			return p, true
 		}
 	}
-	return config.Protocol(s), false
+	return s, false
 }
 
 // canonAuth matches the draft-car 2.5 auth types; empty is the default none.
-func canonAuth(s string) (a config.AuthType, known bool) {
+func canonAuth(s string) (a string, known bool) {
 	s = trim(s)
 	if s == "" {
 		return config.AuthNone, true
 	}
-	for _, a := range [...]config.AuthType{config.AuthNone, config.AuthAPIKey, config.AuthBearerToken, config.AuthOAuth2, config.AuthHMAC} {
+	for _, a := range [...]string{config.AuthNone, config.AuthAPIKey, config.AuthBearerToken, config.AuthOAuth2, config.AuthHMAC} {
 		if asciiEqualFold(s, string(a)) {
 			return a, true
 		}
 	}
-	return config.AuthType(s), false
+	return s, false
 }
 
 // canonDeclarationType matches the draft-car 2.3 declaration types.
-func canonDeclarationType(s string) (d config.DeclarationType, known bool) {
+func canonDeclarationType(s string) (d string, known bool) {
 	s = trim(s)
-	for _, d := range [...]config.DeclarationType{config.DeclarationPlatform, config.DeclarationAgent} {
+	for _, d := range [...]string{config.DeclarationPlatform, config.DeclarationAgent} {
 		if asciiEqualFold(s, string(d)) {
 			return d, true
 		}
 	}
-	return config.DeclarationType(s), false
+	return s, false
 }
 
 // paramLocations and paramTypes are the vocabularies of the draft-car 2.5
 // Param form; array and object cannot be written there.
 var (
-	paramLocations = [...]config.ParamLocation{config.InQuery, config.InPath, config.InHeader, config.InBody}
-	paramTypes     = [...]config.ParamType{config.TypeString, config.TypeInteger, config.TypeNumber, config.TypeBoolean}
+	paramLocations = [...]string{config.InQuery, config.InPath, config.InHeader, config.InBody}
+	paramTypes     = [...]string{config.TypeString, config.TypeInteger, config.TypeNumber, config.TypeBoolean}
 )
 
-func knownLocation(l config.ParamLocation) bool {
+func knownLocation(l string) bool {
 	for _, k := range paramLocations {
 		if l == k {
 			return true
@@ -69,7 +69,7 @@ func knownLocation(l config.ParamLocation) bool {
 	return false
 }
 
-func knownType(t config.ParamType) bool {
+func knownType(t string) bool {
 	for _, k := range paramTypes {
 		if t == k {
 			return true
@@ -136,11 +136,11 @@ func parseParam(v string) (p config.Param, problem, note string) {
 	if len(parts) < 2 {
 		return p, "want both a location and a type in the parentheses", ""
 	}
-	p.In = config.ParamLocation(parts[0])
+	p.In = parts[0]
 	if !knownLocation(p.In) {
 		return p, "location " + quote(parts[0]) + " is not one of query, path, header, body", ""
 	}
-	p.Type = config.ParamType(parts[1])
+	p.Type = parts[1]
 	if !knownType(p.Type) {
 		return p, "type " + quote(parts[1]) + " is not one of string, integer, number, boolean", ""
 	}

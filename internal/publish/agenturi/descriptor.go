@@ -39,8 +39,8 @@ type skill struct {
 	Version         string                      `json:"version,omitempty"`
 	Description     string                      `json:"description"`
 	Tags            []string                    `json:"tags,omitempty"`
-	Input           config.Schema               `json:"input,omitempty"`
-	Output          config.Schema               `json:"output,omitempty"`
+	Input           map[string]any              `json:"input,omitempty"`
+	Output          map[string]any              `json:"output,omitempty"`
 	Streaming       bool                        `json:"streaming,omitempty"`
 	StreamingFormat string                      `json:"streamingFormat,omitempty"`
 	Idempotent      bool                        `json:"idempotent,omitempty"`

@@ -238,7 +238,7 @@ func TestDescriptorErrors(t *testing.T) {
 		want  string
 	}{
 		{"unencodable schema", config.HostedAgent{Name: "a", Version: "1.0.0",
-			Skills: []config.Skill{{ID: "a", Name: "a", Description: "a", Input: config.Schema{"x": func() {}}}}}, "unsupported type"},
+			Skills: []config.Skill{{ID: "a", Name: "a", Description: "a", Input: map[string]any{"x": func() {}}}}}, "unsupported type"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

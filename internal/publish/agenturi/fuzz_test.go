@@ -16,7 +16,7 @@ func FuzzDescriptor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, version, id, text, ctx string) {
 		a := config.HostedAgent{Name: name, Version: version, Description: text, Context: []string{ctx, text},
 			SupportedVersions: map[string]string{text: ctx},
-			Skills:            []config.Skill{{ID: id, Name: text, Description: text, Input: config.Schema{text: ctx}}}}
+			Skills:            []config.Skill{{ID: id, Name: text, Description: text, Input: map[string]any{text: ctx}}}}
 		doc, err := Descriptor(a)
 		if err != nil {
 			return

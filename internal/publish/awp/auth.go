@@ -13,7 +13,7 @@ import (
 // agent must obtain for api_key too; bearer would send it looking for a
 // token endpoint, oauth2 for a flow, and none would say no credential is
 // needed, which is false.
-func authType(t config.AuthType) string {
+func authType(t string) string {
 	switch t {
 	case "", config.AuthNone:
 		return "none"
@@ -42,7 +42,7 @@ func authType(t config.AuthType) string {
 // declaration order wins, and each action's auth_required stays exact.
 func auth(s *config.Site) *authDoc {
 	var required, optional []string
-	var first config.AuthType
+	var first string
 	for i := range s.Capabilities {
 		c := &s.Capabilities[i]
 		if resolve.AuthRequired(c.Auth) {

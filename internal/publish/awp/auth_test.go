@@ -12,7 +12,7 @@ import (
 // collision 6).
 func TestAuthTypeMapping(t *testing.T) {
 	tests := []struct {
-		in   config.AuthType
+		in   string
 		want string
 	}{
 		{"", "none"},
@@ -34,7 +34,7 @@ func TestAuthTypeMapping(t *testing.T) {
 // TestAuthContract covers when auth is rendered and how its lists and type
 // are completed from the capabilities.
 func TestAuthContract(t *testing.T) {
-	caps := func(types ...config.AuthType) []config.Capability {
+	caps := func(types ...string) []config.Capability {
 		var out []config.Capability
 		for i, ty := range types {
 			out = append(out, config.Capability{ID: string(rune('a' + i)), Description: "d", Endpoint: "/x", Auth: config.Auth{Type: ty}})

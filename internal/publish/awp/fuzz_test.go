@@ -18,7 +18,7 @@ func FuzzAgentJSON(f *testing.F) {
 			Name: "x", URL: url, Description: text,
 			Capabilities: []config.Capability{
 				{ID: id, Description: text, Endpoint: endpoint, PollEndpoint: endpoint, Via: text, Requires: []string{text},
-					Auth:   config.Auth{Type: config.AuthType(text)},
+					Auth:   config.Auth{Type: string(text)},
 					Params: []config.Param{{Name: param, Format: format, Enum: []any{text}, Default: text}}},
 				{ID: id + "-2", Endpoint: text},
 			},
