@@ -136,7 +136,7 @@ func TestPublishedDocuments(t *testing.T) {
 			t.Fatal(err)
 		}
 		site := fixtures.OutdoorSupply()
-		want := agentstxt.Project(&site, config.DialectDraftCar)
+		want := agentstxt.Project(&site, config.DialectIETFDraft)
 		if f.Site.Name != want.Name || len(f.Site.Capabilities) != 2 || f.Site.Capabilities[0].RateLimit != config.PerMinute(60) ||
 			len(f.Site.Agents) != 2 || f.Site.Agents[1].RateLimit != config.PerMinute(200) {
 			t.Errorf("parsed %+v", f.Site)

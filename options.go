@@ -64,12 +64,12 @@ type settings struct {
 }
 
 // WithDialect selects the agents.txt grammar served at
-// /.well-known/agents.txt: config.DialectDraftCar (the default) or
+// /.well-known/agents.txt: config.DialectIETFDraft (the default) or
 // config.DialectV010. /.well-known/agents.json follows it (see
 // WithAgentsJSON).
 func WithDialect(d config.Dialect) Option {
 	return func(s *settings) error {
-		if d != config.DialectDraftCar && d != config.DialectV010 {
+		if d != config.DialectIETFDraft && d != config.DialectV010 {
 			return fmt.Errorf("WithDialect: unknown dialect %v", d)
 		}
 		s.formats.Dialect = d

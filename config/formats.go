@@ -197,15 +197,16 @@ type Dialect int
 
 // Dialects.
 const (
-	// DialectDraftCar is draft-car-agents-txt-wellknown-00 (default).
-	DialectDraftCar Dialect = iota
+	// DialectIETFDraft is the IETF Internet-Draft
+	// draft-car-agents-txt-wellknown-00 (default; "draft-car" for short).
+	DialectIETFDraft Dialect = iota
 	// DialectV010 is the agents.txt Format Specification v0.1.0.
 	DialectV010
 )
 
 func (d Dialect) String() string {
 	switch d {
-	case DialectDraftCar:
+	case DialectIETFDraft:
 		return "draft-car"
 	case DialectV010:
 		return "v0.1.0"

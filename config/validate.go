@@ -115,8 +115,8 @@ type served struct {
 func servedBy(f Formats) served {
 	companion := f.Serves(DocAgentsJSON) && f.AgentsJSON == AgentsJSONCompanion
 	return served{
-		dcTxt:    f.Dialect == DialectDraftCar && f.Serves(DocAgentsTxt),
-		dcJSON:   f.Dialect == DialectDraftCar && companion,
+		dcTxt:    f.Dialect == DialectIETFDraft && f.Serves(DocAgentsTxt),
+		dcJSON:   f.Dialect == DialectIETFDraft && companion,
 		v010Txt:  f.Dialect == DialectV010 && f.Serves(DocAgentsTxt),
 		v010JSON: f.Dialect == DialectV010 && companion,
 		md:       f.Serves(DocAgentsMD),
@@ -263,8 +263,8 @@ func prose(items []string) string {
 
 // formats checks the Formats argument itself.
 func (r *report) formats() {
-	if r.f.Dialect != DialectDraftCar && r.f.Dialect != DialectV010 {
-		r.addf("Formats.Dialect", "", "%v is not a dialect (DialectDraftCar or DialectV010)", r.f.Dialect)
+	if r.f.Dialect != DialectIETFDraft && r.f.Dialect != DialectV010 {
+		r.addf("Formats.Dialect", "", "%v is not a dialect (DialectIETFDraft or DialectV010)", r.f.Dialect)
 	}
 	if r.f.AgentsJSON != AgentsJSONCompanion && r.f.AgentsJSON != AgentsJSONRegistry {
 		r.addf("Formats.AgentsJSON", "", "%d is not an agents.json mode (AgentsJSONCompanion or AgentsJSONRegistry)", int(r.f.AgentsJSON))

@@ -62,7 +62,7 @@ func TestValidateRefusesAgentsTxtInjection(t *testing.T) {
 		path    string
 		set     func(s *config.Site, v string)
 	}
-	dc, v1 := config.DialectDraftCar, config.DialectV010
+	dc, v1 := config.DialectIETFDraft, config.DialectV010
 	mutations := []mutation{
 		{"name", dc, "Name", func(s *config.Site, v string) { s.Name = v }},
 		{"name", v1, "Name", func(s *config.Site, v string) { s.Name = v }},
@@ -116,7 +116,7 @@ func TestValidateRefusesAgentsTxtInjection(t *testing.T) {
 }
 
 func TestValidateRefusesAgentsTxtInexpressible(t *testing.T) {
-	dc, v1 := config.DialectDraftCar, config.DialectV010
+	dc, v1 := config.DialectIETFDraft, config.DialectV010
 	tests := []struct {
 		name    string
 		dialect config.Dialect
@@ -167,7 +167,7 @@ func TestValidateReportsEveryAgentsTxtProblem(t *testing.T) {
 		URL:          "https://s.example",
 		Capabilities: []config.Capability{{ID: ""}, {ID: "x", Description: "\r"}},
 	}
-	err := config.Validate(&s, txtOnly(config.DialectDraftCar))
+	err := config.Validate(&s, txtOnly(config.DialectIETFDraft))
 	for _, want := range []string{"Name", "Capabilities[0].ID", "Capabilities[1].Description"} {
 		reportsField(t, err, want)
 	}

@@ -26,7 +26,7 @@ func TestValidateRefusesWhatJSONDocumentsCannotCarry(t *testing.T) {
 		field   string
 	}{
 		{"draft-car: duplicate agent", config.Site{Name: "x", URL: "https://x.example",
-			Agents: []config.AgentPolicy{{Name: "bot"}, {Name: "bot"}}}, companion(config.DialectDraftCar), "Agents[1].Name"},
+			Agents: []config.AgentPolicy{{Name: "bot"}, {Name: "bot"}}}, companion(config.DialectIETFDraft), "Agents[1].Name"},
 		{"v0.1.0: no capabilities", config.Site{Name: "x", URL: "https://x.example"}, companion(config.DialectV010), "Capabilities"},
 		{"v0.1.0: duplicate param", config.Site{Name: "x", URL: "https://x.example",
 			Capabilities: capability(config.Param{Name: "q"}, config.Param{Name: "q"})}, companion(config.DialectV010), "Capabilities[0].Params[1].Name"},

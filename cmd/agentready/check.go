@@ -110,7 +110,7 @@ func (c *checker) run() {
 		if err != nil {
 			c.add("/.well-known/agents.txt", spec, "fail", "does not parse: %v", err)
 		} else {
-			spec = map[config.Dialect]string{config.DialectDraftCar: "draft-car", config.DialectV010: "agents.txt v0.1.0"}[f.Dialect]
+			spec = map[config.Dialect]string{config.DialectIETFDraft: "draft-car", config.DialectV010: "agents.txt v0.1.0"}[f.Dialect]
 			for _, w := range f.Warnings {
 				c.add("/.well-known/agents.txt", spec, "fail", "%v", w)
 			}

@@ -76,7 +76,7 @@ func pathOf(endpoint string) string {
 
 // readDraftCarTxt reads agents.txt with the agentstxt parser.
 func readDraftCarTxt(t *testing.T, b []byte) facts {
-	file, err := agentstxt.ParseDialect(b, config.DialectDraftCar)
+	file, err := agentstxt.ParseDialect(b, config.DialectIETFDraft)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func atoi(b []byte) int {
 // says the same about what it can carry.
 func TestEquivalence(t *testing.T) {
 	for _, fx := range fixtures.All() {
-		if fx.Formats.Dialect != config.DialectDraftCar || fx.Formats.AgentsJSON != config.AgentsJSONCompanion {
+		if fx.Formats.Dialect != config.DialectIETFDraft || fx.Formats.AgentsJSON != config.AgentsJSONCompanion {
 			continue // the v0.1.0 and registry fixtures: see TestEquivalenceV010
 		}
 		t.Run(fx.Name, func(t *testing.T) {
@@ -375,7 +375,7 @@ func TestSessionEndpointNamed(t *testing.T) {
 			if !bytes.Contains(d.Body, []byte("  Session-Endpoint: "+want+"\n")) {
 				t.Errorf("agents.txt:\n%s", d.Body)
 			}
-			file, err := agentstxt.ParseDialect(d.Body, config.DialectDraftCar)
+			file, err := agentstxt.ParseDialect(d.Body, config.DialectIETFDraft)
 			if err != nil || !file.Site.Capabilities[0].RequiresSession || file.Site.Session.Endpoint != want || file.Site.Capabilities[1].RequiresSession {
 				t.Errorf("agents.txt read back: %+v %v", file.Site.Capabilities, err)
 			}

@@ -14,12 +14,12 @@ import (
 // Fixtures whose ids fit only their own dialect are rendered only in it.
 func TestFixturesValidate(t *testing.T) {
 	schemas := map[config.Dialect]string{
-		config.DialectDraftCar: "draft-car_agents-json.schema.json",
-		config.DialectV010:     "agents-protocol_agents.schema.json",
+		config.DialectIETFDraft: "draft-car_agents-json.schema.json",
+		config.DialectV010:      "agents-protocol_agents.schema.json",
 	}
 	renderers := map[config.Dialect]func(*config.Site) ([]byte, error){
-		config.DialectDraftCar: DraftCar,
-		config.DialectV010:     V010,
+		config.DialectIETFDraft: DraftCar,
+		config.DialectV010:      V010,
 	}
 	rendered := map[config.Dialect]int{}
 	for _, f := range fixtures.All() {

@@ -37,7 +37,7 @@ func BenchmarkRender(b *testing.B) {
 	s := fixtures.OutdoorSupply()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Render(&s, config.DialectDraftCar); err != nil {
+		if _, err := Render(&s, config.DialectIETFDraft); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -56,7 +56,7 @@ func ExampleRender() {
 		Access: config.Access{Allow: []string{"/api/*"}, Disallow: []string{"/admin/*"}},
 		Agents: []config.AgentPolicy{{Name: "*"}},
 	}
-	b, err := agentstxt.Render(&site, config.DialectDraftCar)
+	b, err := agentstxt.Render(&site, config.DialectIETFDraft)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -67,7 +67,7 @@ func ExampleRender() {
 	// Render, handed it anyway, refuses to write it.
 	site.Description = "Shop\nDisallow: /"
 	fmt.Println(config.Validate(&site, config.Formats{Disabled: config.AllDocuments &^ config.DocAgentsTxt}))
-	_, err = agentstxt.Render(&site, config.DialectDraftCar)
+	_, err = agentstxt.Render(&site, config.DialectIETFDraft)
 	fmt.Println(err)
 	// Output:
 	// # agents.txt

@@ -110,8 +110,8 @@ func FuzzRoundTrip(f *testing.F) {
 			Session: config.Session{TTL: 0},
 		}
 		carried := map[config.Dialect][]string{
-			config.DialectDraftCar: {name, url, desc, id, param, allow, agent},
-			config.DialectV010:     {name, url, desc, id, flow, step},
+			config.DialectIETFDraft: {name, url, desc, id, param, allow, agent},
+			config.DialectV010:      {name, url, desc, id, flow, step},
 		}
 		for _, d := range dialects {
 			valid := config.Validate(&s, servedAs(d)) == nil

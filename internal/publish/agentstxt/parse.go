@@ -81,7 +81,7 @@ func ParseDialect(data []byte, d config.Dialect) (*File, error) {
 	if len(data) > MaxSize {
 		return nil, tooLarge(len(data))
 	}
-	if d != config.DialectDraftCar && d != config.DialectV010 {
+	if d != config.DialectIETFDraft && d != config.DialectV010 {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownDialect, d)
 	}
 	return parse(string(data), d), nil
@@ -94,7 +94,7 @@ func tooLarge(n int) error {
 func parse(src string, d config.Dialect) *File {
 	f := &File{Dialect: d}
 	w := &warner{}
-	if d == config.DialectDraftCar {
+	if d == config.DialectIETFDraft {
 		parseDraftCar(src, f, w)
 	} else {
 		parseV010(src, f, w)
@@ -110,12 +110,12 @@ func detect(src string) (d config.Dialect, ok bool) {
 	each(src, nil, func(l *line) bool {
 		switch l.fld {
 		case fSpecVersion, fSiteName:
-			d, ok = config.DialectDraftCar, true
+			d, ok = config.DialectIETFDraft, true
 		case fSite, fURL:
 			d, ok = config.DialectV010, true
 		case fSiteURL, fCapability, fAgent, fDeclarationType, fOperatesOn, fDisallow:
 			if !haveSecond {
-				second, haveSecond = config.DialectDraftCar, true
+				second, haveSecond = config.DialectIETFDraft, true
 			}
 		case fFlow, fFlowDescription, fSessionTTL, fAudit, fAuditEndpoint:
 			if !haveSecond {

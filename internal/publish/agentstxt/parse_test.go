@@ -18,7 +18,7 @@ func TestParseSpecExamples(t *testing.T) {
 		dialect config.Dialect
 		site    config.Site
 	}{
-		{"draft-car Appendix A", appendixA, config.DialectDraftCar, fixtures.OutdoorSupply()},
+		{"draft-car Appendix A", appendixA, config.DialectIETFDraft, fixtures.OutdoorSupply()},
 		{"v0.1.0 Full Example", fullExample, config.DialectV010, fixtures.AcmeCeramics()},
 	}
 	for _, tt := range tests {
@@ -356,12 +356,12 @@ func TestParseDetect(t *testing.T) {
 		want config.Dialect
 		ok   bool
 	}{
-		{"spec-version", "# x\nSpec-Version: 1.0\n", config.DialectDraftCar, true},
-		{"site-name", "site-name: S\n", config.DialectDraftCar, true},
+		{"spec-version", "# x\nSpec-Version: 1.0\n", config.DialectIETFDraft, true},
+		{"site-name", "site-name: S\n", config.DialectIETFDraft, true},
 		{"site", "Site: S\n", config.DialectV010, true},
 		{"url", "url: https://s.example\n", config.DialectV010, true},
 		{"first identifying field wins", "URL: https://s.example\nSpec-Version: 1.0\n", config.DialectV010, true},
-		{"capability block only", "Allow: /x\nCapability: a\n", config.DialectDraftCar, true},
+		{"capability block only", "Allow: /x\nCapability: a\n", config.DialectIETFDraft, true},
 		{"flow only", "Allow: search\nFlow: a → b\n", config.DialectV010, true},
 		{"allow only is ambiguous", "Allow: /x\n", 0, false},
 		{"empty", "", 0, false},
@@ -389,7 +389,7 @@ func TestParseDetect(t *testing.T) {
 
 func TestParseDialectForced(t *testing.T) {
 	// Read as draft-car, a v0.1.0 file yields warnings, not an error.
-	f, err := ParseDialect([]byte(fullExample), config.DialectDraftCar)
+	f, err := ParseDialect([]byte(fullExample), config.DialectIETFDraft)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func Project(s *config.Site, d config.Dialect) config.Site {
 		return config.Site{}
 	}
 	switch d {
-	case config.DialectDraftCar:
+	case config.DialectIETFDraft:
 		return projectDraftCar(s)
 	case config.DialectV010:
 		return projectV010(s)

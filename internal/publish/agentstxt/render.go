@@ -32,7 +32,7 @@ func Render(s *config.Site, d config.Dialect) ([]byte, error) {
 	}
 	var w writer
 	switch d {
-	case config.DialectDraftCar:
+	case config.DialectIETFDraft:
 		p := projectDraftCar(s)
 		writeDraftCar(&w, &p)
 	case config.DialectV010:

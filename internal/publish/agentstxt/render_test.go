@@ -13,7 +13,7 @@ import (
 	"github.com/agentready/agentready/internal/format/linetext"
 )
 
-var dialects = []config.Dialect{config.DialectDraftCar, config.DialectV010}
+var dialects = []config.Dialect{config.DialectIETFDraft, config.DialectV010}
 
 func TestRenderSpecExamples(t *testing.T) {
 	tests := []struct {
@@ -22,7 +22,7 @@ func TestRenderSpecExamples(t *testing.T) {
 		dialect config.Dialect
 		want    string
 	}{
-		{"draft-car Appendix A", fixtures.OutdoorSupply(), config.DialectDraftCar, appendixA},
+		{"draft-car Appendix A", fixtures.OutdoorSupply(), config.DialectIETFDraft, appendixA},
 		{"v0.1.0 Full Example", fixtures.AcmeCeramics(), config.DialectV010, fullExample},
 	}
 	for _, tt := range tests {
@@ -89,7 +89,7 @@ func TestRenderLayout(t *testing.T) {
 	}{
 		{
 			name:    "draft-car agent declaration",
-			dialect: config.DialectDraftCar,
+			dialect: config.DialectIETFDraft,
 			site: config.Site{
 				Name:            "  Helper Bot ",
 				URL:             "https://bot.example",
@@ -114,13 +114,13 @@ Agents-JSON: https://bot.example/.well-known/agents.json
 		},
 		{
 			name:    "draft-car platform is the default and not written",
-			dialect: config.DialectDraftCar,
+			dialect: config.DialectIETFDraft,
 			site:    config.Site{Name: "S", URL: "https://s.example", DeclarationType: config.DeclarationPlatform},
 			want:    "# agents.txt\nSpec-Version: 1.0\n\nSite-Name: S\nSite-URL: https://s.example\n",
 		},
 		{
 			name:    "draft-car capability fields and agent blocks",
-			dialect: config.DialectDraftCar,
+			dialect: config.DialectIETFDraft,
 			site: config.Site{
 				Name: "S", URL: "https://s.example",
 				Capabilities: []config.Capability{
@@ -281,7 +281,7 @@ func TestRenderNeverWritesInjection(t *testing.T) {
 		path    string
 		set     func(s *config.Site, v string)
 	}
-	dc, v1 := config.DialectDraftCar, config.DialectV010
+	dc, v1 := config.DialectIETFDraft, config.DialectV010
 	mutations := []mutation{
 		{"name", dc, "Name", func(s *config.Site, v string) { s.Name = v }},
 		{"name", v1, "Name", func(s *config.Site, v string) { s.Name = v }},
@@ -360,7 +360,7 @@ func TestRenderNeverWritesInjection(t *testing.T) {
 }
 
 func TestRenderBadArguments(t *testing.T) {
-	if _, err := Render(nil, config.DialectDraftCar); err == nil {
+	if _, err := Render(nil, config.DialectIETFDraft); err == nil {
 		t.Error("nil site: no error")
 	}
 	s := fixtures.OutdoorSupply()
@@ -368,7 +368,7 @@ func TestRenderBadArguments(t *testing.T) {
 		t.Error("unknown dialect: no error")
 	}
 	big := config.Site{Name: "S", URL: "https://s.example", Access: config.Access{Allow: []string{strings.Repeat("/a", MaxSize/2)}}}
-	if _, err := Render(&big, config.DialectDraftCar); err == nil {
+	if _, err := Render(&big, config.DialectIETFDraft); err == nil {
 		t.Error("output over MaxSize: no error")
 	}
 }

@@ -13,8 +13,8 @@ import (
 // Capability identifier rules of each grammar (draft-car 2.5; v0.1.0
 // agents.json capability names).
 var idRules = map[config.Dialect]*regexp.Regexp{
-	config.DialectDraftCar: regexp.MustCompile(`^[a-z0-9-]+$`),
-	config.DialectV010:     regexp.MustCompile(`^[a-z][a-z0-9_.]*$`),
+	config.DialectIETFDraft: regexp.MustCompile(`^[a-z0-9-]+$`),
+	config.DialectV010:      regexp.MustCompile(`^[a-z][a-z0-9_.]*$`),
 }
 
 // idsFit reports whether every capability ID of s is valid in d.
@@ -138,7 +138,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 	// The ID rules must leave real work in both grammars.
-	if tested[config.DialectDraftCar] < 8 || tested[config.DialectV010] < 8 {
+	if tested[config.DialectIETFDraft] < 8 || tested[config.DialectV010] < 8 {
 		t.Errorf("too few combinations tested: %v", tested)
 	}
 }
@@ -146,7 +146,7 @@ func TestRoundTrip(t *testing.T) {
 // TestProjectDrops pins what each grammar cannot carry.
 func TestProjectDrops(t *testing.T) {
 	acme := fixtures.AcmeCeramics()
-	dc := Project(&acme, config.DialectDraftCar)
+	dc := Project(&acme, config.DialectIETFDraft)
 	// Of the session, draft-car carries only the endpoint a capability
 	// that requires one is used through (Session-Endpoint).
 	if dc.Flows != nil || !dc.RateLimit.IsZero() || dc.Session != (config.Session{Endpoint: "https://acmeceramics.example.com/.well-known/agents/api/session"}) ||
