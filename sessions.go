@@ -74,7 +74,7 @@ func prepareAudit(site *config.Site, st *settings) error {
 // newSessions builds the session Manager and audit store, or returns nil
 // when the site declares neither sessions nor audit.
 func newSessions(site *config.Site, st *settings) (*sessions, error) {
-	if !site.NeedsSession() && site.Session.Endpoint == "" && site.Session.TTL == 0 && !site.Audit.Enabled {
+	if !resolve.NeedsSession(site) && site.Session.Endpoint == "" && site.Session.TTL == 0 && !site.Audit.Enabled {
 		return nil, nil
 	}
 	log := st.logger

@@ -34,7 +34,8 @@ type Capability struct {
 	// Outputs maps output field names to AWP types ("string",
 	// "array[flight]", ...).
 	Outputs map[string]string
-	// Sensitivity is standard (default), destructive or irreversible.
+	// Sensitivity is "standard" (the default: leave it empty),
+	// SensitivityDestructive or SensitivityIrreversible.
 	Sensitivity string `validate:"omitempty,oneof=standard destructive irreversible"`
 	// RequiresHumanConfirmation: agents SHOULD prompt the user first.
 	RequiresHumanConfirmation bool
@@ -162,7 +163,6 @@ const (
 
 // Sensitivity levels (AWP 9), the values of Capability.Sensitivity.
 const (
-	SensitivityStandard     = "standard"
 	SensitivityDestructive  = "destructive"
 	SensitivityIrreversible = "irreversible"
 )

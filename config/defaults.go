@@ -15,8 +15,9 @@ import (
 // defaultVersion is Site.Version's default (resolve.DefaultVersion).
 const defaultVersion = "1.0.0"
 
-// NeedsSession reports whether any capability requires a session.
-func (s *Site) NeedsSession() bool {
+// needsSession reports whether any capability requires a session
+// (resolve.NeedsSession, for the renderers).
+func (s *Site) needsSession() bool {
 	for i := range s.Capabilities {
 		if s.Capabilities[i].RequiresSession {
 			return true

@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -152,18 +151,11 @@ func ParseFile(data []byte) (File, Lines, error) {
 
 // LoadSite reads and decodes the declaration file at path.
 func LoadSite(path string) (Site, Lines, error) {
-	f, lines, err := LoadFile(path)
-	return f.Site, lines, err
-}
-
-// LoadFile reads and decodes the declaration file at path, with the
-// settings of agentready serve.
-func LoadFile(path string) (File, Lines, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return File{}, nil, err
+		return Site{}, nil, err
 	}
-	return ParseFile(b)
+	return ParseSite(b)
 }
 
 type fileDecoder struct {
@@ -186,7 +178,6 @@ var (
 	typeDuration = reflect.TypeFor[time.Duration]()
 	typeTime     = reflect.TypeFor[time.Time]()
 	typeRaw      = reflect.TypeFor[json.RawMessage]()
-	typeText     = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
 func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
@@ -235,14 +226,17 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		v.SetBytes(b)
 		return
-	case reflect.PointerTo(t).Implements(typeText) && t.Kind() != reflect.String:
+	case t == typeRate: // "rate_limit: 60/minute"
 		if n.Kind != yaml.ScalarNode {
 			d.fail(n, path, "want a string")
 			return
 		}
-		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.Value)); err != nil {
+		r, err := ParseRate(n.Value)
+		if err != nil {
 			d.fail(n, path, "%v", err)
+			return
 		}
+		v.Set(reflect.ValueOf(r))
 		return
 	}
 	switch t.Kind() {

@@ -106,14 +106,3 @@ func ParseRate(s string) (Rate, error) {
 	}
 	return Rate{Requests: req, Window: win}, nil
 }
-
-// UnmarshalText implements encoding.TextUnmarshaler with ParseRate, so that
-// a declaration file says "rate_limit: 60/minute".
-func (r *Rate) UnmarshalText(b []byte) error {
-	v, err := ParseRate(string(b))
-	if err != nil {
-		return err
-	}
-	*r = v
-	return nil
-}

@@ -62,7 +62,7 @@ func (r *report) siteFields() {
 	if r.on.v010() && len(s.Capabilities) == 0 {
 		r.addf("Capabilities", fmtV010, "%s needs at least one capability (Allow is required)", r.on.v010Doc())
 	}
-	if r.on.v010Txt && !r.on.v010JSON && (s.NeedsSession() || s.Audit.Enabled) {
+	if r.on.v010Txt && !r.on.v010JSON && (s.needsSession() || s.Audit.Enabled) {
 		field := "Audit.Enabled"
 		for i := range s.Capabilities {
 			if s.Capabilities[i].RequiresSession {

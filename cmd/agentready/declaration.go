@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/agentready/agentready/config"
@@ -41,7 +42,11 @@ func declFlags(name string, args []string, stdout, stderr io.Writer) (file strin
 // FILE:LINE: field: message. ok is false when there was any. The file is
 // read once: its site and serve's settings (config.File) are one version.
 func load(file string, f config.Formats, out io.Writer) (decl config.File, ok bool) {
-	decl, lines, err := config.LoadFile(file)
+	b, err := os.ReadFile(file)
+	var lines config.Lines
+	if err == nil {
+		decl, lines, err = config.ParseFile(b)
+	}
 	if err == nil {
 		err = lines.Locate(config.Validate(&decl.Site, f))
 	}

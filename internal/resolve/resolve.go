@@ -107,6 +107,16 @@ func Version(s *config.Site) string {
 	return s.Version
 }
 
+// NeedsSession reports whether any capability requires a session.
+func NeedsSession(s *config.Site) bool {
+	for i := range s.Capabilities {
+		if s.Capabilities[i].RequiresSession {
+			return true
+		}
+	}
+	return false
+}
+
 // SessionEndpoint is the session endpoint path.
 func SessionEndpoint(s *config.Site) string {
 	if s.Session.Endpoint == "" {

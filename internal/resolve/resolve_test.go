@@ -87,3 +87,15 @@ func TestAccepts(t *testing.T) {
 		t.Error("Accepts: want any method without Methods, only the listed ones with")
 	}
 }
+
+// TestNeedsSession: a session is needed when any capability requires one.
+func TestNeedsSession(t *testing.T) {
+	s := &config.Site{Capabilities: []config.Capability{{ID: "a"}, {ID: "b"}}}
+	if NeedsSession(s) {
+		t.Error("no capability requires a session")
+	}
+	s.Capabilities[1].RequiresSession = true
+	if !NeedsSession(s) {
+		t.Error("b requires a session")
+	}
+}

@@ -119,7 +119,7 @@ func V010(s *config.Site) ([]byte, error) {
 		}
 		doc.Capabilities = append(doc.Capabilities, vc)
 	}
-	if s.NeedsSession() || s.Session.TTL != 0 || s.Session.Endpoint != "" {
+	if resolve.NeedsSession(s) || s.Session.TTL != 0 || s.Session.Endpoint != "" {
 		doc.Session = &v010Session{
 			Endpoint: resolve.RelativeEndpoint(s, resolve.SessionEndpoint(s)),
 			TTL:      int64(resolve.SessionTTL(s).Seconds()),

@@ -86,7 +86,7 @@ func deriveBehavior(s *config.Site) []item {
 			items = append(items, it)
 		}
 	}
-	if s.NeedsSession() || s.Session.TTL != 0 {
+	if resolve.NeedsSession(s) || s.Session.TTL != 0 {
 		items = append(items, item{
 			text:  "Sessions (POST " + resolve.SessionEndpoint(s) + ") expire after " + durationProse(resolve.SessionTTL(s)),
 			field: "Session.Endpoint",

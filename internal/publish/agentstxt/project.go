@@ -201,7 +201,7 @@ func ttlSeconds(s *config.Site) (secs int64, ok bool) {
 		return 0, false
 	}
 	if ttl == 0 {
-		if !s.NeedsSession() {
+		if !resolve.NeedsSession(s) {
 			return 0, true
 		}
 		ttl = resolve.DefaultSessionTTL
