@@ -93,18 +93,19 @@ func (l Lines) Locate(err error) error {
 	return errors.Join(errs...)
 }
 
-// File is a declaration file: the Site, and the settings only agentready
+// file is a declaration file: the Site, and the settings only agentready
 // serve reads (the middleware has no upstream). Its keys are the Site's
-// and "upstream".
-type File struct {
+// and "upstream", which ParseSite checks and leaves out, and
+// cmd/agentready reads.
+type file struct {
 	Site
 	// Upstream is what agentready serve assumes of the site it proxies.
-	Upstream Upstream
+	Upstream upstream
 }
 
-// Upstream says how the site behind agentready serve routes a request, so
+// upstream says how the site behind agentready serve routes a request, so
 // that serve decides on every spelling the upstream may route alike.
-type Upstream struct {
+type upstream struct {
 	// Strict declares that the upstream routes a path only as it is
 	// spelled: ASCII case and a trailing slash tell routes apart. Without
 	// it serve assumes, as Express (case-insensitive, non-strict routing)
@@ -118,30 +119,30 @@ type Upstream struct {
 
 // ParseSite decodes a declaration file. Errors are *FileError, joined.
 // It does not validate the Site: call Validate, and place its errors with
-// the returned Lines. The file's upstream settings (ParseFile) are
-// accepted and left out: lint, serve and New read one format.
+// the returned Lines. The "upstream" key, agentready serve's settings, is
+// checked like any other and left out: lint, serve and New read one format.
 func ParseSite(data []byte) (Site, Lines, error) {
-	f, lines, err := ParseFile(data)
+	f, lines, err := parseFile(data)
 	return f.Site, lines, err
 }
 
-// ParseFile decodes a declaration file as ParseSite does, with the
-// settings of agentready serve.
-func ParseFile(data []byte) (File, Lines, error) {
+// parseFile decodes a declaration file, with the settings of agentready
+// serve.
+func parseFile(data []byte) (file, Lines, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
-		return File{}, nil, &FileError{Msg: "not YAML or JSON: " + err.Error()}
+		return file{}, nil, &FileError{Msg: "not YAML or JSON: " + err.Error()}
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
-		return File{}, nil, &FileError{Line: second.Line, Msg: "a second YAML document: a declaration file holds one"}
+		return file{}, nil, &FileError{Line: second.Line, Msg: "a second YAML document: a declaration file holds one"}
 	} else if err != io.EOF {
-		return File{}, nil, &FileError{Msg: "after the declaration, not YAML: " + err.Error()}
+		return file{}, nil, &FileError{Msg: "after the declaration, not YAML: " + err.Error()}
 	}
-	// Site's fields are promoted in File: their paths (and so Validate's
+	// Site's fields are promoted in file: their paths (and so Validate's
 	// field paths in Lines) are the Site's own.
-	var f File
+	var f file
 	d := &fileDecoder{lines: Lines{}}
 	if len(root.Content) == 1 {
 		d.decode(root.Content[0], reflect.ValueOf(&f).Elem(), "")

@@ -3,21 +3,22 @@ package config
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 )
 
 // fileSchema returns the JSON Schema (2020-12) of a declaration file,
-// generated from the types (File: the Site's keys and upstream): every struct a closed object of its snake_case
+// generated from the types (file: the Site's keys and upstream): every struct a closed object of its snake_case
 // keys (fileKey), rates, durations and times as the strings ParseSite reads.
 // The module ships it as config/site.schema.json; TestSiteSchema keeps the
 // two equal.
 func fileSchema() ([]byte, error) {
 	g := &schemaGen{defs: map[string]any{}}
-	root := g.of(reflect.TypeFor[File]())
+	root := g.of(reflect.TypeFor[file]())
 	doc := map[string]any{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
 		"$id":         "https://github.com/agentready/agentready/config/site.schema.json",
-		"title":       "agentready declaration file (config.File: a config.Site and the upstream settings of agentready serve)",
-		"description": "A site's declaration for agentready, in YAML or JSON; see config.ParseSite and config.ParseFile.",
+		"title":       "agentready declaration file (a config.Site and the upstream settings of agentready serve)",
+		"description": "A site's declaration for agentready, in YAML or JSON; see config.ParseSite.",
 		"$ref":        root["$ref"],
 		"$defs":       g.defs,
 	}
@@ -43,7 +44,12 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 	case reflect.Pointer:
 		return g.of(t.Elem())
 	case reflect.Struct:
+		// The def of an unexported type (file, upstream) is named as the
+		// others are, capitalised.
 		name := t.Name()
+		if name != "" {
+			name = strings.ToUpper(name[:1]) + name[1:]
+		}
 		if _, ok := g.defs[name]; !ok {
 			g.defs[name] = nil // reserved: a recursive type refers to itself
 			props := map[string]any{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish"
+	"go.yaml.in/yaml/v3"
 )
 
 // declFlags are the flags of lint and render: the file, and what is
@@ -38,14 +39,25 @@ func declFlags(name string, args []string, stdout, stderr io.Writer) (file strin
 	return files[0], f, -1
 }
 
+// declaration is a declaration file as serve reads it: the Site, and the
+// file's upstream setting.
+type declaration struct {
+	config.Site
+	// strictUpstream is the file's "upstream: {strict: true}".
+	strictUpstream bool
+}
+
 // load reads and validates a declaration file, printing every problem as
 // FILE:LINE: field: message. ok is false when there was any. The file is
-// read once: its site and serve's settings (config.File) are one version.
-func load(file string, f config.Formats, out io.Writer) (decl config.File, ok bool) {
+// read once: its site and serve's settings are one version.
+func load(file string, f config.Formats, out io.Writer) (decl declaration, ok bool) {
 	b, err := os.ReadFile(file)
 	var lines config.Lines
 	if err == nil {
-		decl, lines, err = config.ParseFile(b)
+		decl.Site, lines, err = config.ParseSite(b)
+	}
+	if err == nil {
+		decl.strictUpstream, err = strictUpstream(b)
 	}
 	if err == nil {
 		err = lines.Locate(config.Validate(&decl.Site, f))
@@ -62,6 +74,19 @@ func load(file string, f config.Formats, out io.Writer) (decl config.File, ok bo
 		}
 	}
 	return decl, false
+}
+
+// strictUpstream reads the file's "upstream: {strict: ...}", which
+// config.ParseSite has checked as it checks every key (a mapping holding
+// only strict, a boolean true or false).
+func strictUpstream(b []byte) (bool, error) {
+	var f struct {
+		Upstream struct {
+			Strict bool `yaml:"strict"`
+		} `yaml:"upstream"`
+	}
+	err := yaml.Unmarshal(b, &f)
+	return f.Upstream.Strict, err
 }
 
 func unjoin(err error) []error {

@@ -195,9 +195,9 @@ func newProxy(c proxyConfig) (*proxy, error) {
 }
 
 // strict reports whether the upstream is declared strict, by the flag or
-// by the file's upstream setting (config.Upstream).
-func (c *proxyConfig) strict(decl config.File) bool {
-	return c.strictUpstream || decl.Upstream.Strict
+// by the file's upstream setting.
+func (c *proxyConfig) strict(decl declaration) bool {
+	return c.strictUpstream || decl.strictUpstream
 }
 
 // clientWritten are the request fields an upstream may take for the
