@@ -60,21 +60,8 @@ type AWPProtocol struct {
 	Version  string `validate:"required"`
 	Endpoint string
 	// Extra carries protocol-specific fields (agent_card, transport,
-	// wallet, type, agent_op, ...).
+	// wallet, type, agent_op, ...), rendered beside version and endpoint.
 	Extra map[string]string
-}
-
-// MarshalJSON flattens Extra beside version and endpoint.
-func (p AWPProtocol) MarshalJSON() ([]byte, error) {
-	m := make(map[string]string, len(p.Extra)+2)
-	for k, v := range p.Extra {
-		m[k] = v
-	}
-	m["version"] = p.Version
-	if p.Endpoint != "" {
-		m["endpoint"] = p.Endpoint
-	}
-	return json.Marshal(m)
 }
 
 // AWPCapabilities are AWP feature flags (6).

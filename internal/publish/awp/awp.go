@@ -1,7 +1,9 @@
 package awp
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/internal/jsonenc"
@@ -13,18 +15,18 @@ const Version = "0.2"
 
 // doc is agent.json with the top-level fields in the order of AWP 5.
 type doc struct {
-	AWPVersion   string                        `json:"awp_version"`
-	Domain       string                        `json:"domain"`
-	Intent       string                        `json:"intent"`
-	Protocols    map[string]config.AWPProtocol `json:"protocols,omitempty"`
-	Capabilities *config.AWPCapabilities       `json:"capabilities,omitempty"`
-	Auth         *authDoc                      `json:"auth,omitempty"`
-	Entities     map[string]entity             `json:"entities,omitempty"`
-	Actions      []action                      `json:"actions"`
-	Errors       map[string]recovery           `json:"errors,omitempty"`
-	Dependencies map[string][]string           `json:"dependencies,omitempty"`
-	AgentHints   map[string]string             `json:"agent_hints,omitempty"`
-	AgentStatus  *config.AgentStatus           `json:"agent_status,omitempty"`
+	AWPVersion   string                  `json:"awp_version"`
+	Domain       string                  `json:"domain"`
+	Intent       string                  `json:"intent"`
+	Protocols    map[string]protocol     `json:"protocols,omitempty"`
+	Capabilities *config.AWPCapabilities `json:"capabilities,omitempty"`
+	Auth         *authDoc                `json:"auth,omitempty"`
+	Entities     map[string]entity       `json:"entities,omitempty"`
+	Actions      []action                `json:"actions"`
+	Errors       map[string]recovery     `json:"errors,omitempty"`
+	Dependencies map[string][]string     `json:"dependencies,omitempty"`
+	AgentHints   map[string]string       `json:"agent_hints,omitempty"`
+	AgentStatus  *config.AgentStatus     `json:"agent_status,omitempty"`
 }
 
 // authDoc is AWP 7 in the order of the specification's example.
@@ -228,13 +230,28 @@ const (
 	A2AVersion = "0.3"
 )
 
+// protocol is one entry of AWP protocols (5.5): its Extra fields beside
+// version and endpoint.
+type protocol config.AWPProtocol
+
+// MarshalJSON flattens Extra beside version and endpoint.
+func (p protocol) MarshalJSON() ([]byte, error) {
+	m := make(map[string]string, len(p.Extra)+2)
+	maps.Copy(m, p.Extra)
+	m["version"] = p.Version
+	if p.Endpoint != "" {
+		m["endpoint"] = p.Endpoint
+	}
+	return json.Marshal(m)
+}
+
 // protocols is AWP.Protocols with, for the first MCP and the first A2A
 // capability the site declares, an "mcp" or "a2a" entry naming its
 // endpoint (AWP 5.5), unless AWP.Protocols has one already.
-func protocols(s *config.Site) map[string]config.AWPProtocol {
-	out := make(map[string]config.AWPProtocol, len(s.AWP.Protocols)+2)
+func protocols(s *config.Site) map[string]protocol {
+	out := make(map[string]protocol, len(s.AWP.Protocols)+2)
 	for k, v := range s.AWP.Protocols {
-		out[k] = v
+		out[k] = protocol(v)
 	}
 	for i := range s.Capabilities {
 		c := &s.Capabilities[i]
@@ -244,11 +261,11 @@ func protocols(s *config.Site) map[string]config.AWPProtocol {
 		switch c.Protocol {
 		case config.ProtocolMCP:
 			if _, ok := out["mcp"]; !ok {
-				out["mcp"] = config.AWPProtocol{Version: MCPVersion, Endpoint: c.Endpoint, Extra: map[string]string{"transport": "http"}}
+				out["mcp"] = protocol{Version: MCPVersion, Endpoint: c.Endpoint, Extra: map[string]string{"transport": "http"}}
 			}
 		case config.ProtocolA2A:
 			if _, ok := out["a2a"]; !ok {
-				out["a2a"] = config.AWPProtocol{Version: A2AVersion, Endpoint: c.Endpoint,
+				out["a2a"] = protocol{Version: A2AVersion, Endpoint: c.Endpoint,
 					Extra: map[string]string{"agent_card": resolve.Origin(s) + "/.well-known/agent-card.json"}}
 			}
 		}
