@@ -38,7 +38,8 @@ func newCORS() *cors.Cors {
 }
 
 // Handler serves the session endpoint; mount it at the site's session
-// endpoint path (config.Site.SessionEndpointOrDefault). It does not look at
+// endpoint path (config.Session.Endpoint, by default
+// /.well-known/agents/api/session). It does not look at
 // the path. identify tells who is calling: sessions are created for, and
 // ended only by, the identity it returns. Build the handler once.
 //

@@ -98,7 +98,7 @@ func TestDescriptorAppendixA(t *testing.T) {
 
 // TestFixturesValidate renders the descriptor of every agent every fixture
 // publishes, including the site-as-one-agent default
-// (config.Site.DefaultAgent), and validates it.
+// (config.Site.PublishedAgents), and validates it.
 func TestFixturesValidate(t *testing.T) {
 	n := 0
 	for _, f := range fixtures.All() {

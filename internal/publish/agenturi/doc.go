@@ -5,7 +5,7 @@
 //
 // A site publishes the agents of config.Site.PublishedAgents: its
 // HostedAgents, or the site itself as one agent whose skills are its
-// capabilities (config.Site.DefaultAgent).
+// capabilities (config.Site.PublishedAgents).
 //
 // The renderers are pure: the same input yields the same bytes, field order
 // follows the draft's Appendix A, and only what the declaration fills is
