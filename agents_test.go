@@ -94,7 +94,7 @@ func TestEveryAutomatedClientIsAnAgent(t *testing.T) {
 
 // TestBrowserTokens: a site lets its own app pass as a browser.
 func TestBrowserTokens(t *testing.T) {
-	e := newEnforced(t, fixtures.OutdoorSupply(), agentready.WithAgentLists(policy.WithBrowserTokens("OutdoorApp")))
+	e := newEnforced(t, fixtures.OutdoorSupply(), agentready.WithClients(agentready.Clients{Browsers: []string{"OutdoorApp"}}))
 	if res, _ := do(t, "GET", e.srv.URL+"/admin/x", "OutdoorApp/3.2 (iPhone; iOS 18.1)"); res.StatusCode != http.StatusOK {
 		t.Errorf("the site's app: %d", res.StatusCode)
 	}
@@ -165,14 +165,14 @@ func TestReportOnly(t *testing.T) {
 func TestProbes(t *testing.T) {
 	site := fixtures.OutdoorSupply()
 	site.Access.Disallow = append(site.Access.Disallow, "/healthz", "/readyz", "/robots.txt")
-	e := newEnforced(t, site, agentready.WithProbes([]string{"/healthz"}, nil))
+	e := newEnforced(t, site, agentready.WithClients(agentready.Clients{ProbePaths: []string{"/healthz"}}))
 	if res, _ := do(t, "GET", e.srv.URL+"/healthz", "kube-probe/1.30"); res.StatusCode != http.StatusOK {
 		t.Errorf("probe path: %d", res.StatusCode)
 	}
 	if res, _ := do(t, "GET", e.srv.URL+"/readyz", "kube-probe/1.30"); res.StatusCode != http.StatusForbidden {
 		t.Errorf("a probe User-Agent alone passed: %d", res.StatusCode)
 	}
-	e = newEnforced(t, site, agentready.WithProbes(nil, []string{"127.0.0.0/8"}))
+	e = newEnforced(t, site, agentready.WithClients(agentready.Clients{ProbeNets: []string{"127.0.0.0/8"}}))
 	if res, _ := do(t, "GET", e.srv.URL+"/admin/x", "ELB-HealthChecker/2.0"); res.StatusCode != http.StatusOK {
 		t.Errorf("probe network: %d", res.StatusCode)
 	}
@@ -180,7 +180,7 @@ func TestProbes(t *testing.T) {
 	// forwarding header, only a client that X-Forwarded-For names can be
 	// in a probe network.
 	for _, trusted := range []bool{true, false} {
-		opts := []agentready.Option{agentready.WithProbes(nil, []string{"127.0.0.0/8"})}
+		opts := []agentready.Option{agentready.WithClients(agentready.Clients{ProbeNets: []string{"127.0.0.0/8"}})}
 		if trusted {
 			opts = append(opts, agentready.WithTrustedProxies("127.0.0.0/8"))
 		}
@@ -202,16 +202,16 @@ func TestProbes(t *testing.T) {
 	}
 	// The exemptions match the path as sent: a router that routes the raw
 	// path (chi) would take these for other paths.
-	e = newEnforced(t, site, agentready.WithProbes([]string{"/healthz"}, nil))
+	e = newEnforced(t, site, agentready.WithClients(agentready.Clients{ProbePaths: []string{"/healthz"}}))
 	for _, p := range []string{"/health%7A", "/robots%2Etxt"} {
 		if res, _ := do(t, "GET", e.srv.URL+p, "kube-probe/1.30"); res.StatusCode != http.StatusForbidden {
 			t.Errorf("%s passed as an exemption: %d", p, res.StatusCode)
 		}
 	}
-	if _, err := agentready.New(site, agentready.WithProbes(nil, []string{"10.0.0.0/99"})); err == nil {
+	if _, err := agentready.New(site, agentready.WithClients(agentready.Clients{ProbeNets: []string{"10.0.0.0/99"}})); err == nil {
 		t.Error("a bad probe network was accepted")
 	}
-	if _, err := agentready.New(site, agentready.WithProbes([]string{"healthz"}, nil)); err == nil {
+	if _, err := agentready.New(site, agentready.WithClients(agentready.Clients{ProbePaths: []string{"healthz"}})); err == nil {
 		t.Error("a probe path without / was accepted")
 	}
 }
@@ -290,7 +290,7 @@ func TestDeclaredAuth(t *testing.T) {
 
 	// Every client means agents that pass as probes too, with the binding
 	// behind Wrap and on its own.
-	m, err = agentready.New(fixtures.OutdoorSupply(), agentready.WithProbes([]string{"/mcp"}, []string{"127.0.0.0/8"}))
+	m, err = agentready.New(fixtures.OutdoorSupply(), agentready.WithClients(agentready.Clients{ProbePaths: []string{"/mcp"}, ProbeNets: []string{"127.0.0.0/8"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestExplainLimitResults(t *testing.T) {
 // TestProbesRecordSessions: a request presenting a session is recorded,
 // even from a probe network.
 func TestProbesRecordSessions(t *testing.T) {
-	srv, _ := countingShop(t, acme(), agentready.WithProbes(nil, []string{"127.0.0.0/8"}))
+	srv, _ := countingShop(t, acme(), agentready.WithClients(agentready.Clients{ProbeNets: []string{"127.0.0.0/8"}}))
 	token, id := createSession(t, srv.URL, uaClaudeUser)
 	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
 	if r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue"}`, as...); r.status != 200 {

@@ -94,7 +94,7 @@ func TestAttackSessionEndpointUnverifiedGrants(t *testing.T) {
 	site.Agents = []config.AgentPolicy{{Name: "*"},
 		{Name: "ClaudeBot", RateLimit: config.PerMinute(3), Verify: config.Verification{Required: true, IPRanges: []string{inside}}}}
 	for _, byAgent := range []bool{false, true} {
-		opts := []agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+		opts := []agentready.Option{agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 			agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()),
 			agentready.WithVerification(verify.Options{AllowHTTPLoopback: true})}
 		if byAgent {
@@ -232,7 +232,7 @@ func TestAttackOutageLocksOutSessions(t *testing.T) {
 	site := acme()
 	site.Agents = []config.AgentPolicy{{Name: "*"},
 		{Name: "ClaudeBot", RateLimit: config.PerMinute(100), Verify: config.Verification{Required: true, IPRanges: []string{down}}}}
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()),
 		agentready.WithVerification(verify.Options{AllowHTTPLoopback: true}))
 	if err != nil {

@@ -49,7 +49,7 @@ func (f *flakyAudit) Complete(ctx context.Context, id string, seq, status int, a
 // the requests that reach the shop's handlers.
 func countingShop(t *testing.T, site config.Site, opts ...agentready.Option) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	opts = append([]agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	opts = append([]agentready.Option{agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents)}, opts...)
 	site.RateLimit = config.PerMinute(1_000_000) // these tests send more than the example's 60 a minute
 	m, err := agentready.New(site, opts...)
@@ -75,7 +75,7 @@ func TestRecordBeforeActing(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &flakyAudit{Store: ms}
-	srv, ran := countingShop(t, acme(), agentready.WithAuditStore(st))
+	srv, ran := countingShop(t, acme(), agentready.WithAudit(testAuditKey, st))
 	token, id := createSession(t, srv.URL, uaClaudeUser)
 	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
 
@@ -125,7 +125,7 @@ func TestBodyRefusedAndRecorded(t *testing.T) {
 	}
 	bad := acme()
 	bad.Capabilities[0].BodyLimit = -1
-	if _, err := agentready.New(bad, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	if _, err := agentready.New(bad, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents)); err == nil || !strings.Contains(err.Error(), "BodyLimit") {
 		t.Errorf("a negative BodyLimit: %v", err)
 	}
@@ -220,7 +220,7 @@ func (f *failingSessions) Get(ctx context.Context, h session.Hash) (*session.Ses
 // cannot be looked up gets 503, whatever the capability.
 func TestPresentedSessionFailsClosed(t *testing.T) {
 	ss := &failingSessions{Store: session.NewMemoryStore()}
-	srv, ran := countingShop(t, acme(), agentready.WithSessionStore(ss))
+	srv, ran := countingShop(t, acme(), agentready.WithSessions(ss))
 	token, _ := createSession(t, srv.URL, uaClaudeUser)
 	ss.fail.Store(true)
 	before := ran.Load()
@@ -375,7 +375,7 @@ func shopMiddleware(t *testing.T, opts ...agentready.Option) *agentready.Middlew
 	t.Helper()
 	site := acme()
 	site.RateLimit = config.PerMinute(1_000_000)
-	opts = append([]agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	opts = append([]agentready.Option{agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents)}, opts...)
 	m, err := agentready.New(site, opts...)
 	if err != nil {
@@ -477,8 +477,8 @@ func TestDeniedBodiesNotKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
-		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithAuditStore(ms))
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithAudit(testAuditKey, ms))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +516,7 @@ func TestAuditRecordsTarget(t *testing.T) {
 				{Name: "X-Order-Id", In: config.InHeader, Type: config.TypeString, Required: true},
 				{Name: "X-API-Key", In: config.InHeader, Type: config.TypeString},
 			}})
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
 	if err != nil {
 		t.Fatal(err)

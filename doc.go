@@ -16,15 +16,17 @@
 //
 // Middleware.Handler serves, before anything else:
 //
-//	/.well-known/agents.txt, /agents.txt   draft-car grammar (default) or v0.1.0 (WithDialect)
-//	/.well-known/agents.json               its companion, or the agent:// registry (WithAgentsJSON)
+//	/.well-known/agents.txt, /agents.txt   draft-car grammar (default) or v0.1.0 (Documents.Dialect)
+//	/.well-known/agents.json               its companion, or the agent:// registry (Documents.AgentsJSON)
 //	/.well-known/agents.md, /agents.md     agents.md Format A, or Format B with an MCP gateway
 //	/agent.json, /.well-known/agent.json   AWP v0.2
-//	/agents/{name}/agent.json              agent:// descriptors (WithDescriptorPath)
+//	/agents/{name}/agent.json              agent:// descriptors (Documents.DescriptorPath)
+//	/robots.txt                            generated from the rules enforced, with Documents.RobotsTxt
 //
 // with each draft's content type, Cache-Control, a strong ETag, Last-Modified,
 // 304 answers to conditional requests, HEAD, CORS for cross-origin discovery
-// and 405 for other methods. Serving a document allocates nothing.
+// and 405 for other methods. WithDocuments chooses what is published and
+// how.
 //
 // A minimal site:
 //
@@ -63,7 +65,7 @@
 // serves the session endpoint (POST creates, DELETE ends; package session),
 // answers 401 to a session-required capability without a valid
 // X-Agent-Session, and puts the session in the request context
-// (session.FromContext). With Site.Audit.Enabled and WithAuditKey it records
+// (session.FromContext). With Site.Audit.Enabled and WithAudit it records
 // every request carrying a session as a hash-chained event (package audit),
 // fails the request closed (503) when the event cannot be recorded, seals
 // and signs the log when the session ends, and serves the artifact at the

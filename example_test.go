@@ -75,6 +75,6 @@ func ExampleNew_invalid() {
 	// AWP.Intent: is required by AWP agent.json (5: intent is required); set AWP.Intent or Description
 	// Capabilities[0].Description: is required by draft-car agents.json (description minLength 1), AWP agent.json (9: every action has a description) and agent:// descriptors (7.1.4: every skill has a description; the capabilities are the skills of the site's derived agent)
 	// Capabilities[0].ID: "cart.add" is not allowed by draft-car agents.txt (2.5: lowercase letters, digits and hyphens); serve the v0.1.0 dialect or rename it
-	// URL: "http://example.com" must use https: plain http is accepted only for localhost, 127.0.0.0/8 and [::1], or with Formats.AllowHTTP (agentready.WithDevelopment; draft-car 2.1 and agents.md 5 require HTTPS in production)
+	// URL: "http://example.com" must use https: plain http is accepted only for localhost, 127.0.0.0/8 and [::1], or with Formats.AllowHTTP (agentready.Documents.AllowHTTP; draft-car 2.1 and agents.md 5 require HTTPS in production)
 	// Access: no Allow or Disallow rule is declared, so draft-car 2.6 permits agents only the capability endpoints; say to whom that applies with WithImplicitAccess(ImplicitAllAgents) (every automated client: search crawlers, link unfurlers, feed readers and webhooks too) or WithImplicitAccess(ImplicitAIAgents) (declared and known agents only), or declare Access rules
 }

@@ -1,8 +1,8 @@
 package agentready
 
 import (
+	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"reflect"
 	"slices"
@@ -17,7 +17,6 @@ import (
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/ratelimit"
-	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -211,7 +210,8 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if err := prepareAudit(&site, &st); err != nil {
 		errs = append(errs, err)
 	}
-	if err := config.Validate(&site, st.formats); err != nil {
+	formats := st.docs.formats()
+	if err := config.Validate(&site, formats); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs, checkEnforcement(&site, &st)...)
@@ -219,20 +219,20 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		return nil, errors.Join(errs...)
 	}
 	docs, err := publish.Render(&site, publish.Options{
-		Formats:        st.formats,
-		DescriptorPath: st.descriptorPath,
-		MaxAge:         st.maxAge,
-		LastModified:   st.lastModified,
-		DescriptorKey:  st.descriptorKey,
+		Formats:        formats,
+		DescriptorPath: st.docs.DescriptorPath,
+		MaxAge:         st.docs.MaxAge,
+		LastModified:   st.docs.LastModified,
+		DescriptorKey:  st.docs.DescriptorKey,
 	})
 	if err != nil {
 		return nil, err
 	}
-	pol, err := policy.Compile(&site, st.classifierOpts...)
+	pol, err := policy.Compile(&site, st.clients.classifier()...)
 	if err != nil {
 		return nil, err
 	}
-	if st.robots != robotsLeave {
+	if st.docs.RobotsTxt {
 		robots, err := renderRobots(pol, docs, &st)
 		if err != nil {
 			return nil, err
@@ -282,13 +282,12 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		ByAgent:        st.byAgent,
 		Authenticate:   st.auth,
 		OnDecision:     st.onDecision,
-		Classify:       st.classify,
 		Logger:         st.logger,
 		ImplicitAIOnly: st.implicit == ImplicitAIAgents,
 		ReportOnly:     st.reportOnly,
 		LenientRouting: st.lenient,
-		ProbePaths:     st.probePaths,
-		ProbeNets:      st.probeNets,
+		ProbePaths:     st.clients.ProbePaths,
+		ProbeNets:      st.clients.ProbeNets,
 	}
 	var sh *shadow
 	if st.shadow != nil {
@@ -342,11 +341,7 @@ func checkEnforcement(site *config.Site, st *settings) []error {
 		}
 	}
 	if len(presence) > 0 {
-		log := st.logger
-		if log == nil {
-			log = slog.Default()
-		}
-		log.Warn("agentready: declared auth is checked for the credential's presence only (no WithAuthenticator)", "capabilities", presence)
+		st.log().Warn("agentready: declared auth is checked for the credential's presence only (no WithAuthenticator)", "capabilities", presence)
 	}
 	return errs
 }
@@ -387,17 +382,29 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 //	}
 func (m *Middleware) Verifier() *verify.Verifier { return m.cur.Load().ver }
 
-// Sessions returns the session Manager, nil when the declaration uses no
-// sessions. Run its Run method in a goroutine so that expired sessions are
-// sealed even when no new session is created:
+// Run ends, every minute until ctx is done, the v0.1.0 sessions whose TTL
+// has passed while no request came to end them, which seals their audit
+// trails; then it returns ctx.Err(). Run it in a goroutine when the
+// declaration uses sessions (with none it only waits for ctx):
 //
-//	go m.Sessions().Run(ctx, time.Minute)
-func (m *Middleware) Sessions() *session.Manager {
-	c := m.cur.Load()
-	if c.sess == nil {
-		return nil
+//	go m.Run(ctx)
+func (m *Middleware) Run(ctx context.Context) error {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		// The current declaration's sessions: a Reload brings a new
+		// Manager on the same store.
+		if s := m.cur.Load().sess; s != nil {
+			if _, err := s.mgr.Reap(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("agentready: ending expired sessions", "err", err)
+			}
+		}
 	}
-	return c.sess.mgr
 }
 
 // Capability binds one route to one declared capability:
@@ -444,20 +451,6 @@ func (c *compiled) explain(r *http.Request) enforce.Decision {
 	}
 	return c.enf.Explain(r)
 }
-
-// Policy returns the compiled policy (read-only) of the current
-// declaration.
-func (m *Middleware) Policy() *policy.Policy { return m.cur.Load().policy }
-
-// Publisher serves only the discovery documents of the current
-// declaration (404 for anything else), for sites that mount them on their
-// own router.
-func (m *Middleware) Publisher() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.cur.Load().docs.ServeHTTP(w, r) })
-}
-
-// DocumentPaths lists the paths the discovery documents are served at.
-func (m *Middleware) DocumentPaths() []string { return m.cur.Load().docs.Paths() }
 
 // ServesDocument reports whether the current declaration serves a
 // document at path.

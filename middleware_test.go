@@ -196,7 +196,7 @@ func TestPublishedDocuments(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	t.Run("v0.1.0 dialect serves the v0.1.0 agents.txt and agents.json", func(t *testing.T) {
-		srv := serve(t, acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey))
+		srv := serve(t, acme(), agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil))
 		_, txt := get(t, srv.URL+"/.well-known/agents.txt")
 		if !strings.Contains(txt, "\nSite: Acme Ceramics\n") || !strings.Contains(txt, "Allow: cart.add\n") {
 			t.Errorf("agents.txt:\n%s", txt)
@@ -205,7 +205,7 @@ func TestOptions(t *testing.T) {
 		schematest.Validate(t, "agents-protocol_agents.schema.json", []byte(js))
 	})
 	t.Run("registry mode serves the agent:// registry", func(t *testing.T) {
-		srv := serve(t, fixtures.Planner(), agentready.WithAgentsJSON(config.AgentsJSONRegistry))
+		srv := serve(t, fixtures.Planner(), agentready.WithDocuments(agentready.Documents{AgentsJSON: config.AgentsJSONRegistry}))
 		_, js := get(t, srv.URL+"/.well-known/agents.json")
 		schematest.Validate(t, "agent-uri_agents-registry.schema.json", []byte(js))
 		if !strings.Contains(js, "https://planner.example.com/agents/planner.example.com/agent.json") {
@@ -215,10 +215,12 @@ func TestOptions(t *testing.T) {
 	t.Run("descriptor path, max-age, disabled documents, Last-Modified", func(t *testing.T) {
 		lm := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 		srv := serve(t, fixtures.OutdoorSupply(),
-			agentready.WithDescriptorPath("/.well-known/agents/{name}.json"),
-			agentready.WithMaxAge(config.DocAgentsTxt|config.DocAgentsMD, 60*time.Second),
-			agentready.WithoutDocuments(config.DocAWP),
-			agentready.WithLastModified(lm))
+			agentready.WithDocuments(agentready.Documents{
+				DescriptorPath: "/.well-known/agents/{name}.json",
+				MaxAge:         map[config.Document]time.Duration{config.DocAgentsTxt | config.DocAgentsMD: 60 * time.Second},
+				Disabled:       config.DocAWP,
+				LastModified:   lm,
+			}))
 		res, _ := get(t, srv.URL+"/.well-known/agents/outdoorsupply.example.json")
 		if res.StatusCode != http.StatusOK {
 			t.Errorf("descriptor at the configured path: %d", res.StatusCode)
@@ -239,9 +241,9 @@ func TestOptions(t *testing.T) {
 		site := fixtures.OutdoorSupply()
 		site.URL = "http://shop.internal"
 		if _, err := agentready.New(site); err == nil {
-			t.Fatal("http site URL accepted without WithDevelopment")
+			t.Fatal("http site URL accepted without Documents.AllowHTTP")
 		}
-		if _, err := agentready.New(site, agentready.WithDevelopment()); err != nil {
+		if _, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{AllowHTTP: true})); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -249,13 +251,13 @@ func TestOptions(t *testing.T) {
 		site := fixtures.OutdoorSupply()
 		site.Capabilities[0].RateLimit = config.Rate{Requests: -1, Window: "fortnight"}
 		_, err := agentready.New(site,
-			agentready.WithDialect(config.Dialect(9)),
-			agentready.WithMaxAge(config.DocAgentsTxt, -time.Second))
+			agentready.WithDocuments(agentready.Documents{Dialect: config.Dialect(9),
+				MaxAge: map[config.Document]time.Duration{config.DocAgentsTxt: -time.Second}}))
 		if err == nil {
 			t.Fatal("no error")
 		}
 		msg := err.Error()
-		for _, want := range []string{"WithDialect", "WithMaxAge", "Capabilities[0].RateLimit"} {
+		for _, want := range []string{"Documents.Dialect", "Documents.MaxAge", "Capabilities[0].RateLimit"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("error does not mention %s:\n%s", want, msg)
 			}
@@ -266,7 +268,7 @@ func TestOptions(t *testing.T) {
 		}
 	})
 	t.Run("bad descriptor path", func(t *testing.T) {
-		if _, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithDescriptorPath("/agents/agent.json")); err == nil {
+		if _, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithDocuments(agentready.Documents{DescriptorPath: "/agents/agent.json"})); err == nil {
 			t.Fatal("descriptor path without {name} accepted")
 		}
 	})
@@ -285,11 +287,11 @@ func TestMustNewPanics(t *testing.T) {
 func TestEveryFixtureServes(t *testing.T) {
 	for _, fx := range fixtures.All() {
 		t.Run(fx.Name, func(t *testing.T) {
-			opts := []agentready.Option{agentready.WithDialect(fx.Formats.Dialect), agentready.WithAgentsJSON(fx.Formats.AgentsJSON)}
+			opts := []agentready.Option{agentready.WithDocuments(agentready.Documents{Dialect: fx.Formats.Dialect, AgentsJSON: fx.Formats.AgentsJSON})}
 			if fx.Site.Audit.Enabled {
 				// The fixture's key is not ours: publish the test key's.
 				fx.Site.Audit.PublicKey = ""
-				opts = append(opts, agentready.WithAuditKey(testAuditKey))
+				opts = append(opts, agentready.WithAudit(testAuditKey, nil))
 			}
 			srv := serve(t, fx.Site, opts...)
 			for _, p := range []string{"/.well-known/agents.txt", "/.well-known/agents.json", "/.well-known/agents.md", "/agent.json"} {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/agentready/agentready/audit"
@@ -24,142 +23,155 @@ type Option func(*settings) error
 
 // settings collects what the options say. Zero values are the defaults.
 type settings struct {
-	formats        config.Formats
-	descriptorPath string
-	maxAge         map[config.Document]time.Duration
-	lastModified   time.Time
+	docs    Documents
+	clients Clients
 
-	store          ratelimit.Store
-	clock          func() time.Time
-	clientIP       *enforce.ClientIP
-	key            enforce.KeyFunc
-	byAgent        bool
-	auth           enforce.Authenticator
-	onDecision     func(enforce.Decision)
-	classifierOpts []policy.ClassifierOption
-	classify       func(r *http.Request) policy.Class
-	logger         *slog.Logger
-
+	store      ratelimit.Store
+	clock      func() time.Time // tests only (export_test.go)
+	clientIP   *enforce.ClientIP
+	key        enforce.KeyFunc
+	byAgent    bool
+	auth       enforce.Authenticator
+	onDecision func(enforce.Decision)
+	logger     *slog.Logger
 	implicit   ImplicitScope
 	reportOnly bool
 	lenient    bool
-	probePaths []string
-	probeNets  []string
 
-	descriptorKey *ecdsa.PrivateKey
-	shadow        *shadowSpec
-	removed       func(method, path string) (string, time.Time, bool) // set by Reload
-	verifier      *verify.Verifier                                    // set by Reload: the one still valid
-
-	robots    robotsMode
-	robotsOwn []byte
+	shadow   *shadowSpec
+	removed  func(method, path string) (string, time.Time, bool) // set by Reload
+	verifier *verify.Verifier                                    // set by Reload: the one still valid
 
 	verifyOpts  verify.Options
 	requestKeys verify.RequestKeys
 
-	sessionStore  session.Store
-	auditStore    audit.Store
-	auditKey      ed25519.PrivateKey
-	auditRedactor audit.Redactor
+	sessionStore session.Store
+	auditStore   audit.Store
+	auditKey     ed25519.PrivateKey
 }
 
-// WithDialect selects the agents.txt grammar served at
-// /.well-known/agents.txt: config.DialectIETFDraft (the default) or
-// config.DialectV010. /.well-known/agents.json follows it (see
-// WithAgentsJSON).
-func WithDialect(d config.Dialect) Option {
+// Documents says which discovery documents are published and how
+// (WithDocuments). The zero value publishes every document in the
+// draft-car dialect, with each draft's caching, and leaves /robots.txt to
+// the site.
+type Documents struct {
+	// Dialect is the agents.txt grammar served at /.well-known/agents.txt:
+	// config.DialectIETFDraft (the default) or config.DialectV010.
+	// /.well-known/agents.json follows it (see AgentsJSON).
+	Dialect config.Dialect
+	// AgentsJSON is what /.well-known/agents.json holds: the companion of
+	// the served agents.txt grammar (config.AgentsJSONCompanion, the
+	// default) or the agent:// registry (config.AgentsJSONRegistry).
+	// Descriptors are served either way.
+	AgentsJSON config.AgentsJSONMode
+	// Disabled are the documents not published (and what only they
+	// require is not validated), e.g. config.DocAWP|config.DocDescriptors.
+	Disabled config.Document
+	// AllowHTTP accepts plain-http URLs in the declaration, for a site run
+	// on a development host. Without it, http is accepted only for
+	// localhost, 127.0.0.0/8 and [::1] (draft-car 2.1: HTTPS in
+	// production).
+	AllowHTTP bool
+
+	// DescriptorPath is the path template of agent:// descriptors; it must
+	// start with "/" and contain "{name}". Default
+	// "/agents/{name}/agent.json".
+	DescriptorPath string
+	// DescriptorKey signs every agent:// descriptor response (P-256), for
+	// conformance level 3 (agent-uri-03 10.3): an HTTP Message Signature
+	// (RFC 9421, ecdsa-p256-sha256) over @status, content-type and
+	// content-digest, the body's Content-Digest (RFC 9530), and the public
+	// key in the descriptor's authentication.jwks. The response is the
+	// same for every request, so it is signed once, in New.
+	DescriptorKey *ecdsa.PrivateKey
+
+	// MaxAge sets the Cache-Control max-age of documents, keyed by
+	// document (a key may name several: config.DocAgentsTxt|
+	// config.DocAgentsJSON). The defaults are each draft's: 300 s for
+	// agents.txt and agents.json (draft-car 5.1), 86400 s for agents.md
+	// (agents.md 1), 300 s for agent.json and descriptors.
+	MaxAge map[config.Document]time.Duration
+	// LastModified is the Last-Modified time of every document. Default:
+	// Site.GeneratedAt when set, else the time New was called. Set it (for
+	// example to your build time) so that replicas agree; ETags agree
+	// anyway, since they hash the bytes.
+	LastModified time.Time
+
+	// RobotsTxt serves /robots.txt generated from the declaration (RFC
+	// 9309): the Allow/Disallow rules agentready enforces, for "*" and
+	// every declared agent, and the usage preferences (config.Usage) as
+	// Content-Usage and Content-Signal lines, with the caching, ETag and
+	// HEAD of the other documents. Without it /robots.txt is left to the
+	// site.
+	//
+	// The capability-only default of draft-car 2.6 (no Allow or Disallow
+	// declared) is published for the clients it applies to: under
+	// WithImplicitAccess(ImplicitAllAgents), for "*", which closes
+	// everything but the capability endpoints to search engines too;
+	// under ImplicitAIAgents, in a group naming the declared agents and
+	// every product token the known-agent list classifies (Clients.Agents
+	// adds to it), and "*" gets no rule. An endpoint with {params} is left
+	// out: each admits one path segment, which robots.txt cannot express,
+	// so the file reads it closed.
+	RobotsTxt bool
+	// OwnRobotsTxt is the site's own robots.txt, served first, followed by
+	// the generated groups; setting it implies RobotsTxt. Crawlers merge
+	// the groups that name the same agent (RFC 9309 2.2.1), so rules it
+	// gives "*" still apply, and still take precedence by length.
+	OwnRobotsTxt []byte
+}
+
+// WithDocuments says which discovery documents are published and how; see
+// Documents. A second WithDocuments replaces the first.
+func WithDocuments(d Documents) Option {
 	return func(s *settings) error {
-		if d != config.DialectIETFDraft && d != config.DialectV010 {
-			return fmt.Errorf("WithDialect: unknown dialect %v", d)
+		var errs []error
+		if d.Dialect != config.DialectIETFDraft && d.Dialect != config.DialectV010 {
+			errs = append(errs, fmt.Errorf("Documents.Dialect: unknown dialect %v", d.Dialect))
 		}
-		s.formats.Dialect = d
-		return nil
-	}
-}
-
-// WithAgentsJSON selects what /.well-known/agents.json holds: the companion
-// of the served agents.txt grammar (config.AgentsJSONCompanion, the default)
-// or the agent:// registry (config.AgentsJSONRegistry). Descriptors are
-// served either way.
-func WithAgentsJSON(m config.AgentsJSONMode) Option {
-	return func(s *settings) error {
-		if m != config.AgentsJSONCompanion && m != config.AgentsJSONRegistry {
-			return fmt.Errorf("WithAgentsJSON: unknown mode %d", m)
+		if d.AgentsJSON != config.AgentsJSONCompanion && d.AgentsJSON != config.AgentsJSONRegistry {
+			errs = append(errs, fmt.Errorf("Documents.AgentsJSON: unknown mode %d", d.AgentsJSON))
 		}
-		s.formats.AgentsJSON = m
-		return nil
-	}
-}
-
-// WithoutDocuments stops publishing the given documents (and stops
-// validating what only they require), e.g.
-// WithoutDocuments(config.DocAWP|config.DocDescriptors).
-func WithoutDocuments(d config.Document) Option {
-	return func(s *settings) error {
-		if d&^config.AllDocuments != 0 {
-			return fmt.Errorf("WithoutDocuments: unknown document bits %#x", uint8(d&^config.AllDocuments))
+		if d.Disabled&^config.AllDocuments != 0 {
+			errs = append(errs, fmt.Errorf("Documents.Disabled: unknown document bits %#x", uint8(d.Disabled&^config.AllDocuments)))
 		}
-		s.formats.Disabled |= d
-		return nil
-	}
-}
-
-// WithDevelopment allows plain-http URLs in the declaration, for a site run
-// on a development host. Without it, http is accepted only for localhost,
-// 127.0.0.0/8 and [::1] (draft-car 2.1: HTTPS in production).
-func WithDevelopment() Option {
-	return func(s *settings) error {
-		s.formats.AllowHTTP = true
-		return nil
-	}
-}
-
-// WithDescriptorPath sets the path template of agent:// descriptors; it must
-// start with "/" and contain "{name}". Default "/agents/{name}/agent.json".
-func WithDescriptorPath(tmpl string) Option {
-	return func(s *settings) error {
-		s.descriptorPath = tmpl
-		return nil
-	}
-}
-
-// WithMaxAge sets the Cache-Control max-age of the given documents. The
-// defaults are each draft's: 300 s for agents.txt and agents.json (draft-car
-// 5.1), 86400 s for agents.md (agents.md 1), 300 s for agent.json and
-// descriptors.
-func WithMaxAge(d config.Document, maxAge time.Duration) Option {
-	return func(s *settings) error {
-		if maxAge < 0 {
-			return fmt.Errorf("WithMaxAge: negative max-age %v", maxAge)
-		}
-		if s.maxAge == nil {
-			s.maxAge = map[config.Document]time.Duration{}
-		}
-		for bit := config.Document(1); bit <= config.DocDescriptors && bit != 0; bit <<= 1 {
-			if d&bit != 0 {
-				s.maxAge[bit] = maxAge.Truncate(time.Second)
+		maxAge := map[config.Document]time.Duration{}
+		for doc, age := range d.MaxAge {
+			if age < 0 {
+				errs = append(errs, fmt.Errorf("Documents.MaxAge: negative max-age %v", age))
+			}
+			if doc&^config.AllDocuments != 0 {
+				errs = append(errs, fmt.Errorf("Documents.MaxAge: unknown document bits %#x", uint8(doc&^config.AllDocuments)))
+			}
+			// One entry per document, for the renderer's lookup.
+			for bit := config.Document(1); bit != 0 && bit <= config.AllDocuments; bit <<= 1 {
+				if doc&bit != 0 {
+					maxAge[bit] = age.Truncate(time.Second)
+				}
 			}
 		}
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+		d.MaxAge = maxAge
+		if d.OwnRobotsTxt != nil {
+			d.RobotsTxt, d.OwnRobotsTxt = true, append([]byte(nil), d.OwnRobotsTxt...)
+		}
+		s.docs = d
 		return nil
 	}
 }
 
-// WithLastModified sets the Last-Modified time of every document. Default:
-// Site.GeneratedAt when set, else the time New was called. Set it (for
-// example to your build time) so that replicas agree; ETags agree anyway,
-// since they hash the bytes.
-func WithLastModified(t time.Time) Option {
-	return func(s *settings) error {
-		s.lastModified = t
-		return nil
-	}
+// formats is what the options say is published, which decides what
+// config.Validate requires.
+func (d *Documents) formats() config.Formats {
+	return config.Formats{Dialect: d.Dialect, AgentsJSON: d.AgentsJSON, Disabled: d.Disabled, AllowHTTP: d.AllowHTTP}
 }
-
-// Enforcement options.
 
 // WithStore sets the rate-limit store. The default is an in-memory GCRA
-// store, per process; redisstore.NewLimitStore wrapped in ratelimit.NewFailover
-// makes limits hold across replicas, with an explicit failure policy.
+// store, per process; redisstore.NewLimitStore wrapped in
+// ratelimit.NewFailover makes limits hold across replicas, with an
+// explicit failure policy.
 func WithStore(s ratelimit.Store) Option {
 	return func(st *settings) error {
 		if s == nil {
@@ -170,14 +182,14 @@ func WithStore(s ratelimit.Store) Option {
 	}
 }
 
-// WithClock sets the clock of the default in-memory stores (rate limits,
-// sessions, audit logs), of session expiry and of audit timestamps, so tests
-// can advance time instead of sleeping. Stores given with WithStore,
-// WithSessionStore or WithAuditStore keep their own clocks.
-func WithClock(now func() time.Time) Option {
+// withClock sets the clock of the default in-memory stores (rate limits,
+// sessions, audit logs), of session expiry, of audit timestamps and of
+// verification, so that tests advance time instead of sleeping. The
+// tests reach it through export_test.go.
+func withClock(now func() time.Time) Option {
 	return func(st *settings) error {
 		if now == nil {
-			return errors.New("WithClock: nil clock")
+			return errors.New("withClock: nil clock")
 		}
 		st.clock = now
 		return nil
@@ -222,8 +234,9 @@ func WithLimitByAgent() Option {
 // present (Authorization: Bearer for bearer-token and oauth2, the api-key
 // header), not that it is valid: New logs once which capabilities are
 // checked for presence only, and their decisions say so
-// (Decision.PresenceOnly). A capability declaring hmac requires it: no
-// RFC 9421 signature is verified without it, and New fails.
+// (Decision.PresenceOnly). A capability declaring hmac requires it or
+// WithRequestSignatures: no RFC 9421 signature is verified without one of
+// them, and New fails.
 func WithAuthenticator(a enforce.Authenticator) Option {
 	return func(st *settings) error {
 		st.auth = a
@@ -240,30 +253,46 @@ func WithOnDecision(f func(enforce.Decision)) Option {
 	}
 }
 
-// WithAgentLists extends or replaces the lists of known AI agents and
-// generic automation clients that classify a User-Agent as an agent
-// (policy.WithExtraKnown, policy.WithExtraGeneric, policy.WithKnownList,
-// policy.WithGenericList, policy.WithoutNames), or names product tokens
-// that pass as browsers (policy.WithBrowserTokens: the site's own app).
-func WithAgentLists(opts ...policy.ClassifierOption) Option {
-	return func(st *settings) error {
-		st.classifierOpts = append(st.classifierOpts, opts...)
-		return nil
-	}
+// Clients changes who is taken for what (WithClients). Every client that
+// is not positively a browser is an agent; a User-Agent is a claim, so
+// nothing here lets a client through by its User-Agent except Browsers,
+// which the site chooses for its own apps.
+type Clients struct {
+	// Browsers are product tokens that pass as a browser: the site's own
+	// app ("ShopApp" for "ShopApp/3.2 (iPhone; iOS 18.1)") or an in-app
+	// browser it wants treated as a person's.
+	Browsers []string
+	// Agents are product tokens added to the known AI agents; Generic
+	// are added to the generic automation clients (HTTP libraries,
+	// command-line tools); Without are removed from both built-in lists.
+	Agents, Generic, Without []string
+
+	// ProbePaths are exact paths ("/healthz", "/readyz") that any client
+	// reaches without enforcement.
+	//
+	// ProbeNets are the networks (CIDRs or addresses: the load
+	// balancer's, the orchestrator's) whose requests pass without
+	// enforcement, whatever they ask for. The client address is the one
+	// rate limits use (WithTrustedProxies applies), but a proxy's address
+	// never passes for a client it forwards: a request with
+	// X-Forwarded-For, Forwarded or X-Real-IP passes by network only when
+	// X-Forwarded-For names a client in it that is not a trusted proxy.
+	// No User-Agent alone passes (anyone can send "kube-probe/1.30").
+	ProbePaths, ProbeNets []string
 }
 
-// WithClassifier replaces User-Agent classification: f says whether a
-// request comes from an agent and which declared policy applies
-// (Class.Policy indexes Site.Agents when Class.Kind is policy.Declared). A
-// request f calls a browser's is still an agent's (policy.Unknown, under
-// "*") when it carries X-Agent-Session, Signature-Input or
-// Signature-Agent, or two User-Agent headers.
-func WithClassifier(f func(r *http.Request) policy.Class) Option {
+// WithClients changes who is taken for what: product tokens that pass as
+// browsers, names added to or removed from the agent lists, and the
+// infrastructure probes that pass without enforcement; see Clients. A
+// second WithClients replaces the first.
+func WithClients(c Clients) Option {
 	return func(st *settings) error {
-		if f == nil {
-			return errors.New("WithClassifier: nil classifier")
+		for _, p := range c.ProbePaths {
+			if p == "" || p[0] != '/' {
+				return fmt.Errorf("Clients.ProbePaths: path %q does not start with \"/\"", p)
+			}
 		}
-		st.classify = f
+		st.clients = c
 		return nil
 	}
 }
@@ -287,20 +316,6 @@ const (
 	// capability scope, auth and limits still apply to them.
 	ImplicitAIAgents
 )
-
-func (s ImplicitScope) String() string {
-	switch s {
-	case ImplicitAllAgents:
-		return "all-agents"
-	case ImplicitAIAgents:
-		return "ai-agents"
-	}
-	return "unset"
-}
-
-// MarshalText implements encoding.TextMarshaler with String, so that a
-// ImplicitScope logs by name in JSON (log/slog, encoding/json), not as a number.
-func (s ImplicitScope) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // WithImplicitAccess says to whom the capability-only default of draft-car
 // 2.6 applies when the site declares no Allow or Disallow rule. New fails
@@ -349,29 +364,6 @@ func WithReportOnly() Option {
 	}
 }
 
-// WithProbes lets infrastructure probes through without enforcement:
-// requests to the given exact paths ("/healthz", "/readyz") from any
-// client, and requests from the given networks (CIDRs or addresses: the
-// load balancer's, the orchestrator's), whatever they ask for. A
-// User-Agent alone never passes (anyone can send "kube-probe/1.30"). Pass
-// nil for either list to leave it empty. The client address is the one
-// rate limits use (WithTrustedProxies applies), but a proxy's address
-// never passes for a client it forwards: a request with X-Forwarded-For,
-// Forwarded or X-Real-IP passes by network only when X-Forwarded-For
-// names a client in it that is not a trusted proxy.
-func WithProbes(paths, cidrs []string) Option {
-	return func(st *settings) error {
-		for _, p := range paths {
-			if p == "" || p[0] != '/' {
-				return fmt.Errorf("WithProbes: path %q does not start with \"/\"", p)
-			}
-		}
-		st.probePaths = append(st.probePaths, paths...)
-		st.probeNets = append(st.probeNets, cidrs...)
-		return nil
-	}
-}
-
 // WithLogger sets the logger for configuration and store problems found
 // while serving. Default slog.Default().
 func WithLogger(l *slog.Logger) Option {
@@ -381,11 +373,19 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// log is the logger the options name, or slog.Default().
+func (st *settings) log() *slog.Logger {
+	if st.logger == nil {
+		return slog.Default()
+	}
+	return st.logger
+}
+
 // WithVerification configures how claims to verified-only agent policies
 // (config.Verification) are checked: the HTTP client that fetches range
 // lists and key directories, the DNS resolver and its budget, the replay
 // cache shared by replicas. Without it the defaults of verify.Options
-// apply. WithClock and WithLogger apply to it unless it sets its own.
+// apply. WithLogger applies to it unless it sets its own.
 func WithVerification(o verify.Options) Option {
 	return func(st *settings) error {
 		st.verifyOpts = o
@@ -415,75 +415,39 @@ func WithRequestSignatures(keys verify.RequestKeys) Option {
 	}
 }
 
-// WithDescriptorSigning signs every agent:// descriptor response with key
-// (P-256), for conformance level 3 (agent-uri-03 10.3): an HTTP Message
-// Signature (RFC 9421, ecdsa-p256-sha256) over @status, content-type and
-// content-digest, the body's Content-Digest (RFC 9530), and the public key
-// in the descriptor's authentication.jwks. The response is the same for
-// every request, so it is signed once, in New.
-func WithDescriptorSigning(key *ecdsa.PrivateKey) Option {
-	return func(st *settings) error {
-		if key == nil {
-			return errors.New("WithDescriptorSigning: nil key")
-		}
-		st.descriptorKey = key
-		return nil
-	}
-}
-
-// Session and audit options (agents.txt v0.1.0).
-
-// WithSessionStore sets where sessions live. The default is a
-// session.MemoryStore (per process, on WithClock's clock);
-// redisstore.NewSessionStore shares sessions between replicas and keeps them
-// across restarts.
-func WithSessionStore(s session.Store) Option {
+// WithSessions sets where the v0.1.0 sessions live. The default is a
+// session.MemoryStore (per process); redisstore.NewSessionStore shares
+// sessions between replicas and keeps them across restarts.
+func WithSessions(s session.Store) Option {
 	return func(st *settings) error {
 		if s == nil {
-			return errors.New("WithSessionStore: nil store")
+			return errors.New("WithSessions: nil store")
 		}
 		st.sessionStore = s
 		return nil
 	}
 }
 
-// WithAuditStore sets where audit logs and sealed artifacts live. The
-// default is an audit.MemoryStore (per process, lost on restart);
-// redisstore.NewAuditStore keeps them durably. A store given here applies its own
-// redactor (audit.WithRedactor), not WithAuditRedactor's.
-func WithAuditStore(s audit.Store) Option {
-	return func(st *settings) error {
-		if s == nil {
-			return errors.New("WithAuditStore: nil store")
-		}
-		st.auditStore = s
-		return nil
-	}
-}
-
-// WithAuditKey sets the site's Ed25519 key that signs audit artifacts.
-// Required when Site.Audit.Enabled; its public half is published as
+// WithAudit sets the site's Ed25519 key that signs the v0.1.0 audit
+// artifacts, and where the audit logs and sealed artifacts live. The key
+// is required when Site.Audit.Enabled; its public half is published as
 // agents.json audit.public_key (filled in when Site.Audit.PublicKey is
-// empty, checked against it otherwise).
-func WithAuditKey(key ed25519.PrivateKey) Option {
+// empty, checked against it otherwise). A nil store is an
+// audit.MemoryStore (per process, lost on restart, params hidden by
+// audit.DefaultRedactor); redisstore.NewAuditStore keeps them durably. A
+// store applies its own redactor (audit.WithRedactor).
+func WithAudit(key ed25519.PrivateKey, store audit.Store) Option {
 	return func(st *settings) error {
 		if len(key) != ed25519.PrivateKeySize {
-			return fmt.Errorf("WithAuditKey: an Ed25519 private key has %d bytes, not %d", ed25519.PrivateKeySize, len(key))
+			return fmt.Errorf("WithAudit: an Ed25519 private key has %d bytes, not %d", ed25519.PrivateKeySize, len(key))
 		}
-		st.auditKey = key
+		st.auditKey, st.auditStore = key, store
 		return nil
 	}
 }
 
-// WithAuditRedactor sets the rule that hides sensitive param values in the
-// default audit store (default audit.DefaultRedactor: passwords, tokens,
-// card numbers and the like).
-func WithAuditRedactor(r audit.Redactor) Option {
-	return func(st *settings) error {
-		if r == nil {
-			return errors.New("WithAuditRedactor: nil redactor")
-		}
-		st.auditRedactor = r
-		return nil
-	}
+// classifier is what c says to policy.Compile.
+func (c *Clients) classifier() []policy.ClassifierOption {
+	return []policy.ClassifierOption{policy.WithBrowserTokens(c.Browsers...), policy.WithExtraKnown(c.Agents...),
+		policy.WithExtraGeneric(c.Generic...), policy.WithoutNames(c.Without...)}
 }

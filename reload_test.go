@@ -76,7 +76,7 @@ func TestReload(t *testing.T) {
 // reload: the stores are the same.
 func TestReloadKeepsSessions(t *testing.T) {
 	site := acme()
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()))
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestReloadUnderLoad(t *testing.T) {
 func TestReloadRemovedCapability(t *testing.T) {
 	rec := &decisions{}
 	clock := ratelimit.NewFakeClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
-	m, err := agentready.New(acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithClock(clock.Now),
+	m, err := agentready.New(acme(), agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil), agentready.WithClock(clock.Now),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()), agentready.WithOnDecision(rec.add))
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestReloadRemovedCapability(t *testing.T) {
 // endpoint, serves every session again.
 func TestReloadRemovedThenBack(t *testing.T) {
 	clock := ratelimit.NewFakeClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
-	m, err := agentready.New(acme(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithClock(clock.Now),
+	m, err := agentready.New(acme(), agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil), agentready.WithClock(clock.Now),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package agentready
 
 import (
-	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -11,50 +10,6 @@ import (
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/publish/robotstxt"
 )
-
-// robotsMode is what the Middleware does with /robots.txt.
-type robotsMode uint8
-
-const (
-	robotsLeave  robotsMode = iota // the site's own handler serves it, untouched
-	robotsServe                    // agentready serves the generated file
-	robotsMerged                   // agentready serves the site's file followed by the generated groups
-)
-
-// WithRobotsTxt serves /robots.txt generated from the declaration (RFC
-// 9309): the Allow/Disallow rules agentready enforces, for "*" and every
-// declared agent, and the usage preferences (config.Usage) as
-// Content-Usage and Content-Signal lines, with the caching, ETag and HEAD
-// of the other documents. Without it (and without WithRobotsTxtMerged)
-// /robots.txt is left to the site, as before.
-//
-// The capability-only default of draft-car 2.6 (no Allow or Disallow
-// declared) is published for the clients it applies to: under
-// WithImplicitAccess(ImplicitAllAgents), for "*", which closes everything
-// but the capability endpoints to search engines too; under
-// ImplicitAIAgents, in a group naming the declared agents and every
-// product token the known-agent list classifies (WithAgentLists changes
-// it), and "*" gets no rule. An endpoint with {params} is left out: each
-// admits one path segment, which robots.txt cannot express, so the file
-// reads it closed. With WithClassifier the file cannot know which clients
-// the custom function calls known agents: it names the built-in ones.
-func WithRobotsTxt() Option {
-	return func(st *settings) error {
-		st.robots, st.robotsOwn = robotsServe, nil
-		return nil
-	}
-}
-
-// WithRobotsTxtMerged is WithRobotsTxt for a site that has a robots.txt of
-// its own: own is served first, then the generated groups. Crawlers merge
-// the groups that name the same agent (RFC 9309 2.2.1), so rules own gives
-// "*" still apply, and still take precedence by length.
-func WithRobotsTxtMerged(own []byte) Option {
-	return func(st *settings) error {
-		st.robots, st.robotsOwn = robotsMerged, append([]byte(nil), own...)
-		return nil
-	}
-}
 
 // renderRobots renders the /robots.txt document.
 func renderRobots(p *policy.Policy, docs []publish.Document, st *settings) (publish.Document, error) {
@@ -66,7 +21,7 @@ func renderRobots(p *policy.Policy, docs []publish.Document, st *settings) (publ
 			allow = append(allow, (&url.URL{Path: path}).EscapedPath())
 		}
 	}
-	o := robotstxt.Options{Allow: allow, Own: st.robotsOwn}
+	o := robotstxt.Options{Allow: allow, Own: st.docs.OwnRobotsTxt}
 	if p.Implicit && st.implicit != ImplicitAllAgents {
 		o.RulesFor = implicitAgents(p)
 	}
@@ -77,7 +32,7 @@ func renderRobots(p *policy.Policy, docs []publish.Document, st *settings) (publ
 	// RFC 9309 2.4: crawlers should not use a cached copy for more than
 	// 24 hours; an hour lets a change reach them the same day.
 	return publish.Document{Name: "robots.txt", Paths: []string{"/robots.txt"}, ContentType: "text/plain; charset=utf-8",
-		Body: body, MaxAge: time.Hour, LastModified: st.lastModified}, nil
+		Body: body, MaxAge: time.Hour, LastModified: st.docs.LastModified}, nil
 }
 
 // implicitAgents are the product tokens the implicit rules apply to under
@@ -107,10 +62,7 @@ func implicitAgents(p *policy.Policy) []string {
 // itself: a capability endpoint that a Disallow closes to agents, and a
 // preference that refuses an agent a path an Allow opens to it.
 func warnContradictions(p *policy.Policy, st *settings) {
-	log := st.logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log := st.log()
 	if !p.Implicit {
 		for _, c := range p.Capabilities {
 			if c.Path == "" || strings.Contains(c.Path, "{") {
@@ -122,7 +74,7 @@ func warnContradictions(p *policy.Policy, st *settings) {
 		}
 	}
 	site := p.Site()
-	if st.formats.Dialect == config.DialectV010 && st.formats.Serves(config.DocAgentsTxt) {
+	if f := st.docs.formats(); f.Dialect == config.DialectV010 && f.Serves(config.DocAgentsTxt) {
 		// The v0.1.0 grammar has no Disallow and no agent policy: what is
 		// enforced must be said where it can be.
 		var lost []string
@@ -135,8 +87,8 @@ func warnContradictions(p *policy.Policy, st *settings) {
 			}
 		}
 		if len(lost) > 0 {
-			where := "publish them in robots.txt with WithRobotsTxt"
-			if st.robots != robotsLeave {
+			where := "publish them in robots.txt with Documents.RobotsTxt"
+			if st.docs.RobotsTxt {
 				where = "the generated robots.txt carries the rules"
 			}
 			log.Warn("agentready: the v0.1.0 agents.txt cannot carry these, and they are enforced; "+where, "enforced", lost)

@@ -73,7 +73,7 @@ func TestRobotsTxtAgreesWithEnforcement(t *testing.T) {
 		{"templates, AI agents only", templated, agentready.ImplicitAIAgents},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			opts := []agentready.Option{agentready.WithRobotsTxt(), agentready.WithLogger(discardLogger())}
+			opts := []agentready.Option{agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(discardLogger())}
 			if c.scope != 0 {
 				opts = append(opts, agentready.WithImplicitAccess(c.scope))
 			}
@@ -152,7 +152,7 @@ func TestUsagePreferences(t *testing.T) {
 	site.Usage = config.Usage{Train: config.Denied, Search: config.Allowed, Enforce: true,
 		Paths: []config.PathUsage{{Path: "/blog/", Train: config.Allowed}, {Path: "/products/private/", Search: config.Denied}}}
 	var logs bytes.Buffer
-	m, err := agentready.New(site, agentready.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), agentready.WithRobotsTxt())
+	m, err := agentready.New(site, agentready.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), agentready.WithDocuments(agentready.Documents{RobotsTxt: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,11 +242,11 @@ func TestV010DropsWarn(t *testing.T) {
 	site.Access.Disallow = append(site.Access.Disallow, "/admin/*")
 	site.Agents = append(site.Agents, config.AgentPolicy{Name: "claude", RateLimit: config.PerMinute(10)})
 	var logs bytes.Buffer
-	if _, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	if _, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"v0.1.0 agents.txt cannot carry", "Disallow: /admin/*", "Agent: claude", "WithRobotsTxt"} {
+	for _, want := range []string{"v0.1.0 agents.txt cannot carry", "Disallow: /admin/*", "Agent: claude", "Documents.RobotsTxt"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the warning lacks %q:\n%s", want, logs.String())
 		}
@@ -320,7 +320,7 @@ func TestMCPServerCardPaths(t *testing.T) {
 		mcp("store-tools", "https://outdoorsupply.example/mcp"), // the store-assistant's server
 		mcp("cafe", "https://outdoorsupply.example/api/caf%C3%A9"),
 		mcp("remote", "https://mcp.other.example/tools"))
-	m, err := agentready.New(site, agentready.WithRobotsTxt(), agentready.WithLogger(discardLogger()))
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(discardLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}

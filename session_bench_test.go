@@ -19,7 +19,7 @@ func newSessionPipeline(tb testing.TB, withAudit bool) (http.Handler, string) {
 	site := acme()
 	site.Audit.Enabled = withAudit
 	site.RateLimit = config.PerMinute(1_000_000) // a new Middleware every rotate requests
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestSessionsUnderBindings(t *testing.T) {
 			site.Capabilities[i].RateLimit = config.PerMinute(2)
 		}
 	}
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestSessionEndpointRateLimited(t *testing.T) {
 	clock := ratelimit.NewFakeClock(time.Time{})
 	site := acme()
 	site.RateLimit = config.PerMinute(2)
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey), agentready.WithClock(clock.Now), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil), agentready.WithClock(clock.Now), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestBodyLimitOnBoundRoutes(t *testing.T) {
 					}
 				}
 			}
-			opts := []agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+			opts := []agentready.Option{agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 				agentready.WithLogger(discardLogger())}
 			if reportOnly {
 				opts = append(opts, agentready.WithReportOnly())

@@ -49,7 +49,7 @@ func acme() config.Site {
 // shopServer serves the demo shop behind a v0.1.0 Middleware.
 func shopServer(t *testing.T, opts ...agentready.Option) (*httptest.Server, *agentready.Middleware) {
 	t.Helper()
-	opts = append([]agentready.Option{agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	opts = append([]agentready.Option{agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents)}, opts...)
 	m, err := agentready.New(acme(), opts...)
 	if err != nil {
@@ -275,7 +275,7 @@ func TestMaxSessions(t *testing.T) {
 func TestMaxSessionsDeclaredAgent(t *testing.T) {
 	site := acme()
 	site.Agents = []config.AgentPolicy{{Name: "GPTBot"}}
-	m, err := agentready.New(site, agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey),
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +344,7 @@ func TestAuditFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := shopServer(t, agentready.WithAuditStore(failingAudit{ms}))
+	srv, _ := shopServer(t, agentready.WithAudit(testAuditKey, failingAudit{ms}))
 	token, _ := createSession(t, srv.URL, uaClaudeUser)
 	r := call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue"}`, "User-Agent", uaClaudeUser, "X-Agent-Session", token)
 	if r.status != http.StatusServiceUnavailable || !strings.Contains(string(r.raw), "the audit trail could not record this action") ||
@@ -366,7 +366,7 @@ func TestDeleteFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var broken atomic.Bool
-	srv, _ := shopServer(t, agentready.WithAuditStore(switchableAudit{ms, &broken}))
+	srv, _ := shopServer(t, agentready.WithAudit(testAuditKey, switchableAudit{ms, &broken}))
 	token, id := createSession(t, srv.URL, uaClaudeUser)
 	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
 	broken.Store(true)
@@ -399,7 +399,7 @@ func TestCreateFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var broken atomic.Bool
-	srv, _ := shopServer(t, agentready.WithAuditStore(switchableAudit{ms, &broken}))
+	srv, _ := shopServer(t, agentready.WithAudit(testAuditKey, switchableAudit{ms, &broken}))
 	broken.Store(true)
 	for range 6 { // above Acme's max_sessions of 5: nothing is kept
 		r := call(t, "POST", srv.URL+sessPath, "", "User-Agent", uaClaudeUser)
@@ -428,12 +428,16 @@ func (s switchableAudit) Append(ctx context.Context, id string, e audit.Event) e
 }
 
 func TestAuditRedactor(t *testing.T) {
-	srv, _ := shopServer(t, agentready.WithAuditRedactor(func(k string, v any) any {
+	ms, err := audit.NewMemoryStore(audit.WithRedactor(func(k string, v any) any {
 		if k == "id" {
 			return "[item]"
 		}
 		return v
 	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := shopServer(t, agentready.WithAudit(testAuditKey, ms))
 	token, id := createSession(t, srv.URL, uaClaudeUser)
 	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
 	call(t, "POST", srv.URL+api+"cart/add", `{"id":"mug-blue","password":"x"}`, as...)
@@ -459,15 +463,15 @@ func TestSessionAgentsJSON(t *testing.T) {
 }
 
 func TestAuditOptionErrors(t *testing.T) {
-	if _, err := agentready.New(acme(), agentready.WithDialect(config.DialectV010)); err == nil ||
-		!strings.Contains(err.Error(), "Audit.Enabled needs agentready.WithAuditKey") {
+	if _, err := agentready.New(acme(), agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010})); err == nil ||
+		!strings.Contains(err.Error(), "Audit.Enabled needs agentready.WithAudit") {
 		t.Errorf("no key: %v", err)
 	}
-	if _, err := agentready.New(fixtures.AcmeCeramics(), agentready.WithDialect(config.DialectV010), agentready.WithAuditKey(testAuditKey)); err == nil ||
+	if _, err := agentready.New(fixtures.AcmeCeramics(), agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil)); err == nil ||
 		!strings.Contains(err.Error(), "is not the public half") {
 		t.Errorf("mismatched key: %v", err)
 	}
-	if _, err := agentready.New(acme(), agentready.WithAuditKey(ed25519.PrivateKey{1})); err == nil {
+	if _, err := agentready.New(acme(), agentready.WithAudit(ed25519.PrivateKey{1}, nil)); err == nil {
 		t.Error("short key accepted")
 	}
 }
@@ -484,7 +488,7 @@ func redisSessionsAndAudit(t *testing.T, client redis.UniversalClient, prefix st
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []agentready.Option{agentready.WithSessionStore(ss), agentready.WithAuditStore(as)}
+	return []agentready.Option{agentready.WithSessions(ss), agentready.WithAudit(testAuditKey, as)}
 }
 
 // TestSessionRedisRestart runs a session across a restart of the

@@ -24,19 +24,19 @@ import (
 // This file wires the v0.1.0 sessions and audit trail into the Middleware:
 // the session endpoint, the audit endpoint, sealing at session end.
 
-// CapabilitySessionCreate names the audit event recorded when a session is
+// capabilitySessionCreate names the audit event recorded when a session is
 // created. It is the first event of every session's log, so that the log
 // exists (the audit endpoint answers 425, not 404) from the session's start,
 // and it carries what is needed to seal the log after a restart: the
 // deadline and what the agent said about itself.
-const CapabilitySessionCreate = "session.create"
+const capabilitySessionCreate = "session.create"
 
-// CapabilitySessionDelete names the audit event recorded for a DELETE on
+// capabilitySessionDelete names the audit event recorded for a DELETE on
 // the session endpoint, the last event of a session its agent ended: the
 // request carries the session, so it is recorded like any other (v0.1.0
 // audit notes), before the log is sealed. If it cannot be recorded the
 // DELETE answers 503 and the session stays live.
-const CapabilitySessionDelete = "session.delete"
+const capabilitySessionDelete = "session.delete"
 
 // sessions is the session and audit part of a Middleware; nil when the
 // declaration uses neither.
@@ -58,7 +58,7 @@ func prepareAudit(site *config.Site, st *settings) error {
 		return nil
 	}
 	if st.auditKey == nil {
-		return errors.New("Audit.Enabled needs agentready.WithAuditKey")
+		return errors.New("Audit.Enabled needs agentready.WithAudit (the key that signs the artifacts)")
 	}
 	pub := base64.StdEncoding.EncodeToString(st.auditKey.Public().(ed25519.PublicKey))
 	switch site.Audit.PublicKey {
@@ -66,7 +66,7 @@ func prepareAudit(site *config.Site, st *settings) error {
 		site.Audit.PublicKey = pub
 	case pub:
 	default:
-		return fmt.Errorf("Site.Audit.PublicKey %q is not the public half of the WithAuditKey key (%s)", site.Audit.PublicKey, pub)
+		return fmt.Errorf("Site.Audit.PublicKey %q is not the public half of the WithAudit key (%s)", site.Audit.PublicKey, pub)
 	}
 	return nil
 }
@@ -77,10 +77,7 @@ func newSessions(site *config.Site, st *settings) (*sessions, error) {
 	if !resolve.NeedsSession(site) && site.Session.Endpoint == "" && site.Session.TTL == 0 && !site.Audit.Enabled {
 		return nil, nil
 	}
-	log := st.logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log := st.log()
 	s := &sessions{site: site.URL, endpoint: resolve.SessionEndpoint(site), log: log, key: st.auditKey}
 	var auditURL func(string) string
 	var afterCreate func(context.Context, *session.Session) error
@@ -90,9 +87,6 @@ func newSessions(site *config.Site, st *settings) (*sessions, error) {
 			var opts []audit.Option
 			if st.clock != nil {
 				opts = append(opts, audit.WithClock(st.clock))
-			}
-			if st.auditRedactor != nil {
-				opts = append(opts, audit.WithRedactor(st.auditRedactor))
 			}
 			ms, err := audit.NewMemoryStore(opts...)
 			if err != nil {
@@ -157,7 +151,7 @@ func (s *sessions) beforeEnd(ctx context.Context, ss *session.Session, reason se
 	ev := audit.Event{
 		EventID:        audit.NewEventID(),
 		Timestamp:      audit.FormatTime(s.mgr.Now()),
-		Capability:     CapabilitySessionDelete,
+		Capability:     capabilitySessionDelete,
 		Method:         http.MethodDelete,
 		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: ruleSessionEndpoint},
 		ResponseStatus: http.StatusOK,
@@ -205,14 +199,14 @@ func (s *sessions) explain(enf *enforce.Enforcer, r *http.Request) (enforce.Deci
 	case p == s.endpoint:
 		return enf.ExplainLimitOnly(r), true
 	case s.auditBase != "" && strings.HasPrefix(p, s.auditBase):
-		return enforce.Decision{Outcome: enforce.Allow, Rule: RuleAuditEndpoint}, true
+		return enforce.Decision{Outcome: enforce.Allow, Rule: ruleAuditEndpoint}, true
 	}
 	return enforce.Decision{}, false
 }
 
-// RuleAuditEndpoint is the Decision.Rule Explain gives for the audit
+// ruleAuditEndpoint is the Decision.Rule Explain gives for the audit
 // endpoint: artifacts are public, for anyone to verify (v0.1.0).
-const RuleAuditEndpoint = "audit endpoint (public, always served)"
+const ruleAuditEndpoint = "audit endpoint (public, always served)"
 
 // serveArtifact answers GET <audit path>/<session_id>: 200 with the signed
 // artifact, 404 for an unknown session, 425 Too Early while it is active.
@@ -301,7 +295,7 @@ func (s *sessions) settle(ctx context.Context, id string) (time.Duration, audit.
 // createMeta reads the session.create event: the session's metadata and
 // deadline.
 func createMeta(evs []audit.Event, id, site string) (audit.Meta, time.Time, bool) {
-	if len(evs) == 0 || evs[0].Capability != CapabilitySessionCreate {
+	if len(evs) == 0 || evs[0].Capability != capabilitySessionCreate {
 		return audit.Meta{}, time.Time{}, false
 	}
 	str := func(k string) string { v, _ := evs[0].Params[k].(string); return v }
@@ -328,7 +322,7 @@ func (s *sessions) recordCreate(ctx context.Context, ss *session.Session) error 
 	ev := audit.Event{
 		EventID:    audit.NewEventID(),
 		Timestamp:  audit.FormatTime(ss.CreatedAt),
-		Capability: CapabilitySessionCreate,
+		Capability: capabilitySessionCreate,
 		Method:     http.MethodPost,
 		Params: map[string]any{
 			"agent":         ss.Agent,

@@ -3,7 +3,6 @@ package agentready
 import (
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
@@ -11,32 +10,13 @@ import (
 	"github.com/agentready/agentready/verify"
 )
 
-// ShadowResult is one request decided by the enforced declaration and by
-// a shadow candidate (WithShadow).
-type ShadowResult struct {
-	// Enforced is the decision applied; Candidate what the candidate
-	// declaration would have decided (without consuming rate-limit
-	// tokens: its limits are peeked in the same store).
-	Enforced, Candidate enforce.Decision
-	// Differs is set when the two would answer differently: another
-	// outcome or status.
-	Differs bool
-}
-
-// ShadowStats counts what a shadow declaration saw.
-type ShadowStats struct {
-	// Compared requests, and those the candidate would have answered
-	// differently.
-	Compared, Differed uint64
-}
-
 // WithShadow evaluates candidate, a declaration being considered, beside
 // the enforced one on live traffic, and never applies it: every request is
 // also decided by the candidate (as Explain decides: nothing is served,
 // no token consumed, no nonce recorded), with the same options and the
 // same rate-limit store, and both decisions go to hook (which may be nil).
-// A request the two would answer differently is flagged (Differs), logged
-// at Info and counted (Middleware.ShadowStats). Together with
+// A request the two would answer differently (another outcome or status)
+// is logged at Info. Together with
 // WithReportOnly, a site changes its declaration without guessing: run the
 // new one as a shadow, read the differences, then swap.
 //
@@ -52,7 +32,7 @@ type ShadowStats struct {
 // decides afterwards for a route that is not a declared endpoint (the
 // bound capability's scope, auth and limit) is not compared: the
 // candidate decides such a route by its own endpoints.
-func WithShadow(candidate config.Site, hook func(ShadowResult)) Option {
+func WithShadow(candidate config.Site, hook func(enforced, candidate enforce.Decision)) Option {
 	return func(st *settings) error {
 		c := candidate
 		st.shadow = &shadowSpec{site: &c, hook: hook}
@@ -62,15 +42,14 @@ func WithShadow(candidate config.Site, hook func(ShadowResult)) Option {
 
 type shadowSpec struct {
 	site *config.Site
-	hook func(ShadowResult)
+	hook func(enforced, candidate enforce.Decision)
 }
 
 // shadow is a candidate declaration evaluated beside the enforced one.
 type shadow struct {
-	m                  *compiled
-	hook               func(ShadowResult)
-	log                *slog.Logger
-	compared, differed atomic.Uint64
+	m    *compiled
+	hook func(enforced, candidate enforce.Decision)
+	log  *slog.Logger
 }
 
 // newShadow builds the candidate's Middleware with the enforced one's
@@ -88,10 +67,7 @@ func newShadow(st settings, store ratelimit.Store, sess *sessions) (*shadow, err
 			cst.auditStore = sess.audit
 		}
 	}
-	log := st.logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log := st.log()
 	// What building the candidate logs (contradictions, presence-only auth)
 	// is about the candidate, not the declaration enforced: it says so.
 	cst.logger = log.With("declaration", "shadow")
@@ -113,11 +89,7 @@ func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
 		}
 	}()
 	cand := s.m.explain(r)
-	res := ShadowResult{Enforced: enforced, Candidate: cand,
-		Differs: cand.Outcome != enforced.Outcome || cand.Status != enforced.Status}
-	s.compared.Add(1)
-	if res.Differs {
-		s.differed.Add(1)
+	if cand.Outcome != enforced.Outcome || cand.Status != enforced.Status {
 		s.log.Info("agentready: the shadow declaration would decide this request differently",
 			"path", r.URL.Path, "enforced", enforced.Outcome, "candidate", cand.Outcome,
 			"enforced_rule", enforced.Rule, "candidate_rule", cand.Rule, "agent", enforced.Agent)
@@ -130,18 +102,8 @@ func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
 				s.log.Error("agentready: the shadow hook panicked", "panic", v)
 			}
 		}()
-		s.hook(res)
+		s.hook(enforced, cand)
 	}
-}
-
-// ShadowStats returns the counts of the shadow declaration (zero without
-// WithShadow).
-func (m *Middleware) ShadowStats() ShadowStats {
-	sh := m.cur.Load().shadow
-	if sh == nil {
-		return ShadowStats{}
-	}
-	return ShadowStats{Compared: sh.compared.Load(), Differed: sh.differed.Load()}
 }
 
 // ShadowVerifier is the shadow declaration's Verifier (see Verifier), nil

@@ -34,6 +34,6 @@ func ExampleValidate() {
 	// Access.Disallow[0]: pattern "admin/*" must start with "/" or "*" (draft-car 2.6: robots.txt path syntax)
 	// Capabilities[0].Auth.TokenEndpoint: is required for Auth bearer-token by draft-car agents.txt (2.5: Auth-Endpoint MUST be present when Auth is bearer-token or oauth2)
 	// Capabilities[0].ID: "cart.add" is not allowed by draft-car agents.txt (2.5: lowercase letters, digits and hyphens); serve the v0.1.0 dialect or rename it
-	// URL: "http://shop.example" must use https: plain http is accepted only for localhost, 127.0.0.0/8 and [::1], or with Formats.AllowHTTP (agentready.WithDevelopment; draft-car 2.1 and agents.md 5 require HTTPS in production)
+	// URL: "http://shop.example" must use https: plain http is accepted only for localhost, 127.0.0.0/8 and [::1], or with Formats.AllowHTTP (agentready.Documents.AllowHTTP; draft-car 2.1 and agents.md 5 require HTTPS in production)
 	// 4 problems; Capabilities[0].ID is forbidden by draft-car
 }

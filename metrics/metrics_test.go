@@ -113,9 +113,10 @@ func TestDocumentsAfterReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := mx.Documents(m.Handler(http.NotFoundHandler()), m) // wrapped before the reload
-	before := map[string]bool{}
-	for _, p := range m.DocumentPaths() {
-		before[p] = true
+	// The MCP server card of the capability the reload adds.
+	const added = "/tools/mcp/server-card"
+	if m.ServesDocument(added) {
+		t.Fatalf("%s is served before the reload", added)
 	}
 	next := fixtures.OutdoorSupply()
 	next.Capabilities = append(next.Capabilities, config.Capability{ID: "tools", Description: "Tools over MCP",
@@ -123,14 +124,8 @@ func TestDocumentsAfterReload(t *testing.T) {
 	if err := m.Reload(next); err != nil {
 		t.Fatal(err)
 	}
-	added := ""
-	for _, p := range m.DocumentPaths() {
-		if !before[p] {
-			added = p
-		}
-	}
-	if added == "" {
-		t.Fatal("the reload added no document")
+	if !m.ServesDocument(added) {
+		t.Fatalf("the reload added no document at %s", added)
 	}
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", added, nil))
 	if n := testutil.ToFloat64(mx.DocumentsCounter().WithLabelValues(added, "200")); n != 1 {

@@ -254,7 +254,7 @@ func BenchmarkDocument(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	docs := m.Publisher()
+	docs := m.Handler(http.NotFoundHandler()) // documents are served before anything else
 	w := httptest.NewRecorder()
 	docs.ServeHTTP(w, httptest.NewRequest("GET", "/.well-known/agents.txt", nil))
 	body := w.Body.Bytes()

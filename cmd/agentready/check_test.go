@@ -16,7 +16,7 @@ import (
 
 // TestCheckGoodSite: a site served by agentready passes.
 func TestCheckGoodSite(t *testing.T) {
-	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithRobotsTxt(), agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		opts = append(opts, agentready.WithReportOnly())
 	}
 	if c.robots {
-		opts = append(opts, agentready.WithRobotsTxt())
+		opts = append(opts, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}))
 	}
 	if !strict {
 		opts = append(opts, agentready.WithLenientRouting())

@@ -85,7 +85,7 @@ func usagePreferences(site config.Site) (*agentready.Middleware, error) {
 		Paths:   []config.PathUsage{{Path: "/blog/", Train: config.Allowed}},
 		Enforce: true, // refuse the crawlers a preference denies
 	}
-	m, err := agentready.New(site, agentready.WithRobotsTxt())
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}))
 	return m, err
 }
 
@@ -184,16 +184,16 @@ func sessions(ctx context.Context, priv ed25519.PrivateKey, addr string, app htt
 	site := acmeCeramics()    // your config.Site, with Session and Audit
 	site.Audit.PublicKey = "" // New publishes the key's public half
 	m, err := agentready.New(site,
-		agentready.WithDialect(config.DialectV010),
-		agentready.WithAuditKey(priv), // ed25519.PrivateKey: required with Audit.Enabled
-		// optional: agentready.WithSessionStore(redisstore.NewSessionStore(...)),
-		//           agentready.WithAuditStore(redisstore.NewAuditStore(...)),
-		//           agentready.WithAuditRedactor(myRule), agentready.WithClock(now)
+		agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}),
+		// ed25519.PrivateKey, required with Audit.Enabled; nil: audit logs in memory.
+		// Durable: agentready.WithAudit(priv, redisstore.NewAuditStore(...)),
+		// and agentready.WithSessions(redisstore.NewSessionStore(...)).
+		agentready.WithAudit(priv, nil),
 	)
 	if err != nil {
 		log.Fatal(err)
 	}
-	go m.Sessions().Run(ctx, time.Minute) // seal sessions that expire unattended
+	go m.Run(ctx) // seal sessions that expire unattended
 	http.ListenAndServe(addr, m.Handler(app))
 	return nil
 }

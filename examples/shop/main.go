@@ -64,8 +64,8 @@ func main() {
 	site := fixtures.AcmeCeramics()
 	site.Audit.PublicKey = "" // the fixture's is a test key: New publishes ours
 	opts := []agentready.Option{
-		agentready.WithDialect(config.DialectV010),
-		agentready.WithAuditKey(key),
+		agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}),
+		agentready.WithAudit(key, nil),
 		agentready.WithLogger(logger),
 		// The shop declares no Allow/Disallow rules: every automated
 		// client may use its capabilities and nothing else (draft-car 2.6).
@@ -83,7 +83,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		opts = append(opts, agentready.WithSessionStore(ss), agentready.WithAuditStore(as))
+		opts = append(opts, agentready.WithSessions(ss), agentready.WithAudit(key, as))
 	}
 	m, err := agentready.New(site, opts...)
 	if err != nil {
@@ -91,7 +91,7 @@ func main() {
 	}
 	// Seal the audit trail of sessions that expire while no one creates
 	// sessions.
-	go func() { _ = m.Sessions().Run(context.Background(), time.Minute) }()
+	go func() { _ = m.Run(context.Background()) }()
 
 	fmt.Printf("Acme Ceramics on http://%s\naudit public key: %s\n", *addr, base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey)))
 	srv := &http.Server{Addr: *addr, Handler: m.Handler(shop.New(site.URL)), ReadHeaderTimeout: 10 * time.Second}

@@ -32,7 +32,7 @@ func Middleware(ctx context.Context, app *App, redisAddr string, trustSignatureA
 		opts = append(opts, agentready.WithStore(store))
 	}
 	site := Site()
-	opts = append(opts, agentready.WithRobotsTxt())
+	opts = append(opts, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}))
 	if len(trustSignatureAgents) > 0 {
 		for i := range site.Agents {
 			if site.Agents[i].Name == "claude" {

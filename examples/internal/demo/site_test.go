@@ -23,7 +23,7 @@ func TestSiteYAML(t *testing.T) {
 		t.Errorf("site.yaml:\n got %+v\nwant %+v", fromFile, Site())
 	}
 	serve := func(site config.Site) func(path string) []byte {
-		m, err := agentready.New(site, agentready.WithRobotsTxt(), agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 		if err != nil {
 			t.Fatal(err)
 		}
