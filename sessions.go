@@ -18,6 +18,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/session"
 )
 
@@ -41,7 +42,7 @@ const capabilitySessionDelete = "session.delete"
 // sessions is the session and audit part of a Middleware; nil when the
 // declaration uses neither.
 type sessions struct {
-	mgr       *session.Manager
+	mgr       *sessionmgr.Manager
 	audit     audit.Store // nil without audit
 	key       ed25519.PrivateKey
 	site      string // the site URL, for artifacts
@@ -109,7 +110,7 @@ func newSessions(site *config.Site, st *settings) (*sessions, error) {
 			caps = append(caps, site.Capabilities[i].ID)
 		}
 	}
-	mgr, err := session.New(session.Config{
+	mgr, err := sessionmgr.New(sessionmgr.Config{
 		Store:        st.sessionStore, // nil: the Manager's MemoryStore, on its clock
 		TTL:          resolve.SessionTTL(site),
 		MaxSessions:  site.Session.MaxSessions,
@@ -130,7 +131,7 @@ func newSessions(site *config.Site, st *settings) (*sessions, error) {
 
 // onEnd seals the session's audit log. A failure is logged; the audit
 // endpoint seals an expired log it finds unsealed.
-func (s *sessions) onEnd(ss *session.Session, reason session.EndReason) {
+func (s *sessions) onEnd(ss *session.Session, reason sessionmgr.EndReason) {
 	if s.audit == nil {
 		return
 	}
@@ -144,8 +145,8 @@ func (s *sessions) onEnd(ss *session.Session, reason session.EndReason) {
 // beforeEnd records a DELETE on the session endpoint as the session's last
 // event. A handoff needs nothing here: the checkout request that ends the
 // session has been recorded already.
-func (s *sessions) beforeEnd(ctx context.Context, ss *session.Session, reason session.EndReason) error {
-	if s.audit == nil || reason != session.Deleted {
+func (s *sessions) beforeEnd(ctx context.Context, ss *session.Session, reason sessionmgr.EndReason) error {
+	if s.audit == nil || reason != sessionmgr.Deleted {
 		return nil
 	}
 	ev := audit.Event{
@@ -315,7 +316,7 @@ func envelopeProblem(w http.ResponseWriter, status int, msg string) {
 }
 
 // recordCreate records a new session's session.create event
-// (session.Config.AfterCreate): if it cannot, the session is deleted and
+// (sessionmgr.Config.AfterCreate): if it cannot, the session is deleted and
 // its creation fails (503), so that every session has a log from its
 // first moment.
 func (s *sessions) recordCreate(ctx context.Context, ss *session.Session) error {

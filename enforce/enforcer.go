@@ -20,6 +20,7 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
 )
@@ -76,7 +77,7 @@ type Config struct {
 	// Sessions, when set, enforces v0.1.0 sessions: a session-required
 	// capability answers 401 without a valid X-Agent-Session, and a valid
 	// session is put in the request context (session.FromContext).
-	Sessions *session.Manager
+	Sessions *sessionmgr.Manager
 	// Removed, when set, names the capability a reload removed (and when)
 	// that a request (method, path) addressed: a request the current
 	// declaration routes to no capability, carrying a session created
@@ -97,7 +98,7 @@ type Config struct {
 	// Audit, when set with Sessions, records every request carrying a
 	// valid session as one audit event; a request whose event cannot be
 	// recorded fails closed with 503. The store's Redactor applies.
-	// Events are timestamped by the Sessions clock (session.Config.Now),
+	// Events are timestamped by the Sessions clock (sessionmgr.Config.Now),
 	// which also dates the sessions themselves.
 	Audit audit.Store
 }
@@ -140,7 +141,7 @@ type Enforcer struct {
 	probePaths map[string]bool
 	probeNets  []netip.Prefix
 
-	sessions *session.Manager
+	sessions *sessionmgr.Manager
 	verifier Verifier
 	signed   SignedRequests
 	shadow   func(*http.Request, Decision)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/session"
 )
 
@@ -234,7 +235,7 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 	if ci >= 0 && e.p.Capabilities[ci].Decl.HumanHandoff && handedOff {
 		// v0.1.0: a successful human_handoff checkout may end the session;
 		// ending it seals the audit trail.
-		if _, err := e.sessions.End(context.WithoutCancel(r.Context()), s, session.Handoff); err != nil && !errors.Is(err, session.ErrNotFound) {
+		if _, err := e.sessions.End(context.WithoutCancel(r.Context()), r, s, sessionmgr.Handoff); err != nil && !errors.Is(err, session.ErrNotFound) {
 			e.log.Error("agentready: ending the session after a human handoff", "session", s.ID, "err", err)
 		}
 	}
@@ -242,15 +243,15 @@ func (e *Enforcer) serveSession(w http.ResponseWriter, r *http.Request, next htt
 
 // checkSession looks up the session r carries and returns it, nil when
 // there is no valid one: d is then denied (DenySession, with the status
-// session.ErrorStatus gives) if it was allowed and its capability requires
+// sessionmgr.ErrorStatus gives) if it was allowed and its capability requires
 // a session. now is a reading of the sessions' clock, or zero.
 func (e *Enforcer) checkSession(r *http.Request, d *Decision, now time.Time) *session.Session {
 	agent, client := e.identityOf(r, d)
-	s, err := e.sessions.LookupAt(r, agent, client, now)
+	s, err := e.sessions.Lookup(r, agent, client)
 	if err == nil {
 		return s
 	}
-	if status, _ := session.ErrorStatus(err); status >= 500 && d.Outcome == Allow {
+	if status, _ := sessionmgr.ErrorStatus(err); status >= 500 && d.Outcome == Allow {
 		// A session was presented and the store cannot say whether it is
 		// valid: whatever the capability, the request fails closed, or an
 		// action of a live session could run unrecorded.
@@ -259,15 +260,15 @@ func (e *Enforcer) checkSession(r *http.Request, d *Decision, now time.Time) *se
 	}
 	if d.cap1 > 0 && e.p.Capabilities[d.cap1-1].Decl.RequiresSession && d.Outcome == Allow {
 		d.Outcome, d.Rule, d.Err = DenySession, RuleRequiresSession, err
-		d.Status, _ = session.ErrorStatus(err)
+		d.Status, _ = sessionmgr.ErrorStatus(err)
 	}
 	return nil
 }
 
-// denySession answers 401 (or the status session.ErrorStatus gives) in
+// denySession answers 401 (or the status sessionmgr.ErrorStatus gives) in
 // problem+json with the v0.1.0 envelope members ok and error.
 func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
-	status, msg := session.ErrorStatus(d.Err)
+	status, msg := sessionmgr.ErrorStatus(d.Err)
 	if status >= 500 {
 		e.log.Error("agentready: session store failed", "err", d.Err)
 		w.Header()[headerRetryAfter] = []string{"1"}

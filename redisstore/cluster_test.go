@@ -13,6 +13,7 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/audit/audittest"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/ratelimit/ratelimittest"
 	"github.com/agentready/agentready/redisstore"
@@ -68,7 +69,7 @@ func TestRedisCluster(t *testing.T) {
 				CreatedAt: now,
 				ExpiresAt: now.Add(time.Minute),
 			}
-			if err := st.Create(ctx, session.HashToken(s.ID), s, 1); err != nil {
+			if err := st.Create(ctx, sessionmgr.HashToken(s.ID), s, 1); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -127,7 +127,7 @@ func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 	if err != nil {
 		return fmt.Errorf("%w: %v", session.ErrInvalid, err)
 	}
-	hx := h.String()
+	hx := hex.EncodeToString(h[:])
 	deadline := ceilMillis(s.ExpiresAt)
 	// The session's own key first, with its deadline in the same command
 	// (SET NX PXAT, Redis 6.2): a hash in use is refused before the
@@ -167,7 +167,7 @@ func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 
 // Get implements session.Store.
 func (r *SessionStore) Get(ctx context.Context, h session.Hash) (*session.Session, error) {
-	s, _, err := r.get(ctx, h.String())
+	s, _, err := r.get(ctx, hex.EncodeToString(h[:]))
 	return s, err
 }
 
@@ -201,7 +201,7 @@ func (r *SessionStore) get(ctx context.Context, hx string) (*session.Session, st
 // session at its deadline (still once: a Reap that took it from the index
 // first makes this Delete ErrNotFound).
 func (r *SessionStore) Delete(ctx context.Context, h session.Hash) (*session.Session, error) {
-	hx := h.String()
+	hx := hex.EncodeToString(h[:])
 	s, v, err := r.get(ctx, hx)
 	if err != nil {
 		return nil, err

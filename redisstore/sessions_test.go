@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/sessionmgr"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/session/sessiontest"
@@ -32,6 +35,15 @@ func newSessionStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Ti
 		t.Fatal(err)
 	}
 	return st
+}
+
+// The single-node store passes the session.Store conformance suite (the
+// cluster runs it in TestRedisCluster).
+func TestSessionStoreConformance(t *testing.T) {
+	client := startRedis(t)
+	sessiontest.Run(t, func(t *testing.T, now func() time.Time) session.Store {
+		return newSessionStoreAt(t, client, now, redistest.Prefix(t))
+	})
 }
 
 func TestNewSessionStoreErrors(t *testing.T) {
@@ -78,26 +90,26 @@ func TestNewSessionStoreErrors(t *testing.T) {
 // and do not stop Reap from returning the good sessions.
 func TestRedisStoreCorruptData(t *testing.T) {
 	client := startRedis(t)
-	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
+	clock := testclock.New(time.Now().UTC().Truncate(time.Second))
 	p := redistest.Prefix(t)
 	st := newSessionStoreAt(t, client, clock.Now, p)
 	exp := "{" + p + "session:0}:exp" // one shard's expiry index
 	ctx := context.Background()
 
-	_, bad, _ := session.NewToken()
-	if err := client.Set(ctx, p+"session:t:"+bad.String(), "{not json", time.Hour).Err(); err != nil {
+	_, bad, _ := sessionmgr.NewToken()
+	if err := client.Set(ctx, p+"session:t:"+hex.EncodeToString(bad[:]), "{not json", time.Hour).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Get(ctx, bad); err == nil || errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("Get of a corrupt record = %v, want a decoding error", err)
 	}
 	good := &session.Session{ID: "good", Agent: "a", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
-	_, gh, _ := session.NewToken()
+	_, gh, _ := sessionmgr.NewToken()
 	if err := st.Create(ctx, gh, good, 0); err != nil {
 		t.Fatal(err)
 	}
 	score := float64(clock.Now().UnixMilli())
-	for _, m := range []string{"short", strings.Repeat("z", 64) + " {}", bad.String() + " {broken"} {
+	for _, m := range []string{"short", strings.Repeat("z", 64) + " {}", hex.EncodeToString(bad[:]) + " {broken"} {
 		if err := client.ZAdd(ctx, exp, redis.Z{Score: score, Member: m}).Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -158,10 +170,10 @@ func TestSessionDeleteFailingPartWay(t *testing.T) {
 				f.fail[name] = true
 			}
 			c.AddHook(f)
-			clock := sessiontest.NewClock(time.Now())
+			clock := testclock.New(time.Now())
 			st := newSessionStoreAt(t, c, clock.Now, redistest.Prefix(t))
 			s := &session.Session{ID: "s1", Agent: "shopbot", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
-			h := session.HashToken("token-1")
+			h := sessionmgr.HashToken("token-1")
 			if err := st.Create(ctx, h, s, 1); err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +219,7 @@ func TestSessionCreateReplyLost(t *testing.T) {
 	c := startRedis(t)
 	f := &failing{fail: map[string]bool{"evalsha": true, "eval": true}, after: true}
 	c.AddHook(f)
-	clock := sessiontest.NewClock(time.Now())
+	clock := testclock.New(time.Now())
 	st := newSessionStoreAt(t, c, clock.Now, redistest.Prefix(t))
 	newS := func(id string) *session.Session {
 		return &session.Session{ID: id, Agent: "shopbot", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
@@ -215,18 +227,18 @@ func TestSessionCreateReplyLost(t *testing.T) {
 	// Load the scripts first, so that the lost reply is EVALSHA's.
 	warm := newS("warm")
 	warm.Agent = "other"
-	if err := st.Create(ctx, session.HashToken("warm"), warm, 1); err != nil {
+	if err := st.Create(ctx, sessionmgr.HashToken("warm"), warm, 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Delete(ctx, session.HashToken("warm")); err != nil {
+	if _, err := st.Delete(ctx, sessionmgr.HashToken("warm")); err != nil {
 		t.Fatal(err)
 	}
 	f.armed.Store(true)
-	if err := st.Create(ctx, session.HashToken("lost"), newS("lost"), 1); err == nil {
+	if err := st.Create(ctx, sessionmgr.HashToken("lost"), newS("lost"), 1); err == nil {
 		t.Fatal("Create succeeded through a lost reply")
 	}
 	f.armed.Store(false)
-	if err := st.Create(ctx, session.HashToken("kept"), newS("kept"), 1); err != nil {
+	if err := st.Create(ctx, sessionmgr.HashToken("kept"), newS("kept"), 1); err != nil {
 		t.Fatalf("the next Create, max 1: %v (the lost one holds the slot)", err)
 	}
 	clock.Advance(2 * time.Minute)

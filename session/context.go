@@ -2,21 +2,21 @@ package session
 
 import "context"
 
-// contextKey is pointer-typed so that storing it in a context allocates
-// nothing and no other package can build an equal key.
-type contextKey struct{ name string }
+// contextKey is a type of its own so that no other package can build an
+// equal key.
+type contextKey struct{}
 
-var sessionKey = &contextKey{"agentready session"}
-
-// NewContext returns a copy of ctx carrying s, so that a site's handlers
-// can scope state (a cart) to the session the middleware found.
+// NewContext returns a copy of ctx carrying s. The middleware puts the
+// session of a session-bound request there; a handler's tests can do the
+// same.
 func NewContext(ctx context.Context, s *Session) context.Context {
-	return context.WithValue(ctx, sessionKey, s)
+	return context.WithValue(ctx, contextKey{}, s)
 }
 
-// FromContext returns the session NewContext stored in ctx; false when
-// there is none (or it is nil).
+// FromContext returns the session the middleware found for the request
+// whose context ctx is, so that a site's handlers can scope state (a cart)
+// to it; false when there is none (or it is nil).
 func FromContext(ctx context.Context) (*Session, bool) {
-	s, ok := ctx.Value(sessionKey).(*Session)
+	s, ok := ctx.Value(contextKey{}).(*Session)
 	return s, ok && s != nil
 }

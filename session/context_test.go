@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/agentready/agentready/session"
@@ -21,5 +22,14 @@ func TestContext(t *testing.T) {
 	ctx = context.WithValue(ctx, "agentready session", "impostor")
 	if got, ok := session.FromContext(ctx); !ok || got != s {
 		t.Errorf("FromContext = %v, %v", got, ok)
+	}
+}
+
+// TestHeaderSessionCanonical: the middleware reads the header map under
+// HeaderSession directly, which finds the header only if the name is in
+// canonical form.
+func TestHeaderSessionCanonical(t *testing.T) {
+	if got := http.CanonicalHeaderKey(session.HeaderSession); got != session.HeaderSession {
+		t.Fatalf("HeaderSession %q is not canonical (%q)", session.HeaderSession, got)
 	}
 }

@@ -10,10 +10,10 @@ import (
 
 // MemoryStore is a Store in process memory, for a single instance.
 //
-// Lookups (Get) take a read lock and allocate nothing. Expired sessions
-// are invisible at once and leave memory when Reap claims them; the
-// Manager reaps a few on every create and Run reaps periodically, so the
-// store holds the live sessions plus those expired since the last reap.
+// Get takes a read lock only. Expired sessions are invisible at once and
+// leave memory when Reap claims them; the middleware reaps a few on every
+// create and periodically, so the store holds the live sessions plus those
+// expired since the last reap.
 // Create also drops expired sessions from the identity it counts, so the
 // max-sessions check costs O(max) whatever the backlog.
 type MemoryStore struct {
@@ -82,7 +82,6 @@ func (m *MemoryStore) Create(ctx context.Context, h Hash, s *Session, maxPerAgen
 		set = &identSet{key: key}
 		m.idents[key] = set
 	}
-	s.hash = h
 	m.seq++
 	e := &memEntry{s: s, hash: h, seq: m.seq}
 	m.byHash[h] = e
@@ -91,16 +90,12 @@ func (m *MemoryStore) Create(ctx context.Context, h Hash, s *Session, maxPerAgen
 	return nil
 }
 
-// Get implements Store. It allocates nothing.
+// Get implements Store.
 func (m *MemoryStore) Get(ctx context.Context, h Hash) (*Session, error) {
-	return m.getAt(ctx, h, m.now())
-}
-
-// getAt is Get at a reading of the store's clock taken by the caller.
-func (m *MemoryStore) getAt(ctx context.Context, h Hash, now time.Time) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	now := m.now()
 	m.mu.RLock()
 	e := m.byHash[h]
 	m.mu.RUnlock()
@@ -145,14 +140,6 @@ func (m *MemoryStore) Reap(ctx context.Context, now time.Time, max int) ([]*Sess
 		out = append(out, e.s)
 	}
 	return out, nil
-}
-
-// Len returns the number of sessions held: live ones and expired ones not
-// yet reaped.
-func (m *MemoryStore) Len() int {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return len(m.byHash)
 }
 
 // forget removes e from the hash index and its identity set (the caller

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -8,15 +9,16 @@ import (
 	"time"
 )
 
-// Session is one agent session. Sessions returned by a Store or a Manager
-// are shared between goroutines: treat them as read-only.
+// Session is one agent session. Sessions returned by a Store or by
+// FromContext are shared between goroutines: treat them as read-only.
 type Session struct {
 	// ID is the public session identifier: random, URL-safe, used in audit
 	// URLs (Audit-Endpoint's :session_id). It is NOT the token, which only
 	// the agent holds.
 	ID string
 	// Agent is the agent identity the middleware classified the creator as
-	// (an agent policy or agent name, as the Identify given to Manager.Handler returned it).
+	// (a declared agent policy, or "*/<name>" for an agent under the default
+	// policy or none: see CountedAs).
 	Agent string
 	// Client is the client key that created the session (the middleware's
 	// client network: an IPv4 /32 or an IPv6 /64). The zero Prefix binds the
@@ -35,15 +37,20 @@ type Session struct {
 	// is before ExpiresAt.
 	CreatedAt time.Time
 	ExpiresAt time.Time
-	// EndedAt is set on the copies a Manager hands to Config.OnEnd and
-	// returns from End: ExpiresAt for an expired session, the time of the
-	// DELETE or checkout otherwise. Zero for live sessions.
+	// EndedAt is set on the copies of ended sessions the middleware hands
+	// to the audit trail: ExpiresAt for an expired session, the time of
+	// the DELETE or checkout otherwise. Zero for live sessions.
 	EndedAt time.Time
-
-	// hash is the token's hash, kept by the stores of this package so that
-	// Manager.End can end a session found with Lookup. Never serialised.
-	hash Hash
 }
+
+// HeaderSession carries the session token on agent requests (v0.1.0
+// interaction API).
+const HeaderSession = "X-Agent-Session"
+
+// Hash is the SHA-256 of a session token: what stores keep instead of the
+// token, which only the agent holds. It cannot be turned back into the
+// token.
+type Hash [sha256.Size]byte
 
 // CountedAs returns the agent identity a session of agent counts under
 // for Config.MaxSessions, with its client: "*" for "*" and for every
@@ -63,37 +70,8 @@ func CountedAs(agent string) string {
 // live reports whether s is live at now: the deadline is exclusive.
 func (s *Session) live(now time.Time) bool { return now.Before(s.ExpiresAt) }
 
-// EndReason says why a session ended.
-type EndReason uint8
-
-// The reasons a session ends.
-const (
-	// Deleted: the agent ended it with DELETE on the session endpoint.
-	Deleted EndReason = iota + 1
-	// Expired: its TTL passed.
-	Expired
-	// Handoff: a human_handoff capability (checkout) ended it.
-	Handoff
-)
-
-// String returns "deleted", "expired" or "handoff".
-func (r EndReason) String() string {
-	switch r {
-	case Deleted:
-		return "deleted"
-	case Expired:
-		return "expired"
-	case Handoff:
-		return "handoff"
-	}
-	return fmt.Sprintf("EndReason(%d)", uint8(r))
-}
-
-// MarshalText implements encoding.TextMarshaler with String, so that a
-// EndReason logs by name in JSON (log/slog, encoding/json), not as a number.
-func (r EndReason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
-
-// Errors of stores and of Manager.Lookup. Match them with errors.Is.
+// Errors of a Store, and of the middleware's session check (a denied
+// Decision's Err). Match them with errors.Is.
 var (
 	// ErrNotFound: no live session has this token (unknown, expired or
 	// already ended). A Store never tells expired from unknown, so that
@@ -104,9 +82,6 @@ var (
 	ErrForeign = errors.New("session: session belongs to another agent or client")
 	// ErrNoToken: the request carries no X-Agent-Session header.
 	ErrNoToken = errors.New("session: missing " + HeaderSession + " header")
-	// ErrUnidentified: the Identify given to Handler could not tell who
-	// is calling.
-	ErrUnidentified = errors.New("session: caller's agent identity is unknown")
 	// ErrTooMany: the agent identity already holds the maximum number of
 	// live sessions. The error is a *LimitError saying when a slot frees.
 	ErrTooMany = errors.New("session: too many live sessions for this agent")
@@ -114,9 +89,6 @@ var (
 	ErrDuplicate = errors.New("session: token hash already in use")
 	// ErrInvalid: a Store was given a session it cannot keep.
 	ErrInvalid = errors.New("session: invalid session")
-	// ErrNotRecorded: Config.BeforeEnd failed (the audit trail could not
-	// record the end); the session is still live.
-	ErrNotRecorded = errors.New("session: the end of the session could not be recorded; it is still live")
 )
 
 // LimitError is the ErrTooMany of Store.Create: Soonest is when the

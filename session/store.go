@@ -46,8 +46,8 @@ type storeOptions struct {
 	now func() time.Time
 }
 
-// WithClock sets the clock a store judges expiry by (default time.Now).
-// Give the store the Manager's clock (Config.Now).
+// WithClock sets the clock a store judges expiry by (default time.Now),
+// for tests that move time themselves.
 func WithClock(now func() time.Time) Option {
 	return func(o *storeOptions) {
 		if now != nil {

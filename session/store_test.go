@@ -13,10 +13,3 @@ func TestMemoryStoreConformance(t *testing.T) {
 		return session.NewMemoryStore(session.WithClock(now))
 	})
 }
-
-func TestRedisStoreConformance(t *testing.T) {
-	client := newRedisClient(t)
-	sessiontest.Run(t, func(t *testing.T, now func() time.Time) session.Store {
-		return newRedisStore(t, client, now)
-	})
-}

@@ -1,5 +1,4 @@
-// Package sessiontest is the conformance suite every session.Store passes,
-// and a fake clock for tests of code that uses sessions.
+// Package sessiontest is the conformance suite every session.Store passes.
 //
 // The suite drives the store's clock: New receives the clock function the
 // store must judge expiry by (session.WithClock). The clock starts at the
@@ -10,6 +9,7 @@ package sessiontest
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -19,23 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/session"
 )
-
-// Clock is a manually advanced clock, safe for concurrent use.
-type Clock struct {
-	base time.Time
-	off  atomic.Int64 // nanoseconds since base
-}
-
-// NewClock returns a clock standing at start.
-func NewClock(start time.Time) *Clock { return &Clock{base: start} }
-
-// Now returns the clock's time; pass the method value c.Now as a clock.
-func (c *Clock) Now() time.Time { return c.base.Add(time.Duration(c.off.Load())) }
-
-// Advance moves the clock by d.
-func (c *Clock) Advance(d time.Duration) { c.off.Add(int64(d)) }
 
 // ttl is the lifetime of the suite's sessions.
 const ttl = 30 * time.Minute
@@ -46,7 +32,7 @@ func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) session
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, st session.Store, c *Clock)
+		fn   func(t *testing.T, st session.Store, c *testclock.Clock)
 	}{
 		{"CreateGet", testCreateGet},
 		{"Duplicate", testDuplicate},
@@ -62,7 +48,7 @@ func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) session
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewClock(time.Now().UTC().Truncate(time.Second))
+			c := testclock.New(time.Now().UTC().Truncate(time.Second))
 			tc.fn(t, newStore(t, c.Now), c)
 		})
 	}
@@ -74,12 +60,9 @@ var (
 )
 
 // newSession returns a session of agent/client created now, and its hash.
-func newSession(t *testing.T, c *Clock, agent string, client netip.Prefix) (*session.Session, session.Hash) {
+func newSession(t *testing.T, c *testclock.Clock, agent string, client netip.Prefix) (*session.Session, session.Hash) {
 	t.Helper()
-	_, h, err := session.NewToken()
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := randomHash()
 	now := c.Now()
 	return &session.Session{
 		ID:           fmt.Sprintf("id-%x", h[:8]),
@@ -92,6 +75,13 @@ func newSession(t *testing.T, c *Clock, agent string, client netip.Prefix) (*ses
 		CreatedAt:    now,
 		ExpiresAt:    now.Add(ttl),
 	}, h
+}
+
+// randomHash returns the hash of a token no other call sees.
+func randomHash() session.Hash {
+	var h session.Hash
+	_, _ = rand.Read(h[:]) // crypto/rand never fails
+	return h
 }
 
 func mustCreate(t *testing.T, st session.Store, h session.Hash, s *session.Session, max int) {
@@ -115,7 +105,7 @@ func same(t *testing.T, what string, got, want *session.Session) {
 	}
 }
 
-func testCreateGet(t *testing.T, st session.Store, c *Clock) {
+func testCreateGet(t *testing.T, st session.Store, c *testclock.Clock) {
 	ctx := context.Background()
 	for _, client := range []netip.Prefix{clientA, clientB, {}} {
 		s, h := newSession(t, c, "shopbot", client)
@@ -127,7 +117,7 @@ func testCreateGet(t *testing.T, st session.Store, c *Clock) {
 		}
 		same(t, "Get", got, &want)
 	}
-	_, unknown, _ := session.NewToken()
+	unknown := randomHash()
 	if _, err := st.Get(ctx, unknown); !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("Get(unknown) = %v, want ErrNotFound", err)
 	}
@@ -136,7 +126,7 @@ func testCreateGet(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testDuplicate(t *testing.T, st session.Store, c *Clock) {
+func testDuplicate(t *testing.T, st session.Store, c *testclock.Clock) {
 	s, h := newSession(t, c, "shopbot", clientA)
 	mustCreate(t, st, h, s, 0)
 	s2, _ := newSession(t, c, "other", clientB)
@@ -149,7 +139,7 @@ func testDuplicate(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testInvalid(t *testing.T, st session.Store, c *Clock) {
+func testInvalid(t *testing.T, st session.Store, c *testclock.Clock) {
 	_, h := newSession(t, c, "shopbot", clientA)
 	if err := st.Create(context.Background(), h, nil, 0); !errors.Is(err, session.ErrInvalid) {
 		t.Errorf("Create(nil) = %v, want ErrInvalid", err)
@@ -159,7 +149,7 @@ func testInvalid(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testExpiry(t *testing.T, st session.Store, c *Clock) {
+func testExpiry(t *testing.T, st session.Store, c *testclock.Clock) {
 	ctx := context.Background()
 	s, h := newSession(t, c, "shopbot", clientA)
 	want := *s
@@ -192,7 +182,7 @@ func testExpiry(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testDelete(t *testing.T, st session.Store, c *Clock) {
+func testDelete(t *testing.T, st session.Store, c *testclock.Clock) {
 	ctx := context.Background()
 	s, h := newSession(t, c, "shopbot", clientA)
 	want := *s
@@ -220,7 +210,7 @@ func testDelete(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testMaxPerAgent(t *testing.T, st session.Store, c *Clock) {
+func testMaxPerAgent(t *testing.T, st session.Store, c *testclock.Clock) {
 	ctx := context.Background()
 	const max = 2
 	first, h1 := newSession(t, c, "shopbot", clientA)
@@ -272,7 +262,7 @@ func testMaxPerAgent(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testNoCap(t *testing.T, st session.Store, c *Clock) {
+func testNoCap(t *testing.T, st session.Store, c *testclock.Clock) {
 	for i := range 50 {
 		s, h := newSession(t, c, "shopbot", clientA)
 		if err := st.Create(context.Background(), h, s, 0); err != nil {
@@ -281,7 +271,7 @@ func testNoCap(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testReapBatches(t *testing.T, st session.Store, c *Clock) {
+func testReapBatches(t *testing.T, st session.Store, c *testclock.Clock) {
 	ctx := context.Background()
 	var want []string
 	for range 5 {
@@ -314,7 +304,7 @@ func testReapBatches(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testCanceled(t *testing.T, st session.Store, c *Clock) {
+func testCanceled(t *testing.T, st session.Store, c *testclock.Clock) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s, h := newSession(t, c, "shopbot", clientA)
@@ -332,7 +322,7 @@ func testCanceled(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testConcurrentCreate(t *testing.T, st session.Store, c *Clock) {
+func testConcurrentCreate(t *testing.T, st session.Store, c *testclock.Clock) {
 	const (
 		workers = 32
 		max     = 3
@@ -367,7 +357,7 @@ func testConcurrentCreate(t *testing.T, st session.Store, c *Clock) {
 	}
 }
 
-func testConcurrentEnd(t *testing.T, st session.Store, c *Clock) {
+func testConcurrentEnd(t *testing.T, st session.Store, c *testclock.Clock) {
 	ctx := context.Background()
 	const n = 20
 	hashes := make([]session.Hash, n)

@@ -1,4 +1,4 @@
-package session
+package sessionmgr
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rs/cors"
+
+	"github.com/agentready/agentready/session"
 )
 
 // MaxBodyBytes caps the create body (16 KiB): it holds three short
@@ -31,7 +33,7 @@ func newCORS() *cors.Cors {
 	return cors.New(cors.Options{
 		AllowedOrigins: []string{"*"},
 		AllowedMethods: []string{http.MethodPost, http.MethodDelete, http.MethodOptions},
-		AllowedHeaders: []string{"Content-Type", HeaderSession},
+		AllowedHeaders: []string{"Content-Type", session.HeaderSession},
 		ExposedHeaders: []string{"Retry-After"},
 		MaxAge:         corsMaxAge,
 	})
@@ -102,7 +104,7 @@ type errEnvelope struct {
 
 // Messages of the failure answers.
 const (
-	msgNoToken      = "missing " + HeaderSession + " header"
+	msgNoToken      = "missing " + session.HeaderSession + " header"
 	msgNotFound     = "unknown or expired session"
 	msgForeign      = "session belongs to another agent or client"
 	msgUnidentified = "the caller's agent identity could not be determined"
@@ -143,7 +145,7 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request, identify I
 	}
 	s, token, err := m.create(r.Context(), agent, client, body)
 	if err != nil {
-		var le *LimitError
+		var le *session.LimitError
 		if errors.As(err, &le) {
 			w.Header().Set("Retry-After", strconv.FormatInt(retryAfter(le.Soonest, m.now()), 10))
 			writeError(w, http.StatusTooManyRequests, msgTooMany)
@@ -161,12 +163,12 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request, identify I
 }
 
 func (m *Manager) serveDelete(w http.ResponseWriter, r *http.Request, identify Identify) {
-	s, err := (*Session)(nil), error(ErrUnidentified)
+	s, err := (*session.Session)(nil), error(ErrUnidentified)
 	if agent, client, ok := identify(r); ok {
 		s, err = m.Lookup(r, agent, client)
 	}
 	if err == nil {
-		s, err = m.End(r.Context(), s, Deleted)
+		s, err = m.End(r.Context(), r, s, Deleted)
 	}
 	if err != nil {
 		status, msg := ErrorStatus(err)
@@ -181,19 +183,20 @@ func (m *Manager) serveDelete(w http.ResponseWriter, r *http.Request, identify I
 }
 
 // ErrorStatus maps an error of Lookup or End to the status and message
-// the endpoint answers with: 401 for ErrNoToken, ErrNotFound and ErrForeign
-// (v0.1.0: missing, unknown or expired token), 403 for ErrUnidentified,
-// 503 for ErrNotRecorded and anything else (a store failure). The enforcing middleware can
-// answer session-required capabilities the same way.
+// the endpoint answers with: 401 for session.ErrNoToken, ErrNotFound and
+// ErrForeign (v0.1.0: missing, unknown or expired token), 403 for
+// ErrUnidentified, 503 for ErrNotRecorded and anything else (a store
+// failure). The enforcing middleware answers session-required
+// capabilities the same way.
 func ErrorStatus(err error) (int, string) {
 	switch {
 	case err == nil:
 		return http.StatusOK, ""
-	case errors.Is(err, ErrNoToken):
+	case errors.Is(err, session.ErrNoToken):
 		return http.StatusUnauthorized, msgNoToken
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, session.ErrNotFound):
 		return http.StatusUnauthorized, msgNotFound
-	case errors.Is(err, ErrForeign):
+	case errors.Is(err, session.ErrForeign):
 		return http.StatusUnauthorized, msgForeign
 	case errors.Is(err, ErrUnidentified):
 		return http.StatusForbidden, msgUnidentified

@@ -1,4 +1,30 @@
-package session
+// Package sessionmgr creates, checks and ends the sessions of agents.txt
+// v0.1.0 for the middleware. The rules (package session states the model):
+//
+//   - The token is 43 base64url characters from crypto/rand and is a
+//     secret: stores keep only its SHA-256 (session.Hash). Tokens are never
+//     compared as strings; a lookup hashes the presented token and finds
+//     the digest, so its timing says nothing useful about any stored token.
+//   - The TTL is a hard deadline from creation, never extended by activity.
+//   - A session is bound to the agent identity and client that created it;
+//     the same token from another agent or client is session.ErrForeign.
+//   - An agent identity may hold at most MaxSessions live sessions
+//     (agents.json rate_limit.max_sessions); beyond that the create call
+//     answers 429 with Retry-After.
+//   - Every session ends exactly once, as Deleted, Expired or Handoff, and
+//     Config.OnEnd hears of it, so the audit trail can be sealed. Expiry is
+//     observed by Reap (called a little on every create, and by Run
+//     periodically); stores hand each expired session to one reaper only,
+//     also across replicas sharing a redisstore.SessionStore.
+//   - Config.AfterCreate runs when a new session is stored, before its
+//     token is handed out, and can refuse (the session is deleted, the
+//     endpoint answers 503): the middleware records the creation in the
+//     audit trail there, failing closed.
+//   - Config.BeforeEnd runs before a DELETE or handoff ends a session and
+//     can refuse (the session stays live, the endpoint answers 503): the
+//     middleware records the DELETE in the audit trail there, failing
+//     closed.
+package sessionmgr
 
 import (
 	"context"
@@ -9,6 +35,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/session"
 )
 
 // reapPerCreate is how many expired sessions each create reaps: more than
@@ -18,14 +45,15 @@ const reapPerCreate = 16
 
 // Config configures a Manager.
 type Config struct {
-	// Store keeps the sessions. Nil: a new MemoryStore on Now.
-	Store Store
+	// Store keeps the sessions. Nil: a new session.MemoryStore on Now.
+	Store session.Store
 	// TTL is the hard session lifetime (v0.1.0 Session-TTL). Zero: the
 	// default of 1800 s.
 	TTL time.Duration
 	// MaxSessions caps the live sessions of one agent identity and client
 	// (agents.json rate_limit.max_sessions), agents under the default
-	// policy counted together per client (CountedAs). Zero: no cap.
+	// policy counted together per client (session.CountedAs). Zero: no
+	// cap.
 	MaxSessions int
 	// Capabilities are the names of the session-required capabilities,
 	// announced in the create response and kept on each Session.
@@ -40,21 +68,21 @@ type Config struct {
 	// Handoff (End). This is where the audit artifact is sealed. It is
 	// called synchronously, from any goroutine, and must be safe for
 	// concurrent use. Optional.
-	OnEnd func(s *Session, reason EndReason)
+	OnEnd func(s *session.Session, reason EndReason)
 	// AfterCreate runs when the store holds a new session, before its
 	// token is handed out. An error deletes the session again, and the
 	// creation fails (503). This is where the creation is recorded in the
 	// audit trail, so that every session has a log from its first moment.
 	// Optional.
-	AfterCreate func(ctx context.Context, s *Session) error
+	AfterCreate func(ctx context.Context, s *session.Session) error
 	// BeforeEnd runs in End (DELETE on the endpoint, a handoff) before the
 	// session is removed from the store. An error keeps the session live:
 	// End returns it wrapped in ErrNotRecorded and the endpoint answers 503.
 	// This is where the DELETE itself is recorded in the audit trail, so
 	// that no session ends by a request its log does not hold. Two
 	// concurrent DELETEs of one session may both pass it; one ends the
-	// session, the other then gets ErrNotFound. Optional.
-	BeforeEnd func(ctx context.Context, s *Session, reason EndReason) error
+	// session, the other then gets session.ErrNotFound. Optional.
+	BeforeEnd func(ctx context.Context, s *session.Session, reason EndReason) error
 	// OnError hears of store errors no caller receives: those of the
 	// reaping done while creating sessions and in Run. Optional.
 	OnError func(err error)
@@ -62,19 +90,15 @@ type Config struct {
 
 // Manager creates, checks and ends sessions. It is safe for concurrent use.
 type Manager struct {
-	store Store
-	// mem is store when the Manager made it: a MemoryStore on the
-	// Manager's own clock, which LookupAt can ask with a reading already
-	// taken.
-	mem      *MemoryStore
+	store    session.Store
 	ttl      time.Duration
 	max      int
 	caps     []string
 	auditURL func(string) string
 	now      func() time.Time
-	onEnd    func(*Session, EndReason)
-	before   func(context.Context, *Session, EndReason) error
-	created  func(context.Context, *Session) error
+	onEnd    func(*session.Session, EndReason)
+	before   func(context.Context, *session.Session, EndReason) error
+	created  func(context.Context, *session.Session) error
 	onError  func(error)
 }
 
@@ -115,13 +139,12 @@ func New(cfg Config) (*Manager, error) {
 		m.now = time.Now
 	}
 	if m.store == nil {
-		m.mem = NewMemoryStore(WithClock(m.now))
-		m.store = m.mem
+		m.store = session.NewMemoryStore(session.WithClock(m.now))
 	}
 	return m, nil
 }
 
-// MustNew is New that panics on a configuration error, for programs whose
+// MustNew is New that panics on a configuration error, for tests whose
 // configuration is a constant.
 func MustNew(cfg Config) *Manager {
 	m, err := New(cfg)
@@ -132,10 +155,13 @@ func MustNew(cfg Config) *Manager {
 }
 
 // Store returns the Manager's store.
-func (m *Manager) Store() Store { return m.store }
+func (m *Manager) Store() session.Store { return m.store }
 
 // TTL returns the session lifetime.
 func (m *Manager) TTL() time.Duration { return m.ttl }
+
+// Now reads the Manager's clock (Config.Now).
+func (m *Manager) Now() time.Time { return m.now() }
 
 // Identify returns the caller's agent identity (the policy or agent name
 // the middleware classified it as) and client key (its client network; the
@@ -144,85 +170,72 @@ func (m *Manager) TTL() time.Duration { return m.ttl }
 // Sessions are bound to, and counted per, the (agent, client) pair.
 type Identify func(r *http.Request) (agent string, client netip.Prefix, ok bool)
 
-// Lookup returns the live session named by the request's X-Agent-Session
-// header, which must belong to the caller: agent and client are its
-// identity, as Identify returns it. Errors: ErrNoToken (no header),
-// ErrNotFound (unknown, expired or ended token), ErrForeign (the session
-// belongs to another agent identity or client), or the store's error. The
-// v0.1.0 answer to the first three is 401. With the MemoryStore it
-// allocates nothing.
-func (m *Manager) Lookup(r *http.Request, agent string, client netip.Prefix) (*Session, error) {
-	return m.lookup(r, agent, client, time.Time{})
-}
-
-// LookupAt is Lookup for a caller that has read the Manager's clock
-// (Now) for its own purposes, such as an audit timestamp: the default
-// in-memory store checks expiry at now instead of reading the clock
-// again. Other stores expire sessions by their own clocks and ignore it.
-func (m *Manager) LookupAt(r *http.Request, agent string, client netip.Prefix, now time.Time) (*Session, error) {
-	return m.lookup(r, agent, client, now)
-}
-
-// Now reads the Manager's clock (Config.Now).
-func (m *Manager) Now() time.Time { return m.now() }
-
-// lookup is Lookup; a non-zero now is a reading of the Manager's clock.
-func (m *Manager) lookup(r *http.Request, agent string, client netip.Prefix, now time.Time) (*Session, error) {
-	// HeaderSession is in canonical form: the map is read directly, which
-	// saves Header.Get's canonicalisation on every session-bound request.
-	var token string
-	if v := r.Header[HeaderSession]; len(v) > 0 {
-		token = v[0]
-	}
+// tokenHash returns the hash of the token r carries in X-Agent-Session:
+// session.ErrNoToken without one, session.ErrNotFound for a value no token of
+// ours has the length of (not worth a store call).
+func tokenHash(r *http.Request) (session.Hash, error) {
+	token := r.Header.Get(session.HeaderSession)
 	if token == "" {
-		return nil, ErrNoToken
+		return session.Hash{}, session.ErrNoToken
 	}
 	if len(token) < minTokenLen || len(token) > maxTokenLen {
-		return nil, ErrNotFound // no token of ours; not worth a store call
+		return session.Hash{}, session.ErrNotFound
 	}
-	h := HashToken(token)
-	var s *Session
-	var err error
-	if m.mem != nil && !now.IsZero() {
-		s, err = m.mem.getAt(r.Context(), h, now)
-	} else {
-		s, err = m.store.Get(r.Context(), h)
+	return HashToken(token), nil
+}
+
+// Lookup returns the live session named by the request's X-Agent-Session
+// header, which must belong to the caller: agent and client are its
+// identity, as Identify returns it. Errors: session.ErrNoToken (no header),
+// session.ErrNotFound (unknown, expired or ended token), session.ErrForeign (the
+// session belongs to another agent identity or client), or the store's
+// error. The v0.1.0 answer to the first three is 401.
+func (m *Manager) Lookup(r *http.Request, agent string, client netip.Prefix) (*session.Session, error) {
+	h, err := tokenHash(r)
+	if err != nil {
+		return nil, err
 	}
+	s, err := m.store.Get(r.Context(), h)
 	if err != nil {
 		return nil, err
 	}
 	if s.Agent != agent || s.Client != client {
-		return nil, ErrForeign
-	}
-	if s.hash != h { // a Store from elsewhere: End needs the hash
-		c := *s
-		c.hash = h
-		s = &c
+		return nil, session.ErrForeign
 	}
 	return s, nil
 }
 
-// End ends a live session found with Lookup (or FromContext) and reports
-// it to OnEnd with reason, typically Handoff after a successful
-// human_handoff checkout. It returns the ended session, with EndedAt set;
-// ErrNotFound when the session has ended already (ended sessions are
-// reported once only).
-func (m *Manager) End(ctx context.Context, s *Session, reason EndReason) (*Session, error) {
+// End ends the live session s that Lookup found for r (r's X-Agent-Session
+// must name it) and reports it to OnEnd with reason, typically Handoff after a
+// successful human_handoff checkout. It returns the ended session, with
+// EndedAt set; session.ErrNotFound when the session has ended already
+// (ended sessions are reported once only).
+func (m *Manager) End(ctx context.Context, r *http.Request, s *session.Session, reason EndReason) (*session.Session, error) {
 	if s == nil {
-		return nil, fmt.Errorf("%w: nil session", ErrInvalid)
+		return nil, fmt.Errorf("%w: nil session", session.ErrInvalid)
 	}
 	if reason != Deleted && reason != Handoff {
 		return nil, fmt.Errorf("session: End with reason %v: only Deleted and Handoff end a live session", reason)
 	}
-	if s.hash == (Hash{}) {
-		return nil, fmt.Errorf("%w: session %q was not obtained from a store", ErrInvalid, s.ID)
+	h, err := tokenHash(r)
+	if err != nil {
+		return nil, err
+	}
+	// The store keys sessions by token hash, which a Session does not
+	// carry: make sure r's token names s before anything ends.
+	cur, err := m.store.Get(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	if cur.ID != s.ID {
+		return nil, fmt.Errorf("%w: session %q is not the one the request's %s names", session.ErrInvalid, s.ID, session.HeaderSession)
 	}
 	if m.before != nil {
 		if err := m.before(ctx, s, reason); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNotRecorded, err)
 		}
 	}
-	ended, err := m.store.Delete(ctx, s.hash)
+	ended, err := m.store.Delete(ctx, h)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +243,7 @@ func (m *Manager) End(ctx context.Context, s *Session, reason EndReason) (*Sessi
 }
 
 // ended reports the end of s to OnEnd and returns the copy it reported.
-func (m *Manager) ended(s *Session, reason EndReason, at time.Time) *Session {
+func (m *Manager) ended(s *session.Session, reason EndReason, at time.Time) *session.Session {
 	c := *s
 	c.EndedAt = at.UTC().Truncate(time.Millisecond)
 	if m.onEnd != nil {
@@ -284,7 +297,7 @@ func (m *Manager) reportError(err error) {
 }
 
 // create makes, stores and returns a new session and its token.
-func (m *Manager) create(ctx context.Context, agent string, client netip.Prefix, body createRequest) (*Session, string, error) {
+func (m *Manager) create(ctx context.Context, agent string, client netip.Prefix, body createRequest) (*session.Session, string, error) {
 	token, h, err := NewToken()
 	if err != nil {
 		return nil, "", err
@@ -296,7 +309,7 @@ func (m *Manager) create(ctx context.Context, agent string, client netip.Prefix,
 	// Milliseconds: what the Redis store's deadlines hold, and what
 	// expires_at shows.
 	now := m.now().UTC().Truncate(time.Millisecond)
-	s := &Session{
+	s := &session.Session{
 		ID:           id,
 		Agent:        agent,
 		Client:       client,
@@ -306,7 +319,6 @@ func (m *Manager) create(ctx context.Context, agent string, client netip.Prefix,
 		Capabilities: m.caps,
 		CreatedAt:    now,
 		ExpiresAt:    now.Add(m.ttl),
-		hash:         h,
 	}
 	if err := m.store.Create(ctx, h, s, m.max); err != nil {
 		return nil, "", err

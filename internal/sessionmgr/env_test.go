@@ -1,4 +1,4 @@
-package session_test
+package sessionmgr_test
 
 import (
 	"context"
@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/sessionmgr"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/session"
-	"github.com/agentready/agentready/session/sessiontest"
 )
 
 const endpoint = resolve.SessionEndpointPath
@@ -32,10 +33,10 @@ const (
 // key from X-Test-Client (an address, keyed as the middleware does: /32 or
 // /64).
 // lookup is Manager.Lookup for the caller identify names.
-func lookup(m *session.Manager, r *http.Request) (*session.Session, error) {
+func lookup(m *sessionmgr.Manager, r *http.Request) (*session.Session, error) {
 	agent, client, ok := identify(r)
 	if !ok {
-		return nil, session.ErrUnidentified
+		return nil, sessionmgr.ErrUnidentified
 	}
 	return m.Lookup(r, agent, client)
 }
@@ -59,7 +60,7 @@ func identify(r *http.Request) (string, netip.Prefix, bool) {
 
 type endEvent struct {
 	s      *session.Session
-	reason session.EndReason
+	reason sessionmgr.EndReason
 }
 
 func (e endEvent) String() string { return fmt.Sprintf("%s:%s", e.reason, e.s.ID) }
@@ -68,8 +69,8 @@ func (e endEvent) String() string { return fmt.Sprintf("%s:%s", e.reason, e.s.ID
 // and a /checkout that ends the session as a human handoff.
 type env struct {
 	t     testing.TB
-	clock *sessiontest.Clock
-	m     *session.Manager
+	clock *testclock.Clock
+	m     *sessionmgr.Manager
 	srv   *httptest.Server
 
 	mu   sync.Mutex
@@ -79,16 +80,16 @@ type env struct {
 
 var testCaps = []string{"cart.add", "cart.view", "checkout"}
 
-func newEnv(t testing.TB, st session.Store, clock *sessiontest.Clock, mod func(*session.Config)) *env {
+func newEnv(t testing.TB, st session.Store, clock *testclock.Clock, mod func(*sessionmgr.Config)) *env {
 	t.Helper()
 	if clock == nil {
-		clock = sessiontest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		clock = testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	}
 	if st == nil {
 		st = session.NewMemoryStore(session.WithClock(clock.Now))
 	}
 	e := &env{t: t, clock: clock}
-	cfg := session.Config{
+	cfg := sessionmgr.Config{
 		Store:        st,
 		TTL:          time.Hour,
 		MaxSessions:  0,
@@ -97,7 +98,7 @@ func newEnv(t testing.TB, st session.Store, clock *sessiontest.Clock, mod func(*
 			return "https://shop.example/.well-known/agents/api/audit/" + id
 		},
 		Now: clock.Now,
-		OnEnd: func(s *session.Session, r session.EndReason) {
+		OnEnd: func(s *session.Session, r sessionmgr.EndReason) {
 			e.mu.Lock()
 			defer e.mu.Unlock()
 			e.ends = append(e.ends, endEvent{s, r})
@@ -111,7 +112,7 @@ func newEnv(t testing.TB, st session.Store, clock *sessiontest.Clock, mod func(*
 	if mod != nil {
 		mod(&cfg)
 	}
-	m, err := session.New(cfg)
+	m, err := sessionmgr.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func newEnv(t testing.TB, st session.Store, clock *sessiontest.Clock, mod func(*
 	mux.HandleFunc("/cart", func(w http.ResponseWriter, r *http.Request) {
 		s, err := lookup(m, r)
 		if err != nil {
-			status, msg := session.ErrorStatus(err)
+			status, msg := sessionmgr.ErrorStatus(err)
 			http.Error(w, msg, status)
 			return
 		}
@@ -132,10 +133,10 @@ func newEnv(t testing.TB, st session.Store, clock *sessiontest.Clock, mod func(*
 	mux.HandleFunc("/checkout", func(w http.ResponseWriter, r *http.Request) {
 		s, err := lookup(m, r)
 		if err == nil {
-			s, err = m.End(r.Context(), s, session.Handoff)
+			s, err = m.End(r.Context(), r, s, sessionmgr.Handoff)
 		}
 		if err != nil {
-			status, msg := session.ErrorStatus(err)
+			status, msg := sessionmgr.ErrorStatus(err)
 			http.Error(w, msg, status)
 			return
 		}

@@ -1,4 +1,4 @@
-package session_test
+package sessionmgr_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -13,27 +14,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/sessionmgr"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/session"
-	"github.com/agentready/agentready/session/sessiontest"
 )
 
 // stores runs fn against a MemoryStore and a RedisStore on clock.
-func stores(t *testing.T, fn func(t *testing.T, st session.Store, clock *sessiontest.Clock)) {
+func stores(t *testing.T, fn func(t *testing.T, st session.Store, clock *testclock.Clock)) {
 	t.Run("memory", func(t *testing.T) {
-		clock := sessiontest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		clock := testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 		fn(t, session.NewMemoryStore(session.WithClock(clock.Now)), clock)
 	})
 	t.Run("redis", func(t *testing.T) {
 		client := newRedisClient(t)
 		// Redis drops keys at their deadline on its own clock: start at
 		// the real time.
-		clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
+		clock := testclock.New(time.Now().UTC().Truncate(time.Second))
 		fn(t, newRedisStore(t, client, clock.Now), clock)
 	})
 }
 
 func TestLifecycle(t *testing.T) {
-	stores(t, func(t *testing.T, st session.Store, clock *sessiontest.Clock) {
+	stores(t, func(t *testing.T, st session.Store, clock *testclock.Clock) {
 		e := newEnv(t, st, clock, nil)
 		created := clock.Now()
 		res := e.create("shopbot", "192.0.2.7", `{"agent_name":"ShopBot","agent_version":"2.1","purpose":"buy a mug"}`)
@@ -93,7 +95,7 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("DELETE data %v, want %v", res.data, want)
 		}
 		ends := e.events()
-		if len(ends) != 1 || ends[0].reason != session.Deleted || ends[0].s.ID != id ||
+		if len(ends) != 1 || ends[0].reason != sessionmgr.Deleted || ends[0].s.ID != id ||
 			ends[0].s.EndedAt.Format(time.RFC3339Nano) != endedAt || ends[0].s.Purpose != "buy a mug" {
 			t.Fatalf("OnEnd events %v", ends)
 		}
@@ -117,8 +119,8 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestLookupFailures(t *testing.T) {
-	stores(t, func(t *testing.T, st session.Store, clock *sessiontest.Clock) {
-		e := newEnv(t, st, clock, func(c *session.Config) { c.TTL = 10 * time.Minute })
+	stores(t, func(t *testing.T, st session.Store, clock *testclock.Clock) {
+		e := newEnv(t, st, clock, func(c *sessionmgr.Config) { c.TTL = 10 * time.Minute })
 		e.create("shopbot", "2001:db8:1:2::7", "") // expires with the next one
 		expired := e.create("shopbot", "2001:db8:1:2::7", "").data["session_token"].(string)
 		deleted := e.create("shopbot", "2001:db8:1:2::7", "").data["session_token"].(string)
@@ -128,7 +130,7 @@ func TestLookupFailures(t *testing.T) {
 		clock.Advance(5 * time.Minute)
 		live := e.create("shopbot", "2001:db8:1:2::7", "").data["session_token"].(string)
 		clock.Advance(5 * time.Minute) // the first two expire exactly now
-		unknown, _, _ := session.NewToken()
+		unknown, _, _ := sessionmgr.NewToken()
 
 		tests := []struct {
 			name          string
@@ -150,7 +152,7 @@ func TestLookupFailures(t *testing.T) {
 			{"other client", "shopbot", "2001:db8:1:3::7", live, session.ErrForeign, 401, "session belongs to another agent or client"},
 			{"other client family", "shopbot", "192.0.2.7", live, session.ErrForeign, 401, "session belongs to another agent or client"},
 			{"no client key", "shopbot", "", live, session.ErrForeign, 401, "session belongs to another agent or client"},
-			{"unidentified", "", "2001:db8:1:2::7", live, session.ErrUnidentified, 403, "the caller's agent identity could not be determined"},
+			{"unidentified", "", "2001:db8:1:2::7", live, sessionmgr.ErrUnidentified, 403, "the caller's agent identity could not be determined"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -166,7 +168,7 @@ func TestLookupFailures(t *testing.T) {
 				if !errors.Is(err, tc.want) || (tc.want == nil) != (s != nil) {
 					t.Fatalf("Lookup = %v, %v; want %v", s, err, tc.want)
 				}
-				if status, msg := session.ErrorStatus(err); status != tc.status || msg != tc.msg {
+				if status, msg := sessionmgr.ErrorStatus(err); status != tc.status || msg != tc.msg {
 					t.Fatalf("ErrorStatus = %d %q, want %d %q", status, msg, tc.status, tc.msg)
 				}
 				if tc.want == nil {
@@ -188,7 +190,7 @@ func TestLookupFailures(t *testing.T) {
 			t.Fatalf("Reap = %d, %v", n, err)
 		}
 		for _, ev := range e.events()[1:] {
-			if ev.reason != session.Expired || !ev.s.EndedAt.Equal(ev.s.ExpiresAt) {
+			if ev.reason != sessionmgr.Expired || !ev.s.EndedAt.Equal(ev.s.ExpiresAt) {
 				t.Errorf("end %v: EndedAt %v, ExpiresAt %v", ev, ev.s.EndedAt, ev.s.ExpiresAt)
 			}
 		}
@@ -196,7 +198,7 @@ func TestLookupFailures(t *testing.T) {
 }
 
 func TestExpiryIsAHardDeadline(t *testing.T) {
-	e := newEnv(t, nil, nil, func(c *session.Config) { c.TTL = 30 * time.Minute })
+	e := newEnv(t, nil, nil, func(c *sessionmgr.Config) { c.TTL = 30 * time.Minute })
 	token := e.create("shopbot", "192.0.2.7", "").data["session_token"].(string)
 	// Activity does not extend the TTL.
 	for range 29 {
@@ -216,8 +218,8 @@ func TestExpiryIsAHardDeadline(t *testing.T) {
 }
 
 func TestMaxSessions(t *testing.T) {
-	stores(t, func(t *testing.T, st session.Store, clock *sessiontest.Clock) {
-		e := newEnv(t, st, clock, func(c *session.Config) { c.MaxSessions = 2; c.TTL = 10 * time.Minute })
+	stores(t, func(t *testing.T, st session.Store, clock *testclock.Clock) {
+		e := newEnv(t, st, clock, func(c *sessionmgr.Config) { c.MaxSessions = 2; c.TTL = 10 * time.Minute })
 		first := e.create("shopbot", "192.0.2.7", "")
 		clock.Advance(90 * time.Second)
 		second := e.create("shopbot", "192.0.2.7", "")
@@ -251,7 +253,7 @@ func TestMaxSessions(t *testing.T) {
 		}
 		// Creating reaped the expired session: its end is reported.
 		ends := e.events()
-		if len(ends) != 1 || ends[0].reason != session.Expired || ends[0].s.ID != first.data["session_id"] {
+		if len(ends) != 1 || ends[0].reason != sessionmgr.Expired || ends[0].s.ID != first.data["session_id"] {
 			t.Fatalf("ends %v, want the first session expired", ends)
 		}
 		// DELETE frees a slot at once.
@@ -270,9 +272,9 @@ func TestMaxSessions(t *testing.T) {
 // client still gets its own 5, a declared agent its own, and each session
 // stays bound to the name that created it.
 func TestMaxSessionsUnderDefaultPolicy(t *testing.T) {
-	stores(t, func(t *testing.T, st session.Store, clock *sessiontest.Clock) {
+	stores(t, func(t *testing.T, st session.Store, clock *testclock.Clock) {
 		const max = 5
-		e := newEnv(t, st, clock, func(c *session.Config) { c.MaxSessions = max })
+		e := newEnv(t, st, clock, func(c *sessionmgr.Config) { c.MaxSessions = max })
 		for _, client := range []string{"192.0.2.7", "192.0.2.8"} {
 			created := 0
 			var first string
@@ -316,9 +318,9 @@ func TestCountedAs(t *testing.T) {
 
 // Concurrent creates through the endpoint never exceed the max.
 func TestConcurrentCreates(t *testing.T) {
-	stores(t, func(t *testing.T, st session.Store, clock *sessiontest.Clock) {
+	stores(t, func(t *testing.T, st session.Store, clock *testclock.Clock) {
 		const max = 4
-		e := newEnv(t, st, clock, func(c *session.Config) { c.MaxSessions = max })
+		e := newEnv(t, st, clock, func(c *sessionmgr.Config) { c.MaxSessions = max })
 		var (
 			wg       sync.WaitGroup
 			mu       sync.Mutex
@@ -348,26 +350,35 @@ func TestHandoff(t *testing.T) {
 		t.Fatalf("checkout: %d %q", r.status, r.raw)
 	}
 	ends := e.events()
-	if len(ends) != 1 || ends[0].reason != session.Handoff || !ends[0].s.EndedAt.Equal(e.clock.Now()) {
+	if len(ends) != 1 || ends[0].reason != sessionmgr.Handoff || !ends[0].s.EndedAt.Equal(e.clock.Now()) {
 		t.Fatalf("ends %v", ends)
 	}
 	if r := e.do(http.MethodPost, "/checkout", "shopbot", "192.0.2.7", token, ""); r.status != 401 {
 		t.Fatalf("second checkout: %d", r.status)
 	}
-	if _, err := e.m.End(context.Background(), ends[0].s, session.Handoff); !errors.Is(err, session.ErrNotFound) {
+	carrying := func(token string) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/checkout", nil)
+		r.Header.Set(session.HeaderSession, token)
+		return r
+	}
+	ended := carrying(token)
+	if _, err := e.m.End(context.Background(), ended, ends[0].s, sessionmgr.Handoff); !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("End of an ended session = %v", err)
 	}
+	live := carrying(e.create("shopbot", "192.0.2.7", "").data["session_token"].(string))
 	for _, tc := range []struct {
 		name   string
+		r      *http.Request
 		s      *session.Session
-		reason session.EndReason
+		reason sessionmgr.EndReason
 	}{
-		{"nil", nil, session.Handoff},
-		{"not from a store", &session.Session{ID: "x"}, session.Handoff},
-		{"expired reason", ends[0].s, session.Expired},
-		{"zero reason", ends[0].s, 0},
+		{"nil", live, nil, sessionmgr.Handoff},
+		{"not from a store", live, &session.Session{ID: "x"}, sessionmgr.Handoff},
+		{"no token", httptest.NewRequest(http.MethodPost, "/checkout", nil), ends[0].s, sessionmgr.Handoff},
+		{"expired reason", ended, ends[0].s, sessionmgr.Expired},
+		{"zero reason", ended, ends[0].s, 0},
 	} {
-		if _, err := e.m.End(context.Background(), tc.s, tc.reason); err == nil {
+		if _, err := e.m.End(context.Background(), tc.r, tc.s, tc.reason); err == nil {
 			t.Errorf("End %s: no error", tc.name)
 		}
 	}
@@ -381,10 +392,10 @@ func TestHandoff(t *testing.T) {
 // End) and OnEnd hears nothing.
 func TestBeforeEnd(t *testing.T) {
 	var refuse atomic.Bool
-	var reasons []session.EndReason
+	var reasons []sessionmgr.EndReason
 	var mu sync.Mutex
-	e := newEnv(t, nil, nil, func(c *session.Config) {
-		c.BeforeEnd = func(ctx context.Context, s *session.Session, r session.EndReason) error {
+	e := newEnv(t, nil, nil, func(c *sessionmgr.Config) {
+		c.BeforeEnd = func(ctx context.Context, s *session.Session, r sessionmgr.EndReason) error {
 			mu.Lock()
 			defer mu.Unlock()
 			reasons = append(reasons, r)
@@ -413,15 +424,15 @@ func TestBeforeEnd(t *testing.T) {
 	if r := e.do(http.MethodDelete, endpoint, "shopbot", "192.0.2.7", token, ""); r.status != 200 {
 		t.Fatalf("DELETE: %d %s", r.status, r.raw)
 	}
-	if ends := e.events(); len(ends) != 1 || ends[0].reason != session.Deleted {
+	if ends := e.events(); len(ends) != 1 || ends[0].reason != sessionmgr.Deleted {
 		t.Fatalf("ends %v", ends)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if want := []session.EndReason{session.Deleted, session.Handoff, session.Deleted}; !slices.Equal(reasons, want) {
+	if want := []sessionmgr.EndReason{sessionmgr.Deleted, sessionmgr.Handoff, sessionmgr.Deleted}; !slices.Equal(reasons, want) {
 		t.Errorf("BeforeEnd reasons %v, want %v", reasons, want)
 	}
-	if s, _ := session.ErrorStatus(fmt.Errorf("x: %w", session.ErrNotRecorded)); s != 503 {
+	if s, _ := sessionmgr.ErrorStatus(fmt.Errorf("x: %w", sessionmgr.ErrNotRecorded)); s != 503 {
 		t.Errorf("ErrorStatus(ErrNotRecorded) = %d", s)
 	}
 }
@@ -433,9 +444,9 @@ func TestAfterCreate(t *testing.T) {
 	var refuse atomic.Bool
 	var seen []string
 	var mu sync.Mutex
-	clock := sessiontest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	clock := testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	st := session.NewMemoryStore(session.WithClock(clock.Now))
-	e := newEnv(t, st, clock, func(c *session.Config) {
+	e := newEnv(t, st, clock, func(c *sessionmgr.Config) {
 		c.MaxSessions = 1
 		c.AfterCreate = func(ctx context.Context, s *session.Session) error {
 			mu.Lock()
@@ -490,8 +501,8 @@ func TestCreateBodies(t *testing.T) {
 		{"string", `"hello"`, 400, "malformed JSON body", ""},
 		{"wrong type", `{"agent_name":5}`, 400, "malformed JSON body", ""},
 		{"two objects", `{} {}`, 400, "malformed JSON body", ""},
-		{"at the cap", `{"purpose":"` + strings.Repeat("x", session.MaxBodyBytes-14) + `"}`, 201, "", strings.Repeat("x", session.MaxBodyBytes-14)},
-		{"too large", `{"purpose":"` + strings.Repeat("x", session.MaxBodyBytes) + `"}`, 413, "exceeds 16384 bytes", ""},
+		{"at the cap", `{"purpose":"` + strings.Repeat("x", sessionmgr.MaxBodyBytes-14) + `"}`, 201, "", strings.Repeat("x", sessionmgr.MaxBodyBytes-14)},
+		{"too large", `{"purpose":"` + strings.Repeat("x", sessionmgr.MaxBodyBytes) + `"}`, 413, "exceeds 16384 bytes", ""},
 	}
 	e := newEnv(t, nil, nil, nil)
 	for _, tc := range tests {
@@ -548,7 +559,7 @@ func TestMethods(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
-	e := newEnv(t, nil, nil, func(c *session.Config) { c.MaxSessions = 1 })
+	e := newEnv(t, nil, nil, func(c *sessionmgr.Config) { c.MaxSessions = 1 })
 	preflight := func(method, headers string) result {
 		req, _ := http.NewRequest(http.MethodOptions, e.srv.URL+endpoint, nil)
 		req.Header.Set("Origin", "https://agent.example")
@@ -597,7 +608,7 @@ func TestStoreFailure(t *testing.T) {
 	if r := e.create("shopbot", "192.0.2.7", ""); r.status != 503 || r.body["error"] != "session store unavailable" || strings.Contains(r.raw, "down") {
 		t.Fatalf("create: %d %s", r.status, r.raw)
 	}
-	token, _, _ := session.NewToken()
+	token, _, _ := sessionmgr.NewToken()
 	if r := e.do(http.MethodDelete, endpoint, "shopbot", "192.0.2.7", token, ""); r.status != 503 {
 		t.Fatalf("DELETE: %d %s", r.status, r.raw)
 	}
@@ -609,7 +620,7 @@ func TestStoreFailure(t *testing.T) {
 // A reap failure after a successful create does not fail the create; it
 // goes to OnError.
 func TestReapErrorsOnCreate(t *testing.T) {
-	clock := sessiontest.NewClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	clock := testclock.New(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	st := reapFails{session.NewMemoryStore(session.WithClock(clock.Now))}
 	e := newEnv(t, st, clock, nil)
 	if r := e.create("shopbot", "192.0.2.7", ""); r.status != 201 {
@@ -630,9 +641,9 @@ func (reapFails) Reap(context.Context, time.Time, int) ([]*session.Session, erro
 
 func TestRun(t *testing.T) {
 	ended := make(chan *session.Session, 3)
-	e := newEnv(t, nil, nil, func(c *session.Config) {
-		c.OnEnd = func(s *session.Session, r session.EndReason) {
-			if r == session.Expired {
+	e := newEnv(t, nil, nil, func(c *sessionmgr.Config) {
+		c.OnEnd = func(s *session.Session, r sessionmgr.EndReason) {
+			if r == sessionmgr.Expired {
 				ended <- s
 			}
 		}
@@ -661,7 +672,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
-	_, err := session.New(session.Config{TTL: -time.Second, MaxSessions: -1, Capabilities: []string{"a", ""}})
+	_, err := sessionmgr.New(sessionmgr.Config{TTL: -time.Second, MaxSessions: -1, Capabilities: []string{"a", ""}})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -676,9 +687,9 @@ func TestNewErrors(t *testing.T) {
 				t.Error("MustNew did not panic")
 			}
 		}()
-		session.MustNew(session.Config{TTL: -time.Second})
+		sessionmgr.MustNew(sessionmgr.Config{TTL: -time.Second})
 	}()
-	m := session.MustNew(session.Config{})
+	m := sessionmgr.MustNew(sessionmgr.Config{})
 	if m.TTL() != 1800*time.Second {
 		t.Errorf("default TTL %v", m.TTL())
 	}
@@ -688,8 +699,8 @@ func TestNewErrors(t *testing.T) {
 }
 
 func TestEndReasonString(t *testing.T) {
-	for r, want := range map[session.EndReason]string{
-		session.Deleted: "deleted", session.Expired: "expired", session.Handoff: "handoff", 0: "EndReason(0)", 9: "EndReason(9)",
+	for r, want := range map[sessionmgr.EndReason]string{
+		sessionmgr.Deleted: "deleted", sessionmgr.Expired: "expired", sessionmgr.Handoff: "handoff", 0: "EndReason(0)", 9: "EndReason(9)",
 	} {
 		if got := r.String(); got != want {
 			t.Errorf("%d: %q, want %q", r, got, want)
@@ -698,10 +709,10 @@ func TestEndReasonString(t *testing.T) {
 }
 
 func TestErrorStatus(t *testing.T) {
-	if s, m := session.ErrorStatus(nil); s != 200 || m != "" {
+	if s, m := sessionmgr.ErrorStatus(nil); s != 200 || m != "" {
 		t.Errorf("nil: %d %q", s, m)
 	}
-	if s, _ := session.ErrorStatus(errDown); s != 503 {
+	if s, _ := sessionmgr.ErrorStatus(errDown); s != 503 {
 		t.Errorf("store error: %d", s)
 	}
 	le := &session.LimitError{Soonest: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}

@@ -1,4 +1,4 @@
-package session_test
+package sessionmgr_test
 
 import (
 	"context"
@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/sessionmgr"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/session"
-	"github.com/agentready/agentready/session/sessiontest"
 )
 
 var benchClient = netip.MustParsePrefix("192.0.2.7/32")
@@ -19,19 +20,19 @@ func benchIdentify(*http.Request) (string, netip.Prefix, bool) { return "shopbot
 
 // newBenchManager returns a Manager on a MemoryStore holding n sessions
 // besides the one whose token it returns.
-func newBenchManager(b *testing.B, n int) (*session.Manager, string) {
+func newBenchManager(b *testing.B, n int) (*sessionmgr.Manager, string) {
 	b.Helper()
-	clock := sessiontest.NewClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	clock := testclock.New(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	st := session.NewMemoryStore(session.WithClock(clock.Now))
 	ctx := context.Background()
 	for range n {
-		_, h, _ := session.NewToken()
+		_, h, _ := sessionmgr.NewToken()
 		s := &session.Session{Agent: "other", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Hour)}
 		if err := st.Create(ctx, h, s, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
-	m := session.MustNew(session.Config{Store: st, Now: clock.Now})
+	m := sessionmgr.MustNew(sessionmgr.Config{Store: st, Now: clock.Now})
 	rec := httptest.NewRecorder()
 	m.Handler(benchIdentify).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", nil))
 	var body struct {
@@ -78,10 +79,10 @@ func BenchmarkLookupParallel(b *testing.B) {
 }
 
 func BenchmarkHashToken(b *testing.B) {
-	tok, _, _ := session.NewToken()
+	tok, _, _ := sessionmgr.NewToken()
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = session.HashToken(tok)
+		_ = sessionmgr.HashToken(tok)
 	}
 }
 

@@ -1,7 +1,8 @@
-package session_test
+package sessionmgr_test
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -12,9 +13,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/sessionmgr"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
-	"github.com/agentready/agentready/session/sessiontest"
 )
 
 // dumpKeys returns every key under prefix and every value it holds (strings
@@ -52,7 +54,7 @@ func redisGlob(p string) string {
 
 func TestRedisStoreKeepsNoToken(t *testing.T) {
 	client := newRedisClient(t)
-	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
+	clock := testclock.New(time.Now().UTC().Truncate(time.Second))
 	p := redistest.Prefix(t)
 	st := newRedisStoreAt(t, client, clock.Now, p)
 	e := newEnv(t, st, clock, nil)
@@ -70,7 +72,7 @@ func TestRedisStoreKeepsNoToken(t *testing.T) {
 		t.Fatal("no keys written")
 	}
 	for _, tok := range tokens {
-		h := session.HashToken(tok)
+		h := sessionmgr.HashToken(tok)
 		for k, vals := range keys {
 			if strings.Contains(k, tok) {
 				t.Errorf("key %q contains a token", k)
@@ -82,7 +84,7 @@ func TestRedisStoreKeepsNoToken(t *testing.T) {
 			}
 		}
 		// The session is under its hash, expiring at its deadline.
-		k := p + "session:t:" + h.String()
+		k := p + "session:t:" + hex.EncodeToString(h[:])
 		if _, ok := keys[k]; !ok {
 			t.Fatalf("no key %s among %v", k, keys)
 		}
@@ -105,7 +107,7 @@ func TestRedisStoreKeepsNoToken(t *testing.T) {
 // them.
 func TestRedisStoreRestart(t *testing.T) {
 	srv := redistest.Start(t)
-	clock := sessiontest.NewClock(time.Now().UTC().Truncate(time.Second))
+	clock := testclock.New(time.Now().UTC().Truncate(time.Second))
 	prefix := redistest.Prefix(t)
 
 	c1 := redis.NewClient(&redis.Options{Addr: srv.Addr})
@@ -118,7 +120,7 @@ func TestRedisStoreRestart(t *testing.T) {
 	_ = c1.Close()
 
 	c2 := srv.Client(t)
-	e2 := newEnv(t, newRedisStoreAt(t, c2, clock.Now, prefix), clock, func(c *session.Config) { c.MaxSessions = 3 })
+	e2 := newEnv(t, newRedisStoreAt(t, c2, clock.Now, prefix), clock, func(c *sessionmgr.Config) { c.MaxSessions = 3 })
 	for _, tok := range []string{keep, end, expire} {
 		if res := e2.do(http.MethodGet, "/cart", "shopbot", "192.0.2.7", tok, ""); res.status != http.StatusOK {
 			t.Fatalf("after restart, lookup answered %d %v", res.status, res.body)
@@ -140,7 +142,7 @@ func TestRedisStoreRestart(t *testing.T) {
 		t.Fatalf("Reap = %d, %v; want the third session", n, err)
 	}
 	ends := e2.events()
-	if len(ends) != 3 || ends[0].reason != session.Deleted || ends[1].reason != session.Expired || ends[2].reason != session.Expired ||
+	if len(ends) != 3 || ends[0].reason != sessionmgr.Deleted || ends[1].reason != sessionmgr.Expired || ends[2].reason != sessionmgr.Expired ||
 		ends[2].s.Purpose != "expire" {
 		t.Fatalf("ends = %v", ends)
 	}
@@ -150,11 +152,11 @@ func TestRedisStoreRestart(t *testing.T) {
 func TestRedisStoreUnreachable(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
 	defer client.Close()
-	clock := sessiontest.NewClock(time.Now().UTC())
+	clock := testclock.New(time.Now().UTC())
 	st := newRedisStoreAt(t, client, clock.Now, redisstore.DefaultSessionPrefix)
 	ctx := context.Background()
 	s := &session.Session{ID: "x", ExpiresAt: clock.Now().Add(time.Minute), Client: netip.MustParsePrefix("192.0.2.1/32")}
-	_, h, _ := session.NewToken()
+	_, h, _ := sessionmgr.NewToken()
 	if err := st.Create(ctx, h, s, 1); err == nil || errors.Is(err, session.ErrTooMany) {
 		t.Fatalf("Create = %v, want a connection error", err)
 	}

@@ -1,4 +1,4 @@
-package session_test
+package sessionmgr_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/session"
 )
 
@@ -16,7 +17,7 @@ func FuzzCreateBody(f *testing.F) {
 	for _, s := range []string{"", "{}", "null", `{"agent_name":"a","agent_version":"1","purpose":"p"}`, `{"purpose":`, "[1]", `{"a":{"b":[{}]}}`, "\xff", `"\ud800"`} {
 		f.Add(s)
 	}
-	m := session.MustNew(session.Config{})
+	m := sessionmgr.MustNew(sessionmgr.Config{})
 	h := m.Handler(benchIdentify)
 	f.Fuzz(func(t *testing.T, body string) {
 		rec := httptest.NewRecorder()
@@ -33,7 +34,7 @@ func FuzzCreateBody(f *testing.F) {
 		}
 		switch rec.Code {
 		case http.StatusCreated:
-			if !env.OK || len(env.Data.Token) != session.TokenLen {
+			if !env.OK || len(env.Data.Token) != sessionmgr.TokenLen {
 				t.Fatalf("201 without a token: %s", rec.Body)
 			}
 			// Keep the store small across iterations.

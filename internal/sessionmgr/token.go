@@ -1,16 +1,13 @@
-package session
+package sessionmgr
 
 import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
-)
 
-// HeaderSession carries the session token on agent requests (v0.1.0
-// interaction API).
-const HeaderSession = "X-Agent-Session"
+	"github.com/agentready/agentready/session"
+)
 
 // Token and ID sizes. 32 random bytes are 256 bits, 43 base64url
 // characters: above the at-least-32-characters the v0.1.0 session rules
@@ -21,43 +18,27 @@ const (
 	// TokenLen is the length of the tokens NewToken returns.
 	TokenLen = 43
 	idBytes  = 16
-	// maxTokenLen bounds what Lookup hashes: a longer header is no token of
-	// ours, and the bound keeps hashing on the stack.
+	// maxTokenLen bounds what Lookup hashes: a longer header is no token
+	// of ours.
 	maxTokenLen = 256
 	// minTokenLen is the v0.1.0 minimum.
 	minTokenLen = 32
 )
 
-// Hash is the SHA-256 of a session token: what stores keep instead of the
-// token.
-type Hash [sha256.Size]byte
-
-// String is the hash in lower-case hex (the Redis store's key form). The
-// hash is not a secret: it cannot be turned back into the token.
-func (h Hash) String() string { return hex.EncodeToString(h[:]) }
-
 // NewToken returns a new random token and its hash. The token is 43
 // base64url characters (32 bytes from crypto/rand); give it to the agent
 // and keep only the hash.
-func NewToken() (token string, hash Hash, err error) {
+func NewToken() (token string, hash session.Hash, err error) {
 	var b [tokenBytes]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return "", Hash{}, fmt.Errorf("session: reading random token: %w", err)
+		return "", session.Hash{}, fmt.Errorf("session: reading random token: %w", err)
 	}
 	token = base64.RawURLEncoding.EncodeToString(b[:])
 	return token, HashToken(token), nil
 }
 
-// HashToken returns the SHA-256 of token. It does not allocate for tokens
-// of up to 256 bytes.
-func HashToken(token string) Hash {
-	if len(token) <= maxTokenLen {
-		var buf [maxTokenLen]byte
-		n := copy(buf[:], token)
-		return sha256.Sum256(buf[:n])
-	}
-	return sha256.Sum256([]byte(token))
-}
+// HashToken returns the SHA-256 of token.
+func HashToken(token string) session.Hash { return sha256.Sum256([]byte(token)) }
 
 // newID returns a public session ID: 16 random bytes, 22 base64url
 // characters.

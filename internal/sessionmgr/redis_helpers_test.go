@@ -1,4 +1,4 @@
-package session_test
+package sessionmgr_test
 
 import (
 	"testing"
