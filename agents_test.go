@@ -180,11 +180,11 @@ func TestProbes(t *testing.T) {
 	// forwarding header, only a client that X-Forwarded-For names can be
 	// in a probe network.
 	for _, trusted := range []bool{true, false} {
-		opts := []agentready.Option{agentready.WithClients(agentready.Clients{ProbeNets: []string{"127.0.0.0/8"}})}
+		clients := agentready.Clients{ProbeNets: []string{"127.0.0.0/8"}}
 		if trusted {
-			opts = append(opts, agentready.WithTrustedProxies("127.0.0.0/8"))
+			clients.TrustedProxies = []string{"127.0.0.0/8"}
 		}
-		e = newEnforced(t, site, opts...)
+		e = newEnforced(t, site, agentready.WithClients(clients))
 		for _, hdr := range [][]string{
 			{"Forwarded", "for=203.0.113.9"},
 			{"X-Real-IP", "203.0.113.9"},
@@ -225,8 +225,8 @@ func TestImplicitScope(t *testing.T) {
 	if _, err := agentready.New(site); err == nil || !strings.Contains(err.Error(), "WithImplicitAccess") {
 		t.Fatalf("New without a scope: %v", err)
 	}
-	if _, err := agentready.New(site, agentready.WithImplicitAccess(0)); err == nil {
-		t.Fatal("scope 0 accepted")
+	if _, err := agentready.New(site, agentready.WithImplicitAccess("")); err == nil {
+		t.Fatal("an empty scope accepted")
 	}
 	e := newEnforced(t, site, agentready.WithImplicitAccess(agentready.ImplicitAIAgents))
 	for _, tt := range []struct {

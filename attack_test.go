@@ -86,7 +86,7 @@ func TestAttackHMACAuthForEveryClientPresenceOnly(t *testing.T) {
 }
 
 // the session endpoint (LimitOnly) gives an unverified claim the
-// verified-only policy's limit; with WithLimitByAgent, spoofers drain the
+// verified-only policy's limit; with Clients.LimitByAgent, spoofers drain the
 // bucket the verified agent is counted in.
 func TestAttackSessionEndpointUnverifiedGrants(t *testing.T) {
 	inside, _ := rangeListServer(t, "10.0.0.0/8") // the real ClaudeBot's range
@@ -98,7 +98,7 @@ func TestAttackSessionEndpointUnverifiedGrants(t *testing.T) {
 			agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()),
 			agentready.WithVerification(verify.Options{AllowHTTPLoopback: true})}
 		if byAgent {
-			opts = append(opts, agentready.WithLimitByAgent())
+			opts = append(opts, agentready.WithClients(agentready.Clients{LimitByAgent: true}))
 		}
 		m, err := agentready.New(site, opts...)
 		if err != nil {

@@ -346,7 +346,7 @@ func TestForwardedForSpoofing(t *testing.T) {
 		}
 	})
 	t.Run("trusted proxy: the right-most untrusted address is the client", func(t *testing.T) {
-		e := newEnforced(t, site, agentready.WithTrustedProxies("127.0.0.1/32", "10.0.0.0/8"))
+		e := newEnforced(t, site, agentready.WithClients(agentready.Clients{TrustedProxies: []string{"127.0.0.1/32", "10.0.0.0/8"}}))
 		// An attacker prepends addresses; the proxy appends the real one.
 		a := []int{search(e, "198.51.100.7, 203.0.113.9, 10.1.2.3"), search(e, "1.1.1.1, 203.0.113.9"), search(e, "203.0.113.9")}
 		if a[2] != http.StatusTooManyRequests {
@@ -484,7 +484,7 @@ func TestExplain(t *testing.T) {
 // TestHostileInput: malformed User-Agents, paths, headers and forwarded
 // chains get a decision, never a panic.
 func TestHostileInput(t *testing.T) {
-	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithTrustedProxies("0.0.0.0/0", "::/0"))
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithClients(agentready.Clients{TrustedProxies: []string{"0.0.0.0/0", "::/0"}}))
 	if err != nil {
 		t.Fatal(err)
 	}

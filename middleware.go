@@ -33,6 +33,8 @@ type Middleware struct {
 	// compiled declaration builds its own for each, so that every route
 	// follows a Reload.
 	slots []slot
+	// reloaded is closed, and replaced, by each Reload, for Run.
+	reloaded chan struct{}
 }
 
 // slot is one handler built by Handler (bind false) or Capability.
@@ -92,7 +94,7 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Middleware{st: st}
+	m := &Middleware{st: st, reloaded: make(chan struct{})}
 	m.cur.Store(c)
 	return m, nil
 }
@@ -104,9 +106,9 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 // and the audit store are the same, so the buckets of unchanged limits,
 // the live sessions and the audit logs carry on. A declaration with
 // problems is refused with all of them, and the old one keeps serving.
-// The new declaration's verified-only policies have a new Verifier: load
-// it (Verifier().Load) and run it, as after New. Signature nonces already
-// used stay used.
+// When the new declaration changes the verified-only policies, their
+// sources are loaded anew (by Run). Signature nonces already used stay
+// used.
 func (m *Middleware) Reload(site config.Site) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -138,6 +140,8 @@ func (m *Middleware) Reload(site config.Site) error {
 		c.handlers[i] = c.chain(&m.slots[i])
 	}
 	m.cur.Store(c)
+	close(m.reloaded)
+	m.reloaded = make(chan struct{})
 	return nil
 }
 
@@ -278,8 +282,8 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		Policy:         pol,
 		Store:          store,
 		ClientIP:       st.clientIP,
-		Key:            st.key,
-		ByAgent:        st.byAgent,
+		Key:            st.clients.RateLimitKey,
+		ByAgent:        st.clients.LimitByAgent,
 		Authenticate:   st.auth,
 		OnDecision:     st.onDecision,
 		Logger:         st.logger,
@@ -325,7 +329,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 // It logs, once, the capabilities whose auth is checked for presence only.
 func checkEnforcement(site *config.Site, st *settings) []error {
 	var errs []error
-	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 && st.implicit == 0 {
+	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 && st.implicit == "" {
 		errs = append(errs, errors.New("Access: no Allow or Disallow rule is declared, so draft-car 2.6 permits agents only the capability endpoints; "+
 			"say to whom that applies with WithImplicitAccess(ImplicitAllAgents) (every automated client: search crawlers, link unfurlers, feed readers and webhooks too) "+
 			"or WithImplicitAccess(ImplicitAIAgents) (declared and known agents only), or declare Access rules"))
@@ -372,37 +376,80 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 	return m.register(slot{next: next})
 }
 
-// Verifier returns what checks claims to verified-only agent policies, nil
-// when the declaration has none. Load its sources before serving and keep
-// them fresh in the background:
-//
-//	if v := m.Verifier(); v != nil {
-//		if err := v.Load(ctx); err != nil { log.Print(err) } // unverifiable claims are served under "*" meanwhile
-//		go v.Run(ctx)
-//	}
+// Verifier returns what checks claims to verified-only agent policies in
+// the current declaration, nil when it has none, for health checks: Stats,
+// and Ranges and Directories say which source is failing. Run loads and
+// refreshes it.
 func (m *Middleware) Verifier() *verify.Verifier { return m.cur.Load().ver }
 
-// Run ends, every minute until ctx is done, the v0.1.0 sessions whose TTL
-// has passed while no request came to end them, which seals their audit
-// trails; then it returns ctx.Err(). Run it in a goroutine when the
-// declaration uses sessions (with none it only waits for ctx):
+// Run does the Middleware's background work until ctx is done, then
+// returns ctx.Err(). Run it in a goroutine, once:
 //
 //	go m.Run(ctx)
+//
+// It loads the sources of verified-only agent policies (range lists, key
+// directories) and keeps them fresh: the declaration's, a shadow's, and
+// those of a declaration a Reload brings; until a source is loaded, the
+// claims it would check are served under "*". Every minute it ends the
+// v0.1.0 sessions whose TTL has passed while no request came to end them,
+// which seals their audit trails.
 func (m *Middleware) Run(ctx context.Context) error {
+	running := map[*verify.Verifier]context.CancelFunc{}
+	defer func() {
+		for _, cancel := range running {
+			cancel()
+		}
+	}()
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {
+		m.mu.Lock()
+		c, reloaded := m.cur.Load(), m.reloaded
+		m.mu.Unlock()
+		m.runVerifiers(ctx, c, running)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-reloaded:
 		case <-t.C:
-		}
-		// The current declaration's sessions: a Reload brings a new
-		// Manager on the same store.
-		if s := m.cur.Load().sess; s != nil {
-			if _, err := s.mgr.Reap(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("agentready: ending expired sessions", "err", err)
+			// The current declaration's sessions: a Reload brings a
+			// new Manager on the same store.
+			if s := c.sess; s != nil {
+				if _, err := s.mgr.Reap(ctx); err != nil && ctx.Err() == nil {
+					s.log.Error("agentready: ending expired sessions", "err", err)
+				}
 			}
+		}
+	}
+}
+
+// runVerifiers loads and runs the Verifiers of c that running does not
+// hold yet, and stops those c no longer uses.
+func (m *Middleware) runVerifiers(ctx context.Context, c *compiled, running map[*verify.Verifier]context.CancelFunc) {
+	current := map[*verify.Verifier]bool{}
+	for _, v := range []*verify.Verifier{c.ver, c.shadowVerifier()} {
+		if v == nil || current[v] {
+			continue
+		}
+		current[v] = true
+		if running[v] != nil {
+			continue
+		}
+		// A source that cannot be loaded now is retried by Run on its
+		// schedule; meanwhile its claims are served under "*".
+		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := v.Load(lctx); err != nil && ctx.Err() == nil {
+			m.st.log().Warn("agentready: a verification source could not be loaded; its claims are served under \"*\" until it can", "err", err)
+		}
+		cancel()
+		vctx, stop := context.WithCancel(ctx)
+		running[v] = stop
+		go v.Run(vctx)
+	}
+	for v, stop := range running {
+		if !current[v] {
+			stop()
+			delete(running, v)
 		}
 	}
 }

@@ -29,12 +29,10 @@ type settings struct {
 	store      ratelimit.Store
 	clock      func() time.Time // tests only (export_test.go)
 	clientIP   *enforce.ClientIP
-	key        enforce.KeyFunc
-	byAgent    bool
 	auth       enforce.Authenticator
 	onDecision func(enforce.Decision)
 	logger     *slog.Logger
-	implicit   ImplicitScope
+	implicit   string
 	reportOnly bool
 	lenient    bool
 
@@ -196,39 +194,6 @@ func withClock(now func() time.Time) Option {
 	}
 }
 
-// WithTrustedProxies lists the proxies (CIDRs or addresses) whose
-// X-Forwarded-For is believed, read right to left. By default no forwarding
-// header is trusted and the client is RemoteAddr.
-func WithTrustedProxies(cidrs ...string) Option {
-	return func(st *settings) error {
-		ip, err := enforce.NewClientIP(cidrs)
-		if err != nil {
-			return fmt.Errorf("WithTrustedProxies: %w", err)
-		}
-		st.clientIP = ip
-		return nil
-	}
-}
-
-// WithRateLimitKey counts rate limits per what key returns (an API key, a
-// token subject) instead of per client address; when it returns false the
-// client address is used.
-func WithRateLimitKey(key enforce.KeyFunc) Option {
-	return func(st *settings) error {
-		st.key = key
-		return nil
-	}
-}
-
-// WithLimitByAgent counts every limit per agent policy only, shared by all
-// of that agent's clients.
-func WithLimitByAgent() Option {
-	return func(st *settings) error {
-		st.byAgent = true
-		return nil
-	}
-}
-
 // WithAuthenticator checks credentials of capabilities that declare auth.
 // Without it, agentready enforces only that the declared credential is
 // present (Authorization: Bearer for bearer-token and oauth2, the api-key
@@ -253,11 +218,26 @@ func WithOnDecision(f func(enforce.Decision)) Option {
 	}
 }
 
-// Clients changes who is taken for what (WithClients). Every client that
-// is not positively a browser is an agent; a User-Agent is a claim, so
-// nothing here lets a client through by its User-Agent except Browsers,
-// which the site chooses for its own apps.
+// Clients says who a client is (WithClients): its address behind the
+// site's proxies, the identity its rate limits are counted under, what
+// its User-Agent is taken for, and the infrastructure probes that pass
+// without enforcement. Every client that is not positively a browser is an
+// agent; a User-Agent is a claim, so nothing here lets a client through by
+// its User-Agent except Browsers, which the site chooses for its own apps.
 type Clients struct {
+	// TrustedProxies are the proxies (CIDRs or addresses) whose
+	// X-Forwarded-For is believed, read right to left. By default no
+	// forwarding header is trusted and the client is RemoteAddr.
+	TrustedProxies []string
+
+	// RateLimitKey counts rate limits per what it returns (an API key, a
+	// token subject) instead of per client address; when it returns false
+	// the client address is used.
+	RateLimitKey enforce.KeyFunc
+	// LimitByAgent counts every limit per agent policy only, shared by all
+	// of that agent's clients.
+	LimitByAgent bool
+
 	// Browsers are product tokens that pass as a browser: the site's own
 	// app ("ShopApp" for "ShopApp/3.2 (iPhone; iOS 18.1)") or an in-app
 	// browser it wants treated as a person's.
@@ -273,7 +253,7 @@ type Clients struct {
 	// ProbeNets are the networks (CIDRs or addresses: the load
 	// balancer's, the orchestrator's) whose requests pass without
 	// enforcement, whatever they ask for. The client address is the one
-	// rate limits use (WithTrustedProxies applies), but a proxy's address
+	// rate limits use (TrustedProxies applies), but a proxy's address
 	// never passes for a client it forwards: a request with
 	// X-Forwarded-For, Forwarded or X-Real-IP passes by network only when
 	// X-Forwarded-For names a client in it that is not a trusted proxy.
@@ -281,52 +261,59 @@ type Clients struct {
 	ProbePaths, ProbeNets []string
 }
 
-// WithClients changes who is taken for what: product tokens that pass as
-// browsers, names added to or removed from the agent lists, and the
-// infrastructure probes that pass without enforcement; see Clients. A
-// second WithClients replaces the first.
+// WithClients says who a client is: the trusted proxies, the rate-limit
+// identity, product tokens that pass as browsers, names added to or
+// removed from the agent lists, and the infrastructure probes that pass
+// without enforcement; see Clients. A second WithClients replaces the
+// first.
 func WithClients(c Clients) Option {
 	return func(st *settings) error {
+		var errs []error
+		ip, err := enforce.NewClientIP(c.TrustedProxies)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("Clients.TrustedProxies: %w", err))
+		}
 		for _, p := range c.ProbePaths {
 			if p == "" || p[0] != '/' {
-				return fmt.Errorf("Clients.ProbePaths: path %q does not start with \"/\"", p)
+				errs = append(errs, fmt.Errorf("Clients.ProbePaths: path %q does not start with \"/\"", p))
 			}
 		}
-		st.clients = c
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+		st.clients, st.clientIP = c, ip
 		return nil
 	}
 }
 
-// ImplicitScope says which clients draft-car 2.6's capability-only default
-// ("when no access control is declared, only paths referenced by
-// capabilities are implicitly permitted") applies to, for a site that
-// declares no Allow or Disallow rule (WithImplicitAccess).
-type ImplicitScope uint8
-
+// The scopes of WithImplicitAccess: which clients draft-car 2.6's
+// capability-only default ("when no access control is declared, only
+// paths referenced by capabilities are implicitly permitted") applies to,
+// for a site that declares no Allow or Disallow rule.
 const (
 	// ImplicitAllAgents applies the default to every automated client:
 	// AI agents, and also search-engine crawlers, link unfurlers, feed
 	// readers, uptime monitors and webhooks, which then reach only the
 	// capability endpoints (a search engine no longer sees the site's
 	// pages).
-	ImplicitAllAgents ImplicitScope = iota + 1
+	ImplicitAllAgents = "all-agents"
 	// ImplicitAIAgents applies it only to declared agents and agents of
 	// the known-agent list; other automated clients (generic HTTP
 	// clients, unknown agents) are subject to no path rule, while
 	// capability scope, auth and limits still apply to them.
-	ImplicitAIAgents
+	ImplicitAIAgents = "ai-agents"
 )
 
 // WithImplicitAccess says to whom the capability-only default of draft-car
 // 2.6 applies when the site declares no Allow or Disallow rule. New fails
 // for such a site without it, so that no class of clients is locked out
 // silently. It changes nothing for a site that declares Access rules.
-func WithImplicitAccess(s ImplicitScope) Option {
+func WithImplicitAccess(scope string) Option {
 	return func(st *settings) error {
-		if s != ImplicitAllAgents && s != ImplicitAIAgents {
-			return fmt.Errorf("WithImplicitAccess: unknown scope %d", s)
+		if scope != ImplicitAllAgents && scope != ImplicitAIAgents {
+			return fmt.Errorf("WithImplicitAccess: unknown scope %q (want ImplicitAllAgents or ImplicitAIAgents)", scope)
 		}
-		st.implicit = s
+		st.implicit = scope
 		return nil
 	}
 }

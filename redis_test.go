@@ -103,7 +103,7 @@ func newReplica(t *testing.T, name string, cfg replicaConfig) *replica {
 	site.Capabilities[0].RateLimit = config.PerHour(replicaLimit)
 	m, err := agentready.New(site,
 		agentready.WithStore(r.store),
-		agentready.WithTrustedProxies("127.0.0.1/32"),
+		agentready.WithClients(agentready.Clients{TrustedProxies: []string{"127.0.0.1/32"}}),
 		agentready.WithLogger(logger),
 		agentready.WithOnDecision(func(d enforce.Decision) {
 			r.mu.Lock()

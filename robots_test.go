@@ -64,9 +64,9 @@ func TestRobotsTxtAgreesWithEnforcement(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		site  config.Site
-		scope agentready.ImplicitScope
+		scope string
 	}{
-		{"declared rules", fixtures.OutdoorSupply(), 0},
+		{"declared rules", fixtures.OutdoorSupply(), ""},
 		{"implicit, every automated client", implicit, agentready.ImplicitAllAgents},
 		{"implicit, AI agents only", implicit, agentready.ImplicitAIAgents},
 		{"templates, every automated client", templated, agentready.ImplicitAllAgents},
@@ -74,7 +74,7 @@ func TestRobotsTxtAgreesWithEnforcement(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			opts := []agentready.Option{agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(discardLogger())}
-			if c.scope != 0 {
+			if c.scope != "" {
 				opts = append(opts, agentready.WithImplicitAccess(c.scope))
 			}
 			m, err := agentready.New(c.site, opts...)

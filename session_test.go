@@ -204,7 +204,7 @@ func TestSessionFlow(t *testing.T) {
 
 func TestSessionTokens(t *testing.T) {
 	clock := ratelimit.NewFakeClock(time.Time{})
-	srv, _ := shopServer(t, agentready.WithClock(clock.Now), agentready.WithTrustedProxies("127.0.0.1/32"))
+	srv, _ := shopServer(t, agentready.WithClock(clock.Now), agentready.WithClients(agentready.Clients{TrustedProxies: []string{"127.0.0.1/32"}}))
 	base := srv.URL
 	token, _ := createSession(t, base, uaClaudeUser, "X-Forwarded-For", "198.51.100.7")
 	expiring, _ := createSession(t, base, uaClaudeUser, "X-Forwarded-For", "198.51.100.7")

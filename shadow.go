@@ -22,7 +22,7 @@ import (
 //
 // A candidate that fails validation makes New fail. The shadow doubles the
 // cost of deciding a request. A candidate with verified-only policies has
-// sources of its own: load them with ShadowVerifier, as Verifier's. It
+// sources of its own, which Run loads and refreshes. It
 // shares the enforced sessions and audit stores and records nothing (no
 // event, no nonce, no token); it does call the WithAuthenticator function,
 // as Explain does.
@@ -106,12 +106,11 @@ func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
 	}
 }
 
-// ShadowVerifier is the shadow declaration's Verifier (see Verifier), nil
-// without WithShadow or when the candidate has no verified-only policy.
-func (m *Middleware) ShadowVerifier() *verify.Verifier {
-	sh := m.cur.Load().shadow
-	if sh == nil {
+// shadowVerifier is the Verifier of c's shadow declaration, nil without
+// WithShadow or when the candidate has no verified-only policy.
+func (c *compiled) shadowVerifier() *verify.Verifier {
+	if c.shadow == nil {
 		return nil
 	}
-	return sh.m.ver
+	return c.shadow.m.ver
 }

@@ -28,7 +28,6 @@ import (
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
-	"github.com/agentready/agentready/verify"
 )
 
 // proxyConfig is what serve runs with.
@@ -75,7 +74,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-trusted-proxies: %w", err)
 	}
-	opts := []agentready.Option{agentready.WithLogger(c.log), agentready.WithTrustedProxies(c.trusted...)}
+	opts := []agentready.Option{agentready.WithLogger(c.log), agentready.WithClients(agentready.Clients{TrustedProxies: c.trusted})}
 	if c.reportOnly {
 		opts = append(opts, agentready.WithReportOnly())
 	}
@@ -149,23 +148,12 @@ func newProxy(c proxyConfig) (*proxy, error) {
 			http.Error(w, "the site is unavailable", http.StatusBadGateway)
 		},
 	}
-	// Verified-only policies: their sources are loaded now and refreshed
-	// until close (a reload that changes them brings a new Verifier).
+	// The sources of verified-only policies (a reload's too) and expired
+	// sessions are looked after until close.
 	vctx, vcancel := context.WithCancel(context.Background())
 	closeStore := p.close
 	p.close = func() { vcancel(); closeStore() }
-	startVerifier := func(v *verify.Verifier) {
-		if v == nil {
-			return
-		}
-		lctx, cancel := context.WithTimeout(vctx, 10*time.Second)
-		if err := v.Load(lctx); err != nil {
-			c.log.Warn("agentready serve: a verification source could not be loaded; its claims are served under \"*\" until it can", "err", err)
-		}
-		cancel()
-		go v.Run(vctx)
-	}
-	startVerifier(m.Verifier())
+	go func() { _ = m.Run(vctx) }()
 	p.reload = func() error {
 		var out strings.Builder
 		decl, ok := load(c.configFile, config.Formats{}, &out)
@@ -177,14 +165,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		if s := c.strict(decl); s != strict {
 			return fmt.Errorf("%s: upstream.strict is now %v, %v when serve started: restart agentready serve to apply it", c.configFile, s, strict)
 		}
-		before := m.Verifier()
-		if err := m.Reload(decl.Site); err != nil {
-			return err
-		}
-		if v := m.Verifier(); v != before {
-			startVerifier(v)
-		}
-		return nil
+		return m.Reload(decl.Site)
 	}
 	var h http.Handler = m.Handler(rp)
 	if mx != nil {

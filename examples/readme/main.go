@@ -136,12 +136,7 @@ func verifiedAgents(ctx context.Context, site config.Site, client redis.Universa
 	if err != nil {
 		log.Fatal(err)
 	}
-	if v := m.Verifier(); v != nil {
-		if err := v.Load(ctx); err != nil {
-			log.Print(err) // claims it cannot check yet are served under "*"
-		}
-		go v.Run(ctx) // refresh the range lists and key directories
-	}
+	go m.Run(ctx) // loads and refreshes the range lists and key directories; claims it cannot check yet are served under "*"
 }
 
 // The README's "Auth: hmac" block.

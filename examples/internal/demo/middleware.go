@@ -48,13 +48,15 @@ func Middleware(ctx context.Context, app *App, redisAddr string, trustSignatureA
 		return nil, nil, err
 	}
 	if v := m.Verifier(); v != nil {
+		// Loaded before the first request, so that it can be verified;
+		// Run loads it again and keeps it fresh.
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := v.Load(lctx); err != nil {
 			log.Warn("a trusted key directory could not be loaded; claude claims are served under \"*\" until it can", "err", err)
 		}
 		cancel()
-		go v.Run(ctx)
 	}
+	go func() { _ = m.Run(ctx) }()
 	return m, close, nil
 }
 
