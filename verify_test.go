@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
@@ -200,3 +201,52 @@ func TestVerificationConfigErrors(t *testing.T) {
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// TestRunLoadsVerification: Run loads the verification sources, and those
+// of a declaration a Reload brings, without the caller touching a
+// Verifier; until then the claim is served under "*", unverified.
+func TestRunLoadsVerification(t *testing.T) {
+	inside, _ := rangeListServer(t, "127.0.0.0/8", "::1/128")
+	outside, _ := rangeListServer(t, "192.0.2.0/24")
+	rec := &decisions{}
+	m, err := agentready.New(verifiedSite(inside, outside, false), agentready.WithVerification(verify.Options{AllowHTTPLoopback: true}),
+		agentready.WithOnDecision(rec.add), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Handler(app))
+	defer srv.Close()
+	verified := func() bool {
+		res, _ := do(t, "GET", srv.URL+"/products", uaGPTBot)
+		d := rec.last(t)
+		return res.StatusCode == http.StatusOK && d.Agent == "GPTBot" && !d.Unverified
+	}
+	if verified() {
+		t.Fatal("verified before any source was loaded")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	waitFor(t, "the first declaration's ranges", verified)
+
+	// Another range list: a new Verifier, which Run loads.
+	again, _ := rangeListServer(t, "127.0.0.0/8", "::1/128")
+	if err := m.Reload(verifiedSite(again, outside, false)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the reloaded declaration's ranges", verified)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run returned %v, want context.Canceled", err)
+	}
+}
+
+// waitFor polls ok until it holds, for at most ten seconds.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not loaded after 10 s", what)
+		}
+	}
+}
