@@ -15,9 +15,9 @@ import (
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/ratelimit"
-	"github.com/agentready/agentready/verify"
 )
 
 // Middleware publishes a site's declaration in every agent-discovery format
@@ -52,9 +52,9 @@ type compiled struct {
 	policy *policy.Policy
 	enf    *enforce.Enforcer
 	store  ratelimit.Store
-	sess   *sessions        // nil without v0.1.0 sessions
-	ver    *verify.Verifier // nil without verified-only agent policies
-	shadow *shadow          // nil without WithShadow
+	sess   *sessions          // nil without v0.1.0 sessions
+	ver    *verifier.Verifier // nil without verified-only agent policies
+	shadow *shadow            // nil without WithShadow
 	// handlers are the slots' handlers, built for this declaration.
 	handlers []http.Handler
 }
@@ -270,7 +270,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	}
 	ver := st.verifier
 	if ver == nil {
-		if ver, err = verify.New(site.Agents, vo); err != nil {
+		if ver, err = verifier.New(site.Agents, vo); err != nil {
 			return nil, err
 		}
 	}
@@ -307,7 +307,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		ecfg.Removed = st.removed
 	}
 	if st.requestKeys != nil {
-		rs, err := verify.NewRequestSignatures(st.requestKeys, verify.RequestOptions{Authorities: vo.Authorities, Replays: vo.Replays})
+		rs, err := verifier.NewRequestSignatures(st.requestKeys, verifier.RequestOptions{Authorities: vo.Authorities, Replays: vo.Replays})
 		if err != nil {
 			return nil, err
 		}
@@ -380,7 +380,7 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 // the current declaration, nil when it has none, for health checks: Stats,
 // and Ranges and Directories say which source is failing. Run loads and
 // refreshes it.
-func (m *Middleware) Verifier() *verify.Verifier { return m.cur.Load().ver }
+func (m *Middleware) Verifier() *verifier.Verifier { return m.cur.Load().ver }
 
 // Run does the Middleware's background work until ctx is done, then
 // returns ctx.Err(). Run it in a goroutine, once:
@@ -394,7 +394,7 @@ func (m *Middleware) Verifier() *verify.Verifier { return m.cur.Load().ver }
 // v0.1.0 sessions whose TTL has passed while no request came to end them,
 // which seals their audit trails.
 func (m *Middleware) Run(ctx context.Context) error {
-	running := map[*verify.Verifier]context.CancelFunc{}
+	running := map[*verifier.Verifier]context.CancelFunc{}
 	defer func() {
 		for _, cancel := range running {
 			cancel()
@@ -425,9 +425,9 @@ func (m *Middleware) Run(ctx context.Context) error {
 
 // runVerifiers loads and runs the Verifiers of c that running does not
 // hold yet, and stops those c no longer uses.
-func (m *Middleware) runVerifiers(ctx context.Context, c *compiled, running map[*verify.Verifier]context.CancelFunc) {
-	current := map[*verify.Verifier]bool{}
-	for _, v := range []*verify.Verifier{c.ver, c.shadowVerifier()} {
+func (m *Middleware) runVerifiers(ctx context.Context, c *compiled, running map[*verifier.Verifier]context.CancelFunc) {
+	current := map[*verifier.Verifier]bool{}
+	for _, v := range []*verifier.Verifier{c.ver, c.shadowVerifier()} {
 		if v == nil || current[v] {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
@@ -38,7 +39,7 @@ type settings struct {
 
 	shadow   *shadowSpec
 	removed  func(method, path string) (string, time.Time, bool) // set by Reload
-	verifier *verify.Verifier                                    // set by Reload: the one still valid
+	verifier *verifier.Verifier                                  // set by Reload: the one still valid
 
 	verifyOpts  verify.Options
 	requestKeys verify.RequestKeys

@@ -6,8 +6,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/ratelimit"
-	"github.com/agentready/agentready/verify"
 )
 
 // WithShadow evaluates candidate, a declaration being considered, beside
@@ -108,7 +108,7 @@ func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
 
 // shadowVerifier is the Verifier of c's shadow declaration, nil without
 // WithShadow or when the candidate has no verified-only policy.
-func (c *compiled) shadowVerifier() *verify.Verifier {
+func (c *compiled) shadowVerifier() *verifier.Verifier {
 	if c.shadow == nil {
 		return nil
 	}

@@ -1,8 +1,9 @@
-package verify
+package verifier
 
 import (
 	"context"
 	"errors"
+	"github.com/agentready/agentready/verify"
 	"net/http"
 	"net/netip"
 	"testing"
@@ -48,7 +49,7 @@ func TestGoogleCommonCrawlersReverseDNS(t *testing.T) {
 	for _, name := range []string{"Googlebot", "GoogleOther", "Googlebot-Image", "Storebot-Google", "Google-InspectionTool"} {
 		v, err := New([]config.AgentPolicy{{Name: name, Verify: config.Verification{Required: true,
 			Methods: []string{config.VerifyReverseDNS}}}},
-			Options{Resolver: googleNames, Logger: discardLogger()})
+			verify.Options{Resolver: googleNames, Logger: discardLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,9 +67,9 @@ func TestGoogleCommonCrawlersReverseDNS(t *testing.T) {
 		} {
 			id, err := v.Verify(context.Background(), r, netip.MustParseAddr(addr), "site.example", name, true)
 			switch {
-			case proven && (err != nil || id.Method != ReverseDNS):
+			case proven && (err != nil || id.Method != verify.ReverseDNS):
 				t.Errorf("%s from %s: %+v, %v; want proven by reverse DNS", name, addr, id, err)
-			case !proven && !errors.Is(err, ErrFailed):
+			case !proven && !errors.Is(err, verify.ErrFailed):
 				t.Errorf("%s from %s: %+v, %v; want ErrFailed", name, addr, id, err)
 			}
 		}

@@ -1,9 +1,10 @@
-package verify
+package verifier
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentready/agentready/verify"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,61 +20,7 @@ import (
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 
-// Options configures a Verifier. The zero value is ready to use.
-type Options struct {
-	// Client fetches range lists and key directories. Default: a client
-	// with a 10-second timeout that follows no redirect. A Client given
-	// here should follow none either.
-	Client *http.Client
-	// AllowHTTPLoopback allows plain-HTTP sources on a loopback host
-	// (tests, demos); otherwise sources are fetched over HTTPS only.
-	AllowHTTPLoopback bool
-	// RangesMaxAge is how long a range list is relied on without a
-	// successful refresh. Default DefaultRangesMaxAge (7 days).
-	RangesMaxAge time.Duration
-	// RangesRefresh is how often Run reloads the range lists. Default 24
-	// hours (Bing asks for daily refreshes).
-	RangesRefresh time.Duration
-	// Resolver answers reverse DNS checks. Default net.DefaultResolver.
-	Resolver Resolver
-	// DNSBudget is the longest a request waits for a reverse DNS lookup
-	// that is not cached; a longer lookup finishes in the background for
-	// the next request. Zero means the default, 100ms; a negative budget
-	// means no wait at all: a client's first request is then served as
-	// unverified, and the following ones from the cache.
-	DNSBudget time.Duration
-	// DNSTimeout bounds one lookup (PTR and forward). Default 2s.
-	DNSTimeout time.Duration
-	// DNSConcurrency bounds the lookups running at once. Default 16.
-	DNSConcurrency int
-	// DNSCacheSize bounds the cached answers. Default 10000.
-	DNSCacheSize int
-	// Authorities are the hosts (host[:port], as clients address the site)
-	// a Web Bot Auth signature may name in @authority. A request's Host
-	// outside them is not believed: anyone can send any Host, and
-	// believing it would let a signature an agent made for another site be
-	// replayed here. agentready.New sets the host of Site.URL; add the
-	// others the site answers at (a staging host, a demo's address).
-	Authorities []string
-	// AllowNoNonce accepts Web Bot Auth signatures without a nonce. By
-	// default a nonce is required: a signature without one can be
-	// replayed, on any path, for its whole lifetime (the draft makes
-	// nonce optional).
-	AllowNoNonce bool
-	// SignatureMaxLifetime caps a signature's expires - created. Default
-	// 5 minutes.
-	SignatureMaxLifetime time.Duration
-	// Replays records signature nonces, so that a replayed signature is
-	// refused within its lifetime. Default: in memory, per process; give
-	// a shared one (redisstore.ReplayCache) for replicas.
-	Replays ReplayCache
-	// Now is the clock. Default time.Now.
-	Now func() time.Time
-	// Logger receives source failures. Default slog.Default().
-	Logger *slog.Logger
-}
-
-func (o *Options) defaults() {
+func defaults(o *verify.Options) {
 	if o.Client == nil {
 		o.Client = defaultClient()
 	} else {
@@ -160,8 +107,8 @@ type claim struct {
 // New returns a Verifier for the verified-only policies among agents, or
 // nil when none is. A verified-only policy with no source for any method
 // it accepts is an error naming it.
-func New(agents []config.AgentPolicy, o Options) (*Verifier, error) {
-	o.defaults()
+func New(agents []config.AgentPolicy, o verify.Options) (*Verifier, error) {
+	defaults(&o)
 	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*rangeList{}, log: o.Logger}
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
 	var errs []error
@@ -271,7 +218,7 @@ func (v *Verifier) Requires(name string) bool {
 // ranges) or ErrUnavailable (a source it relies on cannot answer, and no
 // other proved the claim). A signature that is offered is decisive: a bad
 // one fails the claim whatever else might have proven it.
-func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (Identity, error) {
+func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (verify.Identity, error) {
 	id, err := v.verify(ctx, r, client, authority, name, record)
 	if !record {
 		return id, err // a dry run (Explain) is not counted
@@ -279,7 +226,7 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Add
 	switch {
 	case err == nil:
 		v.verified.Add(1)
-	case errors.Is(err, ErrUnavailable):
+	case errors.Is(err, verify.ErrUnavailable):
 		v.unavailable.Add(1)
 	default:
 		v.failed.Add(1)
@@ -287,12 +234,12 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Add
 	return id, err
 }
 
-func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (Identity, error) {
+func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (verify.Identity, error) {
 	c := v.claims[strings.ToLower(name)]
 	if c == nil {
-		return Identity{Claimed: name}, fmt.Errorf("%w: %q is not a verified-only policy", ErrFailed, name)
+		return verify.Identity{Claimed: name}, fmt.Errorf("%w: %q is not a verified-only policy", verify.ErrFailed, name)
 	}
-	id := Identity{Claimed: c.name}
+	id := verify.Identity{Claimed: c.name}
 	var unavailable, failed []error
 	offered := false
 	if c.sigAgents != nil && offersSignature(r) {
@@ -306,11 +253,11 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 		offered = !errors.Is(err, errNoSignature)
 		switch {
 		case err == nil:
-			id.Method, id.Source, id.KeyID = Signature, agent, keyID
+			id.Method, id.Source, id.KeyID = verify.Signature, agent, keyID
 			return id, nil
 		case !offered:
 			// Signature headers of another scheme: the other sources decide.
-		case errors.Is(err, ErrUnavailable):
+		case errors.Is(err, verify.ErrUnavailable):
 			unavailable = append(unavailable, err)
 		default:
 			return id, err // a bad signature disproves the claim
@@ -322,7 +269,7 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 		case err != nil:
 			unavailable = append(unavailable, err)
 		case in:
-			id.Method, id.Source = IPRange, rg.url
+			id.Method, id.Source = verify.IPRange, rg.url
 			return id, nil
 		default:
 			failed = append(failed, fmt.Errorf("%s is not in %s", client, rg.url))
@@ -332,15 +279,15 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 		name, err := v.rdns.Check(ctx, client, c.rdnsDomain)
 		switch {
 		case err == nil:
-			id.Method, id.Source = ReverseDNS, name
+			id.Method, id.Source = verify.ReverseDNS, name
 			return id, nil
-		case errors.Is(err, ErrUnavailable) && len(failed) == 0:
+		case errors.Is(err, verify.ErrUnavailable) && len(failed) == 0:
 			// Reverse DNS that does not answer in time says nothing; but
 			// the client runs its own reverse zone and can make it slow, so
 			// it never turns another source's definite "no" into "cannot
 			// tell".
 			unavailable = append(unavailable, err)
-		case errors.Is(err, ErrUnavailable):
+		case errors.Is(err, verify.ErrUnavailable):
 		default:
 			failed = append(failed, err)
 		}
@@ -351,7 +298,7 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 	if c.sigAgents != nil && !offered {
 		failed = append([]error{errNoSignature}, failed...)
 	}
-	return id, fmt.Errorf("%w: %v", ErrFailed, errors.Join(failed...))
+	return id, fmt.Errorf("%w: %v", verify.ErrFailed, errors.Join(failed...))
 }
 
 // offersSignature reports whether r carries an RFC 9421 signature.

@@ -1,8 +1,9 @@
-package verify
+package verifier
 
 import (
 	"context"
 	"errors"
+	"github.com/agentready/agentready/verify"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -94,7 +95,7 @@ func TestRangesLoad(t *testing.T) {
 	srv := newRangeServer(t, rangeListJSON)
 	r := testRanges(t, srv.URL+"/bots.json", time.Hour)
 	a := netip.MustParseAddr("192.0.2.9")
-	if _, err := r.Contains(a); !errors.Is(err, ErrUnavailable) {
+	if _, err := r.Contains(a); !errors.Is(err, verify.ErrUnavailable) {
 		t.Fatalf("before any load: %v, want ErrUnavailable", err)
 	}
 	if err := r.Load(context.Background()); err != nil {
@@ -141,7 +142,7 @@ func TestRangesStale(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, err := r.Contains(netip.MustParseAddr("192.0.2.9"))
-		if errors.Is(err, ErrUnavailable) {
+		if errors.Is(err, verify.ErrUnavailable) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -178,8 +179,8 @@ func TestRangesFetchBounds(t *testing.T) {
 	to := newRangeServer(t, `{"prefixes": [{"ipv4Prefix": "0.0.0.0/0"}]}`)
 	toList := httptest.NewServer(http.RedirectHandler(to.URL, http.StatusFound))
 	defer toList.Close()
-	o := Options{Client: caller}
-	o.defaults()
+	o := verify.Options{Client: caller}
+	defaults(&o)
 	r := testRanges(t, toList.URL, time.Hour)
 	r.fetcher.client = o.Client
 	if err := r.Load(context.Background()); err == nil || to.hits.Load() != 0 {
@@ -209,16 +210,18 @@ func TestAuthoritiesChecked(t *testing.T) {
 	agents := []config.AgentPolicy{{Name: "Claude", Verify: config.Verification{Required: true,
 		SignatureAgents: []string{"https://agent.example"}}}}
 	for _, bad := range []string{"https://site.example", "site.example/x", "site.example:0", "site.example:99999", "", "a b\x00"} {
-		if _, err := New(agents, Options{Authorities: []string{"site.example", bad}}); err == nil || !strings.Contains(err.Error(), "Authorities[1]") {
+		if _, err := New(agents, verify.Options{Authorities: []string{"site.example", bad}}); err == nil || !strings.Contains(err.Error(), "Authorities[1]") {
 			t.Errorf("New with authority %q: %v", bad, err)
 		}
-		keys := func(context.Context, string) (RequestKey, error) { return RequestKey{}, errors.New("none") }
+		keys := func(context.Context, string) (verify.RequestKey, error) {
+			return verify.RequestKey{}, errors.New("none")
+		}
 		if _, err := NewRequestSignatures(keys, RequestOptions{Authorities: []string{bad}}); err == nil {
 			t.Errorf("NewRequestSignatures with authority %q accepted", bad)
 		}
 	}
 	for _, good := range []string{"site.example", "Site.Example:8443", "127.0.0.1:8080", "[::1]:8080", "localhost"} {
-		if _, err := New(agents, Options{Authorities: []string{good}}); err != nil {
+		if _, err := New(agents, verify.Options{Authorities: []string{good}}); err != nil {
 			t.Errorf("New with authority %q: %v", good, err)
 		}
 	}

@@ -1,10 +1,11 @@
-package verify
+package verifier
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentready/agentready/verify"
 	"log/slog"
 	"net/netip"
 	"sync"
@@ -112,7 +113,7 @@ type RangesStatus struct {
 func (r *rangeList) Contains(a netip.Addr) (bool, error) {
 	s := r.cur.Load()
 	if s == nil || s.stale.Load() {
-		return false, fmt.Errorf("%w: the IP range list %s is not loaded or older than %v", ErrUnavailable, r.url, r.maxAge)
+		return false, fmt.Errorf("%w: the IP range list %s is not loaded or older than %v", verify.ErrUnavailable, r.url, r.maxAge)
 	}
 	return s.set.Contains(a.Unmap()), nil
 }

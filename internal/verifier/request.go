@@ -1,13 +1,13 @@
-package verify
+package verifier
 
 import (
 	"context"
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"github.com/agentready/agentready/verify"
 	"net/http"
 	"time"
 
@@ -21,25 +21,6 @@ import (
 // maxLabels bounds the signatures of one request that are tried.
 const maxLabels = 4
 
-// RequestKey is a key a site holds for a client that signs its requests
-// with HTTP Message Signatures (RFC 9421), as capabilities declaring
-// Auth: hmac ask.
-type RequestKey struct {
-	// Algorithm is the RFC 9421 algorithm (section 6.2.2): "hmac-sha256",
-	// "ed25519", "ecdsa-p256-sha256", "ecdsa-p384-sha384" or
-	// "rsa-pss-sha512". A signature is verified with this algorithm,
-	// whatever its alg parameter says; one that names another fails.
-	Algorithm string
-	// Secret is the shared secret of hmac-sha256.
-	Secret []byte
-	// Public is the public key of the asymmetric algorithms.
-	Public crypto.PublicKey
-}
-
-// RequestKeys returns the key of the signature's keyid, or an error (any
-// error fails the request with 401).
-type RequestKeys func(ctx context.Context, keyID string) (RequestKey, error)
-
 // RequestSignatures verifies the RFC 9421 signatures of requests to
 // capabilities that declare Auth: hmac. A signature must cover "@method",
 // "@authority" and "@path" (and "@query" when the request has one, and
@@ -49,10 +30,10 @@ type RequestKeys func(ctx context.Context, keyID string) (RequestKey, error)
 // one, is refused a second time; a signature without one can be replayed
 // within MaxAge.
 type RequestSignatures struct {
-	keys        RequestKeys
+	keys        verify.RequestKeys
 	maxAge      time.Duration
 	authorities map[string]bool
-	replays     ReplayCache
+	replays     verify.ReplayCache
 }
 
 // RequestOptions configures RequestSignatures.
@@ -63,12 +44,12 @@ type RequestOptions struct {
 	// the request's Host must be one of them. Required.
 	Authorities []string
 	// Replays records nonces. Default: in memory, per process.
-	Replays ReplayCache
+	Replays verify.ReplayCache
 }
 
 // NewRequestSignatures returns a verifier of request signatures by the
 // keys keys returns.
-func NewRequestSignatures(keys RequestKeys, o RequestOptions) (*RequestSignatures, error) {
+func NewRequestSignatures(keys verify.RequestKeys, o RequestOptions) (*RequestSignatures, error) {
 	if keys == nil {
 		return nil, errors.New("verify: NewRequestSignatures: nil RequestKeys")
 	}
@@ -169,7 +150,7 @@ func (s *RequestSignatures) Verify(r *http.Request, record bool) (string, error)
 // requestKeyFetcher adapts RequestKeys to httpsig-go, and remembers the
 // key it gave.
 type requestKeyFetcher struct {
-	keys  RequestKeys
+	keys  verify.RequestKeys
 	keyID string
 	algo  httpsig.Algorithm
 }

@@ -1,8 +1,9 @@
-package verify
+package verifier
 
 import (
 	"context"
 	"errors"
+	"github.com/agentready/agentready/verify"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -22,8 +23,8 @@ func (failingReplays) Seen(context.Context, string, time.Time) (bool, error) {
 // (Explain) the store is not asked.
 func TestRequestSignaturesReplayStoreFails(t *testing.T) {
 	secret := []byte("0123456789abcdef0123456789abcdef")
-	keys := func(context.Context, string) (RequestKey, error) {
-		return RequestKey{Algorithm: "hmac-sha256", Secret: secret}, nil
+	keys := func(context.Context, string) (verify.RequestKey, error) {
+		return verify.RequestKey{Algorithm: "hmac-sha256", Secret: secret}, nil
 	}
 	s, err := NewRequestSignatures(keys, RequestOptions{Authorities: []string{"site.example"}, Replays: failingReplays{}})
 	if err != nil {

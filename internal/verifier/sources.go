@@ -1,10 +1,8 @@
-package verify
+package verifier
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/webbotauth"
@@ -49,13 +47,4 @@ func canonicalOrigin(s string, allowHTTPLoopback bool) (string, error) {
 		return "", fmt.Errorf("%q: plain http is allowed only to a loopback host, with AllowHTTPLoopback", s)
 	}
 	return origin, nil
-}
-
-// ReplayCache records signature nonces so that a signature replayed within
-// its lifetime is refused. The in-memory one is per process; replicas
-// share one in Redis (redisstore).
-type ReplayCache interface {
-	// Seen records key until the given time and reports whether it was
-	// recorded already and not expired.
-	Seen(ctx context.Context, key string, until time.Time) (bool, error)
 }

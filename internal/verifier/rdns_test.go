@@ -1,8 +1,9 @@
-package verify
+package verifier
 
 import (
 	"context"
 	"errors"
+	"github.com/agentready/agentready/verify"
 	"net"
 	"net/http"
 	"net/netip"
@@ -56,9 +57,9 @@ func (f *fakeDNS) LookupNetIP(ctx context.Context, network, host string) ([]neti
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
-func newTestRDNS(r Resolver, budget time.Duration, concurrency int) *rdnsChecker {
-	o := Options{Resolver: r, DNSBudget: budget, DNSConcurrency: concurrency}
-	o.defaults()
+func newTestRDNS(r verify.Resolver, budget time.Duration, concurrency int) *rdnsChecker {
+	o := verify.Options{Resolver: r, DNSBudget: budget, DNSConcurrency: concurrency}
+	defaults(&o)
 	return newReverseDNS(&o)
 }
 
@@ -86,10 +87,10 @@ func TestReverseDNS(t *testing.T) {
 		"66.249.66.1":        nil,
 		"::ffff:66.249.66.1": nil,
 		"2001:db8::77":       nil,
-		"66.249.66.2":        ErrFailed, // PTR claims googlebot.com, its A record does not hold the address
-		"203.0.113.5":        ErrFailed,
-		"203.0.113.6":        ErrFailed,
-		"198.51.100.1":       ErrFailed, // no PTR
+		"66.249.66.2":        verify.ErrFailed, // PTR claims googlebot.com, its A record does not hold the address
+		"203.0.113.5":        verify.ErrFailed,
+		"203.0.113.6":        verify.ErrFailed,
+		"198.51.100.1":       verify.ErrFailed, // no PTR
 	} {
 		name, err := d.Check(context.Background(), netip.MustParseAddr(addr), domains)
 		if !errors.Is(err, want) || (want == nil && name == "") {
@@ -111,14 +112,14 @@ func TestReverseDNSUnavailable(t *testing.T) {
 	domains := []string{"googlebot.com"}
 	t.Run("DNS fails", func(t *testing.T) {
 		d := newTestRDNS(&fakeDNS{fail: &net.DNSError{Err: "i/o timeout", IsTimeout: true}}, time.Second, 4)
-		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, ErrUnavailable) {
+		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, verify.ErrUnavailable) {
 			t.Errorf("%v, want ErrUnavailable", err)
 		}
 	})
 	t.Run("over the budget, then cached", func(t *testing.T) {
 		dns := &fakeDNS{ptr: googleDNS.ptr, forward: googleDNS.forward, block: make(chan struct{})}
 		d := newTestRDNS(dns, 10*time.Millisecond, 4)
-		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, ErrUnavailable) {
+		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, verify.ErrUnavailable) {
 			t.Fatalf("%v, want ErrUnavailable past the budget", err)
 		}
 		close(dns.block) // the lookup finishes in the background
@@ -128,7 +129,7 @@ func TestReverseDNSUnavailable(t *testing.T) {
 		dns := &fakeDNS{ptr: googleDNS.ptr, forward: googleDNS.forward, block: make(chan struct{})}
 		defer close(dns.block)
 		d := newTestRDNS(dns, -1, 4)
-		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, ErrUnavailable) {
+		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, verify.ErrUnavailable) {
 			t.Fatalf("%v, want ErrUnavailable with no budget", err)
 		}
 	})
@@ -142,7 +143,7 @@ func TestReverseDNSUnavailable(t *testing.T) {
 		d := newTestRDNS(dns, time.Millisecond, 1)
 		d.Check(context.Background(), a, domains) // holds the one slot
 		_, err := d.Check(context.Background(), netip.MustParseAddr("2001:db8::77"), domains)
-		if !errors.Is(err, ErrUnavailable) {
+		if !errors.Is(err, verify.ErrUnavailable) {
 			t.Errorf("a second lookup past the bound: %v", err)
 		}
 		close(dns.block)
@@ -197,7 +198,7 @@ func TestInDomain(t *testing.T) {
 // tell".
 func TestSlowReverseDNSDoesNotUndoAFailure(t *testing.T) {
 	srv := newRangeServer(t, rangeListJSON)
-	o := Options{AllowHTTPLoopback: true, Resolver: &fakeDNS{fail: &net.DNSError{Err: "i/o timeout", IsTimeout: true}}}
+	o := verify.Options{AllowHTTPLoopback: true, Resolver: &fakeDNS{fail: &net.DNSError{Err: "i/o timeout", IsTimeout: true}}}
 	v, err := New([]config.AgentPolicy{{Name: "Googlebot", Verify: config.Verification{Required: true,
 		IPRanges: []string{srv.URL}, ReverseDNS: []string{"googlebot.com"}}}}, o)
 	if err != nil {
@@ -208,7 +209,7 @@ func TestSlowReverseDNSDoesNotUndoAFailure(t *testing.T) {
 	}
 	r, _ := http.NewRequest("GET", "https://site.example/", nil)
 	_, err = v.Verify(context.Background(), r, netip.MustParseAddr("203.0.113.50"), "site.example", "Googlebot", true)
-	if !errors.Is(err, ErrFailed) || errors.Is(err, ErrUnavailable) {
+	if !errors.Is(err, verify.ErrFailed) || errors.Is(err, verify.ErrUnavailable) {
 		t.Errorf("outside the ranges, reverse DNS timing out: %v, want ErrFailed", err)
 	}
 	_, err = v.Verify(context.Background(), r, netip.MustParseAddr("192.0.2.50"), "site.example", "Googlebot", true)

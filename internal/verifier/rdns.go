@@ -1,21 +1,16 @@
-package verify
+package verifier
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentready/agentready/verify"
 	"net"
 	"net/netip"
 	"strings"
 	"sync"
 	"time"
 )
-
-// Resolver is the DNS a ReverseDNS check asks; *net.Resolver is one.
-type Resolver interface {
-	LookupAddr(ctx context.Context, addr string) ([]string, error)
-	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
-}
 
 // rdnsChecker checks forward-confirmed reverse DNS: the address's PTR names
 // are looked up, and a name counts only if it is in one of the operator's
@@ -26,7 +21,7 @@ type Resolver interface {
 // lookup that takes longer goes on in the background, fills the cache for
 // the next request, and this one is answered ErrUnavailable.
 type rdnsChecker struct {
-	resolver    Resolver
+	resolver    verify.Resolver
 	timeout     time.Duration
 	budget      time.Duration
 	ttl, negTTL time.Duration
@@ -47,7 +42,7 @@ type rdnsEntry struct {
 	expires time.Time
 }
 
-func newReverseDNS(o *Options) *rdnsChecker {
+func newReverseDNS(o *verify.Options) *rdnsChecker {
 	return &rdnsChecker{
 		resolver: o.Resolver, timeout: o.DNSTimeout, budget: o.DNSBudget,
 		ttl: time.Hour, negTTL: 5 * time.Minute, max: o.DNSCacheSize, now: o.Now,
@@ -75,9 +70,9 @@ func (d *rdnsChecker) Check(ctx context.Context, a netip.Addr, domains []string)
 		}
 	}
 	if e.err != nil && len(e.names) == 0 && !isNotFound(e.err) {
-		return "", fmt.Errorf("%w: reverse DNS of %s: %v", ErrUnavailable, a, e.err)
+		return "", fmt.Errorf("%w: reverse DNS of %s: %v", verify.ErrUnavailable, a, e.err)
 	}
-	return "", fmt.Errorf("%w: no forward-confirmed reverse DNS name of %s is in %s", ErrFailed, a, strings.Join(domains, ", "))
+	return "", fmt.Errorf("%w: no forward-confirmed reverse DNS name of %s is in %s", verify.ErrFailed, a, strings.Join(domains, ", "))
 }
 
 // lookup returns the cached entry for a, or starts a lookup and waits for
@@ -94,7 +89,7 @@ func (d *rdnsChecker) lookup(ctx context.Context, a netip.Addr) (*rdnsEntry, err
 		case d.sem <- struct{}{}:
 		default:
 			d.mu.Unlock()
-			return nil, fmt.Errorf("%w: reverse DNS of %s: %d lookups already running", ErrUnavailable, a, cap(d.sem))
+			return nil, fmt.Errorf("%w: reverse DNS of %s: %d lookups already running", verify.ErrUnavailable, a, cap(d.sem))
 		}
 		done = make(chan struct{})
 		d.inflight[a] = done
@@ -102,22 +97,22 @@ func (d *rdnsChecker) lookup(ctx context.Context, a netip.Addr) (*rdnsEntry, err
 	}
 	d.mu.Unlock()
 	if d.budget < 0 {
-		return nil, fmt.Errorf("%w: reverse DNS of %s is not cached (no budget to wait)", ErrUnavailable, a)
+		return nil, fmt.Errorf("%w: reverse DNS of %s is not cached (no budget to wait)", verify.ErrUnavailable, a)
 	}
 	t := time.NewTimer(d.budget)
 	defer t.Stop()
 	select {
 	case <-done:
 	case <-t.C:
-		return nil, fmt.Errorf("%w: reverse DNS of %s took longer than %v", ErrUnavailable, a, d.budget)
+		return nil, fmt.Errorf("%w: reverse DNS of %s took longer than %v", verify.ErrUnavailable, a, d.budget)
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, ctx.Err())
+		return nil, fmt.Errorf("%w: %v", verify.ErrUnavailable, ctx.Err())
 	}
 	d.mu.Lock()
 	e := d.cache[a]
 	d.mu.Unlock()
 	if e == nil {
-		return nil, fmt.Errorf("%w: reverse DNS of %s", ErrUnavailable, a)
+		return nil, fmt.Errorf("%w: reverse DNS of %s", verify.ErrUnavailable, a)
 	}
 	return e, nil
 }

@@ -1,10 +1,11 @@
-package verify
+package verifier
 
 import (
 	"context"
 	"crypto"
 	"errors"
 	"fmt"
+	"github.com/agentready/agentready/verify"
 	"net/http"
 
 	"github.com/agentready/agentready/internal/webbotauth"
@@ -17,7 +18,7 @@ type signatures struct {
 	verifier webbotauth.Verifier // Keys is set per call, bound to a claim's origins
 }
 
-func newSignatures(origins []string, o *Options) (*signatures, error) {
+func newSignatures(origins []string, o *verify.Options) (*signatures, error) {
 	dirs, err := webbotauth.NewDirectories(origins, webbotauth.DirectoryOptions{
 		Client: o.Client, AllowHTTPLoopback: o.AllowHTTPLoopback, Now: o.Now, Logger: o.Logger,
 	})
@@ -56,9 +57,9 @@ func (s *signatures) verify(ctx context.Context, r *http.Request, authority stri
 	}
 	if err != nil {
 		if errors.Is(err, webbotauth.ErrUnavailable) {
-			return "", "", fmt.Errorf("%w: %v", ErrUnavailable, err)
+			return "", "", fmt.Errorf("%w: %v", verify.ErrUnavailable, err)
 		}
-		return "", "", fmt.Errorf("%w: signature: %v", ErrFailed, err)
+		return "", "", fmt.Errorf("%w: signature: %v", verify.ErrFailed, err)
 	}
 	return sig.Agent, sig.KeyID, nil
 }
