@@ -18,19 +18,18 @@
 // Render runs the renderers a config.Formats selects and returns Documents:
 // bytes plus the paths, content type, max-age, Last-Modified and, for
 // descriptors, the RFC 6906 profiles each is served with. The constants
-// ContentType* and MaxAge* carry each draft's requirements (draft-car 2.1,
+// contentType* and maxAge* carry each draft's requirements (draft-car 2.1,
 // 3.1 and 5.1, agents.md 1, agent:// 5.3 and 7.4).
 //
 // Serving is Handler's job. NewHandler checks the Documents (every problem
-// reported at once) and precomputes every response header: the strong ETag
-// (a SHA-256 prefix of the body), Cache-Control, Last-Modified, Content-Type,
-// Content-Length. A request then costs a map lookup and header assignments,
-// with no allocation beyond what net/http itself makes. Handler implements
-// the HTTP the drafts rely on: GET and HEAD, conditional requests (RFC 9110
-// 13: If-None-Match before If-Modified-Since, 304 and 412), CORS for
-// cross-origin discovery via github.com/rs/cors (draft-car 5.2), profile
-// negotiation with 406 problem+json for descriptors (agent:// 7.3, 7.4, 9),
-// and 405 with Allow for other methods. See Handler for the details.
+// reported at once) and computes each one's strong ETag (a SHA-256 prefix of
+// the body), Cache-Control and Content-Type. GET and HEAD go to
+// http.ServeContent, which answers the conditional requests (RFC 9110 13:
+// 304 and 412), HEAD and byte ranges; Handler adds what the drafts ask
+// beyond it: CORS for cross-origin discovery via github.com/rs/cors
+// (draft-car 5.2), profile negotiation with 406 problem+json for
+// descriptors (agent:// 7.3, 7.4, 9), problem+json for every error, and 405
+// with Allow for other methods. See Handler for the details.
 //
 // Use:
 //

@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -88,36 +89,35 @@ type Document struct {
 	// application/agent+json and switch on Accept negotiation: see
 	// Handler.
 	Profiles []string
-	// Header holds fields a 200 (and HEAD) response carries besides the
-	// standard ones: a signed descriptor's Content-Digest, Signature-Input
-	// and Signature, a deprecated one's Deprecation, Sunset and Link. Keys
-	// are canonicalised; the values are shared by every response.
+	// Header holds fields a 200 response carries besides the standard
+	// ones: a signed descriptor's Content-Digest, Signature-Input and
+	// Signature, a deprecated one's Deprecation, Sunset and Link. They are
+	// left off 206 and 304 responses: the signature covers "@status" 200
+	// and the digest of the whole body (agent-uri-03 10.3).
 	Header http.Header
 }
 
-// Handler serves pre-rendered Documents. Every response header value is
-// computed by NewHandler and assigned into the response's header map as is,
-// so serving a document allocates nothing beyond what net/http itself does.
+// Handler serves pre-rendered Documents.
 //
 // For every document path:
 //
-//   - GET and HEAD answer 200 with Content-Type, Content-Length,
+//   - GET and HEAD are answered by http.ServeContent, which brings the
+//     conditional requests of RFC 9110 13 (If-Match and If-Unmodified-Since
+//     412, If-None-Match and If-Modified-Since 304), HEAD and byte ranges
+//     (206, 416). A 200 carries Content-Type, Content-Length,
 //     Cache-Control, a strong ETag (a SHA-256 prefix of the body),
-//     Last-Modified, X-Content-Type-Options: nosniff,
+//     Last-Modified, Accept-Ranges, X-Content-Type-Options: nosniff,
 //     Access-Control-Allow-Origin: * and Vary: Origin (Vary: Accept, Origin
-//     for descriptors); HEAD sends no body.
-//   - Conditional requests follow RFC 9110 13.2.2: If-Match, then
-//     If-Unmodified-Since (412), then If-None-Match (weak comparison, 304),
-//     then If-Modified-Since only when If-None-Match is absent (304).
-//     A 304 carries ETag, Cache-Control, Last-Modified, Vary and the CORS
-//     header, and no body, Content-Type or Content-Length. Range is not
-//     supported; documents are small and always sent whole.
+//     for descriptors). A 304 carries ETag, Cache-Control, Vary and the CORS
+//     header, and no body or representation metadata (RFC 9110 15.4.5).
+//     Errors (412, 416) are problem+json.
 //   - Descriptors (Documents with Profiles) negotiate Accept with its
 //     profile parameter (RFC 6906, agent:// 7.4) and are labelled
 //     `application/agent+json; profile="<first profile>"`. When Accept
 //     admits no application/agent+json, or only with profiles the descriptor
 //     does not have, or with q=0, the answer is 406 with a problem+json
-//     naming the requested and the supported profiles.
+//     naming the requested and the supported profiles; this is decided
+//     before the preconditions.
 //   - OPTIONS with Access-Control-Request-Method is a CORS preflight,
 //     answered 204 by github.com/rs/cors (Access-Control-Allow-Methods
 //     echoes the requested method when it is GET, HEAD or OPTIONS); other
@@ -128,43 +128,20 @@ type Document struct {
 // wrapped handler through Wrap. A Handler is immutable and safe for
 // concurrent use.
 type Handler struct {
-	docs  map[string]*entry
-	paths []string // sorted, for Paths
-	cors  *cors.Cors
+	docs map[string]*entry
+	cors *cors.Cors
 }
 
-// entry is a Document compiled for serving. Every []string is a complete
-// header value with len == cap: the slices are shared by all responses, and
-// a middleware that appends to one (h.Add("Vary", ...)) must get a fresh
-// array rather than write into ours.
+// entry is a Document compiled for serving.
 type entry struct {
-	body          []byte
-	contentType   []string
-	contentLength []string
-	cacheControl  []string
-	etag          []string // etag[0] is the quoted entity-tag
-	lastModified  []string // nil when the Document has no LastModified
-	modUnix       int64    // LastModified in Unix seconds
-	vary          []string
-	profiles      []string // non-nil for descriptors
-	extra         http.Header
+	body         []byte
+	contentType  string // with the profile parameter for descriptors
+	cacheControl string
+	etag         string    // quoted strong entity-tag
+	modified     time.Time // zero: no Last-Modified
+	profiles     []string  // non-nil for descriptors
+	header       http.Header
 }
-
-// Precomputed values shared by every entry. Each has len == cap (see entry).
-var (
-	valueNosniff      = []string{"nosniff"}
-	valueAllowOrigin  = []string{"*"}
-	valueAllow        = []string{allowedMethods}
-	valueVaryOrigin   = []string{"Origin"}
-	valueVaryDescr    = []string{"Accept", "Origin"}
-	valueProblemType  = []string{contentTypeProblemJSON}
-	corsAllowedHeader = []string{
-		// Accept with a quoted profile is not CORS-safelisted (the quote is
-		// a CORS-unsafe byte), nor are the conditional headers; allowing
-		// them lets browser agents negotiate and revalidate cross-origin.
-		"Accept", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
-	}
-)
 
 // etagBytes is how many bytes of the body's SHA-256 form the ETag: 128 bits
 // make an accidental collision between two versions of a document
@@ -186,7 +163,11 @@ func NewHandler(docs []Document) (*Handler, error) {
 			// with the requested method when it is one of these, as the
 			// Fetch standard allows.
 			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodOptions},
-			AllowedHeaders: corsAllowedHeader,
+			// Accept with a quoted profile is not CORS-safelisted (the
+			// quote is a CORS-unsafe byte), nor are the conditional
+			// headers; allowing them lets browser agents negotiate and
+			// revalidate cross-origin.
+			AllowedHeaders: []string{"Accept", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"},
 			MaxAge:         preflightMaxAge,
 		}),
 	}
@@ -214,13 +195,11 @@ func NewHandler(docs []Document) (*Handler, error) {
 			}
 			owner[p] = name
 			h.docs[p] = e
-			h.paths = append(h.paths, p)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	slices.Sort(h.paths)
 	return h, nil
 }
 
@@ -234,28 +213,19 @@ func checkPath(p string) error {
 		return fmt.Errorf("path %q does not start with /", p)
 	case strings.ContainsAny(p, "?#"):
 		return fmt.Errorf("path %q contains a query or fragment", p)
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] <= ' ' || p[i] == 0x7f {
-			return fmt.Errorf("path %q contains whitespace or a control character", p)
-		}
+	case strings.ContainsFunc(p, func(c rune) bool { return c <= ' ' || c == 0x7f }):
+		return fmt.Errorf("path %q contains whitespace or a control character", p)
 	}
 	return nil
 }
 
-// compile precomputes every header value of d.
+// compile checks d and computes its header values.
 func compile(d *Document, name string) (*entry, []error) {
 	var errs []error
 	fail := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("publish: %s: "+format, append([]any{name}, args...)...))
 	}
-	e := &entry{
-		body: slices.Clone(d.Body),
-		vary: valueVaryOrigin,
-	}
-	if e.body == nil {
-		e.body = []byte{}
-	}
+	e := &entry{body: slices.Clone(d.Body)}
 
 	ctype := d.ContentType
 	mediatype, params, err := mime.ParseMediaType(ctype)
@@ -280,36 +250,31 @@ func compile(d *Document, name string) (*entry, []error) {
 			}
 		}
 		e.profiles = slices.Clone(d.Profiles)
-		e.vary = valueVaryDescr
 		// agent:// 7.4: servers SHOULD indicate the selected version.
 		ctype += `; profile="` + d.Profiles[0] + `"`
 	}
-	e.contentType = []string{ctype}
-	e.contentLength = []string{strconv.Itoa(len(e.body))}
+	e.contentType = ctype
 	for k, v := range d.Header {
-		if e.extra == nil {
-			e.extra = http.Header{}
+		if e.header == nil {
+			e.header = http.Header{}
 		}
 		for _, x := range v {
 			if strings.ContainsAny(x, "\r\n") {
 				fail("header %s holds a line break", k)
 			}
 		}
-		e.extra[http.CanonicalHeaderKey(k)] = slices.Clip(slices.Clone(v))
+		e.header[http.CanonicalHeaderKey(k)] = slices.Clone(v)
 	}
 
 	if d.MaxAge < 0 {
 		fail("negative max-age %v", d.MaxAge)
 	}
-	e.cacheControl = []string{"public, max-age=" + strconv.FormatInt(int64(d.MaxAge/time.Second), 10)}
+	e.cacheControl = "public, max-age=" + strconv.FormatInt(int64(d.MaxAge/time.Second), 10)
 
 	sum := sha256.Sum256(e.body)
-	e.etag = []string{`"` + hex.EncodeToString(sum[:etagBytes]) + `"`}
-
+	e.etag = `"` + hex.EncodeToString(sum[:etagBytes]) + `"`
 	if !d.LastModified.IsZero() {
-		lm := d.LastModified.UTC().Truncate(time.Second)
-		e.lastModified = []string{lm.Format(http.TimeFormat)}
-		e.modUnix = lm.Unix()
+		e.modified = d.LastModified.UTC().Truncate(time.Second)
 	}
 	return e, errs
 }
@@ -328,14 +293,11 @@ func checkProfile(p string) error {
 	return nil
 }
 
-// Lookup reports whether path is a document path. It is a map lookup.
+// Lookup reports whether path is a document path.
 func (h *Handler) Lookup(path string) bool {
 	_, ok := h.docs[path]
 	return ok
 }
-
-// Paths returns every document path, sorted.
-func (h *Handler) Paths() []string { return slices.Clone(h.paths) }
 
 // ServeHTTP serves the document at r.URL.Path, or 404 (problem+json).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -343,7 +305,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serve(w, r, e)
 		return
 	}
-	writeProblem(w, r, &problemNotFound)
+	writeProblem(w, r, http.StatusNotFound, "no discovery document is published at this path", nil, nil)
 }
 
 // Wrap returns a handler that serves the documents and passes every other
@@ -352,154 +314,116 @@ func (h *Handler) Wrap(next http.Handler) http.Handler {
 	if next == nil {
 		return h
 	}
-	return &wrapped{h: h, next: next}
-}
-
-// wrapped is a struct rather than a closure so that Wrap's handler is one
-// allocation at construction and none per request.
-type wrapped struct {
-	h    *Handler
-	next http.Handler
-}
-
-func (wr *wrapped) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if e := wr.h.docs[r.URL.Path]; e != nil {
-		wr.h.serve(w, r, e)
-		return
-	}
-	wr.next.ServeHTTP(w, r)
-}
-
-// serve answers a request for a document. GET and HEAD are the hot path:
-// header values are assigned straight into the map under their canonical
-// keys (Header().Set would canonicalise the key and allocate a slice).
-//
-// CORS on GET and HEAD: rs/cors allocates on actual requests (in v1.11.1 a
-// request with an Origin costs one allocation for the arguments of its
-// debug logger, and appending "Origin" to an existing Vary another one), so
-// the hot path writes the headers rs/cors's documented behaviour produces
-// for AllowedOrigins ["*"] itself: "Access-Control-Allow-Origin: *" and
-// "Vary: Origin" appended to the response's Vary. TestCORSMatchesRSCors
-// holds the two side by side. The one difference is deliberate: rs/cors
-// omits Access-Control-Allow-Origin when a request has no Origin, while
-// draft-car 5.2 says servers SHOULD send it; it is inert for non-browser
-// clients, and Vary: Origin keeps shared caches correct either way.
-// Preflights and the other methods, which may allocate, go through rs/cors.
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, e *entry) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h.serveOther(w, r)
-		return
-	}
-	if e.profiles != nil && !e.acceptable(r.Header["Accept"]) {
-		h.notAcceptable(w, r, e)
-		return
-	}
-	hdr := w.Header()
-	hdr["Access-Control-Allow-Origin"] = valueAllowOrigin
-	hdr["Vary"] = e.vary
-	switch e.evaluate(r) {
-	case preconditionFailed:
-		writeProblem(w, r, &problemPreconditionFailed)
-		return
-	case notModified:
-		// RFC 9110 15.4.5: the fields a 200 would have carried that
-		// matter to caches, and no representation metadata.
-		hdr["Etag"] = e.etag
-		hdr["Cache-Control"] = e.cacheControl
-		if e.lastModified != nil {
-			hdr["Last-Modified"] = e.lastModified
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e := h.docs[r.URL.Path]; e != nil {
+			h.serve(w, r, e)
+			return
 		}
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	hdr["Content-Type"] = e.contentType
-	hdr["Content-Length"] = e.contentLength
-	hdr["Cache-Control"] = e.cacheControl
-	hdr["Etag"] = e.etag
-	if e.lastModified != nil {
-		hdr["Last-Modified"] = e.lastModified
-	}
-	hdr["X-Content-Type-Options"] = valueNosniff
-	for k, v := range e.extra {
-		hdr[k] = v
-	}
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(e.body)
-	}
+		next.ServeHTTP(w, r)
+	})
 }
 
-// serveOther answers OPTIONS and the methods a document does not support.
-// rs/cors decides every CORS header here: preflights (its Handler answers
-// them with OptionsSuccessStatus, 204), and for the rest the same headers
-// as for an actual request, which for a disallowed method is Vary only.
-func (h *Handler) serveOther(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-		h.cors.HandlerFunc(w, r)
-		return
-	}
+// serve answers a request for a document. rs/cors writes the CORS headers
+// of every method and answers preflights.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, e *entry) {
 	hdr := w.Header()
-	hdr["Allow"] = valueAllow
+	if e.profiles != nil {
+		hdr.Set("Vary", "Accept") // rs/cors adds Origin
+	}
 	h.cors.HandlerFunc(w, r)
-	if r.Method == http.MethodOptions {
-		// No Content-Length: RFC 9110 8.6 forbids it on a 204.
-		w.WriteHeader(http.StatusNoContent)
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodOptions:
+		if r.Header.Get("Access-Control-Request-Method") == "" { // else a preflight rs/cors answered
+			hdr.Set("Allow", allowedMethods)
+			w.WriteHeader(http.StatusNoContent) // no Content-Length: RFC 9110 8.6
+		}
+		return
+	default:
+		hdr.Set("Allow", allowedMethods)
+		writeProblem(w, r, http.StatusMethodNotAllowed, "discovery documents answer "+allowedMethods, nil, nil)
 		return
 	}
-	writeProblem(w, r, &problemMethodNotAllowed)
-}
-
-// problem is a precomputed RFC 9457 response.
-type problem struct {
-	status int
-	body   []byte
-	length []string
-}
-
-// The fixed error responses, immutable once built. Being package-level,
-// they also keep a zero Handler's 404 well-formed.
-var (
-	problemNotFound = newProblem(http.StatusNotFound,
-		"no discovery document is published at this path")
-	problemMethodNotAllowed = newProblem(http.StatusMethodNotAllowed,
-		"discovery documents answer "+allowedMethods)
-	problemPreconditionFailed = newProblem(http.StatusPreconditionFailed,
-		"If-Match or If-Unmodified-Since does not hold for the current document")
-)
-
-func newProblem(status int, detail string) problem {
-	body := problemBody(status, detail, nil, nil)
-	return problem{status: status, body: body, length: []string{strconv.Itoa(len(body))}}
-}
-
-// problemBody renders an RFC 9457 document. The type is about:blank, which
-// makes the title the status phrase (RFC 9457 4.2.1); the profile members
-// are extensions (agent:// 7.3: "MAY include supported formats").
-func problemBody(status int, detail string, requested, supported []string) []byte {
-	b, err := json.Marshal(struct {
-		Type      string   `json:"type"`
-		Title     string   `json:"title"`
-		Status    int      `json:"status"`
-		Detail    string   `json:"detail"`
-		Requested []string `json:"requestedProfiles,omitempty"`
-		Supported []string `json:"supportedProfiles,omitempty"`
-	}{"about:blank", http.StatusText(status), status, detail, requested, supported})
-	if err != nil {
-		// Strings and ints always marshal; keep the response well-formed
-		// regardless.
-		return []byte(`{"type":"about:blank","status":` + strconv.Itoa(status) + `}`)
+	// rs/cors sends Access-Control-Allow-Origin only to requests with an
+	// Origin; draft-car 5.2 says servers SHOULD send it. It is inert for
+	// non-browser clients, and Vary: Origin keeps shared caches correct.
+	hdr.Set("Access-Control-Allow-Origin", "*")
+	if e.profiles != nil && !e.acceptable(r.Header.Values("Accept")) {
+		e.notAcceptable(w, r)
+		return
 	}
-	return b
+	hdr.Set("Content-Type", e.contentType)
+	hdr.Set("Cache-Control", e.cacheControl)
+	hdr.Set("Etag", e.etag) // set first, so that ServeContent evaluates If-Match and If-None-Match
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	dw := &docWriter{ResponseWriter: w, header: e.header}
+	http.ServeContent(dw, r, "", e.modified, bytes.NewReader(e.body))
+	if dw.status != 0 {
+		detail := strings.TrimSpace(dw.detail.String())
+		if dw.status == http.StatusPreconditionFailed {
+			detail = "If-Match or If-Unmodified-Since does not hold for the current document"
+		}
+		for _, k := range []string{"Etag", "Last-Modified", "Cache-Control", "Accept-Ranges"} {
+			hdr.Del(k)
+		}
+		writeProblem(w, r, dw.status, detail, nil, nil)
+	}
 }
 
-// writeProblem sends p; HEAD gets the headers only.
-func writeProblem(w http.ResponseWriter, r *http.Request, p *problem) {
+// docWriter stands between http.ServeContent and the response. It adds the
+// document's own header fields to a 200 only, and holds back an error
+// status (412, 416) with its text/plain message, which serve then answers
+// as problem+json like every other error of this package.
+type docWriter struct {
+	http.ResponseWriter
+	header http.Header
+	status int
+	detail strings.Builder
+}
+
+func (w *docWriter) WriteHeader(code int) {
+	if code >= 400 {
+		w.status = code
+		return
+	}
+	if code == http.StatusOK {
+		for k, v := range w.header {
+			w.Header()[k] = slices.Clone(v)
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *docWriter) Write(b []byte) (int, error) {
+	if w.status != 0 {
+		return w.detail.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// problem is an RFC 9457 document. The type is about:blank, which makes
+// the title the status phrase (RFC 9457 4.2.1); the profile members are
+// extensions (agent:// 7.3: "MAY include supported formats").
+type problem struct {
+	Type      string   `json:"type"`
+	Title     string   `json:"title"`
+	Status    int      `json:"status"`
+	Detail    string   `json:"detail"`
+	Requested []string `json:"requestedProfiles,omitempty"`
+	Supported []string `json:"supportedProfiles,omitempty"`
+}
+
+// writeProblem answers status with a problem+json; HEAD gets the headers
+// only.
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, detail string, requested, supported []string) {
+	// Strings, string slices and an int always marshal.
+	body, _ := json.Marshal(problem{"about:blank", http.StatusText(status), status, detail, requested, supported})
 	hdr := w.Header()
-	hdr["Content-Type"] = valueProblemType
-	hdr["Content-Length"] = p.length
-	hdr["X-Content-Type-Options"] = valueNosniff
-	w.WriteHeader(p.status)
+	hdr.Set("Content-Type", contentTypeProblemJSON)
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		w.Write(p.body)
+		w.Write(body)
 	}
 }
