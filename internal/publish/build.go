@@ -19,17 +19,17 @@ import (
 
 // Well-known paths of the published documents.
 const (
-	PathAgentsTxt          = "/.well-known/agents.txt"
-	PathAgentsTxtFallback  = "/agents.txt"
-	PathAgentsJSON         = "/.well-known/agents.json"
-	PathAgentsMD           = "/.well-known/agents.md"
-	PathAgentsMDFallback   = "/agents.md"
-	PathAgentJSON          = "/agent.json"
-	PathAgentJSONWellKnown = "/.well-known/agent.json"
-	// DefaultDescriptorPath is where agent:// descriptors are served;
+	pathAgentsTxt          = "/.well-known/agents.txt"
+	pathAgentsTxtFallback  = "/agents.txt"
+	pathAgentsJSON         = "/.well-known/agents.json"
+	pathAgentsMD           = "/.well-known/agents.md"
+	pathAgentsMDFallback   = "/agents.md"
+	pathAgentJSON          = "/agent.json"
+	pathAgentJSONWellKnown = "/.well-known/agent.json"
+	// defaultDescriptorPath is where agent:// descriptors are served;
 	// "{name}" is replaced by the agent's name (docs/design.md collision 3: never
 	// at /agent.json, which is AWP's).
-	DefaultDescriptorPath = "/agents/{name}/agent.json"
+	defaultDescriptorPath = "/agents/{name}/agent.json"
 )
 
 // Options say how a declaration is published.
@@ -37,7 +37,7 @@ type Options struct {
 	// Formats selects the dialect, the agents.json owner and the documents.
 	Formats config.Formats
 	// DescriptorPath is the path template of agent:// descriptors; it must
-	// contain "{name}". Default DefaultDescriptorPath.
+	// contain "{name}". Default defaultDescriptorPath.
 	DescriptorPath string
 	// MaxAge overrides the Cache-Control max-age of a document kind.
 	MaxAge map[config.Document]time.Duration
@@ -52,13 +52,13 @@ type Options struct {
 
 func (o *Options) descriptorPath() string {
 	if o.DescriptorPath == "" {
-		return DefaultDescriptorPath
+		return defaultDescriptorPath
 	}
 	return o.DescriptorPath
 }
 
-// DescriptorPathFor is the path an agent's descriptor is served at.
-func (o *Options) DescriptorPathFor(name string) string {
+// descriptorPathFor is the path an agent's descriptor is served at.
+func (o *Options) descriptorPathFor(name string) string {
 	return strings.ReplaceAll(o.descriptorPath(), "{name}", name)
 }
 
@@ -103,7 +103,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		if err != nil {
 			return nil, fmt.Errorf("publish: agents.txt: %w", err)
 		}
-		add(config.DocAgentsTxt, "agents.txt", contentTypeText, maxAgeAgentsTxt, b, nil, PathAgentsTxt, PathAgentsTxtFallback)
+		add(config.DocAgentsTxt, "agents.txt", contentTypeText, maxAgeAgentsTxt, b, nil, pathAgentsTxt, pathAgentsTxtFallback)
 	}
 	agents := s.PublishedAgents()
 	if f.Serves(config.DocAgentsJSON) {
@@ -111,7 +111,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		var err error
 		switch {
 		case f.AgentsJSON == config.AgentsJSONRegistry:
-			b, err = agenturi.Registry(s, func(name string) string { return resolve.Origin(s) + o.DescriptorPathFor(name) })
+			b, err = agenturi.Registry(s, func(name string) string { return resolve.Origin(s) + o.descriptorPathFor(name) })
 		case f.Dialect == config.DialectV010:
 			b, err = agentsjson.V010(s)
 		default:
@@ -120,21 +120,21 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		if err != nil {
 			return nil, fmt.Errorf("publish: agents.json: %w", err)
 		}
-		add(config.DocAgentsJSON, "agents.json", contentTypeJSON, maxAgeAgentsTxt, b, nil, PathAgentsJSON)
+		add(config.DocAgentsJSON, "agents.json", contentTypeJSON, maxAgeAgentsTxt, b, nil, pathAgentsJSON)
 	}
 	if f.Serves(config.DocAgentsMD) {
 		b, err := agentsmd.Render(s)
 		if err != nil {
 			return nil, fmt.Errorf("publish: agents.md: %w", err)
 		}
-		add(config.DocAgentsMD, "agents.md", contentTypeMarkdown, maxAgeAgentsMD, b, nil, PathAgentsMD, PathAgentsMDFallback)
+		add(config.DocAgentsMD, "agents.md", contentTypeMarkdown, maxAgeAgentsMD, b, nil, pathAgentsMD, pathAgentsMDFallback)
 	}
 	if f.Serves(config.DocAWP) {
 		b, err := awp.AgentJSON(s)
 		if err != nil {
 			return nil, fmt.Errorf("publish: agent.json: %w", err)
 		}
-		add(config.DocAWP, "agent.json", contentTypeJSON, maxAgeAgentJSON, b, nil, PathAgentJSON, PathAgentJSONWellKnown)
+		add(config.DocAWP, "agent.json", contentTypeJSON, maxAgeAgentJSON, b, nil, pathAgentJSON, pathAgentJSONWellKnown)
 	}
 	if f.Serves(config.DocDescriptors) {
 		var jwks []byte
@@ -155,7 +155,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 				return nil, fmt.Errorf("publish: descriptor %q: %w", a.Name, err)
 			}
 			add(config.DocDescriptors, "descriptor "+a.Name, contentTypeAgentJSON, maxAgeAgentJSON, b,
-				[]string{agenturi.Profile}, o.DescriptorPathFor(a.Name))
+				[]string{agenturi.Profile}, o.descriptorPathFor(a.Name))
 			h := deprecationHeader(&a, lm)
 			if o.DescriptorKey != nil {
 				if h == nil {
@@ -181,7 +181,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 			// on the site's host.
 			var paths []string
 			if i == 0 {
-				paths = append(paths, PathMCPServerCard)
+				paths = append(paths, pathMCPServerCard)
 			}
 			if c.EndpointPath != "" {
 				paths = append(paths, strings.TrimSuffix(c.EndpointPath, "/")+"/server-card")
@@ -196,7 +196,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 			return nil, fmt.Errorf("publish: A2A agent card: %w", err)
 		}
 		if a2a != nil {
-			add(config.DocCards, "A2A agent card", contentTypeJSON, maxAgeAgentJSON, a2a, nil, PathA2AAgentCard)
+			add(config.DocCards, "A2A agent card", contentTypeJSON, maxAgeAgentJSON, a2a, nil, pathA2AAgentCard)
 		}
 	}
 	return docs, nil
@@ -204,8 +204,8 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 
 // The neighbour cards' well-known paths.
 const (
-	// PathMCPServerCard is where scanners look for an MCP server card.
-	PathMCPServerCard = "/.well-known/mcp/server-card.json"
-	// PathA2AAgentCard is the A2A v0.3.0 agent card (A2A 5.3).
-	PathA2AAgentCard = "/.well-known/agent-card.json"
+	// pathMCPServerCard is where scanners look for an MCP server card.
+	pathMCPServerCard = "/.well-known/mcp/server-card.json"
+	// pathA2AAgentCard is the A2A v0.3.0 agent card (A2A 5.3).
+	pathA2AAgentCard = "/.well-known/agent-card.json"
 )

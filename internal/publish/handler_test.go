@@ -416,7 +416,7 @@ func TestServeFixtures(t *testing.T) {
 			for _, d := range docs {
 				for _, path := range d.Paths {
 					want := wantByPath[path]
-					if strings.HasSuffix(path, "/server-card") || path == publish.PathMCPServerCard || path == publish.PathA2AAgentCard {
+					if strings.HasSuffix(path, "/server-card") || path == "/.well-known/mcp/server-card.json" || path == "/.well-known/agent-card.json" {
 						want.ctype, want.cacheControl = "application/json; charset=utf-8", "public, max-age=300"
 					}
 					if strings.HasPrefix(path, "/agents/") {
