@@ -34,7 +34,7 @@ const (
 )
 
 // WithClock sets the clock the session store judges a session's expiry by
-// (default time.Now): give it the session Manager's (session.Config.Now).
+// (default time.Now), for tests that move time themselves.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
 		if now == nil {
@@ -45,8 +45,12 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
+// defaultPrefix is the default key prefix of the session store and the
+// replay cache.
+const defaultPrefix = "agentready:"
+
 // WithKeyPrefix sets the prefix of every key a store writes (default
-// DefaultLimitPrefix, DefaultSessionPrefix or DefaultAuditPrefix), to
+// DefaultLimitPrefix, "agentready:" or DefaultAuditPrefix), to
 // share one Redis between sites or environments. It may not contain '{' or
 // '}': the stores place their own Cluster hash tags after it.
 func WithKeyPrefix(p string) Option {

@@ -8,33 +8,33 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready/verify"
 )
 
-// ReplayCache records Web Bot Auth signature nonces in Redis, so that a
-// signature replayed to any replica within its lifetime is refused
-// (verify.Options.Replays). Each nonce is one key, set with SET NX and an
+// replayCache records signature nonces in Redis. Each nonce is one key,
+// "<prefix>nonce:<sha256 of the key, hex>", set with SET NX and an
 // absolute expiry at the signature's own: one round trip per signed
 // request, and Redis forgets a nonce when it could no longer be replayed
 // anyway. Keys are spread over Cluster slots (no hash tag).
-type ReplayCache struct {
+type replayCache struct {
 	client redis.UniversalClient
 	prefix string
 }
 
-// DefaultReplayPrefix is the default prefix of a ReplayCache's keys:
-// "<prefix>nonce:<sha256 of the key, hex>".
-const DefaultReplayPrefix = "agentready:"
-
-// NewReplayCache returns a ReplayCache on client. It takes WithKeyPrefix.
-func NewReplayCache(client redis.UniversalClient, opts ...Option) (*ReplayCache, error) {
-	cfg, err := apply("NewReplayCache", DefaultReplayPrefix, 0, opts)
+// NewReplayCache returns a verify.ReplayCache in Redis on client, so that a
+// signature replayed to any replica within its lifetime is refused: give
+// it to verify.Options.Replays. It takes WithKeyPrefix (default
+// "agentready:").
+func NewReplayCache(client redis.UniversalClient, opts ...Option) (verify.ReplayCache, error) {
+	cfg, err := apply("NewReplayCache", defaultPrefix, 0, opts)
 	if client == nil {
 		err = errors.Join(err, errors.New("redisstore: NewReplayCache: nil client"))
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &ReplayCache{client: client, prefix: cfg.prefix + "nonce:"}, nil
+	return &replayCache{client: client, prefix: cfg.prefix + "nonce:"}, nil
 }
 
 // Seen records key until the given time and reports whether it was
@@ -42,7 +42,7 @@ func NewReplayCache(client redis.UniversalClient, opts ...Option) (*ReplayCache,
 // hashed, so that its length and bytes never reach Redis as they are. A
 // time already past records nothing and reports false: such a signature
 // is refused as expired before its nonce is asked about.
-func (c *ReplayCache) Seen(ctx context.Context, key string, until time.Time) (bool, error) {
+func (c *replayCache) Seen(ctx context.Context, key string, until time.Time) (bool, error) {
 	if !until.After(time.Now()) {
 		return false, nil
 	}

@@ -9,10 +9,7 @@ import (
 
 	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/redisstore"
-	"github.com/agentready/agentready/verify"
 )
-
-var _ verify.ReplayCache = (*redisstore.ReplayCache)(nil)
 
 // TestReplayCache: a nonce is seen once across every client of one Redis,
 // however many ask at once, and forgotten after its time.

@@ -38,7 +38,7 @@ const reapBatch = 256
 // the Reap that takes it from its shard's index at its deadline.
 // See sessions_script.go for the key layout.
 //
-// Liveness is judged by the store's clock (WithClock; the Manager's), in
+// Liveness is judged by the store's clock (WithClock), in
 // milliseconds: replicas' clocks should agree to well under a second, as
 // NTP keeps them.
 //
@@ -74,10 +74,12 @@ type record struct {
 // NewSessionStore returns a session store on client: a *redis.Client, a
 // Sentinel failover client or a *redis.ClusterClient
 // (redis.NewUniversalClient makes any of them). Options: WithKeyPrefix
-// (see DefaultSessionPrefix for the keys), WithClock. Nothing is sent to
-// Redis until the first call. It reports every problem at once.
+// (default "agentready:"; the keys are "<prefix>session:t:<hash>" for a
+// session and "{<prefix>session:<shard>}:..." for a shard's identities and
+// expiry index), WithClock. Nothing is sent to Redis until the first call.
+// It reports every problem at once.
 func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStore, error) {
-	cfg, err := apply("NewSessionStore", DefaultSessionPrefix, kindSession, opts)
+	cfg, err := apply("NewSessionStore", defaultPrefix, kindSession, opts)
 	if client == nil {
 		err = errors.Join(err, errors.New("redisstore: NewSessionStore: nil client"))
 	}
@@ -91,11 +93,6 @@ func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStor
 	}
 	return r, nil
 }
-
-// DefaultSessionPrefix is the default prefix of a SessionStore's keys:
-// "<prefix>session:t:<hash>" for a session, "{<prefix>session:<shard>}:..."
-// for a shard's identities and expiry index.
-const DefaultSessionPrefix = "agentready:"
 
 func (r *SessionStore) tokenKey(hexHash string) string { return r.prefix + "t:" + hexHash }
 

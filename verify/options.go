@@ -58,7 +58,7 @@ type Options struct {
 	SignatureMaxLifetime time.Duration
 	// Replays records signature nonces, so that a replayed signature is
 	// refused within its lifetime. Default: in memory, per process; give
-	// a shared one (redisstore.ReplayCache) for replicas.
+	// a shared one (redisstore.NewReplayCache) for replicas.
 	Replays ReplayCache
 	// Now is the clock. Default time.Now.
 	Now func() time.Time

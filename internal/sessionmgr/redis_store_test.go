@@ -15,7 +15,6 @@ import (
 	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/internal/testclock"
-	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 )
 
@@ -153,7 +152,7 @@ func TestRedisStoreUnreachable(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
 	defer client.Close()
 	clock := testclock.New(time.Now().UTC())
-	st := newRedisStoreAt(t, client, clock.Now, redisstore.DefaultSessionPrefix)
+	st := newRedisStoreAt(t, client, clock.Now, "agentready:")
 	ctx := context.Background()
 	s := &session.Session{ID: "x", ExpiresAt: clock.Now().Add(time.Minute), Client: netip.MustParsePrefix("192.0.2.1/32")}
 	_, h, _ := sessionmgr.NewToken()
