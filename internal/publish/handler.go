@@ -328,7 +328,7 @@ func (h *Handler) Wrap(next http.Handler) http.Handler {
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, e *entry) {
 	hdr := w.Header()
 	if e.profiles != nil {
-		hdr.Set("Vary", "Accept") // rs/cors adds Origin
+		hdr.Add("Vary", "Accept") // rs/cors adds Origin
 	}
 	h.cors.HandlerFunc(w, r)
 	switch r.Method {
