@@ -300,7 +300,7 @@ func createMeta(evs []audit.Event, id, site string) (audit.Meta, time.Time, bool
 		return audit.Meta{}, time.Time{}, false
 	}
 	str := func(k string) string { v, _ := evs[0].Params[k].(string); return v }
-	deadline, err := time.Parse(audit.TimeLayout, str("expires_at"))
+	deadline, err := time.Parse(time.RFC3339, str("expires_at"))
 	if err != nil {
 		return audit.Meta{}, time.Time{}, false
 	}

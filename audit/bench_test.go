@@ -103,25 +103,6 @@ func BenchmarkChainAppend(b *testing.B) {
 	}
 }
 
-// BenchmarkCanonicalReference is the same serialisation by way of
-// json.Marshal and jcs.Transform, for comparison with BenchmarkAppend.
-func BenchmarkCanonicalReference(b *testing.B) {
-	e := benchEvent()
-	b.ReportAllocs()
-	for range b.N {
-		if _, err := jcsOf(b, e); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkSensitiveKey(b *testing.B) {
-	b.ReportAllocs()
-	for range b.N {
-		audit.SensitiveKey("gift_note")
-	}
-}
-
 // BenchmarkVerify100 verifies a sealed log of 100 events.
 func BenchmarkVerify100(b *testing.B) {
 	var c audit.Chain

@@ -95,7 +95,7 @@
 // JSON.stringify does, numbers as ECMAScript's Number.prototype.toString.
 // A hash is the SHA-256 digest of such bytes, written as 64 lowercase hex
 // digits. Timestamps are strings in RFC 3339, UTC, with milliseconds:
-// 2025-06-01T12:00:05.250Z (TimeLayout).
+// 2025-06-01T12:00:05.250Z (FormatTime).
 //
 //  1. Event hash. The hash of an event is SHA-256 over the JCS
 //     serialisation of the event object exactly as it appears in the
@@ -105,14 +105,14 @@
 //  2. Chain. The prev_hash of the first event is ""; the prev_hash of
 //     every other event is the hash of the event before it.
 //  3. Root hash. root_hash is SHA-256 over the JCS serialisation of the
-//     JSON array of the events' hashes, in order: ["<hash 0>","<hash 1>",…]
-//     (RootHash). An artifact without events has the root hash of "[]".
+//     JSON array of the events' hashes, in order: ["<hash 0>","<hash 1>",…].
+//     An artifact without events has the root hash of "[]".
 //  4. Signature. signature is the standard base64 (RFC 4648 §4, padded) of
 //     the Ed25519 signature (RFC 8032) over the JCS serialisation of the
 //     artifact's members other than events, signature and public_key:
 //     {"agent":{"name":…,"purpose":…,"version":…},"created_at":…,
-//     "ended_at":…,"root_hash":…,"session_id":…,"site":…}
-//     (SigningPayload). The events are bound by the root hash, and the
+//     "ended_at":…,"root_hash":…,"session_id":…,"site":…}.
+//     The events are bound by the root hash, and the
 //     session id, site, times and agent by the signature, so an artifact
 //     can be neither edited nor re-labelled. public_key is the standard
 //     base64 of the 32-byte Ed25519 public key.
@@ -144,8 +144,7 @@
 // way a JSON round trip would, so an event hashes the same in memory and
 // when read back from the artifact.
 //
-// Serialisation on the append path is written for this data model
-// (canonical.go) rather than by re-parsing json.Marshal output, for speed;
-// the tests and VerifyJSON hold it byte-identical to
-// github.com/gowebpki/jcs, an RFC 8785 implementation.
+// The serialisation is json.Marshal of the event, its params redacted and
+// in the JSON data model first, canonicalised by github.com/gowebpki/jcs,
+// an RFC 8785 implementation.
 package audit

@@ -4,13 +4,14 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 )
 
-// TimeLayout is the layout of every timestamp in an artifact: RFC 3339 in
+// timeLayout is the layout of every timestamp in an artifact: RFC 3339 in
 // UTC with exactly three fractional digits, so that a timestamp has one
 // spelling and hashes the same wherever it is re-serialised.
-const TimeLayout = "2006-01-02T15:04:05.000Z"
+const timeLayout = "2006-01-02T15:04:05.000Z"
 
 // StatusUnrecorded is the response_status of an event whose outcome could
 // not be recorded: the store recorded the event before the action ran
@@ -32,7 +33,7 @@ type Event struct {
 	// EventID identifies the event within its session (NewEventID makes
 	// one).
 	EventID string `json:"event_id"`
-	// Timestamp is when the call was handled, in TimeLayout (FormatTime).
+	// Timestamp is when the call was handled, as FormatTime writes it.
 	Timestamp string `json:"timestamp"`
 	// Capability is the capability called, e.g. "cart.add".
 	Capability string `json:"capability"`
@@ -85,11 +86,26 @@ func (e *Event) AllParams() map[string]any {
 		return m
 	}
 	out := make(map[string]any, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
+	maps.Copy(out, m)
 	out[TargetMember] = e.Target.Value(nil)
 	return out
+}
+
+// paramsToRecord is AllParams with the Target's path and query redacted
+// by r (Target.Value); a Params or Query member of the Target's name
+// beside a Target is refused.
+func (e *Event) paramsToRecord(r Redactor) (map[string]any, error) {
+	m := e.queryParams()
+	if e.Target == nil {
+		return m, nil
+	}
+	if _, ok := m[TargetMember]; ok {
+		return nil, fmt.Errorf("%w: the params member %q is reserved for the event's Target", ErrParams, TargetMember)
+	}
+	out := make(map[string]any, len(m)+1)
+	maps.Copy(out, m)
+	out[TargetMember] = e.Target.Value(r)
+	return out, nil
 }
 
 // queryParams is AllParams without the Target.
@@ -108,9 +124,7 @@ func (e *Event) queryParams() map[string]any {
 			m[p.Name] = append(old, p.Value)
 		}
 	}
-	for k, v := range e.Params {
-		m[k] = v
-	}
+	maps.Copy(m, e.Params)
 	return m
 }
 
@@ -138,7 +152,7 @@ type Meta struct {
 	// Site identifies the site, conventionally its canonical URL (the
 	// agents.txt URL field).
 	Site string
-	// CreatedAt and EndedAt bound the session, in TimeLayout.
+	// CreatedAt and EndedAt bound the session, as FormatTime writes them.
 	CreatedAt string
 	EndedAt   string
 	Agent     Agent
@@ -168,9 +182,12 @@ func (a *Artifact) Meta() Meta {
 	return Meta{SessionID: a.SessionID, Site: a.Site, CreatedAt: a.CreatedAt, EndedAt: a.EndedAt, Agent: a.Agent}
 }
 
-// FormatTime renders t in TimeLayout (UTC, milliseconds, truncated).
+// FormatTime writes t as every timestamp of an artifact is written:
+// RFC 3339 in UTC with exactly three fractional digits, truncated to the
+// millisecond (2025-06-01T12:00:05.250Z), so that a timestamp has one
+// spelling and hashes the same wherever it is re-serialised.
 func FormatTime(t time.Time) string {
-	return t.UTC().Format(TimeLayout)
+	return t.UTC().Format(timeLayout)
 }
 
 // NewEventID returns a random event identifier: 26 base32 characters from
@@ -192,7 +209,7 @@ func checkEvent(e *Event, final bool) error {
 	case e.EventID == "":
 		return fmt.Errorf("%w: empty event_id", ErrInvalidEvent)
 	case !validTime(e.Timestamp):
-		return fmt.Errorf("%w: timestamp %q is not in the layout %s", ErrInvalidEvent, e.Timestamp, TimeLayout)
+		return fmt.Errorf("%w: timestamp %q is not in the layout %s", ErrInvalidEvent, e.Timestamp, timeLayout)
 	case e.Capability == "":
 		return fmt.Errorf("%w: empty capability", ErrInvalidEvent)
 	case e.Method == "":
@@ -209,6 +226,39 @@ func checkEvent(e *Event, final bool) error {
 	return nil
 }
 
+// Prepare returns e as a Store records it, for Store implementations:
+// checked (ErrInvalidEvent; its ResponseStatus an HTTP status, or
+// StatusUnrecorded for an event whose outcome is to come, as Store.Begin
+// records it), its Query and Target moved into Params, its params redacted
+// by r (nil: DefaultRedactor) and in the JSON data model (ErrParams), its
+// strings as they read back from JSON and its PrevHash "". The result
+// shares nothing with e.
+func Prepare(e Event, r Redactor) (Event, error) {
+	if r == nil {
+		r = DefaultRedactor
+	}
+	return prepare(e, r, e.ResponseStatus != StatusUnrecorded)
+}
+
+// prepare is Prepare for an event whose outcome is known (final: an HTTP
+// status) or to come (StatusUnrecorded); r nil redacts nothing.
+func prepare(e Event, r Redactor, final bool) (Event, error) {
+	if err := checkEvent(&e, final); err != nil {
+		return Event{}, err
+	}
+	params, err := e.paramsToRecord(r)
+	if err != nil {
+		return Event{}, err
+	}
+	if e.Params, err = normalizeParams(params, r, false); err != nil {
+		return Event{}, err
+	}
+	e.Query, e.Target, e.PrevHash = nil, nil, ""
+	e.EventID, e.Capability, e.Method = validString(e.EventID), validString(e.Capability), validString(e.Method)
+	e.PolicyResult.Rule = validString(e.PolicyResult.Rule)
+	return e, nil
+}
+
 // validStatus reports whether s is a final HTTP status.
 func validStatus(s int) bool { return s >= 100 && s <= 599 }
 
@@ -220,61 +270,19 @@ func checkMeta(m *Meta) error {
 	case m.Site == "":
 		return fmt.Errorf("%w: empty site", ErrInvalidEvent)
 	case !validTime(m.CreatedAt):
-		return fmt.Errorf("%w: created_at %q is not in the layout %s", ErrInvalidEvent, m.CreatedAt, TimeLayout)
+		return fmt.Errorf("%w: created_at %q is not in the layout %s", ErrInvalidEvent, m.CreatedAt, timeLayout)
 	case !validTime(m.EndedAt):
-		return fmt.Errorf("%w: ended_at %q is not in the layout %s", ErrInvalidEvent, m.EndedAt, TimeLayout)
+		return fmt.Errorf("%w: ended_at %q is not in the layout %s", ErrInvalidEvent, m.EndedAt, timeLayout)
 	case m.EndedAt < m.CreatedAt: // fixed-width UTC: string order is time order
 		return fmt.Errorf("%w: ended_at %s is before created_at %s", ErrInvalidEvent, m.EndedAt, m.CreatedAt)
 	}
 	return nil
 }
 
-// validTime reports whether s is a real instant spelled in TimeLayout. It
-// is checked by hand, because time.Parse would be a sizeable part of an
-// append's budget.
+// validTime reports whether s is a real instant spelled as FormatTime
+// spells it (time.Parse also takes one-digit hours and a comma before the
+// milliseconds, which the round trip refuses).
 func validTime(s string) bool {
-	// 2006-01-02T15:04:05.000Z
-	// 0123456789012345678901234
-	if len(s) != len(TimeLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
-		s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z' {
-		return false
-	}
-	digit := func(i int) (int, bool) {
-		d := int(s[i]) - '0'
-		return d, d >= 0 && d <= 9
-	}
-	num := func(i, j int) (n int, ok bool) {
-		for ; i < j; i++ {
-			d, ok := digit(i)
-			if !ok {
-				return 0, false
-			}
-			n = n*10 + d
-		}
-		return n, true
-	}
-	year, okY := num(0, 4)
-	month, okM := num(5, 7)
-	day, okD := num(8, 10)
-	h, okH := num(11, 13)
-	mi, okMi := num(14, 16)
-	sec, okS := num(17, 19)
-	_, okMs := num(20, 23)
-	if !(okY && okM && okD && okH && okMi && okS && okMs) {
-		return false
-	}
-	return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && h < 24 && mi < 60 && sec < 60
-}
-
-func daysIn(year, month int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	t, err := time.Parse(timeLayout, s)
+	return err == nil && FormatTime(t) == s
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sync"
 	"time"
@@ -22,10 +23,10 @@ const sweepEvery = time.Minute
 // tests, and as the model the Redis store follows. Its logs die with the
 // process. It is safe for concurrent use.
 type MemoryStore struct {
-	redact    redaction
+	redactor  Redactor
 	retention time.Duration
-	clock     func() time.Time // nil: the system's, read by way of epoch
-	epoch     time.Time
+	now       func() time.Time
+	seed      maphash.Seed
 	shards    [memShards]memShard
 }
 
@@ -36,88 +37,12 @@ type memShard struct {
 }
 
 type memSession struct {
-	log      eventLog
-	lastTS   [len(TimeLayout)]byte // the timestamp of the last event, zero before the first
-	artifact *Artifact             // set once sealed
+	// events are kept as Prepare returns them, unlinked: the links are
+	// computed when they are read back (link), so that an append needs
+	// no hash.
+	events   []Event
+	artifact *Artifact // set once sealed
 	expires  time.Time
-}
-
-// eventLog is a session's events as a MemoryStore keeps them, unlinked
-// (record: 64 bytes of prev_hash fewer per event, the links recomputed
-// when they are read back), in pages that are not copied as the log grows:
-// a page holds 8 events, the next twice as many, up to 1024.
-type eventLog struct {
-	pages [][]record
-	n     int
-}
-
-const (
-	firstPage = 8
-	maxPage   = 1024
-)
-
-func (l *eventLog) append(r record) {
-	k := len(l.pages) - 1
-	if k < 0 || len(l.pages[k]) == cap(l.pages[k]) {
-		size := firstPage
-		if k >= 0 {
-			size = min(2*cap(l.pages[k]), maxPage)
-		}
-		l.pages = append(l.pages, make([]record, 0, size))
-		k++
-	}
-	l.pages[k] = append(l.pages[k], r)
-	l.n++
-}
-
-// at returns the record at seq, nil when out of range.
-func (l *eventLog) at(seq int) *record {
-	if seq < 0 || seq >= l.n {
-		return nil
-	}
-	for _, pg := range l.pages {
-		if seq < len(pg) {
-			return &pg[seq]
-		}
-		seq -= len(pg)
-	}
-	return nil
-}
-
-// snapshot returns a copy of the log to read without the lock (a status
-// may be bound in place after it is taken).
-func (l *eventLog) snapshot() eventLog {
-	c := eventLog{pages: make([][]record, len(l.pages)), n: l.n}
-	for i, pg := range l.pages {
-		c.pages[i] = slices.Clone(pg)
-	}
-	return c
-}
-
-// fingerprint is the log's fingerprint (see checkSeal).
-func (l *eventLog) fingerprint() string {
-	var b []byte
-	i := 0
-	for _, pg := range l.pages {
-		for _, r := range pg {
-			b = appendFingerprint(b, i, r)
-			i++
-		}
-	}
-	return string(b)
-}
-
-// events relinks and decodes the log's events.
-func (l eventLog) events() ([]Event, error) {
-	return relink(func(yield func(record) bool) {
-		for _, pg := range l.pages {
-			for _, r := range pg {
-				if !yield(r) {
-					return
-				}
-			}
-		}
-	}, l.n)
 }
 
 // NewMemoryStore returns an empty MemoryStore. It honours WithRedactor,
@@ -127,26 +52,18 @@ func NewMemoryStore(opts ...Option) (*MemoryStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &MemoryStore{redact: redactWith(o.redactor), retention: o.retention, clock: o.now, epoch: time.Now()}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	s := &MemoryStore{redactor: o.redactor, retention: o.retention, now: o.now, seed: maphash.MakeSeed()}
 	for i := range s.shards {
 		s.shards[i].sessions = make(map[string]*memSession)
 	}
 	return s, nil
 }
 
-// now reads the store's clock. The system clock is read by way of the
-// monotonic time since the store's epoch: time.Since reads only the
-// monotonic clock, on some hosts half the cost of time.Now, and retention
-// is a duration, which a step of the wall clock should not change.
-func (s *MemoryStore) now() time.Time {
-	if s.clock != nil {
-		return s.clock()
-	}
-	return s.epoch.Add(time.Since(s.epoch))
-}
-
 func (s *MemoryStore) shard(sessionID string) *memShard {
-	return &s.shards[stripeHash(sessionID)%memShards]
+	return &s.shards[maphash.String(s.seed, sessionID)%memShards]
 }
 
 // session returns the live session, dropping it if expired. The shard's
@@ -186,27 +103,27 @@ func (sh *memShard) sweep(now time.Time) {
 	}
 }
 
-// Append implements Store. The event is redacted and serialised before
-// the session's lock is taken; under it, Append only keeps the
-// serialisation.
+// Append implements Store. The event is checked and redacted before the
+// session's lock is taken.
 func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) error {
-	_, err := s.add(ctx, sessionID, &e, true)
+	_, err := s.add(ctx, sessionID, e, true)
 	return err
 }
 
 // Begin implements Store.
 func (s *MemoryStore) Begin(ctx context.Context, sessionID string, e Event) (int, error) {
-	return s.add(ctx, sessionID, &e, false)
+	e.ResponseStatus = StatusUnrecorded
+	return s.add(ctx, sessionID, e, false)
 }
 
-func (s *MemoryStore) add(ctx context.Context, sessionID string, e *Event, final bool) (int, error) {
+func (s *MemoryStore) add(ctx context.Context, sessionID string, e Event, final bool) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	if sessionID == "" {
 		return 0, ErrSessionID
 	}
-	r, err := prepareUnlinked(e, s.redact, final)
+	rec, err := prepare(e, s.redactor, final)
 	if err != nil {
 		return 0, err
 	}
@@ -219,13 +136,12 @@ func (s *MemoryStore) add(ctx context.Context, sessionID string, e *Event, final
 	if err != nil {
 		return 0, err
 	}
-	if string(r.ts[:]) < string(ss.lastTS[:]) { // TimeLayout is fixed-width UTC: string order is time order
-		r.ts = ss.lastTS
+	if n := len(ss.events); n > 0 && rec.Timestamp < ss.events[n-1].Timestamp { // fixed-width UTC: string order is time order
+		rec.Timestamp = ss.events[n-1].Timestamp
 	}
-	ss.lastTS = r.ts
-	ss.log.append(r)
+	ss.events = append(ss.events, rec)
 	ss.expires = now.Add(s.retention)
-	return ss.log.n - 1, nil
+	return len(ss.events) - 1, nil
 }
 
 // Complete implements Store.
@@ -233,9 +149,21 @@ func (s *MemoryStore) Complete(ctx context.Context, sessionID string, seq, statu
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	head, err := prepareOutcome(sessionID, status, amend, s.redact)
-	if err != nil {
-		return err
+	if sessionID == "" {
+		return ErrSessionID
+	}
+	if !validStatus(status) {
+		return fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, status)
+	}
+	var rec *Event
+	if amend != nil {
+		e := *amend
+		e.ResponseStatus = status
+		p, err := prepare(e, s.redactor, true)
+		if err != nil {
+			return err
+		}
+		rec = &p
 	}
 	sh := s.shard(sessionID)
 	sh.mu.Lock()
@@ -245,14 +173,14 @@ func (s *MemoryStore) Complete(ctx context.Context, sessionID string, seq, statu
 	if err != nil {
 		return err
 	}
-	r := ss.log.at(seq)
-	if r == nil || r.status != StatusUnrecorded {
+	if seq < 0 || seq >= len(ss.events) || ss.events[seq].ResponseStatus != StatusUnrecorded {
 		return fmt.Errorf("%w: session %q, event %d", ErrNotPending, sessionID, seq)
 	}
-	r.status = status
-	if head != nil {
-		r.head = head
+	if rec != nil {
+		rec.Timestamp = ss.events[seq].Timestamp // as Begin recorded it
+		ss.events[seq] = *rec
 	}
+	ss.events[seq].ResponseStatus = status
 	ss.expires = now.Add(s.retention)
 	return nil
 }
@@ -268,24 +196,44 @@ func (s *MemoryStore) Events(ctx context.Context, sessionID string) ([]Event, er
 	sh := s.shard(sessionID)
 	sh.mu.Lock()
 	ss := sh.session(sessionID, s.now())
-	var log eventLog
+	var events []Event
+	sealed := ss != nil && ss.artifact != nil
 	switch {
 	case ss == nil:
 		sh.mu.Unlock()
 		return []Event{}, nil
-	case ss.artifact != nil:
-		events := cloneEvents(ss.artifact.Events)
-		sh.mu.Unlock()
-		return events, nil
+	case sealed:
+		events = ss.artifact.Events
 	default:
-		log = ss.log.snapshot()
+		// A status may be bound in place once the lock is released; the
+		// events themselves (their params) are never changed.
+		events = slices.Clone(ss.events)
 	}
 	sh.mu.Unlock()
-	events, err := log.events()
-	if err != nil {
-		return nil, fmt.Errorf("%w: session %q: %v", ErrCorrupt, sessionID, err) // unreachable: the store wrote them
+	events = cloneEvents(events)
+	if !sealed {
+		if _, err := link(events); err != nil {
+			return nil, fmt.Errorf("%w: session %q: %v", ErrCorrupt, sessionID, err) // unreachable: prepare checked them
+		}
 	}
 	return events, nil
+}
+
+// link sets the prev_hash of each event to the hash of the event before
+// it ("" for the first) and returns their hashes.
+func link(events []Event) ([]string, error) {
+	hashes := make([]string, len(events))
+	prev := ""
+	for i := range events {
+		events[i].PrevHash = prev
+		b, err := canonicalEvent(&events[i])
+		if err != nil {
+			return nil, fmt.Errorf("event %d: %w", i, err)
+		}
+		hashes[i] = hashHex(b)
+		prev = hashes[i]
+	}
+	return hashes, nil
 }
 
 // Seal implements Store.
@@ -293,8 +241,7 @@ func (s *MemoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	fingerprint, err := checkSeal(sessionID, a)
-	if err != nil {
+	if err := checkSeal(sessionID, a); err != nil {
 		return err
 	}
 	a = cloneArtifact(a)
@@ -306,11 +253,14 @@ func (s *MemoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) e
 	if err != nil {
 		return err
 	}
-	if len(a.Events) != ss.log.n || fingerprint != ss.log.fingerprint() {
-		return fmt.Errorf("%w: session %q has %d events, the artifact covers %d (or their outcomes changed)", ErrStale, sessionID, ss.log.n, len(a.Events))
+	// The artifact verified: its root hash covers its events, timestamps
+	// and statuses; the same root hash over the log's means the same log.
+	hashes, err := link(slices.Clone(ss.events))
+	if err != nil || len(a.Events) != len(ss.events) || rootHash(hashes) != a.RootHash {
+		return fmt.Errorf("%w: session %q has %d events, the artifact covers %d (or their outcomes changed)", ErrStale, sessionID, len(ss.events), len(a.Events))
 	}
 	ss.artifact = a
-	ss.log = eventLog{}
+	ss.events = nil
 	ss.expires = now.Add(s.retention)
 	return nil
 }
@@ -334,4 +284,17 @@ func (s *MemoryStore) Artifact(ctx context.Context, sessionID string) (*Artifact
 		return nil, Active, nil
 	}
 	return cloneArtifact(ss.artifact), Sealed, nil
+}
+
+// CopiesEvents reports that the MemoryStore serialises an event within
+// Append, Begin and Complete and keeps no reference to it (see
+// EventCopier).
+func (s *MemoryStore) CopiesEvents() bool { return true }
+
+// EventCopier is implemented by a Store that serialises an event within
+// Append, Begin and Complete and keeps no reference to it once they
+// return: the middleware then hands it events whose strings live in pooled
+// buffers, which saves allocations on every audited request.
+type EventCopier interface {
+	CopiesEvents() bool
 }

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"unicode/utf8"
 )
 
 // MaxParamsDepth bounds how deeply an event's params may nest (the params
 // object is level 1); enforce refuses a request body that would nest
-// deeper before its handler runs. It also turns a cyclic map
-// (which json.Marshal would reject only after a long descent) into an error
+// deeper before its handler runs. It also turns a cyclic map (which
+// json.Marshal would reject only after a long descent) into an error
 // instead of a stack overflow.
 const MaxParamsDepth = 64
 
@@ -36,60 +35,31 @@ func normalizeParams(params map[string]any, r Redactor, keepNil bool) (map[strin
 	return normalizeMap(params, r, 1)
 }
 
-// normalize returns v as the value json.Unmarshal would produce from
+// normalize returns v as json.Unmarshal would produce it from
 // json.Marshal(v): map[string]any, []any, string (valid UTF-8), float64,
-// bool or nil. It does the common types by hand, because the append path
-// pays for it on every request, and falls back to that very round trip
-// for the rest (structs, typed maps and slices, Marshalers). Doing it
-// before hashing means the hash of an event in memory is the hash of the
-// same event read back from JSON, which is what a verifier sees.
+// bool or nil, with r applied to the members of every object on the way.
+// Values of other types (integers, structs, typed maps and slices,
+// Marshalers) take that very round trip. Doing it before hashing means
+// the hash of an event in memory is the hash of the same event read back
+// from JSON, which is what a verifier sees, and that the Redactor meets
+// the members of a struct as a verifier will read them.
 func normalize(v any, r Redactor, depth int) (any, error) {
 	if depth > MaxParamsDepth {
 		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, MaxParamsDepth)
 	}
 	switch x := v.(type) {
-	case nil:
-		return nil, nil
-	case string:
-		// Unchanged values are returned as the interface they came in, so
-		// that the common case boxes nothing anew.
-		if utf8.ValidString(x) {
-			return v, nil
-		}
-		return validString(x), nil
-	case bool:
+	case nil, bool:
 		return v, nil
+	case string:
+		return validString(x), nil
 	case float64:
-		if x != 0 && !math.IsNaN(x) && !math.IsInf(x, 0) {
-			return v, nil
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%w: %v is not a JSON number", ErrParams, x)
 		}
-		return checkFloat(x)
-	case float32:
-		// encoding/json writes a float32 with the shortest digits that
-		// round-trip in 32 bits; reading them back gives this float64.
-		return checkFloat(mustParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32)))
-	case int:
-		return float64(x), nil
-	case int8:
-		return float64(x), nil
-	case int16:
-		return float64(x), nil
-	case int32:
-		return float64(x), nil
-	case int64:
-		return float64(x), nil
-	case uint:
-		return float64(x), nil
-	case uint8:
-		return float64(x), nil
-	case uint16:
-		return float64(x), nil
-	case uint32:
-		return float64(x), nil
-	case uint64:
-		return float64(x), nil
-	case json.Number:
-		return normalizeNumber(string(x))
+		if x == 0 {
+			return 0.0, nil // -0 is written "0" (RFC 8785 §3.2.2.3) and reads back as 0
+		}
+		return v, nil
 	case map[string]any:
 		return normalizeMap(x, r, depth+1)
 	case []any:
@@ -100,18 +70,6 @@ func normalize(v any, r Redactor, depth int) (any, error) {
 				return nil, err
 			}
 			out[i] = n
-		}
-		return out, nil
-	case map[string]string:
-		m := make(map[string]any, len(x))
-		for k, s := range x {
-			m[k] = s
-		}
-		return normalizeMap(m, r, depth+1)
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = validString(s)
 		}
 		return out, nil
 	}
@@ -133,10 +91,8 @@ func normalizeMap(m map[string]any, r Redactor, depth int) (map[string]any, erro
 		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, MaxParamsDepth)
 	}
 	out := make(map[string]any, len(m))
-	repaired := false
 	for k, v := range m {
 		key := validString(k)
-		repaired = repaired || key != k
 		if r != nil {
 			v = r(key, v)
 		}
@@ -146,99 +102,16 @@ func normalizeMap(m map[string]any, r Redactor, depth int) (map[string]any, erro
 		}
 		out[key] = n
 	}
-	if repaired && len(out) != len(m) {
+	if len(out) != len(m) {
 		return nil, fmt.Errorf("%w: object keys collide once invalid UTF-8 is replaced by U+FFFD", ErrParams)
 	}
 	return out, nil
 }
 
-func checkFloat(f float64) (any, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, fmt.Errorf("%w: %v is not a JSON number", ErrParams, f)
-	}
-	if f == 0 {
-		return 0.0, nil // -0 is written "0" (RFC 8785 §3.2.2.3) and reads back as 0
-	}
-	return f, nil
-}
-
-func mustParseFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64) // s came from FormatFloat
-	return f
-}
-
-// normalizeNumber converts a json.Number as encoding/json would marshal
-// it: "" is written as 0, anything outside the RFC 8259 number grammar is
-// an error, and the digits read back as a float64.
-func normalizeNumber(s string) (any, error) {
-	if s == "" {
-		return 0.0, nil
-	}
-	if !validNumber(s) {
-		return nil, fmt.Errorf("%w: json.Number %q is not a JSON number", ErrParams, truncate(s))
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil, fmt.Errorf("%w: json.Number %q is out of range", ErrParams, truncate(s))
-	}
-	return checkFloat(f)
-}
-
-// validNumber reports whether s matches RFC 8259 §6:
-// [ "-" ] ( "0" / digit1-9 *DIGIT ) [ "." 1*DIGIT ] [ ( "e" / "E" ) [ "+" / "-" ] 1*DIGIT ].
-func validNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if i >= len(s) || !isDigit(s[i]) {
-			return false
-		}
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || !isDigit(s[i]) {
-			return false
-		}
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	}
-	return i == len(s)
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// truncate shortens a string from untrusted input for an error message;
-// a hash (64 characters) stays whole.
-func truncate(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
-}
-
 // validString replaces every byte of s that is not part of valid UTF-8
-// with U+FFFD, one replacement per byte, as encoding/json does, so that a
-// string hashes the same before and after a JSON round trip.
+// with U+FFFD, one replacement per byte, as encoding/json does
+// (strings.ToValidUTF8 replaces a run of such bytes with one), so that a
+// string reads the same before and after a JSON round trip.
 func validString(s string) string {
 	if utf8.ValidString(s) {
 		return s
@@ -255,6 +128,15 @@ func validString(s string) string {
 		i += size
 	}
 	return string(b)
+}
+
+// truncate shortens a string from untrusted input for an error message;
+// a hash (64 characters) stays whole.
+func truncate(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
 }
 
 // cloneValue deep-copies a value already in the data model, so that a

@@ -1,6 +1,6 @@
 package audit
 
-import "reflect"
+import "strings"
 
 // Redacted replaces a sensitive value.
 const Redacted = "[REDACTED]"
@@ -33,76 +33,37 @@ var sensitiveWords = [...]string{
 // "access_token", "newPassword", "CVV2" and "card_number" are sensitive,
 // and "shipping", "spinner", "tokens" and "discard" are not.
 func DefaultRedactor(key string, value any) any {
-	if SensitiveKey(key) {
+	if sensitiveKey(key) {
 		return Redacted
 	}
 	return value
 }
 
-// SensitiveKey reports whether DefaultRedactor redacts the value of a
-// member called key. It does not allocate.
-func SensitiveKey(key string) bool {
-	if len(key) < minSensitiveLen {
-		return false // too short to hold any sensitive word ("q", "id")
-	}
-	var prevStart, prevEnd int = -1, -1
+// sensitiveKey reports whether DefaultRedactor redacts the value of a
+// member called key.
+func sensitiveKey(key string) bool {
+	prev := ""
 	for i := 0; i < len(key); {
 		start, end := nextWord(key, i)
 		if start < 0 {
 			return false
 		}
 		w := key[start:end]
-		if isSensitiveWord(w, "") {
+		if isSensitiveWord(w, "") || (prev != "" && isSensitiveWord(prev, w)) {
 			return true
 		}
-		if prevStart >= 0 && isSensitiveWord(key[prevStart:prevEnd], w) {
-			return true
-		}
-		prevStart, prevEnd = start, end
-		i = end
+		prev, i = w, end
 	}
 	return false
 }
 
-// sensitiveByLen lists sensitiveWords by length: most words are rejected
-// by their length alone, the rest compared with a few candidates.
-// minSensitiveLen is the length of the shortest sensitive word.
-var minSensitiveLen = func() int {
-	n := len(sensitiveWords[0])
-	for _, w := range sensitiveWords {
-		n = min(n, len(w))
-	}
-	return n
-}()
-
-var sensitiveByLen = func() (t [16][]string) {
-	for _, s := range sensitiveWords {
-		t[len(s)] = append(t[len(s)], s)
-	}
-	return t
-}()
-
-// isSensitiveWord reports whether a+b, ignoring ASCII case, is one of
-// sensitiveWords. a and b hold only ASCII letters and digits, so OR-ing
-// 0x20 lowers a letter and leaves a digit alone.
+// isSensitiveWord reports whether a+b, ignoring case, is one of
+// sensitiveWords.
 func isSensitiveWord(a, b string) bool {
-	n := len(a) + len(b)
-	if n >= len(sensitiveByLen) {
-		return false
-	}
-words:
-	for _, s := range sensitiveByLen[n] {
-		for i := 0; i < len(a); i++ {
-			if a[i]|0x20 != s[i] {
-				continue words
-			}
+	for _, s := range sensitiveWords {
+		if len(a)+len(b) == len(s) && strings.EqualFold(s[:len(a)], a) && strings.EqualFold(s[len(a):], b) {
+			return true
 		}
-		for i := 0; i < len(b); i++ {
-			if b[i]|0x20 != s[len(a)+i] {
-				continue words
-			}
-		}
-		return true
 	}
 	return false
 }
@@ -142,36 +103,16 @@ const (
 	digit
 )
 
-var classes = func() (t [256]charClass) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = lower
+func class(c byte) charClass {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return lower
+	case 'A' <= c && c <= 'Z':
+		return upper
+	case '0' <= c && c <= '9':
+		return digit
 	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = upper
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = digit
-	}
-	return t
-}()
-
-func class(c byte) charClass { return classes[c] }
-
-// redaction is a store's Redactor with what the append path may assume of
-// it.
-type redaction struct {
-	fn Redactor // nil: nothing is redacted
-	// byName: fn is DefaultRedactor, whose answer depends on the member's
-	// name alone, so that Event.Query params are redacted without a call
-	// (which would box each value).
-	byName bool
-}
-
-// redactWith returns the redaction r does. Telling DefaultRedactor by its
-// code pointer errs only one way: a function that merely calls it is not
-// recognised, and takes the general path.
-func redactWith(r Redactor) redaction {
-	return redaction{fn: r, byName: r != nil && reflect.ValueOf(r).Pointer() == reflect.ValueOf(DefaultRedactor).Pointer()}
+	return other
 }
 
 // Redact returns a copy of params in the JSON data model (see Event.Params)

@@ -37,8 +37,8 @@ func Sign(events []Event, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := RootHash(hashes)
-	sig := ed25519.Sign(key, SigningPayload(m, root))
+	root := rootHash(hashes)
+	sig := ed25519.Sign(key, signingPayload(m, root))
 	pub := key.Public().(ed25519.PublicKey)
 	return &Artifact{
 		SessionID: m.SessionID,

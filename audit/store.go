@@ -5,8 +5,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"hash/maphash"
-	"strconv"
 	"time"
 )
 
@@ -195,49 +193,20 @@ func SealSession(ctx context.Context, s Store, key ed25519.PrivateKey, m Meta) (
 }
 
 // checkSeal is the part of Store.Seal common to every store: the artifact
-// must be for the session and verify with its own key. It returns the
-// artifact's fingerprint (appendFingerprint), which the store compares
-// with that of the log it holds: the artifact covers exactly the events
-// recorded, with their timestamps and statuses.
-func checkSeal(sessionID string, a *Artifact) (string, error) {
+// must be for the session and verify with its own key. The store then
+// checks that it covers exactly the events recorded, with their
+// timestamps and statuses.
+func checkSeal(sessionID string, a *Artifact) error {
 	if sessionID == "" {
-		return "", ErrSessionID
+		return ErrSessionID
 	}
 	if a == nil {
-		return "", fmt.Errorf("%w: nil artifact", ErrMalformed)
+		return fmt.Errorf("%w: nil artifact", ErrMalformed)
 	}
 	if a.SessionID != sessionID {
-		return "", fmt.Errorf("%w: the artifact is for session %q, not %q", ErrInvalidEvent, a.SessionID, sessionID)
+		return fmt.Errorf("%w: the artifact is for session %q, not %q", ErrInvalidEvent, a.SessionID, sessionID)
 	}
-	if err := Verify(a, nil); err != nil {
-		return "", err
-	}
-	var b []byte
-	for i := range a.Events {
-		head, err := appendEventHead(nil, &a.Events[i], redaction{}, false)
-		if err != nil {
-			return "", fmt.Errorf("%w: event %d: %v", ErrMalformed, i, err) // unreachable: Verify hashed it
-		}
-		r := record{head: head, status: a.Events[i].ResponseStatus}
-		copy(r.ts[:], a.Events[i].Timestamp)
-		b = appendFingerprint(b, i, r)
-	}
-	return string(b), nil
-}
-
-// appendFingerprint appends the i-th record of a log's fingerprint: its
-// head, timestamp and status separated by NUL, records by 0x01 (bytes
-// canonical JSON never holds raw). The Redis seal script builds the same
-// from its lists.
-func appendFingerprint(b []byte, i int, r record) []byte {
-	if i > 0 {
-		b = append(b, 1)
-	}
-	b = append(b, r.head...)
-	b = append(b, 0)
-	b = append(b, r.ts[:]...)
-	b = append(b, 0)
-	return strconv.AppendInt(b, int64(r.status), 10)
+	return Verify(a, nil)
 }
 
 // ErrNotPending: Complete was given an event that Begin did not record or
@@ -252,11 +221,3 @@ func cloneArtifact(a *Artifact) *Artifact {
 	}
 	return &c
 }
-
-// stripeSeed keys the hash that spreads session ids over in-process locks.
-var stripeSeed = maphash.MakeSeed()
-
-// stripeHash spreads session ids over locks: maphash (AES-based where the
-// CPU has it) takes a session id in a few nanoseconds, where a byte-wise
-// FNV took about 25 on every append.
-func stripeHash(s string) uint32 { return uint32(maphash.String(stripeSeed, s)) }

@@ -86,34 +86,13 @@ func checkTarget(t *Target) error {
 	return nil
 }
 
-// redacts reports whether rd changes the value of the member key: by name
-// for DefaultRedactor, by calling any other Redactor.
-func (rd redaction) redacts(key string, value any) (any, bool) {
-	switch {
-	case rd.fn == nil:
-		return value, false
-	case rd.byName:
-		if SensitiveKey(key) {
-			return Redacted, true
-		}
-		return value, false
-	}
-	out := rd.fn(key, value)
-	if s, ok := out.(string); ok {
-		if v, ok := value.(string); ok && s == v {
-			return value, false
-		}
-	}
-	return out, true
-}
-
-// redactsString reports whether rd redacts the member key of the string
-// value raw, a query value (unescaped for a Redactor that reads values)
-// when query is set, else a path segment. DefaultRedactor is asked by
-// name, without boxing the value: this runs on every audited request.
-func redactsString(rd redaction, key, raw string, query bool) bool {
-	if rd.fn == nil || rd.byName {
-		return rd.fn != nil && SensitiveKey(key)
+// redactsString reports whether r redacts the member key of the string
+// value raw: a query value (unescaped for the Redactor) when query is
+// set, else a path segment. r redacts a value when it returns anything
+// but that very string.
+func redactsString(r Redactor, key, raw string, query bool) bool {
+	if r == nil {
+		return false
 	}
 	v := urlText(raw)
 	if query && strings.ContainsAny(raw, "%+") {
@@ -121,8 +100,8 @@ func redactsString(rd redaction, key, raw string, query bool) bool {
 			v = un
 		}
 	}
-	_, red := rd.redacts(key, v)
-	return red
+	s, ok := r(key, v).(string)
+	return !ok || s != v
 }
 
 // Value returns the value Target records under TargetMember, in the JSON
@@ -132,13 +111,9 @@ func redactsString(rd redaction, key, raw string, query bool) bool {
 // The path_params and headers members are left for r to redact, as it
 // redacts every member.
 func (t *Target) Value(r Redactor) map[string]any {
-	return t.value(redactWith(r))
-}
-
-func (t *Target) value(rd redaction) map[string]any {
-	m := map[string]any{"path": urlText(t.redactedPath(rd))}
+	m := map[string]any{"path": urlText(t.redactedPath(r))}
 	if t.Query != "" {
-		m["query"] = urlText(redactedQuery(t.Query, rd))
+		m["query"] = urlText(redactedQuery(t.Query, r))
 	}
 	if len(t.PathParams) > 0 {
 		pp := make(map[string]any, len(t.PathParams))
@@ -166,13 +141,13 @@ func (t *Target) value(rd redaction) map[string]any {
 	return m
 }
 
-// redactedPath returns Path with the segments of the path params rd
+// redactedPath returns Path with the segments of the path params r
 // redacts written as "{name}".
-func (t *Target) redactedPath(rd redaction) string {
+func (t *Target) redactedPath(r Redactor) string {
 	path := t.Path
 	for _, p := range t.PathParams {
 		seg, _ := segment(t.Path, p.Segment)
-		if !redactsString(rd, p.Name, seg, false) {
+		if !redactsString(r, p.Name, seg, false) {
 			continue
 		}
 		parts := strings.Split(path, "/")
@@ -184,12 +159,12 @@ func (t *Target) redactedPath(rd redaction) string {
 	return path
 }
 
-// redactedQuery returns q with the value of every pair whose name rd
+// redactedQuery returns q with the value of every pair whose name r
 // redacts written as [REDACTED]. Pairs are split at '&' and at ';' (some
 // parsers split there; Go's skips such pairs), names unescaped as a query
 // parser does.
-func redactedQuery(q string, rd redaction) string {
-	if rd.fn == nil {
+func redactedQuery(q string, r Redactor) string {
+	if r == nil {
 		return q
 	}
 	var b []byte // nil until a pair is redacted
@@ -205,7 +180,7 @@ func redactedQuery(q string, rd redaction) string {
 				name = un
 			}
 		}
-		if redactsString(rd, name, value, true) && hasValue {
+		if redactsString(r, name, value, true) && hasValue {
 			if b == nil {
 				b = append(make([]byte, 0, len(q)+16), q[:start]...)
 			}
@@ -278,24 +253,4 @@ func appendPercent(b []byte, s string, pct bool) []byte {
 		i += size
 	}
 	return b
-}
-
-// appendTarget writes t as the value of the params member TargetMember,
-// as appendRawMap would write t.value(rd) there, redacted by rd. The
-// common target (a path and a query, no declared params) is written
-// without building the map.
-func appendTarget(b []byte, t *Target, rd redaction) ([]byte, error) {
-	if rd.fn == nil || rd.byName {
-		if len(t.PathParams) == 0 && len(t.Headers) == 0 && utf8.ValidString(t.Path) && utf8.ValidString(t.Query) {
-			b = append(b, `{"path":`...)
-			b = appendString(b, t.Path)
-			if t.Query != "" {
-				b = append(b, `,"query":`...)
-				b = appendString(b, redactedQuery(t.Query, rd))
-			}
-			return append(b, '}'), nil
-		}
-		return appendRaw(b, t.value(rd), rd.fn, 1)
-	}
-	return appendRaw(b, rd.fn(TargetMember, t.value(rd)), rd.fn, 1)
 }

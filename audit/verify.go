@@ -82,14 +82,14 @@ func Verify(a *Artifact, publicKey ed25519.PublicKey) error {
 	if err != nil {
 		return err
 	}
-	if root := RootHash(hashes); root != a.RootHash {
+	if root := rootHash(hashes); root != a.RootHash {
 		return fmt.Errorf("%w: root_hash is %q, the events hash to %s", ErrRootHash, truncate(a.RootHash), root)
 	}
 	sig, err := decodeStrict(a.Signature, ed25519.SignatureSize)
 	if err != nil {
 		return fmt.Errorf("%w: signature %v", ErrSignature, err)
 	}
-	if !ed25519.Verify(ed25519.PublicKey(embedded), SigningPayload(a.Meta(), a.RootHash), sig) {
+	if !ed25519.Verify(ed25519.PublicKey(embedded), signingPayload(a.Meta(), a.RootHash), sig) {
 		return fmt.Errorf("%w: the signature does not match the session metadata and root hash under key %s", ErrSignature, a.PublicKey)
 	}
 	return nil

@@ -1,10 +1,12 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/agentready/agentready/audit"
@@ -78,12 +80,22 @@ func (s *AuditStore) add(ctx context.Context, sessionID string, e *audit.Event, 
 	if sessionID == "" {
 		return 0, audit.ErrSessionID
 	}
-	r, err := audit.NewRecord(*e, final, s.redact)
+	if final && e.ResponseStatus == audit.StatusUnrecorded {
+		return 0, fmt.Errorf("%w: response_status %d is not an HTTP status", audit.ErrInvalidEvent, e.ResponseStatus)
+	}
+	if !final {
+		e.ResponseStatus = audit.StatusUnrecorded
+	}
+	rec, err := audit.Prepare(*e, s.redact)
+	if err != nil {
+		return 0, err
+	}
+	head, err := eventHead(rec)
 	if err != nil {
 		return 0, err
 	}
 	k := s.keys(sessionID)
-	reply, err := appendScript.Run(ctx, s.c, k.list[:], r.Head, r.Timestamp, r.Status, s.retention).StringSlice()
+	reply, err := appendScript.Run(ctx, s.c, k.list[:], head, rec.Timestamp, rec.ResponseStatus, s.retention).StringSlice()
 	if err != nil {
 		return 0, fmt.Errorf("redisstore: audit: appending to session %q: %w", sessionID, err)
 	}
@@ -102,9 +114,23 @@ func (s *AuditStore) add(ctx context.Context, sessionID string, e *audit.Event, 
 
 // Complete implements Store: one round trip.
 func (s *AuditStore) Complete(ctx context.Context, sessionID string, seq, status int, amend *audit.Event) error {
-	head, err := audit.AmendedHead(sessionID, status, amend, s.redact)
-	if err != nil {
-		return err
+	if sessionID == "" {
+		return audit.ErrSessionID
+	}
+	if status < 100 || status > 599 {
+		return fmt.Errorf("%w: response_status %d is not an HTTP status", audit.ErrInvalidEvent, status)
+	}
+	var head []byte // none: the event stays as Begin recorded it
+	if amend != nil {
+		e := *amend
+		e.ResponseStatus = status
+		rec, err := audit.Prepare(e, s.redact)
+		if err == nil {
+			head, err = eventHead(rec)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	k := s.keys(sessionID)
 	reply, err := completeScript.Run(ctx, s.c, k.list[:], seq, status, s.retention, head).StringSlice()
@@ -164,31 +190,30 @@ func (s *AuditStore) Events(ctx context.Context, sessionID string) ([]audit.Even
 	if n, _ := st.Val()[0].(string); n != strconv.Itoa(len(heads)) && !(n == "" && len(heads) == 0) || len(tss) != len(heads) || len(outs) != len(heads) {
 		return nil, fmt.Errorf("%w: session %q counts %q events, its lists hold %d, %d and %d", audit.ErrCorrupt, sessionID, n, len(heads), len(tss), len(outs))
 	}
-	var bad error
-	events, err := audit.Link(func(yield func(audit.Record) bool) {
-		for i, h := range heads {
-			status, err := strconv.Atoi(outs[i])
-			if err != nil || len(tss[i]) != len(audit.TimeLayout) {
-				bad = fmt.Errorf("status %q or timestamp %q of event %d", outs[i], tss[i], i)
-				return
-			}
-			if !yield(audit.Record{Head: []byte(h), Timestamp: tss[i], Status: status}) {
-				return
-			}
+	events := make([]audit.Event, len(heads))
+	prev := ""
+	for i, h := range heads {
+		e := &events[i]
+		status, err := strconv.Atoi(outs[i])
+		if err == nil {
+			// The head closed with an empty prev_hash is an event without
+			// its timestamp and status, which are kept apart.
+			err = decodeStrict([]byte(h+`""}`), e)
 		}
-	}, len(heads))
-	if bad != nil {
-		err = bad
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: session %q: %v", audit.ErrCorrupt, sessionID, err)
+		if err == nil {
+			e.PrevHash, e.ResponseStatus, e.Timestamp = prev, status, tss[i]
+			prev, err = audit.EventHash(*e)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: session %q, event %d: %v", audit.ErrCorrupt, sessionID, i, err)
+		}
 	}
 	return events, nil
 }
 
 // Seal implements Store.
 func (s *AuditStore) Seal(ctx context.Context, sessionID string, a *audit.Artifact) error {
-	fingerprint, err := audit.SealFingerprint(sessionID, a)
+	fingerprint, err := sealFingerprint(sessionID, a)
 	if err != nil {
 		return err
 	}
@@ -251,9 +276,80 @@ func (s *AuditStore) decodeArtifact(sessionID string, art *redis.StringCmd) (*au
 	if err != nil {
 		return nil, fmt.Errorf("%w: session %q is sealed but its artifact is missing: %v", audit.ErrCorrupt, sessionID, err)
 	}
-	a, err := audit.DecodeArtifact(body)
-	if err != nil {
+	var a audit.Artifact
+	if err := decodeStrict(body, &a); err != nil {
 		return nil, fmt.Errorf("%w: session %q: %v", audit.ErrCorrupt, sessionID, err)
 	}
-	return a, nil
+	return &a, nil
+}
+
+// eventHead returns what the log keeps of an event as audit.Prepare
+// returns it: its canonical JSON up to the value of prev_hash, through
+// `"prev_hash":`. prev_hash sorts after every member but response_status
+// and timestamp, which are kept apart (the append script raises a
+// timestamp, Complete binds the status), so the head holds everything
+// else, and the chain's links are computed when the log is read back.
+func eventHead(e audit.Event) ([]byte, error) {
+	e.PrevHash = ""
+	b, err := audit.CanonicalEvent(e)
+	if err != nil {
+		return nil, err
+	}
+	const member = `"prev_hash":`
+	i := bytes.LastIndex(b, []byte(member+`""`))
+	if i < 0 {
+		return nil, fmt.Errorf("redisstore: audit: no prev_hash in %q", b) // unreachable: every event has one
+	}
+	return b[:i+len(member)], nil
+}
+
+// sealFingerprint checks the artifact Seal is given (it must be for the
+// session and verify with its own key) and returns its fingerprint: each
+// event's head, timestamp and status separated by NUL, events by 0x01
+// (bytes canonical JSON never holds raw). The seal script builds the same
+// from the log and seals only when they are equal: the artifact covers
+// exactly the events recorded, with their timestamps and statuses.
+func sealFingerprint(sessionID string, a *audit.Artifact) (string, error) {
+	switch {
+	case sessionID == "":
+		return "", audit.ErrSessionID
+	case a == nil:
+		return "", fmt.Errorf("%w: nil artifact", audit.ErrMalformed)
+	case a.SessionID != sessionID:
+		return "", fmt.Errorf("%w: the artifact is for session %q, not %q", audit.ErrInvalidEvent, a.SessionID, sessionID)
+	}
+	if err := audit.Verify(a, nil); err != nil {
+		return "", err
+	}
+	var b []byte
+	for i, e := range a.Events {
+		head, err := eventHead(e)
+		if err != nil {
+			return "", fmt.Errorf("%w: event %d: %v", audit.ErrMalformed, i, err) // unreachable: Verify hashed it
+		}
+		if i > 0 {
+			b = append(b, 1)
+		}
+		b = append(b, head...)
+		b = append(b, 0)
+		b = append(b, e.Timestamp...)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, int64(e.ResponseStatus), 10)
+	}
+	return string(b), nil
+}
+
+// decodeStrict decodes one JSON value into v, refusing unknown members
+// and trailing data: what the store reads back is what it wrote, or it is
+// corrupt.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the value")
+	}
+	return nil
 }

@@ -4,7 +4,7 @@ import "github.com/redis/go-redis/v9"
 
 // The scripts keep a session in five keys sharing one Cluster hash tag:
 //
-//	<prefix>{<session id>}:log    list of the events' canonical heads (record)
+//	<prefix>{<session id>}:log    list of the events' canonical heads (eventHead)
 //	<prefix>{<session id>}:ts     list of their timestamps
 //	<prefix>{<session id>}:out    list of their statuses ("0" until completed)
 //	<prefix>{<session id>}:state  hash: n (events), lastts (the last
@@ -58,7 +58,7 @@ return {'ok'}
 `)
 
 // sealScript: KEYS log, ts, out, state, art; ARGV the artifact's event
-// count, its fingerprint (appendFingerprint), its JSON, retention in ms.
+// count, its fingerprint (sealFingerprint), its JSON, retention in ms.
 // Replies {"ok"}, {"sealed"}, {"corrupt", n, llen} or {"stale", n}. The
 // lists are deleted: the artifact holds the events from then on.
 var sealScript = redis.NewScript(logHead + `
