@@ -20,31 +20,8 @@ import (
 // script's run time and reply.
 const reapBatch = 256
 
-// SessionStore is a session.Store in Redis, so that replicas of a site share
-// sessions, and sessions survive a restart of the middleware: a new
-// SessionStore on the same Redis and prefix sees the sessions of the old one.
-//
-// A session is stored under its token hash (never the token) with
-// PEXPIREAT at its deadline, a key of its own with no hash tag, so the
-// sessions spread over a Cluster's slots. Each identity (agent and client)
-// belongs to one of sessionShards shards, a hash tag holding the
-// identity's live sessions (a sorted set scored by deadline) and the
-// shard's expiry index (the sessions not yet ended, with their record, so
-// that an expired session is still reported by Reap after Redis has
-// dropped its key). One script per shard checks the identity's count
-// against the max and adds the session, so concurrent creates on any
-// number of replicas never exceed the max. A session ends exactly once:
-// by the Delete whose DEL removes its key and then its index entry, or by
-// the Reap that takes it from its shard's index at its deadline.
-// See sessions_script.go for the key layout.
-//
-// Liveness is judged by the store's clock (WithClock), in
-// milliseconds: replicas' clocks should agree to well under a second, as
-// NTP keeps them.
-//
-// It does not retry or time out by itself: configure the client's
-// timeouts. The store does not own the client: close it yourself.
-type SessionStore struct {
+// sessionStore is the session.Store NewSessionStore returns.
+type sessionStore struct {
 	client redis.UniversalClient
 	prefix string // "<prefix>session:"
 	now    func() time.Time
@@ -52,7 +29,7 @@ type SessionStore struct {
 	exp    [sessionShards]string // the shards' expiry index keys
 }
 
-// sessionShards is how many hash tags a SessionStore spreads identities
+// sessionShards is how many hash tags a session store spreads identities
 // over: enough to use every master of a Cluster, few enough for Reap to
 // visit each.
 const sessionShards = 16
@@ -71,14 +48,39 @@ type record struct {
 	ExpiresAt    time.Time    `json:"expires_at"`
 }
 
-// NewSessionStore returns a session store on client: a *redis.Client, a
-// Sentinel failover client or a *redis.ClusterClient
-// (redis.NewUniversalClient makes any of them). Options: WithKeyPrefix
-// (default "agentready:"; the keys are "<prefix>session:t:<hash>" for a
-// session and "{<prefix>session:<shard>}:..." for a shard's identities and
-// expiry index), WithClock. Nothing is sent to Redis until the first call.
-// It reports every problem at once.
-func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStore, error) {
+// NewSessionStore returns a session.Store in Redis on client (give it to
+// agentready.WithSessions), so that replicas of a site share sessions, and
+// sessions survive a restart of the middleware: a new store on the same
+// Redis and prefix sees the sessions of the old one.
+//
+// A session is stored under its token hash (never the token) with
+// PEXPIREAT at its deadline, a key of its own with no hash tag, so the
+// sessions spread over a Cluster's slots. Each identity (agent and client)
+// belongs to one of sessionShards shards, a hash tag holding the
+// identity's live sessions (a sorted set scored by deadline) and the
+// shard's expiry index (the sessions not yet ended, with their record, so
+// that an expired session is still reported by Reap after Redis has
+// dropped its key). One script per shard checks the identity's count
+// against the max and adds the session, so concurrent creates on any
+// number of replicas never exceed the max. A session ends exactly once:
+// by the Delete whose DEL removes its key and then its index entry, or by
+// the Reap that takes it from its shard's index at its deadline.
+// See sessions_script.go for the key layout.
+//
+// Liveness is judged by the store's clock (WithClock), in milliseconds:
+// replicas' clocks should agree to well under a second, as NTP keeps them.
+//
+// It does not retry or time out by itself: configure the client's
+// timeouts. The store does not own the client: close it yourself.
+//
+// client is a *redis.Client, a Sentinel failover client or a
+// *redis.ClusterClient (redis.NewUniversalClient makes any of them).
+// Options: WithKeyPrefix (default "agentready:"; the keys are
+// "<prefix>session:t:<hash>" for a session and
+// "{<prefix>session:<shard>}:..." for a shard's identities and expiry
+// index), WithClock. Nothing is sent to Redis until the first call. It
+// reports every problem at once.
+func NewSessionStore(client redis.UniversalClient, opts ...Option) (session.Store, error) {
 	cfg, err := apply("NewSessionStore", defaultPrefix, kindSession, opts)
 	if client == nil {
 		err = errors.Join(err, errors.New("redisstore: NewSessionStore: nil client"))
@@ -86,7 +88,7 @@ func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStor
 	if err != nil {
 		return nil, err
 	}
-	r := &SessionStore{client: client, prefix: cfg.prefix + "session:", now: cfg.now}
+	r := &sessionStore{client: client, prefix: cfg.prefix + "session:", now: cfg.now}
 	for k := range r.shards {
 		r.shards[k] = "{" + r.prefix + strconv.Itoa(k) + "}:"
 		r.exp[k] = r.shards[k] + "exp"
@@ -94,13 +96,13 @@ func NewSessionStore(client redis.UniversalClient, opts ...Option) (*SessionStor
 	return r, nil
 }
 
-func (r *SessionStore) tokenKey(hexHash string) string { return r.prefix + "t:" + hexHash }
+func (r *sessionStore) tokenKey(hexHash string) string { return r.prefix + "t:" + hexHash }
 
 // identityKeys returns the key of an identity's sorted set and of its
 // shard's expiry index; a Prefix's text has no '|', so the identity is
 // unambiguous. agent is the identity's count (session.CountedAs): agents
 // under the default policy share one set per client.
-func (r *SessionStore) identityKeys(agent string, client netip.Prefix) []string {
+func (r *sessionStore) identityKeys(agent string, client netip.Prefix) []string {
 	c := ""
 	if client.IsValid() {
 		c = client.String()
@@ -113,7 +115,7 @@ func (r *SessionStore) identityKeys(agent string, client netip.Prefix) []string 
 }
 
 // Create implements session.Store.
-func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Session, maxPerAgent int) error {
+func (r *sessionStore) Create(ctx context.Context, h session.Hash, s *session.Session, maxPerAgent int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -163,14 +165,14 @@ func (r *SessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 }
 
 // Get implements session.Store.
-func (r *SessionStore) Get(ctx context.Context, h session.Hash) (*session.Session, error) {
+func (r *sessionStore) Get(ctx context.Context, h session.Hash) (*session.Session, error) {
 	s, _, err := r.get(ctx, hex.EncodeToString(h[:]))
 	return s, err
 }
 
 // get returns the live session under the token hash hx (hex) and its
 // record as stored.
-func (r *SessionStore) get(ctx context.Context, hx string) (*session.Session, string, error) {
+func (r *sessionStore) get(ctx context.Context, hx string) (*session.Session, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
@@ -197,7 +199,7 @@ func (r *SessionStore) get(ctx context.Context, hx string) (*session.Session, st
 // after; should that fail, Delete reports the error and Reap reports the
 // session at its deadline (still once: a Reap that took it from the index
 // first makes this Delete ErrNotFound).
-func (r *SessionStore) Delete(ctx context.Context, h session.Hash) (*session.Session, error) {
+func (r *sessionStore) Delete(ctx context.Context, h session.Hash) (*session.Session, error) {
 	hx := hex.EncodeToString(h[:])
 	s, v, err := r.get(ctx, hx)
 	if err != nil {
@@ -223,7 +225,7 @@ func (r *SessionStore) Delete(ctx context.Context, h session.Hash) (*session.Ses
 // Reap implements session.Store. Members it cannot decode (written by something
 // else under the prefix) are removed and reported in the error, after the
 // sessions it could decode.
-func (r *SessionStore) Reap(ctx context.Context, now time.Time, max int) ([]*session.Session, error) {
+func (r *sessionStore) Reap(ctx context.Context, now time.Time, max int) ([]*session.Session, error) {
 	var (
 		out  []*session.Session
 		errs []error

@@ -28,7 +28,7 @@ func startRedis(t testing.TB) *redis.Client {
 }
 
 // newSessionStoreAt returns a session store under prefix on c.
-func newSessionStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Time, prefix string) *redisstore.SessionStore {
+func newSessionStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Time, prefix string) session.Store {
 	t.Helper()
 	st, err := redisstore.NewSessionStore(c, redisstore.WithKeyPrefix(prefix), redisstore.WithClock(now))
 	if err != nil {

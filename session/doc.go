@@ -30,7 +30,7 @@
 //     that its audit trail is sealed once.
 //
 // Sessions live in a Store: MemoryStore for one process,
-// redisstore.SessionStore (package redisstore, which programs without
+// redisstore.NewSessionStore (package redisstore, which programs without
 // Redis do not link) for replicas; give it to agentready.WithSessions.
 // Both pass the conformance suite in session/sessiontest, as a Store of
 // your own should.

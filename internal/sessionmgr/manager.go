@@ -15,7 +15,7 @@
 //     Config.OnEnd hears of it, so the audit trail can be sealed. Expiry is
 //     observed by Reap (called a little on every create, and by Run
 //     periodically); stores hand each expired session to one reaper only,
-//     also across replicas sharing a redisstore.SessionStore.
+//     also across replicas sharing a redisstore.NewSessionStore.
 //   - Config.AfterCreate runs when a new session is stored, before its
 //     token is handed out, and can refuse (the session is deleted, the
 //     endpoint answers 503): the middleware records the creation in the

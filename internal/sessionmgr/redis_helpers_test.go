@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/redisstore"
+	"github.com/agentready/agentready/session"
 )
 
 // newRedisClient is a client of a real redis-server for the tests that run
@@ -18,13 +19,13 @@ func newRedisClient(t testing.TB) *redis.Client {
 }
 
 // newRedisStore returns a Redis session store whose keys no other test sees.
-func newRedisStore(t testing.TB, c redis.UniversalClient, now func() time.Time) *redisstore.SessionStore {
+func newRedisStore(t testing.TB, c redis.UniversalClient, now func() time.Time) session.Store {
 	t.Helper()
 	return newRedisStoreAt(t, c, now, redistest.Prefix(t))
 }
 
 // newRedisStoreAt returns a Redis session store under prefix.
-func newRedisStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Time, prefix string) *redisstore.SessionStore {
+func newRedisStoreAt(t testing.TB, c redis.UniversalClient, now func() time.Time, prefix string) session.Store {
 	t.Helper()
 	st, err := redisstore.NewSessionStore(c, redisstore.WithKeyPrefix(prefix), redisstore.WithClock(now))
 	if err != nil {
