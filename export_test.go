@@ -1,5 +1,7 @@
 package agentready
 
+import "github.com/agentready/agentready/internal/verifier"
+
 // What the tests reach that users do not.
 
 // WithClock sets the clock of the default in-memory stores, of session
@@ -14,3 +16,7 @@ const (
 	CapabilitySessionDelete = capabilitySessionDelete
 	RuleAuditEndpoint       = ruleAuditEndpoint
 )
+
+// Verifier returns the current declaration's verifier, for tests that load
+// it or read its sources' state.
+func (m *Middleware) Verifier() *verifier.Verifier { return m.cur.Load().ver }

@@ -15,6 +15,7 @@ import (
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/trail"
 	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/ratelimit"
@@ -250,11 +251,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	warnContradictions(pol, &st)
 	store := st.store
 	if store == nil {
-		var mopts []ratelimit.MemoryOption
-		if st.clock != nil {
-			mopts = append(mopts, ratelimit.WithClock(st.clock))
-		}
-		if store, err = ratelimit.NewMemoryStore(mopts...); err != nil {
+		if store, err = ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: st.clock}); err != nil {
 			return nil, err
 		}
 	}
@@ -303,9 +300,6 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if ver != nil {
 		ecfg.Verifier = ver
 	}
-	if st.removed != nil {
-		ecfg.Removed = st.removed
-	}
 	if st.requestKeys != nil {
 		rs, err := verifier.NewRequestSignatures(st.requestKeys, verifier.RequestOptions{Authorities: vo.Authorities, Replays: vo.Replays})
 		if err != nil {
@@ -314,7 +308,10 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		ecfg.SignedRequests = rs
 	}
 	if sess != nil {
-		ecfg.Sessions, ecfg.Audit = sess.mgr, sess.audit
+		if ecfg.Recorder, err = trail.New(trail.Config{Policy: pol, Sessions: sess.mgr, Audit: sess.audit,
+			Removed: st.removed, ReportOnly: st.reportOnly, Logger: st.logger}); err != nil {
+			return nil, err
+		}
 	}
 	enf, err := enforce.New(ecfg)
 	if err != nil {
@@ -375,12 +372,6 @@ func MustNew(site config.Site, opts ...Option) *Middleware {
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	return m.register(slot{next: next})
 }
-
-// Verifier returns what checks claims to verified-only agent policies in
-// the current declaration, nil when it has none, for health checks: Stats,
-// and Ranges and Directories say which source is failing. Run loads and
-// refreshes it.
-func (m *Middleware) Verifier() *verifier.Verifier { return m.cur.Load().ver }
 
 // Run does the Middleware's background work until ctx is done, then
 // returns ctx.Err(). Run it in a goroutine, once:

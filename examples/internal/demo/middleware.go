@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net"
-	"time"
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
@@ -47,15 +46,8 @@ func Middleware(ctx context.Context, app *App, redisAddr string, trustSignatureA
 		_ = close()
 		return nil, nil, err
 	}
-	if v := m.Verifier(); v != nil {
-		// Loaded before the first request, so that it can be verified;
-		// Run loads it again and keeps it fresh.
-		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if err := v.Load(lctx); err != nil {
-			log.Warn("a trusted key directory could not be loaded; claude claims are served under \"*\" until it can", "err", err)
-		}
-		cancel()
-	}
+	// Run loads the trusted key directories and keeps them fresh; until
+	// one is loaded, claude's claims are served under "*".
 	go func() { _ = m.Run(ctx) }()
 	return m, close, nil
 }
