@@ -36,8 +36,7 @@
 // middleware can fail the request closed rather than serve a call it could
 // not log. At the session's end (expiry, DELETE, checkout) SealSession
 // signs the log into an Artifact and stores it; the audit endpoint answers
-// with it (State: 404 Unknown, 425 Active, 200 Sealed). Chain does the
-// same in memory, without a store. Parameters may also be given as
+// with it (State: 404 Unknown, 425 Active, 200 Sealed). Parameters may also be given as
 // Event.Query, name/value pairs in the form of a URL query, which the
 // stores record without building a map (the middleware passes a request's
 // query that way).

@@ -39,7 +39,7 @@ type Event struct {
 	Capability string `json:"capability"`
 	// Method is the HTTP method of the call.
 	Method string `json:"method"`
-	// Params are the call's parameters. Stores and Chain keep a redacted
+	// Params are the call's parameters. Stores keep a redacted
 	// copy in the JSON data model (objects, arrays, strings, float64
 	// numbers, booleans, null); integers beyond 2^53 lose precision there
 	// (RFC 8785 §3.2.2.3), so pass such values as strings.
@@ -65,8 +65,8 @@ type Event struct {
 	// recorded.
 	ResponseStatus int `json:"response_status"`
 	// PrevHash is the lowercase hex SHA-256 of the previous event's
-	// canonical serialisation, "" for the first event. Chain and the
-	// stores assign it; a caller's value is ignored.
+	// canonical serialisation, "" for the first event. The stores
+	// assign it; a caller's value is ignored.
 	PrevHash string `json:"prev_hash"`
 }
 
@@ -196,8 +196,8 @@ func NewEventID() string {
 	return rand.Text()
 }
 
-// ErrInvalidEvent reports an event or metadata a chain or store refuses to
-// record or seal.
+// ErrInvalidEvent reports an event, an empty session id or metadata a store
+// refuses to record or seal.
 var ErrInvalidEvent = errors.New("audit: invalid event")
 
 // checkEvent validates what a producer must get right; Verify does not

@@ -11,7 +11,7 @@ import (
 	"github.com/agentready/agentready/audit"
 )
 
-// A session's log recorded in a Chain, sealed with the site's key, and
+// A session's log recorded in a store, sealed with the site's key, and
 // verified by a third party with the key the site publishes.
 func Example() {
 	seed := make([]byte, ed25519.SeedSize) // the site's key: keep it secret
@@ -20,7 +20,11 @@ func Example() {
 	}
 	key := ed25519.NewKeyFromSeed(seed)
 
-	var log audit.Chain
+	ctx := context.Background()
+	store, err := audit.NewMemoryStore()
+	if err != nil {
+		panic(err)
+	}
 	for _, e := range []audit.Event{{
 		EventID: "evt-1", Timestamp: "2025-06-01T12:00:00.000Z", Capability: "search", Method: "GET",
 		Params:         map[string]any{"q": "blue mug", "limit": 10},
@@ -32,11 +36,11 @@ func Example() {
 		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: "capability:cart.add"},
 		ResponseStatus: 201,
 	}} {
-		if _, err := log.Append(e); err != nil {
+		if err := store.Append(ctx, "sess-1", e); err != nil {
 			panic(err)
 		}
 	}
-	a, err := log.Seal(key, audit.Meta{
+	a, err := audit.SealSession(ctx, store, key, audit.Meta{
 		SessionID: "sess-1",
 		Site:      "https://acmeceramics.example.com",
 		CreatedAt: "2025-06-01T11:59:00.000Z",
@@ -125,12 +129,16 @@ func ExampleVerifyJSON() {
 }
 
 func ExampleDefaultRedactor() {
-	p, _ := audit.Redact(map[string]any{
-		"q":       "mugs",
-		"apiKey":  "k-123",
-		"payment": map[string]any{"card_number": "4111111111111111", "brand": "visa"},
+	e, _ := audit.Prepare(audit.Event{
+		EventID: "evt-1", Timestamp: "2025-06-01T12:00:00.000Z", Capability: "search", Method: "GET",
+		Params: map[string]any{
+			"q":       "mugs",
+			"apiKey":  "k-123",
+			"payment": map[string]any{"card_number": "4111111111111111", "brand": "visa"},
+		},
+		PolicyResult: audit.PolicyResult{Decision: audit.Allow}, ResponseStatus: 200,
 	}, audit.DefaultRedactor)
-	fmt.Println(p)
+	fmt.Println(e.Params)
 	// Output:
 	// map[apiKey:[REDACTED] payment:map[brand:visa card_number:[REDACTED]] q:mugs]
 }

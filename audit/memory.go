@@ -121,7 +121,7 @@ func (s *MemoryStore) add(ctx context.Context, sessionID string, e Event, final 
 		return 0, err
 	}
 	if sessionID == "" {
-		return 0, ErrSessionID
+		return 0, errSessionID
 	}
 	rec, err := prepare(e, s.redactor, final)
 	if err != nil {
@@ -150,7 +150,7 @@ func (s *MemoryStore) Complete(ctx context.Context, sessionID string, seq, statu
 		return err
 	}
 	if sessionID == "" {
-		return ErrSessionID
+		return errSessionID
 	}
 	if !validStatus(status) {
 		return fmt.Errorf("%w: response_status %d is not an HTTP status", ErrInvalidEvent, status)
@@ -191,7 +191,7 @@ func (s *MemoryStore) Events(ctx context.Context, sessionID string) ([]Event, er
 		return nil, err
 	}
 	if sessionID == "" {
-		return nil, ErrSessionID
+		return nil, errSessionID
 	}
 	sh := s.shard(sessionID)
 	sh.mu.Lock()
@@ -271,7 +271,7 @@ func (s *MemoryStore) Artifact(ctx context.Context, sessionID string) (*Artifact
 		return nil, Unknown, err
 	}
 	if sessionID == "" {
-		return nil, Unknown, ErrSessionID
+		return nil, Unknown, errSessionID
 	}
 	sh := s.shard(sessionID)
 	sh.mu.Lock()

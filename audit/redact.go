@@ -6,8 +6,8 @@ import "strings"
 const Redacted = "[REDACTED]"
 
 // A Redactor decides what an audit log records of one object member of an
-// event's params: it returns value, or a replacement for it. Chain and the
-// stores call it for every member at every depth, before hashing, with the
+// event's params: it returns value, or a replacement for it. The stores
+// call it for every member at every depth, before hashing, with the
 // member's name and its value as the caller passed it; members of objects
 // inside the returned value (inside arrays too) are visited in turn. It
 // must be safe for concurrent use.
@@ -113,14 +113,4 @@ func class(c byte) charClass {
 		return digit
 	}
 	return other
-}
-
-// Redact returns a copy of params in the JSON data model (see Event.Params)
-// with r applied as a Chain or store applies it (DefaultRedactor when r is
-// nil). The caller's map is never modified.
-func Redact(params map[string]any, r Redactor) (map[string]any, error) {
-	if r == nil {
-		r = DefaultRedactor
-	}
-	return normalizeParams(params, r, false)
 }

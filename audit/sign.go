@@ -7,9 +7,9 @@ import (
 	"fmt"
 )
 
-// ErrInvalidKey reports a key that is not an Ed25519 key of the right
-// size.
-var ErrInvalidKey = errors.New("audit: invalid Ed25519 key")
+// errInvalidKey reports a key that is not an Ed25519 key of the right
+// size: a programming error, not a property of an artifact.
+var errInvalidKey = errors.New("audit: invalid Ed25519 key")
 
 // Sign seals events into an Artifact for the session m describes: it
 // checks that the events form one chain (each prev_hash the hash of the
@@ -19,7 +19,7 @@ var ErrInvalidKey = errors.New("audit: invalid Ed25519 key")
 // moved into Params.
 func Sign(events []Event, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 	if len(key) != ed25519.PrivateKeySize {
-		return nil, fmt.Errorf("%w: private key has %d bytes, want %d", ErrInvalidKey, len(key), ed25519.PrivateKeySize)
+		return nil, fmt.Errorf("%w: private key has %d bytes, want %d", errInvalidKey, len(key), ed25519.PrivateKeySize)
 	}
 	if err := checkMeta(&m); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func chainHashes(events []Event) ([]string, error) {
 	prev := ""
 	for i := range events {
 		if events[i].PrevHash != prev {
-			return nil, &ChainError{Index: i, Want: prev, Got: events[i].PrevHash}
+			return nil, &chainError{Index: i, Want: prev, Got: events[i].PrevHash}
 		}
 		h, err := EventHash(events[i])
 		if err != nil {

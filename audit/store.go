@@ -96,8 +96,8 @@ var (
 	// its count disagree, a sealed session lost its artifact), e.g. after
 	// a Redis eviction. Nothing is repaired silently.
 	ErrCorrupt = errors.New("audit: stored audit log is inconsistent")
-	// ErrSessionID: the session id is empty.
-	ErrSessionID = errors.New("audit: empty session id")
+	// errSessionID: the session id is empty.
+	errSessionID = fmt.Errorf("%w: empty session id", ErrInvalidEvent)
 )
 
 // MinRetention is the least time a store keeps a sealed artifact (and an
@@ -170,7 +170,7 @@ const maxSealAttempts = 8
 // left out of the artifact. m.SessionID names the session.
 func SealSession(ctx context.Context, s Store, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 	if m.SessionID == "" {
-		return nil, ErrSessionID
+		return nil, errSessionID
 	}
 	var err error
 	for range maxSealAttempts {
@@ -198,7 +198,7 @@ func SealSession(ctx context.Context, s Store, key ed25519.PrivateKey, m Meta) (
 // timestamps and statuses.
 func checkSeal(sessionID string, a *Artifact) error {
 	if sessionID == "" {
-		return ErrSessionID
+		return errSessionID
 	}
 	if a == nil {
 		return fmt.Errorf("%w: nil artifact", ErrMalformed)

@@ -13,7 +13,7 @@ import (
 )
 
 // Verification errors. Each error Verify returns wraps exactly one of
-// them; ErrChainBroken comes as a *ChainError naming the event.
+// them; an ErrChainBroken names the first event whose prev_hash is wrong.
 var (
 	// ErrMalformed: the artifact is not one: bad JSON, unknown members,
 	// an event with no canonical form, a public key that is not base64 of
@@ -33,8 +33,8 @@ var (
 	ErrSignature = errors.New("audit: invalid signature")
 )
 
-// ChainError is an ErrChainBroken at a given event.
-type ChainError struct {
+// chainError is an ErrChainBroken at a given event.
+type chainError struct {
 	// Index is the position of the first event whose prev_hash is wrong.
 	Index int
 	// Want is the hash of the event before it ("" for the first event);
@@ -42,7 +42,7 @@ type ChainError struct {
 	Want, Got string
 }
 
-func (e *ChainError) Error() string {
+func (e *chainError) Error() string {
 	if e.Index == 0 {
 		return fmt.Sprintf("%v at event 0: prev_hash is %q, want \"\" (the first event links to nothing)", ErrChainBroken, truncate(e.Got))
 	}
@@ -50,7 +50,7 @@ func (e *ChainError) Error() string {
 }
 
 // Unwrap makes errors.Is(err, ErrChainBroken) hold.
-func (e *ChainError) Unwrap() error { return ErrChainBroken }
+func (e *chainError) Unwrap() error { return ErrChainBroken }
 
 // Verify checks an artifact as a third party would: the events' links,
 // the root hash over their hashes, and the Ed25519 signature over the
@@ -66,7 +66,7 @@ func Verify(a *Artifact, publicKey ed25519.PublicKey) error {
 		return fmt.Errorf("%w: nil artifact", ErrMalformed)
 	}
 	if publicKey != nil && len(publicKey) != ed25519.PublicKeySize {
-		return fmt.Errorf("%w: public key has %d bytes, want %d", ErrInvalidKey, len(publicKey), ed25519.PublicKeySize)
+		return fmt.Errorf("%w: public key has %d bytes, want %d", errInvalidKey, len(publicKey), ed25519.PublicKeySize)
 	}
 	embedded, err := decodeStrict(a.PublicKey, ed25519.PublicKeySize)
 	switch {

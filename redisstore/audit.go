@@ -19,6 +19,9 @@ var (
 	_ audit.EventCopier = (*AuditStore)(nil)
 )
 
+// errSessionID refuses an empty session id, as every audit.Store does.
+var errSessionID = fmt.Errorf("%w: empty session id", audit.ErrInvalidEvent)
+
 // DefaultAuditPrefix starts every key an AuditStore writes.
 const DefaultAuditPrefix = "agentready:audit:"
 
@@ -78,7 +81,7 @@ func (s *AuditStore) Begin(ctx context.Context, sessionID string, e audit.Event)
 
 func (s *AuditStore) add(ctx context.Context, sessionID string, e *audit.Event, final bool) (int, error) {
 	if sessionID == "" {
-		return 0, audit.ErrSessionID
+		return 0, errSessionID
 	}
 	if final && e.ResponseStatus == audit.StatusUnrecorded {
 		return 0, fmt.Errorf("%w: response_status %d is not an HTTP status", audit.ErrInvalidEvent, e.ResponseStatus)
@@ -115,7 +118,7 @@ func (s *AuditStore) add(ctx context.Context, sessionID string, e *audit.Event, 
 // Complete implements Store: one round trip.
 func (s *AuditStore) Complete(ctx context.Context, sessionID string, seq, status int, amend *audit.Event) error {
 	if sessionID == "" {
-		return audit.ErrSessionID
+		return errSessionID
 	}
 	if status < 100 || status > 599 {
 		return fmt.Errorf("%w: response_status %d is not an HTTP status", audit.ErrInvalidEvent, status)
@@ -160,7 +163,7 @@ func at(s []string, i int) string {
 // Events implements Store.
 func (s *AuditStore) Events(ctx context.Context, sessionID string) ([]audit.Event, error) {
 	if sessionID == "" {
-		return nil, audit.ErrSessionID
+		return nil, errSessionID
 	}
 	k := s.keys(sessionID)
 	var (
@@ -243,7 +246,7 @@ func (s *AuditStore) Seal(ctx context.Context, sessionID string, a *audit.Artifa
 // Artifact implements audit.Store.
 func (s *AuditStore) Artifact(ctx context.Context, sessionID string) (*audit.Artifact, audit.State, error) {
 	if sessionID == "" {
-		return nil, audit.Unknown, audit.ErrSessionID
+		return nil, audit.Unknown, errSessionID
 	}
 	k := s.keys(sessionID)
 	var (
@@ -312,7 +315,7 @@ func eventHead(e audit.Event) ([]byte, error) {
 func sealFingerprint(sessionID string, a *audit.Artifact) (string, error) {
 	switch {
 	case sessionID == "":
-		return "", audit.ErrSessionID
+		return "", errSessionID
 	case a == nil:
 		return "", fmt.Errorf("%w: nil artifact", audit.ErrMalformed)
 	case a.SessionID != sessionID:

@@ -321,13 +321,13 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 				t.Errorf("%s: Append accepted it", name)
 			}
 		}
-		if err := s.Append(ctx, "", Event(1)); !errors.Is(err, audit.ErrSessionID) {
-			t.Errorf("empty session id: %v, want ErrSessionID", err)
+		if err := s.Append(ctx, "", Event(1)); !errors.Is(err, audit.ErrInvalidEvent) {
+			t.Errorf("empty session id: %v, want ErrInvalidEvent", err)
 		}
-		if _, err := s.Events(ctx, ""); !errors.Is(err, audit.ErrSessionID) {
+		if _, err := s.Events(ctx, ""); !errors.Is(err, audit.ErrInvalidEvent) {
 			t.Errorf("Events empty session id: %v", err)
 		}
-		if _, _, err := s.Artifact(ctx, ""); !errors.Is(err, audit.ErrSessionID) {
+		if _, _, err := s.Artifact(ctx, ""); !errors.Is(err, audit.ErrInvalidEvent) {
 			t.Errorf("Artifact empty session id: %v", err)
 		}
 		if _, st, _ := s.Artifact(ctx, "s1"); st != audit.Unknown {

@@ -25,9 +25,13 @@ var siteKeyB64 = base64.StdEncoding.EncodeToString(siteKey.Public().(ed25519.Pub
 // artifact returns a sealed artifact's JSON.
 func artifact(t *testing.T) []byte {
 	t.Helper()
-	var c audit.Chain
+	ctx := context.Background()
+	st, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, capability := range []string{"search", "cart.add", "checkout"} {
-		_, err := c.Append(audit.Event{
+		err := st.Append(ctx, "sess-1", audit.Event{
 			EventID: "evt-" + string(rune('1'+i)), Timestamp: "2025-06-01T12:00:00.000Z",
 			Capability: capability, Method: "POST", Params: map[string]any{"q": "mug"},
 			PolicyResult: audit.PolicyResult{Decision: audit.Allow, Rule: "capability:" + capability}, ResponseStatus: 200,
@@ -36,7 +40,7 @@ func artifact(t *testing.T) []byte {
 			t.Fatal(err)
 		}
 	}
-	a, err := c.Seal(siteKey, audit.Meta{
+	a, err := audit.SealSession(ctx, st, siteKey, audit.Meta{
 		SessionID: "sess-1", Site: "https://acmeceramics.example.com",
 		CreatedAt: "2025-06-01T11:59:00.000Z", EndedAt: "2025-06-01T12:01:00.000Z",
 	})
