@@ -15,17 +15,18 @@ import (
 )
 
 var (
-	_ audit.Store       = (*AuditStore)(nil)
-	_ audit.EventCopier = (*AuditStore)(nil)
+	_ audit.Store       = (*auditStore)(nil)
+	_ audit.EventCopier = (*auditStore)(nil)
 )
 
 // errSessionID refuses an empty session id, as every audit.Store does.
 var errSessionID = fmt.Errorf("%w: empty session id", audit.ErrInvalidEvent)
 
-// DefaultAuditPrefix starts every key an AuditStore writes.
-const DefaultAuditPrefix = "agentready:audit:"
+// defaultAuditPrefix starts every key an audit store writes, unless
+// WithKeyPrefix says otherwise.
+const defaultAuditPrefix = "agentready:audit:"
 
-// AuditStore is a Store in Redis, so that a session's log survives
+// auditStore is an audit.Store in Redis, so that a session's log survives
 // restarts and is shared by every replica of a site. Events are kept
 // unlinked, each appended by one script call that reads nothing back (see
 // audit_script.go): concurrent appends from any number of replicas form
@@ -33,53 +34,57 @@ const DefaultAuditPrefix = "agentready:audit:"
 // client links the chain when it reads the events back, to seal them.
 // audit.Sealed artifacts are kept with a TTL of the retention (default 30
 // days).
-type AuditStore struct {
+type auditStore struct {
 	c         redis.UniversalClient
 	prefix    string
 	redact    audit.Redactor
 	retention string // in ms, as the scripts take it
 }
 
-// NewAuditStore returns an audit.Store on c. Options: WithKeyPrefix,
-// WithRedactor, WithRetention.
-func NewAuditStore(c redis.UniversalClient, opts ...Option) (*AuditStore, error) {
-	cfg, err := apply("NewAuditStore", DefaultAuditPrefix, kindAudit, opts)
+// NewAuditStore returns an audit.Store in Redis on c, so that a session's
+// log survives restarts and is shared by every replica of a site. Its keys
+// start with "agentready:audit:" (WithKeyPrefix), a sealed artifact is
+// kept for the retention (WithRetention, default and minimum
+// audit.MinRetention), params are redacted with audit.DefaultRedactor
+// (WithRedactor).
+func NewAuditStore(c redis.UniversalClient, opts ...Option) (audit.Store, error) {
+	cfg, err := apply("NewAuditStore", defaultAuditPrefix, kindAudit, opts)
 	if c == nil {
 		err = errors.Join(err, errors.New("redisstore: NewAuditStore: nil client"))
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &AuditStore{c: c, prefix: cfg.prefix, redact: cfg.redactor,
+	return &auditStore{c: c, prefix: cfg.prefix, redact: cfg.redactor,
 		retention: strconv.FormatInt(cfg.retention.Milliseconds(), 10)}, nil
 }
 
 // CopiesEvents implements audit.EventCopier: an event is serialised within
 // Append, Begin and Complete, and nothing of it is kept.
-func (s *AuditStore) CopiesEvents() bool { return true }
+func (s *auditStore) CopiesEvents() bool { return true }
 
 type redisKeys struct {
 	list [4]string // log, ts, out, state: the scripts' KEYS
 	art  string
 }
 
-func (s *AuditStore) keys(sessionID string) redisKeys {
+func (s *auditStore) keys(sessionID string) redisKeys {
 	base := s.prefix + "{" + sessionID + "}:"
 	return redisKeys{list: [4]string{base + "log", base + "ts", base + "out", base + "state"}, art: base + "art"}
 }
 
 // Append implements Store: one round trip.
-func (s *AuditStore) Append(ctx context.Context, sessionID string, e audit.Event) error {
+func (s *auditStore) Append(ctx context.Context, sessionID string, e audit.Event) error {
 	_, err := s.add(ctx, sessionID, &e, true)
 	return err
 }
 
 // Begin implements Store: one round trip.
-func (s *AuditStore) Begin(ctx context.Context, sessionID string, e audit.Event) (int, error) {
+func (s *auditStore) Begin(ctx context.Context, sessionID string, e audit.Event) (int, error) {
 	return s.add(ctx, sessionID, &e, false)
 }
 
-func (s *AuditStore) add(ctx context.Context, sessionID string, e *audit.Event, final bool) (int, error) {
+func (s *auditStore) add(ctx context.Context, sessionID string, e *audit.Event, final bool) (int, error) {
 	if sessionID == "" {
 		return 0, errSessionID
 	}
@@ -116,7 +121,7 @@ func (s *AuditStore) add(ctx context.Context, sessionID string, e *audit.Event, 
 }
 
 // Complete implements Store: one round trip.
-func (s *AuditStore) Complete(ctx context.Context, sessionID string, seq, status int, amend *audit.Event) error {
+func (s *auditStore) Complete(ctx context.Context, sessionID string, seq, status int, amend *audit.Event) error {
 	if sessionID == "" {
 		return errSessionID
 	}
@@ -161,7 +166,7 @@ func at(s []string, i int) string {
 }
 
 // Events implements Store.
-func (s *AuditStore) Events(ctx context.Context, sessionID string) ([]audit.Event, error) {
+func (s *auditStore) Events(ctx context.Context, sessionID string) ([]audit.Event, error) {
 	if sessionID == "" {
 		return nil, errSessionID
 	}
@@ -215,7 +220,7 @@ func (s *AuditStore) Events(ctx context.Context, sessionID string) ([]audit.Even
 }
 
 // Seal implements Store.
-func (s *AuditStore) Seal(ctx context.Context, sessionID string, a *audit.Artifact) error {
+func (s *auditStore) Seal(ctx context.Context, sessionID string, a *audit.Artifact) error {
 	fingerprint, err := sealFingerprint(sessionID, a)
 	if err != nil {
 		return err
@@ -244,7 +249,7 @@ func (s *AuditStore) Seal(ctx context.Context, sessionID string, a *audit.Artifa
 }
 
 // Artifact implements audit.Store.
-func (s *AuditStore) Artifact(ctx context.Context, sessionID string) (*audit.Artifact, audit.State, error) {
+func (s *auditStore) Artifact(ctx context.Context, sessionID string) (*audit.Artifact, audit.State, error) {
 	if sessionID == "" {
 		return nil, audit.Unknown, errSessionID
 	}
@@ -274,7 +279,7 @@ func (s *AuditStore) Artifact(ctx context.Context, sessionID string) (*audit.Art
 	return nil, audit.Unknown, nil
 }
 
-func (s *AuditStore) decodeArtifact(sessionID string, art *redis.StringCmd) (*audit.Artifact, error) {
+func (s *auditStore) decodeArtifact(sessionID string, art *redis.StringCmd) (*audit.Artifact, error) {
 	body, err := art.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%w: session %q is sealed but its artifact is missing: %v", audit.ErrCorrupt, sessionID, err)

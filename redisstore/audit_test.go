@@ -19,7 +19,7 @@ import (
 )
 
 // newAuditStore returns an audit store under prefix on c.
-func newAuditStore(t testing.TB, c redis.UniversalClient, prefix string) *redisstore.AuditStore {
+func newAuditStore(t testing.TB, c redis.UniversalClient, prefix string) audit.Store {
 	t.Helper()
 	s, err := redisstore.NewAuditStore(c, redisstore.WithKeyPrefix(prefix))
 	if err != nil {
@@ -42,7 +42,7 @@ func TestAuditRestart(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
 	prefix := redistest.Prefix(t)
-	connect := func() *redisstore.AuditStore {
+	connect := func() audit.Store {
 		return newAuditStore(t, srv.Client(t), prefix)
 	}
 
@@ -221,7 +221,7 @@ func TestAuditReplicasRace(t *testing.T) {
 	const replicas, workers, each = 4, 4, 20
 	var wg sync.WaitGroup
 	errs := make(chan error, replicas*workers*each)
-	var last *redisstore.AuditStore
+	var last audit.Store
 	for r := range replicas {
 		s := newAuditStore(t, srv.Client(t), prefix)
 		last = s
