@@ -25,7 +25,6 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/internal/publish/agentstxt"
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
@@ -36,7 +35,7 @@ import (
 func main() {
 	// The excerpts are here to be compiled; main only shows they link.
 	_, _, _, _ = chiRouter, bindRoutes, decisions, redisLimits
-	_, _, _ = sessions, checkout, parseAgentsTxt
+	_, _ = sessions, checkout
 	_, _, _, _, _ = verifiedAgents, signedRequests, usagePreferences, declarationFile, withMetrics
 	fmt.Println("the README's Go excerpts compile")
 }
@@ -163,10 +162,10 @@ func redisLimits(site config.Site) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	store, err := ratelimit.NewFailover(redisStore,
-		ratelimit.WithFailurePolicy(ratelimit.FallbackMemory), // the default
-		ratelimit.WithStoreTimeout(200*time.Millisecond),      // the default
-	)
+	store, err := ratelimit.NewFailover(redisStore, ratelimit.FailoverConfig{
+		Policy:  ratelimit.FallbackMemory, // the default
+		Timeout: 200 * time.Millisecond,   // the default
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -180,9 +179,9 @@ func sessions(ctx context.Context, priv ed25519.PrivateKey, addr string, app htt
 	site.Audit.PublicKey = "" // New publishes the key's public half
 	m, err := agentready.New(site,
 		agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}),
-		// ed25519.PrivateKey, required with Audit.Enabled; nil: audit logs in memory.
-		// Durable: agentready.WithAudit(priv, redisstore.NewAuditStore(...)),
-		// and agentready.WithSessions(redisstore.NewSessionStore(...)).
+		// priv (ed25519.PrivateKey) is required with Audit.Enabled; a nil store
+		// keeps the audit logs in memory. Durable: a redisstore.NewAuditStore
+		// here, and agentready.WithSessions(redisstore.NewSessionStore(...)).
 		agentready.WithAudit(priv, nil),
 	)
 	if err != nil {
@@ -207,19 +206,6 @@ func checkout(w http.ResponseWriter, r *http.Request) {
 		"expires_at":  time.Now().Add(15 * time.Minute).UTC().Format(time.RFC3339),
 		"message":     "Open this link to review the cart and pay.",
 	}})
-}
-
-// The README's "Reading agents.txt" block.
-func parseAgentsTxt(body []byte) error {
-	f, err := agentstxt.Parse(body) // detects draft-car or v0.1.0
-	if err != nil {
-		return err
-	}
-	fmt.Println(f.Dialect, f.Site.Name, len(f.Site.Capabilities))
-	for _, w := range f.Warnings {
-		log.Print(w) // "line 12: ..." for lines it skipped
-	}
-	return nil
 }
 
 // What the excerpts leave to the site.
