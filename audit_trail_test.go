@@ -18,10 +18,10 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/shop"
+	"github.com/agentready/agentready/internal/trail"
 	"github.com/agentready/agentready/session"
 )
 
@@ -197,7 +197,7 @@ func TestFaithfulParams(t *testing.T) {
 	if p := evs[2].Params; p["id"] != "mug-blue" {
 		t.Errorf("text/plain: %v", p)
 	}
-	d, _ := evs[3].Params[enforce.BodyMember].(map[string]any)
+	d, _ := evs[3].Params[trail.BodyMember].(map[string]any)
 	if d == nil || d["length"] != float64(len(`{"id":"mug-blue"} trailing`)) || len(d["sha256"].(string)) != 64 || d["content_type"] != "application/json" {
 		t.Errorf("trailing data: %v", evs[3].Params)
 	}
@@ -462,7 +462,7 @@ func TestQueryAndBodyBothRecorded(t *testing.T) {
 	call(t, "DELETE", srv.URL+api+"cart/remove?id=mug-blue", `{"id":"mug-speckled"}`, as...)
 	call(t, "DELETE", srv.URL+sessPath, "", as...)
 	p := artifact(t, srv.URL, id).Events[1].Params
-	q, _ := p[enforce.QueryMember].(map[string]any)
+	q, _ := p[trail.QueryMember].(map[string]any)
 	if p["id"] != "mug-speckled" || q["id"] != "mug-blue" {
 		t.Errorf("params %v", p)
 	}

@@ -89,7 +89,7 @@ func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *Decision) 
 	var err error
 	switch {
 	case cred == "":
-		d.Outcome, d.Rule = DenyAuth, e.authText[ci]
+		d.Outcome, d.Rule = DenyAuth, e.lines.auth[ci]
 		return false
 	case hmac:
 		err = e.verifySigned(r, c.Decl, record)
@@ -97,7 +97,7 @@ func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *Decision) 
 		err = e.auth(r, c.Decl, cred)
 	}
 	if err != nil {
-		d.Outcome, d.Rule, d.Err = DenyAuth, e.authText[ci], err
+		d.Outcome, d.Rule, d.Err = DenyAuth, e.lines.auth[ci], err
 		return false
 	}
 	return true

@@ -126,9 +126,11 @@ type Decision struct {
 	// at all (FailOpen). Err wraps ErrDegraded and the primary's failure.
 	Degraded bool
 
+	// agent and capability are Agent's and Capability's places in the
+	// policy.
+	agent, capability ref
+
 	n         int
-	cap1      int // capability index + 1, 0 for none
-	agent1    int // agent policy index + 1, 0 for none
 	client    ratelimit.Key
 	limits    [3]ratelimit.Limit
 	results   [3]ratelimit.Result
@@ -157,3 +159,13 @@ func statusOf(o Outcome) int {
 	}
 	return 0
 }
+
+// ref is a place in one of the policy's lists (Agents, Capabilities),
+// such that the zero Decision refers to none.
+type ref int
+
+// refTo is the ref of index i, -1 for none.
+func refTo(i int) ref { return ref(i + 1) }
+
+// index is the list index r refers to, -1 for none.
+func (r ref) index() int { return int(r) - 1 }

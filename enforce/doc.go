@@ -17,10 +17,19 @@
 // a route to one capability, completing what Wrap decided or, alone, doing
 // it all. LimitOnly applies the rate limits alone, for endpoints exempt
 // from path rules (the v0.1.0 session endpoint). Explain returns the
-// decision without serving or consuming anything. With Config.Sessions a
-// session-required capability needs a valid X-Agent-Session, and with
-// Config.Audit every request carrying one is recorded before its status
-// reaches the agent (failing closed with 503 if it cannot be).
+// decision without serving or consuming anything.
+//
+// # One decision
+//
+// Wrap decides once and, when routes are bound, puts the Decision in the
+// request context; a Capability binding behind reads it and checks only
+// what Wrap could not know (the bound capability's scope, auth and own
+// limit). A Config.Recorder, the layer above that records v0.1.0 sessions,
+// is handed the Decision for each session-bound request: it checks the
+// session, may refuse more (a session-required capability without one,
+// a body it cannot record), records the request before its status
+// reaches the agent, and never decides again. A binding tells it the
+// capability it completed, so the event is that one's.
 //
 // # Responses
 //

@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -10,9 +11,127 @@ import (
 	"github.com/agentready/agentready/ratelimit"
 )
 
-// agentIndex is the declared agent policy that applies to class c: the
+// limiter counts requests against the declared rate limits.
+type limiter struct {
+	store ratelimit.Store
+	// keyFn and byAgent choose whose buckets a request draws from
+	// (Config.Key, Config.ByAgent); by default its client network's.
+	keyFn   KeyFunc
+	byAgent bool
+	// sets holds the limits of every (agent policy, capability) pair, at
+	// (agent+1)*(capabilities+1) + capability+1 (-1: none); ownSets, per
+	// capability, its own limit alone, for a route binding behind Wrap,
+	// which counted the others.
+	sets, ownSets []limitSet
+	nc            int // capabilities + 1: the stride of sets
+}
+
+// limitSet is what New works out once for one (agent policy, capability)
+// pair: its limits and the RateLimit headers that describe them.
+type limitSet struct {
+	policy    []string       // RateLimit-Policy value
+	rateLimit rateLimitField // renders its RateLimit values
+	// limits are the pair's limits (see declaredLimits), n of them, with
+	// an empty Key for limits to fill per request.
+	limits [3]ratelimit.Limit
+	n      int
+	agent  string // the agent policy's name, "" for none
+}
+
+// newLimiter works out the limit sets of every pair of p.
+func newLimiter(p *policy.Policy, store ratelimit.Store, key KeyFunc, byAgent bool) (limiter, []error) {
+	var errs []error
+	l := limiter{store: store, keyFn: key, byAgent: byAgent, nc: len(p.Capabilities) + 1}
+	l.sets = make([]limitSet, (len(p.Agents)+1)*l.nc)
+	for ai := -1; ai < len(p.Agents); ai++ {
+		for ci := -1; ci < len(p.Capabilities); ci++ {
+			s := &l.sets[(ai+1)*l.nc+ci+1]
+			s.n = declaredLimits(p, &s.limits, ai, ci)
+			if ai >= 0 {
+				s.agent = p.Agents[ai].Name
+			}
+			if s.n == 0 {
+				continue
+			}
+			v, err := policyHeader(s.limits[:s.n])
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			s.policy, s.rateLimit = []string{v}, newRateLimitField(s.limits[:s.n])
+		}
+	}
+	l.ownSets = make([]limitSet, len(p.Capabilities))
+	for ci, c := range p.Capabilities {
+		if c.Limit.IsZero() {
+			continue
+		}
+		ls := []ratelimit.Limit{{Name: c.Limit.Name, Rate: c.Limit.Rate, Period: c.Limit.Period}}
+		v, err := policyHeader(ls)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		l.ownSets[ci] = limitSet{policy: []string{v}, rateLimit: newRateLimitField(ls)}
+	}
+	return l, errs
+}
+
+// declaredLimits fills ls with the limits a request of agent policy ai and
+// capability ci (-1 for none) draws from, in order site, agent,
+// capability, with an empty Key, and returns how many.
+func declaredLimits(p *policy.Policy, ls *[3]ratelimit.Limit, ai, ci int) int {
+	n := 0
+	add := func(l policy.Limit) {
+		ls[n] = ratelimit.Limit{Name: l.Name, Rate: l.Rate, Period: l.Period}
+		n++
+	}
+	if !p.SiteLimit.IsZero() {
+		add(p.SiteLimit)
+	}
+	if ai >= 0 && !p.Agents[ai].Limit.IsZero() {
+		add(p.Agents[ai].Limit)
+	}
+	if ci >= 0 && !p.Capabilities[ci].Limit.IsZero() {
+		add(p.Capabilities[ci].Limit)
+	}
+	return n
+}
+
+// set is the limit set of agent policy ai and capability ci (-1 for none).
+func (l *limiter) set(ai, ci int) *limitSet { return &l.sets[(ai+1)*l.nc+ci+1] }
+
+// fill copies into d the limits of agent policy ai and capability ci and
+// sets their Key: the client's, partitioned by agent policy (two agents
+// behind one address do not share buckets), or the agent policy alone with
+// ByAgent. One Key means one bucket group in the store: one lookup in
+// memory, one hash slot in Redis.
+func (l *limiter) fill(d *Decision, ai, ci int, client ratelimit.Key) {
+	s := l.set(ai, ci)
+	k := l.key(s, client)
+	d.n = s.n
+	for i := range s.n {
+		d.limits[i] = s.limits[i]
+		d.limits[i].Key = k
+		d.Limits[i] = s.limits[i].Name
+	}
+	d.header, d.rateLimit = s.policy, s.rateLimit
+}
+
+// key is the bucket Key of a request of client under limit set s.
+func (l *limiter) key(s *limitSet, client ratelimit.Key) ratelimit.Key {
+	if l.byAgent {
+		return ratelimit.Key{ID: s.agent}
+	}
+	if client.ID == "" {
+		client.ID = s.agent
+	}
+	return client
+}
+
+// agentPolicy is the declared agent policy that applies to class c: the
 // policy its User-Agent names, else the "*" policy; -1 when neither exists.
-func (e *Enforcer) agentIndex(c policy.Class) int {
+func (e *Enforcer) agentPolicy(c policy.Class) int {
 	p := e.p
 	if c.Kind == policy.Declared && c.Policy >= 0 && c.Policy < len(p.Agents) {
 		return c.Policy
@@ -23,31 +142,30 @@ func (e *Enforcer) agentIndex(c policy.Class) int {
 // setAgent records in d the declared agent policy that applies to its
 // class and returns its index (-1 for none).
 func (e *Enforcer) setAgent(d *Decision) int {
-	ai := e.agentIndex(d.Class)
+	ai := e.agentPolicy(d.Class)
 	if ai >= 0 {
 		d.Agent = e.p.Agents[ai].Name
-		d.agent1 = ai + 1
 	}
+	d.agent = refTo(ai)
 	return ai
 }
 
+// count asks the store for a token of each of d's limits.
+func (l *limiter) count(r *http.Request, d *Decision) error {
+	err := l.store.Allow(r.Context(), d.limits[:d.n], d.results[:d.n])
+	if err != nil && errors.Is(err, ratelimit.ErrDegraded) {
+		// A Failover's failure policy answered: the results are valid.
+		d.Degraded, d.Err = true, err
+		return nil
+	}
+	return err
+}
+
 // peek fills d's results with what the store would answer, without
-// consuming anything (Explain), and reports whether it could. The slices
-// go through the pool, as in allow: passed through an interface, d's own
-// would escape on every request.
-func (e *Enforcer) peek(r *http.Request, d *Decision) bool {
-	pk, ok := e.store.(ratelimit.Peeker)
-	if !ok {
-		return false
-	}
-	sc := e.scratchPool.Get().(*scratch)
-	defer e.scratchPool.Put(sc)
-	sc.limits = d.limits
-	if pk.Peek(r.Context(), sc.limits[:d.n], sc.results[:d.n]) != nil {
-		return false
-	}
-	d.results = sc.results
-	return true
+// consuming anything (Explain), and reports whether it could.
+func (l *limiter) peek(r *http.Request, d *Decision) bool {
+	pk, ok := l.store.(ratelimit.Peeker)
+	return ok && pk.Peek(r.Context(), d.limits[:d.n], d.results[:d.n]) == nil
 }
 
 // rateLimit finishes d for a request of agent policy ai and capability ci
@@ -56,50 +174,60 @@ func (e *Enforcer) peek(r *http.Request, d *Decision) bool {
 // store for a token of each; all must pass. Without consume (Explain) it
 // lists them only. Allowed or not, d carries the RateLimit headers' parts.
 func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decision) {
-	p := e.p
 	var client ratelimit.Key
-	if e.key != nil {
-		if id, ok := e.key(r); ok {
+	if e.lim.keyFn != nil {
+		if id, ok := e.lim.keyFn(r); ok {
 			client.ID = id
 		}
 	}
-	// client.ID == "" is client == Key{} here (Net is not set yet),
-	// without a call to the struct's generated equality.
-	if client.ID == "" && !e.byAgent {
+	if client.ID == "" && !e.lim.byAgent {
 		client = ratelimit.Key{Net: clientKey(e.ip.Addr(r))}
 	}
 	d.client = client
-	n := e.limits(&d.limits, ai, ci, client)
-	d.n = n
-	for i := range n {
-		d.Limits[i] = d.limits[i].Name
-	}
+	e.lim.fill(d, ai, ci, client)
 	d.Outcome = Allow
-	if n == 0 {
+	if d.n == 0 {
 		return
 	}
-	cb := &e.combos[(ai+1)*(len(p.Capabilities)+1)+ci+1]
-	d.header, d.rateLimit = cb.policy, cb.rateLimit
 	if !consume {
 		// Explain: what the limits would answer, when the store can say.
-		if !e.peek(r, d) {
+		if !e.lim.peek(r, d) {
 			return
 		}
-	} else if err := e.allow(r, d); err != nil {
+	} else if err := e.lim.count(r, d); err != nil {
 		d.Outcome, d.Err = StoreError, err
 		return
 	}
-	if !ratelimit.Allowed(d.results[:n]) {
+	res := d.results[:d.n]
+	if !ratelimit.Allowed(res) {
 		d.Outcome = DenyRate
-		d.RetryAfter = maxRetryAfter(d.results[:n])
-		for i := range n {
-			if !d.results[i].Allowed {
+		d.RetryAfter = maxRetryAfter(res)
+		for i := range res {
+			if !res[i].Allowed {
 				d.Limit = d.limits[i].Name
-				d.Rule = "Rate-Limit: " + rateDecl(p, d.Limit)
+				d.Rule = "Rate-Limit: " + rateDecl(e.p, d.Limit)
 				break
 			}
 		}
 	}
+}
+
+// rateDecl is the declared form of a limit, by its name.
+func rateDecl(p *policy.Policy, name string) string {
+	if p.SiteLimit.Name == name {
+		return p.SiteLimit.Decl
+	}
+	for i := range p.Agents {
+		if p.Agents[i].Limit.Name == name {
+			return p.Agents[i].Limit.Decl
+		}
+	}
+	for i := range p.Capabilities {
+		if p.Capabilities[i].Limit.Name == name {
+			return p.Capabilities[i].Limit.Decl
+		}
+	}
+	return ""
 }
 
 // newLimit builds the Limit of a declared rate under a policy name, with an

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
 )
 
@@ -202,7 +203,7 @@ func bodyMethods(r *http.Request, s *methodSet) (status int, err error) {
 	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "us-ascii") {
 		return http.StatusBadRequest, errBodyCharset
 	}
-	b, err := bufferBody(r, resolve.DefaultBodyLimit)
+	b, err := reqbody.Buffer(r, resolve.DefaultBodyLimit)
 	if err != nil {
 		return http.StatusBadRequest, errBodyMethod
 	}

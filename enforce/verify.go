@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/verify"
 )
@@ -45,9 +46,9 @@ func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *Decision
 	// d.Class keeps the claim: sessions stay bound to the identity the
 	// agent claims (Identify), and each request's grants are decided anew.
 	def := e.p.Default
-	d.Agent, d.agent1 = "", 0
+	d.Agent, d.agent = "", refTo(def)
 	if def >= 0 {
-		d.Agent, d.agent1 = e.p.Agents[def].Name, def+1
+		d.Agent = e.p.Agents[def].Name
 	}
 	return def, true
 }
@@ -69,14 +70,14 @@ func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bo
 	if r.Body != nil && r.Body != http.NoBody {
 		orig := r.Body
 		limit := resolve.BodyLimit(c)
-		b, err := bufferBody(r, limit)
+		b, err := reqbody.Buffer(r, limit)
 		if err != nil {
-			return errBodyRead
+			return reqbody.ErrRead
 		}
 		if int64(len(b)) > limit {
-			return errBodyTooLarge
+			return reqbody.ErrTooLarge
 		}
-		defer func() { r.Body = bodyOf(b, orig) }()
+		defer func() { r.Body = reqbody.Of(b, orig) }()
 	}
 	_, err := e.signed.Verify(r, record)
 	return err

@@ -1,4 +1,4 @@
-package enforce
+package trail
 
 import (
 	"bytes"
@@ -8,44 +8,16 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/policy"
 )
-
-func TestFormatTimeMatchesAudit(t *testing.T) {
-	for _, tm := range []time.Time{
-		time.Date(2026, 1, 2, 3, 4, 5, 678_900_000, time.UTC),
-		time.Date(1999, 12, 31, 23, 59, 59, 999_999_999, time.FixedZone("x", 3600)),
-		time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(12345, 1, 1, 0, 0, 0, 0, time.UTC), // beyond 4 digits: audit's own formatting
-	} {
-		if got, want := formatTime(tm), audit.FormatTime(tm); got != want {
-			t.Errorf("formatTime(%v) = %q, want %q", tm, got, want)
-		}
-	}
-}
-
-func TestIDAndTime(t *testing.T) {
-	for _, tm := range []time.Time{
-		time.Date(2026, 1, 2, 3, 4, 5, 678_900_000, time.UTC),
-		time.Date(12345, 1, 1, 0, 0, 0, 0, time.UTC),
-	} {
-		id, ts := idAndTime(tm)
-		if len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || ts != audit.FormatTime(tm) {
-			t.Errorf("idAndTime(%v) = %q, %q", tm, id, ts)
-		}
-		var buf [64]byte
-		id2, ts2 := idAndTimeInto(&buf, tm)
-		if len(id2) != 26 || strings.Trim(id2, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || ts2 != audit.FormatTime(tm) || id2 == id {
-			t.Errorf("idAndTimeInto(%v) = %q, %q", tm, id2, ts2)
-		}
-	}
-}
 
 // allParams is what the audit trail records of r's params, before
 // redaction.
@@ -55,8 +27,8 @@ func allParams(t *testing.T, r *http.Request) map[string]any {
 	if err != nil {
 		t.Fatalf("readBody: %d %v", status, err)
 	}
-	e := audit.Event{Query: queryParams(r.URL.RawQuery, nil), Params: body}
-	return e.AllParams()
+	rec := &recording{query: queryMembers(r.URL.RawQuery), body: body}
+	return rec.params()
 }
 
 func TestRequestParamsNone(t *testing.T) {
@@ -68,42 +40,6 @@ func TestRequestParamsNone(t *testing.T) {
 	r.Header.Set("Content-Type", "application/json")
 	if p := allParams(t, r); len(p) != 1 || p["a"] != 1.0 {
 		t.Errorf("params of a JSON body alone: %v", p)
-	}
-}
-
-func TestQueryParams(t *testing.T) {
-	for _, q := range []string{"", "q=mug&limit=5", "a=1&a=2&a=3", "x=%41+b&%7A=1", "bad=%zz&ok=1", "k&=v&&k2=", "semi=1;x=2&y=3", "a=b=c", "%41=x+y=%42", "k+1=&=v", "==", "a%3D=1", "a=%zz&b"} {
-		t.Run(q, func(t *testing.T) {
-			e := audit.Event{Query: queryParams(q, nil), Params: map[string]any{}}
-			got := e.AllParams()
-			vals, _ := url.ParseQuery(q)
-			want := map[string]any{}
-			for k, vs := range vals {
-				if len(vs) == 1 {
-					want[k] = vs[0]
-					continue
-				}
-				l := []any{}
-				for _, v := range vs {
-					l = append(l, v)
-				}
-				want[k] = l
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got %v, want %v", got, want)
-			}
-		})
-	}
-}
-
-func TestNewEventID(t *testing.T) {
-	seen := map[string]bool{}
-	for range 1000 {
-		id := newEventID()
-		if len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || seen[id] {
-			t.Fatalf("event id %q", id)
-		}
-		seen[id] = true
 	}
 }
 
@@ -246,9 +182,9 @@ type flushRecorder struct {
 
 func (f *flushRecorder) Flush() { f.flushes++ }
 
-func TestAuditWriterUnwrapFlush(t *testing.T) {
+func TestRecordingUnwrapFlush(t *testing.T) {
 	rec := &flushRecorder{ResponseRecorder: httptest.NewRecorder()}
-	aw := &auditWriter{w: rec, e: &Enforcer{}}
+	aw := &recording{w: rec, t: &Trail{}}
 	if err := http.NewResponseController(aw).Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -260,86 +196,47 @@ func TestAuditWriterUnwrapFlush(t *testing.T) {
 	}
 }
 
-// keepStore is a Store of another package's kind: it may keep what it is
-// given, and may not know audit.Event.Query.
-type keepStore struct{ audit.Store }
+// newTestTrail is a Trail of the outdoor-supply fixture recording to st.
+func newTestTrail(t *testing.T, st audit.Store) *Trail {
+	t.Helper()
+	site := fixtures.OutdoorSupply()
+	p, err := policy.Compile(&site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Trail{p: p, audit: st}
+}
 
-// TestEventParams: the package's stores get the query params in Query,
-// kept in the pooled writer's buffer; another Store gets every param in a
-// map of its own.
+// startEvent starts the event of r, allowed, in a new recording.
+func startEvent(tr *Trail, r *http.Request) (*recording, int, error) {
+	rec := &recording{t: tr, seq: -1}
+	status, err := rec.start(r, &enforce.Decision{Outcome: enforce.Allow, Capability: "cart.add"}, time.Now())
+	return rec, status, err
+}
+
+// TestEventParams: the event holds the query's params beside the body's
+// members, or under QueryMember when they collide, and the target.
 func TestEventParams(t *testing.T) {
 	ms, err := audit.NewMemoryStore()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name  string
-		st    audit.Store
-		owned bool
-	}{
-		{"memory store", ms, true},
-		{"other store", keepStore{ms}, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			e := &Enforcer{auditOwned: builtinAudit(c.st)}
-			r := httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"id":"body"}`))
-			r.Header.Set("Content-Type", "application/json")
-			aw := new(auditWriter)
-			e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
-			ev := aw.ev
-			target := map[string]any{"path": "/cart", "query": "q=mug&tag=a&tag=b"}
-			want := map[string]any{"id": "body", "q": "mug", "tag": []any{"a", "b"}, audit.TargetMember: target}
-			if got := ev.AllParams(); !reflect.DeepEqual(got, want) {
-				t.Errorf("params %#v, want %#v", got, want)
-			}
-			if owned := ev.Query != nil; owned != c.owned || len(aw.query) != 3 {
-				t.Errorf("Query %v (buffer %d), want it set: %v", ev.Query, len(aw.query), c.owned)
-			}
-			aw.release()
-			if len(aw.query) != 0 || cap(aw.query) < 3 || aw.query[:3][0] != (audit.Param{}) {
-				t.Errorf("released query buffer %v (cap %d): want it empty, cleared and kept", aw.query, cap(aw.query))
-			}
+	tr := newTestTrail(t, ms)
+	r := httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"id":"body"}`))
+	r.Header.Set("Content-Type", "application/json")
+	rec, _, _ := startEvent(tr, r)
+	target := map[string]any{"path": "/cart", "query": "q=mug&tag=a&tag=b"}
+	want := map[string]any{"id": "body", "q": "mug", "tag": []any{"a", "b"}, audit.TargetMember: target}
+	if got := rec.ev.AllParams(); !reflect.DeepEqual(got, want) {
+		t.Errorf("params %#v, want %#v", got, want)
+	}
 
-			// A query parameter and a body member of one name: both kept.
-			r = httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"q":"body"}`))
-			e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
-			want = map[string]any{"q": "body", QueryMember: map[string]any{"q": "mug", "tag": []any{"a", "b"}}, audit.TargetMember: target}
-			if got := aw.ev.AllParams(); !reflect.DeepEqual(got, want) {
-				t.Errorf("colliding params %#v, want %#v", got, want)
-			}
-			aw.release()
-		})
-	}
-}
-
-// TestAppendTimeCivil checks the civil-from-days arithmetic against the
-// time package across leap years, century rules and the layout's range.
-func TestAppendTimeCivil(t *testing.T) {
-	check := func(tm time.Time) {
-		t.Helper()
-		if got, want := formatTime(tm), audit.FormatTime(tm); got != want {
-			t.Fatalf("formatTime(%v) = %q, want %q", tm, got, want)
-		}
-	}
-	for _, tm := range []time.Time{
-		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(0, 2, 29, 12, 0, 0, 0, time.UTC),
-		time.Date(1600, 2, 29, 0, 0, 0, 0, time.UTC),
-		time.Date(1900, 2, 28, 23, 59, 59, 999_000_000, time.UTC),
-		time.Date(1969, 12, 31, 23, 59, 59, 500_000_000, time.UTC),
-		time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(2000, 2, 29, 0, 0, 0, 0, time.UTC),
-		time.Date(2100, 3, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC),
-		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(-1, 12, 31, 23, 59, 59, 0, time.UTC),
-	} {
-		check(tm)
-	}
-	// Every day of 1600 through 2400, at a time of day that varies.
-	for d, tm := 0, time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC); tm.Year() < 2401; d++ {
-		check(tm.Add(time.Duration(d%86400) * time.Second))
-		tm = tm.AddDate(0, 0, 1)
+	// A query parameter and a body member of one name: both kept.
+	r = httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"q":"body"}`))
+	rec, _, _ = startEvent(tr, r)
+	want = map[string]any{"q": "body", QueryMember: map[string]any{"q": "mug", "tag": []any{"a", "b"}}, audit.TargetMember: target}
+	if got := rec.ev.AllParams(); !reflect.DeepEqual(got, want) {
+		t.Errorf("colliding params %#v, want %#v", got, want)
 	}
 }
 
@@ -348,19 +245,20 @@ func TestAppendTimeCivil(t *testing.T) {
 // body); a query parameter of that name leaves the members, the query
 // being recorded as sent in the target.
 func TestEventTargetReserved(t *testing.T) {
-	e := &Enforcer{auditOwned: true}
-	aw := new(auditWriter)
+	ms, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := httptest.NewRequest("POST", "/cart?q=1&%24request=x", strings.NewReader(`{"$request":{"path":"/elsewhere"}}`))
 	r.Header.Set("Content-Type", "application/json")
-	status, err := e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
+	aw, status, err := startEvent(newTestTrail(t, ms), r)
 	if status != http.StatusBadRequest || !errors.Is(err, errBodyReserved) {
-		t.Fatalf("newEvent: %d %v", status, err)
+		t.Fatalf("start: %d %v", status, err)
 	}
 	want := map[string]any{"q": "1", audit.TargetMember: map[string]any{"path": "/cart", "query": "q=1&%24request=x"}}
 	if got := aw.ev.AllParams(); !reflect.DeepEqual(got, want) {
 		t.Errorf("params %#v, want %#v", got, want)
 	}
-	aw.release()
 }
 
 // TestEventReservedMembers: a JSON body member of any name the trail
@@ -369,19 +267,20 @@ func TestEventTargetReserved(t *testing.T) {
 // read differently were recorded alike; a "$body" member could pass for the
 // digest of another body).
 func TestEventReservedMembers(t *testing.T) {
-	e := &Enforcer{auditOwned: true}
+	ms, err := audit.NewMemoryStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := newTestTrail(t, ms)
 	for _, body := range []string{
 		`{"id":"a","$query":"BODY-P"}`,
 		`{"$body":{"content_type":"text/plain","length":1,"sha256":"00"}}`,
 		`{"$request":"x"}`,
 	} {
-		aw := new(auditWriter)
 		r := httptest.NewRequest("POST", "/cart?id=mug", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
-		status, err := e.newEvent(r, &Decision{Outcome: Allow, Capability: "cart.add"}, aw, time.Now())
-		if status != http.StatusBadRequest || !errors.Is(err, errBodyReserved) {
-			t.Errorf("%s: newEvent %d %v, want 400 and errBodyReserved", body, status, err)
+		if _, status, err := startEvent(tr, r); status != http.StatusBadRequest || !errors.Is(err, errBodyReserved) {
+			t.Errorf("%s: start %d %v, want 400 and errBodyReserved", body, status, err)
 		}
-		aw.release()
 	}
 }

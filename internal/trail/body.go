@@ -1,4 +1,4 @@
-package enforce
+package trail
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/internal/reqbody"
 )
 
 // Limits on a recorded request body besides its size (the capability's
@@ -40,38 +41,20 @@ const BodyMember = "$body"
 // ruleBodyLimits is the Decision.Rule of a DenyBody.
 const ruleBodyLimits = "body limits of recorded requests"
 
-// Body errors, refused before the handler runs (DenyBody).
+// Body errors, refused before the handler runs (DenyBody); the others are
+// reqbody's.
 var (
-	errBodyTooLarge = errors.New("the request body is larger than the capability's body limit")
-	errBodyDepth    = fmt.Errorf("the JSON body nests deeper than %d levels", maxBodyDepth)
-	errBodyValues   = fmt.Errorf("the JSON body holds more than %d values", maxBodyValues)
-	errBodyRead     = errors.New("the request body could not be read")
+	errBodyDepth  = fmt.Errorf("the JSON body nests deeper than %d levels", maxBodyDepth)
+	errBodyValues = fmt.Errorf("the JSON body holds more than %d values", maxBodyValues)
+	// errBodyReserved refuses a JSON body with a member of a name the
+	// audit trail records something else under (reservedMembers).
+	errBodyReserved = errors.New("the JSON body has a member of a name the audit trail reserves")
 )
 
-// bufferBody reads r's body, at most limit+1 bytes, and puts back what it
-// read ahead of what it did not: whoever reads r.Body next reads the body
-// as sent.
-func bufferBody(r *http.Request, limit int64) ([]byte, error) {
-	orig := r.Body
-	b, err := io.ReadAll(io.LimitReader(orig, limit+1))
-	if err == nil && int64(len(b)) <= limit { // all of it
-		r.Body = bodyOf(b, orig)
-	} else {
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(b), orig), orig}
-	}
-	return b, err
-}
-
-// bodyOf is a request body reading b, closing orig.
-func bodyOf(b []byte, orig io.Closer) io.ReadCloser {
-	return struct {
-		io.Reader
-		io.Closer
-	}{bytes.NewReader(b), orig}
-}
+// reservedMembers are the params names the trail records the target
+// (audit.TargetMember), a query that collides with the body (QueryMember)
+// and a body not recorded member by member (BodyMember) under.
+var reservedMembers = [...]string{audit.TargetMember, QueryMember, BodyMember}
 
 // readBody reads r's body, at most limit bytes, before the handler runs,
 // and puts it back byte for byte for the handler. It returns the params to
@@ -81,13 +64,13 @@ func readBody(r *http.Request, limit int64) (params map[string]any, n int64, sta
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, 0, 0, nil
 	}
-	b, err := bufferBody(r, limit)
+	b, err := reqbody.Buffer(r, limit)
 	if err != nil {
-		return nil, 0, http.StatusBadRequest, errBodyRead
+		return nil, 0, http.StatusBadRequest, reqbody.ErrRead
 	}
 	n = int64(len(b))
 	if n > limit {
-		return nil, n, http.StatusRequestEntityTooLarge, errBodyTooLarge
+		return nil, n, http.StatusRequestEntityTooLarge, reqbody.ErrTooLarge
 	}
 	if n == 0 {
 		return nil, 0, 0, nil

@@ -1,0 +1,172 @@
+package enforce
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/problem"
+	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/sessionmgr"
+	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/session"
+)
+
+// HeaderReportOnly names, on a response served in report-only mode, the
+// decision that would have applied: the outcome, then the status and the
+// rule as structured-field parameters (RFC 9651), as in
+// `deny-path;status=403;rule="Disallow: /admin/*"`.
+const HeaderReportOnly = "Agentready-Report-Only"
+
+// setReportHeader adds HeaderReportOnly for d, a denial not applied.
+func setReportHeader(w http.ResponseWriter, d *Decision) {
+	v := d.Outcome.String() + ";status=" + strconv.Itoa(d.Status)
+	rule := d.Rule
+	if rule == "" && d.Err != nil {
+		rule = d.Err.Error()
+	}
+	if rule != "" {
+		v += ";rule=" + sfString(rule)
+	}
+	w.Header().Set(HeaderReportOnly, v)
+}
+
+// setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response.
+func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
+	if d.n == 0 || d.header == nil {
+		return
+	}
+	h := w.Header()
+	h[http.CanonicalHeaderKey(headerRateLimitPolicy)] = d.header
+	h.Set(headerRateLimit, d.rateLimit.value(d.limits[:d.n], d.results[:d.n]))
+}
+
+// deny answers a denied request with application/problem+json (RFC 9457)
+// whose detail names the declared rule, and a Link to agents.txt.
+func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
+	if d.Outcome == DenySession {
+		e.denySession(w, d)
+		return
+	}
+	h := w.Header()
+	if e.lines.link != nil {
+		h["Link"] = e.lines.link
+	}
+	prob := problem.Problem{Status: d.Status, Extra: map[string]any{}}
+	if d.Agent != "" {
+		prob.Extra["agent"] = d.Agent
+	}
+	if d.Identity.Claimed != "" {
+		prob.Extra["identity"] = map[string]string{"claimed": d.Identity.Claimed, "verified": d.Identity.Method.String()}
+	}
+	if d.Capability != "" {
+		prob.Extra["capability"] = d.Capability
+	}
+	if d.Rule != "" {
+		prob.Extra["rule"] = d.Rule
+	}
+	switch d.Outcome {
+	case DenyPath:
+		if strings.HasPrefix(d.Rule, "paths longer") {
+			prob.Detail = d.Rule
+		} else if e.p.Implicit {
+			prob.Detail = fmt.Sprintf("%s is not a declared capability endpoint; with no Allow/Disallow rules declared, agents may use only capability endpoints (draft-car 2.6)", r.URL.Path)
+		} else {
+			prob.Detail = fmt.Sprintf("%q in agents.txt closes %s to agents", d.Rule, r.URL.Path)
+		}
+	case DenyCapability:
+		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
+		if d.capability.index() < 0 {
+			// The Recorder refused a capability a reload removed.
+			prob.Detail = d.Rule + "; the session was created before"
+		}
+	case DenyPreference:
+		prob.Detail = fmt.Sprintf("the site's usage preference %q refuses %s agents this path", d.Rule, d.Class.Purpose)
+	case DenyIdentity:
+		prob.Detail = fmt.Sprintf("agent policy %q is verified-only and the request did not prove its claim: %v", d.Identity.Claimed, d.Err)
+	case DenyAuth:
+		ci := d.capability.index()
+		c := &e.p.Capabilities[ci]
+		if ch := e.lines.challenges[ci]; ch != "" {
+			h.Set("WWW-Authenticate", ch)
+		}
+		if d.Err != nil {
+			prob.Detail = fmt.Sprintf("capability %q rejected the credential: %v", d.Capability, d.Err)
+		} else {
+			prob.Detail = fmt.Sprintf("capability %q declares %q: %s", d.Capability, d.Rule, credentialHint(&c.Auth))
+		}
+		if c.Auth.TokenEndpoint != "" {
+			prob.Extra["token_endpoint"] = c.Auth.TokenEndpoint
+			prob.Detail += "; tokens from " + c.Auth.TokenEndpoint
+		}
+		if c.Auth.DocsURL != "" {
+			prob.Extra["auth_docs"] = c.Auth.DocsURL
+		}
+	case DenyRate:
+		secs := problem.RetryAfterSeconds(d.RetryAfter)
+		h.Set(headerRetryAfter, strconv.Itoa(secs))
+		e.setRateHeaders(w, d)
+		prob.Type = problem.QuotaExceeded
+		prob.Title = "Quota Exceeded"
+		prob.Extra["limit"] = d.Limit
+		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
+	case DenyTarget:
+		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a request that every router reads the same way", r.RequestURI, d.Err)
+	case DenyBody:
+		prob.Detail = fmt.Sprintf("%v; this call is recorded in the session's audit trail, which reads and records a body before the action runs", d.Err)
+	case StoreError:
+		retry := 1
+		var ue *ratelimit.UnavailableError
+		if errors.As(d.Err, &ue) {
+			// A Failover failing closed: it logged the outage once, and
+			// knows when it probes the store again.
+			retry = problem.RetryAfterSeconds(ue.RetryAfter)
+		} else {
+			e.log.Error("agentready: rate-limit store failed", "err", d.Err)
+		}
+		h.Set(headerRetryAfter, strconv.Itoa(retry))
+		prob.Detail = "the rate-limit store is unavailable"
+	}
+	if err := problem.Write(w, prob); err != nil {
+		e.log.Debug("agentready: writing problem response", "err", err)
+	}
+}
+
+// denySession answers 401 (or the status sessionmgr.ErrorStatus gives) in
+// problem+json with the v0.1.0 envelope members ok and error.
+func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
+	status, msg := sessionmgr.ErrorStatus(d.Err)
+	if status >= 500 {
+		e.log.Error("agentready: session store failed", "err", d.Err)
+		w.Header().Set(headerRetryAfter, "1")
+	}
+	if e.lines.link != nil {
+		w.Header()["Link"] = e.lines.link
+	}
+	detail := "capability " + `"` + d.Capability + `"` + " requires a session: " + msg +
+		" (create one with POST on the session endpoint and send its token in " + session.HeaderSession + ")"
+	if d.Rule == RuleSessionStore {
+		detail = "the session presented in " + session.HeaderSession + " cannot be checked: " + msg + "; retry"
+	}
+	prob := problem.Problem{Status: status, Detail: detail,
+		Extra: map[string]any{"ok": false, "error": msg, "rule": d.Rule, "capability": d.Capability}}
+	if d.Agent != "" {
+		prob.Extra["agent"] = d.Agent
+	}
+	_ = problem.Write(w, prob)
+}
+
+func credentialHint(a *config.Auth) string {
+	switch resolve.AuthType(*a) {
+	case config.AuthBearerToken, config.AuthOAuth2:
+		return "send an Authorization: Bearer token"
+	case config.AuthAPIKey:
+		return "send the key in the " + resolve.Header(*a) + " header"
+	case config.AuthHMAC:
+		return "sign the request (Signature, RFC 9421) or send an Authorization header"
+	}
+	return ""
+}

@@ -1,0 +1,204 @@
+// Package trail records the requests of v0.1.0 sessions, above the
+// enforcement pipeline: it reads the enforce.Decision the pipeline made,
+// checks the request's session, reads and normalises its body, appends its
+// audit event before the handler runs (audit.Store.Begin) and binds the
+// response status to it before any byte reaches the agent
+// (audit.Store.Complete), answering 503 when it cannot. It runs no part
+// of the pipeline again. agentready wires it as enforce.Config.Recorder.
+package trail
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/reqbody"
+	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/sessionmgr"
+	"github.com/agentready/agentready/session"
+)
+
+// Config configures a Trail. Policy and Sessions are required.
+type Config struct {
+	// Policy is the compiled declaration the Enforcer enforces.
+	Policy *policy.Policy
+	// Sessions looks sessions up and ends them after a human handoff. Its
+	// clock (sessionmgr.Config.Now) dates the audit events too.
+	Sessions *sessionmgr.Manager
+	// Audit, when set, records every request carrying a valid session as
+	// one audit event; a request whose event cannot be recorded fails
+	// closed with 503. The store's Redactor applies. Without it, sessions
+	// are checked and nothing is recorded.
+	Audit audit.Store
+	// Removed, when set, names the capability a reload removed (and when)
+	// that a request (method, path) addressed: a request the current
+	// declaration routes to no capability, carrying a session created
+	// before the removal, is refused (DenyCapability), and the refusal
+	// recorded in its audit trail.
+	Removed func(method, path string) (id string, at time.Time, ok bool)
+	// ReportOnly is the Enforcer's (enforce.Config.ReportOnly).
+	ReportOnly bool
+	// Logger receives store failures. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Trail is the Recorder of an enforce.Config.
+type Trail struct {
+	p          *policy.Policy
+	sessions   *sessionmgr.Manager
+	audit      audit.Store
+	removed    func(method, path string) (string, time.Time, bool)
+	reportOnly bool
+	log        *slog.Logger
+}
+
+// New returns the Trail of cfg.
+func New(cfg Config) (*Trail, error) {
+	if cfg.Policy == nil || cfg.Sessions == nil {
+		return nil, errors.New("trail: Config.Policy and Config.Sessions are required")
+	}
+	t := &Trail{p: cfg.Policy, sessions: cfg.Sessions, audit: cfg.Audit, removed: cfg.Removed,
+		reportOnly: cfg.ReportOnly, log: cfg.Logger}
+	if t.log == nil {
+		t.log = slog.Default()
+	}
+	return t, nil
+}
+
+// recordingKey is the request context key of the recording of a request
+// the Trail serves, for a route binding behind (Bound).
+type recordingKey struct{ t *Trail }
+
+// capIndex is the index of d's capability, -1 for none (or one a reload
+// removed).
+func (t *Trail) capIndex(d *enforce.Decision) int {
+	if d.Capability == "" {
+		return -1
+	}
+	ci, ok := t.p.CapabilityIndex(d.Capability)
+	if !ok {
+		return -1
+	}
+	return ci
+}
+
+// Record checks r's session and serves r as d, amended: it answers 401 for
+// a session-required capability without a valid session, records the
+// audit event of a request with a valid one, and ends the session after a
+// successful human-handoff capability.
+//
+// A recorded request is recorded before it acts: its body is read and
+// normalised (a body over the limits is refused, DenyBody, and the refusal
+// recorded), and its event is appended (audit.Store.Begin) before the
+// handler runs, so a store failure answers 503 before any side effect. The
+// status is bound to the event (audit.Store.Complete) before any byte of
+// the response reaches the agent; if that fails the agent gets 503 and the
+// trail keeps the action with audit.StatusUnrecorded.
+func (t *Trail) Record(w http.ResponseWriter, r *http.Request, next http.Handler, d *enforce.Decision, agent string, client netip.Prefix,
+	answer func(http.ResponseWriter, *http.Request, http.Handler, *enforce.Decision)) {
+	// One reading of the sessions' clock serves the audit timestamp.
+	now := t.sessions.Now()
+	s := t.check(r, d, agent, client)
+	ci := t.capIndex(d)
+	if s != nil && ci < 0 && t.removed != nil {
+		// A capability a reload removed is refused to the sessions created
+		// before it, whatever the rules now say of its path (this only
+		// refuses); the refusal is recorded below like any decision.
+		// Session times are kept to the second: a session of the reload's
+		// own second counts as created after it.
+		if id, at, gone := t.removed(r.Method, r.URL.Path); gone && s.CreatedAt.Before(at.Truncate(time.Second)) {
+			d.Outcome, d.Status, d.Capability, d.Rule = enforce.DenyCapability, http.StatusForbidden, id, "capability "+id+" was removed from the declaration"
+		}
+	}
+	d.ReportOnly = t.reportOnly && d.Outcome != enforce.Allow && d.Status < 500
+	if s == nil {
+		answer(w, r, next, d)
+		return
+	}
+	rec := &recording{w: w, t: t, s: s, ctx: r.Context(), seq: -1, ci: ci}
+	if t.audit != nil {
+		if status, err := rec.start(r, d, now); err != nil && (d.Outcome == enforce.Allow || d.ReportOnly) {
+			// The body cannot be recorded: the action does not run.
+			d.Outcome, d.Status, d.Err, d.ReportOnly = enforce.DenyBody, status, err, false
+			d.Rule = ruleBodyLimits
+			rec.ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
+		}
+	}
+	if d.Outcome != enforce.Allow && !d.ReportOnly {
+		answer(rec, r, next, d)
+		rec.finish()
+		return
+	}
+	r = r.WithContext(session.NewContext(context.WithValue(r.Context(), recordingKey{t}, rec), s))
+	answer(rec, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if t.audit != nil && !rec.begin() {
+			return // answered 503: nothing ran
+		}
+		next.ServeHTTP(w, r)
+	}), d)
+	rec.finish()
+	handedOff := !rec.failed && rec.status >= 200 && rec.status < 300
+	// rec.ci is the capability a route binding behind named, if one did
+	// (it may differ from the one the endpoint resolved, or there was none).
+	if ci := rec.ci; ci >= 0 && t.p.Capabilities[ci].Decl.HumanHandoff && handedOff {
+		// v0.1.0: a successful human_handoff checkout may end the session;
+		// ending it seals the audit trail.
+		if _, err := t.sessions.End(context.WithoutCancel(r.Context()), r, s, sessionmgr.Handoff); err != nil && !errors.Is(err, session.ErrNotFound) {
+			t.log.Error("agentready: ending the session after a human handoff", "session", s.ID, "err", err)
+		}
+	}
+}
+
+// Check amends d as Record would for r's session, recording nothing.
+func (t *Trail) Check(r *http.Request, d *enforce.Decision, agent string, client netip.Prefix) {
+	t.check(r, d, agent, client)
+}
+
+// check looks up the session r carries and returns it, nil when there is
+// no valid one: d is then denied (DenySession, with the status
+// sessionmgr.ErrorStatus gives) if it was allowed and its capability
+// requires a session, or whatever the capability if the store failed.
+func (t *Trail) check(r *http.Request, d *enforce.Decision, agent string, client netip.Prefix) *session.Session {
+	s, err := t.sessions.Lookup(r, agent, client)
+	if err == nil {
+		return s
+	}
+	status, _ := sessionmgr.ErrorStatus(err)
+	if status >= 500 && d.Outcome == enforce.Allow {
+		// A session was presented and the store cannot say whether it is
+		// valid: whatever the capability, the request fails closed, or an
+		// action of a live session could run unrecorded.
+		d.Outcome, d.Rule, d.Err, d.Status = enforce.DenySession, enforce.RuleSessionStore, err, status
+		return nil
+	}
+	if ci := t.capIndex(d); ci >= 0 && t.p.Capabilities[ci].Decl.RequiresSession && d.Outcome == enforce.Allow {
+		d.Outcome, d.Rule, d.Err, d.Status = enforce.DenySession, enforce.RuleRequiresSession, err, status
+	}
+	return nil
+}
+
+// Bound makes the event of r, when the Trail is recording it, that of the
+// capability a route binding behind Wrap resolved, with the binding's
+// decision d. Wrap read the body with the limit of the capability it knew
+// of (none: the default); a bound capability's own limit that is lower
+// holds here as at its endpoint, for every request that would be served,
+// report-only ones too (DenyBody).
+func (t *Trail) Bound(r *http.Request, d *enforce.Decision) {
+	rec, _ := r.Context().Value(recordingKey{t}).(*recording)
+	ci := t.capIndex(d)
+	if rec == nil || ci < 0 {
+		return
+	}
+	if (d.Outcome == enforce.Allow || t.reportOnly) && rec.bodyLen > resolve.BodyLimit(t.p.Capabilities[ci].Decl) {
+		d.Outcome, d.Status, d.Err, d.ReportOnly = enforce.DenyBody, http.StatusRequestEntityTooLarge, reqbody.ErrTooLarge, false
+		d.Rule = ruleBodyLimits
+	}
+	rec.ci = ci
+	rec.bind(d)
+}
