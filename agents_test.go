@@ -14,7 +14,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
-	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/internal/testclock"
 )
 
 // TestEveryAutomatedClientIsAnAgent: a client passes untouched only as a
@@ -331,7 +331,7 @@ func TestExplainTarget(t *testing.T) {
 // TestExplainLimitResults: Explain reports what every limit would answer,
 // consuming nothing, and a limit that is exhausted as DenyRate.
 func TestExplainLimitResults(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
+	clock := testclock.New(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
 	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithClock(clock.Now))
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/ratelimit"
 )
 
@@ -39,7 +40,7 @@ const (
 
 type enforced struct {
 	srv   *httptest.Server
-	clock *ratelimit.FakeClock
+	clock *testclock.Clock
 	mu    sync.Mutex
 	seen  []enforce.Decision
 }
@@ -54,7 +55,7 @@ func (e *enforced) decisions() []enforce.Decision {
 // recorder.
 func newEnforced(t *testing.T, site config.Site, opts ...agentready.Option) *enforced {
 	t.Helper()
-	e := &enforced{clock: ratelimit.NewFakeClock(time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC))}
+	e := &enforced{clock: testclock.New(time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC))}
 	opts = append([]agentready.Option{
 		agentready.WithClock(e.clock.Now),
 		agentready.WithOnDecision(func(d enforce.Decision) {
@@ -359,8 +360,8 @@ func TestForwardedForSpoofing(t *testing.T) {
 }
 
 func TestManyClientsBoundedMemory(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Unix(0, 0))
-	store, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now), ratelimit.WithMaxEntries(1000))
+	clock := testclock.New(time.Unix(0, 0))
+	store, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{MaxEntries: 1000, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,13 +380,13 @@ func TestManyClientsBoundedMemory(t *testing.T) {
 			t.Fatalf("client %d: %d", i, w.Code)
 		}
 	}
-	if n := store.Len(); n > 1000 {
+	if n := store.(interface{ Len() int }).Len(); n > 1000 {
 		t.Errorf("store holds %d buckets, cap 1000", n)
 	}
 }
 
 func TestBindings(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Unix(0, 0))
+	clock := testclock.New(time.Unix(0, 0))
 	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithClock(clock.Now))
 	if err != nil {
 		t.Fatal(err)

@@ -68,7 +68,7 @@ func (r *replica) eventCounts() (down, up int) {
 // replicaConfig says how a replica reaches Redis.
 type replicaConfig struct {
 	addr, prefix string
-	failover     []ratelimit.FailoverOption // nil: a bare RedisStore
+	failover     *ratelimit.FailoverConfig // nil: a bare RedisStore
 }
 
 // newReplica serves the Outdoor Supply site with its product-search limit
@@ -87,15 +87,14 @@ func newReplica(t *testing.T, name string, cfg replicaConfig) *replica {
 	}
 	r.store = rs
 	if cfg.failover != nil {
-		opts := append([]ratelimit.FailoverOption{
-			ratelimit.WithFailoverLogger(logger),
-			ratelimit.WithOnStateChange(func(e ratelimit.FailoverEvent) {
-				r.mu.Lock()
-				r.events = append(r.events, e)
-				r.mu.Unlock()
-			}),
-		}, cfg.failover...)
-		if r.store, err = ratelimit.NewFailover(rs, opts...); err != nil {
+		fc := *cfg.failover
+		fc.Logger = logger
+		fc.OnStateChange = func(e ratelimit.FailoverEvent) {
+			r.mu.Lock()
+			r.events = append(r.events, e)
+			r.mu.Unlock()
+		}
+		if r.store, err = ratelimit.NewFailover(rs, fc); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -153,10 +152,10 @@ func TestRedisReplicasShareOneLimit(t *testing.T) {
 	srv := redistest.Start(t)
 	for _, tc := range []struct {
 		name     string
-		failover []ratelimit.FailoverOption
+		failover *ratelimit.FailoverConfig
 	}{
 		{"RedisStore", nil},
-		{"Failover over RedisStore", []ratelimit.FailoverOption{}},
+		{"Failover over RedisStore", &ratelimit.FailoverConfig{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t), failover: tc.failover}
@@ -207,12 +206,13 @@ func TestRedisOutage(t *testing.T) {
 	)
 	for _, mode := range []string{"killed", "hung"} {
 		for _, policy := range []ratelimit.FailurePolicy{ratelimit.FallbackMemory, ratelimit.FailOpen, ratelimit.FailClosed} {
-			t.Run(mode+"/"+policy.String(), func(t *testing.T) {
+			t.Run(mode+"/"+string(policy), func(t *testing.T) {
 				srv := redistest.StartLocal(t)
-				cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t), failover: []ratelimit.FailoverOption{
-					ratelimit.WithFailurePolicy(policy),
-					ratelimit.WithStoreTimeout(timeout),
-					ratelimit.WithRetryBackoff(50*time.Millisecond, 200*time.Millisecond),
+				cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t), failover: &ratelimit.FailoverConfig{
+					Policy:     policy,
+					Timeout:    timeout,
+					MinBackoff: 50 * time.Millisecond,
+					MaxBackoff: 200 * time.Millisecond,
 				}}
 				a, b := newReplica(t, "a", cfg), newReplica(t, "b", cfg)
 				replicas := []*replica{a, b}
@@ -346,14 +346,14 @@ func TestRedisUnreachableWithoutFailover(t *testing.T) {
 // detector), five times. The limit holds across
 // the site: exactly replicaLimit are served each time, and no decision is
 // the fallback's. Before the Failover queued calls beyond the pool size
-// (ratelimit.ConcurrencyLimited), requests waiting for a connection timed
+// (FailoverConfig.MaxConcurrent), requests waiting for a connection timed
 // out and were counted in memory per replica: up to 60 served.
 func TestRedisColdBurst(t *testing.T) {
 	srv := redistest.Start(t)
 	for round := range 5 {
-		cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t) + strconv.Itoa(round) + ":", failover: []ratelimit.FailoverOption{}}
+		cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t) + strconv.Itoa(round) + ":", failover: &ratelimit.FailoverConfig{}}
 		if raceSlowdown > 1 {
-			cfg.failover = append(cfg.failover, ratelimit.WithStoreTimeout(raceSlowdown*ratelimit.DefaultStoreTimeout))
+			cfg.failover.Timeout = raceSlowdown * 200 * time.Millisecond // the default, scaled
 		}
 		replicas := []*replica{newReplica(t, "a", cfg), newReplica(t, "b", cfg)}
 		const burst = 300

@@ -13,7 +13,7 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -144,7 +144,7 @@ func TestReloadUnderLoad(t *testing.T) {
 // other (recorded in the session's audit trail).
 func TestReloadRemovedCapability(t *testing.T) {
 	rec := &decisions{}
-	clock := ratelimit.NewFakeClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	clock := testclock.New(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
 	m, err := agentready.New(acme(), agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil), agentready.WithClock(clock.Now),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()), agentready.WithOnDecision(rec.add))
 	if err != nil {
@@ -195,7 +195,7 @@ func TestReloadRemovedCapability(t *testing.T) {
 // serves the route: a capability added back, or renamed at the same
 // endpoint, serves every session again.
 func TestReloadRemovedThenBack(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	clock := testclock.New(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
 	m, err := agentready.New(acme(), agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil), agentready.WithClock(clock.Now),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLogger(discardLogger()))
 	if err != nil {

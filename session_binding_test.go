@@ -15,7 +15,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/shop"
-	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/session"
 )
 
@@ -110,7 +110,7 @@ func TestSessionsUnderBindings(t *testing.T) {
 // TestSessionEndpointRateLimited: creating and ending sessions counts
 // against the site's Rate-Limit; the endpoint is no way around it.
 func TestSessionEndpointRateLimited(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Time{})
+	clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	site := acme()
 	site.RateLimit = config.PerMinute(2)
 	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil), agentready.WithClock(clock.Now), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))

@@ -25,7 +25,7 @@ import (
 	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/schematest"
 	"github.com/agentready/agentready/internal/shop"
-	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/redisstore"
 )
 
@@ -203,7 +203,7 @@ func TestSessionFlow(t *testing.T) {
 }
 
 func TestSessionTokens(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Time{})
+	clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv, _ := shopServer(t, agentready.WithClock(clock.Now), agentready.WithClients(agentready.Clients{TrustedProxies: []string{"127.0.0.1/32"}}))
 	base := srv.URL
 	token, _ := createSession(t, base, uaClaudeUser, "X-Forwarded-For", "198.51.100.7")
@@ -292,7 +292,7 @@ func TestMaxSessionsDeclaredAgent(t *testing.T) {
 }
 
 func TestAuditArtifactStates(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Time{})
+	clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv, _ := shopServer(t, agentready.WithClock(clock.Now))
 	base := srv.URL
 	if r := call(t, "GET", base+auditPath+"no-such-session", ""); r.status != http.StatusNotFound || r.body["ok"] != false {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/ratelimit"
 )
 
@@ -87,8 +88,8 @@ func rateLimitInvariant(t *testing.T, random bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := ratelimit.NewFakeClock(time.Time{})
-	mem, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now))
+	clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	mem, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func (m *Metrics) Documents(h http.Handler, docs DocumentServer) http.Handler {
 // agentready_store_degraded is 1 while its circuit is open (Redis failing,
 // limits counted by the failure policy).
 func (m *Metrics) WatchStore(s ratelimit.Store) error {
-	f, ok := s.(*ratelimit.Failover)
+	f, ok := s.(interface{ Degraded() bool }) // ratelimit.NewFailover's
 	if !ok {
 		return nil
 	}

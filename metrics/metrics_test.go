@@ -28,8 +28,8 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, _ := ratelimit.NewMemoryStore()
-	f, _ := ratelimit.NewFailover(store)
+	store, _ := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{})
+	f, _ := ratelimit.NewFailover(store, ratelimit.FailoverConfig{})
 	if err := mx.WatchStore(f); err != nil {
 		t.Fatal(err)
 	}

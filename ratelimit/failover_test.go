@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/internal/logbuf"
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/ratelimit/ratelimittest"
 )
@@ -39,7 +40,7 @@ var errRefused = errors.New("dial tcp 127.0.0.1:6379: connect: connection refuse
 
 func newFlaky(t *testing.T) *flakyStore {
 	t.Helper()
-	ms, err := ratelimit.NewMemoryStore()
+	ms, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +85,29 @@ func (e *events) downs() (down, up int) {
 	return down, up
 }
 
+// failoverStore is what NewFailover returns.
+type failoverStore interface {
+	ratelimit.Peeker
+	Degraded() bool
+}
+
+// newFailoverStore is NewFailover for a test, quiet unless cfg has a
+// logger.
+func newFailoverStore(t *testing.T, primary ratelimit.Store, cfg ratelimit.FailoverConfig) failoverStore {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))
+	}
+	f, err := ratelimit.NewFailover(primary, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.(failoverStore)
+}
+
 type failoverFixture struct {
 	primary *flakyStore
-	f       *ratelimit.Failover
+	f       failoverStore
 	log     *logbuf.Buffer
 	events  *events
 }
@@ -97,21 +118,17 @@ const (
 	testMaxBackoff = 160 * time.Millisecond
 )
 
-func newFailover(t *testing.T, p ratelimit.FailurePolicy, opts ...ratelimit.FailoverOption) *failoverFixture {
+func newFailover(t *testing.T, p ratelimit.FailurePolicy) *failoverFixture {
 	t.Helper()
 	fx := &failoverFixture{primary: newFlaky(t), log: &logbuf.Buffer{}, events: &events{}}
-	opts = append([]ratelimit.FailoverOption{
-		ratelimit.WithFailurePolicy(p),
-		ratelimit.WithStoreTimeout(testTimeout),
-		ratelimit.WithRetryBackoff(testMinBackoff, testMaxBackoff),
-		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(fx.log, nil))),
-		ratelimit.WithOnStateChange(fx.events.add),
-	}, opts...)
-	f, err := ratelimit.NewFailover(fx.primary, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx.f = f
+	fx.f = newFailoverStore(t, fx.primary, ratelimit.FailoverConfig{
+		Policy:        p,
+		Timeout:       testTimeout,
+		MinBackoff:    testMinBackoff,
+		MaxBackoff:    testMaxBackoff,
+		Logger:        slog.New(slog.NewTextHandler(fx.log, nil)),
+		OnStateChange: fx.events.add,
+	})
 	return fx
 }
 
@@ -157,7 +174,7 @@ func TestFailoverPolicies(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.policy.String(), func(t *testing.T) {
+		t.Run(string(tc.policy), func(t *testing.T) {
 			fx := newFailover(t, tc.policy)
 			limits := threeLimits(3)
 			res := make([]ratelimit.Result, 3)
@@ -350,8 +367,8 @@ func TestFailoverCallerErrors(t *testing.T) {
 	if err := fx.f.Allow(ctx, threeLimits(3), res); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("caller's deadline: %v", err)
 	}
-	// Cancelled, not timed out: the primary is not told (see timeoutCtx),
-	// so the call ends with the timeout, and reports the cancellation.
+	// Cancelled, not timed out: the call ends with the cancellation and
+	// reports it (TestFailoverCancelReachesPrimary).
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(5*time.Millisecond, cancel)
 	start := time.Now()
@@ -367,321 +384,56 @@ func TestFailoverCallerErrors(t *testing.T) {
 }
 
 func TestNewFailoverErrors(t *testing.T) {
-	_, err := ratelimit.NewFailover(nil,
-		ratelimit.WithFailurePolicy(7),
-		ratelimit.WithStoreTimeout(0),
-		ratelimit.WithRetryBackoff(time.Second, time.Millisecond),
-		ratelimit.WithFallbackStore(nil),
-		ratelimit.WithFailoverLogger(nil),
-		ratelimit.WithMaxConcurrent(-1),
-		ratelimit.WithQueueTimeout(0),
-	)
+	_, err := ratelimit.NewFailover(nil, ratelimit.FailoverConfig{
+		Policy:       "fail-sideways",
+		Timeout:      -1,
+		QueueTimeout: -time.Second,
+		MinBackoff:   time.Second,
+		MaxBackoff:   time.Millisecond,
+	})
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"nil primary", "WithFailurePolicy(7)", "WithStoreTimeout(0s)", "WithRetryBackoff(1s, 1ms)", "WithFallbackStore", "WithFailoverLogger", "WithMaxConcurrent(-1)", "WithQueueTimeout(0s)"} {
+	for _, want := range []string{"nil primary", `Policy "fail-sideways"`, "Timeout -1ns", "QueueTimeout -1s", "MaxBackoff 1ms is below MinBackoff 1s"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not report %q:\n%v", want, err)
 		}
 	}
-	for _, p := range []ratelimit.FailurePolicy{ratelimit.FallbackMemory, ratelimit.FailOpen, ratelimit.FailClosed, 9} {
-		if p.String() == "" {
-			t.Errorf("policy %d has no name", p)
-		}
+}
+
+// The caller's cancellation reaches the primary: a request that goes away
+// ends its call at once, not after the timeout, and opens no circuit.
+func TestFailoverCancelReachesPrimary(t *testing.T) {
+	primary := newFlaky(t)
+	primary.mode.Store(flakyHang)
+	log := &logbuf.Buffer{}
+	f := newFailoverStore(t, primary, ratelimit.FailoverConfig{Timeout: time.Hour, Logger: slog.New(slog.NewTextHandler(log, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(10*time.Millisecond, cancel)
+	start := time.Now()
+	err := f.Allow(ctx, threeLimits(3), make([]ratelimit.Result, 3))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled during the call: %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the cancelled call took %v: the primary did not see the cancellation", d)
+	}
+	if primary.calls.Load() != 1 || f.Degraded() || log.Count("failed") != 0 {
+		t.Errorf("%d calls, degraded %v, log %q; want 1 call and a closed circuit", primary.calls.Load(), f.Degraded(), log.String())
 	}
 }
 
 // A healthy Failover is its primary: it passes the conformance suite.
 func TestFailoverConformance(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Time{})
+	clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	ratelimittest.Run(t, ratelimittest.Harness{
 		New: func(t *testing.T) ratelimit.Store {
-			ms, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now))
+			ms, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: clock.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := ratelimit.NewFailover(ms)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return f
+			return newFailoverStore(t, ms, ratelimit.FailoverConfig{})
 		},
 		Advance: func(_ *testing.T, d time.Duration) { clock.Advance(d) },
 	})
-}
-
-// pooledStore is a primary with a pool of conns connections, as a go-redis
-// client has: a call waits for a connection inside its context's deadline,
-// then holds it until the test releases it (without hold, for delay). It reports its pool size as MaxConcurrent.
-type pooledStore struct {
-	inner    ratelimit.Store
-	conns    chan struct{}
-	release  chan struct{} // nil: answer after delay
-	delay    time.Duration // a round trip
-	fail     atomic.Bool   // answer errRefused on release
-	calls    atomic.Int64
-	peeks    atomic.Int64
-	inFlight atomic.Int64
-	maxSeen  atomic.Int64
-}
-
-func newPooled(t *testing.T, conns int, hold bool) *pooledStore {
-	t.Helper()
-	ms, err := ratelimit.NewMemoryStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &pooledStore{inner: ms, conns: make(chan struct{}, conns)}
-	if hold {
-		s.release = make(chan struct{})
-	}
-	return s
-}
-
-func (s *pooledStore) MaxConcurrent() int { return cap(s.conns) }
-
-// Peek takes a connection as Allow does, without waiting for one.
-func (s *pooledStore) Peek(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
-	select {
-	case s.conns <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-s.conns }()
-	s.peeks.Add(1)
-	return s.inner.(ratelimit.Peeker).Peek(ctx, limits, res)
-}
-
-func (s *pooledStore) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
-	select {
-	case s.conns <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err() // the pool wait timed out
-	}
-	defer func() { <-s.conns }()
-	s.calls.Add(1)
-	n := s.inFlight.Add(1)
-	defer s.inFlight.Add(-1)
-	for m := s.maxSeen.Load(); n > m && !s.maxSeen.CompareAndSwap(m, n); m = s.maxSeen.Load() {
-	}
-	if s.release == nil {
-		select {
-		case <-time.After(s.delay):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	} else {
-		select {
-		case <-s.release:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if s.fail.Load() {
-			return errRefused
-		}
-	}
-	return s.inner.Allow(ctx, limits, res)
-}
-
-// A burst larger than the primary's pool is queued before the pool, so
-// the timeout bounds each call, not its wait: every request is answered by
-// the primary, none by the policy. Without the queue (WithMaxConcurrent(0))
-// the same burst times out in the pool and degrades.
-func TestFailoverQueuesBeyondThePool(t *testing.T) {
-	const conns, burst = 2, 200
-	run := func(t *testing.T, opts ...ratelimit.FailoverOption) (*pooledStore, int) {
-		p := newPooled(t, conns, false)
-		p.delay = 2 * time.Millisecond
-		f, err := ratelimit.NewFailover(p, append([]ratelimit.FailoverOption{
-			ratelimit.WithStoreTimeout(100 * time.Millisecond), // the last of the burst waits 200ms in the pool
-			ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
-		}, opts...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		var degraded atomic.Int64
-		for i := range burst {
-			wg.Go(func() {
-				k := ratelimit.Key{Net: netip.PrefixFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), 32)}
-				res := make([]ratelimit.Result, 1)
-				err := f.Allow(context.Background(), []ratelimit.Limit{{Name: "site", Key: k, Rate: 10, Period: time.Hour}}, res)
-				if errors.Is(err, ratelimit.ErrDegraded) {
-					degraded.Add(1)
-				} else if err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		wg.Wait()
-		return p, int(degraded.Load())
-	}
-	p, degraded := run(t)
-	if degraded != 0 || p.calls.Load() != burst || p.maxSeen.Load() > conns {
-		t.Errorf("queued: %d degraded, %d calls, %d in flight at most; want 0, %d, <= %d", degraded, p.calls.Load(), p.maxSeen.Load(), burst, conns)
-	}
-	if _, degraded := run(t, ratelimit.WithMaxConcurrent(0)); degraded == 0 {
-		t.Errorf("without the queue, no request of a burst of %d on %d connections timed out: the test shows nothing", burst, conns)
-	}
-}
-
-// A request that gets no turn within the queue timeout opens the circuit
-// (the primary is not keeping up); and requests queued when the circuit
-// opens are answered by the policy without calling the primary.
-func TestFailoverQueueTimeoutAndOpenCircuit(t *testing.T) {
-	p := newPooled(t, 1, true)
-	fx := &events{}
-	f, err := ratelimit.NewFailover(p,
-		ratelimit.WithStoreTimeout(time.Hour),
-		ratelimit.WithQueueTimeout(20*time.Millisecond),
-		ratelimit.WithRetryBackoff(time.Hour, time.Hour),
-		ratelimit.WithOnStateChange(fx.add),
-		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	limits := threeLimits(10)
-	first := make(chan error)
-	go func() { first <- f.Allow(context.Background(), limits, make([]ratelimit.Result, 3)) }()
-	for p.inFlight.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	// The one connection is held: this request waits 20ms for a turn.
-	err = f.Allow(context.Background(), limits, make([]ratelimit.Result, 3))
-	var qe *ratelimit.QueueTimeoutError
-	if !errors.Is(err, ratelimit.ErrDegraded) || !errors.As(err, &qe) || qe.InFlight != 1 {
-		t.Fatalf("queued past the queue timeout: %v, want a degraded answer wrapping a QueueTimeoutError", err)
-	}
-	if down, _ := fx.downs(); !f.Degraded() || down != 1 {
-		t.Errorf("circuit open %v after %d down events, want open after 1", f.Degraded(), down)
-	}
-	close(p.release)
-	if err := <-first; err != nil {
-		t.Errorf("the call in flight: %v", err)
-	}
-	if n := p.calls.Load(); n != 1 {
-		t.Errorf("primary called %d times, want 1 (the open circuit answers the rest)", n)
-	}
-}
-
-// A request queued when another one's failure opens the circuit does not
-// call the primary when its turn comes.
-func TestFailoverQueuedWhenCircuitOpens(t *testing.T) {
-	p := newPooled(t, 1, true)
-	p.fail.Store(true)
-	f, err := ratelimit.NewFailover(p,
-		ratelimit.WithStoreTimeout(time.Hour),
-		ratelimit.WithRetryBackoff(time.Hour, time.Hour),
-		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	limits := threeLimits(10)
-	errs := make(chan error, 2)
-	go func() { errs <- f.Allow(context.Background(), limits, make([]ratelimit.Result, 3)) }()
-	for p.inFlight.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	go func() { errs <- f.Allow(context.Background(), limits, make([]ratelimit.Result, 3)) }()
-	time.Sleep(10 * time.Millisecond) // the second request is queued
-	close(p.release)
-	for range 2 {
-		if err := <-errs; !errors.Is(err, ratelimit.ErrDegraded) {
-			t.Errorf("answer %v, want degraded", err)
-		}
-	}
-	if n := p.calls.Load(); n != 1 {
-		t.Errorf("primary called %d times, want 1", n)
-	}
-}
-
-// A primary that panics gives its turn back: the next request still gets
-// one.
-func TestFailoverTurnSurvivesPanic(t *testing.T) {
-	p := newPooled(t, 1, false)
-	f, err := ratelimit.NewFailover(&panicky{p}, ratelimit.WithQueueTimeout(50*time.Millisecond),
-		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	limits := threeLimits(10)
-	func() {
-		defer func() { _ = recover() }()
-		_ = f.Allow(context.Background(), limits, make([]ratelimit.Result, 3))
-	}()
-	if err := f.Allow(context.Background(), limits, make([]ratelimit.Result, 3)); err != nil {
-		t.Errorf("after a panic: %v, want the primary's answer", err)
-	}
-}
-
-// panicky panics on its first call.
-type panicky struct{ *pooledStore }
-
-func (p *panicky) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
-	if p.calls.Add(1) == 1 {
-		panic("primary store bug")
-	}
-	return p.pooledStore.inner.Allow(ctx, limits, res)
-}
-
-// Explaining a request (Peek) while every turn is taken does not reach the
-// primary, whose connections belong to the requests holding the turns: it
-// answers from the fallback at once, and the circuit stays closed.
-func TestFailoverPeekTakesNoBusyTurn(t *testing.T) {
-	p := newPooled(t, 2, true)
-	f, err := ratelimit.NewFailover(p, ratelimit.WithStoreTimeout(time.Second),
-		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	limits := []ratelimit.Limit{{Name: "site", Key: ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}, Rate: 10, Period: time.Hour}}
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Go(func() {
-			if err := f.Allow(context.Background(), limits, make([]ratelimit.Result, 1)); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	for p.inFlight.Load() < 2 {
-		time.Sleep(time.Millisecond)
-	}
-	res := make([]ratelimit.Result, 1)
-	if err := f.Peek(context.Background(), limits, res); err != nil || !res[0].Allowed {
-		t.Errorf("Peek with every turn taken: %v, %+v", err, res[0])
-	}
-	if n := p.peeks.Load(); n != 0 || f.Degraded() {
-		t.Errorf("the primary was peeked %d times with every turn taken; degraded %v", n, f.Degraded())
-	}
-	close(p.release)
-	wg.Wait()
-	if err := f.Peek(context.Background(), limits, res); err != nil || p.peeks.Load() != 1 {
-		t.Errorf("Peek with turns free: %v, %d peeks of the primary", err, p.peeks.Load())
-	}
-}
-
-// panickyPeek is a one-connection primary whose Peek panics.
-type panickyPeek struct{ *pooledStore }
-
-func (panickyPeek) Peek(context.Context, []ratelimit.Limit, []ratelimit.Result) error { panic("peek") }
-
-// A primary panicking in Peek gives its turn back: the next Allow gets it
-// at once instead of waiting out the queue and opening the circuit.
-func TestFailoverPeekPanicGivesTurnBack(t *testing.T) {
-	p := panickyPeek{newPooled(t, 1, false)}
-	f, err := ratelimit.NewFailover(p, ratelimit.WithQueueTimeout(50*time.Millisecond),
-		ratelimit.WithFailoverLogger(slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	limits := []ratelimit.Limit{{Name: "site", Key: ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}, Rate: 10, Period: time.Hour}}
-	func() {
-		defer func() { _ = recover() }()
-		_ = f.Peek(context.Background(), limits, make([]ratelimit.Result, 1))
-	}()
-	if err := f.Allow(context.Background(), limits, make([]ratelimit.Result, 1)); err != nil || f.Degraded() {
-		t.Errorf("Allow after a panicking Peek: %v, degraded %v", err, f.Degraded())
-	}
 }

@@ -22,8 +22,8 @@ func clientPrefix(i uint32) netip.Prefix {
 	return netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)}), 32)
 }
 
-func newBenchStore(b *testing.B) *MemoryStore {
-	s, err := NewMemoryStore() // the real clock, as in production
+func newBenchStore(b *testing.B) Store {
+	s, err := NewMemoryStore(MemoryConfig{}) // the real clock, as in production
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,8 +69,8 @@ func BenchmarkMemoryAllow(b *testing.B) {
 	b.Run("3limits-parallel", func(b *testing.B) { parallel(b, false) })
 	b.Run("3limits-parallel-sameclient", func(b *testing.B) { parallel(b, true) })
 
-	// A new client every request: bucket creation, sweeping and, past the
-	// cap, eviction with reuse of evicted buckets.
+	// A new client every request: bucket creation and, past the cap,
+	// sweeping and eviction.
 	b.Run("churn", func(b *testing.B) {
 		s := newBenchStore(b)
 		limits := []Limit{{Name: "site", Rate: 60, Period: time.Minute}}

@@ -11,9 +11,10 @@ import (
 
 // A site-wide limit and an agent's limit, both per client: the agent limit
 // runs out first, and the denied request takes nothing from the site limit.
-func ExampleMemoryStore() {
-	clock := ratelimit.NewFakeClock(time.Time{})
-	store, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now))
+func ExampleNewMemoryStore() {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now } // a clock the example moves
+	store, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{MaxEntries: 1 << 16, Now: clock})
 	if err != nil {
 		panic(err)
 	}
@@ -34,7 +35,7 @@ func ExampleMemoryStore() {
 	}
 	fmt.Println("agent retry after:", res[1].RetryAfter)
 
-	clock.Advance(30 * time.Second) // one agent token: 2 per minute
+	now = now.Add(30 * time.Second) // one agent token: 2 per minute
 	_ = store.Allow(context.Background(), limits, res)
 	fmt.Println("after 30s allowed:", ratelimit.Allowed(res))
 	// Output:

@@ -2,21 +2,31 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/testclock"
 	"golang.org/x/time/rate"
 )
 
-func newTestStore(t testing.TB, opts ...MemoryOption) (*MemoryStore, *FakeClock) {
+// newTestStore returns a memory store of cap buckets (0: the default) on
+// a fake clock.
+func newTestStore(t testing.TB, cap int) (*memoryStore, *testclock.Clock) {
 	t.Helper()
-	clock := NewFakeClock(time.Time{})
-	s, err := NewMemoryStore(append([]MemoryOption{WithClock(clock.Now)}, opts...)...)
+	clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	s, err := NewMemoryStore(MemoryConfig{MaxEntries: cap, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s.(*memoryStore), clock
+}
+
+// oneShard returns a store of a single shard holding n buckets.
+func oneShard(t testing.TB, n int) (*memoryStore, *testclock.Clock) {
+	s, clock := newTestStore(t, 1)
+	s.shards[0].capacity = n
 	return s, clock
 }
 
@@ -33,46 +43,35 @@ func mustAllow(t testing.TB, s Store, limits ...Limit) []Result {
 	return res
 }
 
-func TestNewMemoryStoreOptions(t *testing.T) {
+func TestNewMemoryStoreConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		opts   []MemoryOption
-		errs   int
+		cfg    MemoryConfig
 		shards int
 	}{
-		{"defaults", nil, 0, maxShards},
-		{"nil option ignored", []MemoryOption{nil}, 0, maxShards},
-		{"small cap has fewer shards", []MemoryOption{WithMaxEntries(10)}, 0, 8},
-		{"cap of one", []MemoryOption{WithMaxEntries(1)}, 0, 1},
-		{"zero cap", []MemoryOption{WithMaxEntries(0)}, 1, 0},
-		{"nil clock and negative cap, both reported", []MemoryOption{WithClock(nil), WithMaxEntries(-1)}, 2, 0},
+		{"defaults", MemoryConfig{}, maxShards},
+		{"small cap has fewer shards", MemoryConfig{MaxEntries: 10}, 8},
+		{"cap of one", MemoryConfig{MaxEntries: 1}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := NewMemoryStore(tc.opts...)
-			if tc.errs > 0 {
-				if err == nil {
-					t.Fatal("no error")
-				}
-				var joined interface{ Unwrap() []error }
-				if !errors.As(err, &joined) || len(joined.Unwrap()) != tc.errs {
-					t.Fatalf("error %q does not report %d problems", err, tc.errs)
-				}
-				return
-			}
+			s, err := NewMemoryStore(tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(s.shards) != tc.shards {
-				t.Errorf("%d shards, want %d", len(s.shards), tc.shards)
+			if n := len(s.(*memoryStore).shards); n != tc.shards {
+				t.Errorf("%d shards, want %d", n, tc.shards)
 			}
 		})
+	}
+	if _, err := NewMemoryStore(MemoryConfig{MaxEntries: -1}); err == nil || !strings.Contains(err.Error(), "MaxEntries -1") {
+		t.Errorf("negative cap: %v", err)
 	}
 }
 
 // The cap is exact: shard capacities add up to it.
 func TestMemoryCapacitySplit(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 10, 127, 128, 129, 1000, defaultMaxEntries} {
-		s, _ := newTestStore(t, WithMaxEntries(n))
+		s, _ := newTestStore(t, n)
 		sum := 0
 		for i := range s.shards {
 			if s.shards[i].capacity < 1 {
@@ -86,84 +85,35 @@ func TestMemoryCapacitySplit(t *testing.T) {
 	}
 }
 
-// The hot path allocates nothing once buckets exist, allowed or denied.
-func TestMemoryAllowAllocs(t *testing.T) {
-	s, clock := newTestStore(t)
-	key := client(1)
-	three := []Limit{
-		{Name: "site", Key: key, Rate: 1 << 30, Period: time.Second},
-		{Name: "agent", Key: Key{Net: key.Net, ID: "claude"}, Rate: 1 << 30, Period: time.Second},
-		{Name: "capability:product-search", Key: key, Rate: 1 << 30, Period: time.Second},
-	}
-	denied := []Limit{{Name: "tight", Key: key, Rate: 1, Period: time.Hour}}
-	res := make([]Result, 3)
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name   string
-		limits []Limit
-	}{
-		{"one limit", three[:1]},
-		{"three limits", three},
-		{"denied", denied},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if err := s.Allow(ctx, tc.limits, res); err != nil { // create the buckets
-				t.Fatal(err)
-			}
-			allocs := testing.AllocsPerRun(1000, func() {
-				clock.Advance(time.Microsecond)
-				if err := s.Allow(ctx, tc.limits, res); err != nil {
-					t.Fatal(err)
-				}
-			})
-			if allocs != 0 {
-				t.Errorf("%v allocs per Allow, want 0", allocs)
-			}
-		})
-	}
-}
-
-// Idle (refilled) buckets are swept by later insertions.
+// At the cap, an insertion drops the idle groups it samples: after every
+// bucket has refilled, a second wave of clients takes their place without
+// evicting anyone who still owes, and the store stays at its cap. (One
+// shard no larger than the sample, so that every insertion sees it all.)
 func TestMemorySweepsIdleBuckets(t *testing.T) {
-	s, clock := newTestStore(t)
+	const n = sample
+	s, clock := oneShard(t, n)
 	l := Limit{Name: "site", Rate: 1, Period: time.Second}
-	const n = 2000
 	for i := range n {
 		l.Key = client(i)
 		mustAllow(t, s, l)
 	}
-	if got := s.Len(); got != n {
-		t.Fatalf("Len = %d after %d clients, want %d", got, n, n)
-	}
 	clock.Advance(2 * time.Second) // every bucket is full again
 	for i := range n {
 		l.Key = client(n + i)
-		mustAllow(t, s, l)
+		if !mustAllow(t, s, l)[0].Allowed {
+			t.Fatalf("client %d denied on its first request", n+i)
+		}
+		if got := s.Len(); got > n {
+			t.Fatalf("Len = %d, over the cap %d", got, n)
+		}
 	}
-	// Each insertion examines up to sweepScan buckets of its shard; with
-	// n new clients over maxShards shards nearly every old one is reached.
-	if got := s.Len(); got > n+n/10 {
-		t.Errorf("Len = %d after idle buckets should have been swept, want about %d", got, n)
-	}
-}
-
-// A group used within sweepAge is not swept though its buckets are full:
-// a client whose requests stay within its rate keeps its group, rather than
-// having it removed and created again at each request.
-func TestMemorySweepSparesRecentGroups(t *testing.T) {
-	s, clock := newTestStore(t, WithMaxEntries(1))
-	s.shards[0].capacity = 100
-	l := func(i int) Limit { return Limit{Name: "site", Key: client(i), Rate: 1000, Period: time.Second} }
-	mustAllow(t, s, l(1))
-	clock.Advance(100 * time.Millisecond) // client 1's bucket is full again
-	mustAllow(t, s, l(2))
-	if got := s.Len(); got != 2 {
-		t.Fatalf("Len = %d, want 2: a group used %v ago was swept", got, 100*time.Millisecond)
-	}
-	clock.Advance(time.Duration(sweepAge))
-	mustAllow(t, s, l(3))
-	if got := s.Len(); got != 1 {
-		t.Errorf("Len = %d, want 1: groups unused for %v were kept", got, time.Duration(sweepAge))
+	// The second wave is all there: only idle groups made room.
+	for i := range n {
+		l.Key = client(n + i)
+		res := make([]Result, 1)
+		if err := s.Peek(context.Background(), []Limit{l}, res); err != nil || res[0].Allowed {
+			t.Fatalf("client %d of the second wave forgotten: %+v %v", n+i, res[0], err)
+		}
 	}
 }
 
@@ -171,7 +121,7 @@ func TestMemorySweepSparesRecentGroups(t *testing.T) {
 // newest clients are still limited.
 func TestMemoryCapUnderFlood(t *testing.T) {
 	const capEntries = 256
-	s, _ := newTestStore(t, WithMaxEntries(capEntries))
+	s, _ := newTestStore(t, capEntries)
 	l := Limit{Name: "site", Rate: 1, Period: time.Hour}
 	for i := range 20000 {
 		l.Key = client(i)
@@ -190,14 +140,14 @@ func TestMemoryCapUnderFlood(t *testing.T) {
 	}
 }
 
-// At the cap, an idle bucket goes before a bucket that still holds state.
-func TestMemoryEvictsIdleBeforeLRU(t *testing.T) {
-	s, clock := newTestStore(t, WithMaxEntries(1))
-	s.shards[0].capacity = 3
+// At the cap, an idle group goes before a group that still owes tokens,
+// however recently either was used.
+func TestMemoryEvictsIdleFirst(t *testing.T) {
+	s, clock := oneShard(t, 3)
 	busyOld := Limit{Name: "day", Key: client(1), Rate: 1, Period: 24 * time.Hour}
 	idle := Limit{Name: "sec", Key: client(2), Rate: 1, Period: time.Second}
 	busyNew := Limit{Name: "day", Key: client(3), Rate: 1, Period: 24 * time.Hour}
-	mustAllow(t, s, busyOld) // least recently used, not full for a day
+	mustAllow(t, s, busyOld)
 	mustAllow(t, s, idle)
 	mustAllow(t, s, busyNew)
 	clock.Advance(2 * time.Second) // idle is full again
@@ -205,14 +155,45 @@ func TestMemoryEvictsIdleBeforeLRU(t *testing.T) {
 	if got := s.Len(); got != 3 {
 		t.Fatalf("Len = %d, want 3", got)
 	}
-	if r := mustAllow(t, s, busyOld)[0]; r.Allowed {
-		t.Error("the least recently used bucket was evicted although an idle one existed")
+	for _, l := range []Limit{busyOld, busyNew} {
+		if r := mustAllow(t, s, l)[0]; r.Allowed {
+			t.Errorf("%v was evicted although an idle group existed", l.Key)
+		}
 	}
 }
 
-// Evicting a bucket that is not full forgives its client (documented).
-func TestMemoryLRUEvictionForgives(t *testing.T) {
-	s, _ := newTestStore(t, WithMaxEntries(1))
+// With no idle group, the group owing the fewest tokens goes: eviction
+// forgives as little as the store can.
+func TestMemoryEvictsLeastOwed(t *testing.T) {
+	s, _ := oneShard(t, 3)
+	owes := func(c, n int) Limit {
+		l := Limit{Name: "site", Key: client(c), Rate: 10, Period: time.Hour}
+		for range n {
+			mustAllow(t, s, l)
+		}
+		return l
+	}
+	three, one, two := owes(1, 3), owes(2, 1), owes(3, 2)
+	owes(4, 1) // evicts one of the three
+	for _, tc := range []struct {
+		l         Limit
+		remaining int // after this Peek's request, had it been kept
+	}{{three, 6}, {two, 7}} {
+		res := make([]Result, 1)
+		if err := s.Peek(context.Background(), []Limit{tc.l}, res); err != nil || res[0].Remaining != tc.remaining {
+			t.Errorf("%v: %+v %v, want its debt kept (%d remaining)", tc.l.Key, res[0], err, tc.remaining)
+		}
+	}
+	res := make([]Result, 1)
+	if err := s.Peek(context.Background(), []Limit{one}, res); err != nil || res[0].Remaining != 9 {
+		t.Errorf("the client owing one token: %+v %v, want it evicted (a full bucket)", res[0], err)
+	}
+}
+
+// Evicting a group that still owes forgives its client (documented): with
+// room for one group, a second client takes the first one's place.
+func TestMemoryEvictionForgives(t *testing.T) {
+	s, _ := newTestStore(t, 1)
 	a := Limit{Name: "site", Key: client(1), Rate: 1, Period: time.Hour}
 	b := Limit{Name: "site", Key: client(2), Rate: 1, Period: time.Hour}
 	mustAllow(t, s, a)
@@ -231,7 +212,7 @@ func TestMemoryLRUEvictionForgives(t *testing.T) {
 // A call needing more new buckets in one shard than it may hold still
 // works; the excess is evicted by the next insertion.
 func TestMemoryCallLargerThanShard(t *testing.T) {
-	s, _ := newTestStore(t, WithMaxEntries(1))
+	s, _ := newTestStore(t, 1)
 	key := client(1)
 	limits := []Limit{
 		{Name: "a", Key: key, Rate: 2, Period: time.Hour},
@@ -253,10 +234,10 @@ func TestMemoryCallLargerThanShard(t *testing.T) {
 	}
 }
 
-// More than stackLimits limits in one call work (and may allocate).
+// Many limits in one call, across shards, are all or nothing.
 func TestMemoryManyLimits(t *testing.T) {
-	s, _ := newTestStore(t)
-	limits := make([]Limit, 2*stackLimits+1)
+	s, _ := newTestStore(t, 0)
+	limits := make([]Limit, 9)
 	for i := range limits {
 		limits[i] = Limit{Name: "l", Key: client(i), Rate: 2, Period: time.Hour}
 	}
@@ -277,7 +258,7 @@ func TestMemoryManyLimits(t *testing.T) {
 
 // A changed Rate applies to the existing bucket, keeping (capped) tokens.
 func TestMemoryRateChange(t *testing.T) {
-	s, _ := newTestStore(t)
+	s, _ := newTestStore(t, 0)
 	l := Limit{Name: "site", Key: client(1), Rate: 5, Period: time.Minute}
 	mustAllow(t, s, l) // 4 left
 	l.Rate = 2
@@ -292,7 +273,7 @@ func TestMemoryRateChange(t *testing.T) {
 
 // A clock that steps back never panics or grants a burst.
 func TestMemoryClockBackwards(t *testing.T) {
-	s, clock := newTestStore(t)
+	s, clock := newTestStore(t, 0)
 	l := Limit{Name: "site", Key: client(1), Rate: 2, Period: time.Minute}
 	mustAllow(t, s, l)
 	mustAllow(t, s, l)
@@ -308,7 +289,7 @@ func TestMemoryClockBackwards(t *testing.T) {
 
 // A new bucket starts with exactly its burst, whatever its period.
 func TestMemoryNewBucketIsFull(t *testing.T) {
-	s, _ := newTestStore(t)
+	s, _ := newTestStore(t, 0)
 	for i, tc := range []struct {
 		rate   int
 		period time.Duration
@@ -333,7 +314,7 @@ func FuzzGCRAMatchesRateLimiter(f *testing.F) {
 	f.Add(uint32(7), int64(time.Hour), int64(1), uint8(90))
 	f.Add(uint32(60), int64(time.Minute), int64(999*time.Millisecond), uint8(255))
 	f.Fuzz(func(t *testing.T, n uint32, period, step int64, requests uint8) {
-		if n == 0 || period <= 0 || period > int64(MaxPeriod) || step < 0 || step > period {
+		if n == 0 || period <= 0 || period > int64(maxPeriod) || step < 0 || step > period {
 			return
 		}
 		l := Limit{Rate: int(n), Period: time.Duration(period)}
@@ -361,94 +342,4 @@ func FuzzGCRAMatchesRateLimiter(f *testing.F) {
 			now += step
 		}
 	})
-}
-
-// A group used again within promoteAge of moving to the front of the LRU
-// list stays where it is; used later, it moves (shard.promote). Eviction
-// takes the least recently used group to within promoteAge.
-func TestMemoryLRUPromotion(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		reuse   time.Duration // when a, the oldest, is used again
-		evicted int           // the client the next insertion evicts
-	}{
-		{"within promoteAge", time.Duration(promoteAge) / 2, 1},
-		{"after promoteAge", time.Duration(promoteAge), 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, clock := newTestStore(t, WithMaxEntries(1))
-			s.shards[0].capacity = 2
-			limit := func(c int) Limit {
-				return Limit{Name: "day", Key: client(c), Rate: 5, Period: 24 * time.Hour}
-			}
-			mustAllow(t, s, limit(1))
-			mustAllow(t, s, limit(2))
-			clock.Advance(tc.reuse)
-			mustAllow(t, s, limit(1))
-			mustAllow(t, s, limit(3)) // evicts one of 1 and 2
-			if got := s.Len(); got != 2 {
-				t.Fatalf("Len = %d, want 2", got)
-			}
-			for c := 1; c <= 2; c++ {
-				// Peek answers as Allow would, so an evicted client's
-				// bucket, full, has 4 left after this request; a kept one
-				// has used two tokens more (client 1) or one (client 2).
-				res := make([]Result, 1)
-				if err := s.Peek(context.Background(), []Limit{limit(c)}, res); err != nil {
-					t.Fatal(err)
-				}
-				r := res[0]
-				if evicted := r.Remaining == 4; evicted != (c == tc.evicted) {
-					t.Errorf("client %d: Remaining %d, evicted %v; want client %d evicted", c, r.Remaining, evicted, tc.evicted)
-				}
-			}
-		})
-	}
-}
-
-// Keys whose hashes collide share one map slot and are told apart by Key:
-// each finds its own group, whichever of them is dropped, before and after
-// the map is rebuilt.
-func TestMemoryHashCollisions(t *testing.T) {
-	s, _ := newTestStore(t, WithMaxEntries(1))
-	sh := &s.shards[0]
-	const h = 42
-	keys := []Key{client(1), client(2), {ID: "x"}, {Net: client(1).Net, ID: "x"}}
-	groups := make([]*group, len(keys))
-	for i := range keys {
-		groups[i] = sh.create(h, &keys[i], 0)
-	}
-	check := func(when string, dropped map[int]bool) {
-		t.Helper()
-		for i := range keys {
-			g := sh.lookup(h, &keys[i])
-			switch {
-			case dropped[i] && g != nil:
-				t.Errorf("%s: key %d found after its group was dropped", when, i)
-			case !dropped[i] && g != groups[i]:
-				t.Errorf("%s: key %d found %p, want %p", when, i, g, groups[i])
-			}
-		}
-		if other := (Key{ID: "y"}); sh.lookup(h, &other) != nil {
-			t.Errorf("%s: a key never inserted found a group", when)
-		}
-	}
-	check("all", nil)
-	dropped := map[int]bool{}
-	// The map holds the newest; drop from the middle of the chain, then
-	// its head, then rebuild, then the last but one.
-	for _, i := range []int{1, 3, -1, 0} {
-		if i < 0 {
-			sh.rebuild()
-			check("rebuilt", dropped)
-			continue
-		}
-		sh.drop(groups[i])
-		sh.spare = nil // keep the dropped group out of later creates
-		dropped[i] = true
-		check("after drop", dropped)
-	}
-	if len(sh.groups) != 1 {
-		t.Errorf("%d map entries, want the one left", len(sh.groups))
-	}
 }

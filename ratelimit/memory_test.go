@@ -8,16 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/ratelimit/ratelimittest"
 )
 
 // The memory store on a fake clock: counts exact, durations exact.
 func TestMemoryStoreConformance(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Time{})
+	clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	ratelimittest.Run(t, ratelimittest.Harness{
 		New: func(t *testing.T) ratelimit.Store {
-			s, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now))
+			s, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: clock.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,7 +34,7 @@ func TestMemoryStoreConformance(t *testing.T) {
 func TestMemoryStoreConformanceRealClock(t *testing.T) {
 	ratelimittest.Run(t, ratelimittest.Harness{
 		New: func(t *testing.T) ratelimit.Store {
-			s, err := ratelimit.NewMemoryStore()
+			s, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,13 +51,13 @@ func TestMemoryStoreConformanceRealClock(t *testing.T) {
 // in common (one network with several IDs, an ID with no network, IPv4 and
 // IPv6) and however calls group them.
 func TestMemoryStoreKeysNeverMix(t *testing.T) {
-	clock := ratelimit.NewFakeClock(time.Time{})
-	newStore := func() *ratelimit.MemoryStore {
-		s, err := ratelimit.NewMemoryStore(ratelimit.WithClock(clock.Now), ratelimit.WithMaxEntries(1<<20))
+	clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	newStore := func() ratelimit.Peeker {
+		s, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{MaxEntries: 1 << 20, Now: clock.Now})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return s.(ratelimit.Peeker)
 	}
 	var keys []ratelimit.Key
 	for i := range 40 {
@@ -67,7 +68,7 @@ func TestMemoryStoreKeysNeverMix(t *testing.T) {
 	}
 	keys = append(keys, ratelimit.Key{})
 	shared := newStore()
-	alone := map[ratelimit.Key]*ratelimit.MemoryStore{}
+	alone := map[ratelimit.Key]ratelimit.Peeker{}
 	names := []string{"site", "agent:claude", "capability:search"}
 	rates := []int{3, 5, 2}
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -85,9 +86,9 @@ func TestMemoryStoreKeysNeverMix(t *testing.T) {
 			alone[k] = ref
 		}
 		got, want := make([]ratelimit.Result, n), make([]ratelimit.Result, n)
-		call := (*ratelimit.MemoryStore).Allow
+		call := ratelimit.Peeker.Allow
 		if rng.IntN(5) == 0 {
-			call = (*ratelimit.MemoryStore).Peek
+			call = ratelimit.Peeker.Peek
 		}
 		if err := call(shared, ctx, limits, got); err != nil {
 			t.Fatal(err)

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"net/netip"
 	"time"
-
-	"github.com/agentready/agentready/internal/keyesc"
 )
 
-// Store holds rate-limit buckets. Every store (the in-memory MemoryStore, a
-// Redis store) passes the conformance suite in ratelimit/ratelimittest.
+// Store holds rate-limit buckets. Every store (NewMemoryStore's, the Redis
+// store) passes the conformance suite in ratelimit/ratelimittest.
 //
 // Semantics are those of GCRA as redis_rate implements it: a Limit of Rate
 // per Period allows a burst of Rate requests, then one more every
@@ -30,16 +28,13 @@ type Store interface {
 
 // Peeker is a Store that can also say what Allow would answer now without
 // consuming, creating or refreshing anything: Explain reports complete
-// limit results with it. MemoryStore, Failover and redisstore.LimitStore
-// implement it.
+// limit results with it. The stores of NewMemoryStore, NewFailover and
+// redisstore.NewLimitStore implement it.
 type Peeker interface {
+	Store
+	// Peek answers as Allow would now; it returns the same errors.
 	Peek(ctx context.Context, limits []Limit, res []Result) error
 }
-
-// ErrCrossSlot reports limits of one Allow call whose keys Redis Cluster
-// (or a Ring) would place on different nodes: they cannot be checked in one
-// atomic script. The enforcer never makes such calls.
-var ErrCrossSlot = errors.New("ratelimit: limits of one request hash to different Redis slots")
 
 // Limit is one bucket a request must draw a token from.
 //
@@ -47,8 +42,8 @@ var ErrCrossSlot = errors.New("ratelimit: limits of one request hash to differen
 // which of that client's limits. The site-wide limit and an agent's limit
 // for the same client are different buckets because their names differ.
 // Every field is meant to be precomputed when the policy is compiled,
-// except Key.Net, which the caller fills per request from clientKey without
-// formatting anything.
+// except Key.Net, which the caller fills per request from the client's
+// address.
 type Limit struct {
 	// Name is the policy name sent in the RateLimit headers: "site",
 	// "agent:claude", "capability:product-search". It must be a valid
@@ -67,14 +62,14 @@ type Limit struct {
 // Key identifies whose bucket a Limit draws from.
 //
 // It is a network prefix plus an optional string rather than one string so
-// that the per-request path never formats an IP address: clientKey returns
-// the prefix, and ID is a further partition, precomputed or a substring of
-// the request that needs no copy (a credential id). The in-memory store
-// copies the strings only when it creates a bucket. Key is comparable and
-// usable as a map key.
+// that the per-request path never formats an IP address, and ID is a
+// further partition, precomputed or a substring of the request (a
+// credential id). The in-memory store copies ID when it creates a bucket,
+// so that it never pins a request's memory. Key is comparable and usable
+// as a map key.
 type Key struct {
-	// Net is the client's network, normally clientKey(addr). The zero Prefix
-	// means the bucket is shared by every client.
+	// Net is the client's network: its address, an IPv6 client's /64. The
+	// zero Prefix means the bucket is shared by every client.
 	Net netip.Prefix
 	// ID further partitions the bucket; "" for none.
 	ID string
@@ -101,29 +96,24 @@ type Result struct {
 	Reset time.Duration
 }
 
-// MaxPeriod is the longest Limit.Period a store accepts: a century, far
+// maxPeriod is the longest Limit.Period a store accepts: a century, far
 // beyond the day-long windows agent declarations use, and short enough that
 // time arithmetic on it cannot overflow.
-const MaxPeriod = 100 * 365 * 24 * time.Hour
+const maxPeriod = 100 * 365 * 24 * time.Hour
 
-// Errors returned by stores for invalid input.
-var (
-	// ErrInvalidLimit reports a Limit whose Rate or Period is not positive,
-	// or whose Period exceeds MaxPeriod.
-	ErrInvalidLimit = errors.New("ratelimit: invalid rate limit")
-	// ErrShortResults reports a res slice shorter than limits.
-	ErrShortResults = errors.New("ratelimit: fewer results than limits")
-	// ErrDuplicateLimit reports the same (Name, Key) twice in one call:
-	// one request cannot draw two tokens from one bucket.
-	ErrDuplicateLimit = errors.New("ratelimit: the same bucket is listed twice")
-)
+// ErrInvalidLimit is wrapped by the error of a Store call whose arguments
+// are invalid: a Limit whose Rate or Period is not positive, whose Period
+// exceeds a century or whose Name is empty, the same (Name, Key) twice
+// (one request cannot draw two tokens from one bucket), fewer results than
+// limits, or limits a store cannot check together (a Redis Cluster store
+// given the limits of two clients).
+var ErrInvalidLimit = errors.New("ratelimit: invalid rate limit")
 
 // CheckLimits validates the arguments of Store.Allow. Stores call it before
 // touching any bucket so that they all reject the same inputs the same way.
-// It does not allocate for valid input.
 func CheckLimits(limits []Limit, res []Result) error {
 	if len(res) < len(limits) {
-		return fmt.Errorf("%w: %d results for %d limits", ErrShortResults, len(res), len(limits))
+		return fmt.Errorf("%w: %d results for %d limits", ErrInvalidLimit, len(res), len(limits))
 	}
 	for i := range limits {
 		l := &limits[i]
@@ -137,7 +127,7 @@ func CheckLimits(limits []Limit, res []Result) error {
 		}
 		for j := range i {
 			if limits[j].Name == l.Name && limits[j].Key == l.Key {
-				return fmt.Errorf("%w: %q", ErrDuplicateLimit, l.Name)
+				return fmt.Errorf("%w: the bucket %q is listed twice", ErrInvalidLimit, l.Name)
 			}
 		}
 	}
@@ -145,7 +135,7 @@ func CheckLimits(limits []Limit, res []Result) error {
 }
 
 func (l *Limit) valid() bool {
-	return l.Rate > 0 && l.Period > 0 && l.Period <= MaxPeriod
+	return l.Rate > 0 && l.Period > 0 && l.Period <= maxPeriod
 }
 
 // Allowed reports whether a request with these results was served: every
@@ -157,18 +147,4 @@ func Allowed(res []Result) bool {
 		}
 	}
 	return true
-}
-
-// AppendKey appends an unambiguous text form of the bucket identity
-// (Name, Key), for stores that key buckets by string (Redis). Name and ID
-// are written with "|" and "\" escaped by a backslash, so no two buckets
-// share a form: name|net|id, net being empty for the zero Prefix.
-func (l Limit) AppendKey(dst []byte) []byte {
-	dst = keyesc.Append(dst, l.Name)
-	dst = append(dst, '|')
-	if l.Key.Net.IsValid() {
-		dst = l.Key.Net.AppendTo(dst)
-	}
-	dst = append(dst, '|')
-	return keyesc.Append(dst, l.Key.ID)
 }

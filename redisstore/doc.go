@@ -1,7 +1,7 @@
 // Package redisstore keeps agentready's state in Redis, so that the
 // replicas of a site share it and it survives their restarts:
 //
-//   - LimitStore (NewLimitStore): the rate-limit buckets, a ratelimit.Store;
+//   - NewLimitStore: the rate-limit buckets, a ratelimit.Store;
 //     wrap it in ratelimit.NewFailover for a timeout and a failure policy.
 //     All of one request's limits are checked in one script call, all or
 //     nothing, on the Redis clock.

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
+	"slices"
 	"time"
 
 	"github.com/agentready/agentready/internal/keyesc"
@@ -15,18 +15,33 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-var _ ratelimit.Store = (*LimitStore)(nil)
+var _ ratelimit.Peeker = (*limitStore)(nil)
 
-// DefaultLimitPrefix starts every key a LimitStore writes.
-const DefaultLimitPrefix = "agentready:"
+// defaultLimitPrefix starts every key the limit store writes.
+const defaultLimitPrefix = "agentready:"
+
+// errCrossSlot reports limits of one call whose keys Redis Cluster (or a
+// Ring) would place on different nodes: they cannot be checked in one
+// atomic script. The enforcer never makes such calls.
+var errCrossSlot = fmt.Errorf("%w: limits of one call hash to different Redis slots", ratelimit.ErrInvalidLimit)
 
 // maxRedisRate bounds ratelimit.Limit.Rate for the Redis store: Lua numbers are
 // float64, exact to 2^53, and rates anywhere near that are meaningless.
 const maxRedisRate = 1 << 40
 
-// LimitStore is a ratelimit.Store in Redis, so that replicas of a site share their
-// buckets: a limit of N per period allows N requests in total, whichever
-// replica serves them.
+// limitStore is the ratelimit.Store of NewLimitStore.
+type limitStore struct {
+	client redis.UniversalClient
+	prefix string
+	// sharded: the client routes by key (Cluster, Ring), so the hash tags
+	// of one call must agree.
+	sharded bool
+}
+
+// NewLimitStore returns a rate-limit store in Redis, so that replicas of a
+// site share their buckets: a limit of N per period allows N requests in
+// total, whichever replica serves them. The store also implements
+// ratelimit.Peeker.
 //
 // The algorithm is the GCRA of github.com/go-redis/redis_rate, run in a Lua
 // script on the Redis clock (TIME), so the replicas' clocks do not matter.
@@ -35,7 +50,7 @@ const maxRedisRate = 1 << 40
 // checks them all, and consumes from all or none. Results follow the
 // memory store: RetryAfter is 0 for an allowed limit (redis_rate says -1),
 // Remaining counts whole tokens, Reset is the time until the bucket is
-// full. Both stores pass enforce/ratelimittest.
+// full. Both stores pass ratelimit/ratelimittest.
 //
 // One client's buckets live in one key: the prefix and a Redis Cluster
 // hash tag, holding a small MessagePack map from bucket to its theoretical
@@ -47,33 +62,26 @@ const maxRedisRate = 1 << 40
 // The tag is the Key's network when it has one, else "id:" and its ID, so
 // one request's site, agent and capability buckets are one key: one GET and
 // one SET in the script, one slot on Cluster. Limits of one call must share
-// that tag on a Cluster or Ring client (ErrCrossSlot otherwise); the
-// enforcer always calls with one client's limits. The key expires at most
-// two periods after the client's last request (see allowScript), so idle
-// clients take no memory. Redis 6.0 or later is required
-// (6.2 for the SessionStore).
+// that tag on a Cluster or Ring client (an error wrapping
+// ratelimit.ErrInvalidLimit otherwise); the enforcer always calls with one
+// client's limits. The key expires at most two periods after the client's
+// last request (see allowScript), so idle clients take no memory. Redis
+// 6.0 or later is required.
 //
-// Allow allocates one string, the key; everything else it allocates is
-// go-redis's own, for the command and its reply. It does not retry, fall
-// back or time out by itself: wrap it in a Failover for that.
-type LimitStore struct {
-	client redis.UniversalClient
-	prefix string
-	// sharded: the client routes by key (Cluster, Ring), so the hash tags
-	// of one call must agree.
-	sharded bool
-	pool    sync.Pool
-}
-
-// NewLimitStore returns a rate-limit store on client: a *redis.Client, a Sentinel
-// failover client or a *redis.ClusterClient (redis.NewUniversalClient makes
-// any of them). The client's options must set ContextTimeoutEnabled, so
-// that a request's deadline (the Failover's timeout) bounds its wait for
-// Redis. The store does not own the client: close it yourself.
-// Nothing is sent to Redis until the first Allow; the script is loaded by
-// EVALSHA's NOSCRIPT fallback. It reports every invalid option at once.
-func NewLimitStore(client redis.UniversalClient, opts ...Option) (*LimitStore, error) {
-	cfg, err := apply("NewLimitStore", DefaultLimitPrefix, kindLimit, opts)
+// The store does not retry, fall back or time out by itself: wrap it in
+// ratelimit.NewFailover for that. It tells the Failover its client's
+// connection pool size (per node for a Cluster), so that a burst queues
+// before the pool rather than inside the Failover's timeout.
+//
+// client is a *redis.Client, a Sentinel failover client or a
+// *redis.ClusterClient (redis.NewUniversalClient makes any of them). Its
+// options must set ContextTimeoutEnabled, so that a request's deadline
+// (the Failover's timeout) bounds its wait for Redis. The store does not
+// own the client: close it yourself. Nothing is sent to Redis until the
+// first Allow; the script is loaded by EVALSHA's NOSCRIPT fallback.
+// NewLimitStore reports every invalid option at once.
+func NewLimitStore(client redis.UniversalClient, opts ...Option) (ratelimit.Store, error) {
+	cfg, err := apply("NewLimitStore", defaultLimitPrefix, kindLimit, opts)
 	if client == nil {
 		err = errors.Join(err, errors.New("redisstore: NewLimitStore: nil client"))
 	} else if !honoursDeadlines(client) {
@@ -84,20 +92,18 @@ func NewLimitStore(client redis.UniversalClient, opts ...Option) (*LimitStore, e
 	if err != nil {
 		return nil, err
 	}
-	s := &LimitStore{client: client, prefix: cfg.prefix}
+	s := &limitStore{client: client, prefix: cfg.prefix}
 	switch client.(type) {
 	case *redis.ClusterClient, *redis.Ring:
 		s.sharded = true
 	}
-	s.pool.New = func() any { return new(limitScratch) }
 	return s, nil
 }
 
-// MaxConcurrent implements ratelimit.ConcurrencyLimited: the client's
-// connection pool size (per node for a Cluster), so that an
-// ratelimit.Failover over the store queues a burst before the pool rather
-// than inside its timeout; 0 (no bound) for a client of another type.
-func (s *LimitStore) MaxConcurrent() int {
+// MaxConcurrent is the client's connection pool size (per node for a
+// Cluster), read by ratelimit.NewFailover; 0 (no bound) for a client of
+// another type.
+func (s *limitStore) MaxConcurrent() int {
 	pool, _, _ := clientOptions(s.client)
 	return pool
 }
@@ -124,32 +130,17 @@ func clientOptions(client redis.UniversalClient) (pool int, deadlines, known boo
 	return 0, false, false
 }
 
-// limitScratch is the per-call working memory, pooled: the key and
-// argument slices go through interfaces and would escape. It is also the
-// script's argument: go-redis writes it with MarshalBinary, so that
-// passing it allocates nothing.
-type limitScratch struct {
-	keyBuf []byte // the call's keys, back to back
-	ends   [8]int
-	keys   [8]string
-	arg    []byte // MessagePack: (key index, field, rate, period) per limit
-	args   [1]any
-}
-
-// MarshalBinary returns the script's argument.
-func (sc *limitScratch) MarshalBinary() ([]byte, error) { return sc.arg, nil }
-
 // Allow implements ratelimit.Store.
-func (s *LimitStore) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
+func (s *limitStore) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	return s.allow(ctx, limits, res, false)
 }
 
 // Peek implements ratelimit.Peeker: the same script, told to write nothing.
-func (s *LimitStore) Peek(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
+func (s *limitStore) Peek(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	return s.allow(ctx, limits, res, true)
 }
 
-func (s *LimitStore) allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result, peek bool) error {
+func (s *limitStore) allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result, peek bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -165,63 +156,30 @@ func (s *LimitStore) allow(ctx context.Context, limits []ratelimit.Limit, res []
 			return fmt.Errorf("%w: %q: rate %d is above the Redis store's %d", ratelimit.ErrInvalidLimit, limits[i].Name, limits[i].Rate, maxRedisRate)
 		}
 	}
-	sc := s.pool.Get().(*limitScratch)
-	defer s.pool.Put(sc)
-	ends := sc.ends[:0]
-	kb := sc.keyBuf[:0]
-	arg := appendArrayHeader(sc.arg[:0], 4*n)
+	var keys []string // one per client tag, usually one
+	var kb []byte
+	arg := appendArrayHeader(nil, 4*n) // MessagePack: (key index, field, rate, period) per limit
 	for i := range limits {
 		l := &limits[i]
-		// The key: an earlier limit's when the tag is the same (one client:
-		// the usual case), else a new one.
-		start := len(kb)
-		kb = s.appendKey(kb, &l.Key)
-		k, prev := 0, 0
-		for j, end := range ends {
-			if string(kb[prev:end]) == string(kb[start:]) {
-				k = j + 1
-				break
-			}
-			prev = end
-		}
+		kb = s.appendKey(kb[:0], &l.Key)
+		k := slices.Index(keys, string(kb)) + 1
 		if k == 0 {
-			if len(ends) > 0 && s.sharded {
-				return ratelimit.ErrCrossSlot
+			if len(keys) > 0 && s.sharded {
+				return errCrossSlot
 			}
-			ends = append(ends, len(kb))
-			k = len(ends)
-		} else {
-			kb = kb[:start]
+			keys = append(keys, string(kb))
+			k = len(keys)
 		}
 		arg = appendUint(arg, uint64(k))
 		arg = appendField(arg, l)
 		arg = appendUint(arg, uint64(l.Rate))
 		arg = appendUint(arg, uint64(micros(l.Period)))
 	}
-	all := string(kb) // the one allocation: the call's keys
-	var keys []string
-	if len(ends) <= len(sc.keys) {
-		keys = sc.keys[:len(ends)]
-	} else {
-		keys = make([]string, len(ends))
-	}
-	prev := 0
-	for j, end := range ends {
-		keys[j] = all[prev:end]
-		prev = end
-	}
-	sc.keyBuf, sc.arg = kb, arg
-	sc.args[0] = sc
-	args := sc.args[:]
+	args := []any{arg}
 	if peek {
-		args = []any{sc, "peek"}
+		args = append(args, "peek")
 	}
 	v, err := allowScript.Run(ctx, s.client, keys, args...).Result()
-	clear(keys) // the pool must not pin this call's strings
-	sc.args[0] = nil
-	if cap(sc.keyBuf) > maxScratch || cap(sc.arg) > maxScratch {
-		sc.keyBuf, sc.arg = nil, nil // attacker-sized IDs are not kept
-	}
 	if err != nil {
 		return fmt.Errorf("redisstore: %w", err)
 	}
@@ -231,7 +189,7 @@ func (s *LimitStore) allow(ctx context.Context, limits []ratelimit.Limit, res []
 // appendKey appends the key of k's buckets: the prefix and the hash tag,
 // which is the network, or "id:" and the ID when the ratelimit.Key has no network.
 // The ID is escaped so that its first unescaped '}' ends the tag.
-func (s *LimitStore) appendKey(dst []byte, k *ratelimit.Key) []byte {
+func (s *limitStore) appendKey(dst []byte, k *ratelimit.Key) []byte {
 	dst = append(dst, s.prefix...)
 	dst = append(dst, '{')
 	if k.Net.IsValid() {
@@ -245,8 +203,8 @@ func (s *LimitStore) appendKey(dst []byte, k *ratelimit.Key) []byte {
 
 // appendField appends l's bucket name within its key, as a MessagePack
 // string: the name, and for a networked ratelimit.Key "|" and the ID (an ID-only ratelimit.Key
-// has its ID in the tag). Name and ID are escaped as in ratelimit.Limit.AppendKey,
-// so no two buckets of a key share a field.
+// has its ID in the tag). Name and ID are escaped with a backslash before
+// "|" and "\\", so no two buckets of a key share a field.
 func appendField(dst []byte, l *ratelimit.Limit) []byte {
 	// str32, its length patched in afterwards: one pass over the strings.
 	dst = append(dst, 0xdb, 0, 0, 0, 0)
@@ -386,9 +344,6 @@ func msgpackFloat(b string) (float64, string, error) {
 
 // map8 is the payload size of the MessagePack number types.
 var map8 = [256]int{0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8, 0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8}
-
-// maxScratch is the largest buffer a pooled scratch keeps.
-const maxScratch = 4096
 
 // micros is d in whole microseconds, rounded up: the script's unit.
 func micros(d time.Duration) int64 {

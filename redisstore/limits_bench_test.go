@@ -35,7 +35,7 @@ func BenchmarkRedis(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	failover, err := ratelimit.NewFailover(store)
+	failover, err := ratelimit.NewFailover(store, ratelimit.FailoverConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -28,13 +28,13 @@ func ExampleNewFailover() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	store, err := ratelimit.NewFailover(redisStore,
-		ratelimit.WithFailurePolicy(ratelimit.FallbackMemory),
-		ratelimit.WithStoreTimeout(50*time.Millisecond),
-		ratelimit.WithOnStateChange(func(e ratelimit.FailoverEvent) {
+	store, err := ratelimit.NewFailover(redisStore, ratelimit.FailoverConfig{
+		Policy:  ratelimit.FallbackMemory,
+		Timeout: 50 * time.Millisecond,
+		OnStateChange: func(e ratelimit.FailoverEvent) {
 			log.Printf("rate-limit store down=%v err=%v outage=%v", e.Down, e.Err, e.Outage)
-		}),
-	)
+		},
+	})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,71 +1,11 @@
 package redisstore
 
 import (
-	"context"
-	"net/netip"
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/ratelimit"
 )
-
-// RaceEnabled tells the external tests whether allocation counts mean
-// anything in this build.
-var RaceEnabled = raceEnabled
-
-// The store allocates one string per call, the key; every other
-// allocation is go-redis's, measured here on the same command with the key
-// and argument built beforehand.
-func TestLimitStoreAllocs(t *testing.T) {
-	srv := redistest.Start(t)
-	c := srv.Client(t)
-	prefix := redistest.Prefix(t)
-	s, err := NewLimitStore(c, WithKeyPrefix(prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.77/32")}
-	limits := []ratelimit.Limit{
-		{Name: "site", Key: k, Rate: 1 << 30, Period: time.Hour},
-		{Name: "agent:claude", Key: k, Rate: 1 << 30, Period: time.Hour},
-		{Name: "capability:search", Key: ratelimit.Key{Net: k.Net, ID: "claude"}, Rate: 1 << 30, Period: time.Hour},
-	}
-	res := make([]ratelimit.Result, 3)
-	ctx := context.Background()
-	if err := s.Allow(ctx, limits, res); err != nil { // loads the script
-		t.Fatal(err)
-	}
-	store := testing.AllocsPerRun(500, func() {
-		if err := s.Allow(ctx, limits, res); err != nil {
-			t.Fatal(err)
-		}
-	})
-
-	keys := []string{string(s.appendKey(nil, &k))}
-	arg := appendArrayHeader(nil, 12)
-	for i := range limits {
-		arg = appendUint(arg, 1)
-		arg = appendField(arg, &limits[i])
-		arg = appendUint(arg, uint64(limits[i].Rate))
-		arg = appendUint(arg, uint64(micros(limits[i].Period)))
-	}
-	args := []any{arg}
-	raw := testing.AllocsPerRun(500, func() {
-		v, err := allowScript.EvalSha(ctx, c, keys, args...).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := parseReply(v, limits, res); err != nil {
-			t.Fatal(err)
-		}
-	})
-	t.Logf("allocs per call: store %v, go-redis EvalSha alone %v", store, raw)
-	// Under the race detector sync.Pool drops items: counts mean nothing.
-	if !raceEnabled && store > raw+1 {
-		t.Errorf("the store allocates %v per call, go-redis %v: more than the one key string", store, raw)
-	}
-}
 
 // Reply decoding: malformed replies are errors, never panics.
 func TestParseReply(t *testing.T) {

@@ -50,7 +50,7 @@ func WithClock(now func() time.Time) Option {
 const defaultPrefix = "agentready:"
 
 // WithKeyPrefix sets the prefix of every key a store writes (default
-// DefaultLimitPrefix, "agentready:" or DefaultAuditPrefix), to
+// "agentready:" for the limit and session stores, DefaultAuditPrefix), to
 // share one Redis between sites or environments. It may not contain '{' or
 // '}': the stores place their own Cluster hash tags after it.
 func WithKeyPrefix(p string) Option {

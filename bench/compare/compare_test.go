@@ -144,7 +144,7 @@ func BenchmarkLimiter(b *testing.B) {
 		if parallel {
 			mode = "parallel"
 		}
-		ms, err := ratelimit.NewMemoryStore()
+		ms, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -285,7 +285,7 @@ func BenchmarkRedis(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	failover, err := ratelimit.NewFailover(store)
+	failover, err := ratelimit.NewFailover(store, ratelimit.FailoverConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 			client.Close()
 			return nil, err
 		}
-		if store, err = ratelimit.NewFailover(rs, ratelimit.WithFailoverLogger(c.log)); err != nil {
+		if store, err = ratelimit.NewFailover(rs, ratelimit.FailoverConfig{Logger: c.log}); err != nil {
 			client.Close()
 			return nil, err
 		}

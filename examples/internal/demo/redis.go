@@ -33,7 +33,7 @@ func Redis(addr string, log *slog.Logger) (store ratelimit.Store, close func() e
 		_ = client.Close()
 		return nil, nil, err
 	}
-	f, err := ratelimit.NewFailover(rs, ratelimit.WithFailoverLogger(log))
+	f, err := ratelimit.NewFailover(rs, ratelimit.FailoverConfig{Logger: log})
 	if err != nil {
 		_ = client.Close()
 		return nil, nil, err
