@@ -269,13 +269,14 @@ func newDeclLines(p *policy.Policy) declLines {
 	return l
 }
 
-// decide runs the pipeline for r. ci is the capability a route binding
-// names (-1: route by endpoint); rf, when not nil, the router Wrap wraps,
-// which says which route r reaches. consume=false (Explain) checks no limit.
-// Everything it stores in d points into the policy or the request.
-func (e *Enforcer) decide(r *http.Request, ci int, rf routeFinder, consume bool, d *Decision) {
+// decide runs the pipeline for r, classified as c. ci is the capability a
+// route binding names (-1: route by endpoint); rf, when not nil, the
+// router Wrap wraps, which says which route r reaches. consume=false
+// (Explain) checks no limit. Everything it stores in d points into the
+// policy or the request.
+func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinder, consume bool, d *Decision) {
 	p := e.p
-	d.Class = e.classify(r)
+	d.Class = c
 	if !d.Class.Agent() {
 		d.Outcome = Pass
 		return
@@ -420,7 +421,7 @@ func (e *Enforcer) Explain(r *http.Request) Decision {
 	if wd := e.wrapped(r); wd != nil {
 		ci = wd.capability.index()
 	}
-	e.decide(r, ci, nil, false, &d)
+	e.decide(r, e.classify(r), ci, nil, false, &d)
 	d.Status = statusOf(d.Outcome)
 	if e.recorded(r, &d) {
 		agent, client := e.identityOf(r, &d)
@@ -450,25 +451,24 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 // serve decides and answers: pass, allow (with RateLimit headers) or deny.
 // ci is the capability a lone route binding names, -1 under Wrap.
 func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handler, ci int, rf routeFinder) {
-	d := new(Decision)
-	e.decide(r, ci, rf, true, d)
-	if d.Outcome != Pass {
-		d.Status = statusOf(d.Outcome)
-		d.ReportOnly = e.reportOnly && d.Outcome != Allow
+	c := e.classify(r)
+	if !c.Agent() {
+		// A browser: nothing else applies, and its decision is made
+		// without the Decision an agent's needs on the heap.
+		e.pass(w, r, next, Decision{Outcome: Pass, Class: c}, ci)
+		return
 	}
-	if (d.Outcome.Allowed() || d.ReportOnly) && ci < 0 && e.bound.Load() > 0 {
+	d := new(Decision)
+	e.decide(r, c, ci, rf, true, d)
+	if d.Outcome == Pass { // a probe
+		e.pass(w, r, next, *d, ci)
+		return
+	}
+	d.Status = statusOf(d.Outcome)
+	d.ReportOnly = e.reportOnly && d.Outcome != Allow
+	if (d.Outcome == Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0 {
 		// A Capability binding behind reads this decision.
 		r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, d))
-	}
-	if d.Outcome == Pass { // a browser: nothing else applies
-		if e.hook != nil {
-			e.hook(*d)
-		}
-		if e.shadow != nil {
-			e.shadow(r, *d)
-		}
-		next.ServeHTTP(w, r)
-		return
 	}
 	if e.recorded(r, d) {
 		e.record(w, r, next, d, e.shadow)
@@ -478,6 +478,23 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 		e.shadow(r, *d) // once per request, as Wrap (or a lone binding) decided it
 	}
 	e.answer(w, r, next, d)
+}
+
+// pass reports d, a Pass, and serves next.
+func (e *Enforcer) pass(w http.ResponseWriter, r *http.Request, next http.Handler, d Decision, ci int) {
+	if ci < 0 && e.bound.Load() > 0 {
+		// A Capability binding behind reads this decision.
+		wd := new(Decision)
+		*wd = d
+		r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, wd))
+	}
+	if e.hook != nil {
+		e.hook(d)
+	}
+	if e.shadow != nil {
+		e.shadow(r, d)
+	}
+	next.ServeHTTP(w, r)
 }
 
 // answer reports d to the decision hook and carries it out: next for Pass,
