@@ -39,9 +39,10 @@ const (
 	// Err is the *policy.TargetError.
 	DenyTarget
 	// DenyBody: a request recorded in an audit trail has a body over the
-	// limits (the capability's BodyLimit: 413; maxBodyDepth or
-	// maxBodyValues, or a body that could not be read: 400), refused
-	// before the handler runs. Err says which.
+	// limits (the capability's BodyLimit: 413; JSON nested deeper than
+	// the trail records, or holding more than 10,000 values, or a body
+	// that could not be read: 400), refused before the handler runs. Err
+	// says which.
 	DenyBody
 	// DenyIdentity: the request claims a verified-only agent policy and
 	// does not prove it (no valid proof offered, a bad signature, an
