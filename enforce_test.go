@@ -380,7 +380,7 @@ func TestManyClientsBoundedMemory(t *testing.T) {
 			t.Fatalf("client %d: %d", i, w.Code)
 		}
 	}
-	if n := store.(interface{ Len() int }).Len(); n > 1000 {
+	if n := store.Len(); n > 1000 {
 		t.Errorf("store holds %d buckets, cap 1000", n)
 	}
 }

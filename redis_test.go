@@ -205,8 +205,8 @@ func TestRedisOutage(t *testing.T) {
 		slack = 400 * time.Millisecond
 	)
 	for _, mode := range []string{"killed", "hung"} {
-		for _, policy := range []ratelimit.FailurePolicy{ratelimit.FallbackMemory, ratelimit.FailOpen, ratelimit.FailClosed} {
-			t.Run(mode+"/"+string(policy), func(t *testing.T) {
+		for _, policy := range []string{ratelimit.FallbackMemory, ratelimit.FailOpen, ratelimit.FailClosed} {
+			t.Run(mode+"/"+policy, func(t *testing.T) {
 				srv := redistest.StartLocal(t)
 				cfg := replicaConfig{addr: srv.Addr, prefix: redistest.Prefix(t), failover: &ratelimit.FailoverConfig{
 					Policy:     policy,
@@ -251,7 +251,7 @@ func TestRedisOutage(t *testing.T) {
 							}
 						case ratelimit.FailClosed:
 							if got.status != http.StatusServiceUnavailable || got.retryAfter == "" || got.retryAfter == "0" ||
-								d.Outcome != enforce.StoreError || !errors.Is(d.Err, ratelimit.ErrUnavailable) {
+								d.Outcome != enforce.StoreError || !errors.As(d.Err, new(*ratelimit.UnavailableError)) {
 								t.Errorf("%s request %d: %d Retry-After %q %v err=%v, want 503 with Retry-After", r.name, i+1, got.status, got.retryAfter, d.Outcome, d.Err)
 							}
 						}

@@ -15,7 +15,7 @@ import (
 func TestEnumsLogByName(t *testing.T) {
 	var b bytes.Buffer
 	slog.New(slog.NewJSONHandler(&b, nil)).Info("x", "outcome", enforce.DenyPath, "class", policy.Unknown, "policy", ratelimit.FailClosed)
-	for _, want := range []string{`"outcome":"deny-path"`, `"class":"unknown"`, `"policy":"` + string(ratelimit.FailClosed) + `"`} {
+	for _, want := range []string{`"outcome":"deny-path"`, `"class":"unknown"`, `"policy":"` + ratelimit.FailClosed + `"`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("%s lacks %s", b.String(), want)
 		}

@@ -12,31 +12,29 @@ import (
 
 var _ Peeker = (*failover)(nil)
 
-// FailurePolicy is what a store made by NewFailover does while its primary
-// (Redis) is failing: slow beyond the timeout, down, or answering errors.
-type FailurePolicy string
-
-// Failure policies.
+// The failure policies: what a store made by NewFailover does while its
+// primary (Redis) is failing, slow beyond the timeout, down, or answering
+// errors (FailoverConfig.Policy).
 const (
 	// FallbackMemory counts requests in an in-memory store while the
 	// primary fails: limits hold per replica (N replicas admit up to N
 	// times a limit in total) instead of across the site. The default:
 	// agents are still limited and the site stays up.
-	FallbackMemory FailurePolicy = "fallback-memory"
+	FallbackMemory = "fallback-memory"
 	// FailOpen admits every request the limits would have checked: the
 	// site stays up and is unlimited while the primary fails.
-	FailOpen FailurePolicy = "fail-open"
+	FailOpen = "fail-open"
 	// FailClosed refuses every rate-limited request with 503 Service
 	// Unavailable and a Retry-After of the circuit's backoff: nothing goes
 	// uncounted, and the site is closed to agents while the primary fails.
-	FailClosed FailurePolicy = "fail-closed"
+	FailClosed = "fail-closed"
 )
 
 // FailoverConfig configures NewFailover. The zero value is the default.
 type FailoverConfig struct {
-	// Policy is what happens while the primary fails (default
-	// FallbackMemory).
-	Policy FailurePolicy
+	// Policy is what happens while the primary fails: FallbackMemory (the
+	// default), FailOpen or FailClosed.
+	Policy string
 	// Timeout bounds each call to the primary (default 200ms); a request
 	// never waits longer for it. A local Redis answers in well under a
 	// millisecond; the margin is for a busy process, whose goroutines wait
@@ -76,28 +74,22 @@ type FailoverEvent struct {
 	// recovered.
 	Down bool
 	// Policy is the failure policy.
-	Policy FailurePolicy
+	Policy string
 	// Err is the failure that opened the circuit (Down only).
 	Err error
 	// Outage is how long the primary failed (recovery only).
 	Outage time.Duration
 }
 
-var (
-	// ErrDegraded is wrapped by the error a failover store returns when
-	// its results are valid but did not come from the primary: the
-	// fallback store answered (FallbackMemory), or every limit was passed
-	// (FailOpen). The enforcer serves the results and marks the Decision
-	// Degraded.
-	ErrDegraded = errors.New("ratelimit: rate-limit store degraded")
-	// ErrUnavailable is wrapped by the error a FailClosed failover store
-	// returns while its primary fails (an *UnavailableError): there are
-	// no results, and the enforcer answers 503.
-	ErrUnavailable = errors.New("ratelimit: rate-limit store unavailable")
-)
+// ErrDegraded is wrapped by the error a failover store returns when its
+// results are valid but did not come from the primary: the fallback store
+// answered (FallbackMemory), or every limit was passed (FailOpen). The
+// enforcer serves the results and marks the Decision Degraded.
+var ErrDegraded = errors.New("ratelimit: rate-limit store degraded")
 
-// UnavailableError is the error of FailClosed while the primary fails;
-// errors.Is(err, ErrUnavailable) holds.
+// UnavailableError is the error of a FailClosed failover store while its
+// primary fails (errors.As finds it): there are no results, and the
+// enforcer answers 503.
 type UnavailableError struct {
 	// RetryAfter is the circuit's backoff: the primary is probed again
 	// within that time. The enforcer sends it as Retry-After.
@@ -110,18 +102,18 @@ func (e *UnavailableError) Error() string {
 	return "ratelimit: rate-limit store unavailable (fail-closed): " + e.Err.Error()
 }
 
-// Unwrap returns ErrUnavailable and the primary's failure.
-func (e *UnavailableError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
+// Unwrap returns the primary's failure.
+func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // degradedError is the error of a degraded answer; errors.Is(err,
 // ErrDegraded) holds.
 type degradedError struct {
-	policy FailurePolicy
+	policy string
 	err    error // the primary's failure
 }
 
 func (e *degradedError) Error() string {
-	return "ratelimit: rate-limit store degraded (" + string(e.policy) + "): " + e.err.Error()
+	return "ratelimit: rate-limit store degraded (" + e.policy + "): " + e.err.Error()
 }
 
 func (e *degradedError) Unwrap() []error { return []error{ErrDegraded, e.err} }
@@ -148,7 +140,7 @@ func (e *degradedError) Unwrap() []error { return []error{ErrDegraded, e.err} }
 // costs the requests in flight when it failed, and one probe per backoff,
 // the timeout.
 //
-// While the circuit is open, answers follow the FailurePolicy. The
+// While the circuit is open, answers follow the failure policy. The
 // FallbackMemory and FailOpen answers carry results and an error wrapping
 // ErrDegraded; FailClosed answers an *UnavailableError (503). Each
 // transition, down and up, is logged once (slog: Error when the circuit

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-var _ Peeker = (*memoryStore)(nil)
+var _ Peeker = (*MemoryStore)(nil)
 
 const (
 	// defaultMaxEntries is the default cap on the buckets a memory store
@@ -35,15 +35,14 @@ type MemoryConfig struct {
 	// and capability), so the default bounds the store to about 28 MB
 	// (TestMemoryPerBucket). Size it above the number of buckets active
 	// within the longest period: at the cap, buckets that still owe tokens
-	// may be evicted (see NewMemoryStore).
+	// may be evicted (see MemoryStore).
 	MaxEntries int
 	// Now is the store's clock (default time.Now). Tests pass a fake
 	// clock's Now so that refill is exact and nothing sleeps.
 	Now func() time.Time
 }
 
-// NewMemoryStore returns an empty in-process Store, which also implements
-// Peeker and has a method Len() int, the number of buckets it holds.
+// MemoryStore is the in-process Store; it also implements Peeker.
 //
 // Each bucket is a GCRA cell, the algorithm redis_rate runs in Redis: it
 // stores the theoretical arrival time (TAT) of the next request, and a
@@ -73,7 +72,15 @@ type MemoryConfig struct {
 // owes as much as it does, which costs an attacker as many requests per
 // key as the eviction would give back. New clients are never refused for
 // want of room.
-func NewMemoryStore(cfg MemoryConfig) (Store, error) {
+type MemoryStore struct {
+	clock  func() time.Time // nil: the monotonic clock, by time.Since
+	epoch  time.Time        // bucket times are nanoseconds since epoch
+	seed   maphash.Seed
+	shards []shard
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore(cfg MemoryConfig) (*MemoryStore, error) {
 	if cfg.MaxEntries < 0 {
 		return nil, fmt.Errorf("ratelimit: MemoryConfig.MaxEntries %d: must not be negative", cfg.MaxEntries)
 	}
@@ -84,7 +91,7 @@ func NewMemoryStore(cfg MemoryConfig) (Store, error) {
 	for n > 1 && n > cfg.MaxEntries {
 		n >>= 1
 	}
-	s := &memoryStore{clock: cfg.Now, seed: maphash.MakeSeed(), shards: make([]shard, n)}
+	s := &MemoryStore{clock: cfg.Now, seed: maphash.MakeSeed(), shards: make([]shard, n)}
 	if s.clock == nil {
 		s.epoch = time.Now()
 	} else {
@@ -99,13 +106,6 @@ func NewMemoryStore(cfg MemoryConfig) (Store, error) {
 		sh.groups = make(map[Key]*group)
 	}
 	return s, nil
-}
-
-type memoryStore struct {
-	clock  func() time.Time // nil: the monotonic clock, by time.Since
-	epoch  time.Time        // bucket times are nanoseconds since epoch
-	seed   maphash.Seed
-	shards []shard
 }
 
 type shard struct {
@@ -124,7 +124,7 @@ type group struct {
 }
 
 // Len returns the number of buckets held.
-func (s *memoryStore) Len() int {
+func (s *MemoryStore) Len() int {
 	n := 0
 	for i := range s.shards {
 		sh := &s.shards[i]
@@ -136,13 +136,13 @@ func (s *memoryStore) Len() int {
 }
 
 // Allow implements Store.
-func (s *memoryStore) Allow(ctx context.Context, limits []Limit, res []Result) error {
+func (s *MemoryStore) Allow(ctx context.Context, limits []Limit, res []Result) error {
 	return s.allow(ctx, limits, res, true)
 }
 
 // Peek implements Peeker: the results Allow would give now, nothing
 // consumed or created.
-func (s *memoryStore) Peek(ctx context.Context, limits []Limit, res []Result) error {
+func (s *MemoryStore) Peek(ctx context.Context, limits []Limit, res []Result) error {
 	return s.allow(ctx, limits, res, false)
 }
 
@@ -156,7 +156,7 @@ type ref struct {
 }
 
 // allow is Allow, and with consume false Peek.
-func (s *memoryStore) allow(ctx context.Context, limits []Limit, res []Result, consume bool) error {
+func (s *MemoryStore) allow(ctx context.Context, limits []Limit, res []Result, consume bool) error {
 	// The memory store never blocks, so a context can only be done on entry.
 	if err := ctx.Err(); err != nil {
 		return err
@@ -168,25 +168,32 @@ func (s *memoryStore) allow(ctx context.Context, limits []Limit, res []Result, c
 		return nil
 	}
 	refs := make([]ref, 0, 4)
-	locked := make([]int, 0, 4)
+	locked := make([]int, 0, 4) // ascending: calls never deadlock
 	for i := range limits {
 		si := s.shardOf(&limits[i].Key)
 		refs = append(refs, ref{sh: &s.shards[si]})
-		if !slices.Contains(locked, si) {
-			locked = append(locked, si)
+		if j, found := slices.BinarySearch(locked, si); !found {
+			locked = slices.Insert(locked, j, si)
 		}
 	}
-	slices.Sort(locked) // a fixed order: calls never deadlock
 	now := s.now()
 	for _, si := range locked {
 		s.shards[si].mu.Lock()
 	}
-	defer func() {
-		for _, si := range locked {
-			s.shards[si].mu.Unlock()
-		}
-	}()
+	defer s.unlock(locked)
+	s.update(limits, res, refs, now, consume)
+	return nil
+}
 
+func (s *MemoryStore) unlock(locked []int) {
+	for _, si := range locked {
+		s.shards[si].mu.Unlock()
+	}
+}
+
+// update finds or creates each limit's bucket, then consumes from all or
+// none and writes the results. The shards of refs are locked.
+func (s *MemoryStore) update(limits []Limit, res []Result, refs []ref, now int64, consume bool) {
 	for i := range limits {
 		l, r := &limits[i], &refs[i]
 		if i > 0 && l.Key == limits[i-1].Key {
@@ -249,13 +256,12 @@ func (s *memoryStore) allow(ctx context.Context, limits []Limit, res []Result, c
 		r.Reset = d.ceil()
 		res[i] = r
 	}
-	return nil
 }
 
 // now is the store's clock in nanoseconds since its epoch, clamped so that
 // now plus a period (at most maxPeriod) cannot overflow, whatever an
 // injected clock returns.
-func (s *memoryStore) now() int64 {
+func (s *MemoryStore) now() int64 {
 	var d time.Duration
 	if s.clock == nil {
 		d = time.Since(s.epoch)
@@ -270,7 +276,7 @@ func (s *memoryStore) now() int64 {
 // shard; buckets shared by every client (no Net) spread by ID. The hash is
 // keyed with a random seed: a client choosing addresses or IDs cannot aim
 // them at one shard.
-func (s *memoryStore) shardOf(k *Key) int {
+func (s *MemoryStore) shardOf(k *Key) int {
 	var h uint64
 	if k.Net.IsValid() {
 		a := k.Net.Addr().As16()

@@ -11,7 +11,7 @@ import (
 
 // A site-wide limit and an agent's limit, both per client: the agent limit
 // runs out first, and the denied request takes nothing from the site limit.
-func ExampleNewMemoryStore() {
+func ExampleMemoryStore() {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now } // a clock the example moves
 	store, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{MaxEntries: 1 << 16, Now: clock})

@@ -13,18 +13,18 @@ import (
 
 // newTestStore returns a memory store of cap buckets (0: the default) on
 // a fake clock.
-func newTestStore(t testing.TB, cap int) (*memoryStore, *testclock.Clock) {
+func newTestStore(t testing.TB, cap int) (*MemoryStore, *testclock.Clock) {
 	t.Helper()
 	clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	s, err := NewMemoryStore(MemoryConfig{MaxEntries: cap, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.(*memoryStore), clock
+	return s, clock
 }
 
 // oneShard returns a store of a single shard holding n buckets.
-func oneShard(t testing.TB, n int) (*memoryStore, *testclock.Clock) {
+func oneShard(t testing.TB, n int) (*MemoryStore, *testclock.Clock) {
 	s, clock := newTestStore(t, 1)
 	s.shards[0].capacity = n
 	return s, clock
@@ -58,7 +58,7 @@ func TestNewMemoryStoreConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := len(s.(*memoryStore).shards); n != tc.shards {
+			if n := len(s.shards); n != tc.shards {
 				t.Errorf("%d shards, want %d", n, tc.shards)
 			}
 		})

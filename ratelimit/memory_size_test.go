@@ -80,7 +80,7 @@ func TestMemoryFlatInClients(t *testing.T) {
 	at1 := live()
 	feed(million, 4*million)
 	at4 := live()
-	t.Logf("live heap: %d MB after 1M clients, %d MB after 4M (%d buckets held)", at1>>20, at4>>20, s.(interface{ Len() int }).Len())
+	t.Logf("live heap: %d MB after 1M clients, %d MB after 4M (%d buckets held)", at1>>20, at4>>20, s.Len())
 	if d := float64(at4-at1) / float64(at1); d > 0.10 || d < -0.10 {
 		t.Errorf("live heap %d after 1M clients, %d after 4M: %.0f%% apart, want within 10%%", at1, at4, 100*d)
 	}

@@ -57,7 +57,7 @@ func TestMemoryStoreKeysNeverMix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.(ratelimit.Peeker)
+		return s
 	}
 	var keys []ratelimit.Key
 	for i := range 40 {
