@@ -53,8 +53,8 @@ type FailoverConfig struct {
 	QueueTimeout time.Duration
 	// MinBackoff is how long a failed primary is left alone before one
 	// request probes it (default 250ms); it doubles at each failed probe,
-	// up to MaxBackoff (default 5s): a long outage costs one probe every
-	// MaxBackoff.
+	// up to MaxBackoff (default 5s, or MinBackoff if longer): a long outage
+	// costs one probe every MaxBackoff.
 	MinBackoff, MaxBackoff time.Duration
 	// Fallback is the store FallbackMemory counts in while the primary
 	// fails (default NewMemoryStore's). Its buckets are kept across
@@ -176,7 +176,7 @@ func NewFailover(primary Store, cfg FailoverConfig) (Store, error) {
 		{"Timeout", &cfg.Timeout, 200 * time.Millisecond},
 		{"QueueTimeout", &cfg.QueueTimeout, time.Second},
 		{"MinBackoff", &cfg.MinBackoff, 250 * time.Millisecond},
-		{"MaxBackoff", &cfg.MaxBackoff, 5 * time.Second},
+		{"MaxBackoff", &cfg.MaxBackoff, max(5*time.Second, cfg.MinBackoff)},
 	} {
 		if *d.v < 0 {
 			errs = append(errs, fmt.Errorf("ratelimit: FailoverConfig.%s %v: must not be negative", d.name, *d.v))

@@ -12,9 +12,9 @@ import "github.com/redis/go-redis/v9"
 // Storage: one string key per client (per hash tag, KEYS[j]) holds a
 // MessagePack map from bucket field to TAT, in microseconds since
 // 2020-01-01 UTC (small numbers: a float64 resolves 0.03 µs today, 0.25 µs
-// in a century, and TAT plus MaxPeriod stays far below 2^53). A request's
-// site, agent and capability buckets are therefore one GET and one SET,
-// as redis_rate's one bucket is.
+// in a century, and TAT plus the longest period, a century, stays far
+// below 2^53). A request's site, agent and capability buckets are
+// therefore one GET and one SET, as redis_rate's one bucket is.
 //
 // Expiry: the entry "" (no bucket field is empty) is the key's deadline,
 // never earlier than any TAT in it, and the key expires then. A request
@@ -27,7 +27,7 @@ import "github.com/redis/go-redis/v9"
 //
 // ARGV[1] is a MessagePack array of (key index, field, rate, period in
 // microseconds) per limit, and ARGV[2], when "peek", asks for the answer
-// with nothing written (LimitStore.Peek); and the reply is a MessagePack sequence
+// with nothing written (the store's Peek); and the reply is a MessagePack sequence
 // (allowed, debt_1, ..., debt_n): the debt after the request when it was
 // allowed, before it when it was not, in microseconds. Go computes
 // Remaining, RetryAfter and Reset from the debts (parseReply), with the
