@@ -14,7 +14,7 @@ var _ Peeker = (*MemoryStore)(nil)
 
 const (
 	// defaultMaxEntries is the default cap on the buckets a memory store
-	// holds: about 28 MB (see MemoryConfig.MaxEntries).
+	// holds: about 26 MB (see MemoryConfig.MaxEntries).
 	defaultMaxEntries = 1 << 17
 	// maxShards bounds lock contention; a power of two.
 	maxShards = 64
@@ -30,9 +30,9 @@ const (
 // MemoryConfig configures NewMemoryStore. The zero value is the default.
 type MemoryConfig struct {
 	// MaxEntries caps the number of buckets held (default 131072). A
-	// bucket costs about 220 bytes of heap with its group and map entry
+	// bucket costs about 200 bytes of heap with its group and map entry
 	// when its client has one, 140 when its client has three (site, agent
-	// and capability), so the default bounds the store to about 28 MB
+	// and capability), so the default bounds the store to about 26 MB
 	// (TestMemoryPerBucket). Size it above the number of buckets active
 	// within the longest period: at the cap, buckets that still owe tokens
 	// may be evicted (see MemoryStore).
@@ -54,9 +54,10 @@ type MemoryConfig struct {
 // it with.
 //
 // The store is safe for concurrent use. Buckets are grouped by Key (one
-// client's site, agent and capability buckets form a group) in a map, and
-// the maps are split into shards behind a mutex each, chosen by a keyed
-// hash of the client's network, so that a request's limits take one lock.
+// client's site, agent and capability buckets form a group) in a map keyed
+// by a seeded hash of the Key, and the maps are split into shards behind a
+// mutex each, chosen by the same hash of the client's address, so that a
+// request's limits take one lock and one hash.
 // A call touching several shards locks them in ascending order and holds
 // them while it checks every limit and then consumes from all or none.
 //
@@ -103,15 +104,15 @@ func NewMemoryStore(cfg MemoryConfig) (*MemoryStore, error) {
 		if i < cfg.MaxEntries%n {
 			sh.capacity++
 		}
-		sh.groups = make(map[Key]*group)
+		sh.groups = make(map[uint64]*group)
 	}
 	return s, nil
 }
 
 type shard struct {
 	mu       sync.Mutex
-	groups   map[Key]*group
-	n        int // buckets held
+	groups   map[uint64]*group // by hashKey; keys that share a hash are chained
+	n        int               // buckets held
 	capacity int
 	drops    int // groups dropped since groups was made
 }
@@ -120,6 +121,9 @@ type shard struct {
 // from the compiled policy, not from requests, so a group stays small and
 // is searched linearly.
 type group struct {
+	key     Key
+	hash    uint64 // hashKey(key)
+	next    *group // the next group whose key has the same hash
 	buckets []bucket
 }
 
@@ -151,6 +155,7 @@ func (s *MemoryStore) Peek(ctx context.Context, limits []Limit, res []Result) er
 // (Peek of a missing bucket) stands for a full bucket.
 type ref struct {
 	sh *shard
+	h  uint64 // hashKey of the limit's Key
 	g  *group
 	j  int
 }
@@ -170,8 +175,9 @@ func (s *MemoryStore) allow(ctx context.Context, limits []Limit, res []Result, c
 	refs := make([]ref, 0, 4)
 	locked := make([]int, 0, 4) // ascending: calls never deadlock
 	for i := range limits {
-		si := s.shardOf(&limits[i].Key)
-		refs = append(refs, ref{sh: &s.shards[si]})
+		h := s.hashKey(&limits[i].Key)
+		si := int(h % uint64(len(s.shards)))
+		refs = append(refs, ref{sh: &s.shards[si], h: h})
 		if j, found := slices.BinarySearch(locked, si); !found {
 			locked = slices.Insert(locked, j, si)
 		}
@@ -199,7 +205,7 @@ func (s *MemoryStore) update(limits []Limit, res []Result, refs []ref, now int64
 		if i > 0 && l.Key == limits[i-1].Key {
 			r.g = refs[i-1].g // one client's limits: one map lookup
 		} else {
-			r.g = r.sh.groups[l.Key]
+			r.g = r.sh.lookup(r.h, &l.Key)
 		}
 		r.j = -1
 		if r.g != nil {
@@ -208,10 +214,9 @@ func (s *MemoryStore) update(limits []Limit, res []Result, refs []ref, now int64
 		if r.j < 0 && consume {
 			r.sh.makeRoom(now, refs[:i], r.g)
 			if r.g == nil {
-				k := l.Key
-				k.ID = strings.Clone(k.ID) // never pin a request's memory
-				r.g = &group{}
-				r.sh.groups[k] = r.g
+				r.g = &group{key: l.Key, hash: r.h, next: r.sh.groups[r.h]}
+				r.g.key.ID = strings.Clone(l.Key.ID) // never pin a request's memory
+				r.sh.groups[r.h] = r.g
 			}
 			r.j = r.g.insert(l, now)
 			r.sh.n++
@@ -271,20 +276,33 @@ func (s *MemoryStore) now() int64 {
 	return min(max(int64(d), -maxNow), maxNow)
 }
 
-// shardOf returns the shard of k's group. It hashes the client's address
-// alone, so that the buckets of one client (whatever their IDs) share a
-// shard; buckets shared by every client (no Net) spread by ID. The hash is
-// keyed with a random seed: a client choosing addresses or IDs cannot aim
-// them at one shard.
-func (s *MemoryStore) shardOf(k *Key) int {
-	var h uint64
-	if k.Net.IsValid() {
-		a := k.Net.Addr().As16()
-		h = maphash.Bytes(s.seed, a[:])
-	} else {
-		h = maphash.String(s.seed, k.ID)
+// hashKey returns the hash of k that picks its shard (its low bits) and
+// keys the shard's map. The low 32 bits hash the client's address alone,
+// so that the buckets of one client (whatever their IDs) share a shard;
+// buckets shared by every client (no Net) spread by ID. The hash is keyed
+// with a random seed: a client choosing addresses or IDs cannot aim them
+// at one shard, nor make keys collide but by chance, and keys that do
+// collide still find their own groups (shard.lookup).
+func (s *MemoryStore) hashKey(k *Key) uint64 {
+	if !k.Net.IsValid() {
+		return maphash.String(s.seed, k.ID)
 	}
-	return int(h % uint64(len(s.shards)))
+	a := k.Net.Addr().As16()
+	h := maphash.Bytes(s.seed, a[:])
+	if k.ID != "" {
+		h ^= maphash.String(s.seed, k.ID) &^ (1<<32 - 1)
+	}
+	return h
+}
+
+// lookup returns the group of k, whose hash is h, or nil.
+func (sh *shard) lookup(h uint64, k *Key) *group {
+	for g := sh.groups[h]; g != nil; g = g.next {
+		if g.key == *k {
+			return g
+		}
+	}
+	return nil
 }
 
 // find returns the index of l's bucket in g, or -1, applying a changed
@@ -354,43 +372,62 @@ func (sh *shard) makeRoom(now int64, refs []ref, g *group) {
 		return false
 	}
 	var (
-		victimKey Key
-		victim    *group
-		least     float64
-		seen      int
+		victim *group
+		least  float64
+		seen   int
 	)
-	for k, x := range sh.groups { // Go randomises where iteration starts
-		if seen++; seen > sample {
+	for _, first := range sh.groups { // Go randomises where iteration starts
+		for x := first; x != nil; {
+			next := x.next
+			if seen++; seen > sample {
+				break
+			}
+			switch {
+			case inUse(x):
+			case x.idle(now):
+				sh.drop(x)
+			default:
+				if o := x.owed(now); victim == nil || o < least {
+					victim, least = x, o
+				}
+			}
+			x = next
+		}
+		if seen > sample {
 			break
-		}
-		if inUse(x) {
-			continue
-		}
-		if x.idle(now) {
-			sh.drop(k, x)
-			continue
-		}
-		if o := x.owed(now); victim == nil || o < least {
-			victimKey, victim, least = k, x, o
 		}
 	}
 	if sh.n >= sh.capacity && victim != nil {
-		sh.drop(victimKey, victim)
+		sh.drop(victim)
 	}
 }
 
-// drop removes g, whose key is k. A Go map does not give back all the
-// slots of deleted entries, and one whose entries keep being replaced
-// grows (TestMemoryFlatInClients): after dropping twice its capacity in
-// groups, the shard copies its map into a new one, which holds the live
-// groups only.
-func (sh *shard) drop(k Key, g *group) {
-	delete(sh.groups, k)
+// drop removes g. A Go map does not give back all the slots of deleted
+// entries, and one whose entries keep being replaced grows
+// (TestMemoryFlatInClients): after dropping twice its capacity in groups,
+// the shard copies its map into a new one, which holds the live groups
+// only.
+func (sh *shard) drop(g *group) {
+	if first := sh.groups[g.hash]; first == g {
+		if g.next == nil {
+			delete(sh.groups, g.hash)
+		} else {
+			sh.groups[g.hash] = g.next
+		}
+	} else {
+		for p := first; p != nil; p = p.next {
+			if p.next == g {
+				p.next = g.next
+				break
+			}
+		}
+	}
+	g.next = nil
 	sh.n -= len(g.buckets)
 	if sh.drops++; sh.drops >= 2*max(sh.capacity, 64) {
-		m := make(map[Key]*group, len(sh.groups))
-		for k, g := range sh.groups {
-			m[k] = g
+		m := make(map[uint64]*group, len(sh.groups))
+		for h, g := range sh.groups {
+			m[h] = g
 		}
 		sh.groups, sh.drops = m, 0
 	}

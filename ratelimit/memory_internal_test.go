@@ -343,3 +343,44 @@ func FuzzGCRAMatchesRateLimiter(f *testing.F) {
 		}
 	})
 }
+
+// Keys whose hashes collide share one map slot and are told apart by Key:
+// each finds its own group, whichever of them is dropped.
+func TestMemoryHashCollisions(t *testing.T) {
+	s, _ := newTestStore(t, 1)
+	sh := &s.shards[0]
+	const h = 42
+	keys := []Key{client(1), client(2), {ID: "x"}, {Net: client(1).Net, ID: "x"}}
+	groups := make([]*group, len(keys))
+	for i := range keys {
+		groups[i] = &group{key: keys[i], hash: h, next: sh.groups[h]}
+		sh.groups[h] = groups[i]
+	}
+	check := func(when string, dropped map[int]bool) {
+		t.Helper()
+		for i := range keys {
+			g := sh.lookup(h, &keys[i])
+			switch {
+			case dropped[i] && g != nil:
+				t.Errorf("%s: key %d found after its group was dropped", when, i)
+			case !dropped[i] && g != groups[i]:
+				t.Errorf("%s: key %d found %p, want %p", when, i, g, groups[i])
+			}
+		}
+		if other := (Key{ID: "y"}); sh.lookup(h, &other) != nil {
+			t.Errorf("%s: a key never inserted found a group", when)
+		}
+	}
+	check("all", nil)
+	dropped := map[int]bool{}
+	// The map holds the newest; drop from the middle of the chain, then
+	// its head, then the rest.
+	for _, i := range []int{1, 3, 0, 2} {
+		sh.drop(groups[i])
+		dropped[i] = true
+		check("after drop", dropped)
+	}
+	if len(sh.groups) != 0 {
+		t.Errorf("%d map entries left, want none", len(sh.groups))
+	}
+}
