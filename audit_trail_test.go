@@ -70,7 +70,7 @@ func countingShop(t *testing.T, site config.Site, opts ...agentready.Option) (*h
 // failure then answers 503 with nothing run; a failure to bind its outcome
 // answers 503 and leaves the action in the trail with response_status 0.
 func TestRecordBeforeActing(t *testing.T) {
-	ms, err := audit.NewMemoryStore()
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +473,7 @@ func TestQueryAndBodyBothRecorded(t *testing.T) {
 func TestDeniedBodiesNotKept(t *testing.T) {
 	site := acme()
 	site.RateLimit = config.PerMinute(2)
-	ms, err := audit.NewMemoryStore()
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

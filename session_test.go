@@ -118,12 +118,9 @@ func artifact(t *testing.T, base, id string) *audit.Artifact {
 	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		t.Errorf("artifact Content-Type %q", ct)
 	}
-	if err := audit.VerifyJSON(r.raw, publishedKey(t, base)); err != nil {
-		t.Fatalf("artifact does not verify: %v\n%s", err, r.raw)
-	}
-	a, err := audit.DecodeArtifact(r.raw)
+	a, err := audit.VerifyJSON(r.raw, publishedKey(t, base))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("artifact does not verify: %v\n%s", err, r.raw)
 	}
 	return a
 }
@@ -193,7 +190,7 @@ func TestSessionFlow(t *testing.T) {
 		t.Errorf("search params %v", p)
 	}
 	if a.Agent.Name != "test-agent" || a.Agent.Version != "1.2" || a.Agent.Purpose != "buy a mug" || a.Site != "https://acmeceramics.example.com" {
-		t.Errorf("artifact meta %+v", a.Meta())
+		t.Errorf("artifact agent %+v, site %q", a.Agent, a.Site)
 	}
 	// Tampering breaks verification.
 	a.Events[2].Params["quantity"] = 20.0
@@ -340,7 +337,7 @@ func (f failingAudit) Begin(context.Context, string, audit.Event) (int, error) {
 }
 
 func TestAuditFailsClosed(t *testing.T) {
-	ms, err := audit.NewMemoryStore()
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +358,7 @@ func TestAuditFailsClosed(t *testing.T) {
 // nothing: 503, the session stays live and its log unsealed, and a retry
 // once the store recovers ends it with the DELETE as its last event.
 func TestDeleteFailsClosed(t *testing.T) {
-	ms, err := audit.NewMemoryStore()
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +391,7 @@ func TestDeleteFailsClosed(t *testing.T) {
 // record is not created (503, no token), and does not count against
 // max_sessions.
 func TestCreateFailsClosed(t *testing.T) {
-	ms, err := audit.NewMemoryStore()
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,12 +425,12 @@ func (s switchableAudit) Append(ctx context.Context, id string, e audit.Event) e
 }
 
 func TestAuditRedactor(t *testing.T) {
-	ms, err := audit.NewMemoryStore(audit.WithRedactor(func(k string, v any) any {
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{Redactor: func(k string, v any) any {
 		if k == "id" {
 			return "[item]"
 		}
 		return v
-	}))
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

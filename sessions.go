@@ -85,11 +85,7 @@ func newSessions(site *config.Site, st *settings) (*sessions, error) {
 	if site.Audit.Enabled {
 		s.audit = st.auditStore
 		if s.audit == nil {
-			var opts []audit.Option
-			if st.clock != nil {
-				opts = append(opts, audit.WithClock(st.clock))
-			}
-			ms, err := audit.NewMemoryStore(opts...)
+			ms, err := audit.NewMemoryStore(audit.MemoryConfig{Now: st.clock})
 			if err != nil {
 				return nil, err
 			}

@@ -146,7 +146,7 @@ func TestWorkedExample(t *testing.T) {
 	if string(b) != string(want) {
 		t.Errorf("artifact differs from %s (go test -update to rewrite):\n%s", golden, b)
 	}
-	if err := audit.VerifyJSON(want, testKey().Public().(ed25519.PublicKey)); err != nil {
+	if _, err := audit.VerifyJSON(want, testKey().Public().(ed25519.PublicKey)); err != nil {
 		t.Errorf("%s does not verify: %v", golden, err)
 	}
 }

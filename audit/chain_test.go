@@ -200,7 +200,7 @@ func TestQueryParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := audit.VerifyJSON(b, testKey().Public().(ed25519.PublicKey)); err != nil {
+	if _, err := audit.VerifyJSON(b, testKey().Public().(ed25519.PublicKey)); err != nil {
 		t.Fatalf("VerifyJSON: %v", err)
 	}
 	var c audit.Chain

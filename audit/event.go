@@ -177,8 +177,8 @@ type Artifact struct {
 	PublicKey string `json:"public_key"`
 }
 
-// Meta returns the artifact's session metadata.
-func (a *Artifact) Meta() Meta {
+// meta returns the artifact's session metadata.
+func (a *Artifact) meta() Meta {
 	return Meta{SessionID: a.SessionID, Site: a.Site, CreatedAt: a.CreatedAt, EndedAt: a.EndedAt, Agent: a.Agent}
 }
 

@@ -21,7 +21,7 @@ func Example() {
 	key := ed25519.NewKeyFromSeed(seed)
 
 	ctx := context.Background()
-	store, err := audit.NewMemoryStore()
+	store, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		panic(err)
 	}
@@ -72,7 +72,7 @@ func Example() {
 // and SealSession signs and stores the artifact when the session ends.
 func ExampleSealSession() {
 	ctx := context.Background()
-	store, err := audit.NewMemoryStore() // redisstore.NewAuditStore(client) to survive restarts
+	store, err := audit.NewMemoryStore(audit.MemoryConfig{}) // redisstore.NewAuditStore(client) to survive restarts
 	if err != nil {
 		panic(err)
 	}
@@ -120,11 +120,13 @@ func ExampleVerifyJSON() {
 		seed[i] = byte(i)
 	}
 	published := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
-	fmt.Println(audit.VerifyJSON(b, published))
+	a, err := audit.VerifyJSON(b, published)
+	fmt.Println(len(a.Events), "events,", err)
 	other := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)).Public().(ed25519.PublicKey)
-	fmt.Println(errors.Is(audit.VerifyJSON(b, other), audit.ErrKeyMismatch))
+	_, err = audit.VerifyJSON(b, other)
+	fmt.Println(errors.Is(err, audit.ErrKeyMismatch))
 	// Output:
-	// <nil>
+	// 3 events, <nil>
 	// true
 }
 

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"crypto/ed25519"
+	"fmt"
 	"sync"
 )
 
@@ -16,6 +17,18 @@ var (
 const TimeLayout = timeLayout
 
 type ChainError = chainError
+
+func (a *Artifact) Meta() Meta { return a.meta() }
+
+// DecodeArtifact decodes an artifact strictly, as VerifyJSON does, without
+// verifying it.
+func DecodeArtifact(b []byte) (*Artifact, error) {
+	var a Artifact
+	if err := decodeStrictJSON(b, &a); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return &a, nil
+}
 
 var ErrInvalidKey = errInvalidKey
 

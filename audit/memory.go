@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-var _ Store = (*MemoryStore)(nil)
+var _ Store = (*memoryStore)(nil)
 
 // memShards spreads sessions over independent locks, so that requests of
 // different sessions seldom wait for each other.
@@ -19,10 +19,8 @@ const memShards = 64
 // checked on every read, so a late sweep only delays freeing memory.
 const sweepEvery = time.Minute
 
-// MemoryStore is a Store in process memory: for a single replica, for
-// tests, and as the model the Redis store follows. Its logs die with the
-// process. It is safe for concurrent use.
-type MemoryStore struct {
+// memoryStore is the Store NewMemoryStore returns.
+type memoryStore struct {
 	redactor  Redactor
 	retention time.Duration
 	now       func() time.Time
@@ -45,24 +43,31 @@ type memSession struct {
 	expires  time.Time
 }
 
-// NewMemoryStore returns an empty MemoryStore. It honours WithRedactor,
-// WithRetention and WithClock.
-func NewMemoryStore(opts ...Option) (*MemoryStore, error) {
-	o, err := buildOptions(opts)
-	if err != nil {
-		return nil, err
+// NewMemoryStore returns an empty Store in process memory: for a single
+// replica, for tests, and as the model the Redis store (package
+// redisstore) follows. Its logs die with the process. It is safe for
+// concurrent use.
+func NewMemoryStore(c MemoryConfig) (Store, error) {
+	if c.Retention == 0 {
+		c.Retention = MinRetention
 	}
-	if o.now == nil {
-		o.now = time.Now
+	if c.Retention < MinRetention {
+		return nil, fmt.Errorf("audit: MemoryConfig.Retention %v: artifacts are retained at least %v", c.Retention, MinRetention)
 	}
-	s := &MemoryStore{redactor: o.redactor, retention: o.retention, now: o.now, seed: maphash.MakeSeed()}
+	if c.Redactor == nil {
+		c.Redactor = DefaultRedactor
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	s := &memoryStore{redactor: c.Redactor, retention: c.Retention, now: c.Now, seed: maphash.MakeSeed()}
 	for i := range s.shards {
 		s.shards[i].sessions = make(map[string]*memSession)
 	}
 	return s, nil
 }
 
-func (s *MemoryStore) shard(sessionID string) *memShard {
+func (s *memoryStore) shard(sessionID string) *memShard {
 	return &s.shards[maphash.String(s.seed, sessionID)%memShards]
 }
 
@@ -105,18 +110,18 @@ func (sh *memShard) sweep(now time.Time) {
 
 // Append implements Store. The event is checked and redacted before the
 // session's lock is taken.
-func (s *MemoryStore) Append(ctx context.Context, sessionID string, e Event) error {
+func (s *memoryStore) Append(ctx context.Context, sessionID string, e Event) error {
 	_, err := s.add(ctx, sessionID, e, true)
 	return err
 }
 
 // Begin implements Store.
-func (s *MemoryStore) Begin(ctx context.Context, sessionID string, e Event) (int, error) {
+func (s *memoryStore) Begin(ctx context.Context, sessionID string, e Event) (int, error) {
 	e.ResponseStatus = StatusUnrecorded
 	return s.add(ctx, sessionID, e, false)
 }
 
-func (s *MemoryStore) add(ctx context.Context, sessionID string, e Event, final bool) (int, error) {
+func (s *memoryStore) add(ctx context.Context, sessionID string, e Event, final bool) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -145,7 +150,7 @@ func (s *MemoryStore) add(ctx context.Context, sessionID string, e Event, final 
 }
 
 // Complete implements Store.
-func (s *MemoryStore) Complete(ctx context.Context, sessionID string, seq, status int, amend *Event) error {
+func (s *memoryStore) Complete(ctx context.Context, sessionID string, seq, status int, amend *Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -186,7 +191,7 @@ func (s *MemoryStore) Complete(ctx context.Context, sessionID string, seq, statu
 }
 
 // Events implements Store.
-func (s *MemoryStore) Events(ctx context.Context, sessionID string) ([]Event, error) {
+func (s *memoryStore) Events(ctx context.Context, sessionID string) ([]Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -237,7 +242,7 @@ func link(events []Event) ([]string, error) {
 }
 
 // Seal implements Store.
-func (s *MemoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) error {
+func (s *memoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -266,7 +271,7 @@ func (s *MemoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) e
 }
 
 // Artifact implements Store.
-func (s *MemoryStore) Artifact(ctx context.Context, sessionID string) (*Artifact, State, error) {
+func (s *memoryStore) Artifact(ctx context.Context, sessionID string) (*Artifact, State, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, Unknown, err
 	}
@@ -284,17 +289,4 @@ func (s *MemoryStore) Artifact(ctx context.Context, sessionID string) (*Artifact
 		return nil, Active, nil
 	}
 	return cloneArtifact(ss.artifact), Sealed, nil
-}
-
-// CopiesEvents reports that the MemoryStore serialises an event within
-// Append, Begin and Complete and keeps no reference to it (see
-// EventCopier).
-func (s *MemoryStore) CopiesEvents() bool { return true }
-
-// EventCopier is implemented by a Store that serialises an event within
-// Append, Begin and Complete and keeps no reference to it once they
-// return: the middleware then hands it events whose strings live in pooled
-// buffers, which saves allocations on every audited request.
-type EventCopier interface {
-	CopiesEvents() bool
 }

@@ -14,7 +14,7 @@ import (
 
 func TestMemoryStoreConformance(t *testing.T) {
 	audittest.Run(t, func(t *testing.T) audit.Store {
-		s, err := audit.NewMemoryStore()
+		s, err := audit.NewMemoryStore(audit.MemoryConfig{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 func TestMemoryStoreRetention(t *testing.T) {
 	ctx := context.Background()
 	clock := &fakeClock{now: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)}
-	s, err := audit.NewMemoryStore(audit.WithClock(clock.Now), audit.WithRetention(40*24*time.Hour))
+	s, err := audit.NewMemoryStore(audit.MemoryConfig{Now: clock.Now, Retention: 40 * 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,39 +82,20 @@ func TestMemoryStoreRetention(t *testing.T) {
 	}
 }
 
-func TestStoreOptions(t *testing.T) {
-	tests := []struct {
-		name string
-		opt  audit.Option
-		want string
-	}{
-		{"short retention", audit.WithRetention(24 * time.Hour), "at least 720h0m0s"},
-		{"nil redactor", audit.WithRedactor(nil), "WithRedactor(nil)"},
-		{"nil clock", audit.WithClock(nil), "WithClock(nil)"},
+func TestMemoryConfig(t *testing.T) {
+	if _, err := audit.NewMemoryStore(audit.MemoryConfig{Retention: 24 * time.Hour}); err == nil || !strings.Contains(err.Error(), "at least 720h0m0s") {
+		t.Fatalf("NewMemoryStore with a short retention: %v", err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if _, err := audit.NewMemoryStore(tt.opt); err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("NewMemoryStore: %v, want %q", err, tt.want)
-			}
-		})
-	}
-	t.Run("all errors at once", func(t *testing.T) {
-		_, err := audit.NewMemoryStore(audit.WithRedactor(nil), audit.WithClock(nil))
-		if err == nil || !strings.Contains(err.Error(), "WithRedactor") || !strings.Contains(err.Error(), "WithClock") {
-			t.Fatalf("NewMemoryStore: %v, want both errors", err)
-		}
-	})
 }
 
 func TestStoreCustomRedactor(t *testing.T) {
 	ctx := context.Background()
-	s, err := audit.NewMemoryStore(audit.WithRedactor(func(key string, v any) any {
+	s, err := audit.NewMemoryStore(audit.MemoryConfig{Redactor: func(key string, v any) any {
 		if key == "item_id" {
 			return "hidden"
 		}
 		return v
-	}))
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +113,7 @@ func TestStoreCustomRedactor(t *testing.T) {
 // larger than a chunk, reads back whole and in order, and seals.
 func TestMemoryStoreLongLog(t *testing.T) {
 	ctx := context.Background()
-	s, err := audit.NewMemoryStore()
+	s, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,60 +105,16 @@ var (
 // days. It is also the default.
 const MinRetention = 30 * 24 * time.Hour
 
-// Option configures a store.
-type Option func(*options)
-
-type options struct {
-	redactor  Redactor
-	retention time.Duration
-	now       func() time.Time // nil: the system clock
-	errs      []error
-}
-
-func buildOptions(opts []Option) (options, error) {
-	o := options{redactor: DefaultRedactor, retention: MinRetention}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
-	return o, errors.Join(o.errs...)
-}
-
-// WithRedactor sets the Redactor applied to params before hashing
-// (default DefaultRedactor).
-func WithRedactor(r Redactor) Option {
-	return func(o *options) {
-		if r == nil {
-			o.errs = append(o.errs, errors.New("audit: WithRedactor(nil)"))
-			return
-		}
-		o.redactor = r
-	}
-}
-
-// WithRetention sets how long a sealed artifact is kept after sealing, and
-// an active log after its last event (default and minimum MinRetention).
-func WithRetention(d time.Duration) Option {
-	return func(o *options) {
-		if d < MinRetention {
-			o.errs = append(o.errs, fmt.Errorf("audit: WithRetention(%v): artifacts are retained at least %v", d, MinRetention))
-			return
-		}
-		o.retention = d
-	}
-}
-
-// WithClock sets the clock MemoryStore expires sessions by (default
-// time.Now).
-func WithClock(now func() time.Time) Option {
-	return func(o *options) {
-		if now == nil {
-			o.errs = append(o.errs, errors.New("audit: WithClock(nil)"))
-			return
-		}
-		o.now = now
-	}
+// MemoryConfig configures NewMemoryStore; its zero value is the default.
+type MemoryConfig struct {
+	// Redactor filters params before hashing (nil: DefaultRedactor).
+	Redactor Redactor
+	// Retention is how long a sealed artifact is kept after sealing, and
+	// an active log after its last event: MinRetention when zero, and no
+	// less.
+	Retention time.Duration
+	// Now is the clock sessions expire by (nil: time.Now).
+	Now func() time.Time
 }
 
 // maxSealAttempts bounds SealSession's retries when events keep arriving.

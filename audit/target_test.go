@@ -16,7 +16,7 @@ import (
 // differ in the sealed artifact, which verifies.
 func TestTargetDistinguishesActions(t *testing.T) {
 	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, ed25519.SeedSize))
-	ms, err := audit.NewMemoryStore()
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestTargetDistinguishesActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := audit.VerifyJSON(raw, key.Public().(ed25519.PublicKey)); err != nil {
+	if _, err := audit.VerifyJSON(raw, key.Public().(ed25519.PublicKey)); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < len(a.Events); i += 2 {

@@ -89,37 +89,40 @@ func Verify(a *Artifact, publicKey ed25519.PublicKey) error {
 	if err != nil {
 		return fmt.Errorf("%w: signature %v", ErrSignature, err)
 	}
-	if !ed25519.Verify(ed25519.PublicKey(embedded), signingPayload(a.Meta(), a.RootHash), sig) {
+	if !ed25519.Verify(ed25519.PublicKey(embedded), signingPayload(a.meta(), a.RootHash), sig) {
 		return fmt.Errorf("%w: the signature does not match the session metadata and root hash under key %s", ErrSignature, a.PublicKey)
 	}
 	return nil
 }
 
-// VerifyJSON decodes an artifact strictly and verifies it as Verify
-// does. Strictly means: the document must be valid RFC 8785 input (no
+// VerifyJSON decodes an artifact strictly, verifies it as Verify does
+// and returns it. Strictly means: the document must be valid RFC 8785 input (no
 // duplicate members, no lone surrogates, numbers in range), and the
 // artifact decoded from it, re-serialised, must be byte-identical to the
 // RFC 8785 canonicalisation (jcs.Transform) of the document itself: no
 // missing, extra, mistyped or differently cased members, nothing after
 // it. So the hashes VerifyJSON checks are the ones any RFC 8785
 // implementation computes from the same bytes.
-func VerifyJSON(b []byte, publicKey ed25519.PublicKey) error {
-	a, err := DecodeArtifact(b)
-	if err != nil {
-		return err
+func VerifyJSON(b []byte, publicKey ed25519.PublicKey) (*Artifact, error) {
+	var a Artifact
+	if err := decodeStrictJSON(b, &a); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	want, err := jcs.Transform(b)
 	if err != nil {
-		return fmt.Errorf("%w: not RFC 8785 input: %v", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: not RFC 8785 input: %v", ErrMalformed, err)
 	}
-	got, err := canonicalArtifact(a)
+	got, err := canonicalArtifact(&a)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	if !bytes.Equal(got, want) {
-		return fmt.Errorf("%w: %s", ErrMalformed, describeMismatch(b, a))
+		return nil, fmt.Errorf("%w: %s", ErrMalformed, describeMismatch(b, &a))
 	}
-	return Verify(a, publicKey)
+	if err := Verify(&a, publicKey); err != nil {
+		return nil, err
+	}
+	return &a, nil
 }
 
 // describeMismatch names the first event whose JSON differs from what
@@ -138,17 +141,6 @@ func describeMismatch(b []byte, a *Artifact) string {
 		}
 	}
 	return "the artifact's members are not those of an audit artifact (missing, extra, mistyped or miscased members)"
-}
-
-// DecodeArtifact decodes an artifact's JSON strictly: unknown members,
-// members of the wrong type and trailing data are ErrMalformed. It does
-// not verify it.
-func DecodeArtifact(b []byte) (*Artifact, error) {
-	var a Artifact
-	if err := decodeStrictJSON(b, &a); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	return &a, nil
 }
 
 // decodeStrict decodes standard base64 of exactly n bytes, accepting only

@@ -14,10 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-var (
-	_ audit.Store       = (*auditStore)(nil)
-	_ audit.EventCopier = (*auditStore)(nil)
-)
+var _ audit.Store = (*auditStore)(nil)
 
 // errSessionID refuses an empty session id, as every audit.Store does.
 var errSessionID = fmt.Errorf("%w: empty session id", audit.ErrInvalidEvent)
@@ -58,10 +55,6 @@ func NewAuditStore(c redis.UniversalClient, opts ...Option) (audit.Store, error)
 	return &auditStore{c: c, prefix: cfg.prefix, redact: cfg.redactor,
 		retention: strconv.FormatInt(cfg.retention.Milliseconds(), 10)}, nil
 }
-
-// CopiesEvents implements audit.EventCopier: an event is serialised within
-// Append, Begin and Complete, and nothing of it is kept.
-func (s *auditStore) CopiesEvents() bool { return true }
 
 type redisKeys struct {
 	list [4]string // log, ts, out, state: the scripts' KEYS

@@ -1,5 +1,5 @@
 // Package audittest is the conformance suite of audit.Store: every store
-// (MemoryStore, RedisStore, any other) must pass Run, so that the
+// (audit.NewMemoryStore's, redisstore.NewAuditStore's, any other) must pass Run, so that the
 // middleware may use any of them interchangeably.
 package audittest
 

@@ -161,11 +161,11 @@ func verifyAudit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "FAIL: %s: %v\n", src, err)
 		return 1
 	}
-	if err := audit.VerifyJSON(doc, key); err != nil {
+	a, err := audit.VerifyJSON(doc, key)
+	if err != nil {
 		fmt.Fprintf(stdout, "FAIL: %s: %v\n", src, err)
 		return 1
 	}
-	a, _ := audit.DecodeArtifact(doc) // VerifyJSON decoded it already
 	how := "with the key given by -key"
 	if key == nil {
 		how = "with the key embedded in the artifact, " + a.PublicKey +

@@ -26,7 +26,7 @@ var siteKeyB64 = base64.StdEncoding.EncodeToString(siteKey.Public().(ed25519.Pub
 func artifact(t *testing.T) []byte {
 	t.Helper()
 	ctx := context.Background()
-	st, err := audit.NewMemoryStore()
+	st, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func artifact(t *testing.T) []byte {
 func artifactUnrecorded(t *testing.T) []byte {
 	t.Helper()
 	ctx := context.Background()
-	st, err := audit.NewMemoryStore()
+	st, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

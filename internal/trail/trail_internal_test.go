@@ -217,7 +217,7 @@ func startEvent(tr *Trail, r *http.Request) (*recording, int, error) {
 // TestEventParams: the event holds the query's params beside the body's
 // members, or under QueryMember when they collide, and the target.
 func TestEventParams(t *testing.T) {
-	ms, err := audit.NewMemoryStore()
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestEventParams(t *testing.T) {
 // body); a query parameter of that name leaves the members, the query
 // being recorded as sent in the target.
 func TestEventTargetReserved(t *testing.T) {
-	ms, err := audit.NewMemoryStore()
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestEventTargetReserved(t *testing.T) {
 // read differently were recorded alike; a "$body" member could pass for the
 // digest of another body).
 func TestEventReservedMembers(t *testing.T) {
-	ms, err := audit.NewMemoryStore()
+	ms, err := audit.NewMemoryStore(audit.MemoryConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
