@@ -25,7 +25,7 @@ func canonicalJSON(v any) ([]byte, error) {
 // CanonicalEvent returns the RFC 8785 serialisation of e, the bytes its
 // hash is taken over. Params (with Query and Target, see AllParams) are
 // taken as encoding/json would write them; an error means they have no
-// JSON form (ErrParams).
+// JSON form (ErrInvalidEvent).
 func CanonicalEvent(e Event) ([]byte, error) {
 	params, err := e.paramsToRecord(nil)
 	if err != nil {
@@ -43,7 +43,7 @@ func CanonicalEvent(e Event) ([]byte, error) {
 func canonicalEvent(e *Event) ([]byte, error) {
 	b, err := canonicalJSON(e)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrParams, err)
+		return nil, fmt.Errorf("%w: %v", errParams, err)
 	}
 	return b, nil
 }
@@ -125,7 +125,7 @@ func canonicalArtifact(a *Artifact) ([]byte, error) {
 	}
 	b, err := canonicalJSON(&c)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrParams, err)
+		return nil, fmt.Errorf("%w: %v", errParams, err)
 	}
 	return b, nil
 }

@@ -60,7 +60,7 @@
 // whole, so "$request" is hashed, chained and signed like every param,
 // and an artifact carrying it verifies with any v0.1.0 verifier, this
 // package's older ones and agentready verify-audit included. A Params or
-// Query member named "$request" beside a Target is refused (ErrParams).
+// Query member named "$request" beside a Target is refused (ErrInvalidEvent).
 //
 // Bytes, exactly: path, query and path_params are URL text, each byte
 // that is not part of valid UTF-8 written %XX (upper-case hex), as a

@@ -100,7 +100,7 @@ func (e *Event) paramsToRecord(r Redactor) (map[string]any, error) {
 		return m, nil
 	}
 	if _, ok := m[TargetMember]; ok {
-		return nil, fmt.Errorf("%w: the params member %q is reserved for the event's Target", ErrParams, TargetMember)
+		return nil, fmt.Errorf("%w: the params member %q is reserved for the event's Target", errParams, TargetMember)
 	}
 	out := make(map[string]any, len(m)+1)
 	maps.Copy(out, m)
@@ -196,8 +196,11 @@ func NewEventID() string {
 	return rand.Text()
 }
 
-// ErrInvalidEvent reports an event, an empty session id or metadata a store
-// refuses to record or seal.
+// ErrInvalidEvent reports what a store refuses to record or seal: an
+// event a producer got wrong, params with no JSON form (NaN, nesting
+// deeper than MaxParamsDepth, a value encoding/json cannot marshal), an
+// empty session id, a Complete of an event not awaiting its outcome, or
+// metadata Sign cannot bind.
 var ErrInvalidEvent = errors.New("audit: invalid event")
 
 // checkEvent validates what a producer must get right; Verify does not
@@ -230,7 +233,7 @@ func checkEvent(e *Event, final bool) error {
 // checked (ErrInvalidEvent; its ResponseStatus an HTTP status, or
 // StatusUnrecorded for an event whose outcome is to come, as Store.Begin
 // records it), its Query and Target moved into Params, its params redacted
-// by r (nil: DefaultRedactor) and in the JSON data model (ErrParams), its
+// by r (nil: DefaultRedactor) and in the JSON data model (ErrInvalidEvent), its
 // strings as they read back from JSON and its PrevHash "". The result
 // shares nothing with e.
 func Prepare(e Event, r Redactor) (Event, error) {

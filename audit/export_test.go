@@ -30,7 +30,10 @@ func DecodeArtifact(b []byte) (*Artifact, error) {
 	return &a, nil
 }
 
-var ErrInvalidKey = errInvalidKey
+var (
+	ErrInvalidKey = errInvalidKey
+	ErrParams     = errParams
+)
 
 // Redact returns a copy of params in the JSON data model (see Event.Params)
 // with r applied as a store applies it (DefaultRedactor when r is nil).

@@ -179,7 +179,7 @@ func (s *memoryStore) Complete(ctx context.Context, sessionID string, seq, statu
 		return err
 	}
 	if seq < 0 || seq >= len(ss.events) || ss.events[seq].ResponseStatus != StatusUnrecorded {
-		return fmt.Errorf("%w: session %q, event %d", ErrNotPending, sessionID, seq)
+		return fmt.Errorf("%w: session %q, event %d", errNotPending, sessionID, seq)
 	}
 	if rec != nil {
 		rec.Timestamp = ss.events[seq].Timestamp // as Begin recorded it

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"unicode/utf8"
@@ -15,11 +14,11 @@ import (
 // instead of a stack overflow.
 const MaxParamsDepth = 64
 
-// ErrParams reports params that have no representation in the JSON data
+// errParams reports params that have no representation in the JSON data
 // model: NaN or infinite numbers, nesting deeper than 64 levels, values
 // encoding/json cannot marshal, or object keys that collide once invalid
 // UTF-8 is repaired.
-var ErrParams = errors.New("audit: params not representable in JSON")
+var errParams = fmt.Errorf("%w: params not representable in JSON", ErrInvalidEvent)
 
 // normalizeParams returns a fresh copy of params in the JSON data model,
 // applying r (when not nil) to every object member at every depth. A nil
@@ -45,7 +44,7 @@ func normalizeParams(params map[string]any, r Redactor, keepNil bool) (map[strin
 // the members of a struct as a verifier will read them.
 func normalize(v any, r Redactor, depth int) (any, error) {
 	if depth > MaxParamsDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, MaxParamsDepth)
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", errParams, MaxParamsDepth)
 	}
 	switch x := v.(type) {
 	case nil, bool:
@@ -54,7 +53,7 @@ func normalize(v any, r Redactor, depth int) (any, error) {
 		return validString(x), nil
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%w: %v is not a JSON number", ErrParams, x)
+			return nil, fmt.Errorf("%w: %v is not a JSON number", errParams, x)
 		}
 		if x == 0 {
 			return 0.0, nil // -0 is written "0" (RFC 8785 §3.2.2.3) and reads back as 0
@@ -75,11 +74,11 @@ func normalize(v any, r Redactor, depth int) (any, error) {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %T: %v", ErrParams, v, err)
+		return nil, fmt.Errorf("%w: %T: %v", errParams, v, err)
 	}
 	var decoded any
 	if err := json.Unmarshal(b, &decoded); err != nil {
-		return nil, fmt.Errorf("%w: %T: %v", ErrParams, v, err)
+		return nil, fmt.Errorf("%w: %T: %v", errParams, v, err)
 	}
 	// The decoded value is in the data model already, but its members have
 	// not met the redactor yet, and its depth counts from here.
@@ -88,7 +87,7 @@ func normalize(v any, r Redactor, depth int) (any, error) {
 
 func normalizeMap(m map[string]any, r Redactor, depth int) (map[string]any, error) {
 	if depth > MaxParamsDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrParams, MaxParamsDepth)
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", errParams, MaxParamsDepth)
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
@@ -103,7 +102,7 @@ func normalizeMap(m map[string]any, r Redactor, depth int) (map[string]any, erro
 		out[key] = n
 	}
 	if len(out) != len(m) {
-		return nil, fmt.Errorf("%w: object keys collide once invalid UTF-8 is replaced by U+FFFD", ErrParams)
+		return nil, fmt.Errorf("%w: object keys collide once invalid UTF-8 is replaced by U+FFFD", errParams)
 	}
 	return out, nil
 }

@@ -165,9 +165,9 @@ func checkSeal(sessionID string, a *Artifact) error {
 	return Verify(a, nil)
 }
 
-// ErrNotPending: Complete was given an event that Begin did not record or
+// errNotPending: Complete was given an event that Begin did not record or
 // that is complete already.
-var ErrNotPending = errors.New("audit: no event awaiting its outcome there")
+var errNotPending = fmt.Errorf("%w: no event awaiting its outcome there", ErrInvalidEvent)
 
 // cloneArtifact deep-copies a, so a store never shares maps with callers.
 func cloneArtifact(a *Artifact) *Artifact {

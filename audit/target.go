@@ -12,7 +12,7 @@ import (
 // hash covers the params object whole, so a verifier that knows nothing of
 // this member still hashes it, and an artifact carrying it verifies with
 // any verifier of the v0.1.0 notes. A Params or Query member of this name
-// beside a Target is refused (ErrParams): the name is reserved.
+// beside a Target is refused (ErrInvalidEvent): the name is reserved.
 const TargetMember = "$request"
 
 // Target is what a call addressed besides its query and body: the request

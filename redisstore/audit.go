@@ -144,7 +144,7 @@ func (s *auditStore) Complete(ctx context.Context, sessionID string, seq, status
 	case "sealed":
 		return fmt.Errorf("%w: session %q", audit.ErrSealed, sessionID)
 	case "notpending":
-		return fmt.Errorf("%w: session %q, event %d", audit.ErrNotPending, sessionID, seq)
+		return fmt.Errorf("%w: no event awaiting its outcome at session %q, event %d", audit.ErrInvalidEvent, sessionID, seq)
 	case "corrupt":
 		return fmt.Errorf("%w: session %q counts %s events, its log holds %s", audit.ErrCorrupt, sessionID, at(reply, 1), at(reply, 2))
 	}

@@ -388,15 +388,15 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			ev[1].EventID != Event(1).EventID || ev[1].Timestamp != Event(1).Timestamp || ev[1].ResponseStatus != 204 {
 			t.Fatalf("amended event %+v", ev[1])
 		}
-		if err := s.Complete(ctx, "s1", seq1, 200, nil); !errors.Is(err, audit.ErrNotPending) {
-			t.Fatalf("second Complete: %v, want ErrNotPending", err)
+		if err := s.Complete(ctx, "s1", seq1, 200, nil); !errors.Is(err, audit.ErrInvalidEvent) {
+			t.Fatalf("second Complete: %v, want ErrInvalidEvent", err)
 		}
 		if err := s.Append(ctx, "s1", Event(2)); err != nil {
 			t.Fatal(err)
 		}
 		for _, seq := range []int{2, 3, -1} { // final, beyond the log, negative
-			if err := s.Complete(ctx, "s1", seq, 200, nil); !errors.Is(err, audit.ErrNotPending) {
-				t.Fatalf("Complete of event %d: %v, want ErrNotPending", seq, err)
+			if err := s.Complete(ctx, "s1", seq, 200, nil); !errors.Is(err, audit.ErrInvalidEvent) {
+				t.Fatalf("Complete of event %d: %v, want ErrInvalidEvent", seq, err)
 			}
 		}
 		if err := s.Complete(ctx, "s1", seq0, 42, nil); !errors.Is(err, audit.ErrInvalidEvent) {
