@@ -79,10 +79,6 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
 
-// MarshalText implements encoding.TextMarshaler with String, so that a
-// State logs by name in JSON (log/slog, encoding/json), not as a number.
-func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
 // Store errors.
 var (
 	// ErrSealed: the session is sealed; its log takes no more events and
