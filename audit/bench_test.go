@@ -26,9 +26,8 @@ func benchEvent() audit.Event {
 	}
 }
 
-// BenchmarkAppend is the audit half of the middleware's per-request
-// budget (≤ 2 µs with the session lookup): one event appended to an
-// in-memory session log.
+// BenchmarkAppend is the audit trail's part of a session-bound request:
+// one event appended to an in-memory session log.
 func BenchmarkAppend(b *testing.B) {
 	benchRecord(b, func(ctx context.Context, s audit.Store, id string, e audit.Event) error {
 		return s.Append(ctx, id, e)

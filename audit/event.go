@@ -229,13 +229,13 @@ func checkEvent(e *Event, final bool) error {
 	return nil
 }
 
-// Prepare returns e as a Store records it, for Store implementations:
-// checked (ErrInvalidEvent; its ResponseStatus an HTTP status, or
+// Prepare returns e as a Store records it, for Store implementations: it
+// checks e (ErrInvalidEvent; ResponseStatus must be an HTTP status, or
 // StatusUnrecorded for an event whose outcome is to come, as Store.Begin
-// records it), its Query and Target moved into Params, its params redacted
-// by r (nil: DefaultRedactor) and in the JSON data model (ErrInvalidEvent), its
-// strings as they read back from JSON and its PrevHash "". The result
-// shares nothing with e.
+// records it), moves its Query and Target into Params, redacts the params
+// with r (nil: DefaultRedactor), converts them to the JSON data model,
+// repairs its strings as a JSON round trip would and clears PrevHash. The
+// result shares nothing with e.
 func Prepare(e Event, r Redactor) (Event, error) {
 	if r == nil {
 		r = DefaultRedactor

@@ -11,7 +11,8 @@ import (
 // Store keeps sessions' audit logs durably. Every failure is returned,
 // never dropped: the middleware fails the request closed when an event
 // cannot be recorded. audittest.Run is the conformance suite every
-// implementation passes.
+// implementation passes; an implementation records what Prepare returns
+// and links the events (EventHash) when it reads them back.
 //
 // An action is recorded before it runs: Begin appends its event with
 // response_status StatusUnrecorded, durably, and Complete binds the status
@@ -39,8 +40,10 @@ type Store interface {
 	// recorded and nothing completed yet. amend, when not nil, is the event
 	// as it is to read (what a route binding resolved after Begin: the
 	// capability, the policy result): it replaces what Begin recorded but
-	// the timestamp, which stays as recorded. It fails with ErrSealed once
-	// the session is sealed (the event keeps StatusUnrecorded).
+	// the timestamp, which stays as recorded. It fails with
+	// ErrInvalidEvent when no event awaits its outcome at seq, and with
+	// ErrSealed once the session is sealed (the event keeps
+	// StatusUnrecorded).
 	Complete(ctx context.Context, sessionID string, seq, status int, amend *Event) error
 	// Events returns the session's events in order, linked (those of its
 	// artifact once sealed), or none for an unknown session.
