@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -217,7 +218,7 @@ func (s *memoryStore) Events(ctx context.Context, sessionID string) ([]Event, er
 	sh.mu.Unlock()
 	events = cloneEvents(events)
 	if !sealed {
-		if _, err := link(events); err != nil {
+		if err := link(events); err != nil {
 			return nil, fmt.Errorf("%w: session %q: %v", ErrCorrupt, sessionID, err) // unreachable: prepare checked them
 		}
 	}
@@ -225,20 +226,18 @@ func (s *memoryStore) Events(ctx context.Context, sessionID string) ([]Event, er
 }
 
 // link sets the prev_hash of each event to the hash of the event before
-// it ("" for the first) and returns their hashes.
-func link(events []Event) ([]string, error) {
-	hashes := make([]string, len(events))
+// it, "" for the first.
+func link(events []Event) error {
 	prev := ""
 	for i := range events {
 		events[i].PrevHash = prev
 		b, err := canonicalEvent(&events[i])
 		if err != nil {
-			return nil, fmt.Errorf("event %d: %w", i, err)
+			return fmt.Errorf("event %d: %w", i, err)
 		}
-		hashes[i] = hashHex(b)
-		prev = hashes[i]
+		prev = hashHex(b)
 	}
-	return hashes, nil
+	return nil
 }
 
 // Seal implements Store.
@@ -258,16 +257,29 @@ func (s *memoryStore) Seal(ctx context.Context, sessionID string, a *Artifact) e
 	if err != nil {
 		return err
 	}
-	// The artifact verified: its root hash covers its events, timestamps
-	// and statuses; the same root hash over the log's means the same log.
-	hashes, err := link(slices.Clone(ss.events))
-	if err != nil || len(a.Events) != len(ss.events) || rootHash(hashes) != a.RootHash {
+	if !sameEvents(ss.events, a.Events) {
 		return fmt.Errorf("%w: session %q has %d events, the artifact covers %d (or their outcomes changed)", ErrStale, sessionID, len(ss.events), len(a.Events))
 	}
 	ss.artifact = a
 	ss.events = nil
 	ss.expires = now.Add(s.retention)
 	return nil
+}
+
+// sameEvents reports whether an artifact's events are those of a log,
+// which holds them as Prepare returned them, unlinked: the same events
+// with the same timestamps and statuses.
+func sameEvents(log, sealed []Event) bool {
+	if len(log) != len(sealed) {
+		return false
+	}
+	for i, e := range sealed {
+		e.PrevHash = ""
+		if !reflect.DeepEqual(log[i], e) {
+			return false
+		}
+	}
+	return true
 }
 
 // Artifact implements Store.

@@ -15,8 +15,8 @@ var errInvalidKey = errors.New("audit: invalid Ed25519 key")
 // checks that the events form one chain (each prev_hash the hash of the
 // event before, the first ""), computes the root hash, and signs the
 // signing payload with key (see the package documentation). The artifact
-// holds a copy of the events in the JSON data model, their Query params
-// moved into Params.
+// holds a copy of the events in the JSON data model, their Query and
+// Target moved into Params.
 func Sign(events []Event, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 	if len(key) != ed25519.PrivateKeySize {
 		return nil, fmt.Errorf("%w: private key has %d bytes, want %d", errInvalidKey, len(key), ed25519.PrivateKeySize)
@@ -30,7 +30,7 @@ func Sign(events []Event, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 		if err != nil {
 			return nil, fmt.Errorf("event %d: %w", i, err)
 		}
-		e.Params, e.Query = params, nil
+		e.Params, e.Query, e.Target = params, nil, nil
 		copied[i] = e
 	}
 	hashes, err := chainHashes(copied)
