@@ -421,9 +421,9 @@ func WithSessions(s session.Store) Option {
 // is required when Site.Audit.Enabled; its public half is published as
 // agents.json audit.public_key (filled in when Site.Audit.PublicKey is
 // empty, checked against it otherwise). A nil store is an
-// audit.MemoryStore (per process, lost on restart, params hidden by
+// audit.NewMemoryStore's (per process, lost on restart, params hidden by
 // audit.DefaultRedactor); redisstore.NewAuditStore keeps them durably. A
-// store applies its own redactor (audit.WithRedactor).
+// store applies its own redactor (audit.MemoryConfig.Redactor).
 func WithAudit(key ed25519.PrivateKey, store audit.Store) Option {
 	return func(st *settings) error {
 		if len(key) != ed25519.PrivateKeySize {

@@ -9,7 +9,7 @@
 //     holds across replicas, and every session ends once.
 //   - NewReplayCache: the nonces of signed requests, a verify.ReplayCache,
 //     so that a signature is refused when replayed to another replica.
-//   - AuditStore (NewAuditStore): the audit trail, an audit.Store; an
+//   - NewAuditStore: the audit trail, an audit.Store; an
 //     event is two script calls (Begin before the handler, Complete after)
 //     that depend on nothing read before them, so concurrent events never
 //     contend, whatever the durability settings.

@@ -50,7 +50,8 @@ func WithClock(now func() time.Time) Option {
 const defaultPrefix = "agentready:"
 
 // WithKeyPrefix sets the prefix of every key a store writes (default
-// "agentready:" for the limit and session stores, DefaultAuditPrefix), to
+// "agentready:" for the limit and session stores, "agentready:audit:" for
+// the audit store), to
 // share one Redis between sites or environments. It may not contain '{' or
 // '}': the stores place their own Cluster hash tags after it.
 func WithKeyPrefix(p string) Option {
