@@ -124,7 +124,7 @@ func ExampleVerifyJSON() {
 	fmt.Println(len(a.Events), "events,", err)
 	other := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)).Public().(ed25519.PublicKey)
 	_, err = audit.VerifyJSON(b, other)
-	fmt.Println(errors.Is(err, audit.ErrKeyMismatch))
+	fmt.Println(errors.Is(err, audit.ErrSignature))
 	// Output:
 	// 3 events, <nil>
 	// true

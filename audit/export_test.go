@@ -31,8 +31,10 @@ func DecodeArtifact(b []byte) (*Artifact, error) {
 }
 
 var (
-	ErrInvalidKey = errInvalidKey
-	ErrParams     = errParams
+	ErrInvalidKey  = errInvalidKey
+	ErrParams      = errParams
+	ErrKeyMismatch = errKeyMismatch
+	ErrRootHash    = errRootHash
 )
 
 // Redact returns a copy of params in the JSON data model (see Event.Params)

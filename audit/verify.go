@@ -19,18 +19,18 @@ var (
 	// an event with no canonical form, a public key that is not base64 of
 	// 32 bytes.
 	ErrMalformed = errors.New("audit: malformed artifact")
-	// ErrKeyMismatch: the artifact names another public key than the one
-	// the verifier trusts (a re-signed or substituted artifact).
-	ErrKeyMismatch = errors.New("audit: artifact public key is not the expected key")
 	// ErrChainBroken: an event's prev_hash is not the hash of the event
 	// before it (an event changed, removed, inserted or moved).
 	ErrChainBroken = errors.New("audit: hash chain broken")
-	// ErrRootHash: root_hash is not the hash over the events (events
-	// removed or changed at the end, or root_hash edited).
-	ErrRootHash = errors.New("audit: root hash does not match the events")
-	// ErrSignature: the signature is not the key's signature of the
-	// signing payload (metadata, root hash or signature edited).
+	// ErrSignature: the artifact is not what the trusted key signed: its
+	// metadata, root hash or signature edited, its last events changed or
+	// removed (root_hash no longer covers them), or signed by another key
+	// than the one the verifier trusts (a re-signed or substituted
+	// artifact). The message says which.
 	ErrSignature = errors.New("audit: invalid signature")
+
+	errKeyMismatch = fmt.Errorf("%w: the artifact's public key is not the expected key", ErrSignature)
+	errRootHash    = fmt.Errorf("%w: root_hash does not match the events", ErrSignature)
 )
 
 // chainError is an ErrChainBroken at a given event.
@@ -58,7 +58,7 @@ func (e *chainError) Unwrap() error { return ErrChainBroken }
 //
 // publicKey is the key the verifier trusts, e.g. the site's agents.json
 // audit.public_key; when given, the artifact must name that very key
-// (ErrKeyMismatch otherwise). When nil, the artifact's own key is used,
+// (ErrSignature otherwise). When nil, the artifact's own key is used,
 // which proves the artifact intact but not who made it: anyone can sign a
 // forgery with a key of their own.
 func Verify(a *Artifact, publicKey ed25519.PublicKey) error {
@@ -71,11 +71,11 @@ func Verify(a *Artifact, publicKey ed25519.PublicKey) error {
 	embedded, err := decodeStrict(a.PublicKey, ed25519.PublicKeySize)
 	switch {
 	case publicKey != nil && a.PublicKey == "":
-		return fmt.Errorf("%w: the artifact names no public key", ErrKeyMismatch)
+		return fmt.Errorf("%w: the artifact names no public key", errKeyMismatch)
 	case err != nil:
 		return fmt.Errorf("%w: public_key %v", ErrMalformed, err)
 	case publicKey != nil && !bytes.Equal(embedded, publicKey):
-		return fmt.Errorf("%w: the artifact names %s, the expected key is %s", ErrKeyMismatch,
+		return fmt.Errorf("%w: the artifact names %s, the expected key is %s", errKeyMismatch,
 			truncate(a.PublicKey), base64.StdEncoding.EncodeToString(publicKey))
 	}
 	hashes, err := chainHashes(a.Events)
@@ -83,7 +83,7 @@ func Verify(a *Artifact, publicKey ed25519.PublicKey) error {
 		return err
 	}
 	if root := rootHash(hashes); root != a.RootHash {
-		return fmt.Errorf("%w: root_hash is %q, the events hash to %s", ErrRootHash, truncate(a.RootHash), root)
+		return fmt.Errorf("%w: root_hash is %q, the events hash to %s", errRootHash, truncate(a.RootHash), root)
 	}
 	sig, err := decodeStrict(a.Signature, ed25519.SignatureSize)
 	if err != nil {
