@@ -1,6 +1,6 @@
 // Package audittest is the conformance suite of audit.Store: every store
-// (audit.NewMemoryStore's, redisstore.NewAuditStore's, any other) must pass Run, so that the
-// middleware may use any of them interchangeably.
+// (audit.NewMemoryStore's, redisstore.NewAuditStore's, any other) must
+// pass Run, so that the middleware may use any of them interchangeably.
 package audittest
 
 import (
