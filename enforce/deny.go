@@ -40,8 +40,8 @@ func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
 		return
 	}
 	h := w.Header()
-	h[http.CanonicalHeaderKey(headerRateLimitPolicy)] = d.header
-	h.Set(headerRateLimit, d.rateLimit.value(d.limits[:d.n], d.results[:d.n]))
+	h[headerRateLimitPolicy] = d.header
+	h[headerRateLimit] = []string{d.rateLimit.value(d.limits[:d.n], d.results[:d.n])}
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)

@@ -125,6 +125,7 @@ type Enforcer struct {
 	// Who is calling: the User-Agent classifier, the client address, the
 	// proofs of verified-only policies and declared auth.
 	classFn  func(r *http.Request) policy.Class
+	uas      *uaCache
 	ip       *ClientIP
 	verifier verifier
 	signed   signedRequests
@@ -198,6 +199,7 @@ func New(cfg Config) (*Enforcer, error) {
 	if e.ip == nil {
 		e.ip, _ = NewClientIP(nil)
 	}
+	e.uas = newUACache()
 	if e.log == nil {
 		e.log = slog.Default()
 	}
@@ -378,7 +380,7 @@ func (e *Enforcer) classify(r *http.Request) policy.Class {
 		if len(v) > 0 {
 			ua = v[0]
 		}
-		c = e.p.Classifier.Classify(ua)
+		c = e.uas.classify(e.p.Classifier, ua)
 	}
 	if c.Kind == policy.Browser && (len(v) > 1 || agentHeaders(r.Header)) {
 		// Two User-Agents, or a browser's that comes with an agent's
@@ -453,27 +455,50 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handler, ci int, rf routeFinder) {
 	c := e.classify(r)
 	if !c.Agent() {
-		// A browser: nothing else applies, and its decision is made
-		// without the Decision an agent's needs on the heap.
-		e.pass(w, r, next, Decision{Outcome: Pass, Class: c}, ci)
+		// A browser: nothing else applies. Its Decision is built only
+		// when something reads it.
+		if e.hook == nil && e.shadow == nil && (ci >= 0 || e.bound.Load() == 0) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		e.pass(w, r, next, &Decision{Outcome: Pass, Class: c}, ci)
 		return
 	}
-	d := new(Decision)
-	e.decide(r, c, ci, rf, true, d)
+	var d Decision
+	e.decide(r, c, ci, rf, true, &d)
 	if d.Outcome == Pass { // a probe
-		e.pass(w, r, next, *d, ci)
+		e.pass(w, r, next, onHeap(&d), ci)
 		return
 	}
 	d.Status = statusOf(d.Outcome)
 	d.ReportOnly = e.reportOnly && d.Outcome != Allow
-	if (d.Outcome == Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0 {
-		// A Capability binding behind reads this decision.
-		r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, d))
-	}
-	if e.recorded(r, d) {
-		e.record(w, r, next, d, e.shadow)
+	bound := (d.Outcome == Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0
+	if bound || e.recorded(r, &d) {
+		// The decision outlives this call: a Capability binding behind
+		// reads it from the request's context, the recorder keeps it.
+		hd := onHeap(&d)
+		if bound {
+			r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, hd))
+		}
+		if e.recorded(r, hd) {
+			e.record(w, r, next, hd, e.shadow)
+			return
+		}
+		e.finish(w, r, next, hd)
 		return
 	}
+	e.finish(w, r, next, &d)
+}
+
+// onHeap returns a copy of d that may outlive the request's stack.
+func onHeap(d *Decision) *Decision {
+	hd := new(Decision)
+	*hd = *d
+	return hd
+}
+
+// finish reports d to a shadow and carries it out.
+func (e *Enforcer) finish(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision) {
 	if e.shadow != nil {
 		e.shadow(r, *d) // once per request, as Wrap (or a lone binding) decided it
 	}
@@ -481,18 +506,16 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 }
 
 // pass reports d, a Pass, and serves next.
-func (e *Enforcer) pass(w http.ResponseWriter, r *http.Request, next http.Handler, d Decision, ci int) {
+func (e *Enforcer) pass(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, ci int) {
 	if ci < 0 && e.bound.Load() > 0 {
 		// A Capability binding behind reads this decision.
-		wd := new(Decision)
-		*wd = d
-		r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, wd))
+		r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, d))
 	}
 	if e.hook != nil {
-		e.hook(d)
+		e.hook(*d)
 	}
 	if e.shadow != nil {
-		e.shadow(r, d)
+		e.shadow(r, *d)
 	}
 	next.ServeHTTP(w, r)
 }

@@ -14,11 +14,13 @@ import (
 // Header names. The RateLimit fields are those of
 // draft-ietf-httpapi-ratelimit-headers-11 (May 2026), which replaced the
 // RateLimit-Limit/-Remaining/-Reset trio of revisions up to -06 with two
-// structured fields. net/http canonicalises them to "Ratelimit" and
-// "Ratelimit-Policy"; field names are case-insensitive.
+// structured fields. They are written in net/http's canonical form
+// ("Ratelimit", "Ratelimit-Policy"; field names are case-insensitive), so
+// that they are set as map keys without canonicalising, which for these
+// names would allocate a new key on every response.
 const (
-	headerRateLimit       = "RateLimit"
-	headerRateLimitPolicy = "RateLimit-Policy"
+	headerRateLimit       = "Ratelimit"
+	headerRateLimitPolicy = "Ratelimit-Policy"
 	headerRetryAfter      = "Retry-After"
 )
 
@@ -98,7 +100,8 @@ func newRateLimitField(limits []ratelimit.Limit) rateLimitField {
 // rounded up (4.1.2). limits and res are the request's, in the order
 // newRateLimitField was given.
 func (f rateLimitField) value(limits []ratelimit.Limit, res []ratelimit.Result) string {
-	b := make([]byte, 0, 32*len(f))
+	var buf [256]byte // most values fit: one allocation, the string
+	b := buf[:0]
 	for i := range min(len(f), len(limits), len(res)) {
 		if i > 0 {
 			b = append(b, ", "...)

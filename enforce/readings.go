@@ -77,9 +77,10 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 		d.Outcome, d.Err = DenyTarget, err
 		return ci, false
 	}
-	target, alt := string(policy.Canonical(nil, raw, r.URL.RawQuery)), ""
+	var buf [256]byte // most targets fit: one allocation, the string
+	target, alt := string(policy.Canonical(buf[:0], raw, r.URL.RawQuery)), ""
 	if policy.HasDecodable(raw) {
-		alt = string(policy.Decoded(nil, raw, r.URL.RawQuery))
+		alt = string(policy.Decoded(buf[:0], raw, r.URL.RawQuery))
 	}
 	if len(target) > policy.MaxPathLen || len(alt) > policy.MaxPathLen {
 		// Rules match only the first MaxPathLen bytes; a longer path is not
