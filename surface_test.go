@@ -20,16 +20,16 @@ import (
 // commit message. The whole library stays under 335 names (issue 23).
 var surfaceBudget = map[string]int{
 	".":                       28,
-	"audit":                   40,
+	"audit":                   44,
 	"audit/audittest":         4,
 	"config":                  100,
-	"enforce":                 30,
+	"enforce":                 41,
 	"metrics":                 8,
 	"ratelimit":               24,
 	"ratelimit/ratelimittest": 2,
-	"redisstore":              20,
-	"session":                 28,
-	"session/sessiontest":     5,
+	"redisstore":              9,
+	"session":                 24,
+	"session/sessiontest":     1,
 	"verify":                  16,
 }
 
