@@ -23,9 +23,7 @@ func canonicalJSON(v any) ([]byte, error) {
 }
 
 // CanonicalEvent returns the RFC 8785 serialisation of e, the bytes its
-// hash is taken over. Params (with Query and Target, see AllParams) are
-// taken as encoding/json would write them; an error means they have no
-// JSON form (ErrInvalidEvent).
+// hash is taken over (ErrInvalidEvent when its params have no JSON form).
 func CanonicalEvent(e Event) ([]byte, error) {
 	params, err := e.paramsToRecord(nil)
 	if err != nil {

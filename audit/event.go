@@ -13,13 +13,9 @@ import (
 // spelling and hashes the same wherever it is re-serialised.
 const timeLayout = "2006-01-02T15:04:05.000Z"
 
-// StatusUnrecorded is the response_status of an event whose outcome could
-// not be recorded: the store recorded the event before the action ran
-// (Store.Begin), and the status was never bound to it (Store.Complete
-// failed, or the session was sealed first). The action may have happened;
-// the agent was not told it did (it got 503). A verifier tells a completed
-// action (an HTTP status) from one whose outcome is unknown (0); an action
-// is never missing from the trail.
+// StatusUnrecorded is the response_status of an event recorded before its
+// action ran (Store.Begin) whose status was never bound to it: the action
+// may have happened, and the agent got 503.
 const StatusUnrecorded = 0
 
 // Decisions a PolicyResult records.
@@ -39,34 +35,23 @@ type Event struct {
 	Capability string `json:"capability"`
 	// Method is the HTTP method of the call.
 	Method string `json:"method"`
-	// Params are the call's parameters. Stores keep a redacted
-	// copy in the JSON data model (objects, arrays, strings, float64
-	// numbers, booleans, null); integers beyond 2^53 lose precision there
-	// (RFC 8785 §3.2.2.3), so pass such values as strings.
+	// Params are the call's parameters. Stores keep a redacted copy in
+	// the JSON data model, where integers beyond 2^53 lose precision
+	// (RFC 8785 §3.2.2.3): pass such values as strings.
 	Params map[string]any `json:"params"`
-	// Query are more parameters, in the form a URL query carries them:
-	// names with string values, a name repeated for each of its values.
-	// They are recorded as members of params the way url.ParseQuery
-	// groups them (a string, or for a repeated name an array of its
-	// strings in order), a member of Params of the same name winning
-	// (AllParams). Query costs a store less to record than the same
-	// parameters in a map, and is input only: events read back from a
-	// store or an artifact hold all their parameters in Params.
+	// Query are more parameters as a URL query carries them, recorded as
+	// members of params grouped by name (AllParams). Input only: events
+	// read back hold all their parameters in Params.
 	Query []Param `json:"-"`
-	// Target is what the call addressed besides its query and body: the
-	// request path, the query as sent, and the declared path and header
-	// params. It is recorded as the params member TargetMember, beside
-	// the others. Input only, like Query.
+	// Target is what the call addressed, recorded as the params member
+	// TargetMember. Input only, like Query.
 	Target *Target `json:"-"`
 	// PolicyResult is the policy decision on the call.
 	PolicyResult PolicyResult `json:"policy_result"`
-	// ResponseStatus is the HTTP status answered, or StatusUnrecorded (0)
-	// when the outcome of an action recorded before it ran could not be
-	// recorded.
+	// ResponseStatus is the HTTP status answered, or StatusUnrecorded.
 	ResponseStatus int `json:"response_status"`
-	// PrevHash is the lowercase hex SHA-256 of the previous event's
-	// canonical serialisation, "" for the first event. The stores
-	// assign it; a caller's value is ignored.
+	// PrevHash is the previous event's EventHash, "" for the first. The
+	// stores assign it.
 	PrevHash string `json:"prev_hash"`
 }
 
@@ -75,11 +60,9 @@ type Param struct {
 	Name, Value string
 }
 
-// AllParams returns the parameters e records before redaction: Params
-// when there is no Query and no Target, else a new map of the Query
-// parameters grouped by name (a string, or an array of strings for a
-// repeated name) with the members of Params over them, and the Target as
-// the member TargetMember (Target.Value(nil)).
+// AllParams returns the parameters e records before redaction: the Query
+// parameters grouped by name (a string, or an array for a repeated name),
+// the members of Params over them, and the Target as TargetMember.
 func (e *Event) AllParams() map[string]any {
 	m := e.queryParams()
 	if e.Target == nil {
@@ -168,10 +151,10 @@ type Artifact struct {
 	Agent     Agent   `json:"agent"`
 	Events    []Event `json:"events"`
 	// RootHash is the lowercase hex SHA-256 over the events' hashes (see
-	// the package documentation).
+	// docs/audit-format.md).
 	RootHash string `json:"root_hash"`
 	// Signature is the standard base64 Ed25519 signature over the
-	// artifact's signing payload (see the package documentation).
+	// artifact's signing payload (docs/audit-format.md).
 	Signature string `json:"signature"`
 	// PublicKey is the standard base64 Ed25519 public key that signed.
 	PublicKey string `json:"public_key"`
@@ -182,10 +165,8 @@ func (a *Artifact) meta() Meta {
 	return Meta{SessionID: a.SessionID, Site: a.Site, CreatedAt: a.CreatedAt, EndedAt: a.EndedAt, Agent: a.Agent}
 }
 
-// FormatTime writes t as every timestamp of an artifact is written:
-// RFC 3339 in UTC with exactly three fractional digits, truncated to the
-// millisecond (2025-06-01T12:00:05.250Z), so that a timestamp has one
-// spelling and hashes the same wherever it is re-serialised.
+// FormatTime writes t as every timestamp of an artifact is written: RFC
+// 3339 in UTC, truncated to the millisecond (2025-06-01T12:00:05.250Z).
 func FormatTime(t time.Time) string {
 	return t.UTC().Format(timeLayout)
 }
@@ -197,10 +178,8 @@ func NewEventID() string {
 }
 
 // ErrInvalidEvent reports what a store refuses to record or seal: an
-// event a producer got wrong, params with no JSON form (NaN, nesting
-// deeper than MaxParamsDepth, a value encoding/json cannot marshal), an
-// empty session id, a Complete of an event not awaiting its outcome, or
-// metadata Sign cannot bind.
+// event a producer got wrong, params with no JSON form, an empty session
+// id, a Complete of an event not awaiting its outcome.
 var ErrInvalidEvent = errors.New("audit: invalid event")
 
 // checkEvent validates what a producer must get right; Verify does not
@@ -230,12 +209,9 @@ func checkEvent(e *Event, final bool) error {
 }
 
 // Prepare returns e as a Store records it, for Store implementations: it
-// checks e (ErrInvalidEvent; ResponseStatus must be an HTTP status, or
-// StatusUnrecorded for an event whose outcome is to come, as Store.Begin
-// records it), moves its Query and Target into Params, redacts the params
-// with r (nil: DefaultRedactor), converts them to the JSON data model,
-// repairs its strings as a JSON round trip would and clears PrevHash. The
-// result shares nothing with e.
+// checks e (ErrInvalidEvent), moves its Query and Target into Params,
+// redacts them with r (nil: DefaultRedactor), converts them to the JSON
+// data model and clears PrevHash. The result shares nothing with e.
 func Prepare(e Event, r Redactor) (Event, error) {
 	if r == nil {
 		r = DefaultRedactor

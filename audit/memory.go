@@ -44,10 +44,8 @@ type memSession struct {
 	expires  time.Time
 }
 
-// NewMemoryStore returns an empty Store in process memory: for a single
-// replica, for tests, and as the model the Redis store (package
-// redisstore) follows. Its logs die with the process. It is safe for
-// concurrent use.
+// NewMemoryStore returns an empty Store in process memory, for a single
+// replica and for tests: its logs die with the process.
 func NewMemoryStore(c MemoryConfig) (Store, error) {
 	if c.Retention == 0 {
 		c.Retention = MinRetention

@@ -8,10 +8,7 @@ import (
 )
 
 // MaxParamsDepth bounds how deeply an event's params may nest (the params
-// object is level 1); enforce refuses a request body that would nest
-// deeper before its handler runs. It also turns a cyclic map (which
-// json.Marshal would reject only after a long descent) into an error
-// instead of a stack overflow.
+// object is level 1); deeper params, and cyclic maps, are ErrInvalidEvent.
 const MaxParamsDepth = 64
 
 // errParams reports params that have no representation in the JSON data

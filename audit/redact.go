@@ -5,12 +5,9 @@ import "strings"
 // Redacted replaces a sensitive value.
 const Redacted = "[REDACTED]"
 
-// A Redactor decides what an audit log records of one object member of an
-// event's params: it returns value, or a replacement for it. The stores
-// call it for every member at every depth, before hashing, with the
-// member's name and its value as the caller passed it; members of objects
-// inside the returned value (inside arrays too) are visited in turn. It
-// must be safe for concurrent use.
+// A Redactor returns what an audit log records of one member of an
+// event's params: value, or a replacement. Stores call it for every member
+// at every depth, before hashing. It must be safe for concurrent use.
 type Redactor func(key string, value any) any
 
 // sensitiveWords are the names whose values DefaultRedactor hides, lower
@@ -21,17 +18,12 @@ var sensitiveWords = [...]string{
 	"card", "cardnumber", "cvv", "cvc", "ssn", "pin", "otp",
 }
 
-// DefaultRedactor replaces with Redacted the value of every member whose
-// name is sensitive, whatever the value (an object or array under such a
-// name goes whole). A name is sensitive when one of its words, or two
-// adjacent words run together, is, ignoring case, one of password, passwd,
-// secret, token, api_key/apikey, authorization, card, card_number, cvv,
-// cvc, ssn, pin or otp. Words are split at every character that is not an
-// ASCII letter or digit, between a lower-case letter and an upper-case
-// one, before the last capital of a run followed by a lower-case letter,
-// and between letters and digits. So "password", "X-API-Key", "apiKey",
-// "access_token", "newPassword", "CVV2" and "card_number" are sensitive,
-// and "shipping", "spinner", "tokens" and "discard" are not.
+// DefaultRedactor replaces with Redacted the whole value of every member
+// whose name has a word (or two adjacent words run together) that is,
+// ignoring case, one of password, passwd, secret, token, api_key/apikey,
+// authorization, card, card_number, cvv, cvc, ssn, pin or otp. So
+// "X-API-Key", "apiKey", "access_token", "newPassword" and "CVV2" are
+// sensitive, and "spinner", "tokens" and "discard" are not.
 func DefaultRedactor(key string, value any) any {
 	if sensitiveKey(key) {
 		return Redacted

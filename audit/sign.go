@@ -12,11 +12,8 @@ import (
 var errInvalidKey = errors.New("audit: invalid Ed25519 key")
 
 // Sign seals events into an Artifact for the session m describes: it
-// checks that the events form one chain (each prev_hash the hash of the
-// event before, the first ""), computes the root hash, and signs the
-// signing payload with key (see the package documentation). The artifact
-// holds a copy of the events in the JSON data model, their Query and
-// Target moved into Params.
+// checks that the events form one chain, computes the root hash and signs
+// (docs/audit-format.md). The artifact holds a copy of the events.
 func Sign(events []Event, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 	if len(key) != ed25519.PrivateKeySize {
 		return nil, fmt.Errorf("%w: private key has %d bytes, want %d", errInvalidKey, len(key), ed25519.PrivateKeySize)

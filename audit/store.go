@@ -9,23 +9,9 @@ import (
 )
 
 // Store keeps sessions' audit logs durably. Every failure is returned,
-// never dropped: the middleware fails the request closed when an event
-// cannot be recorded. audittest.Run is the conformance suite every
-// implementation passes; an implementation records what Prepare returns
-// and links the events (EventHash) when it reads them back.
-//
-// An action is recorded before it runs: Begin appends its event with
-// response_status StatusUnrecorded, durably, and Complete binds the status
-// once the outcome is known. An event whose Complete never came is sealed
-// with StatusUnrecorded: the trail shows an action whose outcome could not
-// be recorded, never misses one. What is already known when it is
-// recorded (a denial, a session's creation) is appended whole (Append).
-//
-// The store orders the chain: events are kept in the order they were
-// appended, their timestamps raised where needed so that they never
-// decrease along it, and linked (prev_hash) when they are read back, so
-// concurrent appends to one session never contend or fail because of each
-// other.
+// never dropped. An implementation records what Prepare returns, keeps
+// events in append order with timestamps that never decrease, links them
+// (EventHash) when it reads them back, and passes audittest.Run.
 type Store interface {
 	// Append validates e, whose ResponseStatus is an HTTP status, redacts
 	// its params with the store's Redactor and records it as the
@@ -36,14 +22,10 @@ type Store interface {
 	// ignored and recorded as StatusUnrecorded. It returns the event's
 	// position in the log, for Complete.
 	Begin(ctx context.Context, sessionID string, e Event) (seq int, err error)
-	// Complete binds the HTTP status of the event at seq, which Begin
-	// recorded and nothing completed yet. amend, when not nil, is the event
-	// as it is to read (what a route binding resolved after Begin: the
-	// capability, the policy result): it replaces what Begin recorded but
-	// the timestamp, which stays as recorded. It fails with
-	// ErrInvalidEvent when no event awaits its outcome at seq, and with
-	// ErrSealed once the session is sealed (the event keeps
-	// StatusUnrecorded).
+	// Complete binds the HTTP status of the event Begin recorded at seq.
+	// amend, when not nil, replaces that event but its timestamp. It fails
+	// with ErrInvalidEvent when no event awaits its outcome at seq, and
+	// with ErrSealed once the session is sealed.
 	Complete(ctx context.Context, sessionID string, seq, status int, amend *Event) error
 	// Events returns the session's events in order, linked (those of its
 	// artifact once sealed), or none for an unknown session.

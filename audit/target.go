@@ -7,25 +7,15 @@ import (
 	"unicode/utf8"
 )
 
-// TargetMember is the params member that records Event.Target. Params
-// is the one place of a v0.1.0 event whose members are free: the event
-// hash covers the params object whole, so a verifier that knows nothing of
-// this member still hashes it, and an artifact carrying it verifies with
-// any verifier of the v0.1.0 notes. A Params or Query member of this name
-// beside a Target is refused (ErrInvalidEvent): the name is reserved.
+// TargetMember is the params member that records Event.Target; a Params
+// or Query member of this name beside a Target is refused
+// (ErrInvalidEvent). Any v0.1.0 verifier hashes it like every param.
 const TargetMember = "$request"
 
 // Target is what a call addressed besides its query and body: the request
-// path, the capability's declared path params and its declared header
-// params. It is recorded as the params member TargetMember, an object
-//
-//	{"headers":{…},"path":"/orders/1001","path_params":{"id":"1001"},"query":"q=mug%FF"}
-//
-// whose members other than path are left out when empty. Every string of
-// it is recorded byte for byte; see the package documentation for the
-// escaping of bytes that are not UTF-8, and for redaction. Like
-// Event.Query it is input only: an event read back from a store or an
-// artifact holds the member in Params.
+// path and the capability's declared path and header params. It is
+// recorded as the params member TargetMember; docs/audit-format.md gives
+// its form, the escaping of bytes that are not UTF-8, and its redaction.
 type Target struct {
 	// Path is the request path as sent, escaped (url.URL.EscapedPath):
 	// percent-decoding it gives the path the router reads.
@@ -105,11 +95,9 @@ func redactsString(r Redactor, key, raw string, query bool) bool {
 }
 
 // Value returns the value Target records under TargetMember, in the JSON
-// data model, with the parts r cannot reach as an object member redacted
-// by r (nil: none): a path segment whose path param r redacts is written
-// as "{name}", and a query pair whose name r redacts as name=[REDACTED].
-// The path_params and headers members are left for r to redact, as it
-// redacts every member.
+// data model. r (nil: none) redacts what it cannot reach as a member: a
+// path segment whose path param r redacts is written "{name}", a query
+// pair whose name r redacts name=[REDACTED].
 func (t *Target) Value(r Redactor) map[string]any {
 	m := map[string]any{"path": urlText(t.redactedPath(r))}
 	if t.Query != "" {

@@ -52,15 +52,11 @@ func (e *chainError) Error() string {
 // Unwrap makes errors.Is(err, ErrChainBroken) hold.
 func (e *chainError) Unwrap() error { return ErrChainBroken }
 
-// Verify checks an artifact as a third party would: the events' links,
-// the root hash over their hashes, and the Ed25519 signature over the
-// signing payload with the artifact's public key.
-//
-// publicKey is the key the verifier trusts, e.g. the site's agents.json
-// audit.public_key; when given, the artifact must name that very key
-// (ErrSignature otherwise). When nil, the artifact's own key is used,
-// which proves the artifact intact but not who made it: anyone can sign a
-// forgery with a key of their own.
+// Verify checks an artifact's chain, root hash and signature
+// (docs/audit-format.md). publicKey is the key the verifier trusts (the
+// site's agents.json audit.public_key); the artifact must name it
+// (ErrSignature otherwise). With nil the artifact's own key is used, which
+// proves it intact but not who made it.
 func Verify(a *Artifact, publicKey ed25519.PublicKey) error {
 	if a == nil {
 		return fmt.Errorf("%w: nil artifact", ErrMalformed)
@@ -96,13 +92,10 @@ func Verify(a *Artifact, publicKey ed25519.PublicKey) error {
 }
 
 // VerifyJSON decodes an artifact strictly, verifies it as Verify does
-// and returns it. Strictly means: the document must be valid RFC 8785 input (no
-// duplicate members, no lone surrogates, numbers in range), and the
-// artifact decoded from it, re-serialised, must be byte-identical to the
-// RFC 8785 canonicalisation (jcs.Transform) of the document itself: no
-// missing, extra, mistyped or differently cased members, nothing after
-// it. So the hashes VerifyJSON checks are the ones any RFC 8785
-// implementation computes from the same bytes.
+// and returns it. Strictly: the artifact decoded, re-serialised, must equal
+// the RFC 8785 canonicalisation of the document (no duplicate, missing,
+// extra or mistyped members, nothing after it), so the hashes checked are
+// those any RFC 8785 implementation computes from the same bytes.
 func VerifyJSON(b []byte, publicKey ed25519.PublicKey) (*Artifact, error) {
 	var a Artifact
 	if err := decodeStrictJSON(b, &a); err != nil {
