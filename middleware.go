@@ -101,15 +101,11 @@ func New(site config.Site, opts ...Option) (*Middleware, error) {
 }
 
 // Reload swaps the declaration the Middleware serves for site, compiled
-// with the options New was given, atomically: the documents and their
-// ETags, the rules, the agent policies and every route built by Handler
-// and Capability follow at once. The rate-limit store, the session store
-// and the audit store are the same, so the buckets of unchanged limits,
-// the live sessions and the audit logs carry on. A declaration with
-// problems is refused with all of them, and the old one keeps serving.
-// When the new declaration changes the verified-only policies, their
-// sources are loaded anew (by Run). Signature nonces already used stay
-// used.
+// with the options New was given, atomically: the documents, the rules and
+// every route built by Handler and Capability follow at once. The stores
+// stay, so unchanged limits, live sessions and audit logs carry on. A
+// declaration with problems is refused with all of them, and the old one
+// keeps serving.
 func (m *Middleware) Reload(site config.Site) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -358,17 +354,10 @@ func MustNew(site config.Site, opts ...Option) *Middleware {
 }
 
 // Handler serves the discovery documents, to everyone, and enforces the
-// declaration on every other request before passing it to next: requests
-// classified as agents are checked for path access, capability scope,
-// declared auth and rate limits; browsers pass untouched; /robots.txt is
-// always served.
-//
-// With v0.1.0 sessions it also serves the session endpoint and, with the
-// audit trail, the audit endpoint; see the README section "Sessions and the
-// audit trail (v0.1.0)".
-//
-// Call it once per handler, when the routes are set up: the Middleware
-// keeps every handler it built, to rebuild it on Reload.
+// declaration on every other request before passing it to next; browsers
+// pass untouched. With v0.1.0 sessions it also serves the session and
+// audit endpoints. Call it once per handler, when the routes are set up:
+// the Middleware keeps every handler it built, to rebuild it on Reload.
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	return m.register(slot{next: next})
 }
@@ -378,12 +367,9 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 //
 //	go m.Run(ctx)
 //
-// It loads the sources of verified-only agent policies (range lists, key
-// directories) and keeps them fresh: the declaration's, a shadow's, and
-// those of a declaration a Reload brings; until a source is loaded, the
-// claims it would check are served under "*". Every minute it ends the
-// v0.1.0 sessions whose TTL has passed while no request came to end them,
-// which seals their audit trails.
+// It loads and refreshes the sources of verified-only agent policies
+// (until a source is loaded, its claims are served under "*"), and ends
+// expired v0.1.0 sessions, which seals their audit trails.
 func (m *Middleware) Run(ctx context.Context) error {
 	running := map[*verifier.Verifier]context.CancelFunc{}
 	defer func() {
@@ -454,13 +440,8 @@ func (m *Middleware) runVerifiers(ctx context.Context, c *compiled, running map[
 // scope, auth and rate limit even when the path is not its declared
 // endpoint. Behind Handler it completes Handler's checks; on its own it runs
 // the whole pipeline. A route bound to an undeclared capability answers 500
-// (and is logged when bound) rather than opening. Browsers pass untouched
-// unless the binding is given enforce.AuthForEveryClient(), which checks
-// the capability's declared auth for every client:
-//
-//	mux.Handle("POST /api/orders", m.Capability("orders", enforce.AuthForEveryClient())(orders))
-//
-// As with Handler, bind each route once, when the routes are set up.
+// rather than opening. Browsers pass untouched unless the binding is given
+// enforce.AuthForEveryClient(). Bind each route once, at setup.
 func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return m.register(slot{next: next, bind: true, capID: id, opts: opts})
@@ -469,13 +450,9 @@ func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http
 
 // Explain returns what Handler would decide for r, without serving it and
 // without consuming rate-limit tokens: Decision.Limits lists the limits
-// that would be checked and, with a store that can peek (the in-memory
-// and Redis stores, and Failover, can: ratelimit.Peeker), Decision.Results
-// what each would answer, an exhausted one making the decision DenyRate. Discovery documents and /robots.txt are always allowed.
-// With v0.1.0 sessions it also looks the request's X-Agent-Session up: a
-// session-required capability without a valid one is DenySession (401);
-// the session endpoint is subject to the rate limits only
-// (enforce.RuleSessionEndpoint); the audit endpoint is always served.
+// that would be checked and, with a ratelimit.Peeker store,
+// Decision.Results what each would answer. With v0.1.0 sessions it also
+// looks the request's X-Agent-Session up.
 func (m *Middleware) Explain(r *http.Request) enforce.Decision { return m.cur.Load().explain(r) }
 
 func (c *compiled) explain(r *http.Request) enforce.Decision {

@@ -76,47 +76,26 @@ type Documents struct {
 	// start with "/" and contain "{name}". Default
 	// "/agents/{name}/agent.json".
 	DescriptorPath string
-	// DescriptorKey signs every agent:// descriptor response (P-256), for
-	// conformance level 3 (agent-uri-03 10.3): an HTTP Message Signature
-	// (RFC 9421, ecdsa-p256-sha256) over @status, content-type and
-	// content-digest, the body's Content-Digest (RFC 9530), and the public
-	// key in the descriptor's authentication.jwks. The response is the
-	// same for every request, so it is signed once, in New.
+	// DescriptorKey signs every agent:// descriptor response (P-256) for
+	// conformance level 3 (agent-uri-03 10.3): an RFC 9421 signature, the
+	// body's Content-Digest (RFC 9530) and the key in authentication.jwks.
 	DescriptorKey *ecdsa.PrivateKey
 
-	// MaxAge sets the Cache-Control max-age of documents, keyed by
-	// document (a key may name several: config.DocAgentsTxt|
-	// config.DocAgentsJSON). The defaults are each draft's: 300 s for
-	// agents.txt and agents.json (draft-car 5.1), 86400 s for agents.md
-	// (agents.md 1), 300 s for agent.json and descriptors.
+	// MaxAge sets the Cache-Control max-age per document (a key may name
+	// several). Defaults: 86400 s for agents.md (agents.md 1), 300 s for
+	// the others (draft-car 5.1).
 	MaxAge map[config.Document]time.Duration
 	// LastModified is the Last-Modified time of every document. Default:
-	// Site.GeneratedAt when set, else the time New was called. Set it (for
-	// example to your build time) so that replicas agree; ETags agree
-	// anyway, since they hash the bytes.
+	// Site.GeneratedAt when set, else the time New was called.
 	LastModified time.Time
 
 	// RobotsTxt serves /robots.txt generated from the declaration (RFC
 	// 9309): the Allow/Disallow rules agentready enforces, for "*" and
-	// every declared agent, and the usage preferences (config.Usage) as
-	// Content-Usage and Content-Signal lines, with the caching, ETag and
-	// HEAD of the other documents. Without it /robots.txt is left to the
-	// site.
-	//
-	// The capability-only default of draft-car 2.6 (no Allow or Disallow
-	// declared) is published for the clients it applies to: under
-	// WithImplicitAccess(ImplicitAllAgents), for "*", which closes
-	// everything but the capability endpoints to search engines too;
-	// under ImplicitAIAgents, in a group naming the declared agents and
-	// every product token the known-agent list classifies (Clients.Agents
-	// adds to it), and "*" gets no rule. An endpoint with {params} is left
-	// out: each admits one path segment, which robots.txt cannot express,
-	// so the file reads it closed.
+	// every declared agent, and the usage preferences (config.Usage).
+	// Without it /robots.txt is left to the site.
 	RobotsTxt bool
-	// OwnRobotsTxt is the site's own robots.txt, served first, followed by
-	// the generated groups; setting it implies RobotsTxt. Crawlers merge
-	// the groups that name the same agent (RFC 9309 2.2.1), so rules it
-	// gives "*" still apply, and still take precedence by length.
+	// OwnRobotsTxt is the site's own robots.txt, served before the
+	// generated groups; setting it implies RobotsTxt.
 	OwnRobotsTxt []byte
 }
 
@@ -197,12 +176,8 @@ func withClock(now func() time.Time) Option {
 
 // WithAuthenticator checks credentials of capabilities that declare auth.
 // Without it, agentready enforces only that the declared credential is
-// present (Authorization: Bearer for bearer-token and oauth2, the api-key
-// header), not that it is valid: New logs once which capabilities are
-// checked for presence only, and their decisions say so
-// (Decision.PresenceOnly). A capability declaring hmac requires it or
-// WithRequestSignatures: no RFC 9421 signature is verified without one of
-// them, and New fails.
+// present (Decision.PresenceOnly). A capability declaring hmac requires it
+// or WithRequestSignatures, or New fails.
 func WithAuthenticator(a enforce.Authenticator) Option {
 	return func(st *settings) error {
 		st.auth = a
@@ -219,11 +194,8 @@ func WithOnDecision(f func(enforce.Decision)) Option {
 	}
 }
 
-// Clients says who a client is (WithClients): its address behind the
-// site's proxies, the identity its rate limits are counted under, what
-// its User-Agent is taken for, and the infrastructure probes that pass
-// without enforcement. Every client that is not positively a browser is an
-// agent; a User-Agent is a claim, so nothing here lets a client through by
+// Clients says who a client is (WithClients). Every client that is not
+// positively a browser is an agent; nothing here lets a client through by
 // its User-Agent except Browsers, which the site chooses for its own apps.
 type Clients struct {
 	// TrustedProxies are the proxies (CIDRs or addresses) whose
@@ -240,33 +212,22 @@ type Clients struct {
 	LimitByAgent bool
 
 	// Browsers are product tokens that pass as a browser: the site's own
-	// app ("ShopApp" for "ShopApp/3.2 (iPhone; iOS 18.1)") or an in-app
-	// browser it wants treated as a person's.
+	// app ("ShopApp" for "ShopApp/3.2 (iPhone; iOS 18.1)").
 	Browsers []string
 	// Agents are product tokens added to the known AI agents; Generic
 	// are added to the generic automation clients (HTTP libraries,
 	// command-line tools); Without are removed from both built-in lists.
 	Agents, Generic, Without []string
 
-	// ProbePaths are exact paths ("/healthz", "/readyz") that any client
-	// reaches without enforcement.
-	//
-	// ProbeNets are the networks (CIDRs or addresses: the load
-	// balancer's, the orchestrator's) whose requests pass without
-	// enforcement, whatever they ask for. The client address is the one
-	// rate limits use (TrustedProxies applies), but a proxy's address
-	// never passes for a client it forwards: a request with
-	// X-Forwarded-For, Forwarded or X-Real-IP passes by network only when
-	// X-Forwarded-For names a client in it that is not a trusted proxy.
-	// No User-Agent alone passes (anyone can send "kube-probe/1.30").
+	// ProbePaths are exact paths ("/healthz") that any client reaches
+	// without enforcement. ProbeNets are networks (CIDRs or addresses: the
+	// load balancer's) whose requests pass without enforcement; a proxy's
+	// address never passes for a client it forwards.
 	ProbePaths, ProbeNets []string
 }
 
-// WithClients says who a client is: the trusted proxies, the rate-limit
-// identity, product tokens that pass as browsers, names added to or
-// removed from the agent lists, and the infrastructure probes that pass
-// without enforcement; see Clients. A second WithClients replaces the
-// first.
+// WithClients says who a client is; see Clients. A second WithClients
+// replaces the first.
 func WithClients(c Clients) Option {
 	return func(st *settings) error {
 		var errs []error
@@ -288,27 +249,19 @@ func WithClients(c Clients) Option {
 }
 
 // The scopes of WithImplicitAccess: which clients draft-car 2.6's
-// capability-only default ("when no access control is declared, only
-// paths referenced by capabilities are implicitly permitted") applies to,
-// for a site that declares no Allow or Disallow rule.
+// capability-only default applies to.
 const (
-	// ImplicitAllAgents applies the default to every automated client:
-	// AI agents, and also search-engine crawlers, link unfurlers, feed
-	// readers, uptime monitors and webhooks, which then reach only the
-	// capability endpoints (a search engine no longer sees the site's
-	// pages).
+	// ImplicitAllAgents applies the default to every automated client,
+	// search-engine crawlers and webhooks included.
 	ImplicitAllAgents = "all-agents"
-	// ImplicitAIAgents applies it only to declared agents and agents of
-	// the known-agent list; other automated clients (generic HTTP
-	// clients, unknown agents) are subject to no path rule, while
-	// capability scope, auth and limits still apply to them.
+	// ImplicitAIAgents applies it only to declared and known agents;
+	// other clients get no path rule, but scope, auth and limits.
 	ImplicitAIAgents = "ai-agents"
 )
 
 // WithImplicitAccess says to whom the capability-only default of draft-car
-// 2.6 applies when the site declares no Allow or Disallow rule. New fails
-// for such a site without it, so that no class of clients is locked out
-// silently. It changes nothing for a site that declares Access rules.
+// 2.6 applies when the site declares no Allow or Disallow rule; New fails
+// for such a site without it.
 func WithImplicitAccess(scope string) Option {
 	return func(st *settings) error {
 		if scope != ImplicitAllAgents && scope != ImplicitAIAgents {
@@ -319,17 +272,11 @@ func WithImplicitAccess(scope string) Option {
 	}
 }
 
-// WithLenientRouting declares that the application, or the upstream
-// behind agentready serve, may route a path ignoring ASCII case and a
-// trailing slash, as Express (case-insensitive, non-strict routing) and
-// ASP.NET do by default: the Allow/Disallow rules and the capability
-// endpoints then hold on every such spelling ("/ADMIN/users" is decided
-// as "/admin/users" too, "/api/search/" and "/API/Search" as
-// "/api/search"). agentready serve uses it unless the upstream is
-// declared strict. Without it, agentready already decides on a path with
-// a trailing slash or a format extension removed (chi's StripSlashes and
-// URLFormat); see the README section "Routers and the readings of a
-// request".
+// WithLenientRouting declares that the application may route a path
+// ignoring ASCII case and a trailing slash (Express's and ASP.NET's
+// defaults): the rules then hold on every such spelling ("/ADMIN/users" is
+// decided as "/admin/users"). See the README, "Routers and the readings
+// of a request".
 func WithLenientRouting() Option {
 	return func(st *settings) error {
 		st.lenient = true
@@ -337,14 +284,10 @@ func WithLenientRouting() Option {
 	}
 }
 
-// WithReportOnly computes, logs and reports every decision to the
-// decision hook (Decision.ReportOnly is set) but denies nothing: requests
-// that would be refused are served, and their responses carry an
-// Agentready-Report-Only header naming the decision that would have
-// applied, as Content-Security-Policy-Report-Only does for CSP. Use it to
-// watch real traffic under a new declaration or classifier before
-// enforcing. Discovery documents are served as always; sessions and the
-// audit trail, which are not enforcement, keep working.
+// WithReportOnly decides and reports every request (Decision.ReportOnly)
+// but denies nothing: a request that would be refused is served with an
+// Agentready-Report-Only header naming the decision. Sessions and the
+// audit trail keep working.
 func WithReportOnly() Option {
 	return func(st *settings) error {
 		st.reportOnly = true
@@ -370,10 +313,8 @@ func (st *settings) log() *slog.Logger {
 }
 
 // WithVerification configures how claims to verified-only agent policies
-// (config.Verification) are checked: the HTTP client that fetches range
-// lists and key directories, the DNS resolver and its budget, the replay
-// cache shared by replicas. Without it the defaults of verify.Options
-// apply. WithLogger applies to it unless it sets its own.
+// (config.Verification) are checked. Without it the defaults of
+// verify.Options apply.
 func WithVerification(o verify.Options) Option {
 	return func(st *settings) error {
 		st.verifyOpts = o
@@ -382,17 +323,11 @@ func WithVerification(o verify.Options) Option {
 }
 
 // WithRequestSignatures verifies the requests to capabilities that declare
-// Auth: hmac as HTTP Message Signatures (RFC 9421): keys returns the key
-// of a signature's keyid (hmac-sha256, or an asymmetric algorithm). A
-// signature must cover @method, @authority and @path (@query and
-// content-digest when the request has them), carry created and keyid, and
-// be at most five minutes old. It takes the place of WithAuthenticator for
-// those capabilities.
-//
-// A signature must be made for the site's host (Site.URL, and any host in
-// WithVerification's Authorities); a nonce, when it carries one, is
-// refused a second time (in WithVerification's Replays, shared by
-// replicas, or in memory).
+// Auth: hmac as HTTP Message Signatures (RFC 9421); keys returns the key
+// of a signature's keyid. A signature must cover @method, @authority and
+// @path (@query and content-digest when the request has them), carry
+// created and keyid, be at most five minutes old and be made for the
+// site's host; a nonce is refused a second time.
 func WithRequestSignatures(keys verify.RequestKeys) Option {
 	return func(st *settings) error {
 		if keys == nil {
@@ -416,14 +351,10 @@ func WithSessions(s session.Store) Option {
 	}
 }
 
-// WithAudit sets the site's Ed25519 key that signs the v0.1.0 audit
-// artifacts, and where the audit logs and sealed artifacts live. The key
-// is required when Site.Audit.Enabled; its public half is published as
-// agents.json audit.public_key (filled in when Site.Audit.PublicKey is
-// empty, checked against it otherwise). A nil store is an
-// audit.NewMemoryStore's (per process, lost on restart, params hidden by
-// audit.DefaultRedactor); redisstore.NewAuditStore keeps them durably. A
-// store applies its own redactor (audit.MemoryConfig.Redactor).
+// WithAudit sets the Ed25519 key that signs the v0.1.0 audit artifacts
+// (required when Site.Audit.Enabled; its public half is published as
+// agents.json audit.public_key) and the audit store: nil is an
+// audit.NewMemoryStore's, redisstore.NewAuditStore keeps logs durably.
 func WithAudit(key ed25519.PrivateKey, store audit.Store) Option {
 	return func(st *settings) error {
 		if len(key) != ed25519.PrivateKeySize {

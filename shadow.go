@@ -12,26 +12,11 @@ import (
 
 // WithShadow evaluates candidate, a declaration being considered, beside
 // the enforced one on live traffic, and never applies it: every request is
-// also decided by the candidate (as Explain decides: nothing is served,
-// no token consumed, no nonce recorded), with the same options and the
-// same rate-limit store, and both decisions go to hook (which may be nil).
-// A request the two would answer differently (another outcome or status)
-// is logged at Info. Together with
-// WithReportOnly, a site changes its declaration without guessing: run the
-// new one as a shadow, read the differences, then swap.
-//
-// A candidate that fails validation makes New fail. The shadow doubles the
-// cost of deciding a request. A candidate with verified-only policies has
-// sources of its own, which Run loads and refreshes. It
-// shares the enforced sessions and audit stores and records nothing (no
-// event, no nonce, no token); it does call the WithAuthenticator function,
-// as Explain does.
-//
-// Each request is compared once, as the pipeline (Handler, or a lone
-// Capability binding) decided it. What a Capability binding behind Handler
-// decides afterwards for a route that is not a declared endpoint (the
-// bound capability's scope, auth and limit) is not compared: the
-// candidate decides such a route by its own endpoints.
+// also decided by the candidate as Explain decides (nothing served, no
+// token consumed, nothing recorded), and both decisions go to hook (which
+// may be nil). A request the two would answer differently is logged at
+// Info. A candidate that fails validation makes New fail. What a
+// Capability binding behind Handler decides afterwards is not compared.
 func WithShadow(candidate config.Site, hook func(enforced, candidate enforce.Decision)) Option {
 	return func(st *settings) error {
 		c := candidate
