@@ -12,12 +12,9 @@ import (
 
 // Capability binds a route to one declared capability: requests reaching
 // next are checked against that capability's scope, auth and limit, whether
-// or not they match its declared endpoint. Under Wrap, the binding reads
-// the Decision Wrap made and checks only what Wrap could not know: the
-// bound capability's scope, auth and own limit when Wrap resolved none or
-// another. Alone, it runs the whole pipeline once. A route bound to an
-// undeclared ID answers 500 and is logged once, when bound: a
-// configuration error must not open the route.
+// or not they match its declared endpoint. Under Wrap it checks only what
+// Wrap could not know; alone, it runs the whole pipeline. A route bound to
+// an undeclared ID answers 500 rather than opening.
 func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) http.Handler {
 	ci, ok := e.p.CapabilityIndex(id)
 	e.bound.Add(1)

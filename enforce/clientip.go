@@ -14,28 +14,20 @@ import (
 // past trusted proxies. The RFC 7239 Forwarded header is not read.
 const headerXForwardedFor = "X-Forwarded-For"
 
-// ClientIP finds the address a request came from, for rate limiting.
-//
-// Forwarding headers are attacker-controlled, so by default none is
-// trusted: the client is the peer address, Request.RemoteAddr. Only when
-// the peer is a configured trusted proxy is X-Forwarded-For read, from the
-// right (the entry that proxy appended) to the left, skipping trusted
-// proxies; the first untrusted address is the client. Whatever a client
-// puts on the left of the header is therefore never reached unless every
-// address to its right is a trusted proxy. A malformed entry ends the walk
-// at the last trusted hop, so garbage cannot pick a bucket; a trusted peer
-// that sends no X-Forwarded-For is itself the client.
-//
-// Addresses are normalised: IPv4-mapped IPv6 becomes IPv4 and zones are
-// dropped. A nil *ClientIP trusts no proxy.
+// ClientIP finds the address a request came from, for rate limiting. By
+// default no forwarding header is trusted: the client is RemoteAddr. When
+// the peer is a trusted proxy, X-Forwarded-For is read from the right,
+// skipping trusted proxies; the first untrusted address is the client, and
+// a malformed entry ends the walk at the last trusted hop. IPv4-mapped
+// addresses become IPv4 and zones are dropped. A nil *ClientIP trusts no
+// proxy.
 type ClientIP struct {
 	trusted []netip.Prefix
 }
 
 // NewClientIP returns a ClientIP trusting the given proxies, each a CIDR
-// ("10.0.0.0/8", "2001:db8::/32") or a single address ("192.0.2.10").
-// Host bits of a CIDR are masked off; IPv4-mapped forms mean their IPv4
-// equivalent. Every invalid entry is reported at once.
+// ("10.0.0.0/8") or an address ("192.0.2.10"). Every invalid entry is
+// reported at once.
 func NewClientIP(trustedProxies []string) (*ClientIP, error) {
 	c := &ClientIP{trusted: make([]netip.Prefix, 0, len(trustedProxies))}
 	var errs []error

@@ -34,25 +34,18 @@ const (
 	// foreign): 401 (503 when the session store fails). Err says which.
 	DenySession
 	// DenyTarget: the request target is one routers read differently (an
-	// encoded '/', a dot or empty segment, a backslash, a NUL; see
-	// policy.CheckTarget), refused before any rule is consulted: 400.
-	// Err is the *policy.TargetError.
+	// encoded '/', a dot segment, a NUL): 400. Err is the
+	// *policy.TargetError.
 	DenyTarget
 	// DenyBody: a request recorded in an audit trail has a body over the
-	// limits (the capability's BodyLimit: 413; JSON nested deeper than
-	// the trail records, or holding more than 10,000 values, or a body
-	// that could not be read: 400), refused before the handler runs. Err
-	// says which.
+	// capability's BodyLimit (413) or one the trail cannot record (400).
+	// Err says which.
 	DenyBody
 	// DenyIdentity: the request claims a verified-only agent policy and
-	// does not prove it (no valid proof offered, a bad signature, an
-	// address outside the operator's ranges): 403. Err, wrapping
-	// verify.ErrFailed, says which verification failed.
+	// does not prove it: 403. Err wraps verify.ErrFailed.
 	DenyIdentity
-	// DenyPreference: the site's usage preference for the path denies the
-	// agent's purpose (a training crawler where training is denied, a
-	// search crawler where search is), with config.Usage.Enforce: 403.
-	// Rule names the preference ("Content-Usage: train-ai=n").
+	// DenyPreference: the site's enforced usage preference for the path
+	// denies the agent's purpose ("Content-Usage: train-ai=n"): 403.
 	DenyPreference
 )
 
@@ -65,8 +58,7 @@ func (o Outcome) String() string {
 	return "unknown"
 }
 
-// MarshalText implements encoding.TextMarshaler with String, so that a
-// Outcome logs by name in JSON (log/slog, encoding/json), not as a number.
+// MarshalText makes an Outcome log by name in JSON, not as a number.
 func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
 
 // Allowed reports whether the request is let through.
@@ -86,12 +78,8 @@ type Decision struct {
 	// Agent is the name of the agent policy that applied ("claude", "*"),
 	// "" when none did.
 	Agent string
-	// Identity is who the agent claims to be (the declared policy, known
-	// agent or client name its User-Agent names) and how that was proven:
-	// verify.None unless the claimed policy is verified-only and the claim
-	// was proven. An unproven claim that was served under "*" (the
-	// policy's FallBack, or a source that could not answer) keeps its
-	// claim here, with Unverified set and Err saying why.
+	// Identity is who the agent claims to be and how that was proven
+	// (verify.None unless a verified-only claim was proven).
 	Identity verify.Identity
 	// Unverified is set when the request claimed a verified-only policy,
 	// could not prove it, and was served under the "*" policy instead.
@@ -122,9 +110,7 @@ type Decision struct {
 	// decision, a denial, was not applied: the request was served.
 	ReportOnly bool
 	// Degraded is set when the rate-limit store answered by its failure
-	// policy (a Failover whose primary, Redis, is failing): the limits were
-	// counted by the fallback store, per replica (FallbackMemory), or not
-	// at all (FailOpen). Err wraps ErrDegraded and the primary's failure.
+	// policy (ratelimit.NewFailover); Err wraps ratelimit.ErrDegraded.
 	Degraded bool
 
 	// agent and capability are Agent's and Capability's places in the

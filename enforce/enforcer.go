@@ -39,36 +39,29 @@ type Config struct {
 	// OnDecision receives every decision (log it, count it). It runs on the
 	// request path: keep it fast and do not retain the Decision's Results.
 	OnDecision func(Decision)
-	// Classify, when set, replaces the policy's User-Agent classifier: it
-	// says whether the request is an agent's and which declared policy
-	// (Class.Policy, an index into Policy.Agents) applies.
+	// Classify, when set, replaces the policy's User-Agent classifier.
 	Classify func(r *http.Request) policy.Class
 	// Logger receives configuration problems found while serving (a route
 	// bound to an undeclared capability). Default slog.Default().
 	Logger *slog.Logger
-	// ImplicitAIOnly applies draft-car 2.6's implicit rules (a site that
-	// declares no Allow or Disallow, Policy.Implicit) only to declared and
-	// known agents; generic and unknown clients are then subject to no
-	// path rule. Capability scope, auth and limits apply to all agents.
+	// ImplicitAIOnly applies draft-car 2.6's implicit rules only to
+	// declared and known agents.
 	ImplicitAIOnly bool
-	// LenientRouting declares that the application, or the upstream behind
-	// a proxy, may route a path ignoring ASCII case and a trailing slash
-	// (Express's defaults, ASP.NET): the rules and capability endpoints
-	// then hold on every such spelling (see readings.go).
+	// LenientRouting declares that the application may route a path
+	// ignoring ASCII case and a trailing slash; the rules then hold on
+	// every such spelling.
 	LenientRouting bool
 	// ReportOnly decides and reports every request but denies none: a
 	// request that would be denied is served, its decision (with
 	// ReportOnly set) goes to OnDecision, and its response carries the
 	// HeaderReportOnly header.
 	ReportOnly bool
-	// ProbePaths are exact request paths served to any client without
-	// enforcement (health checks); ProbeNets are client networks (CIDRs or
-	// addresses) whose requests are (load balancers, orchestrators); see
-	// fromProbeNetwork for requests a proxy forwards.
+	// ProbePaths are exact request paths, and ProbeNets client networks
+	// (CIDRs or addresses), served without enforcement.
 	ProbePaths []string
 	ProbeNets  []string
 	// Recorder, when set, serves the requests of v0.1.0 sessions once they
-	// are decided (see record.go); agentready wires its audit trail here.
+	// are decided; agentready wires its audit trail here.
 	Recorder recorder
 	// Shadow, when set, is called with every request and its decision,
 	// before the decision is applied (agentready.WithShadow). It must not

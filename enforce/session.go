@@ -26,17 +26,11 @@ const (
 	RuleSessionEndpoint = "session endpoint (rate limits only)"
 )
 
-// Identify returns who is calling, the way sessions are bound: the agent
-// identity is the declared agent policy the User-Agent names ("claude");
-// for any other agent, which falls under the default policy "*" (or
-// none), it is "*/" and the known agent or generic client name it was
-// classified as ("*/ClaudeBot", "*/curl"), else the first product token
-// of its User-Agent ("*/ShopAgent"), or "*" when it has none. The client
-// is clientKey of the client address (trusted proxies honoured; an IPv6
-// client's /64). ok is false for browsers: only agents hold sessions. A
-// session's token is refused from any other identity. max_sessions counts
-// the sessions of every "*" identity of one client together
-// (session.CountedAs): the name is the client's to choose.
+// Identify returns who is calling, the way sessions are bound: the
+// declared agent policy the User-Agent names ("claude"), else "*/" and the
+// name it was classified as or its first product token ("*/ClaudeBot",
+// "*/ShopAgent"), or "*"; and the client's network (an IPv6 client's /64).
+// ok is false for browsers: only agents hold sessions.
 func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix, ok bool) {
 	c := e.classify(r)
 	if !c.Agent() {
@@ -75,13 +69,10 @@ func (e *Enforcer) agentIdentity(r *http.Request, c policy.Class) (agent string)
 // identity keeps.
 const maxProductLen = 64
 
-// LimitOnly returns a handler that applies only the rate limits before
-// next: the site-wide limit and the agent policy's limit, no path rules,
-// capability scope or auth. It is for endpoints exempt from path rules that
-// must not be a way around Rate-Limit, such as the v0.1.0 session endpoint
-// (creating sessions counts against the agent's limits like any other
-// request). Browsers pass untouched. The decision hook hears of every
-// decision, with Rule RuleSessionEndpoint when allowed.
+// LimitOnly returns a handler that applies only the site-wide and agent
+// rate limits before next, for endpoints exempt from path rules (the
+// v0.1.0 session endpoint). Browsers pass untouched. An allowed decision
+// has Rule RuleSessionEndpoint.
 func (e *Enforcer) LimitOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var d Decision
