@@ -36,16 +36,11 @@ type FailoverConfig struct {
 	// default), FailOpen or FailClosed.
 	Policy string
 	// Timeout bounds each call to the primary (default 200ms); a request
-	// never waits longer for it. A local Redis answers in well under a
-	// millisecond; the margin is for a busy process, whose goroutines wait
-	// for a CPU (TestRedisColdBurst runs a burst of 300 requests over two
-	// replicas on two cores).
+	// never waits longer for it.
 	Timeout time.Duration
 	// MaxConcurrent bounds the calls to the primary in flight at once.
-	// Zero asks the primary (redisstore's store answers its client's
-	// connection pool size); a negative value means no bound. Set it for
-	// a pool the Failover cannot ask, or lower when other users share the
-	// pool.
+	// Zero asks the primary (redisstore's answers its pool size); a
+	// negative value means no bound.
 	MaxConcurrent int
 	// QueueTimeout bounds how long a request waits for its turn to call
 	// the primary when MaxConcurrent calls are in flight (default 1s);
@@ -125,37 +120,17 @@ func (e *degradedError) Unwrap() []error { return []error{ErrDegraded, e.err} }
 //	store, _ := ratelimit.NewFailover(redisStore, ratelimit.FailoverConfig{}) // FallbackMemory, 200ms
 //	m, _ := agentready.New(site, agentready.WithStore(store))
 //
-// Each call to the primary is given at most the Timeout, and the caller's
-// context: a request that goes away cancels its call. A primary that can
-// have only so many calls in flight (MaxConcurrent) gets at most that
-// many; a request waits for its turn at most the QueueTimeout, and the
-// Timeout starts with its turn, so that it bounds a round trip, not the
-// wait behind the other requests of a burst. A call that fails or times
-// out, or a turn that does not come within the QueueTimeout, opens the
-// circuit: the failure policy answers at once, and the primary is left
-// alone for a backoff; then one request probes it (with the same timeout)
-// while the others keep being answered by the policy. A failed probe
-// doubles the backoff, up to MaxBackoff; a successful one closes the
-// circuit and requests go to the primary again. A down Redis therefore
-// costs the requests in flight when it failed, and one probe per backoff,
-// the timeout.
-//
-// While the circuit is open, answers follow the failure policy. The
+// A call that fails or outlasts the Timeout (or the QueueTimeout for its
+// turn) opens the circuit: the failure policy answers at once, and one
+// request probes the primary after each backoff until a probe succeeds.
 // FallbackMemory and FailOpen answers carry results and an error wrapping
 // ErrDegraded; FailClosed answers an *UnavailableError (503). Each
-// transition, down and up, is logged once (slog: Error when the circuit
-// opens, Info when it closes) and handed to OnStateChange; the enforcer's
-// decision hook sees Degraded and the error on every request in between.
-// A primary that recovers and fails again within MaxBackoff resumes the
-// backoff where it stopped, so a flapping Redis logs at most two lines per
-// MaxBackoff.
-//
-// Invalid limits and the caller's own cancelled context are errors of the
-// call, not of the primary: they are returned as they are.
+// transition is logged once and handed to OnStateChange. Invalid limits
+// and the caller's cancelled context are returned as they are.
 //
 // The store returned implements Peeker and has a method Degraded() bool,
-// true while the circuit is open (package metrics reports it).
-// NewFailover reports every invalid setting at once.
+// true while the circuit is open. NewFailover reports every invalid
+// setting at once.
 func NewFailover(primary Store, cfg FailoverConfig) (Store, error) {
 	var errs []error
 	if primary == nil {

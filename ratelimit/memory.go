@@ -29,51 +29,50 @@ const (
 
 // MemoryConfig configures NewMemoryStore. The zero value is the default.
 type MemoryConfig struct {
-	// MaxEntries caps the number of buckets held (default 131072). A
-	// bucket costs about 200 bytes of heap with its group and map entry
-	// when its client has one, 140 when its client has three (site, agent
-	// and capability), so the default bounds the store to about 26 MB
-	// (TestMemoryPerBucket). Size it above the number of buckets active
-	// within the longest period: at the cap, buckets that still owe tokens
-	// may be evicted (see MemoryStore).
+	// MaxEntries caps the number of buckets held (default 131072, about
+	// 26 MB). Size it above the number of buckets active within the
+	// longest period: at the cap, buckets that still owe tokens may be
+	// evicted.
 	MaxEntries int
-	// Now is the store's clock (default time.Now). Tests pass a fake
-	// clock's Now so that refill is exact and nothing sleeps.
+	// Now is the store's clock (default time.Now).
 	Now func() time.Time
 }
 
-// MemoryStore is the in-process Store; it also implements Peeker.
-//
-// Each bucket is a GCRA cell, the algorithm redis_rate runs in Redis: it
-// stores the theoretical arrival time (TAT) of the next request, and a
-// limit of N per P admits a request when TAT + P/N - P is not later than
-// now. Time is kept in integer nanoseconds with the emission interval P/N
-// held exactly as a fraction, so a burst of N per P is N, refill after P/N
-// is one token, and RetryAfter is the exact wait, with no float rounding
-// at any rate. golang.org/x/time/rate is the reference the tests compare
-// it with.
-//
-// The store is safe for concurrent use. Buckets are grouped by Key (one
-// client's site, agent and capability buckets form a group) in a map keyed
-// by a seeded hash of the Key, and the maps are split into shards behind a
-// mutex each, chosen by the same hash of the client's address, so that a
-// request's limits take one lock and one hash.
-// A call touching several shards locks them in ascending order and holds
-// them while it checks every limit and then consumes from all or none.
-//
-// Memory is bounded by MaxEntries, split evenly across the shards. When an
-// insertion finds its shard full, it examines a few of the shard's groups
-// (a random sample, in Go's map order) and drops those that are idle: all
-// their buckets are full again, so dropping them changes no answer. If
-// none is idle, it evicts the sampled group that owes the fewest tokens
-// (the one closest to full) and serves the new client from a bucket of its
-// own. Under a flood of new keys at the cap, the flood's own groups, one
-// request each, are the ones closest to full, so they evict each other: a
-// client that is being limited keeps its debt unless every group sampled
-// owes as much as it does, which costs an attacker as many requests per
-// key as the eviction would give back. New clients are never refused for
-// want of room.
+// MemoryStore is the in-process Store; it also implements Peeker. It is
+// safe for concurrent use, and its memory is bounded by MaxEntries: at the
+// cap it drops idle clients first, then the one closest to full, so a
+// flood of new clients evicts its own buckets rather than the debt of a
+// client being limited. New clients are never refused for want of room.
 type MemoryStore struct {
+	// Each bucket is a GCRA cell, the algorithm redis_rate runs in Redis: it
+	// stores the theoretical arrival time (TAT) of the next request, and a
+	// limit of N per P admits a request when TAT + P/N - P is not later than
+	// now. Time is kept in integer nanoseconds with the emission interval P/N
+	// held exactly as a fraction, so a burst of N per P is N, refill after P/N
+	// is one token, and RetryAfter is the exact wait, with no float rounding
+	// at any rate. golang.org/x/time/rate is the reference the tests compare
+	// it with.
+	//
+	// The store is safe for concurrent use. Buckets are grouped by Key (one
+	// client's site, agent and capability buckets form a group) in a map keyed
+	// by a seeded hash of the Key, and the maps are split into shards behind a
+	// mutex each, chosen by the same hash of the client's address, so that a
+	// request's limits take one lock and one hash.
+	// A call touching several shards locks them in ascending order and holds
+	// them while it checks every limit and then consumes from all or none.
+	//
+	// Memory is bounded by MaxEntries, split evenly across the shards. When an
+	// insertion finds its shard full, it examines a few of the shard's groups
+	// (a random sample, in Go's map order) and drops those that are idle: all
+	// their buckets are full again, so dropping them changes no answer. If
+	// none is idle, it evicts the sampled group that owes the fewest tokens
+	// (the one closest to full) and serves the new client from a bucket of its
+	// own. Under a flood of new keys at the cap, the flood's own groups, one
+	// request each, are the ones closest to full, so they evict each other: a
+	// client that is being limited keeps its debt unless every group sampled
+	// owes as much as it does, which costs an attacker as many requests per
+	// key as the eviction would give back. New clients are never refused for
+	// want of room.
 	clock  func() time.Time // nil: the monotonic clock, by time.Since
 	epoch  time.Time        // bucket times are nanoseconds since epoch
 	seed   maphash.Seed

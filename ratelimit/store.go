@@ -8,14 +8,8 @@ import (
 	"time"
 )
 
-// Store holds rate-limit buckets. Every store (NewMemoryStore's, the Redis
-// store) passes the conformance suite in ratelimit/ratelimittest.
-//
-// Semantics are those of GCRA as redis_rate implements it: a Limit of Rate
-// per Period allows a burst of Rate requests, then one more every
-// Period/Rate. One request is checked against all its limits at once (one
-// round trip for a remote store), and it is all or nothing: a request denied
-// by one limit consumes no token from the others.
+// Store holds rate-limit buckets, with the semantics of the package
+// documentation; every store passes the suite in ratelimit/ratelimittest.
 type Store interface {
 	// Allow consumes one token from every limit if and only if all of them
 	// have one. res must have at least len(limits) elements; res[i] is
@@ -27,29 +21,21 @@ type Store interface {
 }
 
 // Peeker is a Store that can also say what Allow would answer now without
-// consuming, creating or refreshing anything: Explain reports complete
-// limit results with it. The stores of NewMemoryStore, NewFailover and
-// redisstore.NewLimitStore implement it.
+// consuming, creating or refreshing anything (for Explain). The stores of
+// NewMemoryStore, NewFailover and redisstore.NewLimitStore implement it.
 type Peeker interface {
 	Store
 	// Peek answers as Allow would now; it returns the same errors.
 	Peek(ctx context.Context, limits []Limit, res []Result) error
 }
 
-// Limit is one bucket a request must draw a token from.
-//
-// A bucket is identified by (Name, Key): Key says whose bucket it is, Name
-// which of that client's limits. The site-wide limit and an agent's limit
-// for the same client are different buckets because their names differ.
-// Every field is meant to be precomputed when the policy is compiled,
-// except Key.Net, which the caller fills per request from the client's
-// address.
+// Limit is one bucket a request must draw a token from, identified by
+// (Name, Key): Key says whose bucket it is, Name which of that client's
+// limits.
 type Limit struct {
 	// Name is the policy name sent in the RateLimit headers: "site",
-	// "agent:claude", "capability:product-search". It must be a valid
-	// policy name (see validPolicyName). Names come from the compiled
-	// policy, never from the request: stores may keep one bucket list per
-	// Key and search it by Name.
+	// "agent:claude", "capability:product-search" (printable ASCII). Names
+	// come from the compiled policy, never from the request.
 	Name string
 	// Key says whose bucket it is.
 	Key Key
@@ -59,14 +45,9 @@ type Limit struct {
 	Period time.Duration
 }
 
-// Key identifies whose bucket a Limit draws from.
-//
-// It is a network prefix plus an optional string rather than one string so
-// that the per-request path never formats an IP address, and ID is a
-// further partition, precomputed or a substring of the request (a
-// credential id). The in-memory store copies ID when it creates a bucket,
-// so that it never pins a request's memory. Key is comparable and usable
-// as a map key.
+// Key identifies whose bucket a Limit draws from: a network prefix plus an
+// optional partition, so that no IP address is formatted per request. It is
+// comparable.
 type Key struct {
 	// Net is the client's network: its address, an IPv6 client's /64. The
 	// zero Prefix means the bucket is shared by every client.
@@ -91,8 +72,7 @@ type Result struct {
 	// really exists; it is 0 when Allowed.
 	RetryAfter time.Duration
 	// Reset is the time until the bucket is full again if no request
-	// arrives (redis_rate ResetAfter). The RateLimit "t" parameter is derived
-	// from it by effectiveWindow.
+	// arrives (redis_rate ResetAfter).
 	Reset time.Duration
 }
 
