@@ -26,11 +26,8 @@ func (s *Site) needsSession() bool {
 	return false
 }
 
-// PublishedAgents returns the agent:// agents the site publishes: its
-// HostedAgents, or, when there are none and it declares capabilities, the
-// site as one agent, named after its host, versioned by Version, whose
-// skills are the capabilities with input schemas derived from their
-// params.
+// PublishedAgents returns HostedAgents or, when none, the site as one agent
+// named after its host whose skills are its capabilities.
 func (s *Site) PublishedAgents() []HostedAgent {
 	if len(s.HostedAgents) > 0 {
 		return s.HostedAgents

@@ -38,11 +38,8 @@ import (
 
 // FileError is one problem of a declaration file.
 type FileError struct {
-	// Line is the line of the file it is at, 0 when unknown.
-	Line int
-	// Field is the Go field path, as Validate reports it
-	// ("Capabilities[0].RateLimit").
-	Field string
+	Line  int    // 0 when unknown
+	Field string // as in FieldError
 	Msg   string
 }
 
@@ -58,8 +55,7 @@ func (e *FileError) Error() string {
 	return b.String()
 }
 
-// Lines maps Go field paths of a decoded file ("Capabilities[0].ID") to
-// their lines, so that Validate's errors can be placed in the file.
+// Lines maps the field paths of a decoded file to their lines.
 type Lines map[string]int
 
 // line returns the line of field, or of its closest enclosing field.
@@ -77,10 +73,8 @@ func (l Lines) line(field string) int {
 	return 0
 }
 
-// Locate places in the file the problems of err, an error of Validate (or
-// of agentready.New, which wraps it): each becomes a *FileError at the line
-// of its field, or of its closest enclosing field (0 when none), and the
-// result joins them. Any other error is returned as it is.
+// Locate turns the problems of a Validate or agentready.New error into
+// *FileErrors at their lines, joined; it returns other errors as they are.
 func (l Lines) Locate(err error) error {
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
@@ -117,10 +111,9 @@ type upstream struct {
 	Strict bool
 }
 
-// ParseSite decodes a declaration file. Errors are *FileError, joined.
-// It does not validate the Site: call Validate, and place its errors with
-// the returned Lines. The "upstream" key, agentready serve's settings, is
-// checked like any other and left out: lint, serve and New read one format.
+// ParseSite decodes a YAML or JSON file (site.schema.json; agentready serve's
+// "upstream" key is checked and dropped). Errors are *FileError, joined. It
+// does not validate: call Validate, then Lines.Locate.
 func ParseSite(data []byte) (Site, Lines, error) {
 	f, lines, err := parseFile(data)
 	return f.Site, lines, err

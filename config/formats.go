@@ -6,62 +6,41 @@ import (
 	"time"
 )
 
-// AgentsMD holds what only agents.md carries. Can, Cannot and Behavior are
-// derived from the declaration when nil (see the publish package); a
-// non-nil empty slice omits the section.
+// AgentsMD holds what only agents.md carries.
 type AgentsMD struct {
-	// MCP declares an MCP gateway; with it agents.md is rendered as
-	// Format B (YAML front matter), without it as Format A.
-	MCP *MCPGateway
-	// Can, Cannot and Behavior override the derived list sections.
+	MCP *MCPGateway // set: Format B (YAML front matter); nil: Format A
+	// Can, Cannot and Behavior: nil derives the section, empty omits it.
 	Can      []string
 	Cannot   []string
 	Behavior []string
-	// Contact lines; default Site.Contact.
-	Contact []string
+	Contact  []string // default Site.Contact
 }
 
 // MCPGateway is the agents.md MCP gateway (agents.md 3, Appendix B).
 type MCPGateway struct {
-	// Endpoint is the MCP server URL. Required.
-	Endpoint string `validate:"required"`
-	// Transport is "streamable-http" (default) or "sse".
-	Transport string `validate:"omitempty,oneof=streamable-http sse"`
-	// Auth is none (default), api-key (rendered "api_key") or oauth2.
-	Auth string
+	Endpoint  string `validate:"required"`                            // MCP server URL
+	Transport string `validate:"omitempty,oneof=streamable-http sse"` // default streamable-http
+	Auth      string // none (default), api-key or oauth2
 }
 
 // AWP holds what only the AWP agent.json carries (AWP 5-13).
 type AWP struct {
-	// Domain is the canonical domain; default the host of Site.URL.
-	Domain string
-	// Intent is the plain-language description; default Site.Description.
-	Intent string
-	// Protocols are the sibling protocols, keyed by identifier (a2a, mcp,
-	// acp, ap2, x402, openapi, graphql, payment, or a custom one).
-	Protocols map[string]AWPProtocol `validate:"dive"`
-	// Capabilities are the AWP feature flags (nil: omitted).
+	Domain       string                 // default the host of Site.URL
+	Intent       string                 // default Site.Description
+	Protocols    map[string]AWPProtocol `validate:"dive"` // by id: a2a, mcp, x402...
 	Capabilities *AWPCapabilities
-	// Auth is the AWP authentication contract (nil: derived from the
-	// capabilities' Auth when any requires one).
-	Auth *AWPAuth
-	// Entities are named data models referenced by actions' types.
-	Entities map[string]Entity
-	// Errors maps error codes to machine-actionable recovery instructions.
-	Errors map[string]string
-	// Hints are free-form planning hints (agent_hints).
-	Hints map[string]string
-	// Status is the liveness signal (agent_status; nil: omitted).
-	Status *AgentStatus
+	Auth         *AWPAuth          // nil: derived from the capabilities' Auth
+	Entities     map[string]Entity // data models actions' types name
+	Errors       map[string]string // error code to recovery instructions
+	Hints        map[string]string // agent_hints
+	Status       *AgentStatus
 }
 
 // AWPProtocol is one entry of AWP protocols (5.5).
 type AWPProtocol struct {
 	Version  string `validate:"required"`
 	Endpoint string
-	// Extra carries protocol-specific fields (agent_card, transport,
-	// wallet, type, agent_op, ...), rendered beside version and endpoint.
-	Extra map[string]string
+	Extra    map[string]string // protocol-specific: agent_card, transport...
 }
 
 // AWPCapabilities are AWP feature flags (6).
@@ -74,7 +53,7 @@ type AWPCapabilities struct {
 }
 
 // AWPAuth is the AWP auth contract (7). RequiredFor and OptionalFor default
-// to the capabilities whose Auth is not none / none.
+// to the capabilities whose Auth is, and is not, none.
 type AWPAuth struct {
 	Type            string `validate:"omitempty,oneof=none api-key bearer-token oauth2 hmac"`
 	RequiredFor     []string
@@ -95,31 +74,20 @@ type AgentStatus struct {
 	StatusEndpoint  string   `json:"status_endpoint,omitempty"`
 }
 
-// HostedAgent is an agent:// agent published by this site
-// (draft-narvaneni-agent-uri-03 section 7).
+// HostedAgent is an agent:// agent this site publishes (agent-uri-03 7).
 type HostedAgent struct {
-	// Name is the registry key and descriptor name: letters, digits, "-",
-	// "_", "." and "/". Required.
-	Name string `validate:"required"`
-	// Version follows SemVer 2.0.0. Required.
-	Version     string `validate:"required"`
-	Description string
-	// URL is the canonical agent:// URI; default agent://<host>/<name>.
-	URL string
-	// Skills are the agent's skills (at least one).
-	Skills         []Skill `validate:"required,min=1,dive"`
-	Transport      Transport
-	Authentication *AgentAuthentication
-	Provider       *Provider
-	// ConformanceLevel is 0 to 3 (nil: not declared; new(3) declares 3).
-	ConformanceLevel *int `validate:"omitempty,min=0,max=3"`
-	// Status is active (default), deprecated or experimental.
-	Status string `validate:"omitempty,oneof=active deprecated experimental"`
-	// DeprecatedAt, Sunset and Successor describe a deprecated descriptor
-	// on the wire (agent-uri-03 7.1.3): its responses carry Deprecation
-	// (RFC 9745; DeprecatedAt, else the documents' Last-Modified), Sunset
-	// (RFC 8594) when set, and Link rel="successor-version" to Successor
-	// when set. They apply only with Status "deprecated".
+	Name             string `validate:"required"` // letters, digits, -, _, . and /
+	Version          string `validate:"required"` // SemVer 2.0.0
+	Description      string
+	URL              string  // canonical agent:// URI; default agent://<host>/<name>
+	Skills           []Skill `validate:"required,min=1,dive"`
+	Transport        Transport
+	Authentication   *AgentAuthentication
+	Provider         *Provider
+	ConformanceLevel *int   `validate:"omitempty,min=0,max=3"`
+	Status           string `validate:"omitempty,oneof=active deprecated experimental"` // default active
+	// With Status "deprecated": Deprecation, Sunset and successor Link
+	// headers (agent-uri-03 7.1.3); DeprecatedAt defaults to Last-Modified.
 	DeprecatedAt      time.Time
 	Sunset            time.Time
 	Successor         string
@@ -127,8 +95,7 @@ type HostedAgent struct {
 	DocumentationURL  string
 	InteractionModels []string
 	SupportedVersions map[string]string
-	// Context is the optional JSON-LD @context (URLs).
-	Context []string
+	Context           []string // JSON-LD @context URLs
 }
 
 // Skill is one agent:// skill (7.1.4).
@@ -163,14 +130,11 @@ type Transport struct {
 
 // AgentAuthentication is agent:// authentication metadata (10.1).
 type AgentAuthentication struct {
-	Schemes                   []string `json:"schemes,omitempty"`
-	AuthorizationServer       string   `json:"authorizationServer,omitempty"`
-	ProtectedResourceMetadata string   `json:"protectedResourceMetadata,omitempty"`
-	JWKSURI                   string   `json:"jwksUri,omitempty"`
-	// JWKS is an inline JWK Set (RFC 7517): the keys that sign the
-	// descriptor's responses (agent-uri-03 10.3). agentready fills it when
-	// descriptors are signed (WithDescriptorSigning).
-	JWKS json.RawMessage `json:"jwks,omitempty"`
+	Schemes                   []string        `json:"schemes,omitempty"`
+	AuthorizationServer       string          `json:"authorizationServer,omitempty"`
+	ProtectedResourceMetadata string          `json:"protectedResourceMetadata,omitempty"`
+	JWKSURI                   string          `json:"jwksUri,omitempty"`
+	JWKS                      json.RawMessage `json:"jwks,omitempty"` // filled when descriptors are signed
 }
 
 // Provider is the agent:// provider object.
@@ -182,12 +146,9 @@ type Provider struct {
 // Dialect selects the agents.txt grammar (docs/design.md collision 1).
 type Dialect int
 
-// Dialects.
+// Dialects: draft-car (the default) and v0.1.0.
 const (
-	// DialectIETFDraft is the IETF Internet-Draft
-	// draft-car-agents-txt-wellknown-00 (default; "draft-car" for short).
 	DialectIETFDraft Dialect = iota
-	// DialectV010 is the agents.txt Format Specification v0.1.0.
 	DialectV010
 )
 
@@ -201,8 +162,7 @@ func (d Dialect) String() string {
 	return fmt.Sprintf("Dialect(%d)", int(d))
 }
 
-// MarshalText implements encoding.TextMarshaler with String, so that a
-// Dialect logs by name in JSON (log/slog, encoding/json), not as a number.
+// MarshalText returns String, so that a Dialect logs by name in JSON.
 func (d Dialect) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
 // AgentsJSONMode selects what /.well-known/agents.json holds (collision 2).
@@ -210,10 +170,8 @@ type AgentsJSONMode int
 
 // agents.json modes.
 const (
-	// AgentsJSONCompanion serves the companion of the agents.txt dialect.
-	AgentsJSONCompanion AgentsJSONMode = iota
-	// AgentsJSONRegistry serves the agent:// registry.
-	AgentsJSONRegistry
+	AgentsJSONCompanion AgentsJSONMode = iota // the agents.txt dialect's
+	AgentsJSONRegistry                        // the agent:// registry
 )
 
 // Document is one published document kind.
@@ -226,9 +184,7 @@ const (
 	DocAgentsMD
 	DocAWP
 	DocDescriptors
-	// DocCards are the neighbour cards: an MCP server card per MCP
-	// capability, an A2A agent card for the A2A capabilities.
-	DocCards
+	DocCards // MCP server cards, the A2A agent card
 
 	AllDocuments = DocAgentsTxt | DocAgentsJSON | DocAgentsMD | DocAWP | DocDescriptors | DocCards
 )
@@ -251,16 +207,12 @@ func (d Document) String() string {
 	return fmt.Sprintf("Document(%d)", uint8(d))
 }
 
-// Formats says what is published, which decides what validation requires.
-// The zero value publishes every document in the draft-car dialect.
+// Formats says what is published; the zero value: all, in draft-car.
 type Formats struct {
 	Dialect    Dialect
 	AgentsJSON AgentsJSONMode
-	// Disabled lists documents that are not published.
-	Disabled Document
-	// AllowHTTP permits plain-http URLs everywhere (development). Without it
-	// http is accepted only for localhost, 127.0.0.0/8 and [::1].
-	AllowHTTP bool
+	Disabled   Document // documents not published
+	AllowHTTP  bool     // http URLs anywhere, not only on loopback
 }
 
 // Serves reports whether d is published.

@@ -7,9 +7,7 @@ import (
 	"time"
 )
 
-// Rate is one typed rate limit: Requests per Window. The zero value means no
-// limit. It is rendered per format (docs/design.md collision 5): draft-car
-// "60/minute", v0.1.0 requests per minute, AWP "60/minute", agents.md prose.
+// Rate is Requests per Window; the zero value is no limit.
 type Rate struct {
 	Requests int
 	// Window is "second", "minute", "hour" or "day" (draft-car 2.5).
@@ -79,8 +77,7 @@ func (r Rate) Validate() error {
 	return nil
 }
 
-// ParseRate parses "N/window" (draft-car 2.5), accepting the plural and
-// abbreviated windows real files use ("60/min", "10/s", "1000/hours").
+// ParseRate parses "N/window" (draft-car 2.5), also "60/min", "10/s".
 func ParseRate(s string) (Rate, error) {
 	s = strings.TrimSpace(s)
 	n, w, ok := strings.Cut(s, "/")

@@ -7,20 +7,11 @@ import (
 	"strings"
 )
 
-// FieldError is one problem with a declaration: the field it concerns, the
-// format that demands the rule (if one does) and what is wrong.
+// FieldError is one problem with a declaration.
 type FieldError struct {
-	// Field is the path of the field without the "Site." prefix, such as
-	// "Capabilities[1].RateLimit" or "Access.Disallow[3]". Problems with
-	// the Formats argument are reported under "Formats.<field>".
-	Field string
-	// Format names the format whose rule is broken: "draft-car", "v0.1.0",
-	// "agents.md", "AWP" or "agent://"; several are joined with ", ". It
-	// is empty for rules that hold whatever is published (URLs, rates,
-	// references, cycles, credentials).
-	Format string
-	// Msg says what is wrong and, where a format forbids it, which one.
-	Msg string
+	Field  string // "Capabilities[1].RateLimit", "Formats.Dialect"
+	Format string // formats whose rule it is ("draft-car, AWP"); "" for all
+	Msg    string
 }
 
 func (e *FieldError) Error() string {
@@ -30,8 +21,7 @@ func (e *FieldError) Error() string {
 	return e.Field + ": " + e.Msg
 }
 
-// ValidationError is every problem Validate found, one FieldError each,
-// ordered by field path (indices compare as numbers).
+// ValidationError is every problem Validate found, by field path.
 type ValidationError struct {
 	Errors []*FieldError
 }
@@ -57,20 +47,9 @@ func (e *ValidationError) Unwrap() []error {
 	return errs
 }
 
-// Validate checks s against the rules of every format f publishes and
-// returns nil or a *ValidationError listing every problem at once.
-//
-// Presence rules depend on the formats served (draft-car requires a
-// capability Endpoint and Protocol, AWP an intent, agent:// SemVer
-// versions, ...), and so do the identifier rules of each format, so the
-// same Site can be valid in the v0.1.0 dialect and invalid in draft-car.
-// Constraints on values that are set (URLs, rates, path patterns,
-// references, cycles, duplicates, credentials) hold whatever is published.
-// Fields that only one format renders (AWP, AgentsMD, HostedAgents) are
-// checked only when that format is served.
-//
-// Validate does not modify s. It is meant for construction time: it uses
-// reflection and allocates freely.
+// Validate checks every set value of s, and s against the rules of the
+// formats f publishes (a Site valid in v0.1.0 may not be in draft-car). It
+// returns nil or a *ValidationError, and is meant for construction time.
 func Validate(s *Site, f Formats) error {
 	r := &report{f: f, on: servedBy(f)}
 	if s == nil {
