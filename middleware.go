@@ -30,16 +30,16 @@ type Middleware struct {
 	st  settings   // the options, to compile a new declaration with
 	// removals are the capabilities reloads removed (see Reload).
 	removals []removal
-	// slots are the handlers built by Handler and Capability: each
+	// routes are the handlers built by Handler and Capability: each
 	// compiled declaration builds its own for each, so that every route
 	// follows a Reload.
-	slots []slot
+	routes []route
 	// reloaded is closed, and replaced, by each Reload, for Run.
 	reloaded chan struct{}
 }
 
-// slot is one handler built by Handler (bind false) or Capability.
-type slot struct {
+// route is one handler built by Handler (bind false) or Capability.
+type route struct {
 	next  http.Handler
 	bind  bool
 	capID string
@@ -53,15 +53,15 @@ type compiled struct {
 	policy *policy.Policy
 	enf    *enforce.Enforcer
 	store  ratelimit.Store
-	sess   *sessions          // nil without v0.1.0 sessions
+	sess   *sessionLayer      // nil without v0.1.0 sessions
 	ver    *verifier.Verifier // nil without verified-only agent policies
 	shadow *shadow            // nil without WithShadow
-	// handlers are the slots' handlers, built for this declaration.
+	// handlers are the routes' handlers, built for this declaration.
 	handlers []http.Handler
 }
 
-// chain builds the handler of s for c.
-func (c *compiled) chain(s *slot) http.Handler {
+// handler builds the handler of s for c.
+func (c *compiled) handler(s *route) http.Handler {
 	if s.bind {
 		return c.enf.Capability(s.capID, s.opts...)(s.next)
 	}
@@ -132,9 +132,9 @@ func (m *Middleware) Reload(site config.Site) error {
 		return err
 	}
 	m.removals = removals
-	c.handlers = make([]http.Handler, len(m.slots))
-	for i := range m.slots {
-		c.handlers[i] = c.chain(&m.slots[i])
+	c.handlers = make([]http.Handler, len(m.routes))
+	for i := range m.routes {
+		c.handlers[i] = c.handler(&m.routes[i])
 	}
 	m.cur.Store(c)
 	close(m.reloaded)
@@ -191,14 +191,14 @@ func removedRoutes(earlier []removal, old *compiled, site *config.Site, now time
 
 // register adds s and returns the handler that serves it by the current
 // declaration: one atomic load per request.
-func (m *Middleware) register(s slot) http.Handler {
+func (m *Middleware) register(s route) http.Handler {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	i := len(m.slots)
-	m.slots = append(m.slots, s)
+	i := len(m.routes)
+	m.routes = append(m.routes, s)
 	old := m.cur.Load()
 	c := *old
-	c.handlers = append(slices.Clip(old.handlers), c.chain(&m.slots[i]))
+	c.handlers = append(slices.Clip(old.handlers), c.handler(&m.routes[i]))
 	m.cur.Store(&c)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.cur.Load().handlers[i].ServeHTTP(w, r)
@@ -267,7 +267,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 			return nil, err
 		}
 	}
-	sess, err := newSessions(&site, &st)
+	sess, err := newSessionLayer(&site, &st)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func MustNew(site config.Site, opts ...Option) *Middleware {
 // audit endpoints. Call it once per handler, when the routes are set up:
 // the Middleware keeps every handler it built, to rebuild it on Reload.
 func (m *Middleware) Handler(next http.Handler) http.Handler {
-	return m.register(slot{next: next})
+	return m.register(route{next: next})
 }
 
 // Run does the Middleware's background work until ctx is done, then
@@ -444,7 +444,7 @@ func (m *Middleware) runVerifiers(ctx context.Context, c *compiled, running map[
 // enforce.AuthForEveryClient(). Bind each route once, at setup.
 func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
-		return m.register(slot{next: next, bind: true, capID: id, opts: opts})
+		return m.register(route{next: next, bind: true, capID: id, opts: opts})
 	}
 }
 

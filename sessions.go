@@ -39,9 +39,9 @@ const capabilitySessionCreate = "session.create"
 // DELETE answers 503 and the session stays live.
 const capabilitySessionDelete = "session.delete"
 
-// sessions is the session and audit part of a Middleware; nil when the
+// sessionLayer is the session and audit part of a Middleware; nil when the
 // declaration uses neither.
-type sessions struct {
+type sessionLayer struct {
 	mgr       *sessionmgr.Manager
 	audit     audit.Store // nil without audit
 	key       ed25519.PrivateKey
@@ -72,14 +72,14 @@ func prepareAudit(site *config.Site, st *settings) error {
 	return nil
 }
 
-// newSessions builds the session Manager and audit store, or returns nil
+// newSessionLayer builds the session Manager and audit store, or returns nil
 // when the site declares neither sessions nor audit.
-func newSessions(site *config.Site, st *settings) (*sessions, error) {
+func newSessionLayer(site *config.Site, st *settings) (*sessionLayer, error) {
 	if !resolve.NeedsSession(site) && site.Session.Endpoint == "" && site.Session.TTL == 0 && !site.Audit.Enabled {
 		return nil, nil
 	}
 	log := st.log()
-	s := &sessions{site: site.URL, endpoint: resolve.SessionEndpoint(site), log: log, key: st.auditKey}
+	s := &sessionLayer{site: site.URL, endpoint: resolve.SessionEndpoint(site), log: log, key: st.auditKey}
 	var auditURL func(string) string
 	var afterCreate func(context.Context, *session.Session) error
 	if site.Audit.Enabled {
@@ -127,7 +127,7 @@ func newSessions(site *config.Site, st *settings) (*sessions, error) {
 
 // onEnd seals the session's audit log. A failure is logged; the audit
 // endpoint seals an expired log it finds unsealed.
-func (s *sessions) onEnd(ss *session.Session, reason sessionmgr.EndReason) {
+func (s *sessionLayer) onEnd(ss *session.Session, reason sessionmgr.EndReason) {
 	if s.audit == nil {
 		return
 	}
@@ -141,7 +141,7 @@ func (s *sessions) onEnd(ss *session.Session, reason sessionmgr.EndReason) {
 // beforeEnd records a DELETE on the session endpoint as the session's last
 // event. A handoff needs nothing here: the checkout request that ends the
 // session has been recorded already.
-func (s *sessions) beforeEnd(ctx context.Context, ss *session.Session, reason sessionmgr.EndReason) error {
+func (s *sessionLayer) beforeEnd(ctx context.Context, ss *session.Session, reason sessionmgr.EndReason) error {
 	if s.audit == nil || reason != sessionmgr.Deleted {
 		return nil
 	}
@@ -170,7 +170,7 @@ const ruleSessionEndpoint = "session endpoint"
 // around Rate-Limit; creating one needs the caller to be classified as an
 // agent (the Manager answers 403 otherwise). CORS preflights are answered
 // without counting.
-func (s *sessions) wrap(enf *enforce.Enforcer, next http.Handler) http.Handler {
+func (s *sessionLayer) wrap(enf *enforce.Enforcer, next http.Handler) http.Handler {
 	sh := s.mgr.Handler(enf.Identify)
 	limited := enf.LimitOnly(sh)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -190,7 +190,7 @@ func (s *sessions) wrap(enf *enforce.Enforcer, next http.Handler) http.Handler {
 
 // explain is Middleware.Explain for the endpoints wrap serves itself; ok
 // is false for any other path.
-func (s *sessions) explain(enf *enforce.Enforcer, r *http.Request) (enforce.Decision, bool) {
+func (s *sessionLayer) explain(enf *enforce.Enforcer, r *http.Request) (enforce.Decision, bool) {
 	p := r.URL.Path
 	switch {
 	case p == s.endpoint:
@@ -207,7 +207,7 @@ const ruleAuditEndpoint = "audit endpoint (public, always served)"
 
 // serveArtifact answers GET <audit path>/<session_id>: 200 with the signed
 // artifact, 404 for an unknown session, 425 Too Early while it is active.
-func (s *sessions) serveArtifact(w http.ResponseWriter, r *http.Request, id string) {
+func (s *sessionLayer) serveArtifact(w http.ResponseWriter, r *http.Request, id string) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -261,7 +261,7 @@ func (s *sessions) serveArtifact(w http.ResponseWriter, r *http.Request, id stri
 // reaps (which seals through onEnd), and seals the log itself if that did
 // not (a seal that failed earlier, or a session reaped by a process that
 // has since stopped). It returns the time until the deadline otherwise.
-func (s *sessions) settle(ctx context.Context, id string) (time.Duration, audit.State, *audit.Artifact, error) {
+func (s *sessionLayer) settle(ctx context.Context, id string) (time.Duration, audit.State, *audit.Artifact, error) {
 	evs, err := s.audit.Events(ctx, id)
 	if err != nil {
 		return 0, audit.Unknown, nil, err
@@ -315,7 +315,7 @@ func envelopeProblem(w http.ResponseWriter, status int, msg string) {
 // (sessionmgr.Config.AfterCreate): if it cannot, the session is deleted and
 // its creation fails (503), so that every session has a log from its
 // first moment.
-func (s *sessions) recordCreate(ctx context.Context, ss *session.Session) error {
+func (s *sessionLayer) recordCreate(ctx context.Context, ss *session.Session) error {
 	ev := audit.Event{
 		EventID:    audit.NewEventID(),
 		Timestamp:  audit.FormatTime(ss.CreatedAt),

@@ -42,7 +42,7 @@ type shadow struct {
 // stores (the candidate must find the sessions agents hold), and without
 // its hooks. The candidate checks its own verified-only policies with a
 // Verifier of its own, never the enforced one.
-func newShadow(st settings, store ratelimit.Store, sess *sessions) (*shadow, error) {
+func newShadow(st settings, store ratelimit.Store, sess *sessionLayer) (*shadow, error) {
 	spec := st.shadow
 	cst := st
 	cst.shadow, cst.onDecision, cst.store, cst.verifier = nil, nil, store, nil
