@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fixtures"
 )
 
 // The agents.txt renderer writes only validated sites: these cases, once
@@ -43,68 +44,15 @@ func reportsField(t *testing.T, err error, field string) {
 }
 
 func TestValidateRefusesAgentsTxtInjection(t *testing.T) {
-	payloads := map[string]string{
-		"LF":          "x\nDisallow: /",
-		"CR":          "x\rAllow: /admin",
-		"CRLF suffix": "x\r\n",
-		"LF prefix":   "\nAgent: evil",
-		"NUL":         "x\x00y",
-		"tab":         "x\ty",
-		"DEL":         "x\x7f",
-		"NEL":         "x\u0085Allow: /",
-		"LS":          "x\u2028Allow: /",
-		"PS":          "x\u2029Allow: /",
-		"invalid":     "x\xffy",
-	}
-	type mutation struct {
-		name    string
-		dialect config.Dialect
-		path    string
-		set     func(s *config.Site, v string)
-	}
-	dc, v1 := config.DialectIETFDraft, config.DialectV010
-	mutations := []mutation{
-		{"name", dc, "Name", func(s *config.Site, v string) { s.Name = v }},
-		{"name", v1, "Name", func(s *config.Site, v string) { s.Name = v }},
-		{"url", v1, "URL", func(s *config.Site, v string) { s.URL = v }},
-		{"description", dc, "Description", func(s *config.Site, v string) { s.Description = v }},
-		{"contact", v1, "Contact", func(s *config.Site, v string) { s.Contact = v }},
-		{"privacy", dc, "PrivacyPolicy", func(s *config.Site, v string) { s.PrivacyPolicy = v }},
-		{"declaration type", dc, "DeclarationType", func(s *config.Site, v string) { s.DeclarationType = v }},
-		{"operates-on", dc, "OperatesOn[0]", func(s *config.Site, v string) { s.OperatesOn = []string{v} }},
-		{"agents-json", dc, "AgentsJSONURL", func(s *config.Site, v string) { s.AgentsJSONURL = v }},
-		{"agents-json", v1, "AgentsJSONURL", func(s *config.Site, v string) { s.AgentsJSONURL = v }},
-		{"capability id", dc, "Capabilities[0].ID", func(s *config.Site, v string) { s.Capabilities[0].ID = v }},
-		{"capability id", v1, "Capabilities[0].ID", func(s *config.Site, v string) { s.Capabilities[0].ID = v }},
-		{"endpoint", dc, "Capabilities[0].Endpoint", func(s *config.Site, v string) { s.Capabilities[0].Endpoint = v }},
-		{"method", dc, "Capabilities[0].Method", func(s *config.Site, v string) { s.Capabilities[0].Method = v }},
-		{"protocol", dc, "Capabilities[0].Protocol", func(s *config.Site, v string) { s.Capabilities[0].Protocol = v }},
-		{"auth type", dc, "Capabilities[0].Auth.Type", func(s *config.Site, v string) { s.Capabilities[0].Auth.Type = v }},
-		{"auth endpoint", dc, "Capabilities[0].Auth.TokenEndpoint", func(s *config.Site, v string) { s.Capabilities[0].Auth.TokenEndpoint = v }},
-		{"auth docs", dc, "Capabilities[0].Auth.DocsURL", func(s *config.Site, v string) { s.Capabilities[0].Auth.DocsURL = v }},
-		{"scope", dc, "Capabilities[0].Auth.Scopes[1]", func(s *config.Site, v string) { s.Capabilities[0].Auth.Scopes = []string{"a", v} }},
-		{"capability description", dc, "Capabilities[0].Description", func(s *config.Site, v string) { s.Capabilities[0].Description = v }},
-		{"openapi", dc, "Capabilities[0].OpenAPI", func(s *config.Site, v string) { s.Capabilities[0].OpenAPI = v }},
-		{"param name", dc, "Capabilities[0].Params[0].Name", func(s *config.Site, v string) { s.Capabilities[0].Params[0].Name = v }},
-		{"param location", dc, "Capabilities[0].Params[0].In", func(s *config.Site, v string) { s.Capabilities[0].Params[0].In = v }},
-		{"param type", dc, "Capabilities[0].Params[0].Type", func(s *config.Site, v string) { s.Capabilities[0].Params[0].Type = v }},
-		{"param description", dc, "Capabilities[0].Params[0].Description", func(s *config.Site, v string) { s.Capabilities[0].Params[0].Description = v }},
-		{"allow", dc, "Access.Allow[0]", func(s *config.Site, v string) { s.Access.Allow = []string{v} }},
-		{"disallow", dc, "Access.Disallow[0]", func(s *config.Site, v string) { s.Access.Disallow = []string{v} }},
-		{"agent name", dc, "Agents[0].Name", func(s *config.Site, v string) { s.Agents[0].Name = v }},
-		{"agent capabilities", dc, "Agents[0].Capabilities[0]", func(s *config.Site, v string) { s.Agents[0].Capabilities = []string{v} }},
-		{"agent declaration", dc, "Agents[0].AgentDeclaration", func(s *config.Site, v string) { s.Agents[0].AgentDeclaration = v }},
-		{"flow name", v1, "Flows[0].Name", func(s *config.Site, v string) { s.Flows[0].Name = v }},
-		{"flow step", v1, "Flows[0].Steps[0]", func(s *config.Site, v string) { s.Flows[0].Steps[0] = v }},
-		{"flow description", v1, "Flows[0].Description", func(s *config.Site, v string) { s.Flows[0].Description = v }},
-		{"audit endpoint", v1, "Audit.Endpoint", func(s *config.Site, v string) { s.Audit.Endpoint = v }},
-	}
+	payloads := fixtures.LineInjections
+	mutations := fixtures.AgentsTxtTextFields()
+	v1 := config.DialectV010
 	for _, m := range mutations {
 		for pname, payload := range payloads {
-			t.Run(m.dialect.String()+"/"+m.name+"/"+pname, func(t *testing.T) {
+			t.Run(m.Dialect.String()+"/"+m.Name+"/"+pname, func(t *testing.T) {
 				s := agentsTxtBase()
-				m.set(&s, payload)
-				reportsField(t, config.Validate(&s, txtOnly(m.dialect)), m.path)
+				m.Set(&s, payload)
+				reportsField(t, config.Validate(&s, txtOnly(m.Dialect)), m.Path)
 			})
 		}
 	}
