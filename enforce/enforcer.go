@@ -466,14 +466,15 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 	d.Status = statusOf(d.Outcome)
 	d.ReportOnly = e.reportOnly && d.Outcome != Allow
 	bound := (d.Outcome == Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0
-	if bound || e.recorded(r, &d) {
+	recorded := e.recorded(r, &d)
+	if bound || recorded {
 		// The decision outlives this call: a Capability binding behind
 		// reads it from the request's context, the recorder keeps it.
 		hd := onHeap(&d)
 		if bound {
 			r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, hd))
 		}
-		if e.recorded(r, hd) {
+		if recorded {
 			e.record(w, r, next, hd, e.shadow)
 			return
 		}
