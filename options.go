@@ -11,6 +11,7 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/ratelimit"
@@ -29,7 +30,7 @@ type settings struct {
 
 	store      ratelimit.Store
 	clock      func() time.Time // tests only (export_test.go)
-	clientIP   *enforce.ClientIP
+	clientIP   *clientip.Resolver
 	auth       enforce.Authenticator
 	onDecision func(enforce.Decision)
 	logger     *slog.Logger
@@ -231,7 +232,7 @@ type Clients struct {
 func WithClients(c Clients) Option {
 	return func(st *settings) error {
 		var errs []error
-		ip, err := enforce.NewClientIP(c.TrustedProxies)
+		ip, err := clientip.New(c.TrustedProxies)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("Clients.TrustedProxies: %w", err))
 		}

@@ -23,7 +23,7 @@ var surfaceBudget = map[string]int{
 	"audit":                   44,
 	"audit/audittest":         4,
 	"config":                  100,
-	"enforce":                 41,
+	"enforce":                 37,
 	"metrics":                 8,
 	"ratelimit":               24,
 	"ratelimit/ratelimittest": 2,

@@ -1,5 +1,5 @@
 // Package enforce holds the pieces agentready enforces a declaration with:
-// the Enforcer, the Decisions it reports, and client identity (ClientIP).
+// the Enforcer and the Decisions it reports.
 // agentready.New builds the Enforcer; a site uses this package for its
 // types (Decision, Outcome, Authenticator, KeyFunc). Rate-limit storage is
 // package ratelimit.

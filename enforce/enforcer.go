@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
@@ -26,7 +27,7 @@ type Config struct {
 	Store ratelimit.Store
 	// ClientIP finds the client address limits are counted per. Default:
 	// RemoteAddr only, no forwarding header trusted.
-	ClientIP *ClientIP
+	ClientIP *clientip.Resolver
 	// Key, when set, partitions buckets by what it returns (an API key, a
 	// token subject) instead of the client address; when it returns false
 	// the client address is used.
@@ -119,7 +120,7 @@ type Enforcer struct {
 	// proofs of verified-only policies and declared auth.
 	classFn  func(r *http.Request) policy.Class
 	uas      *uaCache
-	ip       *ClientIP
+	ip       *clientip.Resolver
 	verifier verifier
 	signed   signedRequests
 	auth     Authenticator
@@ -175,7 +176,7 @@ func New(cfg Config) (*Enforcer, error) {
 		e.probes.paths[path] = true
 	}
 	for _, n := range cfg.ProbeNets {
-		pfx, err := parseTrusted(n)
+		pfx, err := clientip.ParsePrefix(n)
 		if err != nil {
 			return nil, fmt.Errorf("enforce: probe network %q: %w", n, err)
 		}
@@ -190,7 +191,7 @@ func New(cfg Config) (*Enforcer, error) {
 		store = ms
 	}
 	if e.ip == nil {
-		e.ip, _ = NewClientIP(nil)
+		e.ip, _ = clientip.New(nil)
 	}
 	e.uas = newUACache()
 	if e.log == nil {
@@ -349,10 +350,10 @@ func (e *Enforcer) fromProbeNetwork(r *http.Request) bool {
 		return false
 	}
 	h := r.Header
-	if len(h[headerXForwardedFor]) == 0 && len(h["Forwarded"]) == 0 && len(h["X-Real-Ip"]) == 0 {
+	if len(h["X-Forwarded-For"]) == 0 && len(h["Forwarded"]) == 0 && len(h["X-Real-Ip"]) == 0 {
 		return true
 	}
-	peer, _ := parseHostPort(r.RemoteAddr)
+	peer, _ := clientip.ParseHostPort(r.RemoteAddr)
 	return addr != peer && !e.ip.Trusted(addr)
 }
 

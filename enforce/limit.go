@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/ratelimit"
 )
@@ -203,7 +204,7 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 		}
 	}
 	if client.ID == "" && !e.lim.byAgent {
-		client = ratelimit.Key{Net: clientKey(e.ip.Addr(r))}
+		client = ratelimit.Key{Net: clientip.Key(e.ip.Addr(r))}
 	}
 	d.client = client
 	e.lim.fill(d, ai, ci, client)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/testclock"
@@ -94,7 +95,7 @@ func rateLimitInvariant(t *testing.T, random bool) {
 		t.Fatal(err)
 	}
 	st := &recordingStore{inner: mem, random: random, rng: rand.New(rand.NewPCG(1, 2)), calls: map[string][]storeCall{}}
-	ip, err := NewClientIP(nil)
+	ip, err := clientip.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

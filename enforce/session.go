@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/policy"
 )
 
@@ -36,7 +37,7 @@ func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix,
 	if !c.Agent() {
 		return "", netip.Prefix{}, false
 	}
-	return e.agentIdentity(r, c), clientKey(e.ip.Addr(r)), true
+	return e.agentIdentity(r, c), clientip.Key(e.ip.Addr(r)), true
 }
 
 // identityOf is Identify from a decision already made for r: the class is
@@ -45,7 +46,7 @@ func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix,
 func (e *Enforcer) identityOf(r *http.Request, d *Decision) (string, netip.Prefix) {
 	client := d.client.Net
 	if e.lim.keyFn != nil || e.lim.byAgent || !client.IsValid() {
-		client = clientKey(e.ip.Addr(r))
+		client = clientip.Key(e.ip.Addr(r))
 	}
 	return e.agentIdentity(r, d.Class), client
 }

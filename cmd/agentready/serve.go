@@ -24,7 +24,7 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
@@ -70,7 +70,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		return nil, errors.New(strings.TrimSpace(lintOut.String()))
 	}
 	site, strict := decl.Site, c.strict(decl)
-	ip, err := enforce.NewClientIP(c.trusted)
+	ip, err := clientip.New(c.trusted)
 	if err != nil {
 		return nil, fmt.Errorf("-trusted-proxies: %w", err)
 	}

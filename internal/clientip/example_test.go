@@ -1,17 +1,17 @@
-package enforce_test
+package clientip_test
 
 import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/clientip"
 )
 
 // Behind a load balancer at 10.0.0.5, X-Forwarded-For is read from the
 // right; what the client wrote on the left is ignored.
-func ExampleClientIP() {
-	ips, err := enforce.NewClientIP([]string{"10.0.0.0/8"})
+func ExampleResolver() {
+	ips, err := clientip.New([]string{"10.0.0.0/8"})
 	if err != nil {
 		panic(err)
 	}

@@ -1,4 +1,4 @@
-package enforce
+package clientip
 
 import (
 	"net/http"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestNewClientIP(t *testing.T) {
+func TestNew(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		in      []string
@@ -26,7 +26,7 @@ func TestNewClientIP(t *testing.T) {
 			errs: []string{`0 ""`, "empty entry", `1 "10.0.0.0/33"`, "not a CIDR", `2 "not-an-ip"`, "not an IP address or CIDR", `3 "fe80::1%eth0"`, "zone"}, nerrors: 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := NewClientIP(tc.in)
+			c, err := New(tc.in)
 			if tc.errs != nil {
 				if err == nil {
 					t.Fatal("no error")
@@ -55,14 +55,14 @@ func TestNewClientIP(t *testing.T) {
 	}
 }
 
-func TestClientIPAddr(t *testing.T) {
-	proxies, err := NewClientIP([]string{"10.0.0.0/8", "2001:db8:ffff::/48", "192.0.2.254"})
+func TestResolverAddr(t *testing.T) {
+	proxies, err := New([]string{"10.0.0.0/8", "2001:db8:ffff::/48", "192.0.2.254"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name    string
-		c       *ClientIP
+		c       *Resolver
 		remote  string
 		xff     []string
 		want    string // "" for the invalid Addr
@@ -132,28 +132,28 @@ func TestClientKey(t *testing.T) {
 			if tc.in != "" {
 				a = netip.MustParseAddr(tc.in)
 			}
-			if got := clientKey(a).String(); got != tc.want {
-				t.Errorf("clientKey(%s) = %s, want %s", tc.in, got, tc.want)
+			if got := Key(a).String(); got != tc.want {
+				t.Errorf("Key(%s) = %s, want %s", tc.in, got, tc.want)
 			}
 		})
 	}
 	// Two addresses of one /64 share a key; neighbouring /64s do not.
 	a, b := netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("2001:db8::ffff:1")
-	if clientKey(a) != clientKey(b) {
+	if Key(a) != Key(b) {
 		t.Error("one /64, two keys")
 	}
-	if clientKey(a) == clientKey(netip.MustParseAddr("2001:db8:0:1::1")) {
+	if Key(a) == Key(netip.MustParseAddr("2001:db8:0:1::1")) {
 		t.Error("two /64s, one key")
 	}
 }
 
 // Whatever the headers, Addr never panics, returns a normalised address,
 // and ignores X-Forwarded-For from an untrusted peer.
-func FuzzClientIPAddr(f *testing.F) {
+func FuzzResolverAddr(f *testing.F) {
 	f.Add("10.1.1.1:80", "198.51.100.1, 10.2.2.2", "")
 	f.Add("203.0.113.7:1", "1.1.1.1", "2.2.2.2")
 	f.Add("[::ffff:10.0.0.1]:9", "[fe80::1%25eth0]:80,,x", "::ffff:1.2.3.4")
-	c, err := NewClientIP([]string{"10.0.0.0/8", "2001:db8::/32"})
+	c, err := New([]string{"10.0.0.0/8", "2001:db8::/32"})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func FuzzClientIPAddr(f *testing.F) {
 		if got.IsValid() && (got.Is4In6() || got.Zone() != "") {
 			t.Fatalf("Addr = %v: not normalised", got)
 		}
-		peer, ok := parseHostPort(remote)
+		peer, ok := ParseHostPort(remote)
 		if !ok && got.IsValid() {
 			t.Fatalf("unparseable peer %q gave %v", remote, got)
 		}

@@ -1,4 +1,4 @@
-package enforce
+package clientip
 
 import (
 	"net/http"
@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-func BenchmarkClientIP(b *testing.B) {
-	c, err := NewClientIP([]string{"10.0.0.0/8", "2001:db8:ffff::/48"})
+func BenchmarkResolver(b *testing.B) {
+	c, err := New([]string{"10.0.0.0/8", "2001:db8:ffff::/48"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func BenchmarkClientIP(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = clientKey(c.Addr(r))
+				_ = Key(c.Addr(r))
 			}
 		})
 	}

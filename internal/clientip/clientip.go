@@ -1,4 +1,6 @@
-package enforce
+// Package clientip finds the address a request came from, past trusted
+// proxies, and the network its rate limits are counted under.
+package clientip
 
 import (
 	"errors"
@@ -14,27 +16,27 @@ import (
 // past trusted proxies. The RFC 7239 Forwarded header is not read.
 const headerXForwardedFor = "X-Forwarded-For"
 
-// ClientIP finds the address a request came from, for rate limiting. By
+// Resolver finds the address a request came from, for rate limiting. By
 // default no forwarding header is trusted: the client is RemoteAddr. When
 // the peer is a trusted proxy, X-Forwarded-For is read from the right,
 // skipping trusted proxies; the first untrusted address is the client, and
 // a malformed entry ends the walk at the last trusted hop. IPv4-mapped
-// addresses become IPv4 and zones are dropped. A nil *ClientIP trusts no
+// addresses become IPv4 and zones are dropped. A nil *Resolver trusts no
 // proxy.
-type ClientIP struct {
+type Resolver struct {
 	trusted []netip.Prefix
 }
 
-// NewClientIP returns a ClientIP trusting the given proxies, each a CIDR
+// New returns a Resolver trusting the given proxies, each a CIDR
 // ("10.0.0.0/8") or an address ("192.0.2.10"). Every invalid entry is
 // reported at once.
-func NewClientIP(trustedProxies []string) (*ClientIP, error) {
-	c := &ClientIP{trusted: make([]netip.Prefix, 0, len(trustedProxies))}
+func New(trustedProxies []string) (*Resolver, error) {
+	c := &Resolver{trusted: make([]netip.Prefix, 0, len(trustedProxies))}
 	var errs []error
 	for i, s := range trustedProxies {
-		p, err := parseTrusted(strings.TrimSpace(s))
+		p, err := ParsePrefix(strings.TrimSpace(s))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("enforce: trusted proxy %d %q: %w", i, s, err))
+			errs = append(errs, fmt.Errorf("clientip: trusted proxy %d %q: %w", i, s, err))
 			continue
 		}
 		c.trusted = append(c.trusted, p)
@@ -45,7 +47,10 @@ func NewClientIP(trustedProxies []string) (*ClientIP, error) {
 	return c, nil
 }
 
-func parseTrusted(s string) (netip.Prefix, error) {
+// ParsePrefix parses a network given as a CIDR ("10.0.0.0/8") or a single
+// address ("192.0.2.10"): host bits masked off, IPv4-mapped forms as their
+// IPv4 equivalent, zones refused.
+func ParsePrefix(s string) (netip.Prefix, error) {
 	if s == "" {
 		return netip.Prefix{}, errors.New("empty entry")
 	}
@@ -71,7 +76,7 @@ func parseTrusted(s string) (netip.Prefix, error) {
 }
 
 // Trusted reports whether a is a trusted proxy.
-func (c *ClientIP) Trusted(a netip.Addr) bool {
+func (c *Resolver) Trusted(a netip.Addr) bool {
 	if c == nil {
 		return false
 	}
@@ -85,8 +90,8 @@ func (c *ClientIP) Trusted(a netip.Addr) bool {
 
 // Addr returns the client address of r, or the zero (invalid) Addr when
 // RemoteAddr cannot be parsed. It never panics.
-func (c *ClientIP) Addr(r *http.Request) netip.Addr {
-	hop, ok := parseHostPort(r.RemoteAddr)
+func (c *Resolver) Addr(r *http.Request) netip.Addr {
+	hop, ok := ParseHostPort(r.RemoteAddr)
 	if !ok {
 		return netip.Addr{}
 	}
@@ -106,7 +111,7 @@ func (c *ClientIP) Addr(r *http.Request) netip.Addr {
 			if entry == "" {
 				continue // empty list elements are ignored (RFC 9110 5.6.1)
 			}
-			a, ok := parseHostPort(entry)
+			a, ok := ParseHostPort(entry)
 			if !ok {
 				return hop
 			}
@@ -119,11 +124,11 @@ func (c *ClientIP) Addr(r *http.Request) netip.Addr {
 	return hop
 }
 
-// clientKey is the network a client's requests are counted under: the
+// Key is the network a client's requests are counted under: the
 // address itself for IPv4 (/32), its /64 for IPv6, since one subscriber
 // commonly holds a whole /64 and could otherwise rotate through 2^64
 // buckets. An invalid address gives the zero Prefix (one shared bucket).
-func clientKey(a netip.Addr) netip.Prefix {
+func Key(a netip.Addr) netip.Prefix {
 	if !a.IsValid() {
 		return netip.Prefix{}
 	}
@@ -135,12 +140,12 @@ func clientKey(a netip.Addr) netip.Prefix {
 	return p
 }
 
-// parseHostPort parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port", as found
+// ParseHostPort parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port", as found
 // in RemoteAddr and in X-Forwarded-For entries (some proxies append a
 // port). An IPv6 zone is dropped; the result is unmapped. IPv4 fields with
 // leading zeros, bracketed IPv4 and IPv6 with a port but no brackets are
 // refused, as netip refuses them.
-func parseHostPort(s string) (netip.Addr, bool) {
+func ParseHostPort(s string) (netip.Addr, bool) {
 	if ap, err := netip.ParseAddrPort(s); err == nil {
 		return ap.Addr().WithZone("").Unmap(), true
 	}
