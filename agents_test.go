@@ -62,11 +62,11 @@ func TestEveryAutomatedClientIsAnAgent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := m.Explain(r); d.Outcome != enforce.DenyPath || d.Class.Kind != policy.Unknown {
+		if d := m.Explain(r); d.Outcome != enforce.DenyPath || d.Class.Kind != enforce.KindUnknown {
 			t.Errorf("%+v", d)
 		}
 		r.Header["User-Agent"] = []string{uaChrome + "\x01"} // a control byte net/http's client will not send
-		if d := m.Explain(r); d.Outcome != enforce.DenyPath || d.Class.Kind != policy.Unknown {
+		if d := m.Explain(r); d.Outcome != enforce.DenyPath || d.Class.Kind != enforce.KindUnknown {
 			t.Errorf("%+v", d)
 		}
 	})
@@ -80,11 +80,11 @@ func TestEveryAutomatedClientIsAnAgent(t *testing.T) {
 	})
 	t.Run("the decision says which class applied", func(t *testing.T) {
 		do(t, "GET", u+"/admin/x", uaClaudeBot)
-		kinds := map[policy.Kind]bool{}
+		kinds := map[string]bool{}
 		for _, d := range e.decisions() {
 			kinds[d.Class.Kind] = true
 		}
-		for _, k := range []policy.Kind{policy.Browser, policy.Known, policy.Unknown} {
+		for _, k := range []string{enforce.KindBrowser, enforce.KindKnown, enforce.KindUnknown} {
 			if !kinds[k] {
 				t.Errorf("no decision of class %v", k)
 			}
@@ -274,8 +274,8 @@ func TestDeclaredAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("POST /mcp", m.Capability("store-assistant", enforce.AuthForEveryClient())(app))
-	mux.Handle("GET /api/search", m.Capability("product-search", enforce.AuthForEveryClient())(app))
+	mux.Handle("POST /mcp", m.Capability("store-assistant", agentready.AuthForEveryClient())(app))
+	mux.Handle("GET /api/search", m.Capability("product-search", agentready.AuthForEveryClient())(app))
 	srv := httptest.NewServer(m.Handler(mux))
 	defer srv.Close()
 	if res, body := do(t, "POST", srv.URL+"/mcp", uaChrome); res.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "Auth: bearer-token") {
@@ -294,7 +294,7 @@ func TestDeclaredAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound := m.Capability("store-assistant", enforce.AuthForEveryClient())(app)
+	bound := m.Capability("store-assistant", agentready.AuthForEveryClient())(app)
 	for _, h := range []http.Handler{m.Handler(bound), bound} {
 		srv := httptest.NewServer(h)
 		for _, ua := range []string{"curl/8.5.0", uaClaudeDeclared, uaChrome} {
@@ -343,8 +343,8 @@ func TestExplainLimitResults(t *testing.T) {
 		return r
 	}
 	d := m.Explain(req())
-	res := d.Results()
-	if d.Outcome != enforce.Allow || len(res) != 2 || !res[0].Allowed || res[0].Limit != 200 || res[0].Remaining != 199 || res[1].Remaining != 59 {
+	res := d.Results[:2]
+	if d.Outcome != enforce.Allow || d.Limits[2] != "" || !res[0].Allowed || res[0].Limit != 200 || res[0].Remaining != 199 || res[1].Remaining != 59 {
 		t.Fatalf("Explain of a fresh client: %v %+v", d.Outcome, res)
 	}
 	for range 60 { // capability/product-search is 60/minute
@@ -354,7 +354,7 @@ func TestExplainLimitResults(t *testing.T) {
 	if d.Outcome != enforce.DenyRate || d.Limit != "capability/product-search" || d.RetryAfter <= 0 || d.Status != http.StatusTooManyRequests {
 		t.Fatalf("Explain once the limit is spent: %+v", d)
 	}
-	if d := m.Explain(req()); d.Results()[0].Remaining != 140 {
+	if d := m.Explain(req()); d.Results[0].Remaining != 140 {
 		t.Error("Explain consumed a token")
 	}
 }

@@ -20,7 +20,6 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/verify"
 )
@@ -76,7 +75,7 @@ func TestAttackHMACAuthForEveryClientPresenceOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("POST /api/orders", m.Capability("orders", enforce.AuthForEveryClient())(app))
+	mux.Handle("POST /api/orders", m.Capability("orders", agentready.AuthForEveryClient())(app))
 	srv := httptest.NewServer(m.Handler(mux))
 	defer srv.Close()
 	res, body := send(t, "POST", srv.URL+"/api/orders", `{"item":"tent"}`, "User-Agent", uaChrome, "Signature", "sig1=:AAAA:")

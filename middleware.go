@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/enforcer"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/resolve"
@@ -43,7 +44,8 @@ type route struct {
 	next  http.Handler
 	bind  bool
 	capID string
-	opts  []enforce.BindOption
+	// authAll: AuthForEveryClient.
+	authAll bool
 }
 
 // compiled is one declaration, compiled with the options: what a request
@@ -51,7 +53,7 @@ type route struct {
 type compiled struct {
 	docs   *publish.Handler
 	policy *policy.Policy
-	enf    *enforce.Enforcer
+	enf    *enforcer.Enforcer
 	store  ratelimit.Store
 	sess   *sessionLayer      // nil without v0.1.0 sessions
 	ver    *verifier.Verifier // nil without verified-only agent policies
@@ -63,7 +65,7 @@ type compiled struct {
 // handler builds the handler of s for c.
 func (c *compiled) handler(s *route) http.Handler {
 	if s.bind {
-		return c.enf.Capability(s.capID, s.opts...)(s.next)
+		return c.enf.Capability(s.capID, s.authAll)(s.next)
 	}
 	if c.sess != nil {
 		return c.docs.Wrap(c.sess.wrap(c.enf, c.enf.Wrap(s.next)))
@@ -271,7 +273,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	ecfg := enforce.Config{
+	ecfg := enforcer.Config{
 		Policy:         pol,
 		Store:          store,
 		ClientIP:       st.clientIP,
@@ -309,7 +311,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 			return nil, err
 		}
 	}
-	enf, err := enforce.New(ecfg)
+	enf, err := enforcer.New(ecfg)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +332,7 @@ func checkEnforcement(site *config.Site, st *settings) []error {
 	var presence []string
 	for _, c := range site.Capabilities {
 		switch resolve.AuthType(c.Auth) {
-		case config.AuthNone, config.AuthHMAC: // hmac without an Authenticator: enforce.New refuses it
+		case config.AuthNone, config.AuthHMAC: // hmac without an Authenticator: enforcer.New refuses it
 		default:
 			if st.auth == nil {
 				presence = append(presence, c.ID)
@@ -441,11 +443,32 @@ func (m *Middleware) runVerifiers(ctx context.Context, c *compiled, running map[
 // endpoint. Behind Handler it completes Handler's checks; on its own it runs
 // the whole pipeline. A route bound to an undeclared capability answers 500
 // rather than opening. Browsers pass untouched unless the binding is given
-// enforce.AuthForEveryClient(). Bind each route once, at setup.
-func (m *Middleware) Capability(id string, opts ...enforce.BindOption) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return m.register(route{next: next, bind: true, capID: id, opts: opts})
+// AuthForEveryClient(). Bind each route once, at setup.
+func (m *Middleware) Capability(id string, opts ...BindOption) func(http.Handler) http.Handler {
+	var b binding
+	for _, o := range opts {
+		if o != nil {
+			o(&b)
+		}
 	}
+	return func(next http.Handler) http.Handler {
+		return m.register(route{next: next, bind: true, capID: id, authAll: b.authAll})
+	}
+}
+
+// BindOption changes what a Capability binding checks.
+type BindOption func(*binding)
+
+type binding struct {
+	authAll bool
+}
+
+// AuthForEveryClient makes a Capability binding check the capability's
+// declared auth for every client, browsers included: a browser without
+// the credential (or whose credential the Authenticator rejects) gets 401
+// problem+json. Without it, browsers pass untouched, as everywhere.
+func AuthForEveryClient() BindOption {
+	return func(b *binding) { b.authAll = true }
 }
 
 // Explain returns what Handler would decide for r, without serving it and

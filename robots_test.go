@@ -182,7 +182,7 @@ func TestUsagePreferences(t *testing.T) {
 	}
 	r := httptest.NewRequest("GET", "/products/tent", nil)
 	r.Header.Set("User-Agent", uaGPTBot)
-	if d := m.Explain(r); d.Outcome != enforce.DenyPreference || d.Class.Purpose.String() != "training-crawler" {
+	if d := m.Explain(r); d.Outcome != enforce.DenyPreference || d.Class.Purpose != enforce.PurposeTrainingCrawler {
 		t.Errorf("Explain: %+v", d)
 	}
 	// The robots.txt carries the same preferences.

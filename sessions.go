@@ -16,6 +16,7 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/enforcer"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/sessionmgr"
@@ -170,7 +171,7 @@ const ruleSessionEndpoint = "session endpoint"
 // around Rate-Limit; creating one needs the caller to be classified as an
 // agent (the Manager answers 403 otherwise). CORS preflights are answered
 // without counting.
-func (s *sessionLayer) wrap(enf *enforce.Enforcer, next http.Handler) http.Handler {
+func (s *sessionLayer) wrap(enf *enforcer.Enforcer, next http.Handler) http.Handler {
 	sh := s.mgr.Handler(enf.Identify)
 	limited := enf.LimitOnly(sh)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -190,7 +191,7 @@ func (s *sessionLayer) wrap(enf *enforce.Enforcer, next http.Handler) http.Handl
 
 // explain is Middleware.Explain for the endpoints wrap serves itself; ok
 // is false for any other path.
-func (s *sessionLayer) explain(enf *enforce.Enforcer, r *http.Request) (enforce.Decision, bool) {
+func (s *sessionLayer) explain(enf *enforcer.Enforcer, r *http.Request) (enforce.Decision, bool) {
 	p := r.URL.Path
 	switch {
 	case p == s.endpoint:

@@ -63,7 +63,7 @@ func newShadow(st settings, store ratelimit.Store, sess *sessionLayer) (*shadow,
 	return &shadow{m: m, hook: spec.hook, log: log}, nil
 }
 
-// observe is enforce.Config.Shadow: it decides r with the candidate and
+// observe is enforcer.Config.Shadow: it decides r with the candidate and
 // compares.
 func (s *shadow) observe(r *http.Request, enforced enforce.Decision) {
 	// The candidate decides on the request path of a request it does not

@@ -19,11 +19,11 @@ import (
 // decision: raise its number here in the same commit, and say why in the
 // commit message. The whole library stays under 335 names (issue 23).
 var surfaceBudget = map[string]int{
-	".":                       28,
+	".":                       30,
 	"audit":                   44,
 	"audit/audittest":         4,
 	"config":                  100,
-	"enforce":                 37,
+	"enforce":                 35,
 	"metrics":                 8,
 	"ratelimit":               24,
 	"ratelimit/ratelimittest": 2,

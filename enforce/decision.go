@@ -1,10 +1,8 @@
 package enforce
 
 import (
-	"net/http"
 	"time"
 
-	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/verify"
 )
@@ -71,10 +69,8 @@ type Decision struct {
 	// Status is the HTTP status of a denial (403, 401, 429, 503), 0 when the
 	// request is let through.
 	Status int
-	// Class is how the client was classified: Class.Kind says whether a
-	// declared name, a known agent, a generic client or nothing known
-	// (unknown) made it an agent, or that it is a browser.
-	Class policy.Class
+	// Class is how the client was classified.
+	Class Class
 	// Agent is the name of the agent policy that applied ("claude", "*"),
 	// "" when none did.
 	Agent string
@@ -96,8 +92,9 @@ type Decision struct {
 	// ("capability/product-search"), "" otherwise.
 	Limit string
 	// Limits are the names of the limits that applied, in order (site,
-	// agent, capability). Explain fills them; the hook gets them too.
-	Limits [3]string
+	// agent, capability), and Results what the store answered for each.
+	Limits  [3]string
+	Results [3]ratelimit.Result
 	// RetryAfter is, for DenyRate, the time until every limit has a token.
 	RetryAfter time.Duration
 	// Err is the store's error for StoreError or a Degraded decision, or
@@ -112,47 +109,45 @@ type Decision struct {
 	// Degraded is set when the rate-limit store answered by its failure
 	// policy (ratelimit.NewFailover); Err wraps ratelimit.ErrDegraded.
 	Degraded bool
-
-	// agent and capability are Agent's and Capability's places in the
-	// policy.
-	agent, capability ref
-
-	n         int
-	client    ratelimit.Key
-	limits    [3]ratelimit.Limit
-	results   [3]ratelimit.Result
-	header    []string       // RateLimit-Policy value for these limits
-	rateLimit rateLimitField // renders the RateLimit value
 }
 
-// Results returns the store's results for the limits that applied.
-func (d *Decision) Results() []ratelimit.Result { return d.results[:d.n] }
-
-// statusOf maps a denial to its HTTP status.
-func statusOf(o Outcome) int {
-	switch o {
-	case DenyPath, DenyCapability, DenyIdentity, DenyPreference:
-		return http.StatusForbidden
-	case DenyAuth:
-		return http.StatusUnauthorized
-	case DenyRate:
-		return http.StatusTooManyRequests
-	case StoreError:
-		return http.StatusServiceUnavailable
-	case DenySession:
-		return http.StatusUnauthorized
-	case DenyTarget, DenyBody:
-		return http.StatusBadRequest
-	}
-	return 0
+// Class is how a client was classified, from its User-Agent.
+type Class struct {
+	// Kind says what made the client an agent: KindDeclared (a name of one
+	// of the site's agent policies), KindKnown (a known AI agent or
+	// crawler), KindGeneric (an HTTP library, a command-line tool, a
+	// headless browser) or KindUnknown (nothing listed, an empty or
+	// unreadable User-Agent); or KindBrowser, a plausible browser, which
+	// is not an agent.
+	Kind string
+	// Name is the canonical name that matched: the declared policy name as
+	// written, the known agent's or generic client's name as listed; "" for
+	// a browser and an unknown client.
+	Name string
+	// Purpose is the known purpose of the name that matched: one of the
+	// Purpose constants, PurposeUnknown when the known-agent data does
+	// not list it.
+	Purpose string
 }
 
-// ref is a place in one of the policy's lists (Agents, Capabilities),
-// such that the zero Decision refers to none.
-type ref int
+// Class kinds.
+const (
+	KindBrowser  = "browser"
+	KindDeclared = "declared"
+	KindKnown    = "known"
+	KindGeneric  = "generic"
+	KindUnknown  = "unknown"
+)
 
-// refTo is the ref of index i, -1 for none.
-func refTo(i int) ref { return ref(i + 1) }
-
-// index is the list index r refers to, -1 for none.
-func (r ref) index() int { return int(r) - 1 }
+// Purposes of known agents, from their operators' pages.
+const (
+	PurposeUnknown = "unknown"
+	// PurposeTrainingCrawler crawls to train AI models.
+	PurposeTrainingCrawler = "training-crawler"
+	// PurposeSearchCrawler crawls to build a search index.
+	PurposeSearchCrawler = "search-crawler"
+	// PurposeUserAgent fetches on a person's request (a user-triggered
+	// fetcher, an AI assistant or agent acting for someone): never a
+	// crawler.
+	PurposeUserAgent = "user-agent"
+)

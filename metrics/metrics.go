@@ -65,7 +65,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 // class "browser". The policy and capability are the declared names the
 // decision names, never request data.
 func (m *Metrics) Observe(d enforce.Decision) {
-	m.decisions.WithLabelValues(d.Outcome.String(), d.Class.Kind.String(), d.Agent, d.Capability, d.Identity.Method.String()).Inc()
+	m.decisions.WithLabelValues(d.Outcome.String(), d.Class.Kind, d.Agent, d.Capability, d.Identity.Method.String()).Inc()
 	if d.Unverified {
 		m.unverified.WithLabelValues(d.Identity.Claimed).Inc()
 	}

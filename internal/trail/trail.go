@@ -4,7 +4,7 @@
 // audit event before the handler runs (audit.Store.Begin) and binds the
 // response status to it before any byte reaches the agent
 // (audit.Store.Complete), answering 503 when it cannot. It runs no part
-// of the pipeline again. agentready wires it as enforce.Config.Recorder.
+// of the pipeline again. agentready wires it as enforcer.Config.Recorder.
 package trail
 
 import (
@@ -42,13 +42,13 @@ type Config struct {
 	// before the removal, is refused (DenyCapability), and the refusal
 	// recorded in its audit trail.
 	Removed func(method, path string) (id string, at time.Time, ok bool)
-	// ReportOnly is the Enforcer's (enforce.Config.ReportOnly).
+	// ReportOnly is the Enforcer's (enforcer.Config.ReportOnly).
 	ReportOnly bool
 	// Logger receives store failures. Default slog.Default().
 	Logger *slog.Logger
 }
 
-// Trail is the Recorder of an enforce.Config.
+// Trail is the Recorder of an enforcer.Config.
 type Trail struct {
 	p          *policy.Policy
 	sessions   *sessionmgr.Manager
@@ -101,7 +101,7 @@ func (t *Trail) capIndex(d *enforce.Decision) int {
 // the response reaches the agent; if that fails the agent gets 503 and the
 // trail keeps the action with audit.StatusUnrecorded.
 func (t *Trail) Record(w http.ResponseWriter, r *http.Request, next http.Handler, d *enforce.Decision, agent string, client netip.Prefix,
-	answer func(http.ResponseWriter, *http.Request, http.Handler, *enforce.Decision)) {
+	answer func(http.ResponseWriter, *http.Request, http.Handler)) {
 	// One reading of the sessions' clock serves the audit timestamp.
 	now := t.sessions.Now()
 	s := t.check(r, d, agent, client)
@@ -118,7 +118,7 @@ func (t *Trail) Record(w http.ResponseWriter, r *http.Request, next http.Handler
 	}
 	d.ReportOnly = t.reportOnly && d.Outcome != enforce.Allow && d.Status < 500
 	if s == nil {
-		answer(w, r, next, d)
+		answer(w, r, next)
 		return
 	}
 	rec := &recording{w: w, t: t, s: s, ctx: r.Context(), seq: -1, ci: ci}
@@ -131,7 +131,7 @@ func (t *Trail) Record(w http.ResponseWriter, r *http.Request, next http.Handler
 		}
 	}
 	if d.Outcome != enforce.Allow && !d.ReportOnly {
-		answer(rec, r, next, d)
+		answer(rec, r, next)
 		rec.finish()
 		return
 	}
@@ -141,7 +141,7 @@ func (t *Trail) Record(w http.ResponseWriter, r *http.Request, next http.Handler
 			return // answered 503: nothing ran
 		}
 		next.ServeHTTP(w, r)
-	}), d)
+	}))
 	rec.finish()
 	handedOff := !rec.failed && rec.status >= 200 && rec.status < 300
 	// rec.ci is the capability a route binding behind named, if one did

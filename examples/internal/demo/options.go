@@ -21,12 +21,12 @@ func (a *App) Options(log *slog.Logger) []agentready.Option {
 				return // a browser: not an agent request
 			}
 			attrs := []any{"outcome", d.Outcome.String(), "status", d.Status, "agent", d.Agent,
-				"class", d.Class.Kind.String(), "ua", d.Class.Name, "capability", d.Capability, "rule", d.Rule, "limit", d.Limit}
+				"class", d.Class.Kind, "ua", d.Class.Name, "capability", d.Capability, "rule", d.Rule, "limit", d.Limit}
 			if d.Err != nil {
 				attrs = append(attrs, "err", d.Err.Error())
 			}
-			if d.Class.Purpose != 0 {
-				attrs = append(attrs, "purpose", d.Class.Purpose.String())
+			if d.Class.Purpose != enforce.PurposeUnknown {
+				attrs = append(attrs, "purpose", d.Class.Purpose)
 			}
 			if d.Identity.Claimed != "" {
 				attrs = append(attrs, "claimed", d.Identity.Claimed, "verified", d.Identity.Method.String())

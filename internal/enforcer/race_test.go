@@ -1,6 +1,6 @@
 //go:build race
 
-package enforce
+package enforcer
 
 // raceEnabled: under the race detector sync.Pool drops items at random,
 // so allocation counts are not asserted.

@@ -1,9 +1,10 @@
-package enforce
+package enforcer
 
 import (
 	"net/http"
 	"net/netip"
 
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/policy"
 )
@@ -11,21 +12,6 @@ import (
 // This file is what the pipeline knows of v0.1.0 sessions: who a session
 // is bound to, the decisions a Recorder makes (their rules), and the
 // session endpoint's rate limits. Recording is the Recorder's.
-
-// Rule names for session decisions (Decision.Rule).
-const (
-	// RuleRequiresSession: the capability declares requires_session and the
-	// request has no valid X-Agent-Session (v0.1.0: 401).
-	RuleRequiresSession = "requires_session"
-	// RuleSessionStore: the request presents an X-Agent-Session that the
-	// session store could not look up (it is down): 503, whatever the
-	// capability, since a valid session's action must be recorded.
-	RuleSessionStore = "session store unavailable"
-	// RuleSessionEndpoint is the Decision.Rule of an allowed request to the
-	// v0.1.0 session endpoint: it is exempt from path rules, and only the
-	// rate limits apply.
-	RuleSessionEndpoint = "session endpoint (rate limits only)"
-)
 
 // Identify returns who is calling, the way sessions are bound: the
 // declared agent policy the User-Agent names ("claude"), else "*/" and the
@@ -43,12 +29,12 @@ func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix,
 // identityOf is Identify from a decision already made for r: the class is
 // d's, and the client network is the one the rate limits used when they
 // were keyed by it.
-func (e *Enforcer) identityOf(r *http.Request, d *Decision) (string, netip.Prefix) {
+func (e *Enforcer) identityOf(r *http.Request, d *decision) (string, netip.Prefix) {
 	client := d.client.Net
 	if e.lim.keyFn != nil || e.lim.byAgent || !client.IsValid() {
 		client = clientip.Key(e.ip.Addr(r))
 	}
-	return e.agentIdentity(r, d.Class), client
+	return e.agentIdentity(r, d.class), client
 }
 
 // agentIdentity is the agent a session is bound to (see Identify).
@@ -76,7 +62,7 @@ const maxProductLen = 64
 // has Rule RuleSessionEndpoint.
 func (e *Enforcer) LimitOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var d Decision
+		var d decision
 		e.decideLimitOnly(r, true, &d)
 		e.answer(w, r, next, &d)
 	})
@@ -84,23 +70,23 @@ func (e *Enforcer) LimitOnly(next http.Handler) http.Handler {
 
 // ExplainLimitOnly is Explain for a request LimitOnly would serve: the
 // limits that would be checked, none consumed.
-func (e *Enforcer) ExplainLimitOnly(r *http.Request) Decision {
-	var d Decision
+func (e *Enforcer) ExplainLimitOnly(r *http.Request) enforce.Decision {
+	var d decision
 	e.decideLimitOnly(r, false, &d)
-	return d
+	return d.Decision
 }
 
 // decideLimitOnly classifies r and, for an agent, checks the site and
 // agent limits (consume=false: lists them only).
-func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *Decision) {
-	d.Class = e.classify(r)
-	if !d.Class.Agent() {
-		d.Outcome = Pass
+func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *decision) {
+	d.setClass(e.classify(r))
+	if !d.class.Agent() {
+		d.Outcome = enforce.Pass
 		return
 	}
 	ai := e.setAgent(d)
-	d.Identity.Claimed = d.Class.Name
-	if ai >= 0 && e.p.Agents[ai].Verified && d.Class.Kind == policy.Declared {
+	d.Identity.Claimed = d.class.Name
+	if ai >= 0 && e.p.Agents[ai].Verified && d.class.Kind == policy.Declared {
 		// Creating a session is no way around verification: the claim is
 		// checked here as on every other request.
 		var ok bool
@@ -109,7 +95,7 @@ func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *Decision) {
 			return
 		}
 	}
-	d.Rule = RuleSessionEndpoint
+	d.Rule = enforce.RuleSessionEndpoint
 	e.rateLimit(r, ai, -1, consume, d)
 	d.Status = statusOf(d.Outcome)
 }

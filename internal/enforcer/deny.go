@@ -1,4 +1,4 @@
-package enforce
+package enforcer
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/sessionmgr"
@@ -15,14 +16,8 @@ import (
 	"github.com/agentready/agentready/session"
 )
 
-// HeaderReportOnly names, on a response served in report-only mode, the
-// decision that would have applied: the outcome, then the status and the
-// rule as structured-field parameters (RFC 9651), as in
-// `deny-path;status=403;rule="Disallow: /admin/*"`.
-const HeaderReportOnly = "Agentready-Report-Only"
-
 // setReportHeader adds HeaderReportOnly for d, a denial not applied.
-func setReportHeader(w http.ResponseWriter, d *Decision) {
+func setReportHeader(w http.ResponseWriter, d *decision) {
 	v := d.Outcome.String() + ";status=" + strconv.Itoa(d.Status)
 	rule := d.Rule
 	if rule == "" && d.Err != nil {
@@ -31,23 +26,23 @@ func setReportHeader(w http.ResponseWriter, d *Decision) {
 	if rule != "" {
 		v += ";rule=" + sfString(rule)
 	}
-	w.Header().Set(HeaderReportOnly, v)
+	w.Header().Set(enforce.HeaderReportOnly, v)
 }
 
 // setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response.
-func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *Decision) {
+func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *decision) {
 	if d.n == 0 || d.header == nil {
 		return
 	}
 	h := w.Header()
 	h[headerRateLimitPolicy] = d.header
-	h[headerRateLimit] = []string{d.rateLimit.value(d.limits[:d.n], d.results[:d.n])}
+	h[headerRateLimit] = []string{d.rateLimit.value(d.limits[:d.n], d.Results[:d.n])}
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)
 // whose detail names the declared rule, and a Link to agents.txt.
-func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
-	if d.Outcome == DenySession {
+func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
+	if d.Outcome == enforce.DenySession {
 		e.denySession(w, d)
 		return
 	}
@@ -69,7 +64,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		prob.Extra["rule"] = d.Rule
 	}
 	switch d.Outcome {
-	case DenyPath:
+	case enforce.DenyPath:
 		if strings.HasPrefix(d.Rule, "paths longer") {
 			prob.Detail = d.Rule
 		} else if e.p.Implicit {
@@ -77,17 +72,17 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		} else {
 			prob.Detail = fmt.Sprintf("%q in agents.txt closes %s to agents", d.Rule, r.URL.Path)
 		}
-	case DenyCapability:
+	case enforce.DenyCapability:
 		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
 		if d.capability.index() < 0 {
 			// The Recorder refused a capability a reload removed.
 			prob.Detail = d.Rule + "; the session was created before"
 		}
-	case DenyPreference:
-		prob.Detail = fmt.Sprintf("the site's usage preference %q refuses %s agents this path", d.Rule, d.Class.Purpose)
-	case DenyIdentity:
+	case enforce.DenyPreference:
+		prob.Detail = fmt.Sprintf("the site's usage preference %q refuses %s agents this path", d.Rule, d.class.Purpose)
+	case enforce.DenyIdentity:
 		prob.Detail = fmt.Sprintf("agent policy %q is verified-only and the request did not prove its claim: %v", d.Identity.Claimed, d.Err)
-	case DenyAuth:
+	case enforce.DenyAuth:
 		ci := d.capability.index()
 		c := &e.p.Capabilities[ci]
 		if ch := e.lines.challenges[ci]; ch != "" {
@@ -105,7 +100,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		if c.Auth.DocsURL != "" {
 			prob.Extra["auth_docs"] = c.Auth.DocsURL
 		}
-	case DenyRate:
+	case enforce.DenyRate:
 		secs := problem.RetryAfterSeconds(d.RetryAfter)
 		h.Set(headerRetryAfter, strconv.Itoa(secs))
 		e.setRateHeaders(w, d)
@@ -113,11 +108,11 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 		prob.Title = "Quota Exceeded"
 		prob.Extra["limit"] = d.Limit
 		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
-	case DenyTarget:
+	case enforce.DenyTarget:
 		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a request that every router reads the same way", r.RequestURI, d.Err)
-	case DenyBody:
+	case enforce.DenyBody:
 		prob.Detail = fmt.Sprintf("%v; this call is recorded in the session's audit trail, which reads and records a body before the action runs", d.Err)
-	case StoreError:
+	case enforce.StoreError:
 		retry := 1
 		var ue *ratelimit.UnavailableError
 		if errors.As(d.Err, &ue) {
@@ -137,7 +132,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *Decision) {
 
 // denySession answers 401 (or the status sessionmgr.ErrorStatus gives) in
 // problem+json with the v0.1.0 envelope members ok and error.
-func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
+func (e *Enforcer) denySession(w http.ResponseWriter, d *decision) {
 	status, msg := sessionmgr.ErrorStatus(d.Err)
 	if status >= 500 {
 		e.log.Error("agentready: session store failed", "err", d.Err)
@@ -148,7 +143,7 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *Decision) {
 	}
 	detail := "capability " + `"` + d.Capability + `"` + " requires a session: " + msg +
 		" (create one with POST on the session endpoint and send its token in " + session.HeaderSession + ")"
-	if d.Rule == RuleSessionStore {
+	if d.Rule == enforce.RuleSessionStore {
 		detail = "the session presented in " + session.HeaderSession + " cannot be checked: " + msg + "; retry"
 	}
 	prob := problem.Problem{Status: status, Detail: detail,

@@ -1,4 +1,4 @@
-package enforce
+package enforcer
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/ratelimit"
@@ -18,7 +19,7 @@ type limiter struct {
 	store ratelimit.Store
 	// keyFn and byAgent choose whose buckets a request draws from
 	// (Config.Key, Config.ByAgent); by default its client network's.
-	keyFn   KeyFunc
+	keyFn   enforce.KeyFunc
 	byAgent bool
 	// sets holds the limits of every (agent policy, capability) pair, at
 	// (agent+1)*(capabilities+1) + capability+1 (-1: none); ownSets, per
@@ -41,7 +42,7 @@ type limitSet struct {
 }
 
 // newLimiter works out the limit sets of every pair of p.
-func newLimiter(p *policy.Policy, store ratelimit.Store, key KeyFunc, byAgent bool) (limiter, []error) {
+func newLimiter(p *policy.Policy, store ratelimit.Store, key enforce.KeyFunc, byAgent bool) (limiter, []error) {
 	var errs []error
 	l := limiter{store: store, keyFn: key, byAgent: byAgent, nc: len(p.Capabilities) + 1}
 	l.sets = make([]limitSet, (len(p.Agents)+1)*l.nc)
@@ -108,7 +109,7 @@ func (l *limiter) set(ai, ci int) *limitSet { return &l.sets[(ai+1)*l.nc+ci+1] }
 // behind one address do not share buckets), or the agent policy alone with
 // ByAgent. One Key means one bucket group in the store: one lookup in
 // memory, one hash slot in Redis.
-func (l *limiter) fill(d *Decision, ai, ci int, client ratelimit.Key) {
+func (l *limiter) fill(d *decision, ai, ci int, client ratelimit.Key) {
 	s := l.set(ai, ci)
 	k := l.key(s, client)
 	d.n = s.n
@@ -143,8 +144,8 @@ func (e *Enforcer) agentPolicy(c policy.Class) int {
 
 // setAgent records in d the declared agent policy that applies to its
 // class and returns its index (-1 for none).
-func (e *Enforcer) setAgent(d *Decision) int {
-	ai := e.agentPolicy(d.Class)
+func (e *Enforcer) setAgent(d *decision) int {
+	ai := e.agentPolicy(d.class)
 	if ai >= 0 {
 		d.Agent = e.p.Agents[ai].Name
 	}
@@ -153,7 +154,7 @@ func (e *Enforcer) setAgent(d *Decision) int {
 }
 
 // count asks the store for a token of each of d's limits.
-func (l *limiter) count(r *http.Request, d *Decision) error {
+func (l *limiter) count(r *http.Request, d *decision) error {
 	var err error
 	if ms, ok := l.store.(*ratelimit.MemoryStore); ok {
 		// Called directly, the built-in store keeps d on the caller's
@@ -161,12 +162,12 @@ func (l *limiter) count(r *http.Request, d *Decision) error {
 		// the Decision with them (an allocation of ~900 bytes and its
 		// garbage on every agent request: a third of the pipeline,
 		// bench/compare BenchmarkPipeline).
-		err = ms.Allow(r.Context(), d.limits[:d.n], d.results[:d.n])
+		err = ms.Allow(r.Context(), d.limits[:d.n], d.Results[:d.n])
 	} else {
 		limits := slices.Clone(d.limits[:d.n])
 		res := make([]ratelimit.Result, d.n)
 		err = l.store.Allow(r.Context(), limits, res)
-		copy(d.results[:], res)
+		copy(d.Results[:], res)
 	}
 	if err != nil && errors.Is(err, ratelimit.ErrDegraded) {
 		// A Failover's failure policy answered: the results are valid.
@@ -178,7 +179,7 @@ func (l *limiter) count(r *http.Request, d *Decision) error {
 
 // peek fills d's results with what the store would answer, without
 // consuming anything (Explain), and reports whether it could.
-func (l *limiter) peek(r *http.Request, d *Decision) bool {
+func (l *limiter) peek(r *http.Request, d *decision) bool {
 	pk, ok := l.store.(ratelimit.Peeker)
 	if !ok {
 		return false
@@ -187,7 +188,7 @@ func (l *limiter) peek(r *http.Request, d *Decision) bool {
 	if pk.Peek(r.Context(), slices.Clone(d.limits[:d.n]), res) != nil {
 		return false
 	}
-	copy(d.results[:], res)
+	copy(d.Results[:], res)
 	return true
 }
 
@@ -196,7 +197,7 @@ func (l *limiter) peek(r *http.Request, d *Decision) bool {
 // (draft-car 4.3: servers MUST enforce them), and with consume asks the
 // store for a token of each; all must pass. Without consume (Explain) it
 // lists them only. Allowed or not, d carries the RateLimit headers' parts.
-func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decision) {
+func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *decision) {
 	var client ratelimit.Key
 	if e.lim.keyFn != nil {
 		if id, ok := e.lim.keyFn(r); ok {
@@ -208,7 +209,7 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 	}
 	d.client = client
 	e.lim.fill(d, ai, ci, client)
-	d.Outcome = Allow
+	d.Outcome = enforce.Allow
 	if d.n == 0 {
 		return
 	}
@@ -218,12 +219,12 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *Decis
 			return
 		}
 	} else if err := e.lim.count(r, d); err != nil {
-		d.Outcome, d.Err = StoreError, err
+		d.Outcome, d.Err = enforce.StoreError, err
 		return
 	}
-	res := d.results[:d.n]
+	res := d.Results[:d.n]
 	if !ratelimit.Allowed(res) {
-		d.Outcome = DenyRate
+		d.Outcome = enforce.DenyRate
 		d.RetryAfter = maxRetryAfter(res)
 		for i := range res {
 			if !res[i].Allowed {

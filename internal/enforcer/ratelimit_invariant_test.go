@@ -1,4 +1,4 @@
-package enforce
+package enforcer
 
 import (
 	"context"
@@ -106,7 +106,7 @@ func rateLimitInvariant(t *testing.T, random bool) {
 	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 	mux := http.NewServeMux()
 	mux.Handle("/api/search", ok)
-	mux.Handle("/api/bound", e.Capability("product-search")(ok))
+	mux.Handle("/api/bound", e.Capability("product-search", false)(ok))
 	mux.Handle("/", ok)
 	h := e.Wrap(mux)
 	uas := []string{"claude/1.0 (+https://anthropic.com)", "gptbot/1.0", "SomeBot/2.0 (+https://x.example/bot)"}

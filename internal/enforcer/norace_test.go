@@ -1,5 +1,5 @@
 //go:build !race
 
-package enforce
+package enforcer
 
 const raceEnabled = false

@@ -1,9 +1,10 @@
-package enforce
+package enforcer
 
 import (
 	"fmt"
 	"net/http"
 
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/ratelimit"
@@ -14,18 +15,14 @@ import (
 // next are checked against that capability's scope, auth and limit, whether
 // or not they match its declared endpoint. Under Wrap it checks only what
 // Wrap could not know; alone, it runs the whole pipeline. A route bound to
-// an undeclared ID answers 500 rather than opening.
-func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) http.Handler {
+// an undeclared ID answers 500 rather than opening. authAll checks the
+// capability's declared auth for every client, browsers included
+// (agentready.AuthForEveryClient).
+func (e *Enforcer) Capability(id string, authAll bool) func(http.Handler) http.Handler {
 	ci, ok := e.p.CapabilityIndex(id)
 	e.bound.Add(1)
 	if !ok {
 		e.log.Error("agentready: route bound to an undeclared capability; it answers 500", "capability", id)
-	}
-	var b binding
-	for _, o := range opts {
-		if o != nil {
-			o(&b)
-		}
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,7 +32,7 @@ func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) 
 				return
 			}
 			wd := e.wrapped(r)
-			if b.authAll && resolve.AuthRequired(e.p.Capabilities[ci].Auth) {
+			if authAll && resolve.AuthRequired(e.p.Capabilities[ci].Auth) {
 				if d, denied := e.authForPass(r, ci, wd); denied {
 					e.answer(w, r, next, &d)
 					return
@@ -46,7 +43,7 @@ func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) 
 				// No Wrap in front (or one of a declaration a Reload has
 				// replaced since): the binding runs the whole pipeline.
 				e.serve(w, r, next, ci, nil)
-			case wd.Outcome == Pass, wd.capability.index() == ci:
+			case wd.Outcome == enforce.Pass, wd.capability.index() == ci:
 				// A browser or a probe, or an agent's request to the same
 				// capability, which Wrap checked.
 				next.ServeHTTP(w, r)
@@ -57,31 +54,16 @@ func (e *Enforcer) Capability(id string, opts ...BindOption) func(http.Handler) 
 	}
 }
 
-// BindOption changes what a Capability binding checks.
-type BindOption func(*binding)
-
-type binding struct {
-	authAll bool
-}
-
-// AuthForEveryClient makes a Capability binding check the capability's
-// declared auth for every client, browsers included: a browser without
-// the credential (or whose credential the Authenticator rejects) gets 401
-// problem+json. Without it, browsers pass untouched, as everywhere.
-func AuthForEveryClient() BindOption {
-	return func(b *binding) { b.authAll = true }
-}
-
 // authForPass checks capability ci's declared auth for a request the
 // pipeline passes untouched: a browser's, or an agent's that passes as a
 // probe (the pipeline checks the other agents'). wd is what Wrap decided,
 // nil without Wrap. denied reports a DenyAuth decision in d.
-func (e *Enforcer) authForPass(r *http.Request, ci int, wd *Decision) (d Decision, denied bool) {
+func (e *Enforcer) authForPass(r *http.Request, ci int, wd *decision) (d decision, denied bool) {
 	if wd != nil {
-		if d.Class = wd.Class; wd.Outcome != Pass {
+		if d.setClass(wd.class); wd.Outcome != enforce.Pass {
 			return d, false
 		}
-	} else if d.Class = e.classify(r); d.Class.Agent() && e.probe(r) == "" {
+	} else if d.setClass(e.classify(r)); d.class.Agent() && e.probe(r) == "" {
 		return d, false
 	}
 	d.Capability, d.capability = e.p.Capabilities[ci].ID, refTo(ci)
@@ -101,29 +83,29 @@ type decisionKey struct{ e *Enforcer }
 
 // wrapped is the Decision this Enforcer's Wrap made for r, nil when it
 // made none (no Wrap in front, or no binding when it decided).
-func (e *Enforcer) wrapped(r *http.Request) *Decision {
-	d, _ := r.Context().Value(decisionKey{e}).(*Decision)
+func (e *Enforcer) wrapped(r *http.Request) *decision {
+	d, _ := r.Context().Value(decisionKey{e}).(*decision)
 	return d
 }
 
 // completeForCapability finishes, for bound capability ci, a request Wrap
 // let through as wd without resolving that capability: scope, auth and the
 // capability's own limit (Wrap counted the site and agent limits).
-func (e *Enforcer) completeForCapability(w http.ResponseWriter, r *http.Request, next http.Handler, wd *Decision, ci int) {
+func (e *Enforcer) completeForCapability(w http.ResponseWriter, r *http.Request, next http.Handler, wd *decision, ci int) {
 	p := e.p
 	c := &p.Capabilities[ci]
 	ai := wd.agent.index()
-	d := Decision{Outcome: Allow, Class: wd.Class, Capability: c.ID, capability: refTo(ci), agent: wd.agent}
+	d := decision{Decision: enforce.Decision{Outcome: enforce.Allow, Class: wd.Class, Capability: c.ID}, class: wd.class, capability: refTo(ci), agent: wd.agent}
 	if ai >= 0 {
 		d.Agent = p.Agents[ai].Name
 	}
 	switch {
 	case ai >= 0 && !p.Agents[ai].Permitted[ci]:
-		d.Outcome, d.Rule = DenyCapability, p.Agents[ai].Rule
+		d.Outcome, d.Rule = enforce.DenyCapability, p.Agents[ai].Rule
 	case resolve.AuthRequired(c.Auth):
 		e.checkAuth(r, ci, true, &d)
 	}
-	if d.Outcome == Allow && !c.Limit.IsZero() {
+	if d.Outcome == enforce.Allow && !c.Limit.IsZero() {
 		own := &e.lim.ownSets[ci]
 		d.n = 1
 		d.limits[0] = ratelimit.Limit{Name: c.Limit.Name, Rate: c.Limit.Rate, Period: c.Limit.Period,
@@ -131,16 +113,16 @@ func (e *Enforcer) completeForCapability(w http.ResponseWriter, r *http.Request,
 		d.Limits[0] = c.Limit.Name
 		d.header, d.rateLimit = own.policy, own.rateLimit
 		if err := e.lim.count(r, &d); err != nil {
-			d.Outcome, d.Err = StoreError, err
-		} else if !d.results[0].Allowed {
-			d.Outcome, d.Limit, d.RetryAfter = DenyRate, c.Limit.Name, d.results[0].RetryAfter
+			d.Outcome, d.Err = enforce.StoreError, err
+		} else if !d.Results[0].Allowed {
+			d.Outcome, d.Limit, d.RetryAfter = enforce.DenyRate, c.Limit.Name, d.Results[0].RetryAfter
 			d.Rule = "Rate-Limit: " + c.Limit.Decl
 		}
 	}
 	d.Status = statusOf(d.Outcome)
-	d.ReportOnly = e.reportOnly && d.Outcome != Allow
+	d.ReportOnly = e.reportOnly && d.Outcome != enforce.Allow
 	if e.rec != nil {
-		e.rec.Bound(r, &d)
+		e.rec.Bound(r, &d.Decision)
 	}
 	if e.recorded(r, &d) {
 		if _, ok := session.FromContext(r.Context()); !ok { // else Wrap's Recorder records it

@@ -1,4 +1,4 @@
-package enforce
+package enforcer
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
@@ -31,15 +32,15 @@ type Config struct {
 	// Key, when set, partitions buckets by what it returns (an API key, a
 	// token subject) instead of the client address; when it returns false
 	// the client address is used.
-	Key KeyFunc
+	Key enforce.KeyFunc
 	// ByAgent counts every limit per agent policy only, across all clients.
 	ByAgent bool
 	// Authenticate checks credentials; without it only their presence is
 	// enforced.
-	Authenticate Authenticator
+	Authenticate enforce.Authenticator
 	// OnDecision receives every decision (log it, count it). It runs on the
 	// request path: keep it fast and do not retain the Decision's Results.
-	OnDecision func(Decision)
+	OnDecision func(enforce.Decision)
 	// Classify, when set, replaces the policy's User-Agent classifier.
 	Classify func(r *http.Request) policy.Class
 	// Logger receives configuration problems found while serving (a route
@@ -67,7 +68,7 @@ type Config struct {
 	// Shadow, when set, is called with every request and its decision,
 	// before the decision is applied (agentready.WithShadow). It must not
 	// read the body.
-	Shadow func(r *http.Request, d Decision)
+	Shadow func(r *http.Request, d enforce.Decision)
 	// SignedRequests verifies the RFC 9421 signatures of requests to
 	// capabilities that declare Auth: hmac (*verifier.RequestSignatures).
 	// Without it, hmac needs Authenticate.
@@ -92,9 +93,6 @@ type verifier interface {
 type signedRequests interface {
 	Verify(r *http.Request, record bool) (keyID string, err error)
 }
-
-// KeyFunc returns the identity rate limits are counted under for a request.
-type KeyFunc func(r *http.Request) (id string, ok bool)
 
 // Enforcer applies a compiled policy to requests: classify, access,
 // capability scope, declared auth, rate limits. It is safe for concurrent
@@ -123,7 +121,7 @@ type Enforcer struct {
 	ip       *clientip.Resolver
 	verifier verifier
 	signed   signedRequests
-	auth     Authenticator
+	auth     enforce.Authenticator
 
 	lim   limiter
 	lines declLines
@@ -133,8 +131,8 @@ type Enforcer struct {
 	bound atomic.Int32
 
 	// What hears of a decision.
-	hook       func(Decision)
-	shadow     func(*http.Request, Decision)
+	hook       func(enforce.Decision)
+	shadow     func(*http.Request, enforce.Decision)
 	reportOnly bool
 	log        *slog.Logger
 	// unverifiedLog is when an unavailable verification source was last
@@ -270,20 +268,20 @@ func newDeclLines(p *policy.Policy) declLines {
 // router Wrap wraps, which says which route r reaches. consume=false
 // (Explain) checks no limit. Everything it stores in d points into the
 // policy or the request.
-func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinder, consume bool, d *Decision) {
+func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinder, consume bool, d *decision) {
 	p := e.p
-	d.Class = c
-	if !d.Class.Agent() {
-		d.Outcome = Pass
+	d.setClass(c)
+	if !d.class.Agent() {
+		d.Outcome = enforce.Pass
 		return
 	}
 	if rule := e.probe(r); rule != "" {
-		d.Outcome, d.Rule = Pass, rule
+		d.Outcome, d.Rule = enforce.Pass, rule
 		return
 	}
 	ai := e.setAgent(d)
-	d.Identity.Claimed = d.Class.Name
-	if ai >= 0 && p.Agents[ai].Verified && d.Class.Kind == policy.Declared {
+	d.Identity.Claimed = d.class.Name
+	if ai >= 0 && p.Agents[ai].Verified && d.class.Kind == policy.Declared {
 		var ok bool
 		if ai, ok = e.verifyClaim(r, ai, consume, d); !ok {
 			return
@@ -298,7 +296,7 @@ func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinde
 		c := &p.Capabilities[ci]
 		d.Capability, d.capability = c.ID, refTo(ci)
 		if ai >= 0 && !p.Agents[ai].Permitted[ci] {
-			d.Outcome, d.Rule = DenyCapability, p.Agents[ai].Rule
+			d.Outcome, d.Rule = enforce.DenyCapability, p.Agents[ai].Rule
 			return
 		}
 		// Declared auth (draft-car 2.5 Auth).
@@ -321,10 +319,10 @@ func (e *Enforcer) probe(r *http.Request) string {
 	if e.probes.paths[r.URL.Path] && r.URL.RawPath == "" {
 		// The path as sent: a router that routes the raw path (chi) would
 		// take "/health%7A" for another one.
-		return RuleProbePath
+		return enforce.RuleProbePath
 	}
 	if len(e.probes.nets) > 0 && e.fromProbeNetwork(r) {
-		return RuleProbeNetwork
+		return enforce.RuleProbeNetwork
 	}
 	return ""
 }
@@ -356,13 +354,6 @@ func (e *Enforcer) fromProbeNetwork(r *http.Request) bool {
 	peer, _ := clientip.ParseHostPort(r.RemoteAddr)
 	return addr != peer && !e.ip.Trusted(addr)
 }
-
-// Rules of a Pass for an infrastructure probe (Config.ProbePaths,
-// Config.ProbeNets).
-const (
-	RuleProbePath    = "probe path"
-	RuleProbeNetwork = "probe network"
-)
 
 func (e *Enforcer) classify(r *http.Request) policy.Class {
 	v := r.Header.Values("User-Agent")
@@ -411,8 +402,8 @@ func (e *Enforcer) ruleText(r *policy.Rule) string {
 // consuming any rate-limit token: Limits lists the limits that would apply
 // and, when the store implements Peeker, Results what each would answer
 // (an exhausted limit makes the decision DenyRate).
-func (e *Enforcer) Explain(r *http.Request) Decision {
-	var d Decision
+func (e *Enforcer) Explain(r *http.Request) enforce.Decision {
+	var d decision
 	ci := -1
 	if wd := e.wrapped(r); wd != nil {
 		ci = wd.capability.index()
@@ -421,9 +412,9 @@ func (e *Enforcer) Explain(r *http.Request) Decision {
 	d.Status = statusOf(d.Outcome)
 	if e.recorded(r, &d) {
 		agent, client := e.identityOf(r, &d)
-		e.rec.Check(r, &d, agent, client)
+		e.rec.Check(r, &d.Decision, agent, client)
 	}
-	return d
+	return d.Decision
 }
 
 // Wrap enforces the policy on every request before next. /robots.txt is
@@ -455,18 +446,20 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 			next.ServeHTTP(w, r)
 			return
 		}
-		e.pass(w, r, next, &Decision{Outcome: Pass, Class: c}, ci)
+		d := &decision{Decision: enforce.Decision{Outcome: enforce.Pass}}
+		d.setClass(c)
+		e.pass(w, r, next, d, ci)
 		return
 	}
-	var d Decision
+	var d decision
 	e.decide(r, c, ci, rf, true, &d)
-	if d.Outcome == Pass { // a probe
+	if d.Outcome == enforce.Pass { // a probe
 		e.pass(w, r, next, onHeap(&d), ci)
 		return
 	}
 	d.Status = statusOf(d.Outcome)
-	d.ReportOnly = e.reportOnly && d.Outcome != Allow
-	bound := (d.Outcome == Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0
+	d.ReportOnly = e.reportOnly && d.Outcome != enforce.Allow
+	bound := (d.Outcome == enforce.Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0
 	recorded := e.recorded(r, &d)
 	if bound || recorded {
 		// The decision outlives this call: a Capability binding behind
@@ -486,45 +479,45 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 }
 
 // onHeap returns a copy of d that may outlive the request's stack.
-func onHeap(d *Decision) *Decision {
-	hd := new(Decision)
+func onHeap(d *decision) *decision {
+	hd := new(decision)
 	*hd = *d
 	return hd
 }
 
 // finish reports d to a shadow and carries it out.
-func (e *Enforcer) finish(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision) {
+func (e *Enforcer) finish(w http.ResponseWriter, r *http.Request, next http.Handler, d *decision) {
 	if e.shadow != nil {
-		e.shadow(r, *d) // once per request, as Wrap (or a lone binding) decided it
+		e.shadow(r, d.Decision) // once per request, as Wrap (or a lone binding) decided it
 	}
 	e.answer(w, r, next, d)
 }
 
 // pass reports d, a Pass, and serves next.
-func (e *Enforcer) pass(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, ci int) {
+func (e *Enforcer) pass(w http.ResponseWriter, r *http.Request, next http.Handler, d *decision, ci int) {
 	if ci < 0 && e.bound.Load() > 0 {
 		// A Capability binding behind reads this decision.
 		r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, d))
 	}
 	if e.hook != nil {
-		e.hook(*d)
+		e.hook(d.Decision)
 	}
 	if e.shadow != nil {
-		e.shadow(r, *d)
+		e.shadow(r, d.Decision)
 	}
 	next.ServeHTTP(w, r)
 }
 
 // answer reports d to the decision hook and carries it out: next for Pass,
 // and for Allow with the RateLimit headers; a problem response otherwise.
-func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision) {
+func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Handler, d *decision) {
 	if e.hook != nil {
-		e.hook(*d)
+		e.hook(d.Decision)
 	}
 	switch {
-	case d.Outcome == Pass:
+	case d.Outcome == enforce.Pass:
 		next.ServeHTTP(w, r)
-	case d.Outcome == Allow:
+	case d.Outcome == enforce.Allow:
 		e.setRateHeaders(w, d)
 		next.ServeHTTP(w, r)
 	case d.ReportOnly:

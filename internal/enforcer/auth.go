@@ -1,18 +1,13 @@
-package enforce
+package enforcer
 
 import (
 	"net/http"
 	"strings"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/resolve"
 )
-
-// Authenticator checks a credential's validity for a capability. It is the
-// site's hook: agentready itself only sees that a credential of the declared
-// kind is present. Return nil to accept, an error (whose text is sent in
-// the 401 detail) to reject.
-type Authenticator func(r *http.Request, c *config.Capability, credential string) error
 
 // credential extracts the credential a declared auth type implies, or ""
 // (draft-car 2.5 Auth: none, api-key, bearer-token, oauth2, hmac).
@@ -81,7 +76,7 @@ func quoteSafe(s string) string {
 // an hmac capability's signature is verified (Config.SignedRequests),
 // other credentials go to Config.Authenticate, and without either only
 // the credential's presence is checked (d.PresenceOnly).
-func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *Decision) bool {
+func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *decision) bool {
 	c := &e.p.Capabilities[ci]
 	hmac := resolve.AuthType(c.Auth) == config.AuthHMAC && e.signed != nil
 	d.PresenceOnly = e.auth == nil && !hmac
@@ -89,7 +84,7 @@ func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *Decision) 
 	var err error
 	switch {
 	case cred == "":
-		d.Outcome, d.Rule = DenyAuth, e.lines.auth[ci]
+		d.Outcome, d.Rule = enforce.DenyAuth, e.lines.auth[ci]
 		return false
 	case hmac:
 		err = e.verifySigned(r, c.Decl, record)
@@ -97,7 +92,7 @@ func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *Decision) 
 		err = e.auth(r, c.Decl, cred)
 	}
 	if err != nil {
-		d.Outcome, d.Rule, d.Err = DenyAuth, e.lines.auth[ci], err
+		d.Outcome, d.Rule, d.Err = enforce.DenyAuth, e.lines.auth[ci], err
 		return false
 	}
 	return true

@@ -1,4 +1,4 @@
-package enforce
+package enforcer
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ func TestUACacheAnswersAsTheClassifier(t *testing.T) {
 	c := policy.NewClassifier([]string{"claude", "SomeBot"})
 	var uas []string
 	for _, name := range []string{"browsers.txt", "crawlers.txt"} {
-		f, err := os.Open("../internal/policy/testdata/ua/" + name)
+		f, err := os.Open("../policy/testdata/ua/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}

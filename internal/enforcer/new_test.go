@@ -1,4 +1,4 @@
-package enforce_test
+package enforcer_test
 
 import (
 	"net/http"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/enforcer"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
 )
@@ -20,11 +20,11 @@ func TestNewRefusesUnverifiedHMAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := enforce.New(enforce.Config{Policy: p}); err == nil || !strings.Contains(err.Error(), "hmac") {
+	if _, err := enforcer.New(enforcer.Config{Policy: p}); err == nil || !strings.Contains(err.Error(), "hmac") {
 		t.Errorf("New without an Authenticator: %v, want an error naming hmac", err)
 	}
 	accept := func(*http.Request, *config.Capability, string) error { return nil }
-	if _, err := enforce.New(enforce.Config{Policy: p, Authenticate: accept}); err != nil {
+	if _, err := enforcer.New(enforcer.Config{Policy: p, Authenticate: accept}); err != nil {
 		t.Errorf("New with an Authenticator: %v", err)
 	}
 }

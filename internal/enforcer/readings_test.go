@@ -1,4 +1,4 @@
-package enforce_test
+package enforcer_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/enforcer"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/resolve"
 )
@@ -54,7 +55,7 @@ func readingsEnforcer(t *testing.T, lenient bool, next http.Handler) func(r *htt
 		t.Fatal(err)
 	}
 	var last enforce.Decision
-	e, err := enforce.New(enforce.Config{Policy: p, LenientRouting: lenient, OnDecision: func(d enforce.Decision) { last = d }})
+	e, err := enforcer.New(enforcer.Config{Policy: p, LenientRouting: lenient, OnDecision: func(d enforce.Decision) { last = d }})
 	if err != nil {
 		t.Fatal(err)
 	}

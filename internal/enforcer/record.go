@@ -1,9 +1,10 @@
-package enforce
+package enforcer
 
 import (
 	"net/http"
 	"net/netip"
 
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/session"
 )
 
@@ -19,22 +20,22 @@ type recorder interface {
 	// reports d to the decision hook and carries it out (next for a
 	// request let through, a problem response for a denial), with the
 	// writer and request the recording needs.
-	Record(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, agent string, client netip.Prefix,
-		answer func(http.ResponseWriter, *http.Request, http.Handler, *Decision))
+	Record(w http.ResponseWriter, r *http.Request, next http.Handler, d *enforce.Decision, agent string, client netip.Prefix,
+		answer func(http.ResponseWriter, *http.Request, http.Handler))
 	// Check amends d as Record would, recording nothing (Explain).
-	Check(r *http.Request, d *Decision, agent string, client netip.Prefix)
+	Check(r *http.Request, d *enforce.Decision, agent string, client netip.Prefix)
 	// Bound tells the recording of r, when r is being recorded, the
 	// decision a route binding behind Wrap completed for its capability:
 	// the event becomes that capability's, and a body read over the
 	// capability's own limit is refused (DenyBody).
-	Bound(r *http.Request, d *Decision)
+	Bound(r *http.Request, d *enforce.Decision)
 }
 
 // recorded reports whether the recorder serves r, decided as d: an agent
 // request with a session header, or one addressing a session-required
 // capability.
-func (e *Enforcer) recorded(r *http.Request, d *Decision) bool {
-	if e.rec == nil || d.Outcome == Pass {
+func (e *Enforcer) recorded(r *http.Request, d *decision) bool {
+	if e.rec == nil || d.Outcome == enforce.Pass {
 		return false
 	}
 	if _, ok := r.Header[session.HeaderSession]; ok {
@@ -46,11 +47,12 @@ func (e *Enforcer) recorded(r *http.Request, d *Decision) bool {
 
 // record hands r and its decision d to the recorder. shadow, when not
 // nil, hears of d as the Recorder leaves it, before it is carried out.
-func (e *Enforcer) record(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision, shadow func(*http.Request, Decision)) {
+func (e *Enforcer) record(w http.ResponseWriter, r *http.Request, next http.Handler, d *decision, shadow func(*http.Request, enforce.Decision)) {
 	agent, client := e.identityOf(r, d)
-	e.rec.Record(w, r, next, d, agent, client, func(w http.ResponseWriter, r *http.Request, next http.Handler, d *Decision) {
+	// The recorder amends d.Decision in place; answer carries out d.
+	e.rec.Record(w, r, next, &d.Decision, agent, client, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		if shadow != nil {
-			shadow(r, *d)
+			shadow(r, d.Decision)
 		}
 		e.answer(w, r, next, d)
 	})

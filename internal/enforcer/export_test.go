@@ -1,4 +1,4 @@
-package enforce
+package enforcer
 
 // RaceEnabled tells the external tests whether allocation counts mean
 // anything (see raceEnabled).

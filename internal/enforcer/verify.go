@@ -1,4 +1,4 @@
-package enforce
+package enforcer
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
@@ -18,7 +19,7 @@ import (
 // when a source cannot answer (an upstream outage never locks an honest
 // agent out, and never hands out grants); ok is false when the claim is
 // refused (DenyIdentity).
-func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *Decision) (int, bool) {
+func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *decision) (int, bool) {
 	a := &e.p.Agents[ai]
 	id, err := e.verifier.Verify(r.Context(), r, e.ip.Addr(r), e.authority(r), a.Name, record)
 	if id.Claimed == "" {
@@ -31,7 +32,7 @@ func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *Decision
 	d.Err = err
 	unavailable := errors.Is(err, verify.ErrUnavailable)
 	if !unavailable && !a.FallBack {
-		d.Outcome, d.Rule = DenyIdentity, "Agent: "+a.Name+" (verified-only)"
+		d.Outcome, d.Rule = enforce.DenyIdentity, "Agent: "+a.Name+" (verified-only)"
 		return ai, false
 	}
 	if unavailable {
@@ -43,7 +44,7 @@ func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *Decision
 		}
 	}
 	d.Unverified = true
-	// d.Class keeps the claim: sessions stay bound to the identity the
+	// d.class keeps the claim: sessions stay bound to the identity the
 	// agent claims (Identify), and each request's grants are decided anew.
 	def := e.p.Default
 	d.Agent, d.agent = "", refTo(def)

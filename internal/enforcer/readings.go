@@ -1,4 +1,4 @@
-package enforce
+package enforcer
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
 )
 
@@ -54,13 +55,13 @@ var (
 // capability the request addresses when ci < 0 (no route binding names
 // one). rf, when not nil, is the router next in line, asked which route r
 // reaches. ok is false when d is decided (a denial).
-func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) (int, bool) {
+func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) (int, bool) {
 	if caseVariant(r.Method) {
-		d.Outcome, d.Err = DenyTarget, errMethodCase
+		d.Outcome, d.Err = enforce.DenyTarget, errMethodCase
 		return ci, false
 	}
-	v := verdict{ci: ci, bound: ci >= 0, purpose: d.Class.Purpose,
-		rules: !e.implicitAI || d.Class.Kind == policy.Declared || d.Class.Kind == policy.Known}
+	v := verdict{ci: ci, bound: ci >= 0, purpose: d.class.Purpose,
+		rules: !e.implicitAI || d.class.Kind == policy.Declared || d.class.Kind == policy.Known}
 	v.methods.m[0], v.methods.n = r.Method, 1
 	// The escaped path as sent is RawPath when the client escaped more
 	// than net/url would.
@@ -70,11 +71,11 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 	} else if p, err := url.PathUnescape(raw); err != nil || p != r.URL.Path {
 		// The URL's two paths disagree (a middleware changed one): chi
 		// routes RawPath, ServeMux the escaped Path.
-		d.Outcome, d.Err = DenyTarget, errRawPathMismatch
+		d.Outcome, d.Err = enforce.DenyTarget, errRawPathMismatch
 		return ci, false
 	}
 	if err := policy.CheckTarget(raw); err != nil {
-		d.Outcome, d.Err = DenyTarget, err
+		d.Outcome, d.Err = enforce.DenyTarget, err
 		return ci, false
 	}
 	var buf [256]byte // most targets fit: one allocation, the string
@@ -85,7 +86,7 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 	if len(target) > policy.MaxPathLen || len(alt) > policy.MaxPathLen {
 		// Rules match only the first MaxPathLen bytes; a longer path is not
 		// decided on a truncated view.
-		d.Outcome, d.Rule = DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
+		d.Outcome, d.Rule = enforce.DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
 		return ci, false
 	}
 	e.readAll(r, target, alt, rf, &v)
@@ -97,9 +98,9 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 		// whatever method the application takes.
 		methods := v.methods
 		if status, err := overrides(r, &methods); err != nil {
-			d.Outcome, d.Err = DenyTarget, err
+			d.Outcome, d.Err = enforce.DenyTarget, err
 			if status == http.StatusRequestEntityTooLarge {
-				d.Outcome = DenyBody
+				d.Outcome = enforce.DenyBody
 			}
 			return ci, false
 		}
@@ -113,13 +114,13 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *Decision) 
 	}
 	switch {
 	case v.denied:
-		d.Outcome = DenyPath
+		d.Outcome = enforce.DenyPath
 		return v.ci, false
 	case v.pref != "":
-		d.Outcome, d.Rule = DenyPreference, v.pref
+		d.Outcome, d.Rule = enforce.DenyPreference, v.pref
 		return v.ci, false
 	case v.two:
-		d.Outcome, d.Err = DenyTarget, errTwoCapabilities
+		d.Outcome, d.Err = enforce.DenyTarget, errTwoCapabilities
 		return v.ci, false
 	}
 	return v.ci, true

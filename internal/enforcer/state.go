@@ -1,0 +1,66 @@
+package enforcer
+
+import (
+	"net/http"
+
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/ratelimit"
+)
+
+// decision is one request's enforce.Decision and the pipeline's working
+// state beside it: where the agent and capability sit in the policy, the
+// limits being counted and the RateLimit headers that describe them.
+type decision struct {
+	enforce.Decision
+
+	// class is Decision.Class as the classifier returned it.
+	class policy.Class
+	// agent and capability are Agent's and Capability's places in the
+	// policy.
+	agent, capability ref
+
+	n         int // limits and Decision.Limits/Results in use
+	client    ratelimit.Key
+	limits    [3]ratelimit.Limit
+	header    []string       // RateLimit-Policy value for these limits
+	rateLimit rateLimitField // renders the RateLimit value
+}
+
+// setClass records how the client was classified, in both forms.
+func (d *decision) setClass(c policy.Class) {
+	d.class = c
+	d.Class = enforce.Class{Kind: c.Kind.String(), Name: c.Name, Purpose: c.Purpose.String()}
+}
+
+// results is the store's results for the limits that applied.
+func (d *decision) results() []ratelimit.Result { return d.Results[:d.n] }
+
+// statusOf maps a denial to its HTTP status.
+func statusOf(o enforce.Outcome) int {
+	switch o {
+	case enforce.DenyPath, enforce.DenyCapability, enforce.DenyIdentity, enforce.DenyPreference:
+		return http.StatusForbidden
+	case enforce.DenyAuth:
+		return http.StatusUnauthorized
+	case enforce.DenyRate:
+		return http.StatusTooManyRequests
+	case enforce.StoreError:
+		return http.StatusServiceUnavailable
+	case enforce.DenySession:
+		return http.StatusUnauthorized
+	case enforce.DenyTarget, enforce.DenyBody:
+		return http.StatusBadRequest
+	}
+	return 0
+}
+
+// ref is a place in one of the policy's lists (Agents, Capabilities),
+// such that the zero Decision refers to none.
+type ref int
+
+// refTo is the ref of index i, -1 for none.
+func refTo(i int) ref { return ref(i + 1) }
+
+// index is the list index r refers to, -1 for none.
+func (r ref) index() int { return int(r) - 1 }
