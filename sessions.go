@@ -3,6 +3,7 @@ package agentready
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -147,7 +148,7 @@ func (s *sessionLayer) beforeEnd(ctx context.Context, ss *session.Session, reaso
 		return nil
 	}
 	ev := audit.Event{
-		EventID:        audit.NewEventID(),
+		EventID:        rand.Text(),
 		Timestamp:      audit.FormatTime(s.mgr.Now()),
 		Capability:     capabilitySessionDelete,
 		Method:         http.MethodDelete,
@@ -318,7 +319,7 @@ func envelopeProblem(w http.ResponseWriter, status int, msg string) {
 // first moment.
 func (s *sessionLayer) recordCreate(ctx context.Context, ss *session.Session) error {
 	ev := audit.Event{
-		EventID:    audit.NewEventID(),
+		EventID:    rand.Text(),
 		Timestamp:  audit.FormatTime(ss.CreatedAt),
 		Capability: capabilitySessionCreate,
 		Method:     http.MethodPost,

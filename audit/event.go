@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"maps"
@@ -26,7 +25,7 @@ const (
 
 // Event is one entry of a session's audit log: one capability call.
 type Event struct {
-	// EventID identifies the event within its session (NewEventID makes
+	// EventID identifies the event within its session (crypto/rand.Text makes
 	// one).
 	EventID string `json:"event_id"`
 	// Timestamp is when the call was handled, as FormatTime writes it.
@@ -40,7 +39,7 @@ type Event struct {
 	// (RFC 8785 §3.2.2.3): pass such values as strings.
 	Params map[string]any `json:"params"`
 	// Query are more parameters as a URL query carries them, recorded as
-	// members of params grouped by name (AllParams). Input only: events
+	// members of params grouped by name (allParams). Input only: events
 	// read back hold all their parameters in Params.
 	Query []Param `json:"-"`
 	// Target is what the call addressed, recorded as the params member
@@ -60,22 +59,22 @@ type Param struct {
 	Name, Value string
 }
 
-// AllParams returns the parameters e records before redaction: the Query
+// allParams returns the parameters e records before redaction: the Query
 // parameters grouped by name (a string, or an array for a repeated name),
 // the members of Params over them, and the Target as TargetMember.
-func (e *Event) AllParams() map[string]any {
+func (e *Event) allParams() map[string]any {
 	m := e.queryParams()
 	if e.Target == nil {
 		return m
 	}
 	out := make(map[string]any, len(m)+1)
 	maps.Copy(out, m)
-	out[TargetMember] = e.Target.Value(nil)
+	out[TargetMember] = e.Target.value(nil)
 	return out
 }
 
-// paramsToRecord is AllParams with the Target's path and query redacted
-// by r (Target.Value); a Params or Query member of the Target's name
+// paramsToRecord is allParams with the Target's path and query redacted
+// by r (Target.value); a Params or Query member of the Target's name
 // beside a Target is refused.
 func (e *Event) paramsToRecord(r Redactor) (map[string]any, error) {
 	m := e.queryParams()
@@ -87,11 +86,11 @@ func (e *Event) paramsToRecord(r Redactor) (map[string]any, error) {
 	}
 	out := make(map[string]any, len(m)+1)
 	maps.Copy(out, m)
-	out[TargetMember] = e.Target.Value(r)
+	out[TargetMember] = e.Target.value(r)
 	return out, nil
 }
 
-// queryParams is AllParams without the Target.
+// queryParams is allParams without the Target.
 func (e *Event) queryParams() map[string]any {
 	if len(e.Query) == 0 {
 		return e.Params
@@ -169,12 +168,6 @@ func (a *Artifact) meta() Meta {
 // 3339 in UTC, truncated to the millisecond (2025-06-01T12:00:05.250Z).
 func FormatTime(t time.Time) string {
 	return t.UTC().Format(timeLayout)
-}
-
-// NewEventID returns a random event identifier: 26 base32 characters from
-// the operating system's CSPRNG (128 bits).
-func NewEventID() string {
-	return rand.Text()
 }
 
 // ErrInvalidEvent reports what a store refuses to record or seal: an

@@ -77,7 +77,7 @@ func ExampleSealSession() {
 		panic(err)
 	}
 	event := audit.Event{
-		EventID:        "evt-1", // audit.NewEventID() in production
+		EventID:        "evt-1", // rand.Text() in production
 		Timestamp:      "2025-06-01T12:00:00.000Z",
 		Capability:     "login",
 		Method:         "POST",

@@ -105,3 +105,6 @@ func (c *Chain) Events() []Event {
 func (c *Chain) Seal(key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 	return Sign(c.Events(), key, m)
 }
+
+// AllParams returns the parameters e records before redaction.
+func (e *Event) AllParams() map[string]any { return e.allParams() }

@@ -23,7 +23,7 @@ func Sign(events []Event, key ed25519.PrivateKey, m Meta) (*Artifact, error) {
 	}
 	copied := make([]Event, len(events))
 	for i, e := range events {
-		params, err := normalizeParams(e.AllParams(), nil, true)
+		params, err := normalizeParams(e.allParams(), nil, true)
 		if err != nil {
 			return nil, fmt.Errorf("event %d: %w", i, err)
 		}

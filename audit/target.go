@@ -94,11 +94,11 @@ func redactsString(r Redactor, key, raw string, query bool) bool {
 	return !ok || s != v
 }
 
-// Value returns the value Target records under TargetMember, in the JSON
+// value returns the value Target records under TargetMember, in the JSON
 // data model. r (nil: none) redacts what it cannot reach as a member: a
 // path segment whose path param r redacts is written "{name}", a query
 // pair whose name r redacts name=[REDACTED].
-func (t *Target) Value(r Redactor) map[string]any {
+func (t *Target) value(r Redactor) map[string]any {
 	m := map[string]any{"path": urlText(t.redactedPath(r))}
 	if t.Query != "" {
 		m["query"] = urlText(redactedQuery(t.Query, r))

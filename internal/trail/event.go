@@ -1,6 +1,7 @@
 package trail
 
 import (
+	"crypto/rand"
 	"net/http"
 	"net/url"
 	"strings"
@@ -41,7 +42,7 @@ func (rec *recording) start(r *http.Request, d *enforce.Decision, now time.Time)
 	// The store records the target, redacted by its Redactor
 	// (audit.Prepare).
 	ev.Params, ev.Target = rec.params(), &rec.target
-	ev.EventID, ev.Timestamp = audit.NewEventID(), audit.FormatTime(now)
+	ev.EventID, ev.Timestamp = rand.Text(), audit.FormatTime(now)
 	ev.Capability, ev.Method = d.Capability, r.Method
 	ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
 	if ev.Capability == "" {
