@@ -326,9 +326,9 @@ func TestMCPServerCardPaths(t *testing.T) {
 	}
 	h := m.Handler(http.NotFoundHandler())
 	for target, want := range map[string]string{
-		"/mcp/server-card":                  "outdoorsupply.example/store-assistant",
-		"/api/caf%C3%A9/server-card":        "outdoorsupply.example/cafe",
-		"/.well-known/mcp/server-card.json": "outdoorsupply.example/store-assistant",
+		"/mcp/server-card":                  "example.outdoorsupply/store-assistant",
+		"/api/caf%C3%A9/server-card":        "example.outdoorsupply/cafe",
+		"/.well-known/mcp/server-card.json": "example.outdoorsupply/store-assistant",
 	} {
 		w := serveGet(h, target, uaChrome)
 		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"name": "`+want+`"`) {

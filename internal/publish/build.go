@@ -175,21 +175,25 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 			return nil, fmt.Errorf("publish: MCP server card: %w", err)
 		}
 		for i, c := range mcp {
-			// The first MCP server's card is at the well-known path
-			// scanners ask; every card also at its endpoint's
-			// "/server-card", where MCP reserves it, when the endpoint is
-			// on the site's host.
-			var paths []string
+			// Every card the site serves is at its endpoint's
+			// "/server-card", labelled with the card media type, or
+			// application/json for a client that asks for that
+			// (discovery.md, "Hosted Server Card Location").
+			if c.Path != "" {
+				add(config.DocCards, "MCP server card "+c.Capability, contentTypeMCPServerCard, maxAgeAgentJSON, c.Body, nil, c.Path)
+				docs[len(docs)-1].Alternates = []string{contentTypeJSON}
+			}
+			// The first one also at the well-known path of SEP-1649, which
+			// scanners written for that proposal still ask, as the
+			// application/json they expect. The final discovery document
+			// describes no such alias: it names a .well-known card
+			// location among the alternatives "not recommended" and has
+			// clients find cards through the AI Catalog, which lists only
+			// the endpoint paths.
 			if i == 0 {
-				paths = append(paths, pathMCPServerCard)
+				add(config.DocCards, "MCP server card "+c.Capability+legacySuffix, contentTypeJSON, maxAgeAgentJSON, c.Body, nil, pathMCPServerCard)
+				docs[len(docs)-1].Alternates = []string{contentTypeMCPServerCard}
 			}
-			if c.EndpointPath != "" {
-				paths = append(paths, strings.TrimSuffix(c.EndpointPath, "/")+"/server-card")
-			}
-			if len(paths) == 0 {
-				continue // served on its own host, not here
-			}
-			add(config.DocCards, "MCP server card "+c.Capability, contentTypeJSON, maxAgeAgentJSON, c.Body, nil, paths...)
 		}
 		a2a, err := cards.A2ACard(s)
 		if err != nil {
@@ -198,14 +202,39 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		if a2a != nil {
 			add(config.DocCards, "A2A agent card", contentTypeJSON, maxAgeAgentJSON, a2a, nil, pathA2AAgentCard)
 		}
+		a2aPath := ""
+		if a2a != nil {
+			a2aPath = pathA2AAgentCard
+		}
+		catalog, err := cards.Catalog(s, mcp, a2aPath)
+		if err != nil {
+			return nil, fmt.Errorf("publish: AI Catalog: %w", err)
+		}
+		if catalog != nil {
+			add(config.DocCards, "ai-catalog.json", contentTypeAICatalog, maxAgeAgentJSON, catalog, nil, pathAICatalog)
+			docs[len(docs)-1].Alternates = []string{contentTypeJSON}
+		}
 	}
 	return docs, nil
 }
 
-// The neighbour cards' well-known paths.
+// The neighbour cards' well-known paths and media types.
 const (
-	// pathMCPServerCard is where scanners look for an MCP server card.
+	// pathMCPServerCard is SEP-1649's MCP server card location, kept as a
+	// legacy alias of the first card (see Render).
 	pathMCPServerCard = "/.well-known/mcp/server-card.json"
+	// legacySuffix ends the Name of the legacy alias's Document.
+	legacySuffix = " (legacy path)"
 	// pathA2AAgentCard is the A2A v0.3.0 agent card (A2A 5.3).
 	pathA2AAgentCard = "/.well-known/agent-card.json"
+	// pathAICatalog is the AI Catalog's well-known URI (AI Catalog,
+	// "Well-Known URI"; discovery.md, "Well-Known URI").
+	pathAICatalog = "/.well-known/ai-catalog.json"
+	// contentTypeMCPServerCard is a server card's media type
+	// (discovery.md, "MCP Server Cards"). JSON media types have no
+	// charset parameter (RFC 8259 11); the card's own type carries none.
+	contentTypeMCPServerCard = cards.TypeMCPServerCard
+	// contentTypeAICatalog is the AI Catalog's ("Media Type"; "When served
+	// over HTTP, the document SHOULD be served with" it).
+	contentTypeAICatalog = "application/ai-catalog+json"
 )

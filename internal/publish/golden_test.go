@@ -23,7 +23,8 @@ func goldenName(d publish.Document) string {
 		return "descriptor-" + name + ".json"
 	}
 	if name, ok := strings.CutPrefix(d.Name, "MCP server card "); ok {
-		return "mcp-server-card-" + name + ".json"
+		// The legacy path serves the same card: one file for both.
+		return "mcp-server-card-" + strings.TrimSuffix(name, " (legacy path)") + ".json"
 	}
 	if d.Name == "A2A agent card" {
 		return "agent-card.json"

@@ -95,6 +95,10 @@ type Document struct {
 	// left off 206 and 304 responses: the signature covers "@status" 200
 	// and the digest of the whole body (agent-uri-03 10.3).
 	Header http.Header
+	// Alternates are media types the document is also served as, to a
+	// request whose Accept prefers one of them to ContentType (RFC 9110
+	// 12.5.1; see Handler). They cannot be combined with Profiles.
+	Alternates []string
 }
 
 // Handler serves pre-rendered Documents.
@@ -118,6 +122,12 @@ type Document struct {
 //     does not have, or with q=0, the answer is 406 with a problem+json
 //     naming the requested and the supported profiles; this is decided
 //     before the preconditions.
+//   - Documents with Alternates are served as the media type, among
+//     ContentType and the Alternates, that Accept weighs highest, ties
+//     going to ContentType, which is also served when Accept admits none
+//     of them (RFC 9110 12.5.1 lets the server disregard Accept rather than
+//     answer 406). Each media type has its own ETag; responses carry
+//     Vary: Accept, Origin.
 //   - OPTIONS with Access-Control-Request-Method is a CORS preflight,
 //     answered 204 by github.com/rs/cors (Access-Control-Allow-Methods
 //     echoes the requested method when it is GET, HEAD or OPTIONS); other
@@ -141,6 +151,14 @@ type entry struct {
 	modified     time.Time // zero: no Last-Modified
 	profiles     []string  // non-nil for descriptors
 	header       http.Header
+	alternates   []variant // non-nil for documents with Alternates
+}
+
+// variant is one of the other media types a document is served as.
+type variant struct {
+	mediaType   string // type/subtype, lower case, for matching Accept
+	contentType string // as sent
+	etag        string
 }
 
 // etagBytes is how many bytes of the body's SHA-256 form the ETag: 128 bits
@@ -166,8 +184,14 @@ func NewHandler(docs []Document) (*Handler, error) {
 			// Accept with a quoted profile is not CORS-safelisted (the
 			// quote is a CORS-unsafe byte), nor are the conditional
 			// headers; allowing them lets browser agents negotiate and
-			// revalidate cross-origin.
-			AllowedHeaders: []string{"Accept", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"},
+			// revalidate cross-origin. Content-Type is in the list the
+			// MCP discovery document requires of card hosts
+			// (discovery.md, "CORS Requirements").
+			AllowedHeaders: []string{"Accept", "Content-Type", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"},
+			// A script reads only CORS-safelisted response fields unless
+			// exposed: the ETag it revalidates with (discovery.md, "CORS
+			// Requirements": Access-Control-Expose-Headers: ETag).
+			ExposedHeaders: []string{"ETag"},
 			MaxAge:         preflightMaxAge,
 		}),
 	}
@@ -254,17 +278,7 @@ func compile(d *Document, name string) (*entry, []error) {
 		ctype += `; profile="` + d.Profiles[0] + `"`
 	}
 	e.contentType = ctype
-	for k, v := range d.Header {
-		if e.header == nil {
-			e.header = http.Header{}
-		}
-		for _, x := range v {
-			if strings.ContainsAny(x, "\r\n") {
-				fail("header %s holds a line break", k)
-			}
-		}
-		e.header[http.CanonicalHeaderKey(k)] = slices.Clone(v)
-	}
+	e.header = cloneHeader(d.Header, fail)
 
 	if d.MaxAge < 0 {
 		fail("negative max-age %v", d.MaxAge)
@@ -273,10 +287,29 @@ func compile(d *Document, name string) (*entry, []error) {
 
 	sum := sha256.Sum256(e.body)
 	e.etag = `"` + hex.EncodeToString(sum[:etagBytes]) + `"`
+	e.compileAlternates(d, mediatype, fail)
 	if !d.LastModified.IsZero() {
 		e.modified = d.LastModified.UTC().Truncate(time.Second)
 	}
 	return e, errs
+}
+
+// cloneHeader copies h with canonical keys, failing on a value with a
+// line break; nil for an empty h.
+func cloneHeader(h http.Header, fail func(string, ...any)) http.Header {
+	var out http.Header
+	for k, v := range h {
+		if out == nil {
+			out = http.Header{}
+		}
+		for _, x := range v {
+			if strings.ContainsAny(x, "\r\n") {
+				fail("header %s holds a line break", k)
+			}
+		}
+		out[http.CanonicalHeaderKey(k)] = slices.Clone(v)
+	}
+	return out
 }
 
 // checkProfile accepts what fits in a quoted profile parameter as one URI
@@ -327,7 +360,7 @@ func (h *Handler) Wrap(next http.Handler) http.Handler {
 // of every method and answers preflights.
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, e *entry) {
 	hdr := w.Header()
-	if e.profiles != nil {
+	if e.profiles != nil || e.alternates != nil {
 		hdr.Add("Vary", "Accept") // rs/cors adds Origin
 	}
 	h.cors.HandlerFunc(w, r)
@@ -352,9 +385,13 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, e *entry) {
 		e.notAcceptable(w, r)
 		return
 	}
-	hdr.Set("Content-Type", e.contentType)
+	ctype, etag := e.contentType, e.etag
+	if e.alternates != nil {
+		ctype, etag = e.negotiate(r.Header.Values("Accept"))
+	}
+	hdr.Set("Content-Type", ctype)
 	hdr.Set("Cache-Control", e.cacheControl)
-	hdr.Set("Etag", e.etag) // set first, so that ServeContent evaluates If-Match and If-None-Match
+	hdr.Set("Etag", etag) // set first, so that ServeContent evaluates If-Match and If-None-Match
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	dw := &docWriter{ResponseWriter: w, header: e.header}
 	http.ServeContent(dw, r, "", e.modified, bytes.NewReader(e.body))

@@ -48,8 +48,14 @@ func TestServeFixtures(t *testing.T) {
 			for _, d := range docs {
 				for _, path := range d.Paths {
 					want := wantByPath[path]
-					if strings.HasSuffix(path, "/server-card") || path == "/.well-known/mcp/server-card.json" || path == "/.well-known/agent-card.json" {
+					if path == "/.well-known/mcp/server-card.json" || path == "/.well-known/agent-card.json" {
 						want.ctype, want.cacheControl = "application/json; charset=utf-8", "public, max-age=300"
+					}
+					if strings.HasSuffix(path, "/server-card") {
+						want.ctype, want.cacheControl = "application/mcp-server-card+json", "public, max-age=300"
+					}
+					if path == "/.well-known/ai-catalog.json" {
+						want.ctype, want.cacheControl = "application/ai-catalog+json", "public, max-age=300"
 					}
 					if strings.HasPrefix(path, "/agents/") {
 						want.ctype = `application/agent+json; profile="https://agent-uri.org/profile/v3"`

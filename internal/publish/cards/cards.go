@@ -24,13 +24,17 @@ type MCPCard struct {
 	// Capability is the ID of the first capability at the server's
 	// endpoint.
 	Capability string
-	// EndpointPath is the path of its endpoint, unescaped as a request's
-	// URL.Path is, when the endpoint is on the site's own host: the card
-	// is also served at EndpointPath + "/server-card", where MCP reserves
-	// it for a streamable-http server. It is "" for an endpoint on
-	// another host, whose path there is not the site's to serve.
-	EndpointPath string
-	Body         []byte
+	// Path is where the site serves the card, unescaped as a request's
+	// URL.Path is: the endpoint's path with "/server-card" appended, the
+	// location MCP reserves for a streamable-http server's card
+	// (experimental-ext-server-card docs/discovery.md, "Hosted Server
+	// Card Location"). It is "" for an endpoint on another host, whose
+	// paths are not the site's to serve.
+	Path string
+	// URL is Path as an absolute URL on the site's origin, its host in
+	// ASCII, for the AI Catalog; "" when Path is.
+	URL  string
+	Body []byte
 }
 
 type serverCard struct {
@@ -44,9 +48,10 @@ type serverCard struct {
 }
 
 type remote struct {
-	Type    string     `json:"type"`
-	URL     string     `json:"url"`
-	Headers []kvHeader `json:"headers,omitempty"`
+	Type                      string     `json:"type"`
+	URL                       string     `json:"url"`
+	Headers                   []kvHeader `json:"headers,omitempty"`
+	SupportedProtocolVersions []string   `json:"supportedProtocolVersions,omitempty"`
 }
 
 type kvHeader struct {
@@ -58,13 +63,15 @@ type kvHeader struct {
 
 // MCPCards returns a server card for each MCP server, in declaration
 // order: one per endpoint (host and path), from the first MCP capability
-// at it. Its name is "<site host>/<capability id>" (the card's
-// reverse-domain-and-name form), its remote the endpoint over
-// streamable-http, and its declared auth a required, secret header.
+// at it. Its name is the site host in reverse-DNS order, "/", the
+// capability ID (serverName), its remote the endpoint over
+// streamable-http with the MCP versions it supports (protocolVersions),
+// and its declared auth a required, secret header.
 func MCPCards(s *config.Site) ([]MCPCard, error) {
-	host, siteHost := "", ""
+	var site *url.URL
+	host := ""
 	if u, err := url.Parse(s.URL); err == nil {
-		host, siteHost = u.Hostname(), u.Host
+		site, host = u, u.Hostname()
 	}
 	var cards []MCPCard
 	servers := map[string]bool{} // host and path of the endpoints carded
@@ -83,20 +90,22 @@ func MCPCards(s *config.Site) ([]MCPCard, error) {
 		servers[u.Host+u.Path] = true
 		card := serverCard{
 			Schema:      ServerCardSchema,
-			Name:        host + "/" + c.ID,
+			Name:        serverName(host, c.ID),
 			Title:       clip(s.Name, 100),
 			Description: clip(firstNonEmpty(c.Description, s.Description, c.ID), 100),
 			Version:     resolve.Version(s),
-			WebsiteURL:  s.URL,
-			Remotes:     []remote{{Type: "streamable-http", URL: c.Endpoint, Headers: authHeaders(&c.Auth)}},
+			WebsiteURL:  websiteURL(site, s.URL),
+			Remotes: []remote{{Type: "streamable-http", URL: c.Endpoint, Headers: authHeaders(&c.Auth),
+				SupportedProtocolVersions: protocolVersions(s, c)}},
 		}
 		b, err := json.MarshalIndent(card, "", "  ")
 		if err != nil {
 			return nil, err
 		}
 		card1 := MCPCard{Capability: c.ID, Body: append(b, '\n')}
-		if u.Host == siteHost {
-			card1.EndpointPath = u.Path
+		if site != nil && u.Host == site.Host {
+			card1.Path = strings.TrimSuffix(u.Path, "/") + "/server-card"
+			card1.URL = asciiOrigin(site) + strings.TrimSuffix(u.EscapedPath(), "/") + "/server-card"
 		}
 		cards = append(cards, card1)
 	}

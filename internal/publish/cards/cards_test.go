@@ -54,7 +54,7 @@ func TestCardsValidate(t *testing.T) {
 		}
 		want := map[string][2]string{"store-assistant": {"https://outdoorsupply.example/mcp", "Authorization"},
 			"inventory": {"https://outdoorsupply.example/mcp/inventory", "X-API-Key"}}[c.Capability]
-		if card.Name != "outdoorsupply.example/"+c.Capability || len(card.Remotes) != 1 || card.Remotes[0].URL != want[0] ||
+		if card.Name != "example.outdoorsupply/"+c.Capability || len(card.Remotes) != 1 || card.Remotes[0].URL != want[0] ||
 			len(card.Remotes[0].Headers) != 1 || card.Remotes[0].Headers[0].Name != want[1] {
 			t.Errorf("%s: %s", c.Capability, c.Body)
 		}
