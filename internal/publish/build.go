@@ -157,16 +157,22 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 			add(config.DocDescriptors, "descriptor "+a.Name, contentTypeAgentJSON, maxAgeAgentJSON, b,
 				[]string{agenturi.Profile}, o.descriptorPathFor(a.Name))
 			h := deprecationHeader(&a, lm)
+			var head http.Header // HEAD's fields, when they differ (signDescriptorHead)
 			if o.DescriptorKey != nil {
 				if h == nil {
 					h = http.Header{}
 				}
+				head = h.Clone()
 				ctype := contentTypeAgentJSON + `; profile="` + agenturi.Profile + `"`
 				if err := signDescriptor(h, b, ctype, o.DescriptorKey, kid, lm); err != nil {
 					return nil, fmt.Errorf("publish: signing descriptor %q: %w", a.Name, err)
 				}
+				if err := signDescriptorHead(head, b, ctype, o.DescriptorKey, kid, lm); err != nil {
+					return nil, fmt.Errorf("publish: signing descriptor %q: %w", a.Name, err)
+				}
 			}
 			docs[len(docs)-1].Header = h
+			docs[len(docs)-1].HeadHeader = head
 		}
 	}
 	if f.Serves(config.DocCards) {

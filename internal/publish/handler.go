@@ -95,6 +95,12 @@ type Document struct {
 	// left off 206 and 304 responses: the signature covers "@status" 200
 	// and the digest of the whole body (agent-uri-03 10.3).
 	Header http.Header
+	// HeadHeader, when not nil, replaces Header in a 200 answering HEAD.
+	// A field whose value is computed from the content, as Content-Digest
+	// is (RFC 9530 2), differs there: a HEAD response has no content (RFC
+	// 9110 9.3.2, 6.4.1), so its Content-Digest is the digest of nothing,
+	// and a signature covering it is another signature.
+	HeadHeader http.Header
 	// Alternates are media types the document is also served as, to a
 	// request whose Accept prefers one of them to ContentType (RFC 9110
 	// 12.5.1; see Handler). They cannot be combined with Profiles.
@@ -151,7 +157,8 @@ type entry struct {
 	modified     time.Time // zero: no Last-Modified
 	profiles     []string  // non-nil for descriptors
 	header       http.Header
-	alternates   []variant // non-nil for documents with Alternates
+	headHeader   http.Header // nil: header
+	alternates   []variant   // non-nil for documents with Alternates
 }
 
 // variant is one of the other media types a document is served as.
@@ -190,8 +197,10 @@ func NewHandler(docs []Document) (*Handler, error) {
 			AllowedHeaders: []string{"Accept", "Content-Type", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"},
 			// A script reads only CORS-safelisted response fields unless
 			// exposed: the ETag it revalidates with (discovery.md, "CORS
-			// Requirements": Access-Control-Expose-Headers: ETag).
-			ExposedHeaders: []string{"ETag"},
+			// Requirements": Access-Control-Expose-Headers: ETag) and the
+			// fields that let it verify a signed descriptor (RFC 9421,
+			// RFC 9530).
+			ExposedHeaders: []string{"ETag", "Content-Digest", "Repr-Digest", "Signature-Input", "Signature"},
 			MaxAge:         preflightMaxAge,
 		}),
 	}
@@ -279,6 +288,7 @@ func compile(d *Document, name string) (*entry, []error) {
 	}
 	e.contentType = ctype
 	e.header = cloneHeader(d.Header, fail)
+	e.headHeader = cloneHeader(d.HeadHeader, fail)
 
 	if d.MaxAge < 0 {
 		fail("negative max-age %v", d.MaxAge)
@@ -393,7 +403,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, e *entry) {
 	hdr.Set("Cache-Control", e.cacheControl)
 	hdr.Set("Etag", etag) // set first, so that ServeContent evaluates If-Match and If-None-Match
 	hdr.Set("X-Content-Type-Options", "nosniff")
-	dw := &docWriter{ResponseWriter: w, header: e.header}
+	fields := e.header
+	if r.Method == http.MethodHead && e.headHeader != nil {
+		fields = e.headHeader
+	}
+	dw := &docWriter{ResponseWriter: w, header: fields}
 	http.ServeContent(dw, r, "", e.modified, bytes.NewReader(e.body))
 	if dw.status != 0 {
 		detail := strings.TrimSpace(dw.detail.String())
