@@ -14,6 +14,9 @@
 //   - agenturi: the agent:// registry (another owner of
 //     /.well-known/agents.json) and one application/agent+json descriptor
 //     per hosted agent.
+//   - cards: an MCP server card per MCP server at its endpoint's
+//     /server-card (SEP-2127), the A2A agent card, and the AI Catalog at
+//     /.well-known/ai-catalog.json listing them.
 //
 // Render runs the renderers a config.Formats selects and returns Documents:
 // bytes plus the paths, content type, max-age, Last-Modified and, for
@@ -28,8 +31,11 @@
 // 304 and 412), HEAD and byte ranges; Handler adds what the drafts ask
 // beyond it: CORS for cross-origin discovery via github.com/rs/cors
 // (draft-car 5.2), profile negotiation with 406 problem+json for
-// descriptors (agent:// 7.3, 7.4, 9), problem+json for every error, and 405
-// with Allow for other methods. See Handler for the details.
+// descriptors (agent:// 7.3, 7.4, 9), a choice of media type for documents
+// with Alternates (a card as application/mcp-server-card+json or
+// application/json), HEAD's own fields for a signed descriptor
+// (Document.HeadHeader), problem+json for every error, and 405 with Allow
+// for other methods. See Handler for the details.
 //
 // Use:
 //
