@@ -46,8 +46,12 @@ type Options struct {
 	LastModified time.Time
 	// DescriptorKey, when set, signs every agent:// descriptor response
 	// (agent-uri-03 10.3, conformance level 3): see signDescriptor. It must
-	// be a P-256 key.
+	// be a P-256 key. It also signs the A2A v1.0 agent card (A2A 1.0 8.4).
 	DescriptorKey *ecdsa.PrivateKey
+	// A2AVersion is the A2A agent card's version: cards.A2AVersion10 (the
+	// default when empty) or cards.A2AVersion03, for clients that have not
+	// moved to 1.0.
+	A2AVersion string
 }
 
 func (o *Options) descriptorPath() string {
@@ -201,7 +205,17 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 				docs[len(docs)-1].Alternates = []string{contentTypeMCPServerCard}
 			}
 		}
-		a2a, err := cards.A2ACard(s)
+		a2aOpts := cards.A2AOptions{Version: o.A2AVersion}
+		if o.DescriptorKey != nil {
+			// The descriptors' key and kid (its RFC 7638 thumbprint), which
+			// every descriptor's authentication.jwks publishes.
+			_, kid, err := descriptorJWKS(o.DescriptorKey)
+			if err != nil {
+				return nil, fmt.Errorf("publish: descriptor key: %w", err)
+			}
+			a2aOpts.Key, a2aOpts.KeyID = o.DescriptorKey, kid
+		}
+		a2a, err := cards.A2ACardWith(s, a2aOpts)
 		if err != nil {
 			return nil, fmt.Errorf("publish: A2A agent card: %w", err)
 		}
@@ -231,7 +245,8 @@ const (
 	pathMCPServerCard = "/.well-known/mcp/server-card.json"
 	// legacySuffix ends the Name of the legacy alias's Document.
 	legacySuffix = " (legacy path)"
-	// pathA2AAgentCard is the A2A v0.3.0 agent card (A2A 5.3).
+	// pathA2AAgentCard is the A2A agent card's well-known URI (A2A 1.0
+	// 8.2, 14.3; v0.3.0 5.3).
 	pathA2AAgentCard = "/.well-known/agent-card.json"
 	// pathAICatalog is the AI Catalog's well-known URI (AI Catalog,
 	// "Well-Known URI"; discovery.md, "Well-Known URI").
