@@ -227,6 +227,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		MaxAge:         st.docs.MaxAge,
 		LastModified:   st.docs.LastModified,
 		DescriptorKey:  st.docs.DescriptorKey,
+		A2AVersion:     st.docs.A2AVersion,
 	})
 	if err != nil {
 		return nil, err

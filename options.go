@@ -80,7 +80,12 @@ type Documents struct {
 	// DescriptorKey signs every agent:// descriptor response (P-256) for
 	// conformance level 3 (agent-uri-03 10.3): an RFC 9421 signature, the
 	// body's Content-Digest (RFC 9530) and the key in authentication.jwks.
+	// It also signs the A2A v1.0 agent card (A2A 1.0 8.4).
 	DescriptorKey *ecdsa.PrivateKey
+	// A2AVersion is the version of the A2A agent card at
+	// /.well-known/agent-card.json: "1.0" (the default, a2aproject/A2A
+	// v1.0.1) or "0.3" (v0.3.0), for clients that have not moved to 1.0.
+	A2AVersion string
 
 	// MaxAge sets the Cache-Control max-age per document (a key may name
 	// several). Defaults: 86400 s for agents.md (agents.md 1), 300 s for
@@ -110,6 +115,9 @@ func WithDocuments(d Documents) Option {
 		}
 		if d.AgentsJSON != config.AgentsJSONCompanion && d.AgentsJSON != config.AgentsJSONRegistry {
 			errs = append(errs, fmt.Errorf("Documents.AgentsJSON: unknown mode %d", d.AgentsJSON))
+		}
+		if d.A2AVersion != "" && d.A2AVersion != "1.0" && d.A2AVersion != "0.3" {
+			errs = append(errs, fmt.Errorf(`Documents.A2AVersion: %q is neither "1.0" nor "0.3"`, d.A2AVersion))
 		}
 		if d.Disabled&^config.AllDocuments != 0 {
 			errs = append(errs, fmt.Errorf("Documents.Disabled: unknown document bits %#x", uint8(d.Disabled&^config.AllDocuments)))
