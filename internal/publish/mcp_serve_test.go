@@ -167,3 +167,50 @@ func TestAICatalogServing(t *testing.T) {
 		}
 	}
 }
+
+// TestFixtureCardsValid: every MCP server card and AI Catalog any fixture
+// renders is valid against its schema, the catalog lists every card the
+// fixture serves, by the URL it is served at.
+func TestFixtureCardsValid(t *testing.T) {
+	n := 0
+	for _, fx := range append(fixtures.All(), fixtures.Fixture{Name: "cards", Site: cardsSite()}) {
+		docs, err := publish.Render(&fx.Site, publish.Options{Formats: fx.Formats})
+		if err != nil {
+			t.Fatalf("%s: %v", fx.Name, err)
+		}
+		served := map[string]bool{} // the paths of the cards at their endpoints
+		var catalog []byte
+		for _, d := range docs {
+			switch {
+			case strings.HasPrefix(d.Name, "MCP server card "):
+				n++
+				schematest.Validate(t, "mcp_server-card.schema.json#/$defs/ServerCard", d.Body)
+				for _, p := range d.Paths {
+					if strings.HasSuffix(p, "/server-card") {
+						served[p] = true
+					}
+				}
+			case d.Name == "ai-catalog.json":
+				schematest.Validate(t, "ai-catalog.schema.json", d.Body)
+				catalog = d.Body
+			}
+		}
+		if len(served) > 0 && catalog == nil {
+			t.Errorf("%s: cards without a catalog", fx.Name)
+			continue
+		}
+		var c struct{ Entries []struct{ URL string } }
+		_ = json.Unmarshal(catalog, &c)
+		for _, e := range c.Entries {
+			if u, err := url.Parse(e.URL); err == nil {
+				delete(served, u.Path)
+			}
+		}
+		if len(served) > 0 {
+			t.Errorf("%s: cards the catalog does not list: %v", fx.Name, served)
+		}
+	}
+	if n < 4 {
+		t.Fatalf("%d cards rendered", n)
+	}
+}
