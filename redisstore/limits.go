@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/agentready/agentready/internal/keyesc"
@@ -157,12 +156,20 @@ func (s *limitStore) allow(ctx context.Context, limits []ratelimit.Limit, res []
 		}
 	}
 	var keys []string // one per client tag, usually one
-	var kb []byte
-	arg := appendArrayHeader(nil, 4*n) // MessagePack: (key index, field, rate, period) per limit
+	var buf [128]byte // a key, on the stack unless an ID is long
+	// MessagePack: (key index, field, rate, period) per limit, each about
+	// 40 bytes with the usual names.
+	arg := appendArrayHeader(make([]byte, 0, 8+48*n), 4*n)
 	for i := range limits {
 		l := &limits[i]
-		kb = s.appendKey(kb[:0], &l.Key)
-		k := slices.Index(keys, string(kb)) + 1
+		kb := s.appendKey(buf[:0], &l.Key)
+		k := 0
+		for j := range keys {
+			if keys[j] == string(kb) {
+				k = j + 1
+				break
+			}
+		}
 		if k == 0 {
 			if len(keys) > 0 && s.sharded {
 				return errCrossSlot
