@@ -235,43 +235,6 @@ func fetchable(u *url.URL) bool {
 	return u.Scheme == "https" || httpsyntax.IsLoopbackHost(u.Hostname())
 }
 
-// usage checks the usage preferences: their values and path patterns.
-func (r *report) usage() {
-	u := &r.site.Usage
-	pref := func(field, p string) {
-		switch p {
-		case "", Allowed, Denied:
-		default:
-			r.addf(field, "", "%q is not a preference: use config.Allowed, config.Denied or leave it unstated", p)
-		}
-	}
-	pref("Usage.Train", u.Train)
-	pref("Usage.Search", u.Search)
-	pref("Usage.AIInput", u.AIInput)
-	seen := map[string]int{}
-	for i := range u.Paths {
-		p := &u.Paths[i]
-		f := at("Usage.Paths", i)
-		pref(f+".Train", p.Train)
-		pref(f+".Search", p.Search)
-		pref(f+".AIInput", p.AIInput)
-		if p.Path == "" {
-			r.add(f+".Path", "", "is required")
-			continue
-		}
-		if err := pathpattern.Check(p.Path); err != nil {
-			r.addf(f+".Path", "", "%v", err)
-		}
-		if j, ok := seen[p.Path]; ok {
-			r.addf(f+".Path", "", "%q is already %s: one pattern, one set of preferences", p.Path, at("Usage.Paths", j))
-		}
-		seen[p.Path] = i
-		if p.Train == "" && p.Search == "" && p.AIInput == "" {
-			r.addf(f, "", "states no preference for %q", p.Path)
-		}
-	}
-}
-
 // access checks every Allow and Disallow pattern.
 func (r *report) access() {
 	for _, list := range []struct {

@@ -6,6 +6,15 @@ import (
 	"github.com/agentready/agentready/config"
 )
 
+// The aipref vocabularies config.Usage.Vocabulary names.
+const (
+	// vocab08 is draft-ietf-aipref-vocab-08 (6.1, Table 1): train-ai,
+	// ai-use, search. The default.
+	vocab08 = "aipref-vocab-08"
+	// vocab07 is draft-ietf-aipref-vocab-07 (6.1): train-ai, search.
+	vocab07 = "aipref-vocab-07"
+)
+
 // UsageRule is the usage preference that applies to some paths, with its
 // published forms rendered once.
 type UsageRule struct {
@@ -14,23 +23,39 @@ type UsageRule struct {
 	Train   string
 	Search  string
 	AIInput string
+	// Use is Content Signals' use= level, site-wide rule only.
+	Use string
 	// ContentUsage is the aipref form (draft-ietf-aipref-attach-05
-	// section 2, an RFC 9651 Dictionary of draft-ietf-aipref-vocab-07
-	// tokens): "train-ai=n, search=y"; "" when it states neither.
+	// section 2, an RFC 9651 Dictionary of the vocabulary's labels, in
+	// the order of vocab-08 Table 1): "train-ai=n, ai-use=y, search=y";
+	// "" when it states none of them.
 	ContentUsage string
 	// Header is ContentUsage as an http.Header value, shared by every
 	// response: never modify it. Nil when ContentUsage is "".
 	Header []string
 	// ContentSignal is the Content Signals form: "search=yes,
-	// ai-train=no, ai-input=yes"; "" when it states nothing.
+	// ai-input=yes, ai-train=no, use=reference"; "" when it states
+	// nothing.
 	ContentSignal string
 }
 
-// Denies reports whether the rule denies what an agent of purpose p does:
-// training for a TrainingCrawler, search for a SearchCrawler. A UserAgent,
-// which fetches for a person, and an agent of unknown purpose are never
-// denied by a preference. It returns the preference that denies, as
-// published ("Content-Usage: train-ai=n").
+// Denies reports whether the rule denies what an agent of purpose p does,
+// and returns the preference that denies as published ("Content-Usage:
+// train-ai=n"). Each purpose is held to its own category of
+// draft-ietf-aipref-vocab-08 (section 4; -07 has the same two):
+//
+//   - a TrainingCrawler to train-ai (4.1): ai-use does not cover training
+//     (4.2: it "does not include any use that is included in the AI
+//     Training usage category");
+//   - a SearchCrawler to search alone (4.3: search "overrides any usage
+//     that falls into other categories, including AI Training and AI
+//     Use"), so train-ai=n or ai-use=n never refuses it;
+//   - a UserAgent, which fetches on a person's request, and an agent of
+//     unknown purpose, never. Whether content a person names by URL is
+//     "directly provided by the user" (4.2) is vocab-08's open issue 249;
+//     agentready does not refuse a person's agent for a preference either
+//     way, and no known agent has ai-use as its purpose, so ai-use is
+//     published, not enforced.
 func (u *UsageRule) Denies(p Purpose) (string, bool) {
 	switch {
 	case p == TrainingCrawler && u.Train == config.Denied:
@@ -46,15 +71,23 @@ func (u *UsageRule) Denies(p Purpose) (string, bool) {
 type Usage struct {
 	Site  UsageRule
 	Paths []UsageRule // in declaration order
-	rules *Rules
+	// Vocabulary is the aipref vocabulary the Content-Usage forms are
+	// written in: "aipref-vocab-08" or "aipref-vocab-07".
+	Vocabulary string
+	rules      *Rules
 }
 
-// compileUsage compiles u; the patterns were validated with the site.
+// compileUsage compiles u; the patterns and values were validated with the
+// site.
 func compileUsage(u *config.Usage) (*Usage, error) {
-	c := &Usage{Site: usageRule("", u.Train, u.Search, u.AIInput)}
+	vocab := u.Vocabulary
+	if vocab == "" {
+		vocab = vocab08
+	}
+	c := &Usage{Vocabulary: vocab, Site: usageRule(vocab, "", u.Train, u.Search, u.AIInput, u.Use)}
 	var pats []string
 	for _, p := range u.Paths {
-		c.Paths = append(c.Paths, usageRule(p.Path, p.Train, p.Search, p.AIInput))
+		c.Paths = append(c.Paths, usageRule(vocab, p.Path, p.Train, p.Search, p.AIInput, ""))
 		pats = append(pats, p.Path)
 	}
 	if len(pats) > 0 {
@@ -67,22 +100,36 @@ func compileUsage(u *config.Usage) (*Usage, error) {
 	return c, nil
 }
 
-func usageRule(pattern string, train, search, input string) UsageRule {
-	r := UsageRule{Pattern: pattern, Train: train, Search: search, AIInput: input}
-	var cu, cs []string
+func usageRule(vocab, pattern, train, search, input, use string) UsageRule {
+	r := UsageRule{Pattern: pattern, Train: train, Search: search, AIInput: input, Use: use}
+	// vocab-08 6.2 (-07 6.2): a preference is the Token y or n.
 	yn := map[string]string{config.Allowed: "y", config.Denied: "n"}
+	var cu, cs []string
 	if train != "" {
 		cu = append(cu, "train-ai="+yn[train])
 	}
+	if input != "" && vocab == vocab08 {
+		// vocab-08 4.2; -07 has no such label, and a recipient ignores
+		// one it does not know (6.4), so -07 leaves it out.
+		cu = append(cu, "ai-use="+yn[input])
+	}
 	if search != "" {
 		cu = append(cu, "search="+yn[search])
-		cs = append(cs, "search="+string(search))
+	}
+	// Content Signals take yes and no as they are; ai-input is the
+	// category ai-use maps to (input to a model at answer time, not
+	// training).
+	if search != "" {
+		cs = append(cs, "search="+search)
 	}
 	if input != "" {
-		cs = append(cs, "ai-input="+string(input))
+		cs = append(cs, "ai-input="+input)
 	}
 	if train != "" {
-		cs = append(cs, "ai-train="+string(train))
+		cs = append(cs, "ai-train="+train)
+	}
+	if use != "" {
+		cs = append(cs, "use="+use)
 	}
 	r.ContentUsage = strings.Join(cu, ", ")
 	r.ContentSignal = strings.Join(cs, ", ")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	sfv "github.com/dunglas/httpsfv"
 	"github.com/jimsmart/grobotstxt"
 
 	"github.com/agentready/agentready/config"
@@ -39,9 +40,17 @@ func implicitTemplated() config.Site {
 	return site
 }
 
+// withUsage is outdoorWithUsage changed by f.
+func withUsage(f func(u *config.Usage)) config.Site {
+	site := outdoorWithUsage()
+	f(&site.Usage)
+	return site
+}
+
 func TestGolden(t *testing.T) {
 	implicit := fixtures.OutdoorSupply()
 	implicit.Access = config.Access{}
+	docs := robotstxt.Options{Allow: []string{"/.well-known/agents.txt"}}
 	for name, c := range map[string]struct {
 		site config.Site
 		o    robotstxt.Options
@@ -52,6 +61,10 @@ func TestGolden(t *testing.T) {
 		"implicit-ai-usage":  {implicitTemplated(), robotstxt.Options{RulesFor: []string{"claude", "GPTBot"}, Allow: []string{"/.well-known/agents.txt"}}},
 		"implicit-templated": {implicitTemplated(), robotstxt.Options{Allow: []string{"/.well-known/agents.txt"}}},
 		"merged":             {outdoorWithUsage(), robotstxt.Options{Own: []byte("User-agent: Googlebot\nDisallow: /drafts/\nSitemap: https://outdoorsupply.example/sitemap.xml")}},
+		// The -07 vocabulary has no ai-use: the /products/ line says search only.
+		"usage-vocab-07": {withUsage(func(u *config.Usage) { u.Vocabulary = "aipref-vocab-07" }), docs},
+		// ai-use site-wide, and Content Signals' use= level.
+		"usage-use": {withUsage(func(u *config.Usage) { u.AIInput, u.Use = config.Denied, "reference" }), docs},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p, err := policy.Compile(&c.site)
@@ -172,4 +185,61 @@ func TestImplicitNeverBroader(t *testing.T) {
 		}
 	}
 	t.Logf("%d verdicts compared, %d narrower (templated endpoints)", compared, narrower)
+}
+
+// TestUsageLinesRead: a crawler processing the file as
+// draft-ietf-aipref-attach-05 3.3 says (the label, then a path when the
+// value starts with "/", then the statement of preference, the longest
+// path prefix winning) and reading the statement as an RFC 9651
+// Dictionary finds, for each path, the preference the header of that path
+// carries, in either vocabulary; and the Content-Signal line carries the
+// use= level.
+func TestUsageLinesRead(t *testing.T) {
+	for _, vocab := range []string{"", "aipref-vocab-07"} {
+		site := withUsage(func(u *config.Usage) { u.Vocabulary, u.AIInput, u.Use = vocab, config.Denied, "full" })
+		p, err := policy.Compile(&site)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := robotstxt.Render(p, robotstxt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules := map[string]string{} // path ("" for none) -> statement
+		signal := ""
+		for _, line := range strings.Split(string(body), "\n") {
+			label, value, ok := strings.Cut(line, ":")
+			value, _, _ = strings.Cut(strings.TrimSpace(value), "#")
+			switch strings.TrimSpace(label) {
+			case "Content-Usage":
+				path := ""
+				if ok && strings.HasPrefix(value, "/") {
+					path, value, _ = strings.Cut(value, " ")
+				}
+				if _, err := sfv.UnmarshalDictionary([]string{value}); err != nil {
+					t.Errorf("%q: %q is not a Dictionary: %v", vocab, value, err)
+				}
+				rules[path] = strings.TrimSpace(value)
+			case "Content-Signal":
+				signal = value
+			}
+		}
+		for _, path := range []string{"/", "/about", "/products/", "/products/tent"} {
+			best := ""
+			for pat := range rules {
+				if strings.HasPrefix(path, pat) && len(pat) >= len(best) {
+					best = pat
+				}
+			}
+			if got, want := rules[best], p.Usage.Match(path).ContentUsage; got != want {
+				t.Errorf("%q %s: robots.txt says %q, the header %q", vocab, path, got, want)
+			}
+		}
+		if !strings.HasSuffix(signal, ", use=full") || !strings.Contains(signal, "ai-input=no") {
+			t.Errorf("%q: Content-Signal %q", vocab, signal)
+		}
+		if hasAIUse := strings.Contains(string(body), "ai-use="); hasAIUse != (vocab == "") {
+			t.Errorf("%q: ai-use in the file: %v\n%s", vocab, hasAIUse, body)
+		}
+	}
 }
