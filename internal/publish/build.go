@@ -134,7 +134,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		add(config.DocAgentsMD, "agents.md", contentTypeMarkdown, maxAgeAgentsMD, b, nil, pathAgentsMD, pathAgentsMDFallback)
 	}
 	if f.Serves(config.DocAWP) {
-		b, err := awp.AgentJSON(s)
+		b, err := awp.AgentJSON(s, o.A2AVersion)
 		if err != nil {
 			return nil, fmt.Errorf("publish: agent.json: %w", err)
 		}

@@ -66,7 +66,7 @@ func TestAuthContract(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := config.Site{Name: "S", URL: "https://s.example", Capabilities: tt.caps, AWP: config.AWP{Auth: tt.auth}}
-			doc, err := AgentJSON(&s)
+			doc, err := AgentJSON(&s, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -93,7 +93,7 @@ type idempotency struct {
 // auth is AWP.Auth completed from the capabilities, or derived from them
 // when AWP.Auth is nil (see the auth function); dependencies come from each
 // capability's Requires.
-func AgentJSON(s *config.Site) ([]byte, error) {
+func AgentJSON(s *config.Site, a2aVersion string) ([]byte, error) {
 	if s == nil {
 		return nil, fmt.Errorf("awp: nil site")
 	}
@@ -101,7 +101,7 @@ func AgentJSON(s *config.Site) ([]byte, error) {
 		AWPVersion:   Version,
 		Domain:       s.AWP.Domain,
 		Intent:       s.AWP.Intent,
-		Protocols:    protocols(s),
+		Protocols:    protocols(s, a2aVersion),
 		Capabilities: s.AWP.Capabilities,
 		Auth:         auth(s),
 		Actions:      make([]action, 0, len(s.Capabilities)),
@@ -224,10 +224,12 @@ func inputType(p config.Param) string {
 }
 
 // MCPVersion and A2AVersion are the protocol versions published for MCP
-// and A2A capabilities in AWP protocols (5.5) when the site declares none.
+// and A2A capabilities in AWP protocols (5.5) when the site declares none;
+// A2AVersion is the agent card's default version, and AgentJSON's caller
+// names the other one when the site serves that card instead.
 const (
 	MCPVersion = "2025-06-18"
-	A2AVersion = "0.3"
+	A2AVersion = "1.0"
 )
 
 // protocol is one entry of AWP protocols (5.5): its Extra fields beside
@@ -248,7 +250,10 @@ func (p protocol) MarshalJSON() ([]byte, error) {
 // protocols is AWP.Protocols with, for the first MCP and the first A2A
 // capability the site declares, an "mcp" or "a2a" entry naming its
 // endpoint (AWP 5.5), unless AWP.Protocols has one already.
-func protocols(s *config.Site) map[string]protocol {
+func protocols(s *config.Site, a2aVersion string) map[string]protocol {
+	if a2aVersion == "" {
+		a2aVersion = A2AVersion
+	}
 	out := make(map[string]protocol, len(s.AWP.Protocols)+2)
 	for k, v := range s.AWP.Protocols {
 		out[k] = protocol(v)
@@ -265,7 +270,7 @@ func protocols(s *config.Site) map[string]protocol {
 			}
 		case config.ProtocolA2A:
 			if _, ok := out["a2a"]; !ok {
-				out["a2a"] = protocol{Version: A2AVersion, Endpoint: c.Endpoint,
+				out["a2a"] = protocol{Version: a2aVersion, Endpoint: c.Endpoint,
 					Extra: map[string]string{"agent_card": resolve.Origin(s) + "/.well-known/agent-card.json"}}
 			}
 		}

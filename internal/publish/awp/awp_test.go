@@ -23,7 +23,7 @@ func TestFixturesValidate(t *testing.T) {
 		}
 		n++
 		t.Run(f.Name, func(t *testing.T) {
-			doc, err := AgentJSON(&f.Site)
+			doc, err := AgentJSON(&f.Site, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,13 +55,13 @@ func TestFixturesValidate(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	for _, f := range fixtures.All() {
 		t.Run(f.Name, func(t *testing.T) {
-			a, err := AgentJSON(&f.Site)
+			a, err := AgentJSON(&f.Site, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			for range 5 {
 				site := f.Site
-				b, err := AgentJSON(&site)
+				b, err := AgentJSON(&site, "")
 				if err != nil || !bytes.Equal(a, b) {
 					t.Fatalf("two renderings differ (%v):\n%s\n%s", err, a, b)
 				}
@@ -124,7 +124,7 @@ const (
 
 func TestFlightsMatchesSpec(t *testing.T) {
 	s := fixtures.Flights()
-	doc, err := AgentJSON(&s)
+	doc, err := AgentJSON(&s, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func action0(doc map[string]any) any {
 // actions as [].
 func TestEmpty(t *testing.T) {
 	s := config.Site{Name: "Bare", URL: "https://bare.example:8080/x", Description: "Nothing yet"}
-	doc, err := AgentJSON(&s)
+	doc, err := AgentJSON(&s, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestAction(t *testing.T) {
 				Endpoint: "https://payments.example/checkout", Idempotency: &config.Idempotency{}},
 		},
 	}
-	doc, err := AgentJSON(&s)
+	doc, err := AgentJSON(&s, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,10 +305,30 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := AgentJSON(tt.site)
+			doc, err := AgentJSON(tt.site, "")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want one containing %q (doc %s)", err, tt.want, doc)
 			}
 		})
+	}
+}
+
+// TestA2AProtocolVersion: an A2A capability's AWP protocols entry names the
+// agent card version the site serves: 1.0 by default, 0.3 when the site
+// serves that card.
+func TestA2AProtocolVersion(t *testing.T) {
+	s := fixtures.OutdoorSupply()
+	s.Capabilities = append(s.Capabilities, config.Capability{ID: "concierge", Description: "Plans a trip.",
+		Protocol: config.ProtocolA2A, Endpoint: "https://outdoor.example/a2a"})
+	for version, want := range map[string]string{"": "1.0", "0.3": "0.3", "1.0": "1.0"} {
+		doc, err := AgentJSON(&s, version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := jsontest.Decode(t, doc)["protocols"].(map[string]any)
+		a2a, _ := p["a2a"].(map[string]any)
+		if a2a["version"] != want || a2a["endpoint"] != "https://outdoor.example/a2a" {
+			t.Errorf("AgentJSON(%q): a2a = %v, want version %s", version, a2a, want)
+		}
 	}
 }

@@ -24,11 +24,11 @@ func FuzzAgentJSON(f *testing.F) {
 			},
 			AWP: config.AWP{Errors: map[string]string{text: text}, Entities: map[string]config.Entity{text: {}}},
 		}
-		doc, err := AgentJSON(&s)
+		doc, err := AgentJSON(&s, "")
 		if err != nil {
 			return
 		}
-		again, _ := AgentJSON(&s)
+		again, _ := AgentJSON(&s, "")
 		if !bytes.Equal(doc, again) {
 			t.Fatal("not deterministic")
 		}
