@@ -1,11 +1,7 @@
 package webbotauth
 
 import (
-	"errors"
 	"fmt"
-	"net"
-	"net/url"
-	"strconv"
 	"strings"
 
 	sfv "github.com/dunglas/httpsfv"
@@ -13,15 +9,20 @@ import (
 	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
-// agentMember is one Signature-Agent member.
+// agentMember is one Signature-Agent member
+// (draft-ietf-webbotauth-httpsig-protocol-01 5.2.1).
 type agentMember struct {
 	name string // Dictionary member name; "" for the legacy sf-string form
 	uri  string // the member's String value
-	typ  string // its "type" parameter; "directory" when absent
+	// ignored says why the member is not used: it carries parameters,
+	// which 5.2.1 says a verifier MUST ignore ("type" selected a discovery
+	// mechanism in earlier revisions; -01 removed them all).
+	ignored string
+	// err is set when the member is not a String (wraps ErrMalformed).
+	err error
 }
 
-// agentField is a parsed Signature-Agent field
-// (draft-meunier-webbotauth-httpsig-protocol 5.2.1).
+// agentField is a parsed Signature-Agent field.
 type agentField struct {
 	present bool
 	legacy  bool          // the field is a bare sf-string (the earlier form)
@@ -30,11 +31,14 @@ type agentField struct {
 }
 
 // parseSignatureAgent parses every line of a Signature-Agent field. The
-// current form is an SF Dictionary whose members are Strings holding a URI,
-// each with an optional Token parameter "type"; the legacy form is a bare
-// String Item. They differ at the first character: a String starts with a
-// double quote, a Dictionary key never does (5.2.1). A member that is not a
-// String, or a "type" that is not a Token, makes the whole field malformed.
+// current form is an SF Dictionary whose members are Strings holding a URL
+// (5.2.1); the legacy form is a bare String Item, which 5.2.1 lets a
+// verifier read as a Dictionary of one member keyed by the label of the
+// signature covering it. They differ at the first character: a String
+// starts with a double quote, a Dictionary key never does. A member that
+// is not a String is kept with an error, so that it spoils only the
+// signature it belongs to (each signature is verified on its own, 5.2.2);
+// a field that is not a Dictionary spoils every signature that covers it.
 func parseSignatureAgent(lines []string) agentField {
 	if len(lines) == 0 {
 		return agentField{}
@@ -50,13 +54,8 @@ func parseSignatureAgent(lines []string) agentField {
 			f.err = fmt.Errorf("%w: Signature-Agent: %v", ErrMalformed, err)
 			return f
 		}
-		m, err := agentFromItem("", it)
-		if err != nil {
-			f.err = err
-			return f
-		}
 		f.legacy = true
-		f.members = []agentMember{m}
+		f.members = []agentMember{agentFromItem("", it)}
 		return f
 	}
 	d, err := sfv.UnmarshalDictionary(joined)
@@ -72,33 +71,25 @@ func parseSignatureAgent(lines []string) agentField {
 		v, _ := d.Get(name)
 		it, ok := v.(sfv.Item)
 		if !ok {
-			return agentField{present: true, err: fmt.Errorf("%w: Signature-Agent member %q is an Inner List", ErrMalformed, name)}
+			f.members = append(f.members, agentMember{name: name,
+				err: fmt.Errorf("%w: Signature-Agent member %q is an Inner List", ErrMalformed, name)})
+			continue
 		}
-		m, err := agentFromItem(name, it)
-		if err != nil {
-			return agentField{present: true, err: err}
-		}
-		f.members = append(f.members, m)
+		f.members = append(f.members, agentFromItem(name, it))
 	}
 	return f
 }
 
-func agentFromItem(name string, it sfv.Item) (agentMember, error) {
+func agentFromItem(name string, it sfv.Item) agentMember {
 	s, ok := it.Value.(string)
 	if !ok {
-		return agentMember{}, fmt.Errorf("%w: Signature-Agent member %q is not a String", ErrMalformed, name)
+		return agentMember{name: name, err: fmt.Errorf("%w: Signature-Agent member %q is not a String", ErrMalformed, name)}
 	}
-	m := agentMember{name: name, uri: s, typ: "directory"}
-	if it.Params != nil {
-		if t, ok := it.Params.Get("type"); ok {
-			tok, ok := t.(sfv.Token)
-			if !ok {
-				return agentMember{}, fmt.Errorf("%w: Signature-Agent member %q: type is not a Token", ErrMalformed, name)
-			}
-			m.typ = string(tok)
-		}
+	m := agentMember{name: name, uri: s}
+	if it.Params != nil && len(it.Params.Names()) > 0 {
+		m.ignored = "it carries parameters (" + strings.Join(it.Params.Names(), ", ") + ")"
 	}
-	return m, nil
+	return m
 }
 
 func (f *agentField) member(name string) (agentMember, bool) {
@@ -110,19 +101,27 @@ func (f *agentField) member(name string) (agentMember, bool) {
 	return agentMember{}, false
 }
 
-// boundAgent returns the Signature-Agent member the candidate's signature
-// covers, and so is bound to; ok is false when no Signature-Agent was sent.
+// ownAgent returns the Signature-Agent member that is the candidate's own:
+// the one it covers, keyed to its label (5.2.1: "Its member keyed to the
+// signature label MUST be signed as a component"). A signature is never
+// attributed to a member it does not cover (5.2.2), and each signature of
+// a request is bound to its own member alone.
 //
-// A signature binds a member by covering `"signature-agent";key="k"` (the
-// member's name need not be the label: labels are not signed and may be
-// changed in transit, 6.6.1) or by covering the whole field. With several
-// keyed components the one named by the label is the signer's own (5.2.2);
-// with the whole field covered, a legacy string is the agent, and so is a
-// Dictionary's only member or else its member named by the label (5.2.1).
-// Signature-Agent sent but not covered, covered but not sent, or a binding
-// that stays ambiguous is ErrMalformed: "a verifier MUST NOT attribute a
-// signature to a member that signature does not cover" (5.2.2).
-func (c *candidate) boundAgent(f *agentField) (agentMember, bool, error) {
+// The label is not signed, and intermediaries may change it (RFC 9421
+// 7.2.5; draft 6.6.1), while the member's key is signed: the draft's own
+// test vectors (E.1.1, E.2.1) sign under label "sig2" the member keyed
+// "agent2". So a signature covering exactly one keyed member owns that
+// member whatever its label; covering several, it owns the one keyed to
+// its label (the remote browser of D.2 covers the agent's member beside
+// its own); covering the whole field, it owns a legacy string, a
+// Dictionary's only member, or the member keyed to its label. Anything
+// else is ambiguous, and refused.
+//
+// No Signature-Agent, or an own member that carries parameters, is
+// ErrNoAgent: the signature names no key directory, and is not verified
+// (4.3, 5.2.1). A Signature-Agent sent but not covered, covered but not
+// sent, or a binding that stays ambiguous is ErrMalformed.
+func (c *candidate) ownAgent(f *agentField) (agentMember, error) {
 	var keys []string
 	whole := false
 	for _, it := range c.input.Items {
@@ -141,20 +140,21 @@ func (c *candidate) boundAgent(f *agentField) (agentMember, bool, error) {
 	}
 	if !f.present {
 		if whole || len(keys) > 0 {
-			return agentMember{}, false, fmt.Errorf("%w: %s covers Signature-Agent but none was sent", ErrMalformed, c.label)
+			return agentMember{}, fmt.Errorf("%w: %s covers Signature-Agent but none was sent", ErrMalformed, c.label)
 		}
-		return agentMember{}, false, nil
+		return agentMember{}, fmt.Errorf("%w: %s: the request has no Signature-Agent, which a signed request must carry (5.2.1)", ErrNoAgent, c.label)
 	}
 	if f.err != nil {
-		return agentMember{}, false, f.err
+		return agentMember{}, f.err
 	}
 	if !whole && len(keys) == 0 {
-		return agentMember{}, false, fmt.Errorf("%w: Signature-Agent is sent but %s does not cover it", ErrMalformed, c.label)
+		return agentMember{}, fmt.Errorf("%w: Signature-Agent is sent but %s does not cover its member", ErrMalformed, c.label)
 	}
-	if len(keys) > 0 {
-		if f.legacy {
-			return agentMember{}, false, fmt.Errorf("%w: %s covers a Signature-Agent member but the field is a legacy string", ErrMalformed, c.label)
-		}
+	var m agentMember
+	switch {
+	case len(keys) > 0 && f.legacy:
+		return agentMember{}, fmt.Errorf("%w: %s covers a Signature-Agent member but the field is a legacy string", ErrMalformed, c.label)
+	case len(keys) > 0:
 		key := keys[0]
 		if len(keys) > 1 {
 			key = ""
@@ -164,93 +164,26 @@ func (c *candidate) boundAgent(f *agentField) (agentMember, bool, error) {
 				}
 			}
 			if key == "" {
-				return agentMember{}, false, fmt.Errorf("%w: %s covers several Signature-Agent members, none named by its label", ErrMalformed, c.label)
+				return agentMember{}, fmt.Errorf("%w: %s covers several Signature-Agent members, none keyed to its label", ErrMalformed, c.label)
 			}
 		}
-		m, ok := f.member(key)
-		if !ok {
-			return agentMember{}, false, fmt.Errorf("%w: Signature-Agent has no member %q", ErrMalformed, key)
+		var ok bool
+		if m, ok = f.member(key); !ok {
+			return agentMember{}, fmt.Errorf("%w: Signature-Agent has no member %q", ErrMalformed, key)
 		}
-		return m, true, nil
-	}
-	if f.legacy || len(f.members) == 1 {
-		return f.members[0], true, nil
-	}
-	if m, ok := f.member(c.label); ok {
-		return m, true, nil
-	}
-	return agentMember{}, false, fmt.Errorf("%w: Signature-Agent has several members and none is named %q", ErrMalformed, c.label)
-}
-
-// NormalizeOrigin checks that s is the ASCII serialisation of an http or
-// https origin (RFC 6454 6.2; a "/" path is tolerated, as
-// draft-meunier-webbotauth-httpsig-protocol 5.5 allows) and returns it
-// normalised: scheme and host lowercased, default port and "/" removed.
-// Userinfo, a query, a fragment or any other path is an error.
-func NormalizeOrigin(s string) (string, error) {
-	if s == "" || !safeValue(s) || strings.ContainsAny(s, " \t\\") {
-		return "", errors.New("not an origin")
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return "", errors.New("not a URL")
-	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "https" && scheme != "http" {
-		return "", fmt.Errorf("scheme %q is not https", u.Scheme)
-	}
-	if u.Opaque != "" || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(s, "#") {
-		return "", errors.New("an origin has no userinfo, query or fragment")
-	}
-	if u.Path != "" && u.Path != "/" || u.RawPath != "" {
-		return "", errors.New("an origin has no path")
-	}
-	host, err := normalizeHostPort(u.Host, scheme)
-	if err != nil {
-		return "", err
-	}
-	return scheme + "://" + host, nil
-}
-
-// CheckAuthority reports whether a is a host[:port] a request's @authority
-// can be compared with (RFC 9421 2.2.3): a host name or an IP literal, an
-// optional port from 1 to 65535, nothing else.
-func CheckAuthority(a string) error {
-	if _, err := normalizeHostPort(a, ""); err != nil || !safeValue(a) {
-		return fmt.Errorf("%q is not host[:port]", a)
-	}
-	return nil
-}
-
-// normalizeHostPort lowercases host[:port] and removes the scheme's default
-// port. The host must be non-empty; the port, when present, numeric.
-func normalizeHostPort(hostport, scheme string) (string, error) {
-	hostport = strings.ToLower(hostport)
-	host, port := hostport, ""
-	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.HasSuffix(hostport, "]") {
-		host, port = hostport[:i], hostport[i+1:]
-	}
-	if host == "" || strings.ContainsAny(host, "/?#@%") {
-		return "", errors.New("invalid host")
-	}
-	if strings.HasPrefix(host, "[") {
-		if !strings.HasSuffix(host, "]") || net.ParseIP(host[1:len(host)-1]) == nil {
-			return "", errors.New("invalid IPv6 literal")
-		}
-	} else if strings.ContainsAny(host, "[]:") {
-		return "", errors.New("invalid host")
-	}
-	if port != "" {
-		n, err := strconv.Atoi(port)
-		if err != nil || n < 1 || n > 65535 || port[0] == '0' || port[0] == '+' {
-			return "", errors.New("invalid port")
-		}
-		if (scheme == "https" && n == 443) || (scheme == "http" && n == 80) {
-			port = ""
+	case f.legacy || len(f.members) == 1:
+		m = f.members[0]
+	default:
+		var ok bool
+		if m, ok = f.member(c.label); !ok {
+			return agentMember{}, fmt.Errorf("%w: %s covers a Signature-Agent of several members, none keyed to its label", ErrMalformed, c.label)
 		}
 	}
-	if port == "" {
-		return host, nil
+	if m.err != nil {
+		return agentMember{}, m.err
 	}
-	return host + ":" + port, nil
+	if m.ignored != "" {
+		return agentMember{}, fmt.Errorf("%w: %s: its Signature-Agent member is ignored: %s (5.2.1)", ErrNoAgent, c.label, m.ignored)
+	}
+	return m, nil
 }

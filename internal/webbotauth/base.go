@@ -7,7 +7,7 @@ package webbotauth
 //   - It ignores the "key" parameter of a covered field: for
 //     `"signature-agent";key="agent2"` it signs the whole field value instead
 //     of the dictionary member (RFC 9421 2.1.2). That is the form the
-//     current draft requires (draft-meunier-webbotauth-httpsig-protocol
+//     current draft requires (draft-ietf-webbotauth-httpsig-protocol-01
 //     5.2.1) and the form of half the Web Bot Auth test vectors.
 //   - It derives "@authority" of a response as the empty string and ignores
 //     "req" (RFC 9421 2.4), so it cannot check a key directory's possession

@@ -17,11 +17,16 @@ import (
 )
 
 // The well-known path and media type of a key directory
-// (draft-meunier-webbotauth-httpsig-protocol 8.1, 8.2.1).
+// (draft-ietf-webbotauth-httpsig-protocol-01 8.1, 8.2.1).
 const (
 	DirectoryPath      = "/.well-known/http-message-signatures-directory"
 	DirectoryMediaType = "application/http-message-signatures-directory+json"
 )
+
+// jwksAccept is the Accept of a JWK Set at another URL than the well-known
+// one: RFC 7517 8.5.1's media type, the directory's, or plain JSON (what a
+// static host serves a .json file as).
+const jwksAccept = "application/jwk-set+json, " + DirectoryMediaType + ", application/json;q=0.9"
 
 // Defaults of DirectoryOptions.
 const (
@@ -45,10 +50,21 @@ type DirectoryOptions struct {
 	// given client is copied and never follows redirects either; each
 	// fetch is bounded to its Timeout or 5s, whichever is shorter.
 	Client *http.Client
-	// AllowHTTPLoopback admits plain http origins whose host is a loopback
-	// address or "localhost" (tests, local development). Otherwise every
-	// trusted origin must be https.
+	// AllowHTTPLoopback admits plain http URLs whose host is a loopback
+	// address or "localhost", and lets a directory resolve to a loopback
+	// address (tests, local development). Otherwise every trusted URL must
+	// be https, and its host must not resolve to a loopback address.
 	AllowHTTPLoopback bool
+	// RequireProof uses only the keys of a key directory at the
+	// well-known URI that prove possession by signing the response
+	// (appendix B.1), as draft-meunier-webbotauth-httpsig-protocol-01
+	// required of every directory. By default a directory is used as
+	// fetched: the draft lets a verifier use keys it resolved itself
+	// "whether or not it has valid proof" (B.1), keeping the proof for
+	// redistributed key material (5.5.3), and a static host cannot sign
+	// its responses. A JWK Set at another URL never needs it (B applies
+	// to the well-known URI).
+	RequireProof bool
 	// MaxBytes bounds a directory body after content decoding; default
 	// MaxDirectoryBytes.
 	MaxBytes int64
@@ -74,33 +90,43 @@ type DirectoryOptions struct {
 // DirectoryStatus is the state of one trusted directory, for logs and
 // metrics.
 type DirectoryStatus struct {
-	Origin      string    // the trusted origin
+	Agent       string    // the trusted Signature-Agent URL, in the form AgentURL returns
+	URL         string    // the URL fetched
 	LastFetch   time.Time // last successful fetch; zero if none
 	LastAttempt time.Time // last fetch attempted; zero if none
 	LastError   error     // error of the last attempt; nil when it succeeded
-	Keys        int       // keys in the cached copy (those with a valid possession proof)
+	Keys        int       // keys in the cached copy (with RequireProof, those with a valid possession proof)
+	Proven      int       // keys of the cached copy with a valid possession proof (B.1)
 	FreshUntil  time.Time // when the cached copy goes stale
 }
 
-// Directories fetches and caches the key directories of trusted agent
-// origins (draft-meunier-webbotauth-httpsig-protocol 5.5, B.1, C.2 to C.5).
-// Only origins given to NewDirectories are ever fetched: a request's
+// Directories fetches and caches the JWK Sets of trusted Signature-Agent
+// URLs (draft-ietf-webbotauth-httpsig-protocol-01 5.5, B.1, C.2 to C.5).
+// Only URLs given to NewDirectories are ever fetched: a request's
 // Signature-Agent selects among them and never adds one, so a request
-// cannot make the server fetch a URL of its choosing (6.7).
+// cannot make the server fetch a URL of its choosing (6.7). A URL is
+// trusted as an origin ("https://chatgpt.com", the key directory at the
+// well-known URI of 8.1) or as the full URL of a JWK Set
+// ("https://agent.example/jwks.json", fetched as given, query included);
+// a request names it in either spelling that AgentURL makes the same.
 //
-// A fetch is GET <origin>/.well-known/http-message-signatures-directory
-// with Accept: application/http-message-signatures-directory+json; it
-// requires a 200, exactly that media type (the drafts make it a MUST, and
-// a JSON file served by accident at that path is not a directory, so
-// application/json is refused), at most MaxBytes, no redirect, and a
-// response signed by the keys it lists. Each key must carry its own
-// possession proof (B.1): a valid RFC 9421 response signature with
+// A fetch is a GET that requires a 200, at most MaxBytes, no redirect
+// (5.5), and a JWK Set (5.5.1). The directory at the well-known URI must
+// be served as application/http-message-signatures-directory+json (5.5.1:
+// a JSON file served by accident at that path is not a directory); a JWK
+// Set elsewhere as JSON (application/jwk-set+json, application/json, or
+// any +json type). The host must not resolve to a private, loopback or
+// link-local address (6.7; loopback with AllowHTTPLoopback) when the
+// client's Transport is an *http.Transport (the default).
+//
+// A directory at the well-known URI may sign its response, one possession
+// proof per key (B.1): a valid RFC 9421 response signature with
 // tag="http-message-signatures-directory", keyid its thumbprint, covering
 // @authority (`"@authority";req`, or "@authority" which can only mean the
 // same), with created (not in the future) and expires (not past), and
-// content-digest checked against the body when covered. Keys without a
-// proof are dropped and logged; a directory left with none is refused, so
-// an unsigned or badly signed directory is never used.
+// content-digest checked against the body when covered. Proofs are checked
+// and counted (DirectoryStatus.Proven); with RequireProof, keys without
+// one are dropped and logged, and a directory left with none is refused.
 //
 // The cached copy is kept per Cache-Control max-age, clamped to
 // [MinRefresh, MaxRefresh]. A failed refresh keeps the last good copy (a
@@ -117,19 +143,23 @@ type Directories struct {
 	maxRefresh time.Duration
 	maxStale   time.Duration
 	retry      time.Duration
+	proof      bool
 	log        *slog.Logger
 	entries    map[string]*directory
 	order      []*directory
 }
 
 type directory struct {
-	origin    string // normalised origin, e.g. "https://agent.example"
+	agent     string // AgentURL form, e.g. "https://agent.example"
 	scheme    string
 	authority string // host[:port], the @authority of the directory request
-	url       string
+	path      string // the path of url, the @path of the directory request
+	url       string // fetched
+	wellKnown bool   // at the well-known URI: its media type and proofs apply
 
 	mu          sync.Mutex
 	keys        map[string]dirKey // by thumbprint; nil until a fetch succeeds
+	proven      int
 	fetched     time.Time
 	freshUntil  time.Time
 	lastAttempt time.Time
@@ -142,10 +172,12 @@ type fetchCall struct {
 	err  error
 }
 
-// NewDirectories returns Directories trusting the given origins. Each must
-// be an https origin ("https://host[:port]", optionally with a "/" path;
-// http only for loopback hosts with AllowHTTPLoopback), without userinfo,
-// query or fragment. Nothing is fetched until Key or Run.
+// NewDirectories returns Directories trusting the given Signature-Agent
+// URLs: each an https origin ("https://host[:port]", optionally with a "/"
+// path), the well-known URI spelled out, or the URL of a JWK Set (a query
+// is kept for the fetch, and ignored in matching, 5.5); http only for
+// loopback hosts with AllowHTTPLoopback; never userinfo or a fragment, nor
+// a query on an origin. Nothing is fetched until Key or Run.
 func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, error) {
 	ds := &Directories{
 		maxBytes:   opts.MaxBytes,
@@ -153,6 +185,7 @@ func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, erro
 		minRefresh: opts.MinRefresh,
 		maxRefresh: opts.MaxRefresh,
 		maxStale:   opts.MaxStale,
+		proof:      opts.RequireProof,
 		log:        opts.Logger,
 		entries:    make(map[string]*directory, len(trusted)),
 	}
@@ -191,6 +224,7 @@ func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, erro
 	// refused for not being a 200.
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	ds.client = &c
+	hosts := map[string]bool{}
 	// A request may wait for a fetch (Key): at most DefaultFetchTimeout,
 	// whatever the client's own timeout (verify's is 10 s, for range
 	// lists loaded off the request path).
@@ -199,21 +233,34 @@ func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, erro
 		ds.timeout = min(c.Timeout, DefaultFetchTimeout)
 	}
 	for _, t := range trusted {
-		origin, err := NormalizeOrigin(t)
+		u, err := parseAgentURL(t)
 		if err != nil {
-			return nil, fmt.Errorf("webbotauth: trusted directory %q: %v", t, err)
+			return nil, fmt.Errorf("webbotauth: trusted Signature-Agent %q: %v", t, err)
 		}
-		scheme, authority, _ := strings.Cut(origin, "://")
-		if scheme == "http" && (!opts.AllowHTTPLoopback || !IsLoopback(authority)) {
-			return nil, fmt.Errorf("webbotauth: trusted directory %q: only https (http only for a loopback host with AllowHTTPLoopback)", t)
+		if u.scheme == "http" && (!opts.AllowHTTPLoopback || !IsLoopback(u.host)) {
+			return nil, fmt.Errorf("webbotauth: trusted Signature-Agent %q: only https (http only for a loopback host with AllowHTTPLoopback)", t)
 		}
-		if ds.entries[origin] != nil {
+		if u.wellKnown() && u.hasQuery {
+			return nil, fmt.Errorf("webbotauth: trusted Signature-Agent %q: an origin or the well-known URI has no query", t)
+		}
+		agent := u.canonical()
+		if ds.entries[agent] != nil {
 			continue
 		}
-		d := &directory{origin: origin, scheme: scheme, authority: authority, url: origin + DirectoryPath}
-		ds.entries[origin] = d
+		fetch := u.fetchURL()
+		if !u.wellKnown() {
+			fetch = t // as given (5.5: "fetches the member value as sent")
+		}
+		path := DirectoryPath
+		if !u.wellKnown() {
+			path = u.rawPath
+		}
+		d := &directory{agent: agent, scheme: u.scheme, authority: u.host, path: path, url: fetch, wellKnown: u.wellKnown()}
+		ds.entries[agent] = d
 		ds.order = append(ds.order, d)
+		hosts[hostOnly(u.host)] = true
 	}
+	guardDial(ds.client, hosts, opts.AllowHTTPLoopback)
 	return ds, nil
 }
 
@@ -227,8 +274,9 @@ func IsLoopback(hostport string) bool {
 	return httpsyntax.IsLoopbackHost(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
 }
 
-// Key implements KeyResolver. An origin not given to NewDirectories, or no
-// Signature-Agent at all, is ErrUntrusted, and nothing is fetched. The
+// Key implements KeyResolver. A URL not given to NewDirectories (in any
+// spelling AgentURL makes the same) is ErrUntrusted, and nothing is
+// fetched. The
 // first use of a directory fetches it (waiting at most until ctx is done);
 // later uses serve the cached copy, refetching it once stale. A failed
 // refresh keeps serving the last good copy and is logged, for at most
@@ -238,11 +286,13 @@ func IsLoopback(hostport string) bool {
 // key outside its own nbf/exp.
 func (ds *Directories) Key(ctx context.Context, agentURL, keyID string) (crypto.PublicKey, error) {
 	if agentURL == "" {
-		return nil, fmt.Errorf("%w: no Signature-Agent, so no key directory to consult", ErrUntrusted)
+		return nil, fmt.Errorf("%w: no Signature-Agent, so no key directory to consult", ErrNoAgent)
 	}
-	var d *directory
-	if origin, err := NormalizeOrigin(agentURL); err == nil {
-		d = ds.entries[origin]
+	d := ds.entries[agentURL]
+	if d == nil {
+		if canon, err := AgentURL(agentURL); err == nil {
+			d = ds.entries[canon]
+		}
 	}
 	if d == nil {
 		return nil, fmt.Errorf("%w: %q is not a trusted key directory", ErrUntrusted, agentURL)
@@ -255,7 +305,7 @@ func (ds *Directories) Key(ctx context.Context, agentURL, keyID string) (crypto.
 		if d.inflight == nil && d.lastErr != nil && now.Before(d.lastAttempt.Add(ds.retry)) {
 			err := d.lastErr
 			d.mu.Unlock()
-			return nil, fmt.Errorf("%w: key directory %s: %v", ErrUnavailable, d.origin, err)
+			return nil, fmt.Errorf("%w: key directory %s: %v", ErrUnavailable, d.agent, err)
 		}
 		call = ds.startFetch(d, context.WithoutCancel(ctx), now)
 	case !now.Before(d.freshUntil): // stale
@@ -283,21 +333,21 @@ func (ds *Directories) Key(ctx context.Context, agentURL, keyID string) (crypto.
 		if fetchErr == nil {
 			fetchErr = d.lastErr
 		}
-		return nil, fmt.Errorf("%w: key directory %s: %v", ErrUnavailable, d.origin, fetchErr)
+		return nil, fmt.Errorf("%w: key directory %s: %v", ErrUnavailable, d.agent, fetchErr)
 	}
 	if !now.Before(d.freshUntil.Add(ds.maxStale)) {
 		return nil, fmt.Errorf("%w: key directory %s: the cached copy, stale since %s, could not be refreshed for longer than %s: %v",
-			ErrUnavailable, d.origin, d.freshUntil.Format(time.RFC3339), ds.maxStale, d.lastErr)
+			ErrUnavailable, d.agent, d.freshUntil.Format(time.RFC3339), ds.maxStale, d.lastErr)
 	}
 	k, ok := d.keys[keyID]
 	if !ok {
 		if fetchErr != nil {
-			return nil, fmt.Errorf("%w: keyid %q is not in the cached copy of %s, and refreshing it failed: %v", ErrUnavailable, keyID, d.origin, fetchErr)
+			return nil, fmt.Errorf("%w: keyid %q is not in the cached copy of %s, and refreshing it failed: %v", ErrUnavailable, keyID, d.agent, fetchErr)
 		}
-		return nil, fmt.Errorf("%w: keyid %q is not in the key directory %s", ErrUnknownKey, keyID, d.origin)
+		return nil, fmt.Errorf("%w: keyid %q is not in the key directory %s", ErrUnknownKey, keyID, d.agent)
 	}
 	if !k.validAt(now) {
-		return nil, fmt.Errorf("%w: keyid %q of %s is outside its nbf/exp", ErrUnknownKey, keyID, d.origin)
+		return nil, fmt.Errorf("%w: keyid %q of %s is outside its nbf/exp", ErrUnknownKey, keyID, d.agent)
 	}
 	return k.Public, nil
 }
@@ -314,7 +364,7 @@ func (ds *Directories) startFetch(d *directory, ctx context.Context, now time.Ti
 	d.lastAttempt = now
 	go func() {
 		fctx, cancel := context.WithTimeout(ctx, ds.timeout)
-		keys, ttl, dropped, err := ds.fetch(fctx, d)
+		keys, proven, ttl, dropped, err := ds.fetch(fctx, d)
 		cancel()
 		done := ds.now()
 		d.mu.Lock()
@@ -322,19 +372,19 @@ func (ds *Directories) startFetch(d *directory, ctx context.Context, now time.Ti
 		if err != nil {
 			d.lastErr = err
 		} else {
-			d.keys, d.fetched, d.freshUntil, d.lastErr = keys, done, done.Add(ttl), nil
+			d.keys, d.proven, d.fetched, d.freshUntil, d.lastErr = keys, proven, done, done.Add(ttl), nil
 		}
 		d.inflight = nil
 		d.mu.Unlock()
 		switch {
 		case err != nil && hadCopy:
 			ds.log.Warn("webbotauth: key directory refresh failed; serving the cached copy",
-				"origin", d.origin, "err", err, "fetched", fetched)
+				"agent", d.agent, "err", err, "fetched", fetched)
 		case err != nil:
-			ds.log.Warn("webbotauth: key directory fetch failed", "origin", d.origin, "err", err)
-		case len(dropped) > 0:
+			ds.log.Warn("webbotauth: key directory fetch failed", "agent", d.agent, "err", err)
+		case len(dropped) > 0 && ds.proof:
 			ds.log.Warn("webbotauth: key directory keys dropped for lack of a valid possession proof",
-				"origin", d.origin, "dropped", dropped, "kept", len(keys))
+				"agent", d.agent, "dropped", dropped, "kept", len(keys))
 		}
 		call.err = err
 		close(call.done)
@@ -342,26 +392,54 @@ func (ds *Directories) startFetch(d *directory, ctx context.Context, now time.Ti
 	return call
 }
 
-// fetch GETs and checks one directory, returning its proven keys, the
-// cache lifetime and the thumbprints of the keys dropped for lack of proof.
-func (ds *Directories) fetch(ctx context.Context, d *directory) (map[string]dirKey, time.Duration, []string, error) {
-	req, h, body, err := Get(ctx, ds.client, d.url, DirectoryMediaType, ds.maxBytes)
+// fetch GETs and checks one directory, returning the keys to use, how
+// many have a possession proof, the cache lifetime and the thumbprints of
+// the keys without a proof.
+func (ds *Directories) fetch(ctx context.Context, d *directory) (map[string]dirKey, int, time.Duration, []string, error) {
+	accept := jwksAccept
+	if d.wellKnown {
+		accept = DirectoryMediaType
+	}
+	req, h, body, err := Get(ctx, ds.client, d.url, accept, ds.maxBytes)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, 0, nil, err
 	}
-	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err != nil || mt != DirectoryMediaType {
-		return nil, 0, nil, fmt.Errorf("Content-Type %q is not %s", h.Get("Content-Type"), DirectoryMediaType)
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	switch {
+	case err != nil:
+		return nil, 0, 0, nil, fmt.Errorf("Content-Type %q: %v", h.Get("Content-Type"), err)
+	case d.wellKnown && mt != DirectoryMediaType:
+		return nil, 0, 0, nil, fmt.Errorf("Content-Type %q is not %s (5.5.1)", mt, DirectoryMediaType)
+	case !d.wellKnown && mt != "application/json" && !strings.HasSuffix(mt, "+json"):
+		return nil, 0, 0, nil, fmt.Errorf("Content-Type %q is not JSON", mt)
 	}
-	keys, err := parseDirectory(body, ds.maxBytes)
+	list, err := parseDirectory(body, ds.maxBytes)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, 0, nil, err
 	}
-	rv := requestView{method: http.MethodGet, scheme: d.scheme, authority: d.authority, path: DirectoryPath, header: req.Header}
-	proven, dropped, err := verifyDirectoryResponse(rv, http.StatusOK, h, body, keys, ds.now())
-	if err != nil {
-		return nil, 0, nil, err
+	ttl := cacheLifetime(h, ds.minRefresh, ds.maxRefresh)
+	keys := make(map[string]dirKey, len(list))
+	for _, k := range list {
+		keys[k.ID] = k
 	}
-	return proven, cacheLifetime(h, ds.minRefresh, ds.maxRefresh), dropped, nil
+	if !d.wellKnown {
+		return keys, 0, ttl, nil, nil
+	}
+	rv := requestView{method: http.MethodGet, scheme: d.scheme, authority: d.authority, path: d.path, header: req.Header}
+	proven, dropped, err := verifyDirectoryResponse(rv, http.StatusOK, h, body, list, ds.now())
+	switch {
+	case ds.proof && err != nil:
+		return nil, 0, 0, nil, err
+	case ds.proof:
+		return proven, len(proven), ttl, dropped, nil
+	case err != nil && !errors.Is(err, ErrNoSignature):
+		// Proofs that do not verify are no reason to refuse a directory
+		// fetched from its own host (B.1), but the operator should hear
+		// of them.
+		ds.log.Warn("webbotauth: key directory possession proofs do not verify; its keys are used as fetched",
+			"agent", d.agent, "err", err)
+	}
+	return keys, len(proven), ttl, dropped, nil
 }
 
 // Run refreshes every trusted directory before its cached copy expires
@@ -421,7 +499,9 @@ func (ds *Directories) Status() []DirectoryStatus {
 	for _, d := range ds.order {
 		d.mu.Lock()
 		out = append(out, DirectoryStatus{
-			Origin:      d.origin,
+			Agent:       d.agent,
+			URL:         d.url,
+			Proven:      d.proven,
 			LastFetch:   d.fetched,
 			LastAttempt: d.lastAttempt,
 			LastError:   d.lastErr,

@@ -2,10 +2,6 @@ package webbotauth
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/sha512"
-	"crypto/subtle"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/internal/httpsyntax"
-	sfv "github.com/dunglas/httpsfv"
 )
 
 // Fetching a key directory and checking its response: the signed
@@ -53,9 +48,10 @@ func Get(ctx context.Context, client *http.Client, url, accept string, maxBytes 
 }
 
 // verifyDirectoryResponse checks the possession proofs of a directory
-// response (draft-meunier-webbotauth-httpsig-protocol B.1) and returns the
+// response (draft-ietf-webbotauth-httpsig-protocol-01 B.1) and returns the
 // keys that have one, with the thumbprints of those that have not. No
-// proven key at all is an error.
+// proven key at all is an error; a response without any proof is one
+// wrapping ErrNoSignature.
 func verifyDirectoryResponse(req requestView, status int, h http.Header, body []byte, keys []dirKey, now time.Time) (map[string]dirKey, []string, error) {
 	cands, err := selectSignatures(h, tagDirectory, maxDirectoryKeys)
 	if err != nil {
@@ -106,7 +102,8 @@ func verifyProof(c *candidate, view *messageView, body []byte, byID map[string]d
 		return dirKey{}, fmt.Errorf("%w: %s: keyid %q is not a key of the directory", ErrUnknownKey, c.label, p.keyID)
 	}
 	// No MaxLifetime here: directory proofs are meant to be long-lived
-	// (C.8). A future created is refused (B.1).
+	// (C.8). A future created is refused (B.1: "as it would a certificate
+	// that is not yet valid").
 	if !p.hasCreated || !p.hasExpires {
 		return dirKey{}, fmt.Errorf("%w: %s: created and expires are required", ErrMalformed, c.label)
 	}
@@ -151,45 +148,6 @@ func (c *candidate) coversField(name string) bool {
 		}
 	}
 	return false
-}
-
-// checkContentDigest checks Content-Digest (RFC 9530) against body: at
-// least one sha-256 or sha-512 digest must be present, and every one
-// present must match.
-func checkContentDigest(h http.Header, body []byte) error {
-	lines := h.Values("Content-Digest")
-	if len(lines) == 0 {
-		return errors.New("no Content-Digest")
-	}
-	d, err := sfv.UnmarshalDictionary(lines)
-	if err != nil {
-		return fmt.Errorf("Content-Digest: %v", err)
-	}
-	checked := 0
-	for _, alg := range d.Names() {
-		var want []byte
-		switch alg {
-		case "sha-256":
-			s := sha256.Sum256(body)
-			want = s[:]
-		case "sha-512":
-			s := sha512.Sum512(body)
-			want = s[:]
-		default:
-			continue
-		}
-		m, _ := d.Get(alg)
-		it, ok := m.(sfv.Item)
-		got, isBytes := it.Value.([]byte)
-		if !ok || !isBytes || subtle.ConstantTimeCompare(got, want) != 1 {
-			return fmt.Errorf("Content-Digest %s does not match the body", alg)
-		}
-		checked++
-	}
-	if checked == 0 {
-		return errors.New("Content-Digest has no sha-256 or sha-512 digest")
-	}
-	return nil
 }
 
 // cacheLifetime is the directory's Cache-Control max-age less its Age,

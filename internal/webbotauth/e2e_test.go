@@ -8,11 +8,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,9 +24,10 @@ import (
 )
 
 // dirServer is an operator's key directory on 127.0.0.1: it serves its keys
-// at the well-known path, signed per draft-meunier-webbotauth-httpsig-protocol
+// at the well-known path, signed per draft-ietf-webbotauth-httpsig-protocol-01
 // B.1 (one proof per key over "@authority";req and content-digest), unless
-// a mode says otherwise. It counts its hits.
+// a mode says otherwise, and as a static host would at jwksPath: a plain
+// JWK Set, application/json, unsigned. It counts its hits.
 type dirServer struct {
 	srv  *httptest.Server
 	hits atomic.Int64
@@ -41,10 +42,12 @@ type dirServer struct {
 	now        func() time.Time
 	delay      time.Duration
 	release    chan struct{}
+	jwksPath   string // "/keys/jwks.json"
+	lastURL    string // the request URI of the last hit
 }
 
 func newDirServer(t testing.TB, now func() time.Time, keys ...testKey) *dirServer {
-	d := &dirServer{keys: keys, maxAge: 300, now: now, release: make(chan struct{})}
+	d := &dirServer{keys: keys, maxAge: 300, now: now, release: make(chan struct{}), jwksPath: "/keys/jwks.json"}
 	d.srv = httptest.NewServer(d)
 	t.Cleanup(func() {
 		close(d.release)
@@ -76,13 +79,18 @@ func (d *dirServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.hits.Add(1)
 	d.mu.Lock()
 	keys, signers, mode, maxAge, delay, exp := d.keys, d.signers, d.mode, d.maxAge, d.delay, d.exp
+	d.lastURL = r.URL.RequestURI()
 	d.mu.Unlock()
 	if delay > 0 {
 		time.Sleep(delay)
 	}
-	if r.URL.Path != DirectoryPath || r.Header.Get("Accept") != DirectoryMediaType {
+	static := r.URL.Path == d.jwksPath
+	if !static && (r.URL.Path != DirectoryPath || r.Header.Get("Accept") != DirectoryMediaType) {
 		http.NotFound(w, r)
 		return
+	}
+	if static && (mode == "" || mode == "json") {
+		mode = "static" // a JSON file: unsigned, application/json
 	}
 	switch mode {
 	case "error":
@@ -117,15 +125,18 @@ func (d *dirServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	digest := "sha-256=:" + base64.StdEncoding.EncodeToString(sum[:]) + ":"
 	h := w.Header()
 	h.Set("Content-Type", DirectoryMediaType)
-	if mode == "json" {
+	switch mode {
+	case "json", "static":
 		h.Set("Content-Type", "application/json")
+	case "statichtml":
+		h.Set("Content-Type", "text/html")
 	}
 	h.Set("Content-Digest", digest)
 	h.Set("Cache-Control", "max-age="+strconv.Itoa(maxAge))
 	if signers == nil {
 		signers = keys
 	}
-	if mode != "unsigned" {
+	if mode != "unsigned" && mode != "static" && mode != "statichtml" {
 		authority := r.Host
 		if mode == "otherauthority" {
 			authority = "copy.example"
@@ -170,23 +181,32 @@ type e2e struct {
 }
 
 // newE2E starts a directory holding an Ed25519 and an RSA key, Directories
-// trusting it (and the extra origins), and a site whose handler verifies
-// each request for the authority site.example.
-func newE2E(t *testing.T, extraTrusted ...string) *e2e {
+// trusting its origin, and a site whose handler verifies each request for
+// the authority site.example.
+func newE2E(t *testing.T) *e2e { return newE2EWith(t, DirectoryOptions{}) }
+
+// newE2EWith is newE2E with options (AllowHTTPLoopback, Now and Logger are
+// set here) and trusting the given URLs (default: the directory's origin);
+// "DIR" in them stands for the directory's origin.
+func newE2EWith(t *testing.T, opts DirectoryOptions, trusted ...string) *e2e {
 	e := &e2e{t: t, clock: newClock(testNow), ed: newEd25519Key(t), rsa: privateJWK(t, rsaTestKey()), logBuf: &logbuf.Buffer{}}
 	e.dir = newDirServer(t, e.clock.Now, e.ed, e.rsa)
-	dirs, err := NewDirectories(append([]string{e.dir.origin()}, extraTrusted...), DirectoryOptions{
-		AllowHTTPLoopback: true,
-		Now:               e.clock.Now,
-		Logger:            slog.New(slog.NewTextHandler(e.logBuf, nil)),
-	})
+	if len(trusted) == 0 {
+		trusted = []string{"DIR"}
+	}
+	for i := range trusted {
+		trusted[i] = strings.Replace(trusted[i], "DIR", e.dir.origin(), 1)
+	}
+	opts.AllowHTTPLoopback, opts.Now = true, e.clock.Now
+	opts.Logger = slog.New(slog.NewTextHandler(e.logBuf, nil))
+	dirs, err := NewDirectories(trusted, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.dirs = dirs
 	replays := NewMemoryReplays(1000)
 	replays.(*memoryReplays).now = e.clock.Now
-	e.ver = &Verifier{Keys: dirs.Key, Now: e.clock.Now, Replays: replays}
+	e.ver = &Verifier{Keys: dirs.Key, Now: e.clock.Now, Replays: replays, AllowHTTPLoopback: true}
 	e.site = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sig, err := e.ver.Verify(r.Context(), r, testAuthority)
 		w.Header().Set("X-Result", sentinelName(err))
@@ -320,7 +340,7 @@ func TestEndToEnd(t *testing.T) {
 	})
 	t.Run("lifetime too long", func(t *testing.T) {
 		e.t = t
-		e.expect(e.signed(e.ed, func(s *spec, _ *http.Request) { s.expires = s.created + 3600 }), "ErrExpired")
+		e.expect(e.signed(e.ed, func(s *spec, _ *http.Request) { s.expires = s.created + 3600 }), "ErrLifetime")
 	})
 	t.Run("replayed nonce", func(t *testing.T) {
 		e.t = t
@@ -362,418 +382,215 @@ func TestEndToEnd(t *testing.T) {
 	})
 	t.Run("no Signature-Agent", func(t *testing.T) {
 		e.t = t
-		// Directories attributes nothing to a request that names no
-		// directory.
+		// A signed request names a directory, or is not verified.
 		e.expect(e.signed(e.ed, func(s *spec, r *http.Request) {
 			r.Header.Del("Signature-Agent")
 			s.components = []string{`"@authority"`}
-		}), "ErrUntrusted")
+		}), "ErrNoAgent")
 	})
 	if h := e.dir.hits.Load(); h != 1 {
 		t.Fatalf("%d directory fetches over the whole run, want 1", h)
 	}
 }
 
-// TestDirectoryRotation: an unknown keyid refetches the directory at most
-// once per MinRefresh, so a newly published key is found and an attacker
-// cannot make the site fetch at will.
-func TestDirectoryRotation(t *testing.T) {
-	e := newE2E(t)
-	e.expect(e.signed(e.ed, nil), "ok")
-	newKey := newEd25519Key(t)
-	e.expect(e.signed(newKey, nil), "ErrUnknownKey")
-	for i := 0; i < 5; i++ {
-		e.expect(e.signed(newEd25519Key(t), nil), "ErrUnknownKey")
-	}
-	if h := e.dir.hits.Load(); h != 1 {
-		t.Fatalf("%d fetches, want 1", h)
-	}
-	e.dir.set(func(d *dirServer) { d.keys = append(d.keys, newKey) })
-	e.clock.Add(DefaultMinRefresh)
-	e.expect(e.signed(newKey, nil), "ok")
-	if h := e.dir.hits.Load(); h != 2 {
-		t.Fatalf("%d fetches, want 2", h)
-	}
-	// A removed key stops verifying once the cached copy expires.
-	e.dir.set(func(d *dirServer) { d.keys = []testKey{newKey} })
-	e.clock.Add(301 * time.Second)
-	e.expect(e.signed(e.ed, nil), "ErrUnknownKey")
-	e.expect(e.signed(newKey, nil), "ok")
-}
-
-// TestDirectoryDownBeforeFirstFetch: a trusted directory that never
-// answered is "cannot tell", retried after a while, not at every request.
-func TestDirectoryDownBeforeFirstFetch(t *testing.T) {
-	t.Run("unreachable", func(t *testing.T) {
-		e := newE2E(t)
-		e.dir.srv.Close()
-		e.expect(e.signed(e.ed, nil), "ErrUnavailable")
-		st := e.dirs.Status()
-		if len(st) != 1 || st[0].LastError == nil || st[0].Keys != 0 || !st[0].LastFetch.IsZero() {
-			t.Fatalf("status %+v", st)
-		}
-		if !strings.Contains(e.logBuf.String(), "fetch failed") {
-			t.Fatalf("not logged: %s", e.logBuf)
-		}
-	})
-	t.Run("503 then back", func(t *testing.T) {
-		e := newE2E(t)
-		e.dir.set(func(d *dirServer) { d.mode = "error" })
-		e.expect(e.signed(e.ed, nil), "ErrUnavailable")
-		e.expect(e.signed(e.ed, nil), "ErrUnavailable")
-		if h := e.dir.hits.Load(); h != 1 {
-			t.Fatalf("%d fetches, want 1 (negative cache)", h)
-		}
-		e.dir.set(func(d *dirServer) { d.mode = "" })
-		e.clock.Add(maxRetryDelay)
-		e.expect(e.signed(e.ed, nil), "ok")
-		if h := e.dir.hits.Load(); h != 2 {
-			t.Fatalf("%d fetches, want 2", h)
-		}
-	})
-	t.Run("hanging, bounded by ctx", func(t *testing.T) {
-		e := newE2E(t)
-		e.dir.set(func(d *dirServer) { d.mode = "hang" })
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		r, s := e.request(e.dir.origin())
-		signRequest(t, r, e.ed, s)
-		start := time.Now()
-		_, err := e.ver.Verify(ctx, r, testAuthority)
-		wantErr(t, err, "ErrUnavailable")
-		if d := time.Since(start); d > 2*time.Second {
-			t.Fatalf("Verify waited %s", d)
-		}
-	})
-}
-
-// TestDirectoryDownAfterFetch: once fetched, a directory that goes away
-// keeps verifying from the last good copy, and the failure is logged.
-func TestDirectoryDownAfterFetch(t *testing.T) {
-	e := newE2E(t)
-	e.expect(e.signed(e.ed, nil), "ok")
-	e.dir.srv.Close()
-	e.clock.Add(time.Hour) // far past max-age=300
-	e.expect(e.signed(e.ed, nil), "ok")
-	e.expect(e.signed(e.rsa, nil), "ok")
-	st := e.dirs.Status()[0]
-	if st.LastError == nil || st.Keys != 2 || st.LastFetch.IsZero() || !st.LastAttempt.After(st.LastFetch) {
-		t.Fatalf("status %+v", st)
-	}
-	if !strings.Contains(e.logBuf.String(), "refresh failed; serving the cached copy") {
-		t.Fatalf("not logged: %s", e.logBuf)
-	}
-	// A keyid the cached copy lacks cannot be told while the directory is
-	// down.
-	e.clock.Add(time.Hour)
-	e.expect(e.signed(newEd25519Key(t), nil), "ErrUnavailable")
-	// A key the cached copy holds verifies nothing once the copy has been
-	// stale longer than MaxStale: it may have been removed meanwhile.
-	e.clock.Add(DefaultMaxStale)
-	e.expect(e.signed(e.ed, nil), "ErrUnavailable")
-}
-
-// TestDirectoryRefused: directories that must not be used.
-func TestDirectoryRefused(t *testing.T) {
-	other := newEd25519Key(t)
-	cases := []struct {
-		name   string
-		set    func(e *e2e, d *dirServer)
-		client *http.Client
-		detail string
-	}{
-		{name: "redirect", set: func(e *e2e, d *dirServer) {
-			target := newDirServer(e.t, e.clock.Now, e.ed)
-			d.mode, d.redirectTo = "redirect", target.origin()
-			e.t.Cleanup(func() {
-				if target.hits.Load() != 0 {
-					e.t.Errorf("the redirect was followed")
-				}
-			})
-		}, detail: "redirect"},
-		{name: "redirect with a client that follows them", set: func(e *e2e, d *dirServer) {
-			target := newDirServer(e.t, e.clock.Now, e.ed)
-			d.mode, d.redirectTo = "redirect", target.origin()
-			e.t.Cleanup(func() {
-				if target.hits.Load() != 0 {
-					e.t.Errorf("the redirect was followed")
-				}
-			})
-		}, client: &http.Client{}, detail: "redirect"},
-		{name: "oversize", set: func(_ *e2e, d *dirServer) { d.mode = "oversize" }, detail: "exceeds"},
-		{name: "oversize chunked", set: func(_ *e2e, d *dirServer) { d.mode = "oversize-chunked" }, detail: "exceeds"},
-		{name: "unsigned", set: func(_ *e2e, d *dirServer) { d.mode = "unsigned" }, detail: "not signed"},
-		{name: "badly signed", set: func(_ *e2e, d *dirServer) { d.mode = "badsig" }, detail: "possession proof"},
-		{name: "signed by a key it does not list", set: func(_ *e2e, d *dirServer) { d.signers = []testKey{other} }, detail: "possession proof"},
-		{name: "proof for another authority", set: func(_ *e2e, d *dirServer) { d.mode = "otherauthority" }, detail: "possession proof"},
-		{name: "proof not covering @authority", set: func(_ *e2e, d *dirServer) { d.mode = "noauthority" }, detail: "@authority"},
-		{name: "application/json", set: func(_ *e2e, d *dirServer) { d.mode = "json" }, detail: "Content-Type"},
-		{name: "no usable key", set: func(_ *e2e, d *dirServer) { d.keys = nil; d.signers = nil }, detail: "no usable"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newE2E(t)
-			if c.client != nil {
-				dirs, err := NewDirectories([]string{e.dir.origin()}, DirectoryOptions{
-					Client: c.client, AllowHTTPLoopback: true, Now: e.clock.Now,
-					Logger: slog.New(slog.NewTextHandler(e.logBuf, nil)),
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				e.dirs = dirs
-				e.ver.Keys = dirs.Key
+// TestEndToEndDraft01 is a signer following
+// draft-ietf-webbotauth-httpsig-protocol-01: its Signature-Agent is the URL
+// of its JWK Set (5.5), published on a static host that cannot sign
+// (application/json, no possession proof), and the site trusts that URL.
+func TestEndToEndDraft01(t *testing.T) {
+	for _, requireProof := range []bool{false, true} {
+		t.Run(fmt.Sprintf("RequireProof=%v", requireProof), func(t *testing.T) {
+			e := newE2EWith(t, DirectoryOptions{RequireProof: requireProof}, "DIR/keys/jwks.json")
+			jwks := e.dir.origin() + "/keys/jwks.json"
+			r, s := e.request(jwks)
+			signRequest(t, r, e.ed, s)
+			if agent := e.expect(r, "ok"); agent != jwks {
+				t.Fatalf("agent %q, want %q", agent, jwks)
 			}
-			e.dir.set(func(d *dirServer) { c.set(e, d) })
-			e.expect(e.signed(e.ed, nil), "ErrUnavailable")
-			st := e.dirs.Status()[0]
-			if st.LastError == nil || !strings.Contains(st.LastError.Error(), c.detail) || st.Keys != 0 {
-				t.Fatalf("status %+v, want an error about %q", st, c.detail)
+			if e.dir.lastURL != "/keys/jwks.json" || e.dir.hits.Load() != 1 {
+				t.Fatalf("fetched %q (%d hits)", e.dir.lastURL, e.dir.hits.Load())
+			}
+			// Another spelling of the same URL is the same agent (5.5:
+			// normalised, the query dropped), from the cache.
+			r, s = e.request(strings.Replace(jwks, "/keys/", "/keys/./", 1) + "?v=2")
+			signRequest(t, r, e.rsa, s)
+			if agent := e.expect(r, "ok"); agent != jwks || e.dir.hits.Load() != 1 {
+				t.Fatalf("agent %q, %d hits", agent, e.dir.hits.Load())
+			}
+			// The origin is another URL, which the site does not trust.
+			r, s = e.request(e.dir.origin())
+			signRequest(t, r, e.ed, s)
+			e.expect(r, "ErrUntrusted")
+			if e.dir.hits.Load() != 1 {
+				t.Fatal("an untrusted URL was fetched")
+			}
+			if st := e.dirs.Status()[0]; st.Agent != jwks || st.URL != jwks || st.Keys != 2 || st.Proven != 0 {
+				t.Fatalf("status %+v", st)
 			}
 		})
 	}
+	// A JWK Set the site trusts with a query is fetched with it.
+	e := newE2EWith(t, DirectoryOptions{}, "DIR/keys/jwks.json?tenant=7")
+	r, s := e.request(e.dir.origin() + "/keys/jwks.json")
+	signRequest(t, r, e.ed, s)
+	e.expect(r, "ok")
+	if e.dir.lastURL != "/keys/jwks.json?tenant=7" {
+		t.Fatalf("fetched %q", e.dir.lastURL)
+	}
+	// Not JSON: not a JWK Set.
+	e = newE2EWith(t, DirectoryOptions{}, "DIR/keys/jwks.json")
+	e.dir.set(func(d *dirServer) { d.mode = "statichtml" })
+	r, s = e.request(e.dir.origin() + "/keys/jwks.json")
+	signRequest(t, r, e.ed, s)
+	e.expect(r, "ErrUnavailable")
 }
 
-// TestDirectoryKeyWithoutProof: a listed key that did not sign the response
-// is dropped (and logged); the proven ones are kept.
-func TestDirectoryKeyWithoutProof(t *testing.T) {
-	e := newE2E(t)
-	e.dir.set(func(d *dirServer) { d.signers = []testKey{e.ed} })
-	e.expect(e.signed(e.ed, nil), "ok")
-	e.expect(e.signed(e.rsa, nil), "ErrUnknownKey")
-	if !strings.Contains(e.logBuf.String(), "possession proof") || !strings.Contains(e.logBuf.String(), e.rsa.id) {
-		t.Fatalf("not logged: %s", e.logBuf)
-	}
-	if st := e.dirs.Status()[0]; st.Keys != 1 {
-		t.Fatalf("status %+v", st)
-	}
-}
-
-// TestDirectoryCoalescing: concurrent first uses share one fetch.
-func TestDirectoryCoalescing(t *testing.T) {
-	e := newE2E(t)
-	e.dir.set(func(d *dirServer) { d.delay = 100 * time.Millisecond })
-	var wg sync.WaitGroup
-	errs := make(chan error, 20)
-	for i := 0; i < 20; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := e.dirs.Key(context.Background(), e.dir.origin(), e.ed.id)
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+// TestEndToEndLegacy is a signer as deployed agents still sign (ChatGPT
+// agent sends "https://chatgpt.com"): a bare origin, whose key directory
+// is at the well-known URI, in the Dictionary or the sf-string form; and
+// the same directory named by its well-known URL spelled out. All are one
+// agent, the origin; its directory is used whether it signs its response
+// or not.
+func TestEndToEndLegacy(t *testing.T) {
+	for _, mode := range []string{"", "unsigned"} {
+		e := newE2E(t)
+		e.dir.set(func(d *dirServer) { d.mode = mode })
+		origin := e.dir.origin()
+		for name, r := range map[string]*http.Request{
+			"dictionary, origin": e.signed(e.ed, nil),
+			"dictionary, origin with a slash": e.signed(e.ed, func(s *spec, r *http.Request) {
+				r.Header.Set("Signature-Agent", `sig1="`+origin+`/"`)
+				s.agentValue = `"` + origin + `/"`
+			}),
+			"sf-string": e.signed(e.rsa, func(s *spec, r *http.Request) {
+				r.Header.Set("Signature-Agent", `"`+origin+`"`)
+				s.components = []string{`"@authority"`, `"signature-agent"`}
+			}),
+			"well-known URL": e.signed(e.ed, func(s *spec, r *http.Request) {
+				r.Header.Set("Signature-Agent", `sig1="`+origin+DirectoryPath+`"`)
+				s.agentValue = `"` + origin + DirectoryPath + `"`
+			}),
+		} {
+			if agent := e.expect(r, "ok"); agent != origin {
+				t.Fatalf("%s (directory %q): agent %q", name, mode, agent)
+			}
+		}
+		if e.dir.hits.Load() != 1 || e.dir.lastURL != DirectoryPath {
+			t.Fatalf("%d fetches, last %q", e.dir.hits.Load(), e.dir.lastURL)
 		}
 	}
-	if h := e.dir.hits.Load(); h != 1 {
-		t.Fatalf("%d fetches, want 1", h)
-	}
 }
 
-// TestDirectoriesRun: Run fetches at once and refreshes before expiry,
-// until its context ends.
-func TestDirectoriesRun(t *testing.T) {
-	k := newEd25519Key(t)
-	d := newDirServer(t, time.Now, k)
-	d.set(func(d *dirServer) { d.maxAge = 0 }) // clamped to MinRefresh
-	dirs, err := NewDirectories([]string{d.origin()}, DirectoryOptions{
-		AllowHTTPLoopback: true, MinRefresh: 100 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
-	})
+// TestEndToEndMultipleSignatures is the remote browser of the draft's
+// appendix D.2: the agent signs, the browser signs the request it sends
+// and covers the agent's signature fields. Each signature is verified on
+// its own (5.2.2), and what verifies is attributed to its own member only.
+func TestEndToEndMultipleSignatures(t *testing.T) {
+	e := newE2E(t)
+	browser := newDirServer(t, e.clock.Now, newEd25519Key(t))
+	build := func(browserFirst bool) *http.Request {
+		r, s := e.request(e.dir.origin())
+		agentValue := `"` + e.dir.origin() + `"`
+		browserValue := `"` + browser.origin() + `"`
+		r.Header.Set("Signature-Agent", `agent=`+agentValue+`, browser=`+browserValue)
+		a := s
+		a.label = "agent"
+		a.components = []string{`"@method"`, `"@authority"`, `"@path"`, `"signature-agent";key="agent"`}
+		a.members = map[string]string{"agent": agentValue}
+		b := s
+		b.label, b.nonce = "browser", randomNonce(t)
+		b.components = []string{`"@method"`, `"@authority"`, `"@path"`, `"signature-agent";key="browser"`,
+			`"signature-agent";key="agent"`, `"signature-input";key="agent"`, `"signature";key="agent"`}
+		b.members = map[string]string{"browser": browserValue, "agent": agentValue}
+		signRequest(t, r, e.ed, a)
+		// The browser's base covers the agent's fields as sent.
+		in, sig := r.Header.Get("Signature-Input"), r.Header.Get("Signature")
+		r.Header.Set("X-Agent-Input", in[len("agent="):])
+		r.Header.Set("X-Agent-Sig", sig[len("agent="):])
+		base := b.base(t, r, browser.keys[0])
+		base = strings.Replace(base, `"signature-input";key="agent": `, `"signature-input";key="agent": `+in[len("agent="):], 1)
+		base = strings.Replace(base, `"signature";key="agent": `, `"signature";key="agent": `+sig[len("agent="):], 1)
+		r.Header.Del("X-Agent-Input")
+		r.Header.Del("X-Agent-Sig")
+		bsig := base64.StdEncoding.EncodeToString(browser.keys[0].sign(t, base))
+		if browserFirst {
+			r.Header.Set("Signature-Input", "browser="+b.params(browser.keys[0])+", "+in)
+			r.Header.Set("Signature", "browser=:"+bsig+":, "+sig)
+		} else {
+			r.Header.Set("Signature-Input", in+", browser="+b.params(browser.keys[0]))
+			r.Header.Set("Signature", sig+", browser=:"+bsig+":")
+		}
+		return r
+	}
+	// The site trusts the agent, not the browser: the browser's signature
+	// is not verified, the agent's is, and the request is the agent's.
+	if agent := e.expect(build(true), "ok"); agent != e.dir.origin() {
+		t.Fatalf("agent %q", agent)
+	}
+	if browser.hits.Load() != 0 {
+		t.Fatal("the untrusted browser's directory was fetched")
+	}
+	// Trusting both, the first valid signature (the browser's, listed
+	// first) names the browser: its own member, not the agent's it covers.
+	dirs, err := NewDirectories([]string{e.dir.origin(), browser.origin()}, DirectoryOptions{
+		AllowHTTPLoopback: true, Now: e.clock.Now, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		dirs.Run(ctx)
-		close(done)
-	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for d.hits.Load() < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	e.ver.Keys = dirs.Key
+	if agent := e.expect(build(true), "ok"); agent != browser.origin() {
+		t.Fatalf("agent %q, want the browser", agent)
 	}
-	if d.hits.Load() < 3 {
-		t.Fatalf("%d fetches in 5s", d.hits.Load())
-	}
-	if _, err := dirs.Key(context.Background(), d.origin(), k.id); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return")
+	// A tampered agent signature fails the agent's; the browser's, which
+	// covered the original value, fails with it; nothing verifies.
+	r := build(false)
+	agentSig, browserSig, _ := strings.Cut(r.Header.Get("Signature"), ", ")
+	r.Header.Set("Signature", flipSignatureByte(t, agentSig)+", "+browserSig)
+	e.expect(r, "ErrBadSignature")
+	// Untampered, the agent's verifies first.
+	if agent := e.expect(build(false), "ok"); agent != e.dir.origin() {
+		t.Fatalf("agent %q", agent)
 	}
 }
 
-func TestNewDirectories(t *testing.T) {
-	cases := []struct {
-		origin   string
-		loopback bool
-		want     string // normalised origin, "" for an error
-	}{
-		{"https://agent.example", false, "https://agent.example"},
-		{"https://Agent.EXAMPLE:443/", false, "https://agent.example"},
-		{"https://agent.example:8443", false, "https://agent.example:8443"},
-		{"https://[2001:db8::1]", false, "https://[2001:db8::1]"},
-		{"http://agent.example", true, ""},
-		{"http://127.0.0.1:8080", false, ""},
-		{"http://127.0.0.1:8080", true, "http://127.0.0.1:8080"},
-		{"http://localhost:8080", true, "http://localhost:8080"},
-		{"http://[::1]:8080", true, "http://[::1]:8080"},
-		{"https://agent.example/keys", false, ""},
-		{"https://agent.example/.well-known/http-message-signatures-directory", false, ""},
-		{"https://user@agent.example", false, ""},
-		{"https://agent.example?x=1", false, ""},
-		{"https://agent.example/?", false, ""},
-		{"https://agent.example#f", false, ""},
-		{"ftp://agent.example", false, ""},
-		{"agent.example", false, ""},
-		{"", false, ""},
-		{"https://", false, ""},
-		{"https://agent.example:0", false, ""},
-		{"https://agent.example:99999", false, ""},
-		{"https://agent example", false, ""},
-	}
-	for _, c := range cases {
-		ds, err := NewDirectories([]string{c.origin}, DirectoryOptions{AllowHTTPLoopback: c.loopback})
-		if c.want == "" {
-			if err == nil {
-				t.Errorf("%q accepted", c.origin)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q: %v", c.origin, err)
-			continue
-		}
-		if st := ds.Status(); len(st) != 1 || st[0].Origin != c.want {
-			t.Errorf("%q: %+v", c.origin, st)
-		}
-	}
-	if _, err := NewDirectories(nil, DirectoryOptions{MinRefresh: time.Hour, MaxRefresh: time.Minute}); err == nil {
-		t.Error("MinRefresh > MaxRefresh accepted")
-	}
-	if _, err := NewDirectories(nil, DirectoryOptions{MaxBytes: -1}); err == nil {
-		t.Error("negative MaxBytes accepted")
-	}
-}
-
-// TestDirectoriesKeyUntrusted: Key refuses without fetching whatever is not
-// a configured origin, however it is spelled, and matches configured ones
-// however they are spelled.
-func TestDirectoriesKeyUntrusted(t *testing.T) {
+// TestDirectoryPrivateAddress: a trusted name that resolves to a loopback
+// or private address is not fetched (6.7), unless AllowHTTPLoopback allows
+// loopback.
+func TestDirectoryPrivateAddress(t *testing.T) {
 	k := newEd25519Key(t)
 	d := newDirServer(t, func() time.Time { return testNow }, k)
-	ds, err := NewDirectories([]string{d.origin()}, DirectoryOptions{
-		AllowHTTPLoopback: true, Now: func() time.Time { return testNow }, Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, agent := range []string{"", "https://agent.example", d.origin() + "/x", d.origin() + "?", strings.Replace(d.origin(), "http://", "https://", 1), "http://localhost" + strings.TrimPrefix(d.origin(), "http://127.0.0.1")} {
-		_, err := ds.Key(context.Background(), agent, k.id)
-		wantErr(t, err, "ErrUntrusted")
-	}
-	if d.hits.Load() != 0 {
-		t.Fatal("fetched for an untrusted origin")
-	}
-	if _, err := ds.Key(context.Background(), strings.ToUpper(d.origin())+"/", k.id); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestCacheLifetime(t *testing.T) {
-	lo, hi := time.Minute, 24*time.Hour
-	cases := []struct {
-		cc, age string
-		want    time.Duration
-	}{
-		{"", "", lo},
-		{"max-age=300", "", 300 * time.Second},
-		{"public, max-age=86400", "", hi},
-		{"max-age=999999999999", "", hi},
-		{"max-age=99999999999999999999999", "", lo},
-		{"max-age=10", "", lo},
-		{"max-age=300", "100", 200 * time.Second},
-		{"max-age=300", "1000", lo},
-		{"no-store, max-age=300", "", lo},
-		{"max-age=300, no-cache", "", lo},
-		{`max-age="600"`, "", 600 * time.Second},
-		{"max-age=-1", "", lo},
-		{"max-age=abc", "", lo},
-	}
-	for _, c := range cases {
-		h := http.Header{}
-		if c.cc != "" {
-			h.Set("Cache-Control", c.cc)
-		}
-		if c.age != "" {
-			h.Set("Age", c.age)
-		}
-		if got := cacheLifetime(h, lo, hi); got != c.want {
-			t.Errorf("%q age %q: %s, want %s", c.cc, c.age, got, c.want)
-		}
-	}
-}
-
-// TestDirectoryManyKeys: a directory of more keys than a request may offer
-// signatures (maxCandidates) proves each with a signature of its own, and
-// is used (up to maxDirectoryKeys).
-func TestDirectoryManyKeys(t *testing.T) {
-	e := newE2E(t)
-	keys := []testKey{e.ed, e.rsa}
-	for len(keys) <= maxCandidates+2 {
-		keys = append(keys, newEd25519Key(t))
-	}
-	e.dir.set(func(d *dirServer) { d.keys = keys })
-	e.expect(e.signed(keys[len(keys)-1], nil), "ok")
-	if st := e.dirs.Status()[0]; st.Keys != len(keys) {
-		t.Errorf("%d keys cached, want %d", st.Keys, len(keys))
-	}
-}
-
-// TestDirectoryFetchTimeoutCapped: a request waits for a key directory at
-// most DefaultFetchTimeout, whatever the client's own timeout (found by
-// review: verify's 10 s client made requests wait 10 s where the design
-// promises 5).
-func TestDirectoryFetchTimeoutCapped(t *testing.T) {
-	for _, c := range []struct {
-		client *http.Client
-		want   time.Duration
-	}{
-		{nil, DefaultFetchTimeout},
-		{&http.Client{}, DefaultFetchTimeout},
-		{&http.Client{Timeout: 10 * time.Second}, DefaultFetchTimeout},
-		{&http.Client{Timeout: time.Second}, time.Second},
-	} {
-		ds, err := NewDirectories([]string{"https://agent.example"}, DirectoryOptions{Client: c.client})
+	srv := httptest.NewTLSServer(d)
+	defer srv.Close()
+	// srv.Client() dials its own way (it sends example.com to srv), which
+	// is the caller's to guard: a plain transport trusting srv's
+	// certificate.
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig}}
+	for _, allow := range []bool{false, true} {
+		ds, err := NewDirectories([]string{srv.URL}, DirectoryOptions{Client: client, AllowHTTPLoopback: allow,
+			Now: func() time.Time { return testNow }, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ds.timeout != c.want {
-			t.Errorf("client %+v: a request waits up to %v, want %v", c.client, ds.timeout, c.want)
+		_, err = ds.Key(context.Background(), srv.URL, k.id)
+		if allow {
+			wantErr(t, err, "ok")
+			continue
+		}
+		wantErr(t, err, "ErrUnavailable")
+		if !strings.Contains(err.Error(), "private, loopback or link-local") {
+			t.Fatalf("%v", err)
 		}
 	}
-}
-
-// TestDirectoryKeyExpired: a key its directory marks expired ("exp") or not
-// yet valid verifies nothing, though it is listed (found by review: only
-// validAt itself was tested).
-func TestDirectoryKeyExpired(t *testing.T) {
-	e := newE2E(t)
-	e.dir.set(func(d *dirServer) { d.exp = testNow.Add(-time.Hour).Unix() })
-	if _, err := e.dirs.Key(context.Background(), e.dir.origin(), e.ed.id); !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "nbf/exp") {
-		t.Errorf("an expired key: %v", err)
+	for a, forbidden := range map[string]bool{
+		"10.1.2.3": true, "172.16.0.1": true, "192.168.1.1": true, "169.254.169.254": true, "100.64.0.1": true,
+		"0.0.0.0": true, "::": true, "fe80::1": true, "fc00::1": true, "ff02::1": true, "::ffff:10.0.0.1": true,
+		"127.0.0.1": true, "::1": true, "8.8.8.8": false, "2001:4860:4860::8888": false, "::ffff:1.1.1.1": false,
+	} {
+		if got := forbiddenAddress(netip.MustParseAddr(a), false); got != forbidden {
+			t.Errorf("%s: forbidden %v", a, got)
+		}
 	}
-	e = newE2E(t)
-	e.dir.set(func(d *dirServer) { d.exp = testNow.Add(time.Hour).Unix() })
-	if _, err := e.dirs.Key(context.Background(), e.dir.origin(), e.ed.id); err != nil {
-		t.Errorf("a key within its exp: %v", err)
+	if forbiddenAddress(netip.MustParseAddr("127.0.0.1"), true) {
+		t.Error("loopback refused with AllowHTTPLoopback")
 	}
 }

@@ -60,11 +60,11 @@ func FuzzParseSignatureAgent(f *testing.F) {
 			t.Fatalf("%+v", af)
 		}
 		for _, m := range af.members {
-			if m.typ == "" {
-				t.Fatalf("member without type %+v", m)
+			if m.err != nil && (!errors.Is(m.err, ErrMalformed) || m.uri != "") {
+				t.Fatalf("member %+v", m)
 			}
-			if o, err := NormalizeOrigin(m.uri); err == nil {
-				checkOrigin(t, o)
+			if u, err := AgentURL(m.uri); err == nil {
+				checkAgentURL(t, u)
 			}
 		}
 		// Binding through every shape of coverage.
@@ -75,25 +75,45 @@ func FuzzParseSignatureAgent(f *testing.F) {
 			}
 			m, _ := in.Get("x")
 			c := candidate{label: label, input: m.(sfv.InnerList)}
-			mem, bound, err := c.boundAgent(&af)
+			mem, err := c.ownAgent(&af)
 			if err != nil {
-				if !errors.Is(err, ErrMalformed) {
+				if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrNoAgent) {
 					t.Fatalf("binding error %v", err)
 				}
 				continue
 			}
-			if !bound {
-				t.Fatal("a present field bound nothing without an error")
+			if mem.err != nil || mem.ignored != "" {
+				t.Fatalf("bound an unusable member %+v", mem)
 			}
 			found := false
 			for _, x := range af.members {
-				found = found || x == mem
+				found = found || x.name == mem.name && x.uri == mem.uri
 			}
 			if !found {
 				t.Fatalf("bound %+v, not a member of %+v", mem, af.members)
 			}
 		}
 	})
+}
+
+// checkAgentURL checks what AgentURL promises of its result: an http(s)
+// URL with a lowercase host and no query, fragment or userinfo, which
+// AgentURL gives back unchanged (idempotent), an origin when it names the
+// well-known directory.
+func checkAgentURL(t *testing.T, u string) {
+	t.Helper()
+	scheme, rest, ok := strings.Cut(u, "://")
+	host, path, _ := strings.Cut(rest, "/")
+	if !ok || (scheme != "https" && scheme != "http") || host == "" || host != strings.ToLower(host) || strings.Contains(host, "@") ||
+		strings.ContainsAny(rest, "?# \t\r\n\\\"") || path == strings.TrimPrefix(DirectoryPath, "/") {
+		t.Fatalf("agent URL %q", u)
+	}
+	if again, err := AgentURL(u); err != nil || again != u {
+		t.Fatalf("AgentURL(%q) = %q, %v: not idempotent", u, again, err)
+	}
+	if path == "" {
+		checkOrigin(t, u)
+	}
 }
 
 // checkOrigin checks what NormalizeOrigin promises of its result.
@@ -106,6 +126,18 @@ func checkOrigin(t *testing.T, o string) {
 	if again, err := NormalizeOrigin(o); err != nil || again != o {
 		t.Fatalf("NormalizeOrigin(%q) = %q, %v: not idempotent", o, again, err)
 	}
+}
+
+func FuzzAgentURL(f *testing.F) {
+	for _, s := range []string{"https://a.example", "https://a.example/.well-known/http-message-signatures-directory", "https://A.example:443/k/./x/../%6a%2F.json?q#f",
+		"https://a.example/%2e%2E/x", "http://[::1]:80/a/b/", "https://a.example/..", "https://a/%zz", "https://a/.well-known/http-message-signatures-directory/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if u, err := AgentURL(s); err == nil {
+			checkAgentURL(t, u)
+		}
+	})
 }
 
 func FuzzNormalizeOrigin(f *testing.F) {
@@ -160,7 +192,7 @@ func FuzzSelectSignatures(f *testing.F) {
 			if _, err := readParams(c); err != nil && !errors.Is(err, ErrMalformed) {
 				t.Fatalf("params error %v", err)
 			}
-			if _, _, err := c.boundAgent(&af); err != nil && !errors.Is(err, ErrMalformed) {
+			if _, err := c.ownAgent(&af); err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrNoAgent) {
 				t.Fatalf("agent error %v", err)
 			}
 			if base, err := signatureBase(c.input, view); err == nil {
@@ -247,7 +279,7 @@ func FuzzVerify(f *testing.F) {
 	r, s := baseRequest(f)
 	signRequest(f, r, k, s)
 	f.Add(r.Header.Get("Signature-Input"), r.Header.Get("Signature"), r.Header.Get("Signature-Agent"), testAuthority)
-	keys := newKeyMap().add(testAgent, k).add("", k).add("https://signature-agent.test", k)
+	keys := newKeyMap().add(testAgent, k).add("https://signature-agent.test", k)
 	f.Fuzz(func(t *testing.T, in, sig, agent, authority string) {
 		r := httptest.NewRequest(http.MethodGet, "https://site.example/path?q=1", nil)
 		for _, l := range strings.Split(in, "\n") {
@@ -268,7 +300,7 @@ func FuzzVerify(f *testing.F) {
 			}
 			return
 		}
-		if sg.KeyID != k.id || sg.Expires.Sub(sg.Created) > DefaultMaxLifetime {
+		if sg.KeyID != k.id || sg.Expires.Sub(sg.Created) > DefaultMaxLifetime || sg.Agent == "" {
 			t.Fatalf("verified %+v", sg)
 		}
 	})

@@ -307,9 +307,10 @@ func sentinelName(err error) string {
 		return "ok"
 	}
 	names := map[error]string{
-		ErrNoSignature: "ErrNoSignature", ErrMalformed: "ErrMalformed", ErrExpired: "ErrExpired",
-		ErrAuthority: "ErrAuthority", ErrUntrusted: "ErrUntrusted", ErrUnknownKey: "ErrUnknownKey",
-		ErrAlgorithm: "ErrAlgorithm", ErrBadSignature: "ErrBadSignature", ErrReplay: "ErrReplay",
+		ErrNoSignature: "ErrNoSignature", ErrNoAgent: "ErrNoAgent", ErrMalformed: "ErrMalformed",
+		ErrExpired: "ErrExpired", ErrLifetime: "ErrLifetime", ErrAuthority: "ErrAuthority",
+		ErrUntrusted: "ErrUntrusted", ErrUnknownKey: "ErrUnknownKey", ErrAlgorithm: "ErrAlgorithm",
+		ErrBadSignature: "ErrBadSignature", ErrDigest: "ErrDigest", ErrReplay: "ErrReplay",
 		ErrUnavailable: "ErrUnavailable",
 	}
 	var found []string

@@ -82,9 +82,9 @@ func TestInteropHTTPSigVerifier(t *testing.T) {
 		agent      string
 		httpsigOK  bool
 	}{
-		{[]string{`"@authority"`}, "", true},
-		{[]string{`"@authority"`, `"@method"`, `"@path"`}, "", true},
-		{[]string{`"@target-uri"`}, "", true},
+		{[]string{`"@authority"`, `"signature-agent"`}, `sig1="` + testAgent + DirectoryPath + `"`, true},
+		{[]string{`"@authority"`, `"@method"`, `"@path"`, `"signature-agent"`}, `sig1="` + testAgent + `"`, true},
+		{[]string{`"@target-uri"`, `"signature-agent"`}, `sig1="` + testAgent + `"`, true},
 		{[]string{`"@authority"`, `"signature-agent"`}, `"` + testAgent + `"`, true},
 		{[]string{`"@authority"`, `"signature-agent"`}, `sig1="` + testAgent + `"`, true},
 		{[]string{`"@authority"`, `"signature-agent";key="sig1"`}, `sig1="` + testAgent + `"`, false},
@@ -96,7 +96,7 @@ func TestInteropHTTPSigVerifier(t *testing.T) {
 		}
 		s.components = c.components
 		signRequest(t, r, k, s)
-		v := &Verifier{Keys: newKeyMap().add(testAgent, k).add("", k).resolve, Now: func() time.Time { return testNow }}
+		v := &Verifier{Keys: newKeyMap().add(testAgent, k).resolve, Now: func() time.Time { return testNow }}
 		if _, err := v.Verify(context.Background(), r, testAuthority); err != nil {
 			t.Fatalf("%v: Verify: %v", c.components, err)
 		}

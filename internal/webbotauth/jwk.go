@@ -19,7 +19,7 @@ import (
 // ParseDirectory refuses a longer one, and Directories reads no more than
 // DirectoryOptions.MaxBytes, which defaults to it. 64 KiB holds well over a
 // hundred RSA-4096 JWKs; a directory lists the few keys in active use
-// (draft-meunier-webbotauth-httpsig-protocol 6.7, 7.4).
+// (draft-ietf-webbotauth-httpsig-protocol-01 6.7, 7.4).
 const MaxDirectoryBytes = 64 << 10
 
 // maxDirectoryKeys bounds the usable keys of one directory: Directories
@@ -42,7 +42,7 @@ type Key struct {
 
 // dirKey is a Key with the optional validity window some directories give
 // their keys ("nbf" and "exp", in seconds since the epoch, as in the
-// directory example of draft-meunier-webbotauth-httpsig-protocol 5.5.1).
+// directory example of draft-ietf-webbotauth-httpsig-protocol-01 5.5.1).
 type dirKey struct {
 	Key
 	notBefore, notAfter time.Time // zero when absent
@@ -63,7 +63,7 @@ var b64url = base64.RawURLEncoding
 
 // Thumbprint returns the RFC 7638 JWK SHA-256 thumbprint of a public key,
 // base64url without padding: the keyid of Web Bot Auth
-// (draft-meunier-webbotauth-httpsig-protocol 5.2). For Ed25519 the required
+// (draft-ietf-webbotauth-httpsig-protocol-01 5.2). For Ed25519 the required
 // members are crv, kty, x (RFC 8037 A.3); for RSA e, kty, n (RFC 7638 3.2),
 // in that (lexicographic) order, without whitespace; for P-256 crv, kty, x,
 // y.
@@ -100,7 +100,7 @@ func Thumbprint(pub crypto.PublicKey) (string, error) {
 }
 
 // ParseDirectory parses a key directory body, a JWK Set {"keys":[JWK, ...]}
-// (draft-meunier-webbotauth-httpsig-protocol 5.5.1). Ed25519 keys (kty
+// (draft-ietf-webbotauth-httpsig-protocol-01 5.5.1). Ed25519 keys (kty
 // "OKP", crv "Ed25519") and RSA keys (kty "RSA", 2048 to 8192 bits) are
 // kept, each identified by its RFC 7638 thumbprint: a "kid" member is
 // ignored for identity, since the keyid a request names is the thumbprint

@@ -9,7 +9,7 @@ import (
 )
 
 // ReplayCache remembers the nonces of verified signatures
-// (RFC 9421 7.2.2; draft-meunier-webbotauth-httpsig-protocol 5.2.3, C.6).
+// (RFC 9421 7.2.2; draft-ietf-webbotauth-httpsig-protocol-01 5.2.3, C.6).
 // Verify records a nonce only after its signature verifies, under a key
 // derived from the keyid and the nonce, until the signature's expires plus
 // the skew. A store shared by several replicas gives replay protection

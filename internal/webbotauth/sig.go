@@ -9,7 +9,7 @@ import (
 
 // Tags (the "tag" signature parameter, RFC 9421 2.3) this package acts on.
 const (
-	tagWebBotAuth = "web-bot-auth"                      // draft-meunier-webbotauth-httpsig-protocol 5.2
+	tagWebBotAuth = "web-bot-auth"                      // draft-ietf-webbotauth-httpsig-protocol-01 5.2
 	tagDirectory  = "http-message-signatures-directory" // idem B.1
 )
 

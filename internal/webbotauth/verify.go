@@ -21,7 +21,7 @@ const (
 
 // Signature is a verified Web Bot Auth signature.
 type Signature struct {
-	Agent   string    // the Signature-Agent URL bound to it ("" when none was sent)
+	Agent   string    // its Signature-Agent URL, in the form AgentURL returns
 	KeyID   string    // the key's RFC 7638 thumbprint
 	Label   string    // the signature's label in Signature-Input
 	Created time.Time // the created parameter
@@ -29,16 +29,17 @@ type Signature struct {
 	Nonce   string    // the nonce parameter, "" when absent
 }
 
-// KeyResolver returns the public key with keyID from the key directory at
-// agentURL (origin form, e.g. "https://agent.example"); agentURL is "" when
-// the request sent no Signature-Agent. It returns ErrUntrusted for a
-// directory the site does not trust, ErrUnknownKey for a key the directory
-// does not hold, or an error wrapping ErrUnavailable when the directory
-// cannot be reached. An error wrapping none of the package's sentinels is
-// treated as ErrUnavailable. Directories.Key is a KeyResolver.
+// KeyResolver returns the public key with keyID from the JWK Set at
+// agentURL, a Signature-Agent URL in the form AgentURL returns (an origin
+// for the key directory at the well-known URI, "https://agent.example",
+// else the JWK Set's URL without its query). It returns ErrUntrusted for a
+// URL the site does not trust, ErrUnknownKey for a key the set does not
+// hold, or an error wrapping ErrUnavailable when the set cannot be
+// fetched. An error wrapping none of the package's sentinels is treated as
+// ErrUnavailable. Directories.Key is a KeyResolver.
 //
-// The resolver, not the request, decides which directories are consulted:
-// a request only names one (draft-meunier-webbotauth-httpsig-protocol 4.4,
+// The resolver, not the request, decides which URLs are consulted: a
+// request only names one (draft-ietf-webbotauth-httpsig-protocol-01 4.4,
 // 6.7). Lookups are keyed on the (agentURL, keyID) pair, never on keyID
 // alone (5.4).
 type KeyResolver func(ctx context.Context, agentURL, keyID string) (crypto.PublicKey, error)
@@ -55,6 +56,11 @@ type Verifier struct {
 	// draft makes nonce optional, but a signature without one can be
 	// replayed, on any path, for its whole lifetime.
 	RequireNonce bool
+	// AllowHTTPLoopback accepts a Signature-Agent URL of scheme http when
+	// its host is a loopback address or "localhost" (tests, local
+	// development). Any other http URL is ErrMalformed: the draft requires
+	// https (5.2.1).
+	AllowHTTPLoopback bool
 }
 
 // Verify checks r's Web Bot Auth signature; authority is the request's
@@ -65,9 +71,18 @@ type Verifier struct {
 // unchecked would accept a signature made for any site the client names. Errors wrap one of the package's sentinels (errors.Is),
 // with a message naming what failed. Verify never reads the request body.
 //
-// Each signature tagged "web-bot-auth" is tried in Signature-Input order
-// (at most 8); the first valid one is returned. When none is, the error is
-// that of the first, its message counting the others.
+// Each signature tagged "web-bot-auth" is verified on its own, against its
+// own Signature-Agent member and key (5.2.2), in Signature-Input order (at
+// most 8); the first valid one is returned. When none is, the error is
+// that of the first that failed a check, or else of the first that could
+// not be checked (C.1: invalid outranks unverified), its message counting
+// the others.
+//
+// When a valid signature covers Content-Digest and the request has a body,
+// the body is checked against it (ErrDigest), and given back to r as sent:
+// up to 1 MiB is read here; a longer body is checked as it is read, the
+// read that reaches its end failing with ErrDigest on a mismatch. No body
+// is read for a signature that does not verify.
 func (v *Verifier) Verify(ctx context.Context, r *http.Request, authority string) (Signature, error) {
 	if r == nil || r.URL == nil {
 		return Signature{}, fmt.Errorf("%w: no request", ErrNoSignature)
@@ -92,12 +107,13 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request, authority string
 	}
 	t := now()
 	var first error
+	var body bodyCheck
 	for i := range cands {
-		sig, err := v.verifyCandidate(ctx, r, view, &agents, &cands[i], t)
+		sig, err := v.verifyCandidate(ctx, r, view, &agents, &cands[i], t, &body)
 		if err == nil {
 			return sig, nil
 		}
-		if first == nil {
+		if first == nil || unverified(first) && !unverified(err) {
 			first = err
 		}
 	}
@@ -111,7 +127,7 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request, authority string
 // @scheme use "https" unless the request came over plain HTTP in absolute
 // form: behind a TLS-terminating proxy r.TLS is nil although the client
 // signed an https URI, and Web Bot Auth signers are expected to use https
-// (draft-meunier-webbotauth-httpsig-protocol 6.1).
+// (draft-ietf-webbotauth-httpsig-protocol-01 6.1).
 func newRequestView(r *http.Request, authority string) *messageView {
 	scheme := "https"
 	if r.TLS == nil && strings.EqualFold(r.URL.Scheme, "http") {
@@ -154,7 +170,9 @@ func (v *Verifier) skew() time.Duration {
 }
 
 // checkWindow applies the time rules to a signature's created and expires
-// (both required: draft-meunier-webbotauth-httpsig-protocol 5.2).
+// (both required: draft-ietf-webbotauth-httpsig-protocol-01 5.2). A
+// lifetime over the site's bound is ErrLifetime, told apart from a
+// signature out of its window (ErrExpired).
 func checkWindow(label string, p sigParams, now time.Time, maxLife, skew time.Duration) error {
 	if !p.hasCreated || !p.hasExpires {
 		return fmt.Errorf("%w: %s: created and expires are required", ErrMalformed, label)
@@ -165,7 +183,7 @@ func checkWindow(label string, p sigParams, now time.Time, maxLife, skew time.Du
 		return fmt.Errorf("%w: %s: expires %d is not after created %d", ErrExpired, label, p.expires, p.created)
 	}
 	if life > int64(maxLife/time.Second) {
-		return fmt.Errorf("%w: %s: lifetime %ds exceeds %s", ErrExpired, label, life, maxLife)
+		return fmt.Errorf("%w: %s: lifetime %ds exceeds %s", ErrLifetime, label, life, maxLife)
 	}
 	if created.After(now.Add(skew)) {
 		return fmt.Errorf("%w: %s: created %s is in the future (now %s, skew %s)", ErrExpired, label,
@@ -182,7 +200,7 @@ func checkWindow(label string, p sigParams, now time.Time, maxLife, skew time.Du
 // key is resolved only for a well-formed, current signature bound to this
 // authority, and the nonce is recorded only once the signature verifies (so
 // that forged signatures cannot burn a legitimate agent's nonces).
-func (v *Verifier) verifyCandidate(ctx context.Context, r *http.Request, view *messageView, agents *agentField, c *candidate, now time.Time) (Signature, error) {
+func (v *Verifier) verifyCandidate(ctx context.Context, r *http.Request, view *messageView, agents *agentField, c *candidate, now time.Time, body *bodyCheck) (Signature, error) {
 	if c.err != nil {
 		return Signature{}, c.err
 	}
@@ -203,19 +221,13 @@ func (v *Verifier) verifyCandidate(ctx context.Context, r *http.Request, view *m
 	if !c.covers("@authority") && !c.covers("@target-uri") {
 		return Signature{}, fmt.Errorf("%w: %s covers neither @authority nor @target-uri", ErrAuthority, c.label)
 	}
-	member, bound, err := c.boundAgent(agents)
+	member, err := c.ownAgent(agents)
 	if err != nil {
 		return Signature{}, err
 	}
-	agentURL := ""
-	if bound {
-		if member.typ != "directory" {
-			return Signature{}, fmt.Errorf("%w: %s: Signature-Agent type %q is not supported (only directory)", ErrUntrusted, c.label, member.typ)
-		}
-		agentURL, err = NormalizeOrigin(member.uri)
-		if err != nil {
-			return Signature{}, fmt.Errorf("%w: %s: Signature-Agent %q: %v", ErrMalformed, c.label, member.uri, err)
-		}
+	agentURL, err := v.agentURL(member.uri)
+	if err != nil {
+		return Signature{}, fmt.Errorf("%w: %s: Signature-Agent %q: %v", ErrMalformed, c.label, member.uri, err)
 	}
 	base, err := signatureBase(c.input, view)
 	if err != nil {
@@ -240,6 +252,11 @@ func (v *Verifier) verifyCandidate(ctx context.Context, r *http.Request, view *m
 		}
 		return Signature{}, fmt.Errorf("%w: %s (key %q of %q)", ErrBadSignature, c.label, p.keyID, agentURL)
 	}
+	if c.coversField("content-digest") {
+		if err := body.check(r); err != nil {
+			return Signature{}, fmt.Errorf("%w: %s: %v", ErrDigest, c.label, err)
+		}
+	}
 	if p.nonce != "" && v.Replays != nil {
 		seen, err := v.Replays.Seen(ctx, replayKey(p.keyID, p.nonce), time.Unix(p.expires, 0).Add(skew))
 		if err != nil {
@@ -257,6 +274,20 @@ func (v *Verifier) verifyCandidate(ctx context.Context, r *http.Request, view *m
 		Expires: time.Unix(p.expires, 0),
 		Nonce:   p.nonce,
 	}, nil
+}
+
+// agentURL returns the canonical form of a Signature-Agent member's URL
+// (AgentURL), which must be https (5.2.1), or http to a loopback host when
+// AllowHTTPLoopback is set.
+func (v *Verifier) agentURL(raw string) (string, error) {
+	u, err := parseAgentURL(raw)
+	if err != nil {
+		return "", err
+	}
+	if u.scheme == "http" && !(v.AllowHTTPLoopback && IsLoopback(u.host)) {
+		return "", fmt.Errorf("scheme http: a JWK Set URL is https (5.2.1)")
+	}
+	return u.canonical(), nil
 }
 
 // checkKey applies the key rules: the algorithm comes from the key, an alg

@@ -53,7 +53,8 @@ func TestVerifyRules(t *testing.T) {
 	ed := newEd25519Key(t)
 	rsaKey := privateJWK(t, rsaTestKey())
 	other := newEd25519Key(t)
-	keys := newKeyMap().add(testAgent, ed).add(testAgent, rsaKey).add("https://other.example", other).add("", ed)
+	keys := newKeyMap().add(testAgent, ed).add(testAgent, rsaKey).add("https://other.example", other).
+		add(testAgent+"/keys/jwks.json", ed)
 
 	type tc struct {
 		name  string
@@ -90,18 +91,22 @@ func TestVerifyRules(t *testing.T) {
 			s.components = []string{`"@authority"`, `"signature-agent";key="browser"`, `"signature-agent";key="sig1"`}
 			s.members = map[string]string{"browser": `"https://other.example";type=directory`}
 		}, want: "ok"},
-		{name: "valid type=directory explicit", spec: func(s *spec, r *http.Request) {
-			r.Header.Set("Signature-Agent", `sig1="`+testAgent+`";type=directory`)
-			s.agentValue = `"` + testAgent + `";type=directory`
-		}, want: "ok"},
 		{name: "valid agent origin with slash and default port", spec: func(s *spec, r *http.Request) {
 			r.Header.Set("Signature-Agent", `sig1="HTTPS://Agent.Example:443/"`)
 			s.agentValue = `"HTTPS://Agent.Example:443/"`
 		}, want: "ok"},
-		{name: "valid no Signature-Agent", spec: func(s *spec, r *http.Request) {
-			r.Header.Del("Signature-Agent")
-			s.components = []string{`"@authority"`}
-		}, want: "ok", agent: "-"},
+		{name: "valid well-known URI spelled out is the origin", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `sig1="`+testAgent+DirectoryPath+`"`)
+			s.agentValue = `"` + testAgent + DirectoryPath + `"`
+		}, want: "ok"},
+		{name: "valid JWK Set URL (-01)", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `sig1="`+testAgent+`/keys/jwks.json"`)
+			s.agentValue = `"` + testAgent + `/keys/jwks.json"`
+		}, want: "ok", agent: testAgent + "/keys/jwks.json"},
+		{name: "valid JWK Set URL normalised, query dropped", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `sig1="https://AGENT.example:443/keys/./x/../%6Awks.json?v=2"`)
+			s.agentValue = `"https://AGENT.example:443/keys/./x/../%6Awks.json?v=2"`
+		}, want: "ok", agent: testAgent + "/keys/jwks.json"},
 		{name: "valid @target-uri", spec: func(s *spec, _ *http.Request) {
 			s.components = []string{`"@target-uri"`, `"@method"`, `"@path"`, `"signature-agent";key="sig1"`}
 		}, want: "ok"},
@@ -165,11 +170,14 @@ func TestVerifyRules(t *testing.T) {
 			s.created = testNow.Unix() + 31
 			s.expires = s.created + 60
 		}, want: "ErrExpired"},
-		{name: "lifetime too long", spec: func(s *spec, _ *http.Request) { s.expires = s.created + 301 }, want: "ErrExpired"},
+		{name: "lifetime too long", spec: func(s *spec, _ *http.Request) { s.expires = s.created + 301 }, want: "ErrLifetime"},
+		{name: "lifetime over MaxLifetime and expired: the lifetime first", spec: func(s *spec, _ *http.Request) {
+			s.created, s.expires = testNow.Unix()-4000, testNow.Unix()-100
+		}, want: "ErrLifetime"},
 		{name: "lifetime zero", spec: func(s *spec, _ *http.Request) { s.expires = s.created }, want: "ErrExpired"},
 		{name: "lifetime negative", spec: func(s *spec, _ *http.Request) { s.expires = s.created - 1 }, want: "ErrExpired"},
 		{name: "lifetime over a raised MaxLifetime", spec: func(s *spec, _ *http.Request) { s.expires = s.created + 3601 },
-			ver: func(v *Verifier) { v.MaxLifetime = time.Hour }, want: "ErrExpired"},
+			ver: func(v *Verifier) { v.MaxLifetime = time.Hour }, want: "ErrLifetime"},
 		{name: "no skew", spec: func(s *spec, _ *http.Request) {
 			s.created = testNow.Unix() + 1
 			s.expires = s.created + 60
@@ -231,13 +239,48 @@ func TestVerifyRules(t *testing.T) {
 			r.Header.Set("Signature-Agent", `sig1=agent`)
 			s.agentValue = "agent"
 		}, want: "ErrMalformed"},
-		{name: "Signature-Agent type jwks_uri", spec: func(s *spec, r *http.Request) {
+		{name: "no Signature-Agent", spec: func(s *spec, r *http.Request) {
+			r.Header.Del("Signature-Agent")
+			s.components = []string{`"@authority"`}
+		}, want: "ErrNoAgent"},
+		{name: "own member with type=directory is ignored (-01)", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `sig1="`+testAgent+`";type=directory`)
+			s.agentValue = `"` + testAgent + `";type=directory`
+		}, want: "ErrNoAgent"},
+		{name: "own member with type=jwks_uri is ignored (-01)", spec: func(s *spec, r *http.Request) {
 			r.Header.Set("Signature-Agent", `sig1="`+testAgent+`/jwks.json";type=jwks_uri`)
 			s.agentValue = `"` + testAgent + `/jwks.json";type=jwks_uri`
-		}, want: "ErrUntrusted"},
-		{name: "Signature-Agent with a path", spec: func(s *spec, r *http.Request) {
+		}, want: "ErrNoAgent"},
+		{name: "legacy string with a parameter is ignored", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `"`+testAgent+`";x=1`)
+			s.components = []string{`"@authority"`, `"signature-agent"`}
+		}, want: "ErrNoAgent"},
+		{name: "another signer's malformed member spoils nothing", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `browser=("x"), sig1="`+testAgent+`"`)
+		}, want: "ok"},
+		{name: "Signature-Agent JWK Set URL not trusted", spec: func(s *spec, r *http.Request) {
 			r.Header.Set("Signature-Agent", `sig1="`+testAgent+`/keys"`)
 			s.agentValue = `"` + testAgent + `/keys"`
+		}, want: "ErrUntrusted"},
+		{name: "Signature-Agent http", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `sig1="http://agent.example"`)
+			s.agentValue = `"http://agent.example"`
+		}, want: "ErrMalformed"},
+		{name: "Signature-Agent http loopback without AllowHTTPLoopback", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `sig1="http://127.0.0.1:8080"`)
+			s.agentValue = `"http://127.0.0.1:8080"`
+		}, want: "ErrMalformed"},
+		{name: "Signature-Agent relative", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `sig1="/jwks.json"`)
+			s.agentValue = `"/jwks.json"`
+		}, want: "ErrMalformed"},
+		{name: "Signature-Agent with a fragment", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `sig1="https://agent.example/jwks.json#k"`)
+			s.agentValue = `"https://agent.example/jwks.json#k"`
+		}, want: "ErrMalformed"},
+		{name: "Signature-Agent with a space", spec: func(s *spec, r *http.Request) {
+			r.Header.Set("Signature-Agent", `sig1="https://agent.example/a b"`)
+			s.agentValue = `"https://agent.example/a b"`
 		}, want: "ErrMalformed"},
 		{name: "Signature-Agent with userinfo", spec: func(s *spec, r *http.Request) {
 			r.Header.Set("Signature-Agent", `sig1="https://user@agent.example"`)
@@ -355,8 +398,6 @@ func TestVerifyRules(t *testing.T) {
 				agent := c.agent
 				if agent == "" {
 					agent = testAgent
-				} else if agent == "-" {
-					agent = ""
 				}
 				if sig.Agent != agent || sig.KeyID != k.id || sig.Label != "sig1" || sig.Nonce != s.nonce {
 					t.Fatalf("got %+v", sig)
@@ -369,7 +410,7 @@ func TestVerifyRules(t *testing.T) {
 }
 
 // TestVerifyResolverArguments checks what the resolver is asked: the
-// normalised Signature-Agent origin (or "") and the keyid, nothing fetched
+// Signature-Agent URL in AgentURL form and the keyid, nothing fetched
 // before the cheap checks pass.
 func TestVerifyResolverArguments(t *testing.T) {
 	k := newEd25519Key(t)
@@ -432,10 +473,23 @@ func TestVerifyMultipleSignatures(t *testing.T) {
 	s2.label = "sig2"
 	signRequest(t, r, k, s2)
 	_, err = v.Verify(context.Background(), r, testAuthority)
-	wantErr(t, err, "ErrExpired")
+	wantErr(t, err, "ErrLifetime")
 	if !strings.Contains(err.Error(), "1 more") {
 		t.Fatalf("error %q does not count the others", err)
 	}
+
+	// A failed check outranks "cannot tell": an untrusted signer first,
+	// then a tampered signature by the trusted one, is the tampering.
+	r, s = baseRequest(t)
+	r.Header.Set("Signature-Agent", `a="https://evil.example", sig1="`+testAgent+`"`)
+	first := s
+	first.label, first.components = "a", []string{`"@authority"`, `"signature-agent";key="a"`}
+	first.members = map[string]string{"a": `"https://evil.example"`}
+	signRequest(t, r, k, first)
+	s.keyID = k.id
+	signRequest(t, r, newEd25519Key(t), s) // names k, signed by another key
+	_, err = v.Verify(context.Background(), r, testAuthority)
+	wantErr(t, err, "ErrBadSignature")
 
 	// More than maxCandidates.
 	r, s = baseRequest(t)
@@ -505,27 +559,3 @@ type failingReplays struct{}
 func (failingReplays) Seen(context.Context, string, time.Time) (bool, error) {
 	return false, errors.New("store down")
 }
-
-// TestVerifyNeverReadsBody: Verify leaves the body alone, even with a
-// Content-Digest present.
-func TestVerifyNeverReadsBody(t *testing.T) {
-	k := newEd25519Key(t)
-	v := &Verifier{Keys: newKeyMap().add(testAgent, k).resolve, Now: func() time.Time { return testNow }}
-	r, s := baseRequest(t)
-	body := &countingBody{}
-	r.Body = body
-	r.Header.Set("Content-Digest", "sha-256=:AAAA:")
-	s.components = append(s.components, `"content-digest"`)
-	signRequest(t, r, k, s)
-	if _, err := v.Verify(context.Background(), r, testAuthority); err != nil {
-		t.Fatal(err)
-	}
-	if body.reads != 0 {
-		t.Fatal("Verify read the body")
-	}
-}
-
-type countingBody struct{ reads int }
-
-func (b *countingBody) Read([]byte) (int, error) { b.reads++; return 0, errors.New("read") }
-func (b *countingBody) Close() error             { return nil }
