@@ -16,15 +16,24 @@ import (
 var aiRobotsJSON []byte
 
 // supplementaryAgents are well-known automated clients that the ai.robots
-// list leaves out because they are not AI-specific: search-engine
-// crawlers, link-preview fetchers, SEO crawlers and archivers. This list is
-// ours; each name is the product token the operator documents.
+// list leaves out because they are not AI-specific (search-engine
+// crawlers, link-preview fetchers, SEO crawlers and archivers) or that it
+// has not caught up with (agents named on their operators' pages since).
+// This list is ours; each name is the product token the operator
+// documents.
 var supplementaryAgents = []string{
 	// Google (developers.google.com/search/docs/crawling-indexing/overview-google-crawlers)
 	"Googlebot", "Googlebot-Image", "Googlebot-News", "Googlebot-Video",
 	"Storebot-Google", "Google-InspectionTool", "GoogleOther", "AdsBot-Google",
 	"AdsBot-Google-Mobile", "Mediapartners-Google", "APIs-Google",
 	"FeedFetcher-Google", "Google-Read-Aloud", "Google-Site-Verification",
+	// (developers.google.com/crawling/docs/crawlers-fetchers/google-user-triggered-fetchers,
+	// read 2026-11-27: "Gemini Notebook", the product NotebookLM was
+	// renamed to; ai.robots.txt has the older Google-NotebookLM.)
+	"Google-GeminiNotebook",
+	// OpenAI (developers.openai.com/api/docs/bots, read 2026-11-27 in a
+	// mirror of its Markdown source): the landing pages of ChatGPT ads.
+	"OAI-AdsBot",
 	// Microsoft
 	"bingbot", "BingPreview", "msnbot", "adidxbot", "MicrosoftPreview",
 	// Other search engines

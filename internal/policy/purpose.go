@@ -34,14 +34,26 @@ func (p Purpose) String() string {
 func (p Purpose) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
 // purposes is the known-agent data's purpose of each agent, by lower-case
-// product token, gathered 2026-11-25 from the operators' pages (OpenAI:
+// product token, from the operators' pages (gathered 2026-11-25, the
+// OpenAI, Anthropic, Perplexity, Google user-triggered fetcher and
+// DuckDuckGo rows checked again 2026-11-27; internal/verifier/known.go
+// names each page and the copy it was read in). OpenAI:
 // developers.openai.com/api/docs/bots; Anthropic: support.claude.com
-// articles 8896518; Google: developers.google.com/crawling/docs; Bing,
+// article 8896518; Google: developers.google.com/crawling/docs; Bing;
 // Apple: support.apple.com/en-us/119829; Perplexity:
 // docs.perplexity.ai/docs/resources/perplexity-crawlers; Mistral:
 // docs.mistral.ai/robots; DuckDuckGo's help pages; Common Crawl:
-// commoncrawl.org/ccbot). An agent whose operator says it serves several
-// purposes, or whose purpose its operator does not say, is left out.
+// commoncrawl.org/ccbot. An agent whose operator says it serves several
+// purposes, or one none of these (OAI-AdsBot checks the landing pages of
+// ads submitted to ChatGPT), is left out: no usage preference applies to
+// it.
+//
+// A UserAgent fetches because a person asked: Google's user-triggered
+// fetchers ("initiated by users", Gemini Notebook fetching the sources a
+// user adds), the assistants' user agents, DuckAssistBot (pages for the
+// DuckAssist answer to a person's search). Their fetches may feed a
+// generative model (draft-ietf-aipref-vocab-08 4.2, ai-use), which is why
+// a preference never refuses them: see UsageRule.Denies.
 var purposes = map[string]Purpose{
 	"gptbot":             TrainingCrawler,
 	"claudebot":          TrainingCrawler,
@@ -63,8 +75,13 @@ var purposes = map[string]Purpose{
 	"claude-user":     UserAgent,
 	"perplexity-user": UserAgent,
 	"google-agent":    UserAgent,
-	"mistralai-user":  UserAgent,
-	"duckassistbot":   UserAgent,
+	// Google lists it as "Gemini Notebook", the product NotebookLM was
+	// renamed to; it listed Google-NotebookLM from October 2025 (its
+	// crawling docs changelog), which older fetchers may still send.
+	"google-gemininotebook": UserAgent,
+	"google-notebooklm":     UserAgent,
+	"mistralai-user":        UserAgent,
+	"duckassistbot":         UserAgent,
 }
 
 // PurposeOf returns the known purpose of the agent product token name

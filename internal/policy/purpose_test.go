@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPurposes(t *testing.T) {
 	for name, want := range map[string]Purpose{
@@ -23,5 +26,32 @@ func TestPurposes(t *testing.T) {
 	}
 	if b, _ := SearchCrawler.MarshalText(); string(b) != "search-crawler" || Purpose(9).String() != "unknown" {
 		t.Errorf("names: %s %s", b, Purpose(9))
+	}
+}
+
+// TestKnownAgentsUpdated: the agents added from the operators' pages read
+// 2026-11-27 are known by the User-Agents the pages give, with the
+// purpose the pages say: Gemini Notebook (Google's user-triggered
+// fetcher, formerly Google-NotebookLM) fetches for a person; OAI-AdsBot,
+// which checks ads' landing pages, has none a usage preference speaks to.
+func TestKnownAgentsUpdated(t *testing.T) {
+	c := NewClassifier(nil)
+	for ua, want := range map[string]struct {
+		name    string
+		purpose Purpose
+	}{
+		// developers.google.com/crawling/docs/crawlers-fetchers/google-user-triggered-fetchers
+		"Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Mobile Safari/537.36 (compatible; Google-GeminiNotebook; +https://developers.google.com/crawling/docs/crawlers-fetchers/google-gemininotebook)": {"Google-GeminiNotebook", UserAgent},
+		"Mozilla/5.0 (compatible; Google-NotebookLM)": {"Google-NotebookLM", UserAgent},
+		// developers.openai.com/api/docs/bots
+		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; OAI-AdsBot/1.0; +https://openai.com/adsbot": {"OAI-AdsBot", PurposeUnknown},
+		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot":  {"ChatGPT-User", UserAgent},
+		// docs.perplexity.ai/docs/resources/perplexity-crawlers
+		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)": {"PerplexityBot", SearchCrawler},
+	} {
+		got := c.Classify(ua)
+		if got.Kind != Known || !strings.EqualFold(got.Name, want.name) || got.Purpose != want.purpose {
+			t.Errorf("%s: %+v, want known %s (%s)", ua, got, want.name, want.purpose)
+		}
 	}
 }

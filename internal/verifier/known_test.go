@@ -3,12 +3,19 @@ package verifier
 import (
 	"context"
 	"errors"
-	"github.com/agentready/agentready/verify"
+	"fmt"
+	"io"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/verify"
 )
 
 // googleNames are forward-confirmed reverse DNS names of each kind Google
@@ -115,5 +122,153 @@ func TestKnownGoogleSources(t *testing.T) {
 	s.ReverseDNS[0] = "example.com"
 	if s2, _ := Known("googlebot-image"); s2.ReverseDNS[0] != "googlebot.com" {
 		t.Error("Known returned the shared slice")
+	}
+}
+
+// TestKnownRowsCited: every row names the operator's pages it was checked
+// against (https), the day they were read, and sources that are https URLs
+// (or domains) on a domain of the operator's pages, so that a typo or a
+// look-alike host cannot slip in; agent.bot.goog is Google's Web Bot Auth
+// identity, named on its allow-google-agent page.
+func TestKnownRowsCited(t *testing.T) {
+	// Domains the pages name for the operator's own hosts.
+	otherDomains := map[string]bool{"bot.goog": true, "googlebot.com": true, "amazonbot.amazon": true, "msn.com": true}
+	site := func(host string) string { // the last two labels
+		labels := strings.Split(host, ".")
+		return strings.Join(labels[max(0, len(labels)-2):], ".")
+	}
+	for name, r := range known {
+		if len(r.Pages) == 0 {
+			t.Errorf("%s: no page", name)
+		}
+		operator := map[string]bool{}
+		for _, p := range r.Pages {
+			u, err := url.Parse(p)
+			if err != nil || u.Scheme != "https" || u.Host == "" {
+				t.Errorf("%s: page %q is not an https URL", name, p)
+				continue
+			}
+			operator[site(u.Hostname())] = true
+		}
+		if d, err := time.Parse(time.DateOnly, r.Read); err != nil || d.Year() < 2026 {
+			t.Errorf("%s: read %q is not a day of 2026 or later", name, r.Read)
+		}
+		hosts := slices.Clone(r.ReverseDNS)
+		for _, s := range slices.Concat(r.IPRanges, r.SignatureAgents) {
+			u, err := url.Parse(s)
+			if err != nil || u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+				t.Errorf("%s: source %q is not a plain https URL", name, s)
+				continue
+			}
+			hosts = append(hosts, u.Hostname())
+		}
+		for _, h := range hosts {
+			if d := site(h); !operator[d] && !otherDomains[d] {
+				t.Errorf("%s: source host %s is on none of the operator's domains %v", name, h, operator)
+			}
+		}
+		if len(r.IPRanges) != len(slices.Compact(slices.Sorted(slices.Values(r.IPRanges)))) {
+			t.Errorf("%s: a range list twice: %v", name, r.IPRanges)
+		}
+	}
+}
+
+// redirecting are URLs reported to answer with a redirect (issue 24:
+// Perplexity's page names www.perplexity.com lists that redirect to
+// www.perplexity.ai). The test's transport answers them so.
+var redirecting = []string{"https://www.perplexity.com/perplexitybot.json", "https://www.perplexity.com/perplexity-user.json"}
+
+// listTransport serves range lists without a network: each URL in lists
+// answers its own one-address list, 203.0.113.N, and every other URL a
+// redirect, which the verifier's fetcher refuses.
+type listTransport struct {
+	lists   map[string]netip.Addr
+	fetched sync.Map
+}
+
+func (lt *listTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	u := r.URL.String()
+	lt.fetched.Store(u, true)
+	a, ok := lt.lists[u]
+	if !ok {
+		return &http.Response{StatusCode: http.StatusMovedPermanently, Header: http.Header{"Location": {"https://elsewhere.example/list.json"}},
+			Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+	}
+	body := fmt.Sprintf(`{"creationTime": "2026-11-27T00:00:00", "prefixes": [{"ipv4Prefix": "%s/32"}]}`, a)
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+// TestKnownRangeLists: with every known agent a verified-only policy
+// proven by range lists, each row's lists load (none is a redirect), and
+// a claim is proven from an address of its own lists and refused
+// (ErrFailed, never ErrUnavailable) from another list's: ChatGPT-User by
+// chatgpt-user.json and chatgpt-connectors.json, OAI-AdsBot by
+// adsbot.json, and no agent by chatgpt-agents.json, which the known data
+// leaves out (Codex cloud runs its users' code).
+func TestKnownRangeLists(t *testing.T) {
+	lt := &listTransport{lists: map[string]netip.Addr{}}
+	var policies []config.AgentPolicy
+	n := 0
+	addr := func(u string) netip.Addr {
+		if a, ok := lt.lists[u]; ok {
+			return a
+		}
+		n++
+		lt.lists[u] = netip.AddrFrom4([4]byte{203, 0, 113, byte(n)})
+		return lt.lists[u]
+	}
+	codex := addr("https://openai.com/chatgpt-agents.json") // served, never named
+	for name, r := range known {
+		if len(r.IPRanges) == 0 {
+			continue
+		}
+		for _, u := range r.IPRanges {
+			if !slices.Contains(redirecting, u) {
+				addr(u)
+			}
+		}
+		policies = append(policies, config.AgentPolicy{Name: name, Verify: config.Verification{Required: true, Methods: []string{config.VerifyIPRange}}})
+	}
+	v, err := New(policies, verify.Options{Client: &http.Client{Transport: lt}, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Load(context.Background()); err != nil {
+		t.Fatalf("a known range list did not load: %v", err)
+	}
+	if _, ok := lt.fetched.Load("https://openai.com/chatgpt-agents.json"); ok {
+		t.Error("chatgpt-agents.json was fetched: a known row names it")
+	}
+	req, _ := http.NewRequest("GET", "https://site.example/", nil)
+	for _, p := range policies {
+		own := map[netip.Addr]bool{}
+		for _, u := range known[p.Name].IPRanges {
+			own[lt.lists[u]] = true
+		}
+		for u, a := range lt.lists {
+			id, err := v.Verify(context.Background(), req, a, "site.example", p.Name, false)
+			switch {
+			case own[a] && (err != nil || id.Method != verify.IPRange || id.Source != u):
+				t.Errorf("%s from %s (%s): %+v, %v; want proven by %s", p.Name, a, u, id, err, u)
+			case !own[a] && !errors.Is(err, verify.ErrFailed):
+				t.Errorf("%s from %s (%s): %+v, %v; want ErrFailed", p.Name, a, u, id, err)
+			}
+		}
+	}
+	for name, lists := range map[string][]string{
+		"ChatGPT-User":  {"https://openai.com/chatgpt-user.json", "https://openai.com/chatgpt-connectors.json"},
+		"OAI-AdsBot":    {"https://openai.com/adsbot.json"},
+		"GPTBot":        {"https://openai.com/gptbot.json"},
+		"OAI-SearchBot": {"https://openai.com/searchbot.json"},
+		"ClaudeBot":     {"https://claude.com/crawling/bots.json"},
+		"PerplexityBot": {"https://www.perplexity.ai/perplexitybot.json"},
+	} {
+		if s, _ := Known(name); !slices.Equal(s.IPRanges, lists) {
+			t.Errorf("%s: %v, want %v", name, s.IPRanges, lists)
+		}
+	}
+	if id, err := v.Verify(context.Background(), req, codex, "site.example", "ChatGPT-User", false); !errors.Is(err, verify.ErrFailed) {
+		t.Errorf("ChatGPT-User from Codex cloud's egress: %+v, %v", id, err)
 	}
 }
