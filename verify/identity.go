@@ -10,7 +10,7 @@ type Method uint8
 const (
 	None Method = iota
 	// Signature: a Web Bot Auth signature (RFC 9421) by a key from a
-	// trusted key directory.
+	// trusted JWK Set.
 	Signature
 	// IPRange: the client address is in the operator's published ranges.
 	IPRange
@@ -38,8 +38,9 @@ type Identity struct {
 	Claimed string
 	// Method is how the claim was proven; None when it was not.
 	Method Method
-	// Source is what proved it: the Signature-Agent origin of the key
-	// directory (Signature), the range list's URL (IPRange) or the
+	// Source is what proved it: the Signature-Agent URL of the JWK Set
+	// (Signature; its origin for a key directory at the well-known URI,
+	// "https://chatgpt.com"), the range list's URL (IPRange) or the
 	// forward-confirmed host name (ReverseDNS).
 	Source string
 	// KeyID is the signing key's RFC 7638 thumbprint (Signature).

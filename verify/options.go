@@ -15,7 +15,10 @@ import (
 type Options struct {
 	// Client fetches range lists and key directories. Default: a client
 	// with a 10-second timeout that follows no redirect. A Client given
-	// here should follow none either.
+	// here should follow none either. Key directories are never fetched
+	// from a private or link-local address, nor from a loopback one
+	// without AllowHTTPLoopback, unless the Client's Transport dials its
+	// own way (a DialContext of its own, or another RoundTripper).
 	Client *http.Client
 	// AllowHTTPLoopback allows plain-HTTP sources on a loopback host
 	// (tests, demos); otherwise sources are fetched over HTTPS only.
@@ -54,8 +57,15 @@ type Options struct {
 	// nonce optional).
 	AllowNoNonce bool
 	// SignatureMaxLifetime caps a signature's expires - created. Default
-	// 5 minutes.
+	// 5 minutes. A longer-lived signature is refused for exceeding this
+	// policy, a reason of its own, not as a forgery.
 	SignatureMaxLifetime time.Duration
+	// RequireDirectoryProof uses only the keys of a key directory at the
+	// well-known URI that sign its response (possession proof,
+	// draft-ietf-webbotauth-httpsig-protocol-01 appendix B.1). By default
+	// the JWK Sets a policy trusts are used unsigned, as the draft allows
+	// for keys the site fetches itself: a static host cannot sign.
+	RequireDirectoryProof bool
 	// Replays records signature nonces, so that a replayed signature is
 	// refused within its lifetime. Default: in memory, per process; give
 	// a shared one (redisstore.NewReplayCache) for replicas.

@@ -11,16 +11,17 @@ import (
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 
-// signatures verifies Web Bot Auth signatures against the key directories
-// of the trusted origins, which it alone fetches.
+// signatures verifies Web Bot Auth signatures against the JWK Sets of the
+// trusted Signature-Agent URLs, which it alone fetches.
 type signatures struct {
 	dirs     *webbotauth.Directories
-	verifier webbotauth.Verifier // Keys is set per call, bound to a claim's origins
+	verifier webbotauth.Verifier // Keys is set per call, bound to a claim's URLs
 }
 
-func newSignatures(origins []string, o *verify.Options) (*signatures, error) {
-	dirs, err := webbotauth.NewDirectories(origins, webbotauth.DirectoryOptions{
+func newSignatures(agents []string, o *verify.Options) (*signatures, error) {
+	dirs, err := webbotauth.NewDirectories(agents, webbotauth.DirectoryOptions{
 		Client: o.Client, AllowHTTPLoopback: o.AllowHTTPLoopback, Now: o.Now, Logger: o.Logger,
+		RequireProof: o.RequireDirectoryProof,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
@@ -31,13 +32,15 @@ func newSignatures(origins []string, o *verify.Options) (*signatures, error) {
 	}
 	return &signatures{dirs: dirs, verifier: webbotauth.Verifier{
 		Now: o.Now, MaxLifetime: o.SignatureMaxLifetime, Replays: replays, RequireNonce: !o.AllowNoNonce,
+		AllowHTTPLoopback: o.AllowHTTPLoopback,
 	}}, nil
 }
 
-// verify checks r's signature, accepting keys only from the directories
-// of trusted (the claim's origins): a directory another policy trusts
-// cannot vouch for this claim. It returns the Signature-Agent origin and
-// the key id.
+// verify checks r's signature, accepting keys only from the JWK Sets of
+// trusted (the claim's Signature-Agent URLs, in webbotauth.AgentURL form):
+// a directory another policy trusts cannot vouch for this claim. It
+// returns the Signature-Agent URL and the key id. Its errors keep the
+// webbotauth sentinel in their chain, for Reason.
 func (s *signatures) verify(ctx context.Context, r *http.Request, authority string, trusted map[string]bool, record bool) (agent, keyID string, err error) {
 	v := s.verifier
 	if !record {
@@ -57,21 +60,21 @@ func (s *signatures) verify(ctx context.Context, r *http.Request, authority stri
 	}
 	if err != nil {
 		if errors.Is(err, webbotauth.ErrUnavailable) {
-			return "", "", fmt.Errorf("%w: %v", verify.ErrUnavailable, err)
+			return "", "", fmt.Errorf("%w: %w", verify.ErrUnavailable, err)
 		}
-		return "", "", fmt.Errorf("%w: signature: %v", verify.ErrFailed, err)
+		return "", "", fmt.Errorf("%w: signature: %w", verify.ErrFailed, err)
 	}
 	return sig.Agent, sig.KeyID, nil
 }
 
 // errNoSignature: the request offers no Web Bot Auth signature; the other
 // sources decide.
-var errNoSignature = errors.New("no Web Bot Auth signature was offered")
+var errNoSignature = fmt.Errorf("%w was offered", webbotauth.ErrNoSignature)
 
 func (s *signatures) load(ctx context.Context) error {
 	var errs []error
 	for _, st := range s.dirs.Status() {
-		if _, err := s.dirs.Key(ctx, st.Origin, ""); err != nil && errors.Is(err, webbotauth.ErrUnavailable) {
+		if _, err := s.dirs.Key(ctx, st.Agent, ""); err != nil && errors.Is(err, webbotauth.ErrUnavailable) {
 			errs = append(errs, err)
 		}
 	}

@@ -8,9 +8,10 @@ import (
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 
-// Sources are what proves an agent's claim: the origins of its operator's
-// Web Bot Auth key directories, the URLs of its published IP range lists,
-// and the domains its forward-confirmed reverse DNS names are in.
+// Sources are what proves an agent's claim: the Signature-Agent URLs of its
+// operator's Web Bot Auth JWK Sets (origins, for key directories at the
+// well-known URI), the URLs of its published IP range lists, and the
+// domains its forward-confirmed reverse DNS names are in.
 type Sources struct {
 	SignatureAgents []string
 	IPRanges        []string
@@ -35,16 +36,17 @@ func sourcesFor(a *config.AgentPolicy) Sources {
 	return s
 }
 
-// canonicalOrigin returns the origin s names in the form a Signature-Agent
-// is compared in (webbotauth.NormalizeOrigin: the key directories use the
-// same), refusing plain HTTP except to a loopback host when allowed.
-func canonicalOrigin(s string, allowHTTPLoopback bool) (string, error) {
-	origin, err := webbotauth.NormalizeOrigin(s)
+// canonicalAgent returns the Signature-Agent URL s names in the form
+// requests are matched in (webbotauth.AgentURL: an origin for a key
+// directory at the well-known URI, else the JWK Set URL without its
+// query), refusing plain HTTP except to a loopback host when allowed.
+func canonicalAgent(s string, allowHTTPLoopback bool) (string, error) {
+	agent, err := webbotauth.AgentURL(s)
 	if err != nil {
-		return "", fmt.Errorf("%q is not an origin (https://host[:port]): %w", s, err)
+		return "", fmt.Errorf("%q is not an https origin or JWK Set URL: %w", s, err)
 	}
-	if rest, ok := strings.CutPrefix(origin, "http://"); ok && !(allowHTTPLoopback && webbotauth.IsLoopback(rest)) {
+	if rest, ok := strings.CutPrefix(agent, "http://"); ok && !(allowHTTPLoopback && webbotauth.IsLoopback(strings.SplitN(rest, "/", 2)[0])) {
 		return "", fmt.Errorf("%q: plain http is allowed only to a loopback host, with AllowHTTPLoopback", s)
 	}
-	return origin, nil
+	return agent, nil
 }

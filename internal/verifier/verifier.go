@@ -75,6 +75,7 @@ type Verifier struct {
 	ranges      map[string]*rangeList
 	rdns        *rdnsChecker
 	sig         *signatures // nil when no claim accepts signatures
+	nonces      bool        // signatures must carry a nonce: AcceptSignature asks for one
 	log         *slog.Logger
 
 	verified, failed, unavailable atomic.Uint64
@@ -99,7 +100,7 @@ func (v *Verifier) Stats() Stats {
 // claim is what proves one verified-only policy.
 type claim struct {
 	name       string
-	sigAgents  map[string]bool // trusted Signature-Agent origins
+	sigAgents  map[string]bool // trusted Signature-Agent URLs, webbotauth.AgentURL form
 	ranges     []*rangeList
 	rdnsDomain []string
 }
@@ -109,10 +110,10 @@ type claim struct {
 // it accepts is an error naming it.
 func New(agents []config.AgentPolicy, o verify.Options) (*Verifier, error) {
 	defaults(&o)
-	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*rangeList{}, log: o.Logger}
+	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*rangeList{}, log: o.Logger, nonces: !o.AllowNoNonce}
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
 	var errs []error
-	var origins []string
+	var sigURLs []string // as given: a JWK Set URL is fetched as the site wrote it
 	for i := range agents {
 		a := &agents[i]
 		if !a.Verify.Required {
@@ -124,13 +125,13 @@ func New(agents []config.AgentPolicy, o verify.Options) (*Verifier, error) {
 		if resolve.Accepts(&a.Verify, config.VerifySignature) && len(src.SignatureAgents) > 0 {
 			c.sigAgents = map[string]bool{}
 			for _, s := range src.SignatureAgents {
-				origin, err := canonicalOrigin(s, o.AllowHTTPLoopback)
+				agent, err := canonicalAgent(s, o.AllowHTTPLoopback)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("%s.SignatureAgents: %w", field, err))
 					continue
 				}
-				c.sigAgents[origin] = true
-				origins = append(origins, origin)
+				c.sigAgents[agent] = true
+				sigURLs = append(sigURLs, s)
 			}
 		}
 		if resolve.Accepts(&a.Verify, config.VerifyIPRange) {
@@ -177,7 +178,7 @@ func New(agents []config.AgentPolicy, o verify.Options) (*Verifier, error) {
 	if needDNS {
 		v.rdns = newReverseDNS(&o)
 	}
-	if len(origins) > 0 {
+	if len(sigURLs) > 0 {
 		if len(o.Authorities) == 0 {
 			return nil, errors.New("verify: a policy accepts Web Bot Auth signatures, and Options.Authorities names no host they may be made for")
 		}
@@ -192,7 +193,7 @@ func New(agents []config.AgentPolicy, o verify.Options) (*Verifier, error) {
 			}
 			v.authorities[a] = true
 		}
-		s, err := newSignatures(origins, &o)
+		s, err := newSignatures(sigURLs, &o)
 		if err != nil {
 			return nil, err
 		}
@@ -260,7 +261,11 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 		case errors.Is(err, verify.ErrUnavailable):
 			unavailable = append(unavailable, err)
 		default:
-			return id, err // a bad signature disproves the claim
+			// A bad signature disproves the claim; so does one that names
+			// no key directory, or one this claim does not trust (perhaps
+			// another policy's: the request then proves another identity
+			// than the one it claims).
+			return id, err
 		}
 	}
 	for _, rg := range c.ranges {
@@ -298,7 +303,7 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 	if c.sigAgents != nil && !offered {
 		failed = append([]error{errNoSignature}, failed...)
 	}
-	return id, fmt.Errorf("%w: %v", verify.ErrFailed, errors.Join(failed...))
+	return id, fmt.Errorf("%w: %w", verify.ErrFailed, errors.Join(failed...))
 }
 
 // offersSignature reports whether r carries an RFC 9421 signature.
@@ -364,11 +369,13 @@ func (v *Verifier) Directories() []DirectoryStatus {
 
 // DirectoryStatus is the state of one trusted key directory.
 type DirectoryStatus struct {
-	Origin      string    // the trusted origin
+	Agent       string    // the trusted Signature-Agent URL (an origin for the well-known directory)
+	URL         string    // the URL fetched
 	LastFetch   time.Time // last successful fetch; zero if none
 	LastAttempt time.Time // last fetch attempted; zero if none
 	LastError   error     // error of the last attempt; nil when it succeeded
 	Keys        int       // keys in the cached copy
+	Proven      int       // of which with a valid possession proof
 	FreshUntil  time.Time // when the cached copy goes stale
 }
 
