@@ -68,8 +68,13 @@ func (s *signatures) verify(ctx context.Context, r *http.Request, authority stri
 }
 
 // errNoSignature: the request offers no Web Bot Auth signature; the other
-// sources decide.
-var errNoSignature = fmt.Errorf("%w was offered", webbotauth.ErrNoSignature)
+// sources decide. It wraps webbotauth.ErrNoSignature, for Reason.
+var errNoSignature error = noSignature{}
+
+type noSignature struct{}
+
+func (noSignature) Error() string { return "no Web Bot Auth signature was offered" }
+func (noSignature) Unwrap() error { return webbotauth.ErrNoSignature }
 
 func (s *signatures) load(ctx context.Context) error {
 	var errs []error
