@@ -34,6 +34,10 @@ var supplementaryAgents = []string{
 	// OpenAI (developers.openai.com/api/docs/bots, read 2026-11-27 in a
 	// mirror of its Markdown source): the landing pages of ChatGPT ads.
 	"OAI-AdsBot",
+	// Cloudflare Browser Run's /crawl endpoint
+	// (developers.cloudflare.com/browser-run/reference/automatic-request-headers/,
+	// read 2026-11-27), which signs its requests with Web Bot Auth.
+	"CloudflareBrowserRenderingCrawler",
 	// Microsoft
 	"bingbot", "BingPreview", "msnbot", "adidxbot", "MicrosoftPreview",
 	// Other search engines

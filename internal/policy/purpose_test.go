@@ -46,6 +46,8 @@ func TestKnownAgentsUpdated(t *testing.T) {
 		// developers.openai.com/api/docs/bots
 		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; OAI-AdsBot/1.0; +https://openai.com/adsbot": {"OAI-AdsBot", PurposeUnknown},
 		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot":  {"ChatGPT-User", UserAgent},
+		// developers.cloudflare.com/browser-run/reference/automatic-request-headers/
+		"CloudflareBrowserRenderingCrawler/1.0": {"CloudflareBrowserRenderingCrawler", PurposeUnknown},
 		// docs.perplexity.ai/docs/resources/perplexity-crawlers
 		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)": {"PerplexityBot", SearchCrawler},
 	} {

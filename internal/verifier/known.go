@@ -116,6 +116,16 @@ var known = map[string]knownRow{
 		Pages: []string{"https://developers.google.com/crawling/docs/crawlers-fetchers/allow-google-agent"},
 		Read:  "2026-11-27",
 	},
+	// Cloudflare Browser Run's /crawl endpoint sends this User-Agent,
+	// which its users cannot change, and signs every request with Web Bot
+	// Auth, the keys at the origin its page links as "The location of the
+	// bot public keys" (a workers.dev host is one Cloudflare account's).
+	"cloudflarebrowserrenderingcrawler": {
+		Sources: Sources{SignatureAgents: []string{"https://web-bot-auth.cloudflare-browser-rendering-085.workers.dev"}},
+		Pages:   []string{"https://developers.cloudflare.com/browser-run/reference/automatic-request-headers/"},
+		Read:    "2026-11-27",
+		Note:    "the link target read in copies of the page source (cloudflare/cloudflare-docs)",
+	},
 	"bingbot": {
 		Sources: Sources{IPRanges: []string{"https://www.bing.com/toolbox/bingbot.json"}, ReverseDNS: []string{"search.msn.com"}},
 		Pages:   []string{"https://www.bing.com/webmaster/help/how-to-verify-bingbot-3905dc26"},

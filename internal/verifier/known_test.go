@@ -131,8 +131,9 @@ func TestKnownGoogleSources(t *testing.T) {
 // look-alike host cannot slip in; agent.bot.goog is Google's Web Bot Auth
 // identity, named on its allow-google-agent page.
 func TestKnownRowsCited(t *testing.T) {
-	// Domains the pages name for the operator's own hosts.
-	otherDomains := map[string]bool{"bot.goog": true, "googlebot.com": true, "amazonbot.amazon": true, "msn.com": true}
+	// Domains the pages name for the operator's own hosts (the
+	// workers.dev origin is the exact one Cloudflare's page links).
+	otherDomains := map[string]bool{"bot.goog": true, "googlebot.com": true, "amazonbot.amazon": true, "msn.com": true, "workers.dev": true}
 	site := func(host string) string { // the last two labels
 		labels := strings.Split(host, ".")
 		return strings.Join(labels[max(0, len(labels)-2):], ".")
@@ -270,5 +271,33 @@ func TestKnownRangeLists(t *testing.T) {
 	}
 	if id, err := v.Verify(context.Background(), req, codex, "site.example", "ChatGPT-User", false); !errors.Is(err, verify.ErrFailed) {
 		t.Errorf("ChatGPT-User from Codex cloud's egress: %+v, %v", id, err)
+	}
+}
+
+// TestKnownSigningAgents: the agents whose operators document a Web Bot
+// Auth key directory (Google-Agent's https://agent.bot.goog, Cloudflare
+// Browser Run's crawler) make a verified-only policy that a signature can
+// prove: New accepts the row's origins.
+func TestKnownSigningAgents(t *testing.T) {
+	want := map[string]string{
+		"google-agent":                      "https://agent.bot.goog",
+		"cloudflarebrowserrenderingcrawler": "https://web-bot-auth.cloudflare-browser-rendering-085.workers.dev",
+	}
+	for name, r := range known {
+		if len(r.SignatureAgents) == 0 {
+			continue
+		}
+		if len(r.SignatureAgents) != 1 || r.SignatureAgents[0] != want[name] {
+			t.Errorf("%s: SignatureAgents %v, want %q", name, r.SignatureAgents, want[name])
+		}
+		delete(want, name)
+		v, err := New([]config.AgentPolicy{{Name: name, Verify: config.Verification{Required: true,
+			Methods: []string{config.VerifySignature}}}}, verify.Options{Authorities: []string{"site.example"}, Logger: discardLogger()})
+		if err != nil || v == nil || !v.Requires(name) {
+			t.Errorf("%s: a signature-only policy: %v", name, err)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no signing row for %v", want)
 	}
 }
