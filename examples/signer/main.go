@@ -1,17 +1,30 @@
-// Command signer is a Web Bot Auth agent for the demo: it publishes its key
-// directory and sends requests signed with that key (RFC 9421, tag
-// "web-bot-auth", draft-meunier-webbotauth-httpsig-protocol), so that a
-// site running agentready with a verified-only policy can be tried by hand.
+// Command signer is a Web Bot Auth agent for the demo: it publishes its
+// public key and sends requests signed with that key (RFC 9421, tag
+// "web-bot-auth", draft-ietf-webbotauth-httpsig-protocol-01), so that a site
+// running agentready with a verified-only policy can be tried by hand.
 //
-// Start the agent's key directory, then the demo trusting it, then sign:
+// -serve publishes the key twice, as agents do today: as a JWK Set at
+// /jwks.json, a plain JSON file such as a static host serves (unsigned),
+// and as a key directory at /.well-known/http-message-signatures-directory,
+// which signs its response to prove it holds the key (the draft's appendix
+// B.1). The Signature-Agent a request carries is -agent, as given: under
+// -01 the URL of the JWK Set; a bare origin is the form deployed agents
+// still send (ChatGPT agent sends "https://chatgpt.com"), which resolves
+// at the well-known URI.
+//
+// Start the agent's keys, then the demo trusting them, then sign:
 //
 //	go run ./examples/signer -key /tmp/agent.key -serve 127.0.0.1:9090 &
-//	go run ./examples/stdlib -addr 127.0.0.1:8080 -trust-signature-agent http://127.0.0.1:9090 &
-//	go run ./examples/signer -key /tmp/agent.key -agent http://127.0.0.1:9090 http://127.0.0.1:8080/api/search?q=tent
+//	go run ./examples/stdlib -addr 127.0.0.1:8080 -trust-signature-agent http://127.0.0.1:9090/jwks.json &
+//	go run ./examples/signer -key /tmp/agent.key -agent http://127.0.0.1:9090/jwks.json http://127.0.0.1:8080/api/search?q=tent
 //
-// -tamper, -expired, -authority and -replay send what an attacker would.
-// The signature bases are written out here, line by line (RFC 9421 2.5),
-// so that the example shows exactly what is signed.
+// or, as a legacy agent, -trust-signature-agent http://127.0.0.1:9090 and
+// -agent http://127.0.0.1:9090.
+//
+// -tamper, -expired, -long, -authority and -replay send what an attacker,
+// or a careless agent, would. The signature bases are written out here,
+// line by line (RFC 9421 2.5), so that the example shows exactly what is
+// signed.
 package main
 
 import (
@@ -34,11 +47,12 @@ import (
 
 func main() {
 	keyFile := flag.String("key", "agent.key", "file holding the agent's Ed25519 seed (hex); created when missing")
-	serve := flag.String("serve", "", "serve the key directory on this host:port")
-	agent := flag.String("agent", "", "the Signature-Agent origin (where -serve publishes the directory)")
+	serve := flag.String("serve", "", "publish the key on this host:port: /jwks.json (unsigned JWK Set) and the well-known key directory (signed)")
+	agent := flag.String("agent", "", "the Signature-Agent to send: the URL of the JWK Set (-01), or an origin (legacy: its well-known key directory)")
 	ua := flag.String("ua", "claude/1.0 (+https://agent.example)", "User-Agent of signed requests")
 	tamper := flag.Bool("tamper", false, "flip a byte of the signature")
 	expired := flag.Bool("expired", false, "sign with a window that ended an hour ago")
+	long := flag.Bool("long", false, "sign for an hour, longer than the demo's policy allows (5 minutes)")
 	authority := flag.String("authority", "", "sign for this authority instead of the target's")
 	replay := flag.Bool("replay", false, "send the same signed request twice")
 	flag.Parse()
@@ -50,11 +64,11 @@ func main() {
 	pub := priv.Public().(ed25519.PublicKey)
 	kid := thumbprint(pub)
 	if *serve != "" {
-		fmt.Printf("key directory of key %s on http://%s/.well-known/http-message-signatures-directory\n", kid, *serve)
+		fmt.Printf("key %s: JWK Set http://%s/jwks.json, key directory http://%s/.well-known/http-message-signatures-directory\n", kid, *serve, *serve)
 		log.Fatal(http.ListenAndServe(*serve, directory(priv, kid)))
 	}
 	if *agent == "" || flag.NArg() != 1 {
-		log.Fatal("usage: signer -key FILE -serve HOST:PORT | signer -key FILE -agent ORIGIN URL")
+		log.Fatal("usage: signer -key FILE -serve HOST:PORT | signer -key FILE -agent JWKS-URL|ORIGIN URL")
 	}
 	target, err := url.Parse(flag.Arg(0))
 	if err != nil {
@@ -70,7 +84,11 @@ func main() {
 	if *authority != "" {
 		auth = *authority
 	}
-	signRequest(req, priv, kid, *agent, auth, now, *tamper)
+	lifetime := time.Minute
+	if *long {
+		lifetime = time.Hour
+	}
+	signRequest(req, priv, kid, *agent, auth, now, lifetime, *tamper)
 	for range map[bool]int{false: 1, true: 2}[*replay] {
 		if err := send(req); err != nil {
 			log.Fatal(err)
@@ -79,16 +97,24 @@ func main() {
 }
 
 // signRequest adds Signature-Agent, Signature-Input and Signature: the
-// signature covers @authority and the Signature-Agent member, as the
-// protocol draft asks, for one minute, with a fresh nonce.
-func signRequest(req *http.Request, priv ed25519.PrivateKey, kid, agent, authority string, now time.Time, tamper bool) {
+// signature covers @method, @authority, @path and its own Signature-Agent
+// member, keyed to its label (draft 5.2, 5.2.1: the first two narrow it to
+// one request, which the draft recommends), for lifetime, with a fresh
+// nonce.
+func signRequest(req *http.Request, priv ed25519.PrivateKey, kid, agent, authority string, now time.Time, lifetime time.Duration, tamper bool) {
 	agentValue := `"` + agent + `"`
 	req.Header.Set("Signature-Agent", "sig1="+agentValue)
 	nonce := make([]byte, 32)
 	rand.Read(nonce)
-	params := fmt.Sprintf(`("@authority" "signature-agent";key="sig1");created=%d;expires=%d;keyid="%s";alg="ed25519";nonce="%s";tag="web-bot-auth"`,
-		now.Unix(), now.Add(time.Minute).Unix(), kid, base64.StdEncoding.EncodeToString(nonce))
-	base := `"@authority": ` + strings.ToLower(authority) + "\n" +
+	params := fmt.Sprintf(`("@method" "@authority" "@path" "signature-agent";key="sig1");created=%d;expires=%d;keyid="%s";alg="ed25519";nonce="%s";tag="web-bot-auth"`,
+		now.Unix(), now.Add(lifetime).Unix(), kid, base64.StdEncoding.EncodeToString(nonce))
+	path := req.URL.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	base := `"@method": ` + req.Method + "\n" +
+		`"@authority": ` + strings.ToLower(authority) + "\n" +
+		`"@path": ` + path + "\n" +
 		`"signature-agent";key="sig1": ` + agentValue + "\n" +
 		`"@signature-params": ` + params
 	sig := ed25519.Sign(priv, []byte(base))
@@ -99,15 +125,26 @@ func signRequest(req *http.Request, priv ed25519.PrivateKey, kid, agent, authori
 	req.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
 }
 
-// directory serves the key directory: the public key as a JWK, the
-// response signed by that key (tag "http-message-signatures-directory",
-// covering the request's @authority) to prove that whoever serves it holds
-// the key.
+// directory publishes the public key: at /jwks.json as a JWK Set, the way
+// a static host serves a JSON file (application/json, unsigned: the draft
+// lets a verifier use a key it fetched itself without a proof, B.1); at
+// the well-known URI as a key directory (its media type, 5.5.1), the
+// response signed by the key (tag "http-message-signatures-directory",
+// covering the request's @authority) to prove whoever serves it holds the
+// key (B.1).
 func directory(priv ed25519.PrivateKey, kid string) http.Handler {
 	x := base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
-	body := []byte(`{"keys":[{"kty":"OKP","crv":"Ed25519","x":"` + x + `"}]}`)
+	body := []byte(`{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"` + kid + `","x":"` + x + `","use":"sig"}]}`)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/.well-known/http-message-signatures-directory" {
+		h := w.Header()
+		switch r.URL.Path {
+		case "/jwks.json":
+			h.Set("Content-Type", "application/json")
+			h.Set("Cache-Control", "max-age=300")
+			w.Write(body)
+			return
+		case "/.well-known/http-message-signatures-directory":
+		default:
 			http.NotFound(w, r)
 			return
 		}
@@ -116,7 +153,6 @@ func directory(priv ed25519.PrivateKey, kid string) http.Handler {
 			now.Unix(), now.Add(5*time.Minute).Unix(), kid)
 		base := `"@authority";req: ` + strings.ToLower(r.Host) + "\n" + `"@signature-params": ` + params
 		sig := ed25519.Sign(priv, []byte(base))
-		h := w.Header()
 		h.Set("Content-Type", "application/http-message-signatures-directory+json")
 		h.Set("Cache-Control", "max-age=300")
 		h.Set("Signature-Input", "sig1="+params)

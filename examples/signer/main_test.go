@@ -53,11 +53,14 @@ func TestDemoVerifiedClaude(t *testing.T) {
 	target := site.URL + "/api/search?q=tent"
 	host := strings.TrimPrefix(site.URL, "http://")
 
-	signed := func(key ed25519.PrivateKey, agent, authority string, at time.Time, tamper bool) *http.Request {
+	signedFor := func(key ed25519.PrivateKey, agent, authority string, at time.Time, lifetime time.Duration, tamper bool) *http.Request {
 		r, _ := http.NewRequest(http.MethodGet, target, nil)
 		r.Header.Set("User-Agent", "claude/1.0 (+https://agent.example)")
-		signRequest(r, key, thumbprint(key.Public().(ed25519.PublicKey)), agent, authority, at, tamper)
+		signRequest(r, key, thumbprint(key.Public().(ed25519.PublicKey)), agent, authority, at, lifetime, tamper)
 		return r
+	}
+	signed := func(key ed25519.PrivateKey, agent, authority string, at time.Time, tamper bool) *http.Request {
+		return signedFor(key, agent, authority, at, time.Minute, tamper)
 	}
 	do := func(r *http.Request) (int, string) {
 		t.Helper()
@@ -74,8 +77,14 @@ func TestDemoVerifiedClaude(t *testing.T) {
 	if status, policy := do(valid); status != 200 || !strings.Contains(policy, `"agent/claude"`) {
 		t.Fatalf("signed claude: %d, RateLimit-Policy %q: want 200 and the claude policy", status, policy)
 	}
-	if status, _ := do(valid); status != http.StatusForbidden {
-		t.Errorf("the same signature replayed: %d, want 403", status)
+	if status, _ := do(valid); status != http.StatusForbidden && status != http.StatusTooManyRequests {
+		t.Errorf("the same signature replayed: %d, want 403 or 429", status)
+	}
+	// The directory named by its well-known URL spelled out is the origin
+	// the demo trusts (draft-ietf-webbotauth-httpsig-protocol-01 4.5).
+	wellKnown := signed(priv, dir.URL+"/.well-known/http-message-signatures-directory", host, time.Now(), false)
+	if status, policy := do(wellKnown); status != 200 || !strings.Contains(policy, `"agent/claude"`) {
+		t.Errorf("signed claude naming the well-known URL: %d, RateLimit-Policy %q", status, policy)
 	}
 	_, other, _ := ed25519.GenerateKey(nil)
 	for name, r := range map[string]*http.Request{
@@ -84,11 +93,13 @@ func TestDemoVerifiedClaude(t *testing.T) {
 			r.Header.Set("User-Agent", "claude/1.0")
 			return r
 		}(),
-		"tampered":            signed(priv, dir.URL, host, time.Now(), true),
-		"expired":             signed(priv, dir.URL, host, time.Now().Add(-time.Hour), false),
-		"other authority":     signed(priv, dir.URL, "shop.example", time.Now(), false),
-		"unknown key":         signed(other, dir.URL, host, time.Now(), false),
-		"untrusted directory": signed(priv, untrusted.URL, host, time.Now(), false),
+		"tampered":                 signed(priv, dir.URL, host, time.Now(), true),
+		"expired":                  signed(priv, dir.URL, host, time.Now().Add(-time.Hour), false),
+		"other authority":          signed(priv, dir.URL, "shop.example", time.Now(), false),
+		"unknown key":              signed(other, dir.URL, host, time.Now(), false),
+		"untrusted directory":      signed(priv, untrusted.URL, host, time.Now(), false),
+		"lifetime over the policy": signedFor(priv, dir.URL, host, time.Now(), time.Hour, false),
+		"another JWK Set URL":      signed(priv, dir.URL+"/jwks.json", host, time.Now(), false),
 	} {
 		if status, policy := do(r); status != http.StatusForbidden {
 			t.Errorf("%s: %d (RateLimit-Policy %q), want 403", name, status, policy)
@@ -103,6 +114,18 @@ func TestDemoVerifiedClaude(t *testing.T) {
 	}
 	if n := untrustedHits.Load(); n != 0 {
 		t.Errorf("the untrusted directory was fetched %d times", n)
+	}
+	// The key, as a static host publishes it: a JWK Set, plain JSON,
+	// unsigned, the key the directory proves.
+	res, err := http.Get(dir.URL + "/jwks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.Header.Get("Content-Type") != "application/json" || res.Header.Get("Signature") != "" ||
+		!strings.Contains(string(body), `"kid":"`+kid+`"`) {
+		t.Errorf("/jwks.json: %s %q %s", res.Header.Get("Content-Type"), res.Header.Get("Signature"), body)
 	}
 	// Browsers and other agents are not asked for anything.
 	r, _ = http.NewRequest("GET", target, nil)

@@ -25,7 +25,7 @@ func main() {
 	addr := flag.String("addr", ":8080", "address to listen on (host:port)")
 	redisAddr := flag.String("redis", "", "share rate limits with other replicas through the Redis at this host:port")
 	var trust stringList
-	flag.Var(&trust, "trust-signature-agent", "make the claude policy verified-only, trusting the Web Bot Auth key directory at this origin (repeatable; http only for loopback)")
+	flag.Var(&trust, "trust-signature-agent", "make the claude policy verified-only, trusting this Web Bot Auth Signature-Agent: the URL of a JWK Set, or an origin whose key directory is at /.well-known/http-message-signatures-directory (repeatable; http only for loopback)")
 	flag.Parse()
 
 	app := demo.NewApp()
