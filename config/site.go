@@ -75,7 +75,7 @@ type Verification struct {
 	// as "*". A claim no source can answer for is served as "*", logged.
 	Required        bool
 	Methods         []string // accepted; empty: any that has a source
-	SignatureAgents []string // Web Bot Auth key directory origins trusted
+	SignatureAgents []string // Signature-Agent URLs trusted: JWK Set URLs or key directory origins
 	IPRanges        []string // URLs of the operator's IP range lists
 	ReverseDNS      []string // domains of forward-confirmed PTR names
 	FallBack        bool

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentready/agentready/internal/format/pathpattern"
 	"github.com/agentready/agentready/internal/httpsyntax"
+	"github.com/agentready/agentready/internal/webbotauth"
 )
 
 // capIndex maps each capability ID to the index of its first declaration.
@@ -205,10 +206,12 @@ func (r *report) verification(p string, a *AgentPolicy) {
 		}
 	}
 	for i, o := range v.SignatureAgents {
-		u, err := url.Parse(o)
-		if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" ||
-			(u.Scheme != "https" && u.Scheme != "http") {
-			r.addf(at(p+".SignatureAgents", i), "", "%q is not an origin (https://host[:port]): a Signature-Agent names the origin of a key directory", o)
+		// draft-ietf-webbotauth-httpsig-protocol-01 5.2.1: the URL of the
+		// agent's JWK Set, or (as deployed agents still send) the origin
+		// whose key directory is at the well-known URI.
+		_, err := webbotauth.AgentURL(o)
+		if u, _ := url.Parse(o); err != nil || u == nil {
+			r.addf(at(p+".SignatureAgents", i), "", "%q is not a Signature-Agent URL (the https URL of a JWK Set, or the origin of a key directory): %v", o, err)
 		} else if !fetchable(u) {
 			r.addf(at(p+".SignatureAgents", i), "", "%q: a key directory is fetched over https (plain http only from a loopback host, with verify.Options.AllowHTTPLoopback)", o)
 		}

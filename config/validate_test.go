@@ -117,9 +117,14 @@ func TestValidateRules(t *testing.T) {
 		{"verification method", with(fixtures.OutdoorSupply, func(s *config.Site) {
 			s.Agents[1].Verify = config.Verification{Required: true, Methods: []string{"dns"}}
 		}), config.Formats{}, "Agents[1].Verify.Methods[0]", "", []string{`"dns" is not one of`}},
-		{"verification origin", with(fixtures.OutdoorSupply, func(s *config.Site) {
-			s.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{"https://agent.example/keys"}}
-		}), config.Formats{}, "Agents[1].Verify.SignatureAgents[0]", "", []string{"is not an origin"}},
+		// A JWK Set URL is a Signature-Agent (draft -01 5.2.1); userinfo
+		// and fragments are not.
+		{"verification signature agent", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{"https://agent.example/keys/jwks.json", "https://user@agent.example/keys"}}
+		}), config.Formats{}, "Agents[1].Verify.SignatureAgents[1]", "", []string{"is not a Signature-Agent URL"}},
+		{"verification signature agent fragment", with(fixtures.OutdoorSupply, func(s *config.Site) {
+			s.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{"https://agent.example/jwks.json#k"}}
+		}), config.Formats{}, "Agents[1].Verify.SignatureAgents[0]", "", []string{"is not a Signature-Agent URL"}},
 		// Sources package verify refuses to fetch are refused here too, so
 		// that lint accepts what New does (found by review).
 		{"verification range list over http", with(fixtures.OutdoorSupply, func(s *config.Site) {
