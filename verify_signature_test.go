@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -64,10 +65,15 @@ func (a *wbaAgent) sign(r *http.Request, authority string) {
 
 // signWith signs r with extra parameters (nonce) after alg.
 func (a *wbaAgent) signWith(r *http.Request, authority, extra string) {
+	a.signFor(r, authority, extra, time.Minute)
+}
+
+// signFor signs r with extra parameters, valid for lifetime.
+func (a *wbaAgent) signFor(r *http.Request, authority, extra string, lifetime time.Duration) {
 	now := time.Now()
 	agent := `"` + a.dir.URL + `"`
 	params := fmt.Sprintf(`("@authority" "signature-agent";key="sig1");created=%d;expires=%d;keyid="%s";alg="ed25519"%s;tag="web-bot-auth"`,
-		now.Unix(), now.Add(time.Minute).Unix(), a.kid, extra)
+		now.Unix(), now.Add(lifetime).Unix(), a.kid, extra)
 	sig := ed25519.Sign(a.priv, []byte(`"@authority": `+authority+"\n"+`"signature-agent";key="sig1": `+agent+"\n"+`"@signature-params": `+params))
 	r.Header.Set("Signature-Agent", "sig1="+agent)
 	r.Header.Set("Signature-Input", "sig1="+params)
@@ -214,5 +220,80 @@ func TestReplayStoreDown(t *testing.T) {
 	}
 	if d := rec.last(t); !d.Unverified || d.Identity.Verified() || !errorsIs(d.Err, verify.ErrUnavailable) {
 		t.Errorf("decision %+v", d)
+	}
+}
+
+// TestRefusedSignatureAnswers: a refused claim says why, in the decision
+// and the problem+json, and asks for the signature it would accept
+// (draft-ietf-webbotauth-httpsig-protocol-01 5.3): a replayed nonce is
+// 429, a signature living longer than the site allows has its own reason,
+// distinct from a forgery.
+func TestRefusedSignatureAnswers(t *testing.T) {
+	agent := newWBAAgent(t)
+	site := fixtures.OutdoorSupply()
+	site.Agents[1].Verify = config.Verification{Required: true, SignatureAgents: []string{agent.dir.URL}}
+	srv, host, _, rec := serveVerified(t, site, verify.Options{SignatureMaxLifetime: 5 * time.Minute})
+	do := func(sign func(r *http.Request)) (*http.Response, map[string]any) {
+		t.Helper()
+		r, _ := http.NewRequest("GET", srv.URL+"/api/search?q=tent", nil)
+		r.Header.Set("User-Agent", "claude/1.0")
+		sign(r)
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var body map[string]any
+		json.NewDecoder(res.Body).Decode(&body)
+		return res, body
+	}
+	nonce := `;nonce="` + base64.StdEncoding.EncodeToString([]byte("once-only-nonce!")) + `"`
+	var replayed http.Header
+	cases := []struct {
+		name   string
+		sign   func(r *http.Request)
+		status int
+		reason string
+	}{
+		{"first use of a nonce", func(r *http.Request) { agent.signWith(r, host, nonce); replayed = r.Header.Clone() }, 200, ""},
+		{"the same signature again", func(r *http.Request) {
+			for k, v := range replayed {
+				if strings.HasPrefix(k, "Signature") {
+					r.Header[k] = v
+				}
+			}
+		}, http.StatusTooManyRequests, "replayed-nonce"},
+		{"a day-long signature", func(r *http.Request) { agent.signFor(r, host, nonce[:len(nonce)-2]+`2"`, 24*time.Hour) }, http.StatusForbidden, "lifetime-exceeds-policy"},
+		{"a forged signature", func(r *http.Request) {
+			agent.sign(r, host)
+			v := r.Header.Get("Signature")
+			sig, _ := base64.StdEncoding.DecodeString(strings.Trim(strings.TrimPrefix(v, "sig1="), ":"))
+			sig[0] ^= 1
+			r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
+		}, http.StatusForbidden, "bad-signature"},
+		{"no signature", func(*http.Request) {}, http.StatusForbidden, "no-signature"},
+	}
+	for _, c := range cases {
+		res, body := do(c.sign)
+		if res.StatusCode != c.status {
+			t.Errorf("%s: %d, want %d (%v)", c.name, res.StatusCode, c.status, body)
+			continue
+		}
+		d := rec.last(t)
+		if d.Identity.Reason != c.reason {
+			t.Errorf("%s: decision reason %q, want %q", c.name, d.Identity.Reason, c.reason)
+		}
+		if c.status == 200 {
+			continue
+		}
+		if body["reason"] != c.reason || d.Outcome != enforce.DenyIdentity {
+			t.Errorf("%s: problem reason %v, outcome %v, want %q", c.name, body["reason"], d.Outcome, c.reason)
+		}
+		// 5.3: the refusal names the signature that would be accepted,
+		// with a fresh nonce, so the answer is not stored.
+		as := res.Header.Get("Accept-Signature")
+		if !strings.Contains(as, `tag="web-bot-auth"`) || !strings.Contains(as, "nonce=") || res.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: Accept-Signature %q, Cache-Control %q", c.name, as, res.Header.Get("Cache-Control"))
+		}
 	}
 }

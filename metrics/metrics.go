@@ -12,7 +12,7 @@
 // endpoint needs, where OpenTelemetry would add an SDK and an exporter.
 //
 // Every label value comes from the declaration or from agentready's own
-// enums (outcomes, classes, verification methods, policy and capability
+// enums (outcomes, classes, verification methods and reasons, policy and capability
 // names, document paths), never from the request, so a hostile client
 // cannot grow the number of series.
 package metrics
@@ -31,6 +31,7 @@ import (
 type Metrics struct {
 	decisions  *prometheus.CounterVec
 	unverified *prometheus.CounterVec
+	failures   *prometheus.CounterVec
 	documents  *prometheus.CounterVec
 	reg        prometheus.Registerer
 }
@@ -47,12 +48,16 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Namespace: "agentready", Name: "unverified_claims_total",
 			Help: "Claims to a verified-only policy served under \"*\" because they could not be proven (a source did not answer, or FallBack).",
 		}, []string{"claimed"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "agentready", Name: "verification_failures_total",
+			Help: "Claims to a verified-only policy that were not proven, by policy and reason (replayed-nonce, lifetime-exceeds-policy, bad-signature, unavailable, ...).",
+		}, []string{"policy", "reason"}),
 		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "agentready", Name: "documents_total",
 			Help: "Discovery documents served, by path and status (200, 304, ...).",
 		}, []string{"path", "status"}),
 	}
-	for _, c := range []prometheus.Collector{m.decisions, m.unverified, m.documents} {
+	for _, c := range []prometheus.Collector{m.decisions, m.unverified, m.failures, m.documents} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -68,6 +73,9 @@ func (m *Metrics) Observe(d enforce.Decision) {
 	m.decisions.WithLabelValues(d.Outcome.String(), d.Class.Kind, d.Agent, d.Capability, d.Identity.Method.String()).Inc()
 	if d.Unverified {
 		m.unverified.WithLabelValues(d.Identity.Claimed).Inc()
+	}
+	if d.Identity.Reason != "" {
+		m.failures.WithLabelValues(d.Identity.Claimed, d.Identity.Reason).Inc()
 	}
 }
 

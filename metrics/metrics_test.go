@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,9 +14,11 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/verify"
 )
 
 // TestMetrics: decisions are counted by outcome, class, policy and
@@ -130,5 +133,30 @@ func TestDocumentsAfterReload(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", added, nil))
 	if n := testutil.ToFloat64(mx.DocumentsCounter().WithLabelValues(added, "200")); n != 1 {
 		t.Errorf("%s, added by the reload: counted %v times", added, n)
+	}
+}
+
+// TestVerificationFailures: a refused claim is counted by policy and reason,
+// so a replay or an over-long signature is told apart from a forgery.
+func TestVerificationFailures(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	mx, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, reason := range []string{"replayed-nonce", "lifetime-exceeds-policy", "bad-signature", "bad-signature"} {
+		mx.Observe(enforce.Decision{Outcome: enforce.DenyIdentity, Agent: "claude",
+			Identity: verify.Identity{Claimed: "claude", Reason: reason}})
+	}
+	mx.Observe(enforce.Decision{Outcome: enforce.Allow, Agent: "claude", Identity: verify.Identity{Claimed: "claude", Method: verify.Signature}})
+	want := `
+# HELP agentready_verification_failures_total Claims to a verified-only policy that were not proven, by policy and reason (replayed-nonce, lifetime-exceeds-policy, bad-signature, unavailable, ...).
+# TYPE agentready_verification_failures_total counter
+agentready_verification_failures_total{policy="claude",reason="bad-signature"} 2
+agentready_verification_failures_total{policy="claude",reason="lifetime-exceeds-policy"} 1
+agentready_verification_failures_total{policy="claude",reason="replayed-nonce"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "agentready_verification_failures_total"); err != nil {
+		t.Error(err)
 	}
 }

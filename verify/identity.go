@@ -45,6 +45,12 @@ type Identity struct {
 	Source string
 	// KeyID is the signing key's RFC 7638 thumbprint (Signature).
 	KeyID string
+	// Reason is why a checked claim was not proven, one short stable name
+	// (docs: "Verified agents"): "replayed-nonce", "lifetime-exceeds-policy",
+	// "expired", "bad-signature", "untrusted-agent", "no-signature",
+	// "unproven", "unavailable", ...; "" when the claim was proven or not
+	// checked.
+	Reason string
 }
 
 // Verified reports whether the claim was proven.

@@ -70,7 +70,7 @@ func (e *Enforcer) authForPass(r *http.Request, ci int, wd *decision) (d decisio
 	if e.checkAuth(r, ci, true, &d) {
 		return d, false
 	}
-	d.Status = statusOf(d.Outcome)
+	d.Status = statusOf(&d.Decision)
 	d.ReportOnly = e.reportOnly
 	return d, true
 }
@@ -119,7 +119,7 @@ func (e *Enforcer) completeForCapability(w http.ResponseWriter, r *http.Request,
 			d.Rule = "Rate-Limit: " + c.Limit.Decl
 		}
 	}
-	d.Status = statusOf(d.Outcome)
+	d.Status = statusOf(&d.Decision)
 	d.ReportOnly = e.reportOnly && d.Outcome != enforce.Allow
 	if e.rec != nil {
 		e.rec.Bound(r, &d.Decision)

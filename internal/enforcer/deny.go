@@ -82,6 +82,14 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		prob.Detail = fmt.Sprintf("the site's usage preference %q refuses %s agents this path", d.Rule, d.class.Purpose)
 	case enforce.DenyIdentity:
 		prob.Detail = fmt.Sprintf("agent policy %q is verified-only and the request did not prove its claim: %v", d.Identity.Claimed, d.Err)
+		prob.Extra["reason"] = d.Identity.Reason
+		// draft-ietf-webbotauth-httpsig-protocol-01 5.3: say which
+		// signature would be accepted; its nonce is fresh, so the answer
+		// is not stored.
+		if v := e.verifier.AcceptSignature(d.Agent); v != "" {
+			h.Set("Accept-Signature", v)
+			h.Set("Cache-Control", "no-store")
+		}
 	case enforce.DenyAuth:
 		ci := d.capability.index()
 		c := &e.p.Capabilities[ci]

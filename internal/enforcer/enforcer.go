@@ -75,15 +75,18 @@ type Config struct {
 	SignedRequests signedRequests
 	// Verifier checks claims to verified-only agent policies
 	// (config.Verification); required when the policy has any.
-	Verifier verifier
+	Verifier claimChecker
 }
 
-// verifier checks a request's claim to a verified-only agent policy;
+// claimChecker checks a request's claim to a verified-only agent policy;
 // *verifier.Verifier is one. client is the client address (trusted proxies
 // honoured), authority the request's host as the server sees it; record
 // is false for Explain, which must not use up a signature's nonce.
-type verifier interface {
+type claimChecker interface {
 	Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, policy string, record bool) (verify.Identity, error)
+	// AcceptSignature is the Accept-Signature value to send when a claim
+	// to policy is refused, "" when the policy accepts no signature.
+	AcceptSignature(policy string) string
 }
 
 // signedRequests verifies a request's HTTP Message Signature and returns
@@ -119,7 +122,7 @@ type Enforcer struct {
 	classFn  func(r *http.Request) policy.Class
 	uas      *uaCache
 	ip       *clientip.Resolver
-	verifier verifier
+	verifier claimChecker
 	signed   signedRequests
 	auth     enforce.Authenticator
 
@@ -409,7 +412,7 @@ func (e *Enforcer) Explain(r *http.Request) enforce.Decision {
 		ci = wd.capability.index()
 	}
 	e.decide(r, e.classify(r), ci, nil, false, &d)
-	d.Status = statusOf(d.Outcome)
+	d.Status = statusOf(&d.Decision)
 	if e.recorded(r, &d) {
 		agent, client := e.identityOf(r, &d)
 		e.rec.Check(r, &d.Decision, agent, client)
@@ -457,7 +460,7 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 		e.pass(w, r, next, onHeap(&d), ci)
 		return
 	}
-	d.Status = statusOf(d.Outcome)
+	d.Status = statusOf(&d.Decision)
 	d.ReportOnly = e.reportOnly && d.Outcome != enforce.Allow
 	bound := (d.Outcome == enforce.Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0
 	recorded := e.recorded(r, &d)

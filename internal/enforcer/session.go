@@ -91,11 +91,11 @@ func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *decision) {
 		// checked here as on every other request.
 		var ok bool
 		if ai, ok = e.verifyClaim(r, ai, consume, d); !ok {
-			d.Status = statusOf(d.Outcome)
+			d.Status = statusOf(&d.Decision)
 			return
 		}
 	}
 	d.Rule = enforce.RuleSessionEndpoint
 	e.rateLimit(r, ai, -1, consume, d)
-	d.Status = statusOf(d.Outcome)
+	d.Status = statusOf(&d.Decision)
 }

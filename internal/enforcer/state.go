@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/ratelimit"
 )
 
@@ -37,9 +38,16 @@ func (d *decision) setClass(c policy.Class) {
 func (d *decision) results() []ratelimit.Result { return d.Results[:d.n] }
 
 // statusOf maps a denial to its HTTP status.
-func statusOf(o enforce.Outcome) int {
-	switch o {
-	case enforce.DenyPath, enforce.DenyCapability, enforce.DenyIdentity, enforce.DenyPreference:
+func statusOf(d *enforce.Decision) int {
+	switch d.Outcome {
+	case enforce.DenyIdentity:
+		if d.Identity.Reason == webbotauth.ReasonReplay {
+			// draft-ietf-webbotauth-httpsig-protocol-01 5.3: a replayed
+			// nonce is answered 429, with a fresh Accept-Signature.
+			return http.StatusTooManyRequests
+		}
+		return http.StatusForbidden
+	case enforce.DenyPath, enforce.DenyCapability, enforce.DenyPreference:
 		return http.StatusForbidden
 	case enforce.DenyAuth:
 		return http.StatusUnauthorized

@@ -10,6 +10,7 @@ import (
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -30,6 +31,7 @@ func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *decision
 		return ai, true
 	}
 	d.Err = err
+	d.Identity.Reason = verifier.Reason(err)
 	unavailable := errors.Is(err, verify.ErrUnavailable)
 	if !unavailable && !a.FallBack {
 		d.Outcome, d.Rule = enforce.DenyIdentity, "Agent: "+a.Name+" (verified-only)"

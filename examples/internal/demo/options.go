@@ -31,6 +31,9 @@ func (a *App) Options(log *slog.Logger) []agentready.Option {
 			if d.Identity.Claimed != "" {
 				attrs = append(attrs, "claimed", d.Identity.Claimed, "verified", d.Identity.Method.String())
 			}
+			if d.Identity.Reason != "" {
+				attrs = append(attrs, "reason", d.Identity.Reason) // why the claim was not proven
+			}
 			if d.Unverified {
 				attrs = append(attrs, "unverified", true)
 			}
