@@ -121,11 +121,11 @@ func verifiedAgents(ctx context.Context, site config.Site, client redis.Universa
 		// Sources from the known-agent data: OpenAI's published ranges.
 		config.AgentPolicy{Name: "GPTBot", RateLimit: config.PerMinute(600),
 			Verify: config.Verification{Required: true}},
-		// Only a Web Bot Auth signature by a key of this directory.
+		// Only a Web Bot Auth signature by a key of this JWK Set.
 		config.AgentPolicy{Name: "claude", RateLimit: config.PerMinute(200),
 			Verify: config.Verification{Required: true,
 				Methods:         []string{config.VerifySignature},
-				SignatureAgents: []string{"https://agent.example"}}},
+				SignatureAgents: []string{"https://agent.example/keys/jwks.json"}}},
 	)
 	replays, err := redisstore.NewReplayCache(client) // replicas refuse each other's replays
 	if err != nil {
