@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -9,14 +8,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/publish/agentstxt"
-	"github.com/agentready/agentready/internal/publish/robotstxt"
 	"github.com/agentready/agentready/internal/specschemas"
 )
 
@@ -33,42 +28,28 @@ const checkBodyLimit = 1 << 20
 
 // checker fetches a site's documents and checks them.
 type checker struct {
-	base     *url.URL
-	client   *http.Client
+	base   *url.URL // the URL checked
+	origin string   // its origin (origin())
+	client *http.Client
+	// docs is every document looked for, in order; findings what the
+	// fetched ones were found to be.
+	docs     []document
 	findings []finding
+	// seen maps each URL fetched to its entry in docs, so that a
+	// document two others name is fetched once.
+	seen map[string]int
+	// declared are the origins the site's documents declare as the
+	// site's; siteURL the first site URL declared.
+	declared []declared
+	siteURL  string
+}
+
+func newChecker(base *url.URL, client *http.Client) *checker {
+	return &checker{base: base, origin: origin(base), client: client, seen: map[string]int{}}
 }
 
 func (c *checker) add(doc, spec, level, format string, args ...any) {
 	c.findings = append(c.findings, finding{Document: doc, Spec: spec, Level: level, Message: fmt.Sprintf(format, args...)})
-}
-
-// fetch GETs path; ok is false (and a finding recorded when required) when
-// it is not served.
-func (c *checker) fetch(path, spec string, required bool) (body []byte, h http.Header, ok bool) {
-	u := *c.base
-	u.Path, u.RawQuery = path, ""
-	res, err := c.client.Get(u.String())
-	if err != nil {
-		c.add(path, spec, "fail", "cannot fetch: %v", err)
-		return nil, nil, false
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		if required {
-			c.add(path, spec, "fail", "answers %s", res.Status)
-		}
-		return nil, nil, false
-	}
-	body, err = io.ReadAll(io.LimitReader(res.Body, checkBodyLimit+1))
-	if err != nil {
-		c.add(path, spec, "fail", "reading the body: %v", err)
-		return nil, nil, false
-	}
-	if len(body) > checkBodyLimit {
-		c.add(path, spec, "fail", "larger than %d bytes", checkBodyLimit)
-		return nil, nil, false
-	}
-	return body, res.Header, true
 }
 
 // contentType checks the media type (and charset, when want names one).
@@ -98,141 +79,123 @@ func oneLine(err error) string {
 	return s
 }
 
-// run checks every document.
+// run looks for every document, in the order in which each tells where
+// the next ones are: agents.txt declares the site URL and may name
+// agents.json; agents.json may be the agent:// registry naming the
+// descriptors; the AI Catalog names the cards.
 func (c *checker) run() {
-	// agents.txt (draft-car 2.1: text/plain; charset=utf-8; the v0.1.0
-	// format serves the same).
-	if body, h, ok := c.fetch("/.well-known/agents.txt", "agents.txt", true); ok {
-		n := len(c.findings)
-		c.contentType("/.well-known/agents.txt", "agents.txt", h, "text/plain", "utf-8")
-		f, err := agentstxt.Parse(body)
-		spec := "agents.txt"
-		if err != nil {
-			c.add("/.well-known/agents.txt", spec, "fail", "does not parse: %v", err)
-		} else {
-			spec = map[config.Dialect]string{config.DialectIETFDraft: "draft-car", config.DialectV010: "agents.txt v0.1.0"}[f.Dialect]
-			for _, w := range f.Warnings {
-				c.add("/.well-known/agents.txt", spec, "fail", "%v", w)
-			}
-			if h.Get("Access-Control-Allow-Origin") != "*" {
-				c.add("/.well-known/agents.txt", spec, "warn", "no Access-Control-Allow-Origin: * (draft-car 5.2 SHOULD)")
-			}
-		}
-		if len(c.findings) == n {
-			c.add("/.well-known/agents.txt", spec, "pass", "parses, %s", strings.TrimSpace(describeTxt(f)))
-		}
-		if root, _, ok := c.fetch("/agents.txt", spec, false); ok && !bytes.Equal(root, body) {
-			c.add("/agents.txt", spec, "warn", "differs from /.well-known/agents.txt, which takes precedence (draft-car 2.1)")
-		}
-	}
-	// agents.json: draft-car companion, v0.1.0 agents.json or agent://
-	// registry, told apart by their members.
-	if body, h, ok := c.fetch("/.well-known/agents.json", "agents.json", false); ok {
-		n := len(c.findings)
-		c.contentType("/.well-known/agents.json", "agents.json", h, "application/json", "")
-		var probe map[string]json.RawMessage
-		if err := json.Unmarshal(body, &probe); err != nil {
-			c.add("/.well-known/agents.json", "agents.json", "fail", "not a JSON object: %v", err)
-		} else {
-			switch {
-			case probe["specVersion"] != nil:
-				c.schema("/.well-known/agents.json", "draft-car", "draft-car_agents-json.schema.json", body)
-			case probe["protocol_version"] != nil:
-				c.schema("/.well-known/agents.json", "agents.txt v0.1.0", "agents-protocol_agents.schema.json", body)
-			case probe["agents"] != nil:
-				if c.schema("/.well-known/agents.json", "agent://", "agent-uri_agents-registry.schema.json", body) {
-					c.descriptorsOf(probe["agents"])
-				}
-			default:
-				c.add("/.well-known/agents.json", "agents.json", "fail", "neither a draft-car (specVersion), v0.1.0 (protocol_version) nor agent:// registry (agents) document")
-			}
-		}
-		if len(c.findings) == n {
-			c.add("/.well-known/agents.json", "agents.json", "pass", "valid")
-		}
-	}
-	// The site's own derived agent:// descriptor, at the default path.
-	own := "/agents/" + c.base.Hostname() + "/agent.json"
-	if body, h, ok := c.peek(own); ok {
-		c.checkDescriptor(own, body, h)
-	}
-	// agents.md: text/markdown; Format B's front matter is YAML.
-	for _, p := range []string{"/.well-known/agents.md", "/agents.md"} {
-		body, h, ok := c.fetch(p, "agents.md", false)
-		if !ok {
-			continue
-		}
-		n := len(c.findings)
-		c.contentType(p, "agents.md", h, "text/markdown", "")
-		if rest, ok := bytes.CutPrefix(body, []byte("---\n")); ok {
-			fm, _, found := bytes.Cut(rest, []byte("\n---\n"))
-			var doc struct {
-				MCP struct{ Endpoint string } `yaml:"mcp"`
-			}
-			if !found {
-				c.add(p, "agents.md", "fail", "front matter is not closed by a --- line")
-			} else if err := yaml.Unmarshal(fm, &doc); err != nil {
-				c.add(p, "agents.md", "fail", "front matter is not YAML: %v", err)
-			} else if doc.MCP.Endpoint == "" {
-				c.add(p, "agents.md", "fail", "Format B front matter without mcp.endpoint")
-			}
-		}
-		if !bytes.HasPrefix(bytes.TrimPrefix(body, []byte("---\n")), []byte("# ")) && !bytes.Contains(body, []byte("\n# ")) {
-			c.add(p, "agents.md", "fail", "no H1 title")
-		}
-		if len(c.findings) == n {
-			c.add(p, "agents.md", "pass", "well formed")
-		}
-		break
-	}
-	// JSON documents with a schema.
-	for _, d := range []struct{ path, spec, schema string }{
-		{"/agent.json", "AWP", "awp_agent-json_v0.2.schema.json"},
-		{"/.well-known/mcp/server-card.json", "MCP server card", "mcp_server-card.schema.json#/$defs/ServerCard"},
-		{"/.well-known/agent-card.json", "A2A agent card", "a2a_v0.3.0_a2a.json#/definitions/AgentCard"},
-	} {
-		body, h, ok := c.fetch(d.path, d.spec, false)
-		if !ok {
-			continue
-		}
-		n := len(c.findings)
-		c.contentType(d.path, d.spec, h, "application/json", "")
-		c.schema(d.path, d.spec, d.schema, body)
-		if len(c.findings) == n {
-			c.add(d.path, d.spec, "pass", "valid")
-		}
-	}
-	// robots.txt (RFC 9309).
-	if body, h, ok := c.fetch("/robots.txt", "RFC 9309", false); ok {
-		n := len(c.findings)
-		c.contentType("/robots.txt", "RFC 9309", h, "text/plain", "")
-		if len(body) > robotstxt.MaxBytes {
-			c.add("/robots.txt", "RFC 9309", "warn", "%d bytes: crawlers need read only 500 KiB (2.5)", len(body))
-		}
-		if len(c.findings) == n {
-			var extras []string
-			for _, k := range []string{"Content-Usage:", "Content-Signal:"} {
-				if bytes.Contains(bytes.ToLower(body), bytes.ToLower([]byte(k))) {
-					extras = append(extras, strings.TrimSuffix(k, ":"))
-				}
-			}
-			c.add("/robots.txt", "RFC 9309", "pass", "served%s", map[bool]string{true: ", with " + strings.Join(extras, " and "), false: ""}[len(extras) > 0])
-		}
-	}
+	named := c.agentsTxt()
+	registry, registryPath := c.agentsJSON(named)
+	c.descriptors(registry, registryPath)
+	c.agentsMD()
+	c.awp()
+	c.cards()
+	c.robots()
 }
 
-func describeTxt(f *agentstxt.File) string {
-	if f == nil {
-		return ""
+// report is check's result, as -json prints it.
+type report struct {
+	Site      string     `json:"site"` // the origin checked
+	Declared  []declared `json:"declared"`
+	Documents []document `json:"documents"`
+	Findings  []finding  `json:"findings"`
+	Verdict   verdict    `json:"verdict"`
+}
+
+// verdict sums a check up: FAIL when any finding fails (a MUST broken,
+// or a document that should be there and could not be read), PASS
+// otherwise; either way it names the documents that were not published,
+// not checked or skipped, so that a PASS is never silent about them.
+type verdict struct {
+	Result      string   `json:"result"`
+	Fetched     int      `json:"fetched"`
+	Fails       int      `json:"fails"`
+	Warnings    int      `json:"warnings"`
+	Missing     []string `json:"missing,omitempty"`     // "location (status)"
+	Unavailable []string `json:"unavailable,omitempty"` // "location (status or error)"
+	Skipped     []string `json:"skipped,omitempty"`
+	// OtherOrigins are the site origins the documents declare that are
+	// not the one checked (each also a warning).
+	OtherOrigins []string `json:"otherOrigins,omitempty"`
+}
+
+func (c *checker) verdict() verdict {
+	v := verdict{Result: "PASS"}
+	for _, d := range c.declared {
+		if d.Origin != c.origin {
+			v.OtherOrigins = append(v.OtherOrigins, d.Origin)
+		}
 	}
-	return fmt.Sprintf("%d capabilities, %d agent policies", len(f.Site.Capabilities), len(f.Site.Agents))
+	for _, f := range c.findings {
+		switch f.Level {
+		case "fail":
+			v.Fails++
+		case "warn":
+			v.Warnings++
+		}
+	}
+	if v.Fails > 0 {
+		v.Result = "FAIL"
+	}
+	for _, d := range c.docs {
+		switch d.Status {
+		case docFetched, docInline:
+			v.Fetched++
+		case docMissing:
+			v.Missing = append(v.Missing, d.Location+" ("+strconv.Itoa(d.HTTPStatus)+")")
+		case docUnavailable:
+			why := d.Note
+			if d.HTTPStatus != 0 {
+				why = strconv.Itoa(d.HTTPStatus)
+			}
+			v.Unavailable = append(v.Unavailable, d.Location+" ("+why+")")
+		case docSkipped:
+			if !d.covered {
+				v.Skipped = append(v.Skipped, d.Location)
+			}
+		}
+	}
+	return v
+}
+
+func (v verdict) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d documents checked, %s, %s", v.Result, v.Fetched, count(v.Fails, "failure"), count(v.Warnings, "warning"))
+	if len(v.OtherOrigins) > 0 {
+		fmt.Fprintf(&b, "; the documents declare the site at %s, not the origin checked", strings.Join(v.OtherOrigins, ", "))
+	}
+	if len(v.Unavailable) > 0 {
+		fmt.Fprintf(&b, "; not checked, could not be read: %s", strings.Join(v.Unavailable, ", "))
+	}
+	if len(v.Missing) > 0 {
+		fmt.Fprintf(&b, "; not published: %s", strings.Join(v.Missing, ", "))
+	}
+	if len(v.Skipped) > 0 {
+		fmt.Fprintf(&b, "; skipped (see why above): %s", strings.Join(v.Skipped, ", "))
+	}
+	return b.String()
+}
+
+// count is n noun, in the plural unless n is 1 ("entry": "entries").
+func count(n int, noun string) string {
+	plural := noun + "s"
+	if strings.HasSuffix(noun, "y") {
+		plural = strings.TrimSuffix(noun, "y") + "ies"
+	}
+	switch n {
+	case 0:
+		return "no " + plural
+	case 1:
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + plural
 }
 
 // check fetches a site's discovery documents and reports what conforms.
 func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	asJSON := fs.Bool("json", false, "print the findings as JSON")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
 	sites, code := parseArgs(fs, args, stdout, stderr)
 	if code >= 0 {
 		return code
@@ -246,72 +209,54 @@ func check(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentready check: %q is not an http(s) URL\n", sites[0])
 		return 2
 	}
-	c := &checker{base: base, client: &http.Client{Timeout: 10 * time.Second}}
+	c := newChecker(base, checkClient())
 	if !*asJSON {
-		fmt.Fprintf(stderr, "checking %s ...\n", base)
+		fmt.Fprintf(stderr, "checking %s ...\n", c.origin)
 	}
 	c.run()
-	failed := false
-	for _, f := range c.findings {
-		failed = failed || f.Level == "fail"
+	r := report{Site: c.origin, Declared: c.declared, Documents: c.docs, Findings: c.findings, Verdict: c.verdict()}
+	if r.Declared == nil {
+		r.Declared = []declared{}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(c.findings); err != nil {
+		if err := enc.Encode(r); err != nil {
 			fmt.Fprintln(stderr, err)
 		}
 	} else {
-		for _, f := range c.findings {
-			fmt.Fprintf(stdout, "%-4s %-36s %-18s %s\n", strings.ToUpper(f.Level), f.Document, f.Spec, f.Message)
-		}
+		printReport(stdout, r)
 	}
-	if failed {
+	if r.Verdict.Result == "FAIL" {
 		return 1
 	}
 	return 0
 }
 
-// peek reports whether path is served (200), without a finding.
-func (c *checker) peek(path string) ([]byte, http.Header, bool) {
-	return c.fetch(path, "", false)
-}
-
-// descriptorsOf checks the descriptors an agent:// registry lists, those
-// on the site's own origin (a registry naming another host is not fetched:
-// check that host).
-func (c *checker) descriptorsOf(raw json.RawMessage) {
-	var reg map[string]string
-	if json.Unmarshal(raw, &reg) != nil {
-		return
-	}
-	for name, loc := range reg {
-		u, err := url.Parse(loc)
-		if err != nil || !strings.EqualFold(u.Host, c.base.Host) {
-			c.add("/.well-known/agents.json", "agent://", "warn", "descriptor of %q at %q is on another origin: not checked", name, loc)
-			continue
+// printReport prints the documents looked for, the findings and the
+// verdict.
+func printReport(w io.Writer, r report) {
+	fmt.Fprintf(w, "documents looked for at %s:\n", r.Site)
+	for _, d := range r.Documents {
+		code := ""
+		if d.HTTPStatus != 0 {
+			code = strconv.Itoa(d.HTTPStatus)
 		}
-		c.descriptor(u.Path)
+		what := d.What
+		if d.From != "" {
+			what += ", named by " + d.From
+		}
+		fmt.Fprintf(w, "  %-11s %3s  %-40s %s%s\n", d.Status, code, d.Location, what, prefixed(": ", d.Note))
 	}
+	fmt.Fprintln(w, "findings:")
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "%-4s %-36s %-18s %s\n", strings.ToUpper(f.Level), f.Document, f.Spec, f.Message)
+	}
+	fmt.Fprintf(w, "verdict: %s\n", r.Verdict)
 }
 
-// descriptor checks one agent:// descriptor (agent-uri-03 7): its media
-// type, its schema, and a signature's presence (10.3 SHOULD).
-func (c *checker) descriptor(path string) {
-	if body, h, ok := c.fetch(path, "agent://", true); ok {
-		c.checkDescriptor(path, body, h)
-	}
-}
-
-// checkDescriptor checks the descriptor body fetched from path.
-func (c *checker) checkDescriptor(path string, body []byte, h http.Header) {
-	n := len(c.findings)
-	c.contentType(path, "agent://", h, "application/agent+json", "")
-	c.schema(path, "agent://", "agent-uri_agent-descriptor.schema.json", body)
-	if len(c.findings) == n {
-		c.add(path, "agent://", "pass", "valid")
-	}
-	if h.Get("Signature") == "" {
-		c.add(path, "agent://", "warn", "unsigned (agent-uri-03 10.3: descriptors SHOULD be signed)")
-	}
+// checkClient is the HTTP client of check: a test replaces it to trust
+// its TLS test server.
+var checkClient = func() *http.Client {
+	return &http.Client{Timeout: 10 * time.Second}
 }
