@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -210,6 +211,15 @@ func (m *Middleware) register(s route) http.Handler {
 // build is New once the options are applied; errs are the options'
 // problems, reported with the declaration's.
 func build(site config.Site, st settings, errs []error) (*compiled, error) {
+	// The declaration's own choices apply unless an option made another:
+	// Documents.Dialect naming DialectV010, WithImplicitAccess. An unknown
+	// value is left to config.Validate to report.
+	if st.docs.Dialect == config.DialectIETFDraft && site.Dialect == config.DialectV010 {
+		st.docs.Dialect = site.Dialect
+	}
+	if st.implicit == "" && (site.ImplicitAccess == ImplicitAllAgents || site.ImplicitAccess == ImplicitAIAgents) {
+		st.implicit = site.ImplicitAccess
+	}
 	if err := prepareAudit(&site, &st); err != nil {
 		errs = append(errs, err)
 	}
@@ -320,20 +330,29 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 }
 
 // checkEnforcement reports what the declaration and the options leave
-// undecided: a site without Allow/Disallow rules that has not said to whom
-// draft-car 2.6's capability-only default applies.
+// undecided, as problems of the declaration's fields (a declaration
+// file's report places them at their lines): a site without Allow/Disallow
+// rules that has not said to whom draft-car 2.6's capability-only default
+// applies, and an hmac capability nothing can verify (enforcer.New
+// refuses it too; reported here, it comes with the other problems).
 // It logs, once, the capabilities whose auth is checked for presence only.
 func checkEnforcement(site *config.Site, st *settings) []error {
-	var errs []error
+	var problems []*config.FieldError
 	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 && st.implicit == "" {
-		errs = append(errs, errors.New("Access: no Allow or Disallow rule is declared, so draft-car 2.6 permits agents only the capability endpoints; "+
-			"say to whom that applies with WithImplicitAccess(ImplicitAllAgents) (every automated client: search crawlers, link unfurlers, feed readers and webhooks too) "+
-			"or WithImplicitAccess(ImplicitAIAgents) (declared and known agents only), or declare Access rules"))
+		problems = append(problems, &config.FieldError{Field: "Access", Msg: "no allow or disallow rule is declared, so draft-car 2.6 permits agents only the capability endpoints; " +
+			"say to whom that applies: implicit_access: all-agents (every automated client: search crawlers, link unfurlers, feed readers and webhooks too) " +
+			"or implicit_access: ai-agents (declared and known agents only), in Go Site.ImplicitAccess or WithImplicitAccess(ImplicitAllAgents or ImplicitAIAgents); or declare access rules"})
 	}
 	var presence []string
-	for _, c := range site.Capabilities {
+	for i, c := range site.Capabilities {
 		switch resolve.AuthType(c.Auth) {
-		case config.AuthNone, config.AuthHMAC: // hmac without an Authenticator: enforcer.New refuses it
+		case config.AuthNone:
+		case config.AuthHMAC:
+			if st.auth == nil && st.requestKeys == nil {
+				// Presence-only would take any Signature value for a valid one.
+				problems = append(problems, &config.FieldError{Field: "Capabilities[" + strconv.Itoa(i) + "].Auth.Type",
+					Msg: "hmac asks for a signed request (RFC 9421) and no key is given to verify one: give the keys (Go: WithRequestSignatures, or check it yourself with WithAuthenticator), or declare another auth type"})
+			}
 		default:
 			if st.auth == nil {
 				presence = append(presence, c.ID)
@@ -341,9 +360,12 @@ func checkEnforcement(site *config.Site, st *settings) []error {
 		}
 	}
 	if len(presence) > 0 {
-		st.log().Warn("agentready: declared auth is checked for the credential's presence only (no WithAuthenticator)", "capabilities", presence)
+		st.log().Warn("agentready: declared auth is checked for the credential's presence only: the application behind must check the credential (WithAuthenticator checks it here)", "capabilities", presence)
 	}
-	return errs
+	if len(problems) > 0 {
+		return []error{&config.ValidationError{Errors: problems}}
+	}
+	return nil
 }
 
 // MustNew is New that panics on error, for declarations fixed at compile

@@ -461,7 +461,7 @@ func TestSessionAgentsJSON(t *testing.T) {
 
 func TestAuditOptionErrors(t *testing.T) {
 	if _, err := agentready.New(acme(), agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010})); err == nil ||
-		!strings.Contains(err.Error(), "Audit.Enabled needs agentready.WithAudit") {
+		!strings.Contains(err.Error(), "Audit.Enabled: needs the key that signs the artifacts: agentready.WithAudit") {
 		t.Errorf("no key: %v", err)
 	}
 	if _, err := agentready.New(fixtures.AcmeCeramics(), agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil)); err == nil ||

@@ -60,8 +60,11 @@ func prepareAudit(site *config.Site, st *settings) error {
 	if !site.Audit.Enabled {
 		return nil
 	}
+	// Problems of the declaration's fields, so that a declaration file's
+	// report places them at their lines.
 	if st.auditKey == nil {
-		return errors.New("Audit.Enabled needs agentready.WithAudit (the key that signs the artifacts)")
+		return &config.ValidationError{Errors: []*config.FieldError{{Field: "Audit.Enabled",
+			Msg: "needs the key that signs the artifacts: agentready.WithAudit (agentready serve: serve: {audit_key_file: FILE})"}}}
 	}
 	pub := base64.StdEncoding.EncodeToString(st.auditKey.Public().(ed25519.PublicKey))
 	switch site.Audit.PublicKey {
@@ -69,7 +72,8 @@ func prepareAudit(site *config.Site, st *settings) error {
 		site.Audit.PublicKey = pub
 	case pub:
 	default:
-		return fmt.Errorf("Site.Audit.PublicKey %q is not the public half of the WithAudit key (%s)", site.Audit.PublicKey, pub)
+		return &config.ValidationError{Errors: []*config.FieldError{{Field: "Audit.PublicKey",
+			Msg: fmt.Sprintf("%q is not the public half of the key that signs the artifacts (%s)", site.Audit.PublicKey, pub)}}}
 	}
 	return nil
 }

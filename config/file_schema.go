@@ -1,24 +1,44 @@
 package config
 
 import (
+	_ "embed"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
+
+	"github.com/agentready/agentready/internal/siteschema"
 )
 
+// siteSchema is site.schema.json as shipped; agentready schema prints it.
+//
+//go:embed site.schema.json
+var siteSchema []byte
+
+func init() { siteschema.JSON = siteSchema }
+
 // fileSchema returns the JSON Schema (2020-12) of a declaration file,
-// generated from the types (file: the Site's keys and upstream): every struct a closed object of its snake_case
-// keys (fileKey), rates, durations and times as the strings ParseSite reads.
-// The module ships it as config/site.schema.json; TestSiteSchema keeps the
-// two equal.
+// generated from the types (file: the Site's keys, upstream and serve):
+// every struct a closed object of its snake_case keys (fileKey), rates,
+// durations and times as the strings ParseSite reads, the validate tags'
+// rules (required, oneof, min, max), and the rules of fieldRules and
+// fileRules, which say in JSON Schema what Validate and agentready.New
+// check of a file (every document is published from a file, so the rules
+// of every format apply). It is meant to refuse what lint refuses, save
+// what JSON Schema cannot say (cmd/agentready's verdict test lists those
+// exceptions). Patterns are written for both ECMA-262 and RE2 (no
+// lookaround; a forbidden form is a "not"). The module ships it as
+// config/site.schema.json; TestSiteSchema keeps the two equal.
 func fileSchema() ([]byte, error) {
 	g := &schemaGen{defs: map[string]any{}}
 	root := g.of(reflect.TypeFor[file]())
+	def := g.defs["File"].(map[string]any)
+	def["allOf"] = fileRules()
 	doc := map[string]any{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
 		"$id":         "https://github.com/agentready/agentready/config/site.schema.json",
-		"title":       "agentready declaration file (a config.Site and the upstream settings of agentready serve)",
-		"description": "A site's declaration for agentready, in YAML or JSON; see config.ParseSite.",
+		"title":       "agentready declaration file (a config.Site and the settings of agentready serve)",
+		"description": "A site's declaration for agentready, in YAML or JSON; see config.ParseSite. agentready lint FILE decides on it as agentready serve does.",
 		"$ref":        root["$ref"],
 		"$defs":       g.defs,
 	}
@@ -29,36 +49,236 @@ type schemaGen struct{ defs map[string]any }
 
 var typeRate = reflect.TypeFor[Rate]()
 
+// Patterns shared by several fields.
+const (
+	// loopbackHost is localhost, 127.0.0.0/8 or [::1]
+	// (httpsyntax.IsLoopbackHost), where plain http is accepted.
+	loopbackHost = `(?:[lL][oO][cC][aA][lL][hH][oO][sS][tT]|127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|\[(?:0{0,4}:){2,7}0{0,3}1\])(?:[:/?#]|$)`
+	// webURL is an https URL, or http on a loopback host (webURL's
+	// webSchemes; a file cannot set Formats.AllowHTTP); "" is unset.
+	webURL = `^$|^[hH][tT][tT][pP][sS]://[^/?#]|^[hH][tT][tT][pP]://` + loopbackHost
+	// webOrWSURL adds wss, and ws on a loopback host (a WebSocket
+	// capability's endpoint).
+	webOrWSURL = `^$|^(?:[hH][tT][tT][pP][sS]|[wW][sS][sS])://[^/?#]|^(?:[hH][tT][tT][pP]|[wW][sS])://` + loopbackHost
+	// semVerPattern is semVer's.
+	semVerPattern = `^$|^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`
+	// durationPattern is what time.ParseDuration reads.
+	durationPattern = `^[-+]?(?:0|(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+)$`
+	// policyNamePattern is a User-Agent product token without "*" (RFC 9110
+	// 5.6.2 tchar), or "*" alone (validate_refs.go agents).
+	policyNamePattern = `^(?:\*|[!#$%&'+.^_\x60|~0-9A-Za-z-]+)$`
+)
+
+// ratePattern is what ParseRate reads: N/window, the window's spellings
+// in any case.
+func ratePattern() string {
+	var ws []string
+	for _, w := range []string{"s", "sec", "second", "seconds", "m", "min", "minute", "minutes", "h", "hr", "hour", "hours", "d", "day", "days"} {
+		ws = append(ws, anyCase(w))
+	}
+	return `^\s*\+?0*[1-9][0-9]*\s*/\s*(?:` + strings.Join(ws, "|") + `)\s*$`
+}
+
+// anyCase is a pattern matching s in any ASCII case.
+func anyCase(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if u := strings.ToUpper(string(c)); u != string(c) {
+			b.WriteString("[" + string(c) + u + "]")
+		} else {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// pathPattern is pathpattern.Check's rule for an Access or usage path
+// pattern: the characters (no control character, white space or "#"),
+// the start ("/" or "*"), and, as "not" forms, "$" before the end, a "%"
+// that starts no escape, and in the path part (before "?") "//", a
+// backslash, escapes agentready refuses in request paths and dot
+// segments. maxLength counts characters where Check counts bytes.
+func pathPattern() map[string]any {
+	// unicode.IsControl and unicode.IsSpace: C0, DEL and C1, and the
+	// spaces above them.
+	const bad = "\\x00-\\x20\\x7f-\\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000#"
+	return map[string]any{
+		"minLength": 1,
+		"maxLength": 2048,
+		"pattern":   "^[/*][^" + bad + "]*$",
+		"not": map[string]any{"anyOf": []any{
+			map[string]any{"pattern": `\$.`},
+			map[string]any{"pattern": `%(?:[^0-9A-Fa-f]|[0-9A-Fa-f][^0-9A-Fa-f]|[0-9A-Fa-f]?$)`},
+			map[string]any{"pattern": `^[^?]*//`},
+			map[string]any{"pattern": `^[^?]*\\`},
+			map[string]any{"pattern": `^[^?]*%(?:2[fF]|5[cC]|[01][0-9A-Fa-f]|7[fF]|2[16789bBcC]|3[aAbBdD]|40)`},
+			map[string]any{"pattern": `^[^?]*/(?:\.|%2[eE]){1,2}(?:/|\?|\$$|$)`},
+		}},
+	}
+}
+
+// fieldRules are the rules of single fields, by "Type.Field"; "[]" after
+// the name applies them to each item of a list. They merge into what the
+// type and the validate tag say.
+func fieldRules() map[string]map[string]any {
+	pref := map[string]any{"enum": []any{"", Allowed, Denied}}
+	web := map[string]any{"pattern": webURL}
+	return map[string]map[string]any{
+		"file.Name":           {"pattern": `\S`},
+		"file.Description":    {"pattern": `^$|\S`},
+		"file.URL":            web,
+		"file.PrivacyPolicy":  web,
+		"file.OperatesOn[]":   {"minLength": 1, "pattern": webURL},
+		"file.DocsURL":        web,
+		"file.AgentsJSONURL":  web,
+		"file.Version":        {"pattern": semVerPattern},
+		"file.Dialect":        {"enum": []any{DialectIETFDraft.String(), DialectV010.String()}},
+		"file.ImplicitAccess": {"enum": []any{"", implicitAll, implicitAI}},
+		// One default policy "*" (draft-car 2.7).
+		"file.Agents": {"contains": map[string]any{"required": []any{"name"}, "properties": map[string]any{"name": map[string]any{"const": "*"}}},
+			"minContains": 0, "maxContains": 1},
+		"Access.Allow[]":               pathPattern(),
+		"Access.Disallow[]":            pathPattern(),
+		"PathUsage.Path":               pathPattern(),
+		"PathUsage.Train":              pref,
+		"PathUsage.Search":             pref,
+		"PathUsage.AIInput":            pref,
+		"Usage.Train":                  pref,
+		"Usage.Search":                 pref,
+		"Usage.AIInput":                pref,
+		"Usage.Use":                    {"enum": []any{"", "immediate", "reference", "full"}},
+		"Usage.Vocabulary":             {"enum": []any{"", "aipref-vocab-08", "aipref-vocab-07"}},
+		"AgentPolicy.Name":             {"pattern": policyNamePattern},
+		"AgentPolicy.AgentDeclaration": web,
+		"Verification.Methods[]":       {"enum": []any{VerifySignature, VerifyIPRange, VerifyReverseDNS}},
+		"Capability.Description":       {"minLength": 1},
+		"Capability.Endpoint":          {"minLength": 1},
+		"Capability.OpenAPI":           web,
+		// AWP has no hmac (validate_formats.go); agentready serve has no
+		// key to verify one, and New refuses it without.
+		"Auth.Type":                      {"not": map[string]any{"const": AuthHMAC}},
+		"Auth.TokenEndpoint":             web,
+		"Auth.DocsURL":                   web,
+		"Auth.AuthorizationServer":       web,
+		"Auth.ProtectedResourceMetadata": web,
+		"AWPAuth.Type":                   {"not": map[string]any{"const": AuthHMAC}},
+		"MCPGateway.Endpoint":            web,
+		"MCPGateway.Auth":                {"enum": []any{"", AuthNone, AuthAPIKey, AuthOAuth2}},
+		"HostedAgent.Version":            {"pattern": semVerPattern},
+		"Skill.Version":                  {"pattern": semVerPattern},
+		"Audit.Endpoint":                 web,
+		"Audit.PublicKey":                {"pattern": `^$|^[A-Za-z0-9+/]{43}=$`},
+		"serve.TrustedProxies[]":         {"pattern": `^(?:[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?:/[0-9]{1,2})?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:/[0-9]{1,3})?)$`},
+	}
+}
+
+// fileRules are the rules of a whole file: those of each dialect, and
+// those that tie keys together.
+func fileRules() []any {
+	obj := func(props map[string]any) map[string]any { return map[string]any{"properties": props} }
+	capabilities := func(item map[string]any) map[string]any { return map[string]any{"items": item} }
+	// draft-car 2.5 and its agents.json schema, for the draft-car dialect.
+	draftCar := obj(map[string]any{
+		"name":        map[string]any{"maxLength": draftCarMaxName},
+		"description": map[string]any{"maxLength": draftCarMaxDescription},
+		"contact":     map[string]any{"format": "email"},
+		"capabilities": capabilities(map[string]any{
+			"properties": map[string]any{
+				"id":          map[string]any{"pattern": `^[a-z0-9][a-z0-9-]*$`, "maxLength": draftCarMaxID},
+				"description": map[string]any{"maxLength": draftCarMaxDescription},
+				"params": map[string]any{"items": obj(map[string]any{
+					"name": map[string]any{"pattern": "^[^\\t\\n\\f\\r (),]+$"},
+					"type": map[string]any{"enum": []any{"", TypeString, TypeInteger, TypeNumber, TypeBoolean}},
+				})},
+				// 2.5: Auth-Endpoint MUST be present when Auth is
+				// bearer-token or oauth2.
+				"auth": map[string]any{
+					"if":   map[string]any{"required": []any{"type"}, "properties": map[string]any{"type": map[string]any{"enum": []any{AuthBearerToken, AuthOAuth2}}}},
+					"then": map[string]any{"required": []any{"token_endpoint"}, "properties": map[string]any{"token_endpoint": map[string]any{"minLength": 1}}},
+				},
+			},
+			// AWP 9 takes five methods unless via names a protocol.
+			"if":   map[string]any{"not": map[string]any{"required": []any{"via"}}},
+			"then": obj(map[string]any{"method": methods()}),
+		}),
+	})
+	// The v0.1.0 agents.txt and agents.json.
+	v010 := map[string]any{
+		"required": []any{"capabilities"},
+		"properties": map[string]any{
+			"capabilities": map[string]any{"minItems": 1, "items": obj(map[string]any{
+				"id":     map[string]any{"pattern": `^[a-z][a-z0-9_.]*$`},
+				"method": methods(),
+			})},
+		},
+	}
+	nonEmpty := func(key string) map[string]any {
+		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minItems": 1}}}
+	}
+	return []any{
+		map[string]any{
+			"if":   map[string]any{"required": []any{"dialect"}, "properties": map[string]any{"dialect": map[string]any{"const": DialectV010.String()}}},
+			"then": v010,
+			"else": draftCar,
+		},
+		// Without Allow or Disallow rules, implicit_access says to whom
+		// draft-car 2.6's capability-only default applies.
+		map[string]any{
+			"if": map[string]any{"not": map[string]any{"required": []any{"access"},
+				"properties": map[string]any{"access": map[string]any{"anyOf": []any{nonEmpty("allow"), nonEmpty("disallow")}}}}},
+			"then": map[string]any{"required": []any{"implicit_access"}, "properties": map[string]any{"implicit_access": map[string]any{"minLength": 1}}},
+		},
+		// An audit trail needs the key that signs it.
+		map[string]any{
+			"if": map[string]any{"required": []any{"audit"},
+				"properties": map[string]any{"audit": map[string]any{"required": []any{"enabled"}, "properties": map[string]any{"enabled": map[string]any{"const": true}}}}},
+			"then": map[string]any{"required": []any{"serve"},
+				"properties": map[string]any{"serve": map[string]any{"required": []any{"audit_key_file"}, "properties": map[string]any{"audit_key_file": map[string]any{"minLength": 1}}}}},
+		},
+	}
+}
+
+// methods is the five methods of AWP 9 and the v0.1.0 agents.json, in
+// any case (endpoint.Method upper-cases them), or unset (GET).
+func methods() map[string]any {
+	var alts []string
+	for _, m := range awpMethods {
+		alts = append(alts, anyCase(strings.ToLower(m)))
+	}
+	return map[string]any{"pattern": "^$|^(?:" + strings.Join(alts, "|") + ")$"}
+}
+
+// defName is the name of t's def: an unexported type's (file, upstream,
+// serve) capitalised as the others are.
+func defName(t reflect.Type) string {
+	name := t.Name()
+	if name != "" {
+		name = strings.ToUpper(name[:1]) + name[1:]
+	}
+	return name
+}
+
 func (g *schemaGen) of(t reflect.Type) map[string]any {
 	switch t {
 	case typeDuration:
-		return map[string]any{"type": "string", "description": "a duration: 30s, 30m, 1h"}
+		return map[string]any{"type": "string", "pattern": durationPattern, "description": "a duration: 30s, 30m, 1h"}
 	case typeTime:
 		return map[string]any{"type": "string", "format": "date-time"}
 	case typeRaw:
 		return map[string]any{}
 	case typeRate:
-		return map[string]any{"type": "string", "pattern": `^\s*[0-9]+\s*/\s*[A-Za-z]+\s*$`, "description": "N/window: 60/minute"}
+		return map[string]any{"type": "string", "pattern": ratePattern(), "description": "N/window: 60/minute (second, minute, hour or day)"}
+	case typeDialect:
+		return map[string]any{"type": "string"}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		return g.of(t.Elem())
 	case reflect.Struct:
-		// The def of an unexported type (file, upstream) is named as the
-		// others are, capitalised.
-		name := t.Name()
-		if name != "" {
-			name = strings.ToUpper(name[:1]) + name[1:]
-		}
+		name := defName(t)
 		if _, ok := g.defs[name]; !ok {
 			g.defs[name] = nil // reserved: a recursive type refers to itself
-			props := map[string]any{}
-			for _, f := range reflect.VisibleFields(t) {
-				if f.IsExported() && !f.Anonymous {
-					props[fileKey(f.Name)] = g.of(f.Type)
-				}
-			}
-			g.defs[name] = map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+			g.defs[name] = g.object(t)
 		}
 		return map[string]any{"$ref": "#/$defs/" + name}
 	case reflect.Slice:
@@ -76,4 +296,87 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 		return map[string]any{"type": "number"}
 	}
 	return map[string]any{}
+}
+
+// object is the closed object of struct type t: its keys, the rules of
+// their validate tags and of fieldRules.
+func (g *schemaGen) object(t reflect.Type) map[string]any {
+	rules := fieldRules()
+	props := map[string]any{}
+	var required []any
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		key := fileKey(f.Name)
+		p := g.of(f.Type)
+		if schemaTagRules(f.Tag.Get("validate"), p) {
+			required = append(required, key)
+		}
+		owner := t.Name() // "file" for the Site's fields, promoted there
+		if r, ok := rules[owner+"."+f.Name]; ok {
+			merge(p, r)
+		}
+		if r, ok := rules[owner+"."+f.Name+"[]"]; ok {
+			items := map[string]any{}
+			merge(items, p["items"].(map[string]any))
+			merge(items, r)
+			p["items"] = items
+		}
+		props[key] = p
+	}
+	obj := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		obj["required"] = required
+	}
+	return obj
+}
+
+// merge adds the keywords of r to p; a "$ref" beside them is kept (2020-12
+// applies both).
+func merge(p, r map[string]any) {
+	for k, v := range r {
+		p[k] = v
+	}
+}
+
+// schemaTagRules adds to p what a validate tag says (validate_tags.go reads the
+// same tags); it reports whether the tag makes the key required.
+func schemaTagRules(tag string, p map[string]any) (required bool) {
+	for _, rule := range strings.Split(tag, ",") {
+		name, arg, _ := strings.Cut(rule, "=")
+		switch name {
+		case "required":
+			required = true
+			switch p["type"] {
+			case "string":
+				p["minLength"] = 1
+			case "array":
+				p["minItems"] = 1
+			}
+		case "oneof":
+			enum := []any{}
+			if strings.Contains(tag, "omitempty") {
+				enum = append(enum, "")
+			}
+			for _, v := range strings.Fields(arg) {
+				enum = append(enum, v)
+			}
+			p["enum"] = enum
+		case "min", "gte", "max":
+			n, err := strconv.Atoi(arg)
+			if err != nil {
+				continue
+			}
+			switch {
+			case p["type"] == "array" && name == "min":
+				p["minItems"] = n
+			case p["type"] == "integer" && name == "max":
+				p["maximum"] = n
+			case p["type"] == "integer":
+				p["minimum"] = n
+			}
+		}
+	}
+	return required
 }

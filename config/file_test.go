@@ -106,8 +106,8 @@ func TestParseSiteErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	for _, want := range []string{`line 3: unknown key "rateLimit"`, "rate_limit", `line 6: Capabilities[0].RateLimit: rate "sixty"`,
-		`line 7: Capabilities[0].RequiresSession: "maybe" is not a bool`, `line 9: Session.TTL: "forever" is not a duration`} {
+	for _, want := range []string{`line 3: unknown key "rateLimit"`, "rate_limit", `line 6: capabilities[0].rate_limit: rate "sixty"`,
+		`line 7: capabilities[0].requires_session: "maybe" is not a bool`, `line 9: session.ttl: "forever" is not a duration`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
@@ -165,7 +165,7 @@ func TestSiteSchema(t *testing.T) {
 	if err := sch.Validate(asJSON("name: x\nrateLimit: 60/minute\n")); err == nil {
 		t.Error("an unknown key is valid")
 	}
-	if err := sch.Validate(asJSON("name: x\nurl: https://x.example\nupstream: {strict: true}\n")); err != nil {
+	if err := sch.Validate(asJSON("name: x\nurl: https://x.example\nimplicit_access: ai-agents\nupstream: {strict: true}\n")); err != nil {
 		t.Errorf("agentready serve's upstream setting: %v", err)
 	}
 	if err := sch.Validate(asJSON("name: x\nupstream: {strict: yes}\n")); err == nil {
@@ -248,12 +248,12 @@ func TestLocate(t *testing.T) {
 	var fe *config.FileError
 	found := false
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		if errors.As(e, &fe) && fe.Field == "Capabilities[0].Endpoint" {
+		if errors.As(e, &fe) && fe.Field == "capabilities[0].endpoint" {
 			found = fe.Line == 6
 		}
 	}
 	if !found {
-		t.Errorf("no problem of Capabilities[0].Endpoint at line 6 in:\n%v", err)
+		t.Errorf("no problem of capabilities[0].endpoint at line 6 in:\n%v", err)
 	}
 	other := errors.New("other")
 	if lines.Locate(other) != other {
@@ -293,9 +293,9 @@ func TestParseFileUpstream(t *testing.T) {
 		t.Errorf("no upstream key: %+v %v", f.Upstream, err)
 	}
 	for src, want := range map[string]string{
-		"name: x\nupstream:\n  strict: yes\n":   `line 3: Upstream.Strict: "yes" is not a bool`,
-		"name: x\nupstream:\n  strcit: true\n":  `line 3: Upstream: unknown key "strcit" (keys: strict)`,
-		"name: x\nupstream: true\n":             `line 2: Upstream: want a mapping`,
+		"name: x\nupstream:\n  strict: yes\n":   `line 3: upstream.strict: "yes" is not a bool`,
+		"name: x\nupstream:\n  strcit: true\n":  `line 3: upstream: unknown key "strcit" (keys: strict)`,
+		"name: x\nupstream: true\n":             `line 2: upstream: want a mapping`,
 		"name: x\nupstream: {}\nupstream: {}\n": `key "upstream" is already set on line 2`,
 		"name: x\nsite:\n  name: y\n":           `unknown key "site"`,
 	} {

@@ -25,6 +25,20 @@ type Site struct {
 	GeneratedAt     time.Time // rendered when set, never filled in
 	Version         string    // agent:// SemVer; default "1.0.0"
 
+	// Dialect is the agents.txt grammar the site publishes ("dialect:
+	// draft-car" or "v0.1.0" in a file). Validate and agentready.New read
+	// it unless Formats.Dialect (agentready.Documents.Dialect) names
+	// DialectV010, which wins: the zero value is the default, draft-car,
+	// and cannot override.
+	Dialect Dialect
+	// ImplicitAccess says to whom draft-car 2.6's capability-only default
+	// applies when Access declares no Allow or Disallow rule:
+	// "all-agents" (every automated client) or "ai-agents" (declared and
+	// known agents only), agentready.ImplicitAllAgents and
+	// ImplicitAIAgents. agentready.New refuses a site without rules that
+	// says neither, unless agentready.WithImplicitAccess does (and wins).
+	ImplicitAccess string
+
 	Capabilities []Capability `validate:"dive"`
 	Access       Access
 	Agents       []AgentPolicy `validate:"dive"` // draft-car 2.7

@@ -76,7 +76,7 @@ func (r *report) usage() {
 		switch p {
 		case "", Allowed, Denied:
 		default:
-			r.addf(field, "", "%q is not a preference: use config.Allowed, config.Denied or leave it unstated", p)
+			r.addf(field, "", "%q is not a preference: %s", p, alt("use config.Allowed, config.Denied or leave it unstated", `"yes", "no" or leave it out`))
 		}
 	}
 	pref("Usage.Train", u.Train)
@@ -110,7 +110,7 @@ func (r *report) usage() {
 			r.addf(f+".Path", "", "%v", err)
 		}
 		if j, ok := seen[p.Path]; ok {
-			r.addf(f+".Path", "", "%q is already %s: one pattern, one set of preferences", p.Path, at("Usage.Paths", j))
+			r.addf(f+".Path", "", "%q is already %s: one pattern, one set of preferences", p.Path, ref(at("Usage.Paths", j)))
 		}
 		seen[p.Path] = i
 		switch {
@@ -119,7 +119,7 @@ func (r *report) usage() {
 		case vocab07 && p.Train == "" && p.Search == "":
 			// Content Signals have no path form, and -07 no ai-use: the
 			// rule would publish nothing.
-			r.addf(f, "", "states only AIInput for %q, which the aipref-vocab-07 Content-Usage cannot say (it has train-ai and search); use aipref-vocab-08", p.Path)
+			r.addf(f, "", "states only "+alt("AIInput", "ai_input")+" for %q, which the aipref-vocab-07 Content-Usage cannot say (it has train-ai and search); use aipref-vocab-08", p.Path)
 		}
 	}
 }

@@ -12,6 +12,10 @@ type FieldError struct {
 	Field  string // "Capabilities[1].RateLimit", "Formats.Dialect"
 	Format string // formats whose rule it is ("draft-car, AWP"); "" for all
 	Msg    string
+	// file is Msg as a declaration file spells it (keys in snake_case,
+	// values as written: "yes", not config.Allowed), when it differs;
+	// Lines.Locate reports it.
+	file string
 }
 
 func (e *FieldError) Error() string {
@@ -51,6 +55,11 @@ func (e *ValidationError) Unwrap() []error {
 // formats f publishes (a Site valid in v0.1.0 may not be in draft-car). It
 // returns nil or a *ValidationError, and is meant for construction time.
 func Validate(s *Site, f Formats) error {
+	if s != nil && f.Dialect == DialectIETFDraft && validDialect(s.Dialect) {
+		// The site's own dialect, unless the Formats name another
+		// (siteFields reports an unknown one).
+		f.Dialect = s.Dialect
+	}
 	r := &report{f: f, on: servedBy(f)}
 	if s == nil {
 		r.add("", "", "the site is nil")
@@ -150,7 +159,54 @@ type report struct {
 }
 
 func (r *report) add(field, format, msg string) {
-	r.errs = append(r.errs, &FieldError{Field: field, Format: format, Msg: msg})
+	fe := &FieldError{Field: field, Format: format, Msg: msg}
+	if strings.IndexByte(msg, altOpen) >= 0 {
+		fe.Msg, fe.file = spell(msg, false), spell(msg, true)
+	}
+	r.errs = append(r.errs, fe)
+}
+
+// A message names a field or a value as Go spells it and as a declaration
+// file does: alt and ref mark the two spellings, add splits them into
+// FieldError.Msg and FieldError.file.
+const (
+	altOpen  = '\x00'
+	altSep   = '\x01'
+	altClose = '\x02'
+)
+
+// alt is goText in FieldError.Msg and fileText in a declaration file's
+// report. Use it with %s, never %q.
+func alt(goText, fileText string) string {
+	return string(altOpen) + goText + string(altSep) + fileText + string(altClose)
+}
+
+// ref names the field at path (at("Agents", 2)) in either spelling.
+func ref(path string) string { return alt(path, filePath(path)) }
+
+// spell keeps one spelling of each alt in msg: the file's or Go's.
+func spell(msg string, file bool) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(msg, altOpen)
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		b.WriteString(msg[:i])
+		rest := msg[i+1:]
+		j, k := strings.IndexByte(rest, altSep), strings.IndexByte(rest, altClose)
+		if j < 0 || k < j {
+			b.WriteString(rest) // not made by alt
+			return b.String()
+		}
+		if file {
+			b.WriteString(rest[j+1 : k])
+		} else {
+			b.WriteString(rest[:j])
+		}
+		msg = rest[k+1:]
+	}
 }
 
 func (r *report) addf(field, format, msg string, args ...any) {

@@ -41,7 +41,7 @@ func (r *report) hostedAgents() {
 		if h.Name != "" {
 			r.agentName(p+".Name", h.Name)
 			if j, ok := seen[h.Name]; ok {
-				r.addf(p+".Name", fmtAgentURI, "%q is already the name of %s (agent:// registry names are keys)", h.Name, at("HostedAgents", j))
+				r.addf(p+".Name", fmtAgentURI, "%q is already the name of %s (agent:// registry names are keys)", h.Name, ref(at("HostedAgents", j)))
 			} else {
 				seen[h.Name] = i
 			}
@@ -73,7 +73,7 @@ func (r *report) hostedAgents() {
 			q := at(p+".Skills", k)
 			if sk.ID != "" {
 				if j, ok := skills[sk.ID]; ok {
-					r.addf(q+".ID", fmtAgentURI, "%q is already the ID of %s (agent:// 7.1.4 skill ids)", sk.ID, at(p+".Skills", j))
+					r.addf(q+".ID", fmtAgentURI, "%q is already the ID of %s (agent:// 7.1.4 skill ids)", sk.ID, ref(at(p+".Skills", j)))
 				} else {
 					skills[sk.ID] = k
 				}

@@ -23,7 +23,7 @@ func (r *report) capabilities() {
 		p := at("Capabilities", i)
 		r.capabilityID(p+".ID", c.ID)
 		if j := r.capIndex()[c.ID]; c.ID != "" && j != i {
-			r.addf(p+".ID", "", "%q is already the ID of %s", c.ID, at("Capabilities", j))
+			r.addf(p+".ID", "", "%q is already the ID of %s", c.ID, ref(at("Capabilities", j)))
 		}
 		r.capabilityDescription(p, c)
 		r.capabilityEndpoint(p, c)
@@ -36,16 +36,16 @@ func (r *report) capabilities() {
 		r.params(p, c)
 		if c.PollEndpoint != "" {
 			if c.ExecutionModel != ExecutionAsync {
-				r.add(p+".PollEndpoint", fmtAWP, `is set but ExecutionModel is not "async" (AWP 9: poll_endpoint is the job status URL of async actions)`)
+				r.add(p+".PollEndpoint", fmtAWP, `is set but `+alt("ExecutionModel", "execution_model")+` is not "async" (AWP 9: poll_endpoint is the job status URL of async actions)`)
 			}
 			r.urlOrPath(p+".PollEndpoint", c.PollEndpoint, fmtAWP, "AWP 9 poll_endpoint")
 		}
 		if r.on.awp {
 			if _, ok := s.AWP.Protocols[c.Via]; c.Via != "" && !ok {
-				r.addf(p+".Via", fmtAWP, "%q is not a key of AWP.Protocols (AWP 5.5: when an action has via, the named protocol MUST appear in protocols)", c.Via)
+				r.addf(p+".Via", fmtAWP, "%q is not a key of "+alt("AWP.Protocols", "awp.protocols")+" (AWP 5.5: when an action has via, the named protocol MUST appear in protocols)", c.Via)
 			}
 			if c.Operation != "" && c.Via == "" {
-				r.add(p+".Operation", fmtAWP, "is set without Via (AWP 9: operation is the protocol-specific operation when via is set)")
+				r.add(p+".Operation", fmtAWP, "is set without "+alt("Via", "via")+" (AWP 9: operation is the protocol-specific operation when via is set)")
 			}
 		}
 		for k, req := range c.Requires {
@@ -205,7 +205,7 @@ func (r *report) capabilityMethod(p string, c *Capability) {
 // no field carries a credential (draft-car 5.3).
 func (r *report) auth(p string, a *Auth) {
 	if r.on.draftCar() && (a.Type == AuthBearerToken || a.Type == AuthOAuth2) && a.TokenEndpoint == "" {
-		r.addf(p+".TokenEndpoint", fmtDraftCar, "is required for Auth %s by %s (2.5: Auth-Endpoint MUST be present when Auth is bearer-token or oauth2)", a.Type, r.on.draftCarDoc())
+		r.addf(p+".TokenEndpoint", fmtDraftCar, "is required for "+alt("Auth", "auth type")+" %s by %s (2.5: Auth-Endpoint MUST be present when Auth is bearer-token or oauth2)", a.Type, r.on.draftCarDoc())
 	}
 	r.webURL(p+".TokenEndpoint", a.TokenEndpoint, webSchemes)
 	r.webURL(p+".DocsURL", a.DocsURL, webSchemes)
@@ -270,7 +270,7 @@ func (r *report) params(p string, c *Capability) {
 		q := at(p+".Params", j)
 		if pm.Name != "" {
 			if k, ok := seen[pm.Name]; ok {
-				r.addf(q+".Name", "", "%q is already the name of %s (parameters are keyed by name)", pm.Name, at(p+".Params", k))
+				r.addf(q+".Name", "", "%q is already the name of %s (parameters are keyed by name)", pm.Name, ref(at(p+".Params", k)))
 			} else {
 				seen[pm.Name] = j
 			}

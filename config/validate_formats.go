@@ -21,7 +21,7 @@ func (r *report) awp() {
 	s := r.site
 	a := &s.AWP
 	if a.Intent == "" && s.Description == "" {
-		r.add("AWP.Intent", fmtAWP, "is required by AWP agent.json (5: intent is required); set AWP.Intent or Description")
+		r.add("AWP.Intent", fmtAWP, "is required by AWP agent.json (5: intent is required); set "+alt("AWP.Intent or Description", "awp.intent or description"))
 	}
 	if a.Domain != "" && !isDomain(a.Domain) {
 		r.addf("AWP.Domain", fmtAWP, "%q is not a domain name (AWP 3: agent.json is published at https://{domain}/agent.json)", a.Domain)
@@ -50,7 +50,7 @@ func (r *report) awp() {
 		for k, id := range au.OptionalFor {
 			r.capabilityRef(at("AWP.Auth.OptionalFor", k), id)
 			if required[id] {
-				r.addf(at("AWP.Auth.OptionalFor", k), fmtAWP, "%q is also in RequiredFor; auth is either required or optional for an action (AWP 7)", id)
+				r.addf(at("AWP.Auth.OptionalFor", k), fmtAWP, "%q is also in "+alt("RequiredFor", "required_for")+"; auth is either required or optional for an action (AWP 7)", id)
 			}
 		}
 		r.urlOrPath("AWP.Auth.RefreshEndpoint", au.RefreshEndpoint, fmtAWP, "AWP 7 refresh_endpoint")

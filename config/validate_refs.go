@@ -41,7 +41,7 @@ func (r *report) agents() {
 			// the required tag reports it
 		case a.Name == "*":
 			if def >= 0 {
-				r.addf(p+".Name", fmtDraftCar, `is a second default policy "*"; %s is already the default (draft-car 2.7)`, at("Agents", def))
+				r.addf(p+".Name", fmtDraftCar, `is a second default policy "*"; %s is already the default (draft-car 2.7)`, ref(at("Agents", def)))
 			} else {
 				def = i
 			}
@@ -52,7 +52,7 @@ func (r *report) agents() {
 		default:
 			key := strings.ToLower(a.Name)
 			if j, ok := seen[key]; ok {
-				r.addf(p+".Name", fmtDraftCar, "%q duplicates %s (%q): agent names are matched case-insensitively (draft-car 4.2)", a.Name, at("Agents", j), r.site.Agents[j].Name)
+				r.addf(p+".Name", fmtDraftCar, "%q duplicates %s (%q): agent names are matched case-insensitively (draft-car 4.2)", a.Name, ref(at("Agents", j)), r.site.Agents[j].Name)
 			} else {
 				seen[key] = i
 			}
@@ -191,7 +191,7 @@ func (r *report) verification(p string, a *AgentPolicy) {
 	v := &a.Verify
 	if !v.Required {
 		if len(v.Methods)+len(v.SignatureAgents)+len(v.IPRanges)+len(v.ReverseDNS) > 0 || v.FallBack {
-			r.add(p+".Required", "", "is false, so the methods, sources and FallBack set beside it have no effect: set Required to make the policy verified-only")
+			r.add(p+".Required", "", "is false, so the methods, sources and "+alt("FallBack", "fall_back")+" set beside it have no effect: set "+alt("Required", "required: true")+" to make the policy verified-only")
 		}
 		return
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"crypto/ed25519"
 	"encoding/base64"
+	"fmt"
 	"net/mail"
 	"regexp"
 	"strings"
@@ -34,11 +35,29 @@ func (r *report) siteFields() {
 			r.addf("Description", fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (site.description)", n, draftCarMaxDescription)
 		}
 	}
+	// A blank value is set but says nothing: agents.md refuses it as its
+	// H1 and as a line, and the agents.txt lines would be empty.
+	if s.Name != "" && strings.TrimSpace(s.Name) == "" {
+		r.add("Name", "", "is blank (only white space)")
+	}
+	if s.Description != "" && strings.TrimSpace(s.Description) == "" {
+		r.add("Description", "", "is blank (only white space): write the description or leave it out")
+	}
+	if !validDialect(s.Dialect) {
+		r.addf("Dialect", "", "%s is not a dialect: %s", alt(s.Dialect.String(), fmt.Sprintf("%q", s.Dialect.String())),
+			alt("config.DialectIETFDraft or DialectV010", "draft-car or v0.1.0"))
+	}
+	switch s.ImplicitAccess {
+	case "", implicitAll, implicitAI:
+	default:
+		r.addf("ImplicitAccess", "", "%q is not a scope: %s", s.ImplicitAccess,
+			alt(`"all-agents" (agentready.ImplicitAllAgents) or "ai-agents" (ImplicitAIAgents)`, "all-agents or ai-agents"))
+	}
 	r.webURL("URL", s.URL, webSchemes)
 	r.contact()
 	r.webURL("PrivacyPolicy", s.PrivacyPolicy, webSchemes)
 	if len(s.OperatesOn) > 0 && s.DeclarationType != DeclarationAgent {
-		r.add("OperatesOn", fmtDraftCar, `is set but DeclarationType is not "agent"; draft-car 2.3: Operates-On is not used in platform declarations`)
+		r.add("OperatesOn", fmtDraftCar, `is set but `+alt("DeclarationType", "declaration_type")+` is not "agent"; draft-car 2.3: Operates-On is not used in platform declarations`)
 	}
 	for i, u := range s.OperatesOn {
 		if strings.TrimSpace(u) == "" {
@@ -73,6 +92,15 @@ func (r *report) siteFields() {
 		r.add(field, fmtV010, "v0.1.0 agents.txt: a site that supports sessions or audit MUST also serve agents.json, which these Formats do not publish")
 	}
 }
+
+// The scopes of Site.ImplicitAccess (agentready.ImplicitAllAgents and
+// ImplicitAIAgents).
+const (
+	implicitAll = "all-agents"
+	implicitAI  = "ai-agents"
+)
+
+func validDialect(d Dialect) bool { return d == DialectIETFDraft || d == DialectV010 }
 
 const rateRule = " (Rate-Limit is N/second, N/minute, N/hour or N/day, draft-car 2.5)"
 
@@ -160,7 +188,7 @@ func (r *report) flows() {
 		}
 		if fl.Name != "" {
 			if j, ok := seen[fl.Name]; ok {
-				r.addf(p+".Name", fmtV010, "%q is already the name of %s (v0.1.0 Flow names)", fl.Name, at("Flows", j))
+				r.addf(p+".Name", fmtV010, "%q is already the name of %s (v0.1.0 Flow names)", fl.Name, ref(at("Flows", j)))
 			} else {
 				seen[fl.Name] = i
 			}
