@@ -1,92 +1,209 @@
 package main
 
 import (
+	"crypto/ed25519"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish"
-	"go.yaml.in/yaml/v3"
 )
 
-// declFlags are the flags of lint and render: the file, and what is
-// published (which decides what validation requires). code is the exit
-// code when the command is done (-h, a bad flag), -1 otherwise.
-func declFlags(name string, args []string, stdout, stderr io.Writer) (file string, f config.Formats, code int) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	dialect := fs.String("dialect", "draft-car", "agents.txt grammar: draft-car or v0.1.0")
-	files, code := parseArgs(fs, args, stdout, stderr)
-	if code >= 0 {
-		return "", f, code
-	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "agentready %s: want one declaration FILE, got %d\n\n%s", name, len(files), usage)
-		return "", f, 2
-	}
-	switch *dialect {
-	case "draft-car":
-	case "v0.1.0":
-		f.Dialect = config.DialectV010
-	default:
-		fmt.Fprintf(stderr, "agentready %s: -dialect %q: want draft-car or v0.1.0\n", name, *dialect)
-		return "", f, 2
-	}
-	return files[0], f, -1
+// lint, render and serve decide on a declaration file with one function,
+// prepare: the file is decoded (config.ParseSite) and handed to
+// agentready.New with the options the file and the command line imply, so
+// that lint's exit status predicts render's and serve's, and a program
+// calling config.LoadSite and agentready.New with those options gets the
+// same verdict.
+
+// overrides are what a command line says over the file; the zero value
+// leaves the file's settings.
+type overrides struct {
+	dialect    string   // lint and render -dialect: "draft-car" or "v0.1.0"
+	reportOnly *bool    // serve -report-only
+	robots     *bool    // serve -robots
+	trusted    []string // serve -trusted-proxies; nil: the file's
+	strict     *bool    // serve -strict-upstream
 }
 
-// declaration is a declaration file as serve reads it: the Site, and the
-// file's upstream setting.
+// declaration is a declaration file as lint, render and serve read it: the
+// Site, and serve's settings (the file's, with the overrides).
 type declaration struct {
 	config.Site
-	// strictUpstream is the file's "upstream: {strict: true}".
+	// formats is what is published: every document, in the file's
+	// dialect or -dialect's.
+	formats config.Formats
+	// strictUpstream is upstream: {strict: true} or -strict-upstream.
 	strictUpstream bool
+	// reportOnly, robots and trusted are serve: {report_only, robots,
+	// trusted_proxies} or their flags.
+	reportOnly, robots bool
+	trusted            []string
+	// auditKey is read from serve: {audit_key_file}.
+	auditKey ed25519.PrivateKey
+	// opts are the options of agentready.New the file and the overrides
+	// imply; m was built with them (and the caller's own).
+	opts []agentready.Option
+	m    *agentready.Middleware
+	// notes are what lint says of a valid file without refusing it.
+	notes []string
 }
 
-// load reads and validates a declaration file, printing every problem as
-// FILE:LINE: field: message. ok is false when there was any. The file is
-// read once: its site and serve's settings are one version.
-func load(file string, f config.Formats, out io.Writer) (decl declaration, ok bool) {
+// fileSettings are the keys of the file that are serve's, not the Site's
+// (config.ParseSite checks them and leaves them out).
+type fileSettings struct {
+	Upstream struct {
+		Strict bool `yaml:"strict"`
+	} `yaml:"upstream"`
+	Serve struct {
+		TrustedProxies []string `yaml:"trusted_proxies"`
+		Robots         bool     `yaml:"robots"`
+		ReportOnly     bool     `yaml:"report_only"`
+		AuditKeyFile   string   `yaml:"audit_key_file"`
+	} `yaml:"serve"`
+}
+
+// prepare reads the declaration file once and decides on it as serve
+// does: it decodes it and builds the Middleware with agentready.New, the
+// options the file and ov imply, then extra (serve's store, metrics and
+// logger). The error lists every problem, decoding and validation alike,
+// one a line as FILE:LINE: key: message, sorted by line.
+func prepare(file string, ov overrides, extra ...agentready.Option) (declaration, error) {
+	var d declaration
 	b, err := os.ReadFile(file)
-	var lines config.Lines
-	if err == nil {
-		decl.Site, lines, err = config.ParseSite(b)
+	if err != nil {
+		return d, err
 	}
-	if err == nil {
-		decl.strictUpstream, err = strictUpstream(b)
+	site, lines, parseErr := config.ParseSite(b)
+	d.Site = site
+	var fs fileSettings
+	// Best effort when ParseSite found problems: what it refused is
+	// reported once, by it.
+	_ = yaml.Unmarshal(b, &fs)
+	d.strictUpstream = pick(ov.strict, fs.Upstream.Strict)
+	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
+	d.robots = pick(ov.robots, fs.Serve.Robots)
+	d.trusted = fs.Serve.TrustedProxies
+	if ov.trusted != nil {
+		d.trusted = ov.trusted
 	}
-	if err == nil {
-		err = lines.Locate(config.Validate(&decl.Site, f))
-	}
-	if err == nil {
-		return decl, true
-	}
-	for _, e := range unjoin(err) {
-		var fe *config.FileError
-		if errors.As(e, &fe) && fe.Line > 0 {
-			fmt.Fprintf(out, "%s:%d: %s\n", file, fe.Line, strings.TrimPrefix(fe.Error(), fmt.Sprintf("line %d: ", fe.Line)))
-		} else {
-			fmt.Fprintf(out, "%s: %v\n", file, e)
+	var keyErr error
+	if name := fs.Serve.AuditKeyFile; name != "" {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(filepath.Dir(file), name)
+		}
+		if d.auditKey, err = readSeed(name); err != nil {
+			keyErr = &config.FileError{Line: lines["Serve.AuditKeyFile"], Field: "serve.audit_key_file", Msg: err.Error()}
 		}
 	}
-	return decl, false
+	switch ov.dialect {
+	case "":
+	case "v0.1.0":
+		d.Site.Dialect = config.DialectV010
+	default:
+		d.Site.Dialect = config.DialectIETFDraft
+	}
+	d.formats = config.Formats{Dialect: d.Site.Dialect}
+
+	d.opts = d.options()
+	opts := append(append([]agentready.Option(nil), d.opts...), extra...)
+	m, newErr := agentready.New(d.Site, opts...)
+	if err := lines.Locate(errors.Join(parseErr, keyErr, newErr)); err != nil {
+		return d, fileProblems(file, err)
+	}
+	d.m = m
+	if d.auditKey != nil && d.Site.Audit.PublicKey == "" {
+		// As New publishes it: render prints what serve serves.
+		d.Site.Audit.PublicKey = base64.StdEncoding.EncodeToString(d.auditKey.Public().(ed25519.PublicKey))
+	}
+	d.notes = presenceNotes(file, &d.Site, lines)
+	return d, nil
 }
 
-// strictUpstream reads the file's "upstream: {strict: ...}", which
-// config.ParseSite has checked as it checks every key (a mapping holding
-// only strict, a boolean true or false).
-func strictUpstream(b []byte) (bool, error) {
-	var f struct {
-		Upstream struct {
-			Strict bool `yaml:"strict"`
-		} `yaml:"upstream"`
+// pick is a flag's value when it was given, else the file's.
+func pick(flag *bool, file bool) bool {
+	if flag != nil {
+		return *flag
 	}
-	err := yaml.Unmarshal(b, &f)
-	return f.Upstream.Strict, err
+	return file
+}
+
+// options are the agentready options d's settings imply. Lenient routing
+// is the default: see upstream.strict.
+func (d *declaration) options() []agentready.Option {
+	opts := []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: d.trusted})}
+	if !d.strictUpstream {
+		opts = append(opts, agentready.WithLenientRouting())
+	}
+	if d.reportOnly {
+		opts = append(opts, agentready.WithReportOnly())
+	}
+	if d.robots {
+		// The dialect stays the Site's (Documents' zero value defers to it).
+		opts = append(opts, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}))
+	}
+	if d.auditKey != nil {
+		opts = append(opts, agentready.WithAudit(d.auditKey, nil))
+	}
+	return opts
+}
+
+// readSeed reads an Ed25519 private key written as the standard base64 of
+// its 32-byte seed (examples/shop's -key-file).
+func readSeed(name string) (ed25519.PrivateKey, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	seed, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(seed) != ed25519.SeedSize {
+		return nil, fmt.Errorf("%s does not hold the standard base64 of a %d-byte Ed25519 seed", name, ed25519.SeedSize)
+	}
+	return ed25519.NewKeyFromSeed(seed), nil
+}
+
+// presenceNotes are the capabilities whose credentials serve checks for
+// presence only: it has no token to compare them with, so the upstream
+// must check them. A note, not a problem: that is how serve runs them.
+func presenceNotes(file string, s *config.Site, lines config.Lines) []string {
+	var notes []string
+	for i, c := range s.Capabilities {
+		switch c.Auth.Type {
+		case config.AuthAPIKey, config.AuthBearerToken, config.AuthOAuth2:
+			at := fmt.Sprintf("Capabilities[%d].Auth.Type", i)
+			notes = append(notes, fmt.Sprintf("%s:%d: note: capabilities[%d].auth.type: %s: agentready serve requires the credential and leaves checking it to the upstream",
+				file, lines[at], i, c.Auth.Type))
+		}
+	}
+	return notes
+}
+
+// fileProblems is err, the problems of file (config.Lines.Locate's), one
+// a line: FILE:LINE: key: message, or FILE: message without a line.
+func fileProblems(file string, err error) error {
+	var b strings.Builder
+	for i, e := range unjoin(err) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		var fe *config.FileError
+		if errors.As(e, &fe) && fe.Line > 0 {
+			fmt.Fprintf(&b, "%s:%d: %s", file, fe.Line, strings.TrimPrefix(fe.Error(), fmt.Sprintf("line %d: ", fe.Line)))
+		} else {
+			fmt.Fprintf(&b, "%s: %v", file, e)
+		}
+	}
+	return errors.New(b.String())
 }
 
 func unjoin(err error) []error {
@@ -96,44 +213,94 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// lint validates a declaration file: exit 0 when it is valid, 1 with the
-// problems (file, line, field path) when not.
+// quiet keeps New's own warnings out of lint's and render's output: lint
+// says what matters as notes.
+var quiet = agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+
+// load is prepare for serve as it calls it today: the problems printed to
+// out, ok false when there was any; f's dialect overrides the file's.
+func load(file string, f config.Formats, out io.Writer) (declaration, bool) {
+	var ov overrides
+	if f.Dialect == config.DialectV010 {
+		ov.dialect = "v0.1.0"
+	}
+	d, err := prepare(file, ov, quiet)
+	if err != nil {
+		fmt.Fprintln(out, err)
+		return d, false
+	}
+	return d, true
+}
+
+// declFlags are the flags of lint and render: the file, and -dialect,
+// which overrides the file's dialect key. code is the exit code when the
+// command is done (-h, a bad flag), -1 otherwise.
+func declFlags(name string, args []string, stdout, stderr io.Writer) (file string, ov overrides, code int) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dialect := fs.String("dialect", "", "agents.txt grammar: draft-car or v0.1.0 (default: the file's dialect key, else draft-car)")
+	files, code := parseArgs(fs, args, stdout, stderr)
+	if code >= 0 {
+		return "", ov, code
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "agentready %s: want one declaration FILE, got %d\n\n%s", name, len(files), usage)
+		return "", ov, 2
+	}
+	switch *dialect {
+	case "", "draft-car", "v0.1.0":
+		ov.dialect = *dialect
+	default:
+		fmt.Fprintf(stderr, "agentready %s: -dialect %q: want draft-car or v0.1.0\n", name, *dialect)
+		return "", ov, 2
+	}
+	return files[0], ov, -1
+}
+
+// lint decides on a declaration file as serve and render do: exit 0 when
+// they would take it (with notes of what serve leaves to the upstream), 1
+// with every problem (file, line, key) when not.
 func lint(args []string, stdout, stderr io.Writer) int {
-	file, f, code := declFlags("lint", args, stdout, stderr)
+	file, ov, code := declFlags("lint", args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
-	decl, ok := load(file, f, stdout)
-	if !ok {
+	d, err := prepare(file, ov, quiet)
+	if err != nil {
+		fmt.Fprintln(stdout, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s: valid (%d capabilities, %d agent policies)\n", file, len(decl.Capabilities), len(decl.Agents))
+	for _, n := range d.notes {
+		fmt.Fprintln(stdout, n)
+	}
+	fmt.Fprintf(stdout, "%s: valid (%s, %d capabilities, %d agent policies)\n", file, d.formats.Dialect, len(d.Capabilities), len(d.Agents))
 	return 0
 }
 
 // render prints every document a declaration file yields, each under a
 // header naming it and its paths.
 func render(args []string, stdout, stderr io.Writer) int {
-	file, f, code := declFlags("render", args, stdout, stderr)
+	file, ov, code := declFlags("render", args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
-	decl, ok := load(file, f, stderr)
-	if !ok {
+	d, err := prepare(file, ov, quiet)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	docs, err := publish.Render(&decl.Site, publish.Options{Formats: f})
+	docs, err := publish.Render(&d.Site, publish.Options{Formats: d.formats})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", file, err)
 		return 1
 	}
-	for i, d := range docs {
+	for i, doc := range docs {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "==> %s (%s) <==\n", d.Name, strings.Join(d.Paths, ", "))
-		stdout.Write(d.Body)
-		if len(d.Body) > 0 && d.Body[len(d.Body)-1] != '\n' {
+		fmt.Fprintf(stdout, "==> %s (%s) <==\n", doc.Name, strings.Join(doc.Paths, ", "))
+		stdout.Write(doc.Body)
+		if len(doc.Body) > 0 && doc.Body[len(doc.Body)-1] != '\n' {
 			fmt.Fprintln(stdout)
 		}
 	}

@@ -22,14 +22,16 @@ func TestLintAndRender(t *testing.T) {
 	if code := run([]string{"lint", bad}, &out, &errb); code != 1 {
 		t.Fatalf("lint of a broken file: %d", code)
 	}
-	for _, want := range []string{bad + `:3: unknown key "rateLimit"`, bad + `:8: Capabilities[0].RateLimit: rate "0/minute"`} {
+	// One pass: the decoding problems and the validation problems, by line,
+	// in the file's spelling.
+	for _, want := range []string{bad + `:3: unknown key "rateLimit"`, bad + `:5: capabilities[0].id: "Bad_ID" is not allowed`, bad + `:8: capabilities[0].rate_limit: rate "0/minute"`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("lint output lacks %q:\n%s", want, out.String())
 		}
 	}
 	os.WriteFile(bad, []byte("name: x\nurl: https://x.example\ncapabilities:\n  - id: Bad_ID\n    description: d\n    endpoint: https://x.example/a\n    protocol: REST\n"), 0o644)
 	out.Reset()
-	if code := run([]string{"lint", bad}, &out, &errb); code != 1 || !strings.Contains(out.String(), bad+`:4: Capabilities[0].ID: "Bad_ID" is not allowed by draft-car`) {
+	if code := run([]string{"lint", bad}, &out, &errb); code != 1 || !strings.Contains(out.String(), bad+`:4: capabilities[0].id: "Bad_ID" is not allowed by draft-car`) {
 		t.Errorf("lint of an invalid declaration: %d\n%s", code, out.String())
 	}
 	// A problem with no line is said without one (not "FILE:0:").

@@ -104,6 +104,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return render(args[1:], stdout, stderr)
 	case "serve":
 		return serve(args[1:], stdout, stderr)
+	case "schema":
+		return schema(args[1:], stdout, stderr)
 	case "check":
 		return check(args[1:], stdout, stderr)
 	}

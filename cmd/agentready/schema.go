@@ -1,0 +1,29 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/agentready/agentready/internal/siteschema"
+)
+
+// schema prints the JSON Schema of a declaration file
+// (config/site.schema.json), for editors: it refuses what lint refuses,
+// save the cross references JSON Schema cannot express (a capability ID
+// named in agents[].capabilities must be declared, IDs and names are
+// unique).
+func schema(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	rest, code := parseArgs(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(rest) != 0 {
+		fmt.Fprintf(stderr, "agentready schema: takes no arguments\n\n%s", usage)
+		return 2
+	}
+	stdout.Write(siteschema.JSON)
+	return 0
+}
