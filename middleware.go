@@ -338,7 +338,8 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 // It logs, once, the capabilities whose auth is checked for presence only.
 func checkEnforcement(site *config.Site, st *settings) []error {
 	var problems []*config.FieldError
-	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 && st.implicit == "" {
+	// A scope set but unknown is config.Validate's to report.
+	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 && st.implicit == "" && site.ImplicitAccess == "" {
 		problems = append(problems, &config.FieldError{Field: "Access", Msg: "no allow or disallow rule is declared, so draft-car 2.6 permits agents only the capability endpoints; " +
 			"say to whom that applies: implicit_access: all-agents (every automated client: search crawlers, link unfurlers, feed readers and webhooks too) " +
 			"or implicit_access: ai-agents (declared and known agents only), in Go Site.ImplicitAccess or WithImplicitAccess(ImplicitAllAgents or ImplicitAIAgents); or declare access rules"})

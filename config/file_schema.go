@@ -69,6 +69,9 @@ const (
 	policyNamePattern = `^(?:\*|[!#$%&'+.^_\x60|~0-9A-Za-z-]+)$`
 )
 
+// octet is a decimal IPv4 octet as netip.ParseAddr reads it.
+const octet = `(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])`
+
 // ratePattern is what ParseRate reads: N/window, the window's spellings
 // in any case.
 func ratePattern() string {
@@ -168,7 +171,9 @@ func fieldRules() map[string]map[string]any {
 		"Skill.Version":                  {"pattern": semVerPattern},
 		"Audit.Endpoint":                 web,
 		"Audit.PublicKey":                {"pattern": `^$|^[A-Za-z0-9+/]{43}=$`},
-		"serve.TrustedProxies[]":         {"pattern": `^(?:[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?:/[0-9]{1,2})?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:/[0-9]{1,3})?)$`},
+		// An IPv4 address or CIDR (netip: no leading zeros), or what may be
+		// an IPv6 one (clientip.ParsePrefix decides).
+		"serve.TrustedProxies[]": {"pattern": `^(?:` + octet + `\.` + octet + `\.` + octet + `\.` + octet + `(?:/(?:3[0-2]|[12]?[0-9]))?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?)$`},
 	}
 }
 

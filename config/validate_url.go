@@ -61,7 +61,7 @@ func (r *report) webURL(field, value string, sc schemes) *url.URL {
 	case contains(sc.secure, u.Scheme):
 	case contains(sc.plain, u.Scheme):
 		if !r.f.AllowHTTP && !httpsyntax.IsLoopbackHost(u.Hostname()) {
-			r.addf(field, "", "%q must use %s: plain %s is accepted only for localhost, 127.0.0.0/8 and [::1], "+alt("or with Formats.AllowHTTP (agentready.Documents.AllowHTTP; ", "(")+"draft-car 2.1 and agents.md 5 require HTTPS in production)",
+			r.addf(field, "", "%q must use %s: plain %s is accepted only for localhost, 127.0.0.0/8 and [::1]"+alt(", or with Formats.AllowHTTP (agentready.Documents.AllowHTTP; ", " (")+"draft-car 2.1 and agents.md 5 require HTTPS in production)",
 				displayURL(u), orList(sc.secure), u.Scheme)
 		}
 	default:

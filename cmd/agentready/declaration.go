@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/publish"
 )
 
@@ -93,7 +94,11 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 	d.strictUpstream = pick(ov.strict, fs.Upstream.Strict)
 	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
 	d.robots = pick(ov.robots, fs.Serve.Robots)
-	d.trusted = fs.Serve.TrustedProxies
+	for _, p := range fs.Serve.TrustedProxies {
+		if _, err := clientip.ParsePrefix(p); err == nil { // ParseSite reported the others
+			d.trusted = append(d.trusted, p)
+		}
+	}
 	if ov.trusted != nil {
 		d.trusted = ov.trusted
 	}
