@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish"
@@ -17,8 +18,14 @@ func TestSiteYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fixtures.AcmeCeramics()
+	// What main.go says with options, the file says with keys.
+	want.Dialect, want.ImplicitAccess = config.DialectV010, agentready.ImplicitAllAgents
 	if !reflect.DeepEqual(fromFile, want) {
 		t.Fatalf("site.yaml:\n got %+v\nwant %+v", fromFile, want)
+	}
+	// The file's dialect is read without Formats saying it.
+	if err := config.Validate(&fromFile, config.Formats{}); err != nil {
+		t.Fatal(err)
 	}
 	f := config.Formats{Dialect: config.DialectV010}
 	if err := config.Validate(&fromFile, f); err != nil {
