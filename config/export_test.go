@@ -10,3 +10,6 @@ var (
 
 // Line is Lines.line, for the tests of where a field's line is found.
 func (l Lines) Line(field string) int { return l.line(field) }
+
+// FilePath is filePath, for the tests of the file's spelling of a field.
+var FilePath = filePath

@@ -19,22 +19,29 @@ import (
 // A declaration file is a Site written in YAML or JSON (JSON is read as
 // the YAML 1.2 it is), every key the snake_case form of the Go field name
 // (fileKey): rate_limit, token_endpoint, requires_session, agents_json_url.
-// Rates are written "60/minute", durations "30m", times RFC 3339. A key
-// that names no field is an error, as is a value of the wrong type; every
-// problem is reported at once, each with its line. site.schema.json, beside
+// Rates are written "60/minute", durations "30m", times RFC 3339, the
+// dialect "draft-car" or "v0.1.0". Values are typed as JSON types them: a
+// string written as a number (name: 42) is quoted, booleans are true and
+// false, and a key is given a value or left out. A key that names no field
+// is an error, as is a value of the wrong type; every problem is reported
+// at once, each with its line. Beside the Site's keys, "upstream" and
+// "serve" hold what agentready serve runs with. site.schema.json, beside
 // this file, is the JSON Schema of the format (generated from the types by
 // TestSiteSchema).
 //
 //	name: Outdoor Supply Co.
 //	url: https://outdoorsupply.example
+//	implicit_access: ai-agents   # no access rules: who the default binds
 //	capabilities:
 //	  - id: product-search
+//	    description: Search the catalog
 //	    endpoint: https://outdoorsupply.example/api/search
-//	    protocol: REST
 //	    rate_limit: 60/minute
 //	agents:
 //	  - name: claude
 //	    rate_limit: 200/minute
+//	serve:
+//	  trusted_proxies: [10.0.0.0/8]
 
 // FileError is one problem of a declaration file.
 type FileError struct {
