@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -161,6 +162,34 @@ func (d *declaration) options() []agentready.Option {
 		opts = append(opts, agentready.WithAudit(d.auditKey, nil))
 	}
 	return opts
+}
+
+// sameSettings refuses a reload that would change what serve built its
+// Middleware with (the options of New: a Reload keeps them): each changed
+// key is named, the running declaration keeps serving.
+func sameSettings(file string, running, next declaration) error {
+	var changed []string
+	for _, s := range []struct {
+		key     string
+		was, is any
+		equal   bool
+	}{
+		{"upstream.strict", running.strictUpstream, next.strictUpstream, running.strictUpstream == next.strictUpstream},
+		{"serve.report_only", running.reportOnly, next.reportOnly, running.reportOnly == next.reportOnly},
+		{"serve.robots", running.robots, next.robots, running.robots == next.robots},
+		{"serve.trusted_proxies", running.trusted, next.trusted, slices.Equal(running.trusted, next.trusted)},
+	} {
+		if !s.equal {
+			changed = append(changed, fmt.Sprintf("%s is now %v, %v when serve started", s.key, s.is, s.was))
+		}
+	}
+	if !running.auditKey.Equal(next.auditKey) {
+		changed = append(changed, "serve.audit_key_file holds another key than when serve started")
+	}
+	if len(changed) > 0 {
+		return fmt.Errorf("%s: %s: restart agentready serve to apply it", file, strings.Join(changed, "; "))
+	}
+	return nil
 }
 
 // readSeed reads an Ed25519 private key written as the standard base64 of

@@ -53,3 +53,62 @@ func TestLintAndRender(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareOverrides: serve's flags win over the file's serve section
+// and upstream key, -dialect over its dialect key; a reload that would
+// change them is named and refused.
+func TestPrepareOverrides(t *testing.T) {
+	file := "testdata/verdict/good-serve-section.yaml"
+	d, err := prepare(file, overrides{}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.strictUpstream || !d.reportOnly || !d.robots || len(d.trusted) != 3 || d.m == nil {
+		t.Errorf("the file's settings: %+v", d)
+	}
+	no, none := false, []string{}
+	o, err := prepare(file, overrides{reportOnly: &no, robots: &no, strict: &no, trusted: none}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.strictUpstream || o.reportOnly || o.robots || len(o.trusted) != 0 {
+		t.Errorf("the flags' settings: %+v", o)
+	}
+	err = sameSettings(file, d, o)
+	for _, want := range []string{"upstream.strict is now false, true when serve started", "serve.report_only is now false",
+		"serve.robots is now false", "serve.trusted_proxies is now []", "restart agentready serve"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("sameSettings lacks %q: %v", want, err)
+		}
+	}
+	if err := sameSettings(file, d, d); err != nil {
+		t.Errorf("an unchanged file: %v", err)
+	}
+	a, err := prepare("testdata/verdict/good-audit.yaml", overrides{}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.auditKey == nil || a.Audit.PublicKey == "" {
+		t.Errorf("the audit key: %v %q", a.auditKey, a.Audit.PublicKey)
+	}
+	if err := sameSettings(file, d, a); err == nil || !strings.Contains(err.Error(), "serve.audit_key_file") {
+		t.Errorf("another audit key: %v", err)
+	}
+	// -dialect wins over the file's dialect.
+	var out bytes.Buffer
+	if code := run([]string{"lint", "-dialect", "draft-car", "../../examples/shop/site.yaml"}, &out, &out); code != 1 || !strings.Contains(out.String(), `capabilities[3].id: "cart.add" is not allowed by draft-car`) {
+		t.Errorf("-dialect draft-car over the file's v0.1.0: %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"lint", "../../examples/shop/site.yaml"}, &out, &out); code != 0 || !strings.Contains(out.String(), "valid (v0.1.0, 8 capabilities") {
+		t.Errorf("the shop's file, as the README lints it: %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"schema"}, &out, &out); code != 0 || !strings.Contains(out.String(), `"$schema": "https://json-schema.org/draft/2020-12/schema"`) {
+		t.Errorf("schema: %d %.200s", code, out.String())
+	}
+	shipped, err := os.ReadFile("../../config/site.schema.json")
+	if err != nil || out.String() != string(shipped) {
+		t.Errorf("agentready schema does not print config/site.schema.json: %v", err)
+	}
+}
