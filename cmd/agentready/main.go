@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/cmd/agentready/internal/earlysignal"
 )
 
 // Limits on reading an artifact.
@@ -82,6 +83,10 @@ const usage = `Usage:
 `
 
 func main() {
+	if len(os.Args) < 2 || os.Args[1] != "serve" {
+		// Only serve reloads on SIGHUP; the other commands end on it.
+		earlysignal.Release()
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

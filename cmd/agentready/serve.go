@@ -2,45 +2,74 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
+	"net/textproto"
 	"net/url"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/agentready/agentready"
-	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/ratelimit"
-	"github.com/agentready/agentready/redisstore"
 )
 
 // proxyConfig is what serve runs with.
 type proxyConfig struct {
 	configFile, upstream, addr, metricsAddr, redisAddr string
-	reportOnly, robots                                 bool
-	trusted                                            []string
-	upstreamTimeout                                    time.Duration
-	log                                                *slog.Logger
+	// reportOnly, robots, strictUpstream and trusted are the flags over
+	// the file's settings: a false bool and a nil list leave the file's
+	// (the command line sets ov instead, to say -report-only=false too).
+	reportOnly, robots bool
+	trusted            []string
 	// strictUpstream (-strict-upstream) declares, as the file's
 	// upstream: {strict: true} does, an upstream that routes a path only
 	// as spelled.
 	strictUpstream bool
+	ov             *overrides
+	// upstreamTimeout bounds the wait for the upstream's response
+	// headers; 0 is 30 s.
+	upstreamTimeout time.Duration
+	log             *slog.Logger
+	// logDecisions is none, deny (the default) or all; logRate the most
+	// decision lines a second (default 10); logInterval how often the
+	// counts of repeated failures and dropped lines are written (10 s).
+	logDecisions string
+	logRate      int
+	logInterval  time.Duration
+	credentials  credentialSources
+}
+
+// overrides are the flags over the file's settings.
+func (c *proxyConfig) overrides() overrides {
+	if c.ov != nil {
+		return *c.ov
+	}
+	var ov overrides
+	yes := true
+	if c.reportOnly {
+		ov.reportOnly = &yes
+	}
+	if c.robots {
+		ov.robots = &yes
+	}
+	if c.strictUpstream {
+		ov.strict = &yes
+	}
+	ov.trusted = c.trusted
+	return ov
 }
 
 // proxy is agentready in front of an upstream site: the documents and the
@@ -49,9 +78,11 @@ type proxy struct {
 	handler http.Handler
 	metrics http.Handler // nil without -metrics
 	close   func()
-	// reload reads the declaration file again and swaps it in
-	// (agentready's Reload); a file with problems is refused and the
-	// running declaration keeps serving.
+	// transport replaces the transport to the upstream (benchmarks).
+	transport func(http.RoundTripper)
+	// reload reads the declaration file (and the credentials) again and
+	// swaps them in (agentready's Reload); a file with problems is
+	// refused and the running declaration keeps serving.
 	reload func() error
 }
 
@@ -64,64 +95,101 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return nil, fmt.Errorf("-upstream %q: want an http(s) URL", c.upstream)
 	}
-	var lintOut strings.Builder
-	decl, ok := load(c.configFile, config.Formats{}, &lintOut)
-	if !ok {
-		return nil, errors.New(strings.TrimSpace(lintOut.String()))
+	if c.log == nil {
+		c.log = slog.Default()
 	}
-	site, strict := decl.Site, c.strict(decl)
-	ip, err := clientip.New(c.trusted)
+	c.logInterval = cmp0(c.logInterval, 10*time.Second)
+	c.logRate = cmp0(c.logRate, 10)
+	c.upstreamTimeout = cmp0(c.upstreamTimeout, 30*time.Second)
+	var closers []func()
+	p := &proxy{}
+	p.close = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	fail := func(err error) (*proxy, error) { p.close(); return nil, err }
+
+	// Read before the declaration, checked against it after.
+	creds, err := readCredentials(c.credentials, nil)
 	if err != nil {
-		return nil, fmt.Errorf("-trusted-proxies: %w", err)
+		return nil, err
 	}
-	opts := []agentready.Option{agentready.WithLogger(c.log), agentready.WithClients(agentready.Clients{TrustedProxies: c.trusted})}
-	if c.reportOnly {
-		opts = append(opts, agentready.WithReportOnly())
+	var cur atomic.Pointer[credentials]
+	cur.Store(creds)
+	// The authenticator is always there: without tokens for a capability
+	// it checks presence only, as agentready does without one, and serve
+	// says so in its own words (not New's, which names a Go option).
+	opts := []agentready.Option{agentready.WithLogger(c.log), agentready.WithAuthenticator(authenticator(&cur))}
+	if c.credentials.keysFile != "" {
+		opts = append(opts, agentready.WithRequestSignatures(requestKeys(&cur)))
 	}
-	if c.robots {
-		opts = append(opts, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}))
-	}
-	if !strict {
-		opts = append(opts, agentready.WithLenientRouting())
-	}
-	if len(site.Access.Allow) == 0 && len(site.Access.Disallow) == 0 {
-		opts = append(opts, agentready.WithImplicitAccess(agentready.ImplicitAIAgents))
-	}
-	p := &proxy{close: func() {}}
 	var store ratelimit.Store
 	if c.redisAddr != "" {
-		client := redis.NewClient(&redis.Options{Addr: c.redisAddr, ContextTimeoutEnabled: true})
-		rs, err := redisstore.NewLimitStore(client)
+		routeRedisLog(c.log, c.logInterval)
+		rs, err := newRedisStore(c.redisAddr, c.log)
 		if err != nil {
-			client.Close()
 			return nil, err
 		}
-		if store, err = ratelimit.NewFailover(rs, ratelimit.FailoverConfig{Logger: c.log}); err != nil {
-			client.Close()
-			return nil, err
-		}
-		p.close = func() { client.Close() }
+		closers = append(closers, rs.close)
+		store = rs.store
 		opts = append(opts, agentready.WithStore(store))
 	}
+	var hooks []func(enforce.Decision)
 	var mx *metrics.Metrics
 	if c.metricsAddr != "" {
 		reg := prometheus.NewRegistry()
+		// The process's and the Go runtime's series (CPU, memory, file
+		// descriptors, goroutines, GC) beside agentready's.
+		if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+			return fail(err)
+		}
+		if err := reg.Register(collectors.NewGoCollector()); err != nil {
+			return fail(err)
+		}
 		if mx, err = metrics.New(reg); err != nil {
-			return nil, err
+			return fail(err)
 		}
 		if store != nil {
 			if err := mx.WatchStore(store); err != nil {
-				return nil, err
+				return fail(err)
 			}
 		}
-		opts = append(opts, agentready.WithOnDecision(mx.Observe))
+		hooks = append(hooks, mx.Observe)
 		p.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	}
-	m, err := agentready.New(site, opts...)
+	dl, err := newDecisionLog(c.log, cmpStr(c.logDecisions, logDecisionsDeny), c.logRate)
 	if err != nil {
-		p.close()
-		return nil, err
+		return fail(err)
 	}
+	if dl != nil {
+		hooks = append(hooks, func(d enforce.Decision) { dl.observe(nil, netip.Addr{}, d) })
+	}
+	switch len(hooks) {
+	case 1:
+		opts = append(opts, agentready.WithOnDecision(hooks[0]))
+	case 2:
+		opts = append(opts, agentready.WithOnDecision(func(d enforce.Decision) { hooks[0](d); hooks[1](d) }))
+	}
+
+	ov := c.overrides()
+	decl, err := prepare(c.configFile, ov, opts...)
+	if err != nil {
+		return fail(err)
+	}
+	if err := creds.fit(c.configFile, &decl.Site, c.credentials); err != nil {
+		return fail(err)
+	}
+	if ids := creds.unchecked(&decl.Site); len(ids) > 0 {
+		c.log.Warn("agentready serve: these capabilities' credentials are checked for presence only: the upstream must check them (or give their tokens with -tokens or -tokens-env)",
+			"capabilities", ids)
+	}
+	m := decl.m
+	ip, err := clientip.New(decl.trusted)
+	if err != nil {
+		return fail(fmt.Errorf("-trusted-proxies: %w", err))
+	}
+	upstreamFailed := &repeated{log: c.log, msg: "agentready serve: the upstream failed", every: c.logInterval}
 	rp := &httputil.ReverseProxy{
 		// With Rewrite, the inbound Forwarded and X-Forwarded-* fields are
 		// removed before it runs.
@@ -129,56 +197,128 @@ func newProxy(c proxyConfig) (*proxy, error) {
 			pr.SetURL(up)
 			pr.Out.Host = pr.In.Host
 			forward(pr.Out.Header, ip.Addr(pr.In))
-			pr.Out.Header.Set("X-Forwarded-Host", pr.In.Host)
-			proto := "http"
+			pr.Out.Header["X-Forwarded-Host"] = []string{pr.In.Host}
+			pr.Out.Header["X-Forwarded-Proto"] = protoHTTP
 			if pr.In.TLS != nil {
-				proto = "https"
+				pr.Out.Header["X-Forwarded-Proto"] = protoHTTPS
 			}
-			pr.Out.Header.Set("X-Forwarded-Proto", proto)
 		},
-		Transport: &http.Transport{
-			Proxy:                 nil,
-			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-			ResponseHeaderTimeout: c.upstreamTimeout,
-			IdleConnTimeout:       90 * time.Second,
-			MaxIdleConnsPerHost:   64,
-		},
+		Transport: newTransport(c.upstreamTimeout),
+		// The 32 KiB buffer each response is copied through is reused,
+		// not allocated per request (httputil's default): under load that
+		// allocation is most of what the garbage collector does.
+		BufferPool: copyBuffers{},
+		ErrorLog:   stdLogger(c.log),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			c.log.Warn("agentready serve: the upstream failed", "err", err, "path", r.URL.Path)
+			upstreamFailed.add(err, "path", r.URL.Path)
 			http.Error(w, "the site is unavailable", http.StatusBadGateway)
 		},
 	}
+	p.transport = func(t http.RoundTripper) { rp.Transport = t }
 	// The sources of verified-only policies (a reload's too) and expired
-	// sessions are looked after until close.
-	vctx, vcancel := context.WithCancel(context.Background())
-	closeStore := p.close
-	p.close = func() { vcancel(); closeStore() }
-	go func() { _ = m.Run(vctx) }()
+	// sessions are looked after until close, and the counts of repeated
+	// lines written every interval.
+	bg, stop := context.WithCancel(context.Background())
+	closers = append(closers, stop)
+	go func() { _ = m.Run(bg) }()
+	go reportHeld(bg, c.logInterval, dl, upstreamFailed)
+
+	running := decl
 	p.reload = func() error {
-		var out strings.Builder
-		decl, ok := load(c.configFile, config.Formats{}, &out)
-		if !ok {
-			return errors.New(strings.TrimSpace(out.String()))
+		next, err := prepare(c.configFile, ov, opts...)
+		if err != nil {
+			return err
 		}
-		// Lenient routing is an option of New: a Reload cannot turn it
-		// on or off, so a file that would is refused, not half applied.
-		if s := c.strict(decl); s != strict {
-			return fmt.Errorf("%s: upstream.strict is now %v, %v when serve started: restart agentready serve to apply it", c.configFile, s, strict)
+		// What New was built with cannot change by a Reload: a file that
+		// would change it is refused, not half applied.
+		if err := sameSettings(c.configFile, running, next); err != nil {
+			return err
 		}
-		return m.Reload(decl.Site)
+		nc, err := readCredentials(c.credentials, nil)
+		if err == nil {
+			err = nc.fit(c.configFile, &next.Site, c.credentials)
+		}
+		if err != nil {
+			return err
+		}
+		if err := m.Reload(next.Site); err != nil {
+			return err
+		}
+		cur.Store(nc)
+		running = next
+		return nil
 	}
 	var h http.Handler = m.Handler(rp)
 	if mx != nil {
 		h = mx.Documents(h, m)
 	}
-	p.handler = h
+	p.handler = forwardedWarning(h, ip, c.log)
 	return p, nil
 }
 
-// strict reports whether the upstream is declared strict, by the flag or
-// by the file's upstream setting.
-func (c *proxyConfig) strict(decl declaration) bool {
-	return c.strictUpstream || decl.strictUpstream
+var (
+	protoHTTP  = []string{"http"}
+	protoHTTPS = []string{"https"}
+)
+
+// copyBuffers is the ReverseProxy's pool of copy buffers.
+type copyBuffers struct{}
+
+var bufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (copyBuffers) Get() []byte  { return *bufferPool.Get().(*[]byte) }
+func (copyBuffers) Put(b []byte) { bufferPool.Put(&b) }
+
+// reportHeld writes, every interval until ctx is done, the counts of the
+// lines held back: decision lines over the rate, repeated upstream and
+// Redis client failures.
+func reportHeld(ctx context.Context, every time.Duration, dl *decisionLog, rs ...*repeated) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if dl != nil {
+				dl.report(every)
+			}
+			for _, r := range rs {
+				r.flush()
+			}
+			if redisLog.r != nil {
+				redisLog.r.flush()
+			}
+		}
+	}
+}
+
+func cmp0[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+func cmpStr(v, def string) string { return cmp0(v, def) }
+
+// newServer is the server of serve's listener. ReadTimeout bounds a
+// trickled request body too (2 minutes: uploads to the site pass through).
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute, IdleTimeout: 120 * time.Second}
+}
+
+// newTransport is the transport to the upstream: no proxy from the
+// environment, connections kept for reuse.
+func newTransport(headerTimeout time.Duration) *http.Transport {
+	return &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		ResponseHeaderTimeout: headerTimeout,
+		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConnsPerHost:   64,
+	}
 }
 
 // clientWritten are the request fields an upstream may take for the
@@ -200,6 +340,16 @@ var clientWritten = []string{
 	"X-Proxyuser-Ip", "X-Original-Uri", "X-Host", "X-Scheme",
 }
 
+// clientWrittenSet is clientWritten as net/http spells a received field's
+// name (textproto.CanonicalMIMEHeaderKey).
+var clientWrittenSet = func() map[string]bool {
+	m := make(map[string]bool, len(clientWritten))
+	for _, f := range clientWritten {
+		m[textproto.CanonicalMIMEHeaderKey(f)] = true
+	}
+	return m
+}()
+
 // forward sets in h, the header of a request to the upstream, the client
 // address agentready derived (invalid: none) in X-Real-IP and
 // X-Forwarded-For, after removing every field a client may have written
@@ -211,128 +361,52 @@ var clientWritten = []string{
 // agentready removed or decided on.
 func forward(h http.Header, client netip.Addr) {
 	for k := range h {
-		drop := strings.ContainsFunc(k, func(c rune) bool {
-			return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-')
-		})
-		drop = drop || len(k) >= len("X-Forwarded-") && strings.EqualFold(k[:len("X-Forwarded-")], "X-Forwarded-")
-		for _, f := range clientWritten {
-			drop = drop || strings.EqualFold(k, f)
-		}
-		if drop {
+		if clientWrote(k) {
 			delete(h, k)
 		}
 	}
 	if client.IsValid() {
-		a := client.String()
-		h.Set("X-Real-IP", a)
-		h.Set("X-Forwarded-For", a)
+		a := []string{client.String()}
+		h["X-Real-Ip"] = a
+		h["X-Forwarded-For"] = a
 	}
 }
 
-// serve runs the proxy until SIGINT or SIGTERM.
-func serve(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c proxyConfig
-	var trusted string
-	fs.StringVar(&c.configFile, "config", "", "the declaration file (YAML or JSON)")
-	fs.StringVar(&c.upstream, "upstream", "", "the site to proxy, an http(s) URL")
-	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus metrics at /metrics on this address")
-	fs.StringVar(&c.redisAddr, "redis", "", "share rate limits through the Redis at this host:port")
-	fs.BoolVar(&c.reportOnly, "report-only", false, "decide and report, deny nothing")
-	fs.BoolVar(&c.robots, "robots", false, "serve /robots.txt generated from the declaration")
-	fs.StringVar(&trusted, "trusted-proxies", "", "comma-separated CIDRs of proxies in front whose X-Forwarded-For is believed")
-	fs.DurationVar(&c.upstreamTimeout, "upstream-timeout", 30*time.Second, "longest wait for the upstream's response headers")
-	fs.BoolVar(&c.strictUpstream, "strict-upstream", false, "the upstream routes a path only as spelled (case and a trailing slash matter), as the file's upstream: {strict: true} says; without either, rules and capability endpoints hold on every case and trailing-slash spelling, as Express routes them")
-	if err := fs.Parse(args); err != nil {
-		return 2
+// clientWrote reports whether forward drops the field named k. net/http
+// gives a received field its canonical name, which one map lookup
+// decides; only a name spelled otherwise is compared without case, name
+// by name.
+func clientWrote(k string) bool {
+	if clientWrittenSet[k] || strings.HasPrefix(k, "X-Forwarded-") {
+		return true
 	}
-	if c.configFile == "" || c.upstream == "" || fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "agentready serve: -config and -upstream are required\n\n%s", usage)
-		return 2
+	canonical, upper := true, true
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '-':
+			upper = true
+			continue
+		case 'a' <= c && c <= 'z':
+			canonical = canonical && !upper
+		case 'A' <= c && c <= 'Z':
+			canonical = canonical && upper
+		case '0' <= c && c <= '9':
+		default:
+			return true // not a letter, a digit or '-'
+		}
+		upper = false
 	}
-	for _, t := range strings.Split(trusted, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			c.trusted = append(c.trusted, t)
+	if canonical {
+		return false
+	}
+	if len(k) >= len("X-Forwarded-") && strings.EqualFold(k[:len("X-Forwarded-")], "X-Forwarded-") {
+		return true
+	}
+	for _, f := range clientWritten {
+		if strings.EqualFold(k, f) {
+			return true
 		}
 	}
-	c.log = slog.New(slog.NewTextHandler(stderr, nil))
-	p, err := newProxy(c)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
-		return 1
-	}
-	defer p.close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	go watch(c.configFile, 2*time.Second, hup, func() {
-		if err := p.reload(); err != nil {
-			c.log.Error("agentready serve: the declaration file was not reloaded; the running one keeps serving", "err", err)
-			return
-		}
-		c.log.Info("agentready serve: declaration reloaded", "file", c.configFile)
-	})(ctx)
-	// ReadTimeout bounds a trickled request body too (2 minutes: uploads
-	// to the site pass through).
-	srv := &http.Server{Addr: c.addr, Handler: p.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute, IdleTimeout: 120 * time.Second}
-	errc := make(chan error, 2)
-	go func() { errc <- srv.ListenAndServe() }()
-	var msrv *http.Server
-	if p.metrics != nil {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", p.metrics)
-		msrv = &http.Server{Addr: c.metricsAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() { errc <- msrv.ListenAndServe() }()
-	}
-	fmt.Fprintf(stdout, "agentready serve: %s in front of %s (declaration %s)\n", c.addr, c.upstream, c.configFile)
-	select {
-	case err := <-errc:
-		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
-		return 1
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(sctx)
-	if msrv != nil {
-		_ = msrv.Shutdown(sctx)
-	}
-	return 0
-}
-
-// watch returns a loop that calls reload on a signal from hup and when
-// file's modification time or size changes (polled every interval: no
-// dependency on an inotify library), until its ctx is done. The file's
-// state is taken now, so a change made after watch returns is seen.
-func watch(file string, every time.Duration, hup <-chan os.Signal, reload func()) func(context.Context) {
-	stamp := func() (time.Time, int64) {
-		fi, err := os.Stat(file)
-		if err != nil {
-			return time.Time{}, -1
-		}
-		return fi.ModTime(), fi.Size()
-	}
-	mt, size := stamp()
-	return func(ctx context.Context) {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-hup:
-				mt, size = stamp()
-				reload()
-			case <-t.C:
-				if m, s := stamp(); (!m.Equal(mt) || s != size) && s >= 0 {
-					mt, size = m, s
-					reload()
-				}
-			}
-		}
-	}
+	return false
 }

@@ -54,13 +54,12 @@ const (
 )
 
 var verdicts = map[string]verdictCase{
-	"good-minimal.yaml":       {ok: true, want: []string{"valid (draft-car, 1 capabilities"}},
-	"good-appendix-a.yaml":    {ok: true, want: []string{":22: note: capabilities[1].auth.type: bearer-token: agentready serve requires the credential and leaves checking it to the upstream"}},
-	"good-v010.yaml":          {ok: true, want: []string{"valid (v0.1.0, 2 capabilities"}},
-	"good-serve-section.yaml": {ok: true, strict: true, opts: serveSectionOptions},
-	"good-bearer-note.yaml":   {ok: true, want: []string{":13: note: capabilities[1].auth.type: bearer-token", ":17: note: capabilities[2].auth.type: api-key"}},
-	"good-audit.yaml": {ok: true, want: []string{"valid (v0.1.0"}, opts: auditOptions,
-		serveUnwired: "Audit.Enabled: needs the key that signs the artifacts"},
+	"good-minimal.yaml":         {ok: true, want: []string{"valid (draft-car, 1 capabilities"}},
+	"good-appendix-a.yaml":      {ok: true, want: []string{":22: note: capabilities[1].auth.type: bearer-token: agentready serve requires the credential and leaves checking it to the upstream"}},
+	"good-v010.yaml":            {ok: true, want: []string{"valid (v0.1.0, 2 capabilities"}},
+	"good-serve-section.yaml":   {ok: true, strict: true, opts: serveSectionOptions},
+	"good-bearer-note.yaml":     {ok: true, want: []string{":13: note: capabilities[1].auth.type: bearer-token", ":17: note: capabilities[2].auth.type: api-key"}},
+	"good-audit.yaml":           {ok: true, want: []string{"valid (v0.1.0"}, opts: auditOptions},
 	"good-usage.yaml":           {ok: true},
 	"good-loopback-http.yaml":   {ok: true},
 	"good-json.json":            {ok: true},
