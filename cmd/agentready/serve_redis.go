@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,7 +41,7 @@ func redisOptions(s string) (*redis.Options, error) {
 		}
 	} else {
 		host, port, err := net.SplitHostPort(s)
-		if err != nil || host == "" || port == "" {
+		if n, perr := strconv.Atoi(port); err != nil || !hostName(host) || perr != nil || n < 1 || n > 65535 {
 			return nil, fmt.Errorf("-redis %q: want host:port or a redis:// or rediss:// URL", s)
 		}
 		o = &redis.Options{Addr: s}
@@ -53,6 +55,18 @@ func redisOptions(s string) (*redis.Options, error) {
 	// The stores require deadlines to bound socket reads.
 	o.ContextTimeoutEnabled = true
 	return o, nil
+}
+
+// hostName reports whether h is an IP address or a host name (letters,
+// digits, '-', '.' and '_'), so that a mistyped URL ("redis//h:6379") is
+// not taken for a host.
+func hostName(h string) bool {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	return h != "" && !strings.ContainsFunc(h, func(c rune) bool {
+		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_')
+	})
 }
 
 // redacted is a Redis URL without its password, for messages.
