@@ -66,8 +66,10 @@ const usage = `Usage:
   agentready render [-dialect draft-car|v0.1.0] FILE
       Print every document the declaration file yields.
   agentready serve -config FILE -upstream URL [-addr HOST:PORT] [-metrics HOST:PORT]
-                   [-report-only] [-robots] [-redis HOST:PORT] [-trusted-proxies CIDRS]
-                   [-upstream-timeout DURATION] [-strict-upstream]
+                   [-report-only] [-robots] [-redis HOST:PORT|redis://...|rediss://...]
+                   [-trusted-proxies CIDRS] [-upstream-timeout DURATION] [-strict-upstream]
+                   [-log-format text|json] [-log-decisions none|deny|all] [-log-rate N]
+                   [-log-interval DURATION] [-tokens FILE] [-tokens-env VAR] [-hmac-keys FILE]
       Run agentready as a reverse proxy in front of any site: the documents
       and the enforcement of the declaration file, everything else proxied.
       The upstream gets the client address agentready derived in X-Real-IP
@@ -75,9 +77,14 @@ const usage = `Usage:
       Unless -strict-upstream (or upstream: {strict: true} in the file)
       declares an upstream that routes a path only as spelled, rules and
       capability endpoints hold on every case and trailing-slash spelling.
-      The file is
-      reloaded on SIGHUP and when it changes; a file with problems is
-      refused and the running declaration keeps serving.
+      Every line it logs is structured (slog, text or JSON): denials by
+      default, at most -log-rate a second. -tokens and -tokens-env give the
+      tokens of bearer-token and api-key capabilities (CAPABILITY=TOKEN or
+      CAPABILITY=sha256:HEX), -hmac-keys the keys of hmac ones
+      (KEYID=hmac-sha256:BASE64 or KEYID=ed25519:BASE64); without tokens a
+      credential is checked for presence only. The file (and the tokens)
+      are reloaded on SIGHUP and when the file changes; a file with
+      problems is refused and the running declaration keeps serving.
   agentready -h
       Show this help.
 `
