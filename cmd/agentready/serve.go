@@ -287,8 +287,8 @@ func reportHeld(ctx context.Context, every time.Duration, dl *decisionLog, rs ..
 			for _, r := range rs {
 				r.flush()
 			}
-			if redisLog.r != nil {
-				redisLog.r.flush()
+			if r := redisLog.r.Load(); r != nil {
+				r.flush()
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -211,15 +212,15 @@ func (l redisLogger) Printf(_ context.Context, format string, v ...any) {
 // for every client (redis.SetLogger).
 var redisLog struct {
 	once sync.Once
-	r    *repeated
+	r    atomic.Pointer[repeated]
 }
 
 // routeRedisLog sends go-redis's messages to l, once per interval with a
 // count; the first call decides for the process.
-func routeRedisLog(l *slog.Logger, every time.Duration) *repeated {
+func routeRedisLog(l *slog.Logger, every time.Duration) {
 	redisLog.once.Do(func() {
-		redisLog.r = &repeated{log: l, msg: "agentready serve: the Redis client reports", every: every}
-		redis.SetLogger(redisLogger{redisLog.r})
+		r := &repeated{log: l, msg: "agentready serve: the Redis client reports", every: every}
+		redisLog.r.Store(r)
+		redis.SetLogger(redisLogger{r})
 	})
-	return redisLog.r
 }
