@@ -31,27 +31,7 @@ func TestDemoVerifiedClaude(t *testing.T) {
 	}))
 	defer untrusted.Close()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	app := demo.NewApp()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, closeStore, err := demo.Middleware(ctx, app, "", []string{dir.URL}, ln.Addr().String(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeStore()
-	mux := http.NewServeMux()
-	mux.Handle("GET /api/search", m.Capability("product-search")(http.HandlerFunc(app.Search)))
-	site := httptest.NewUnstartedServer(m.Handler(mux))
-	site.Listener.Close()
-	site.Listener = ln
-	site.Start()
-	defer site.Close()
-	target := site.URL + "/api/search?q=tent"
-	host := strings.TrimPrefix(site.URL, "http://")
+	target, host := demoSite(t, dir.URL)
 
 	signedFor := func(key ed25519.PrivateKey, agent, authority string, at time.Time, lifetime time.Duration, tamper bool) *http.Request {
 		r, _ := http.NewRequest(http.MethodGet, target, nil)
@@ -132,5 +112,77 @@ func TestDemoVerifiedClaude(t *testing.T) {
 	r.Header.Set("User-Agent", "curl/8.5.0")
 	if status, _ := do(r); status != 200 {
 		t.Errorf("curl under *: %d", status)
+	}
+}
+
+// demoSite serves the demo site on a loopback listener, its claude policy
+// trusting the Signature-Agent URLs given, and returns the search URL and
+// the site's authority.
+func demoSite(t *testing.T, trusted ...string) (target, host string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	app := demo.NewApp()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, closeStore, err := demo.Middleware(ctx, app, "", trusted, ln.Addr().String(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeStore() })
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/search", m.Capability("product-search")(http.HandlerFunc(app.Search)))
+	site := httptest.NewUnstartedServer(m.Handler(mux))
+	site.Listener.Close()
+	site.Listener = ln
+	site.Start()
+	t.Cleanup(site.Close)
+	return site.URL + "/api/search?q=tent", strings.TrimPrefix(site.URL, "http://")
+}
+
+// TestDemoTrustsJWKSetURL: a site that trusts the agent's JWK Set by its
+// full URL, the unsigned /jwks.json a static host serves
+// (draft-ietf-webbotauth-httpsig-protocol-01 5.2.1, 5.5: a Signature-Agent
+// value is the URL of a JWK Set), gives the claude policy to requests
+// signed naming that URL, and to none naming the agent's origin, which it
+// does not trust: the URL is the identity, not the host serving it.
+func TestDemoTrustsJWKSetURL(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	kid := thumbprint(priv.Public().(ed25519.PublicKey))
+	var hits atomic.Int32
+	dir := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/jwks.json" {
+			hits.Add(1)
+		}
+		directory(priv, kid).ServeHTTP(w, r)
+	}))
+	defer dir.Close()
+	jwks := dir.URL + "/jwks.json"
+	target, host := demoSite(t, jwks)
+	do := func(agent string) (int, string) {
+		t.Helper()
+		r, _ := http.NewRequest(http.MethodGet, target, nil)
+		r.Header.Set("User-Agent", "claude/1.0 (+https://agent.example)")
+		signRequest(r, priv, kid, agent, host, time.Now(), time.Minute, false)
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("RateLimit-Policy")
+	}
+	if status, policy := do(jwks); status != 200 || !strings.Contains(policy, `"agent/claude"`) {
+		t.Fatalf("signed naming the trusted JWK Set URL: %d, RateLimit-Policy %q: want 200 and the claude policy", status, policy)
+	}
+	for _, agent := range []string{dir.URL, dir.URL + "/.well-known/http-message-signatures-directory"} {
+		if status, policy := do(agent); status != http.StatusForbidden {
+			t.Errorf("signed naming %s, which the site does not trust: %d (RateLimit-Policy %q), want 403", agent, status, policy)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the untrusted well-known directory was fetched %d times", n)
 	}
 }
