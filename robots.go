@@ -32,7 +32,21 @@ func renderRobots(p *policy.Policy, docs []publish.Document, st *settings) (publ
 	// RFC 9309 2.4: crawlers should not use a cached copy for more than
 	// 24 hours; an hour lets a change reach them the same day.
 	return publish.Document{Name: "robots.txt", Paths: []string{"/robots.txt"}, ContentType: "text/plain; charset=utf-8",
-		Body: body, MaxAge: time.Hour, LastModified: st.docs.LastModified}, nil
+		Body: body, MaxAge: time.Hour, LastModified: lastModified(docs, st)}, nil
+}
+
+// lastModified is the Last-Modified of the rendered documents, which
+// publish.Render resolved (Documents.LastModified, else Site.GeneratedAt,
+// else the time New ran), so that robots.txt has the one every document
+// has; with no other document served, Documents.LastModified or now.
+func lastModified(docs []publish.Document, st *settings) time.Time {
+	if len(docs) > 0 {
+		return docs[0].LastModified
+	}
+	if !st.docs.LastModified.IsZero() {
+		return st.docs.LastModified
+	}
+	return time.Now()
 }
 
 // implicitAgents are the product tokens the implicit rules apply to under
