@@ -111,7 +111,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	fail := func(err error) (*proxy, error) { p.close(); return nil, err }
 
 	// Read before the declaration, checked against it after.
-	creds, err := readCredentials(c.credentials, nil)
+	creds, err := readCredentials(c.credentials)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,9 @@ func newProxy(c proxyConfig) (*proxy, error) {
 
 	running := decl
 	p.reload = func() error {
-		next, err := prepare(c.configFile, ov, opts...)
+		// New's warnings are the Reload's to say, once: the Middleware
+		// prepare builds to decide on the file is not served.
+		next, err := prepare(c.configFile, ov, append(opts[:len(opts):len(opts)], quiet)...)
 		if err != nil {
 			return err
 		}
@@ -235,7 +237,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		if err := sameSettings(c.configFile, running, next); err != nil {
 			return err
 		}
-		nc, err := readCredentials(c.credentials, nil)
+		nc, err := readCredentials(c.credentials)
 		if err == nil {
 			err = nc.fit(c.configFile, &next.Site, c.credentials)
 		}

@@ -49,7 +49,7 @@ func (s credentialSources) any() bool {
 
 // readCredentials reads the tokens and keys the sources name. A problem is
 // an error naming the source and the line.
-func readCredentials(src credentialSources, _ *config.Site) (*credentials, error) {
+func readCredentials(src credentialSources) (*credentials, error) {
 	c := &credentials{tokens: map[string][][sha256.Size]byte{}, keys: map[string]verify.RequestKey{}}
 	var errs []error
 	if src.tokensFile != "" {
