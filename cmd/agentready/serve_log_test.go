@@ -147,7 +147,7 @@ func TestServeUpstreamFailureLog(t *testing.T) {
 	up.Close() // nothing listens there now: connection refused
 	var b syncBuffer
 	l, _ := newLogger(&b, "json")
-	p, err := newProxy(proxyConfig{configFile: upstreamSite, upstream: up.URL, log: l, logInterval: 200 * time.Millisecond})
+	p, err := newProxy(proxyConfig{configFile: upstreamSite, upstream: up.URL, log: l, logInterval: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
