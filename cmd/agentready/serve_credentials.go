@@ -128,10 +128,11 @@ func (c *credentials) addTokens(source, text string) []error {
 	return prefix(source, errs)
 }
 
-// addKeys reads "KEYID=ALGORITHM:BASE64" entries: hmac-sha256 with the
-// shared secret (at least 32 bytes: RFC 9421 3.3.3 leaves the length to
-// the application, and RFC 2104 3 wants no less than the hash's output),
-// or ed25519 with the 32-byte public key.
+// addKeys reads "KEYID=ALGORITHM:BASE64" entries: hmac-sha256 (RFC 9421
+// 3.3.3, HMAC of RFC 2104 with the shared secret) with a secret of at
+// least 32 bytes (RFC 2104 section 3: a key shorter than the hash's output
+// "is strongly discouraged"), or ed25519 (RFC 9421 3.3.6) with the 32-byte
+// public key.
 func (c *credentials) addKeys(source, text string) []error {
 	errs := entries(text, func(_ int, id, v string) error {
 		alg, b64, ok := strings.Cut(v, ":")
