@@ -102,7 +102,7 @@ func drive(b *testing.B, addr string, req []byte, header string) {
 	var failed atomic.Value
 	var wg sync.WaitGroup
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := benchCPUTime()
 	b.ResetTimer()
 	for _, c := range conns {
 		wg.Add(1)
@@ -115,7 +115,7 @@ func drive(b *testing.B, addr string, req []byte, header string) {
 					failed.Store(err)
 					return
 				}
-				if err := readResponse(br, header, first); err != nil {
+				if err := benchResponse(br, header, first); err != nil {
 					failed.Store(err)
 					return
 				}
@@ -128,14 +128,14 @@ func drive(b *testing.B, addr string, req []byte, header string) {
 	// The process's CPU time per request (client and upstream included,
 	// the same for both proxies): steadier than the wall time on a
 	// shared machine.
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(benchCPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	if err, _ := failed.Load().(error); err != nil {
 		b.Fatal(err)
 	}
 }
 
-// cpuTime is the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
+// benchCPUTime is the user and system CPU time of the process so far.
+func benchCPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -143,9 +143,9 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// readResponse reads one response: a 200 status line, the header fields
+// benchResponse reads one response: a 200 status line, the header fields
 // (checking for header when check is set), and a body of Content-Length.
-func readResponse(br *bufio.Reader, header string, check bool) error {
+func benchResponse(br *bufio.Reader, header string, check bool) error {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		return err

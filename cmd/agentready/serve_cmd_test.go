@@ -30,8 +30,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// command is agentready run as a process with args.
-func command(t *testing.T, args ...string) *exec.Cmd {
+// agentreadyProcess is agentready run as a process with args.
+func agentreadyProcess(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	c := exec.Command(os.Args[0], args...)
 	c.Env = append(os.Environ(), envRunMain+"=1")
@@ -46,7 +46,7 @@ func command(t *testing.T, args ...string) *exec.Cmd {
 func TestServeSIGHUPAtStart(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "upstream") }))
 	defer up.Close()
-	cmd := command(t, "serve", "-config", upstreamSite, "-upstream", up.URL, "-addr", "127.0.0.1:0")
+	cmd := agentreadyProcess(t, "serve", "-config", upstreamSite, "-upstream", up.URL, "-addr", "127.0.0.1:0")
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -89,7 +89,7 @@ hup:
 		}
 	}
 	if !strings.HasPrefix(line, "agentready serve: 127.0.0.1:") {
-		t.Fatalf("banner %q after %d SIGHUPs; stderr: %v", line, sent, drain(errLines))
+		t.Fatalf("banner %q after %d SIGHUPs; stderr: %v", line, sent, drainLines(errLines))
 	}
 	addr := strings.Fields(strings.TrimPrefix(line, "agentready serve: "))[0]
 	res, err := http.Get("http://" + addr + "/products")
@@ -120,7 +120,7 @@ hup:
 	t.Logf("%d SIGHUPs sent while serve started", sent)
 }
 
-func drain(c <-chan string) []string {
+func drainLines(c <-chan string) []string {
 	var out []string
 	for {
 		select {
@@ -141,7 +141,7 @@ func drain(c <-chan string) []string {
 func TestServeBannerAfterBind(t *testing.T) {
 	up := httptest.NewServer(http.NotFoundHandler())
 	defer up.Close()
-	cmd := command(t, "serve", "-config", upstreamSite, "-upstream", up.URL, "-addr", "127.0.0.1:0", "-metrics", "127.0.0.1:0")
+	cmd := agentreadyProcess(t, "serve", "-config", upstreamSite, "-upstream", up.URL, "-addr", "127.0.0.1:0", "-metrics", "127.0.0.1:0")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

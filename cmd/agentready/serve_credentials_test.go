@@ -43,7 +43,7 @@ func credentialFront(t *testing.T, c proxyConfig) (*proxy, *atomic.Int32, error)
 }
 
 // status sends a GET of path as an agent with the header fields kv.
-func status(p *proxy, method, path string, kv ...string) int {
+func agentStatus(p *proxy, method, path string, kv ...string) int {
 	r := httptest.NewRequest(method, "http://shop.example"+path, nil)
 	r.Header.Set("User-Agent", "PartnerBot/1.0")
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -82,7 +82,7 @@ func TestServeTokens(t *testing.T) {
 		{"/api/search", nil, 200},
 	} {
 		before := reached.Load()
-		if got := status(p, "GET", c.path, c.kv...); got != c.want {
+		if got := agentStatus(p, "GET", c.path, c.kv...); got != c.want {
 			t.Errorf("%s %v: %d, want %d", c.path, c.kv, got, c.want)
 		}
 		if ran := reached.Load() != before; ran != (c.want == 200) {
@@ -98,13 +98,13 @@ func TestServeTokens(t *testing.T) {
 	if err := p.reload(); err != nil {
 		t.Fatal(err)
 	}
-	if got := status(p, "GET", "/api/orders", "Authorization", "Bearer tok-1"); got != 401 {
+	if got := agentStatus(p, "GET", "/api/orders", "Authorization", "Bearer tok-1"); got != 401 {
 		t.Errorf("a token removed by the reload: %d", got)
 	}
-	if got := status(p, "GET", "/api/orders", "Authorization", "Bearer tok-3"); got != 200 {
+	if got := agentStatus(p, "GET", "/api/orders", "Authorization", "Bearer tok-3"); got != 200 {
 		t.Errorf("a token added by the reload: %d", got)
 	}
-	if got := status(p, "GET", "/api/stock", "X-Shop-Key", "whatever"); got != 200 {
+	if got := agentStatus(p, "GET", "/api/stock", "X-Shop-Key", "whatever"); got != 200 {
 		t.Errorf("stock, without tokens now, is checked for presence: %d", got)
 	}
 	// A reload whose tokens do not fit is refused, the old ones kept.
@@ -112,7 +112,7 @@ func TestServeTokens(t *testing.T) {
 	if err := p.reload(); err == nil || !strings.Contains(err.Error(), `capability "nosuch"`) {
 		t.Errorf("a reload with a token for an unknown capability: %v", err)
 	}
-	if got := status(p, "GET", "/api/orders", "Authorization", "Bearer tok-3"); got != 200 {
+	if got := agentStatus(p, "GET", "/api/orders", "Authorization", "Bearer tok-3"); got != 200 {
 		t.Errorf("after a refused reload: %d", got)
 	}
 
@@ -124,10 +124,10 @@ func TestServeTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := status(pe, "GET", "/api/orders", "Authorization", "Bearer env-1"), status(pe, "GET", "/api/stock", "X-Shop-Key", "env-2"); a != 200 || b != 200 {
+	if a, b := agentStatus(pe, "GET", "/api/orders", "Authorization", "Bearer env-1"), agentStatus(pe, "GET", "/api/stock", "X-Shop-Key", "env-2"); a != 200 || b != 200 {
 		t.Errorf("tokens from the environment: %d %d", a, b)
 	}
-	if got := status(pe, "GET", "/api/orders", "Authorization", "Bearer env-2"); got != 401 {
+	if got := agentStatus(pe, "GET", "/api/orders", "Authorization", "Bearer env-2"); got != 401 {
 		t.Errorf("another capability's token: %d", got)
 	}
 }
@@ -143,10 +143,10 @@ func TestServeTokensPresence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := status(p, "GET", "/api/stock", "X-Shop-Key", "anything"); got != 200 {
+	if got := agentStatus(p, "GET", "/api/stock", "X-Shop-Key", "anything"); got != 200 {
 		t.Errorf("stock without tokens: %d", got)
 	}
-	if got := status(p, "GET", "/api/stock"); got != 401 {
+	if got := agentStatus(p, "GET", "/api/stock"); got != 401 {
 		t.Errorf("stock without a key: %d", got)
 	}
 	line := logs.String()

@@ -34,8 +34,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// records are the JSON lines of b whose msg is msg.
-func records(t *testing.T, b *syncBuffer, msg string) []map[string]any {
+// logRecords are the JSON lines of b whose msg is msg.
+func logRecords(t *testing.T, b *syncBuffer, msg string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
@@ -53,9 +53,9 @@ func records(t *testing.T, b *syncBuffer, msg string) []map[string]any {
 	return out
 }
 
-const chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+const uaChrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 
-func get(h http.Handler, path, ua string, kv ...string) int {
+func serveGet(h http.Handler, path, ua string, kv ...string) int {
 	r := httptest.NewRequest("GET", "http://shop.example"+path, nil)
 	r.Header.Set("User-Agent", ua)
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -84,10 +84,10 @@ func TestServeDecisionLog(t *testing.T) {
 		return p, &b
 	}
 	p, logs := front("", 0) // the defaults: denials, 10 a second
-	get(p.handler, "/admin/users", gptBot)
-	get(p.handler, "/products", gptBot)
-	get(p.handler, "/admin/users", chrome)
-	lines := records(t, logs, "agentready: decision")
+	serveGet(p.handler, "/admin/users", gptBot)
+	serveGet(p.handler, "/products", gptBot)
+	serveGet(p.handler, "/admin/users", uaChrome)
+	lines := logRecords(t, logs, "agentready: decision")
 	if len(lines) != 1 {
 		t.Fatalf("%d decision lines, want the denial's:\n%s", len(lines), logs.String())
 	}
@@ -100,15 +100,15 @@ func TestServeDecisionLog(t *testing.T) {
 	}
 
 	p, logs = front("all", 0)
-	get(p.handler, "/products", gptBot)
-	get(p.handler, "/products", chrome)
-	if got := records(t, logs, "agentready: decision"); len(got) != 2 || got[0]["outcome"] != "allow" || got[1]["outcome"] != "pass" || got[1]["class"] != "browser" {
+	serveGet(p.handler, "/products", gptBot)
+	serveGet(p.handler, "/products", uaChrome)
+	if got := logRecords(t, logs, "agentready: decision"); len(got) != 2 || got[0]["outcome"] != "allow" || got[1]["outcome"] != "pass" || got[1]["class"] != "browser" {
 		t.Errorf("-log-decisions all: %v", got)
 	}
 
 	p, logs = front("none", 0)
-	get(p.handler, "/admin/users", gptBot)
-	if got := records(t, logs, "agentready: decision"); len(got) != 0 {
+	serveGet(p.handler, "/admin/users", gptBot)
+	if got := logRecords(t, logs, "agentready: decision"); len(got) != 0 {
 		t.Errorf("-log-decisions none: %v", got)
 	}
 
@@ -123,10 +123,10 @@ func TestServeDecisionLog(t *testing.T) {
 		dl.observe(nil, netip.Addr{}, enforce.Decision{Outcome: enforce.DenyRate, Status: 429, Limit: "agent/GPTBot"})
 	}
 	dl.report(10 * time.Second)
-	if got := records(t, &b, "agentready: decision"); len(got) != 3 {
+	if got := logRecords(t, &b, "agentready: decision"); len(got) != 3 {
 		t.Errorf("%d lines of 50 denials at -log-rate 3, want 3", len(got))
 	}
-	if got := records(t, &b, "agentready serve: decision lines dropped over -log-rate"); len(got) != 1 || got[0]["dropped"] != 47.0 || got[0]["rate"] != "3/s" {
+	if got := logRecords(t, &b, "agentready serve: decision lines dropped over -log-rate"); len(got) != 1 || got[0]["dropped"] != 47.0 || got[0]["rate"] != "3/s" {
 		t.Errorf("the dropped lines' report: %v", got)
 	}
 	for _, bad := range []struct {
@@ -153,14 +153,14 @@ func TestServeUpstreamFailureLog(t *testing.T) {
 	}
 	defer p.close()
 	for range 20 {
-		if code := get(p.handler, "/products", chrome); code != http.StatusBadGateway {
+		if code := serveGet(p.handler, "/products", uaChrome); code != http.StatusBadGateway {
 			t.Fatalf("%d, want 502", code)
 		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	var lines []map[string]any
 	for time.Now().Before(deadline) {
-		if lines = records(t, &b, "agentready serve: the upstream failed"); len(lines) >= 2 {
+		if lines = logRecords(t, &b, "agentready serve: the upstream failed"); len(lines) >= 2 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -191,10 +191,10 @@ func TestServeForwardedWarning(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer p.close()
-		get(p.handler, "/products", chrome) // httptest's peer is 192.0.2.1
-		get(p.handler, "/products", chrome, "X-Forwarded-For", "203.0.113.7")
-		get(p.handler, "/products", chrome, "Forwarded", "for=203.0.113.8")
-		lines := records(t, &b, "agentready serve: a request carries X-Forwarded-For from a peer that is not a trusted proxy; "+
+		serveGet(p.handler, "/products", uaChrome) // httptest's peer is 192.0.2.1
+		serveGet(p.handler, "/products", uaChrome, "X-Forwarded-For", "203.0.113.7")
+		serveGet(p.handler, "/products", uaChrome, "Forwarded", "for=203.0.113.8")
+		lines := logRecords(t, &b, "agentready serve: a request carries X-Forwarded-For from a peer that is not a trusted proxy; "+
 			"its clients are counted as the peer (one rate limit for all of them) until it is named in -trusted-proxies (warned once)")
 		if len(lines) != c.want || c.want == 1 && (lines[0]["peer"] != "192.0.2.1" || lines[0]["level"] != "WARN") {
 			t.Errorf("%s: %v", c.name, lines)
@@ -215,7 +215,7 @@ func TestServeMetricsRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.close()
-	get(p.handler, "/admin/users", gptBot)
+	serveGet(p.handler, "/admin/users", gptBot)
 	w := httptest.NewRecorder()
 	p.metrics.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
 	for _, series := range []string{"process_cpu_seconds_total ", "process_resident_memory_bytes ", "process_open_fds ",

@@ -35,7 +35,7 @@ func TestServeRedisAddresses(t *testing.T) {
 			return p
 		}
 		a, b := front(), front()
-		if got := records(t, &logs, "agentready serve: Redis answers; rate limits are shared through it"); len(got) != 2 || got[0]["redis"] != srv.Addr {
+		if got := logRecords(t, &logs, "agentready serve: Redis answers; rate limits are shared through it"); len(got) != 2 || got[0]["redis"] != srv.Addr {
 			t.Errorf("-redis %s: the start lines: %v", addr, got)
 		}
 		client := "198.51.100." + string(rune('1'+i))
@@ -88,11 +88,11 @@ func TestServeRedisWrongAddress(t *testing.T) {
 	if d := time.Since(start); d > redisCheckTimeout {
 		t.Errorf("the check took %v", d)
 	}
-	lines := records(t, &logs, "agentready serve: Redis does not answer; rate limits are counted per replica until it does")
+	lines := logRecords(t, &logs, "agentready serve: Redis does not answer; rate limits are counted per replica until it does")
 	if len(lines) != 1 || lines[0]["redis"] != closed || !strings.Contains(lines[0]["err"].(string), "connection refused") || lines[0]["level"] != "ERROR" {
 		t.Fatalf("the start line: %v\n%s", lines, logs.String())
 	}
-	if got := get(p.handler, "/api/search?q=x", gptBot); got != 200 {
+	if got := serveGet(p.handler, "/api/search?q=x", gptBot); got != 200 {
 		t.Errorf("with Redis down, the failure policy (fallback-memory) answers: %d", got)
 	}
 
@@ -105,12 +105,12 @@ func TestServeRedisWrongAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p2.close()
-	get(p2.handler, "/api/search?q=x", gptBot)
+	serveGet(p2.handler, "/api/search?q=x", gptBot)
 	srv.Stop(t)
 	for range 3 {
-		get(p2.handler, "/api/search?q=x", gptBot)
+		serveGet(p2.handler, "/api/search?q=x", gptBot)
 	}
-	failed := records(t, &logs, "agentready: rate-limit store failed; limits follow the failure policy until it recovers")
+	failed := logRecords(t, &logs, "agentready: rate-limit store failed; limits follow the failure policy until it recovers")
 	if len(failed) != 1 || failed[0]["redis"] != srv.Addr {
 		t.Fatalf("the outage's line: %v\n%s", failed, logs.String())
 	}
