@@ -225,3 +225,29 @@ func TestServeMetricsRuntime(t *testing.T) {
 		}
 	}
 }
+
+// TestServeLogFormat: -log-format text writes key=value lines, json JSON
+// lines, anything else is a usage error.
+func TestServeLogFormat(t *testing.T) {
+	up := httptest.NewServer(http.NotFoundHandler())
+	defer up.Close()
+	var b syncBuffer
+	l, err := newLogger(&b, "text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newProxy(proxyConfig{configFile: upstreamSite, upstream: up.URL, log: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	serveGet(p.handler, "/admin/users", gptBot)
+	if !strings.Contains(b.String(), `level=INFO msg="agentready: decision" outcome=deny-path status=403 class=declared agent=GPTBot policy=GPTBot rule="Disallow: /admin/*"`) {
+		t.Errorf("the text line:\n%s", b.String())
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"serve", "-config", upstreamSite, "-upstream", up.URL, "-log-format", "yaml"}, &out, &errOut); code != 2 ||
+		!strings.Contains(errOut.String(), `-log-format "yaml": want text or json`) {
+		t.Errorf("-log-format yaml: exit %d, %s", code, errOut.String())
+	}
+}
