@@ -1,0 +1,124 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestREADMEFirstHour runs the README's first hour as a reader would: it
+// builds the section's program, starts it, runs each "$ " command of the
+// section's console block with bash and curl, the program's address in
+// place of localhost:8080, and compares what they print with the lines
+// the README shows under them.
+func TestREADMEFirstHour(t *testing.T) {
+	for _, tool := range []string{"bash", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("AGENTREADY_REQUIRE_UPSTREAMS") == "1" {
+				t.Fatalf("%s: %v", tool, err)
+			}
+			t.Skipf("%s is not installed: %v", tool, err)
+		}
+	}
+	_, section, ok := strings.Cut(pages(t)["README.md"], "\n## The first hour\n")
+	if !ok {
+		t.Fatal(`the README has no "## The first hour" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	programs, transcripts := fenced(section, "go"), fenced(section, "console")
+	if len(programs) != 1 || len(transcripts) != 1 {
+		t.Fatalf("the first hour has %d Go blocks and %d console blocks, want one of each", len(programs), len(transcripts))
+	}
+
+	dir := t.TempDir()
+	build, err := os.MkdirTemp(".", "_readme_block_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(build)
+	if err := os.WriteFile(filepath.Join(build, "main.go"), []byte(programs[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "firsthour")
+	if out, err := exec.Command("go", "build", "-o", bin, "./"+build).CombinedOutput(); err != nil {
+		t.Fatalf("the first hour's program: %v\n%s", err, out)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "-addr", addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	waitFor(t, "http://"+addr+"/")
+
+	for _, step := range steps(transcripts[0]) {
+		run := strings.ReplaceAll(step.command, "localhost:8080", addr)
+		out, err := exec.Command("bash", "-c", run).Output()
+		if err != nil {
+			t.Errorf("$ %s: %v", step.command, err)
+			continue
+		}
+		if got := trimLines(string(out)); got != trimLines(step.output) {
+			t.Errorf("$ %s\nprints\n%s\nthe README shows\n%s", step.command, got, step.output)
+		}
+	}
+}
+
+type step struct{ command, output string }
+
+// steps reads a console block: a line starting "$ " is a command, the
+// lines under it until the next command what it prints.
+func steps(block string) []step {
+	var out []step
+	for _, l := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+		if c, ok := strings.CutPrefix(l, "$ "); ok {
+			out = append(out, step{command: c})
+		} else if len(out) > 0 {
+			out[len(out)-1].output += l + "\n"
+		}
+	}
+	return out
+}
+
+// trimLines drops trailing spaces from each line and trailing newlines.
+func trimLines(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// freeAddr returns a loopback address no one listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// waitFor waits until url answers, for at most 30 seconds.
+func waitFor(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not answer: %v", url, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
