@@ -12,8 +12,8 @@
 // the cart capabilities with its X-Agent-Session token, checks out (the
 // answer is a human-handoff URL, and ends the session) and fetches the
 // signed audit artifact at /.well-known/agents/api/audit/<session_id>,
-// which `go run ./cmd/agentready verify-audit URL` verifies. The README's
-// "Sessions and the audit trail (v0.1.0)" shows a whole curl session.
+// which `go run ./cmd/agentready verify-audit URL` verifies. docs/sessions.md,
+// "A session with curl", shows a whole curl session.
 //
 // The audit key is generated at start unless -key-file names a file holding
 // its seed (created on first use), so that artifacts stay verifiable with

@@ -16,7 +16,7 @@ import (
 	"github.com/agentready/agentready/examples/internal/demo"
 )
 
-// TestDemoVerifiedClaude is the README's demo, end to end: the demo site
+// TestDemoVerifiedClaude is docs/verified-agents.md's demo, end to end: the demo site
 // trusting this agent's key directory gives the claude policy to requests
 // this agent signs, and 403 to every claim it cannot prove.
 func TestDemoVerifiedClaude(t *testing.T) {

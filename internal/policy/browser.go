@@ -2,9 +2,9 @@ package policy
 
 import "strings"
 
-// A browser is recognised positively (the README, "Enforcement"): a
-// User-Agent passes as a browser only when it has the shape every current
-// browser sends,
+// A browser is recognised positively (docs/enforcement.md, "Classification:
+// who is an agent"): a User-Agent passes as a browser only when it has the
+// shape every current browser sends,
 //
 //	Mozilla/5.0 (<platform>) <engine> <browser products...>
 //

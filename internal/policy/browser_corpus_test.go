@@ -101,7 +101,7 @@ func TestIsbotDisagreements(t *testing.T) {
 // Firefox forks, FreeBSD) pass; automated clients dressed as Chrome with a
 // version that is no version, a contact address or a URL do not. (A
 // single-word bot name in a comment, "(Newsbot)", passes: markers are
-// whole words; the README says so.)
+// whole words; docs/enforcement.md says so.)
 func TestBrowserShapeEdges(t *testing.T) {
 	c := NewClassifier(nil)
 	for _, ua := range []string{

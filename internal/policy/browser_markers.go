@@ -13,7 +13,7 @@ import "strings"
 // Puppeteer, Playwright, ScrapingBee, ScraperAPI, Browserless,
 // Browserbase, Zyte, Apify, Bright Data, Oxylabs).
 //
-// Words are read as the README says: a run of letters is a word, and so is
+// Words are read as docs/enforcement.md says: a run of letters is a word, and so is
 // each part of it split at case changes ("ScrapingBee" is scrapingbee,
 // scraping and bee; "MyCrawlerBot" is mycrawlerbot, my, crawler and bot).
 // Digits and punctuation end a run. A word is a marker when it is

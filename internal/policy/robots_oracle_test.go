@@ -81,7 +81,7 @@ const (
 	oracleIntended = diffUnreserved | diffHexCase | diffUnsafe | diffOperators | diffEmptyQuery | diffIndexHTML
 )
 
-// oracleDiff documents one flag. Doc is the sentence for the README.
+// oracleDiff documents one flag. Doc is the sentence for docs/enforcement.md.
 type oracleDiff struct {
 	flag oracleFlags
 	name string

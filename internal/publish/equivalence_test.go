@@ -23,7 +23,7 @@ import (
 // facts are what an agent learns from one document: the capabilities
 // (endpoint path, method, auth, limit), the access rules and the agent
 // policies. A format that cannot carry a kind of fact leaves it nil, and
-// is not compared on it (the README's table "What each format carries").
+// is not compared on it (docs/documents.md, "What each format carries").
 type facts struct {
 	caps   map[string]capFacts
 	allow  []string
