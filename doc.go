@@ -28,5 +28,5 @@
 // every client that is not positively a browser is an agent, checked for
 // path rules, capability scope, declared auth and rate limits. With v0.1.0
 // sessions it also serves the session endpoint and, with WithAudit, records
-// a signed audit trail (package audit). The README describes each part.
+// a signed audit trail (package audit). The README and docs/ describe each part.
 package agentready

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -561,5 +562,33 @@ func TestBoundRouteRateLimitHeaders(t *testing.T) {
 	}
 	if got := res.Header.Get("RateLimit"); !strings.HasPrefix(got, `"capability/product-search";r=59;t=`) {
 		t.Errorf("RateLimit %q", got)
+	}
+}
+
+// TestDecisionNamesItsRequest: the decision hook hears which request a
+// decision is about (method, path, and for an agent the client address
+// limits count it under), so that a logged decision stands on its own.
+func TestDecisionNamesItsRequest(t *testing.T) {
+	var got []enforce.Decision
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithOnDecision(func(d enforce.Decision) { got = append(got, d) }),
+		agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(http.NotFoundHandler())
+	for _, ua := range []string{"claude/1.0", uaChrome} {
+		r := httptest.NewRequest("DELETE", "/admin/users?x=1", nil)
+		r.RemoteAddr = "198.51.100.7:4000"
+		r.Header.Set("User-Agent", ua)
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d decisions", len(got))
+	}
+	if d := got[0]; d.Method != "DELETE" || d.Path != "/admin/users" || d.Client != netip.MustParseAddr("198.51.100.7") || d.Outcome != enforce.DenyPath {
+		t.Errorf("the agent's decision: %+v", d)
+	}
+	if d := got[1]; d.Method != "DELETE" || d.Path != "/admin/users" || d.Client.IsValid() {
+		t.Errorf("the browser's decision (no client address is resolved for it): %+v", d)
 	}
 }

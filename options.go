@@ -284,8 +284,8 @@ func WithImplicitAccess(scope string) Option {
 // WithLenientRouting declares that the application may route a path
 // ignoring ASCII case and a trailing slash (Express's and ASP.NET's
 // defaults): the rules then hold on every such spelling ("/ADMIN/users" is
-// decided as "/admin/users"). See the README, "Routers and the readings
-// of a request".
+// decided as "/admin/users"). See docs/enforcement.md, "Routers and the
+// readings of a request".
 func WithLenientRouting() Option {
 	return func(st *settings) error {
 		st.lenient = true

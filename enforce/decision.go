@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/agentready/agentready/ratelimit"
@@ -66,6 +67,12 @@ func (o Outcome) Allowed() bool { return o == Pass || o == Allow }
 // handed to the decision hook by value and returned by Explain.
 type Decision struct {
 	Outcome Outcome
+	// Method and Path are the request's (r.Method, r.URL.Path), and Client
+	// the client's address (trusted proxies honoured; set for agent
+	// requests), so that a decision logged on its own says which request
+	// it was. They are request data: never use them as metric labels.
+	Method, Path string
+	Client       netip.Addr
 	// Status is the HTTP status of a denial (403, 401, 429, 503), 0 when the
 	// request is let through.
 	Status int

@@ -101,7 +101,7 @@ func TestPrepareOverrides(t *testing.T) {
 	}
 	out.Reset()
 	if code := run([]string{"lint", "../../examples/shop/site.yaml"}, &out, &out); code != 0 || !strings.Contains(out.String(), "valid (v0.1.0, 8 capabilities") {
-		t.Errorf("the shop's file, as the README lints it: %d\n%s", code, out.String())
+		t.Errorf("the shop's file, as docs/declaration.md lints it: %d\n%s", code, out.String())
 	}
 	out.Reset()
 	if code := run([]string{"schema"}, &out, &out); code != 0 || !strings.Contains(out.String(), `"$schema": "https://json-schema.org/draft/2020-12/schema"`) {

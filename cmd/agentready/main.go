@@ -3,11 +3,13 @@
 //	agentready check [-json] URL
 //	agentready lint [-dialect draft-car|v0.1.0] FILE
 //	agentready render [-dialect draft-car|v0.1.0] FILE
+//	agentready schema
 //	agentready serve -config FILE -upstream URL [flags]
 //	agentready verify-audit [-key BASE64] FILE|URL
 //
-// serve runs agentready as a reverse proxy in front of any site. lint validates a declaration file and render prints the documents it
-// yields. verify-audit checks an agents.txt v0.1.0 audit artifact as any
+// serve runs agentready as a reverse proxy in front of any site. lint
+// validates a declaration file, render prints the documents it yields and
+// schema prints the file format's JSON Schema. verify-audit checks an agents.txt v0.1.0 audit artifact as any
 // third party can:
 //
 // reads the artifact from a file or an http(s) URL (at most 16 MiB, 10 s),
@@ -53,18 +55,23 @@ const usage = `Usage:
       key embedded in the artifact is used, which proves integrity only.
       Exit status: 0 verified, 1 not verified or unreadable, 2 usage error.
   agentready check [-json] URL
-      Fetch a site's agents.txt (both locations), agents.json, agent://
-      descriptors, agents.md, agent.json, MCP server card, A2A agent card
-      and robots.txt, and report
-      per draft what conforms (pass), what a SHOULD misses (warn) and what
-      a MUST breaks (fail). Exit status: 0 nothing fails, 1 something
-      does, 2 usage error.
+      Fetch a site's discovery documents where the site says they are
+      (agents.txt, agents.json or the agent:// registry and its
+      descriptors, agents.md, agent.json, the A2A card, MCP server cards
+      and the AI Catalog, robots.txt), list each with its status (fetched,
+      missing, unavailable, skipped and why) and report per specification
+      pass/warn/fail; warn when the declared site URL is not the origin
+      checked. Exit status: 0 nothing fails, 1 something fails or could
+      not be read, 2 usage error.
   agentready lint [-dialect draft-car|v0.1.0] FILE
       Validate a declaration file (YAML or JSON, snake_case keys; see
       config.ParseSite and config/site.schema.json): every problem with its
       line and field path. Exit status: 0 valid, 1 not, 2 usage error.
   agentready render [-dialect draft-car|v0.1.0] FILE
       Print every document the declaration file yields.
+  agentready schema
+      Print the declaration file's JSON Schema (config/site.schema.json),
+      for editors; lint agrees with it.
   agentready serve -config FILE -upstream URL [-addr HOST:PORT] [-metrics HOST:PORT]
                    [-report-only] [-robots] [-redis HOST:PORT|redis://...|rediss://...]
                    [-trusted-proxies CIDRS] [-upstream-timeout DURATION] [-strict-upstream]

@@ -163,7 +163,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		return fail(err)
 	}
 	if dl != nil {
-		hooks = append(hooks, func(d enforce.Decision) { dl.observe(nil, netip.Addr{}, d) })
+		hooks = append(hooks, dl.observe)
 	}
 	switch len(hooks) {
 	case 1:

@@ -7,7 +7,6 @@ import (
 	"log"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,7 +77,7 @@ func newDecisionLog(l *slog.Logger, which string, perSecond int) (*decisionLog, 
 // observe logs d, when the settings say so and the rate allows; it is the
 // decision hook (agentready.WithOnDecision) and runs on the request path.
 // r, when known, adds the request's method, path and client address.
-func (l *decisionLog) observe(r *http.Request, client netip.Addr, d enforce.Decision) {
+func (l *decisionLog) observe(d enforce.Decision) {
 	if !l.all && d.Outcome.Allowed() {
 		return
 	}
@@ -91,11 +90,11 @@ func (l *decisionLog) observe(r *http.Request, client netip.Addr, d enforce.Deci
 	if d.Status != 0 {
 		attrs = append(attrs, slog.Int("status", d.Status))
 	}
-	if r != nil {
-		attrs = append(attrs, slog.String("method", r.Method), slog.String("path", r.URL.Path))
-		if client.IsValid() {
-			attrs = append(attrs, slog.String("client", client.String()))
-		}
+	if d.Method != "" {
+		attrs = append(attrs, slog.String("method", d.Method), slog.String("path", d.Path))
+	}
+	if d.Client.IsValid() {
+		attrs = append(attrs, slog.String("client", d.Client.String()))
 	}
 	attrs = append(attrs, slog.String("class", d.Class.Kind))
 	for _, a := range [...]struct{ k, v string }{

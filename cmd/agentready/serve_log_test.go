@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -91,8 +90,8 @@ func TestServeDecisionLog(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("%d decision lines, want the denial's:\n%s", len(lines), logs.String())
 	}
-	want := map[string]any{"level": "INFO", "outcome": "deny-path", "status": 403.0, "class": "declared", "agent": "GPTBot",
-		"policy": "GPTBot", "rule": "Disallow: /admin/*"}
+	want := map[string]any{"level": "INFO", "outcome": "deny-path", "status": 403.0, "method": "GET", "path": "/admin/users",
+		"client": "192.0.2.1", "class": "declared", "agent": "GPTBot", "policy": "GPTBot", "rule": "Disallow: /admin/*"}
 	for k, v := range want {
 		if lines[0][k] != v {
 			t.Errorf("%s = %v, want %v: %v", k, lines[0][k], v, lines[0])
@@ -120,7 +119,7 @@ func TestServeDecisionLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 50 {
-		dl.observe(nil, netip.Addr{}, enforce.Decision{Outcome: enforce.DenyRate, Status: 429, Limit: "agent/GPTBot"})
+		dl.observe(enforce.Decision{Outcome: enforce.DenyRate, Status: 429, Limit: "agent/GPTBot"})
 	}
 	dl.report(10 * time.Second)
 	if got := logRecords(t, &b, "agentready: decision"); len(got) != 3 {
@@ -242,7 +241,7 @@ func TestServeLogFormat(t *testing.T) {
 	}
 	defer p.close()
 	serveGet(p.handler, "/admin/users", gptBot)
-	if !strings.Contains(b.String(), `level=INFO msg="agentready: decision" outcome=deny-path status=403 class=declared agent=GPTBot policy=GPTBot rule="Disallow: /admin/*"`) {
+	if !strings.Contains(b.String(), `level=INFO msg="agentready: decision" outcome=deny-path status=403 method=GET path=/admin/users client=192.0.2.1 class=declared agent=GPTBot policy=GPTBot rule="Disallow: /admin/*"`) {
 		t.Errorf("the text line:\n%s", b.String())
 	}
 	var out, errOut bytes.Buffer

@@ -503,6 +503,7 @@ func (e *Enforcer) pass(w http.ResponseWriter, r *http.Request, next http.Handle
 		r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, d))
 	}
 	if e.hook != nil {
+		d.Method, d.Path = r.Method, r.URL.Path
 		e.hook(d.Decision)
 	}
 	if e.shadow != nil {
@@ -515,6 +516,10 @@ func (e *Enforcer) pass(w http.ResponseWriter, r *http.Request, next http.Handle
 // and for Allow with the RateLimit headers; a problem response otherwise.
 func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Handler, d *decision) {
 	if e.hook != nil {
+		d.Method, d.Path = r.Method, r.URL.Path
+		if !d.Client.IsValid() && d.Outcome != enforce.Pass {
+			d.Client = e.ip.Addr(r)
+		}
 		e.hook(d.Decision)
 	}
 	switch {

@@ -205,7 +205,8 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *decis
 		}
 	}
 	if client.ID == "" && !e.lim.byAgent {
-		client = ratelimit.Key{Net: clientip.Key(e.ip.Addr(r))}
+		d.Client = e.ip.Addr(r)
+		client = ratelimit.Key{Net: clientip.Key(d.Client)}
 	}
 	d.client = client
 	e.lim.fill(d, ai, ci, client)
