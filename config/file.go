@@ -191,6 +191,17 @@ type serve struct {
 	// (agentready.WithAudit), required when audit.enabled is true. A
 	// relative name is relative to the declaration file's directory.
 	AuditKeyFile string
+	// TokensFile (-tokens) names the file of the tokens serve checks
+	// bearer-token and api-key capabilities with (CAPABILITY=TOKEN or
+	// CAPABILITY=sha256:HEX a line), TokensEnv (-tokens-env) an
+	// environment variable holding the same entries, and HMACKeysFile
+	// (-hmac-keys) the file of the keys hmac capabilities' request
+	// signatures are verified with (KEYID=hmac-sha256:BASE64 or
+	// KEYID=ed25519:BASE64). Relative names are relative to the
+	// declaration file's directory.
+	TokensFile   string
+	TokensEnv    string
+	HMACKeysFile string
 }
 
 // upstream says how the site behind agentready serve routes a request, so

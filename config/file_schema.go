@@ -157,9 +157,6 @@ func fieldRules() map[string]map[string]any {
 		"Capability.Description":       {"minLength": 1},
 		"Capability.Endpoint":          {"minLength": 1},
 		"Capability.OpenAPI":           web,
-		// AWP has no hmac (validate_formats.go); agentready serve has no
-		// key to verify one, and New refuses it without.
-		"Auth.Type":                      {"not": map[string]any{"const": AuthHMAC}},
 		"Auth.TokenEndpoint":             web,
 		"Auth.DocsURL":                   web,
 		"Auth.AuthorizationServer":       web,
@@ -232,6 +229,15 @@ func fileRules() []any {
 			"if": map[string]any{"not": map[string]any{"required": []any{"access"},
 				"properties": map[string]any{"access": map[string]any{"anyOf": []any{nonEmpty("allow"), nonEmpty("disallow")}}}}},
 			"then": map[string]any{"required": []any{"implicit_access"}, "properties": map[string]any{"implicit_access": map[string]any{"minLength": 1}}},
+		},
+		// An hmac capability needs the keys its requests are signed with
+		// (New refuses it without).
+		map[string]any{
+			"if": map[string]any{"required": []any{"capabilities"}, "properties": map[string]any{"capabilities": map[string]any{
+				"contains": map[string]any{"required": []any{"auth"}, "properties": map[string]any{"auth": map[string]any{
+					"required": []any{"type"}, "properties": map[string]any{"type": map[string]any{"const": AuthHMAC}}}}}}}},
+			"then": map[string]any{"required": []any{"serve"},
+				"properties": map[string]any{"serve": map[string]any{"required": []any{"hmac_keys_file"}, "properties": map[string]any{"hmac_keys_file": map[string]any{"minLength": 1}}}}},
 		},
 		// An audit trail needs the key that signs it.
 		map[string]any{

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/ed25519"
 	"encoding/base64"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
@@ -36,6 +38,9 @@ type overrides struct {
 	robots     *bool    // serve -robots
 	trusted    []string // serve -trusted-proxies; nil: the file's
 	strict     *bool    // serve -strict-upstream
+	// credentials are serve -tokens, -tokens-env and -hmac-keys; each
+	// one given replaces the file's.
+	credentials credentialSources
 }
 
 // declaration is a declaration file as lint, render and serve read it: the
@@ -53,6 +58,12 @@ type declaration struct {
 	trusted            []string
 	// auditKey is read from serve: {audit_key_file}.
 	auditKey ed25519.PrivateKey
+	// credSources name the tokens and keys (serve: {tokens_file,
+	// tokens_env, hmac_keys_file} or their flags), and creds holds what
+	// they gave: m's Authenticator and request keys read it, and a reload
+	// stores the new ones there.
+	credSources credentialSources
+	creds       *atomic.Pointer[credentials]
 	// opts are the options of agentready.New the file and the overrides
 	// imply; m was built with them (and the caller's own).
 	opts []agentready.Option
@@ -72,6 +83,9 @@ type fileSettings struct {
 		Robots         bool     `yaml:"robots"`
 		ReportOnly     bool     `yaml:"report_only"`
 		AuditKeyFile   string   `yaml:"audit_key_file"`
+		TokensFile     string   `yaml:"tokens_file"`
+		TokensEnv      string   `yaml:"tokens_env"`
+		HMACKeysFile   string   `yaml:"hmac_keys_file"`
 	} `yaml:"serve"`
 }
 
@@ -112,6 +126,27 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 			keyErr = &config.FileError{Line: lines["Serve.AuditKeyFile"], Field: "serve.audit_key_file", Msg: err.Error()}
 		}
 	}
+	// Tokens and keys: the file's, each replaced by its flag.
+	rel := func(name string) string {
+		if name != "" && !filepath.IsAbs(name) {
+			return filepath.Join(filepath.Dir(file), name)
+		}
+		return name
+	}
+	src := credentialSources{tokensFile: rel(fs.Serve.TokensFile), tokensEnv: fs.Serve.TokensEnv, keysFile: rel(fs.Serve.HMACKeysFile)}
+	src.tokensFile = cmp.Or(ov.credentials.tokensFile, src.tokensFile)
+	src.tokensEnv = cmp.Or(ov.credentials.tokensEnv, src.tokensEnv)
+	src.keysFile = cmp.Or(ov.credentials.keysFile, src.keysFile)
+	d.credSources = src
+	d.creds = new(atomic.Pointer[credentials])
+	var credErr error
+	if creds, err := readCredentials(src); err != nil {
+		credErr = &config.FileError{Line: lines["Serve"], Field: "serve", Msg: err.Error()}
+		d.creds.Store(&credentials{})
+	} else {
+		credErr = errors.Join(creds.fit(&site, lines)...)
+		d.creds.Store(creds)
+	}
 	switch ov.dialect {
 	case "":
 	case "v0.1.0":
@@ -124,7 +159,7 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 	d.opts = d.options()
 	opts := append(append([]agentready.Option(nil), d.opts...), extra...)
 	m, newErr := agentready.New(d.Site, opts...)
-	if err := lines.Locate(errors.Join(parseErr, keyErr, newErr)); err != nil {
+	if err := lines.Locate(errors.Join(parseErr, keyErr, credErr, newErr)); err != nil {
 		return d, fileProblems(file, err)
 	}
 	d.m = m
@@ -132,7 +167,7 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 		// As New publishes it: render prints what serve serves.
 		d.Site.Audit.PublicKey = base64.StdEncoding.EncodeToString(d.auditKey.Public().(ed25519.PublicKey))
 	}
-	d.notes = presenceNotes(file, &d.Site, lines)
+	d.notes = presenceNotes(file, &d.Site, lines, d.creds.Load())
 	return d, nil
 }
 
@@ -161,6 +196,14 @@ func (d *declaration) options() []agentready.Option {
 	if d.auditKey != nil {
 		opts = append(opts, agentready.WithAudit(d.auditKey, nil))
 	}
+	// The authenticator is always there: without tokens for a capability
+	// it checks presence only, as agentready does without one, and serve
+	// says so in its own words (not New's, which names a Go option); an
+	// hmac capability without keys was refused above (fit).
+	opts = append(opts, agentready.WithAuthenticator(authenticator(d.creds)))
+	if d.credSources.keysFile != "" {
+		opts = append(opts, agentready.WithRequestSignatures(requestKeys(d.creds)))
+	}
 	return opts
 }
 
@@ -182,6 +225,9 @@ func sameSettings(file string, running, next declaration) error {
 		if !s.equal {
 			changed = append(changed, fmt.Sprintf("%s is now %v, %v when serve started", s.key, s.is, s.was))
 		}
+	}
+	if (running.credSources.keysFile == "") != (next.credSources.keysFile == "") {
+		changed = append(changed, "serve.hmac_keys_file (or -hmac-keys) is now given or no longer given")
 	}
 	if !running.auditKey.Equal(next.auditKey) {
 		changed = append(changed, "serve.audit_key_file holds another key than when serve started")
@@ -209,9 +255,12 @@ func readSeed(name string) (ed25519.PrivateKey, error) {
 // presenceNotes are the capabilities whose credentials serve checks for
 // presence only: it has no token to compare them with, so the upstream
 // must check them. A note, not a problem: that is how serve runs them.
-func presenceNotes(file string, s *config.Site, lines config.Lines) []string {
+func presenceNotes(file string, s *config.Site, lines config.Lines, creds *credentials) []string {
 	var notes []string
 	for i, c := range s.Capabilities {
+		if creds.tokens[c.ID] != nil {
+			continue // serve checks them
+		}
 		switch c.Auth.Type {
 		case config.AuthAPIKey, config.AuthBearerToken, config.AuthOAuth2:
 			at := fmt.Sprintf("Capabilities[%d].Auth.Type", i)

@@ -54,10 +54,12 @@ type proxyConfig struct {
 
 // overrides are the flags over the file's settings.
 func (c *proxyConfig) overrides() overrides {
-	if c.ov != nil {
-		return *c.ov
-	}
 	var ov overrides
+	if c.ov != nil {
+		ov = *c.ov
+		ov.credentials = c.credentials
+		return ov
+	}
 	yes := true
 	if c.reportOnly {
 		ov.reportOnly = &yes
@@ -69,6 +71,7 @@ func (c *proxyConfig) overrides() overrides {
 		ov.strict = &yes
 	}
 	ov.trusted = c.trusted
+	ov.credentials = c.credentials
 	return ov
 }
 
@@ -110,20 +113,8 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	}
 	fail := func(err error) (*proxy, error) { p.close(); return nil, err }
 
-	// Read before the declaration, checked against it after.
-	creds, err := readCredentials(c.credentials)
-	if err != nil {
-		return nil, err
-	}
-	var cur atomic.Pointer[credentials]
-	cur.Store(creds)
-	// The authenticator is always there: without tokens for a capability
-	// it checks presence only, as agentready does without one, and serve
-	// says so in its own words (not New's, which names a Go option).
-	opts := []agentready.Option{agentready.WithLogger(c.log), agentready.WithAuthenticator(authenticator(&cur))}
-	if c.credentials.keysFile != "" {
-		opts = append(opts, agentready.WithRequestSignatures(requestKeys(&cur)))
-	}
+	// The tokens and keys are prepare's (the file's, or the flags').
+	opts := []agentready.Option{agentready.WithLogger(c.log)}
 	var store ratelimit.Store
 	if c.redisAddr != "" {
 		routeRedisLog(c.log, c.logInterval)
@@ -177,11 +168,8 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if err := creds.fit(c.configFile, &decl.Site, c.credentials); err != nil {
-		return fail(err)
-	}
-	if ids := creds.unchecked(&decl.Site); len(ids) > 0 {
-		c.log.Warn("agentready serve: these capabilities' credentials are checked for presence only: the upstream must check them (or give their tokens with -tokens or -tokens-env)",
+	if ids := decl.creds.Load().unchecked(&decl.Site); len(ids) > 0 {
+		c.log.Warn("agentready serve: these capabilities' credentials are checked for presence only: the upstream must check them (or give their tokens in serve: {tokens_file} or {tokens_env}, or -tokens or -tokens-env)",
 			"capabilities", ids)
 	}
 	m := decl.m
@@ -237,17 +225,12 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		if err := sameSettings(c.configFile, running, next); err != nil {
 			return err
 		}
-		nc, err := readCredentials(c.credentials)
-		if err == nil {
-			err = nc.fit(c.configFile, &next.Site, c.credentials)
-		}
-		if err != nil {
-			return err
-		}
 		if err := m.Reload(next.Site); err != nil {
 			return err
 		}
-		cur.Store(nc)
+		// m reads the tokens and keys of the declaration it was built
+		// with; they become the file's (and the flags') as read now.
+		decl.creds.Store(next.creds.Load())
 		running = next
 		return nil
 	}

@@ -176,19 +176,20 @@ func prefix(source string, errs []error) []error {
 // token must name a capability declaring bearer-token or api-key; keys need
 // a capability declaring hmac, and such a capability needs keys (without
 // them agentready.New refuses it, and so does lint).
-func (c *credentials) fit(file string, site *config.Site, src credentialSources) error {
-	errs := c.check(site)
-	if src.keysFile == "" {
-		for _, cp := range site.Capabilities {
+func (c *credentials) fit(site *config.Site, lines config.Lines) (problems []error) {
+	if errs := c.check(site); len(errs) > 0 {
+		problems = append(problems, &config.FileError{Line: lines["Serve"], Field: "serve", Msg: errors.Join(errs...).Error()})
+	}
+	if len(c.keys) == 0 {
+		for i, cp := range site.Capabilities {
 			if cp.Auth.Type == config.AuthHMAC {
-				errs = append(errs, fmt.Errorf("capability %q declares auth hmac: give the keys its requests are signed with in -hmac-keys FILE", cp.ID))
+				problems = append(problems, &config.FileError{Line: lines[fmt.Sprintf("Capabilities[%d].Auth.Type", i)],
+					Field: fmt.Sprintf("capabilities[%d].auth.type", i),
+					Msg:   "hmac asks for a signed request (RFC 9421) and no key is given to verify one: give the keys in serve: {hmac_keys_file: FILE} (or -hmac-keys FILE), or declare another auth type"})
 			}
 		}
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s: %w", file, errors.Join(errs...))
-	}
-	return nil
+	return problems
 }
 
 // check refuses tokens for a capability the site does not declare, or that

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/verify"
 )
 
 // The verdict table: declaration files, good and broken
@@ -60,6 +63,7 @@ var verdicts = map[string]verdictCase{
 	"good-serve-section.yaml":   {ok: true, strict: true, opts: serveSectionOptions},
 	"good-bearer-note.yaml":     {ok: true, want: []string{":13: note: capabilities[1].auth.type: bearer-token", ":17: note: capabilities[2].auth.type: api-key"}},
 	"good-audit.yaml":           {ok: true, want: []string{"valid (v0.1.0"}, opts: auditOptions},
+	"good-credentials.yaml":     {ok: true, want: []string{"valid (draft-car, 2 capabilities"}, opts: credentialOptions},
 	"good-usage.yaml":           {ok: true},
 	"good-loopback-http.yaml":   {ok: true},
 	"good-json.json":            {ok: true},
@@ -98,6 +102,14 @@ var verdicts = map[string]verdictCase{
 func serveSectionOptions(*testing.T) []agentready.Option {
 	return []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: []string{"10.0.0.0/8", "192.0.2.7", "2001:db8::/32"}}),
 		agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithReportOnly()}
+}
+
+// credentialOptions are what good-credentials.yaml's serve section gives
+// New: request keys for its hmac capability.
+func credentialOptions(*testing.T) []agentready.Option {
+	return []agentready.Option{agentready.WithRequestSignatures(func(context.Context, string) (verify.RequestKey, error) {
+		return verify.RequestKey{}, errors.New("no key")
+	})}
 }
 
 func auditOptions(t *testing.T) []agentready.Option {
