@@ -15,39 +15,22 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/testtools"
 	"github.com/agentready/agentready/verify"
 )
-
-// envRequireUpstreams makes a missing node or npm package a failure
-// instead of a skip (.ci/run sets it, after npm ci in wbaJSDir).
-const envRequireUpstreams = "AGENTREADY_REQUIRE_UPSTREAMS"
 
 // wbaJSDir holds sign.mjs and the package-lock.json pinning web-bot-auth.
 const wbaJSDir = "testdata/web-bot-auth-js"
 
 func needWebBotAuthJS(t *testing.T) {
 	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH (apt-get install nodejs npm)"
-	} else if _, err := os.Stat(filepath.Join(wbaJSDir, "node_modules", "web-bot-auth", "package.json")); err != nil {
-		missing = "web-bot-auth is not installed (cd " + wbaJSDir + " && npm ci)"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv(envRequireUpstreams) == "1" {
-		t.Fatalf("%s, and %s=1", missing, envRequireUpstreams)
-	}
-	t.Skip(missing)
+	testtools.Need(t, testtools.NodePackage(wbaJSDir, "web-bot-auth/package.json"))
 }
 
 // cfJob is what sign.mjs reads; cfSigned what it writes.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/internal/logbuf"
+	"github.com/agentready/agentready/internal/testtools"
 )
 
 // The upstream tests run agentready serve in front of real applications
@@ -28,7 +29,7 @@ import (
 // in testdata/express), or without python3 and Flask, they are skipped,
 // unless AGENTREADY_REQUIRE_UPSTREAMS=1 (set by .ci/run): then they fail,
 // so that CI never passes by skipping.
-const envRequireUpstreams = "AGENTREADY_REQUIRE_UPSTREAMS"
+const envRequireUpstreams = testtools.EnvRequire
 
 // upstreamSite is the declaration the proxy puts in front of both apps.
 const upstreamSite = "testdata/upstream/site.yaml"
@@ -43,16 +44,8 @@ type upstreamApp struct {
 
 var upstreamApps = []upstreamApp{
 	{
-		name: "express",
-		missing: func() string {
-			if _, err := exec.LookPath("node"); err != nil {
-				return "node is not on PATH (apt-get install nodejs npm)"
-			}
-			if _, err := os.Stat("testdata/express/node_modules/express"); err != nil {
-				return "Express is not installed (cd cmd/agentready/testdata/express && npm ci)"
-			}
-			return ""
-		},
+		name:    "express",
+		missing: func() string { return testtools.NodePackage("testdata/express", "express") },
 		cmd: func() *exec.Cmd {
 			c := exec.Command("node", "app.js")
 			c.Dir = "testdata/express"

@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/testtools"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -319,15 +320,7 @@ func goSchemaVerdicts(t *testing.T, files []string) map[string]schemaResult {
 }
 
 // ajvMissing says what is not installed to run Ajv, "" when all is.
-func ajvMissing() string {
-	if _, err := exec.LookPath("node"); err != nil {
-		return "node is not on PATH (apt-get install nodejs npm)"
-	}
-	if _, err := os.Stat("testdata/ajv/node_modules/ajv"); err != nil {
-		return "Ajv is not installed (cd cmd/agentready/testdata/ajv && npm ci)"
-	}
-	return ""
-}
+func ajvMissing() string { return testtools.NodePackage("testdata/ajv", "ajv") }
 
 func ajvVerdicts(t *testing.T, files []string) map[string]schemaResult {
 	args := []string{"testdata/ajv/validate.mjs", schemaFile}

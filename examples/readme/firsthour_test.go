@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/internal/testtools"
 )
 
 // TestREADMEFirstHour runs the README's first hour as a reader would: it
@@ -17,14 +19,7 @@ import (
 // place of localhost:8080, and compares what they print with the lines
 // the README shows under them.
 func TestREADMEFirstHour(t *testing.T) {
-	for _, tool := range []string{"bash", "curl"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("AGENTREADY_REQUIRE_UPSTREAMS") == "1" {
-				t.Fatalf("%s: %v", tool, err)
-			}
-			t.Skipf("%s is not installed: %v", tool, err)
-		}
-	}
+	testtools.Need(t, testtools.Programs("bash", "curl"))
 	_, section, ok := strings.Cut(pages(t)["README.md"], "\n## The first hour\n")
 	if !ok {
 		t.Fatal(`the README has no "## The first hour" section`)

@@ -16,30 +16,15 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/internal/publish/cards"
+	"github.com/agentready/agentready/internal/testtools"
 	"github.com/gowebpki/jcs"
 )
-
-// envRequireUpstreams makes a missing node or SDK a failure instead of a
-// skip (.ci/run sets it, after npm ci in testdata/a2a-js).
-const envRequireUpstreams = "AGENTREADY_REQUIRE_UPSTREAMS"
 
 const sdkDir = "testdata/a2a-js"
 
 func needSDK(t *testing.T) {
 	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH (apt-get install nodejs npm)"
-	} else if _, err := os.Stat(filepath.Join(sdkDir, "node_modules", "@a2a-js", "sdk")); err != nil {
-		missing = "@a2a-js/sdk is not installed (cd internal/publish/cards/testdata/a2a-js && npm ci)"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv(envRequireUpstreams) == "1" {
-		t.Fatalf("%s, and %s=1", missing, envRequireUpstreams)
-	}
-	t.Skip(missing)
+	testtools.Need(t, testtools.NodePackage(sdkDir, "@a2a-js/sdk"))
 }
 
 // sdkResult is what load.mjs reports of one card.
