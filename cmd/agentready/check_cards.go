@@ -37,10 +37,10 @@ const (
 // the MCP discovery document has clients find cards (experimental-ext-
 // server-card docs/discovery.md, "AI Catalog"), at `<endpoint>/server-card`.
 func (c *checker) cards() {
-	if body, h, p, ok := c.get(request{loc: pathA2ACard, what: "A2A agent card", spec: "A2A agent card"}); ok {
+	if body, h, p, ok := c.get(request{loc: pathA2ACard, what: "A2A agent card", spec: "A2A agent card", json: true}); ok {
 		c.a2aCard(p, body, h, "")
 	}
-	if body, h, p, ok := c.get(request{loc: pathMCPCardLegacy, what: "MCP server card (SEP-1649 location)", spec: "MCP server card"}); ok {
+	if body, h, p, ok := c.get(request{loc: pathMCPCardLegacy, what: "MCP server card (SEP-1649 location)", spec: "MCP server card", json: true}); ok {
 		c.mcpCard(p, body, h, "application/json")
 	}
 	c.catalog()
@@ -58,7 +58,7 @@ type catalogEntry struct {
 // catalog checks the AI Catalog and the MCP and A2A cards it lists.
 func (c *checker) catalog() {
 	const spec = "AI Catalog"
-	body, h, p, ok := c.get(request{loc: pathAICatalog, what: "AI Catalog", spec: spec, accept: typeAICatalog})
+	body, h, p, ok := c.get(request{loc: pathAICatalog, what: "AI Catalog", spec: spec, accept: typeAICatalog, json: true})
 	if !ok {
 		return
 	}

@@ -201,7 +201,7 @@ func (c *checker) descriptors(registry map[string]string, registryPath string) {
 		c.skipped(descriptorTemplate, "agent:// descriptor", "", "no site URL to derive the agent's name from")
 		return
 	}
-	if body, h, path, ok := c.get(request{loc: p, what: "agent:// descriptor (agentready's default path)", spec: "agent://",
+	if body, h, path, ok := c.get(request{loc: p, what: "agent:// descriptor (agentready's default path)", spec: "agent://", json: true,
 		missingNote: "no agent:// registry names descriptors (agent-uri-03 5.1); agentready serves the site's own agent here"}); ok {
 		c.checkDescriptor(path, body, h)
 	}
@@ -269,7 +269,7 @@ func (c *checker) agentsMD() {
 
 // awp checks AWP's agent.json against its schema.
 func (c *checker) awp() {
-	body, h, p, ok := c.get(request{loc: pathAWP, what: "agent.json (AWP)", spec: "AWP"})
+	body, h, p, ok := c.get(request{loc: pathAWP, what: "agent.json (AWP)", spec: "AWP", json: true})
 	if !ok {
 		return
 	}

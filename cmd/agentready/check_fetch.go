@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -73,6 +74,11 @@ type request struct {
 	// anyClientError: every 4xx means "not published" (robots.txt, RFC
 	// 9309 2.3.1.3), not just 404 and 410.
 	anyClientError bool
+	// json marks a JSON document: looked for where it is optional, a 200
+	// of another type (text/html, text/plain) is a page the site serves
+	// for every path (a catch-all route, a single-page app), so the
+	// document is not published.
+	json bool
 }
 
 // checkUserAgent names check to the sites it reads: an honest product
@@ -139,6 +145,11 @@ func (c *checker) get(r request) (body []byte, h http.Header, path string, ok bo
 		d.Status = docUnavailable
 		c.docs = append(c.docs, d)
 		c.add(path, r.spec, "fail", "answers %s, so it was not checked", res.Status)
+		return nil, nil, path, false
+	}
+	if ct := res.Header.Get("Content-Type"); r.json && !r.required && !jsonType(ct) {
+		d.Status, d.Note = docMissing, join(d.Note, "answers 200 with "+cmpStr(ct, "no Content-Type")+", not JSON: a page served for every path, not this document")
+		c.docs = append(c.docs, d)
 		return nil, nil, path, false
 	}
 	d.Status = docFetched
@@ -302,4 +313,11 @@ func (c *checker) covered(loc, what, why string) {
 // inline records a document carried inside another.
 func (c *checker) inline(loc, what, from string) {
 	c.docs = append(c.docs, document{Location: loc, What: what, From: from, Status: docInline, Note: "carried inline in " + from})
+}
+
+// jsonType reports whether a Content-Type is JSON: application/json or a
+// +json structured syntax suffix (RFC 6839 3.1).
+func jsonType(ct string) bool {
+	t, _, err := mime.ParseMediaType(ct)
+	return err == nil && (t == "application/json" || strings.HasSuffix(t, "+json"))
 }

@@ -334,3 +334,34 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+// TestCheckCatchAllSite: a site whose own routes answer 200 text/plain on
+// every path (a catch-all route, a single-page app) does not publish the
+// optional JSON documents check looks for: they are missing, not failures.
+func TestCheckCatchAllSite(t *testing.T) {
+	srv := httptest.NewUnstartedServer(nil)
+	site := siteAt("http://" + srv.Listener.Addr().String())
+	site.Capabilities = site.Capabilities[:1] // REST only: no cards
+	site.Access.Allow = []string{"/api/*"}
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Disabled: config.DocAWP | config.DocDescriptors}),
+		agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "welcome\n")
+	}))
+	srv.Start()
+	defer srv.Close()
+	out := runCheck(t, 0, srv.URL)
+	for _, loc := range []string{"/.well-known/agent-card.json", "/.well-known/ai-catalog.json", "/agent.json"} {
+		hasLine(t, out, "missing 200 "+loc)
+	}
+	if n := strings.Count(out, "answers 200 with text/plain; charset=utf-8, not JSON"); n != 5 {
+		t.Errorf("%d documents said to be a catch-all page, want 5 (cards, catalog, agent.json, descriptor):\n%s", n, out)
+	}
+	if strings.Contains(out, "FAIL") {
+		t.Errorf("a catch-all page failed the check:\n%s", out)
+	}
+}
