@@ -20,8 +20,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +29,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/webbotauth/negvectors"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -309,30 +308,6 @@ func TestWebBotAuthSigners(t *testing.T) {
 	t.Logf("%d requests verified, %d refused with their reason", s.verified+strict.verified, s.refused+strict.refused)
 }
 
-// negativeVector is one vector of
-// internal/webbotauth/testdata/negative/negative_vectors.json (its
-// SOURCE.md says where the set comes from; TestNegativeVectors in
-// internal/webbotauth checks each signature over its signedBase).
-type negativeVector struct {
-	ID       string `json:"id"`
-	Expected struct {
-		Outcome string `json:"outcome"`
-		Reason  string `json:"reason"`
-	} `json:"expected"`
-	Now     int64 `json:"now"`
-	Request struct {
-		Method  string            `json:"method"`
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-		Body    *string           `json:"body"`
-	} `json:"request"`
-	Directory *struct {
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-		Body    string            `json:"body"`
-	} `json:"directory"`
-}
-
 // negativeReasons maps the set's reasons to the middleware's
 // (Identity.Reason, docs "Verified agents"), as internal/webbotauth's
 // TestNegativeVectors maps them to sentinels. NV-17 was written for
@@ -393,17 +368,8 @@ func (v *vectorDirectories) RoundTrip(r *http.Request) (*http.Response, error) {
 // them, at an instant their signature is valid, are served under claude:
 // the refusals come from the faults, not from the harness.
 func TestWebBotAuthNegativeVectors(t *testing.T) {
-	var set struct {
-		Tests []negativeVector `json:"tests"`
-		Key   struct {
-			KeyID string `json:"keyid"`
-		} `json:"key"`
-	}
-	b, err := os.ReadFile(filepath.FromSlash("internal/webbotauth/testdata/negative/negative_vectors.json"))
+	set, err := negvectors.Load()
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &set); err != nil {
 		t.Fatal(err)
 	}
 	if len(set.Tests) != 17 {
@@ -432,7 +398,7 @@ func TestWebBotAuthNegativeVectors(t *testing.T) {
 		SignatureMaxLifetime: 200 * 365 * 24 * time.Hour,
 		Now:                  clock,
 	})
-	send := func(v negativeVector) *http.Request {
+	send := func(v negvectors.Vector) *http.Request {
 		u, err := url.Parse(v.Request.URL)
 		if err != nil {
 			t.Fatal(err)

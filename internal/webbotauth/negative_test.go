@@ -5,43 +5,14 @@ import (
 	"crypto"
 	"crypto/ed25519"
 	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// negativeVector is one vector of testdata/negative (SOURCE.md there).
-type negativeVector struct {
-	ID       string `json:"id"`
-	Title    string `json:"title"`
-	Expected struct {
-		Outcome string `json:"outcome"` // the draft's C.1: verified, invalid, unverified
-		Reason  string `json:"reason"`
-	} `json:"expected"`
-	Now     int64 `json:"now"`
-	Request struct {
-		Method  string            `json:"method"`
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-		Body    *string           `json:"body"`
-	} `json:"request"`
-	Signature struct {
-		Label        string  `json:"label"`
-		SignedBase   string  `json:"signedBase"`
-		ExpectedBase *string `json:"expectedBase"`
-		BaseDiffers  bool    `json:"baseDiffers"`
-	} `json:"signature"`
-	Directory *struct {
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-		Body    string            `json:"body"`
-	} `json:"directory"`
-}
+	"github.com/agentready/agentready/internal/webbotauth/negvectors"
+)
 
 // negativeReasons maps the set's proposed reasons to this package's
 // sentinels. NV-17's reason was written for
@@ -73,13 +44,10 @@ var negativeReasons = map[string]string{
 // ErrNoAgent, ErrUntrusted and ErrUnavailable, "invalid" for the rest. The
 // vector's own directory is the only one trusted, served from memory.
 func TestNegativeVectors(t *testing.T) {
-	var set struct {
-		Tests []negativeVector `json:"tests"`
-		Key   struct {
-			JWK map[string]string `json:"jwk"`
-		} `json:"key"`
+	set, err := negvectors.Load()
+	if err != nil {
+		t.Fatal(err)
 	}
-	readJSONFile(t, "testdata/negative/negative_vectors.json", &set)
 	if len(set.Tests) != 17 {
 		t.Fatalf("%d vectors, want 17", len(set.Tests))
 	}
@@ -176,16 +144,5 @@ func TestNegativeVectors(t *testing.T) {
 	}
 	if _, err := ver.Verify(context.Background(), r, "example.com"); err != nil {
 		t.Fatalf("NV-05 at its created time: %v", err)
-	}
-}
-
-func readJSONFile(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.FromSlash(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 }
