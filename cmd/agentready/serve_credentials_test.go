@@ -244,3 +244,31 @@ func TestServeHMACKeys(t *testing.T) {
 		t.Errorf("keys without an hmac capability: %v", err)
 	}
 }
+
+// TestServeCredentialsFromFile: the tokens the declaration file names in
+// serve: {tokens_file} are checked as the flag's are, and -tokens replaces
+// them.
+func TestServeCredentialsFromFile(t *testing.T) {
+	const site = "testdata/verdict/good-credentials.yaml"
+	p, _, err := credentialFront(t, proxyConfig{configFile: site})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := agentStatus(p, "GET", "/api/orders", "Authorization", "Bearer orders-test-token"); got != 200 {
+		t.Errorf("the file's token: %d, want 200", got)
+	}
+	if got := agentStatus(p, "GET", "/api/orders", "Authorization", "Bearer anything"); got != 401 {
+		t.Errorf("another token: %d, want 401", got)
+	}
+	flag := writeFile(t, "tokens", []byte("orders=flag-token\n"))
+	p, _, err = credentialFront(t, proxyConfig{configFile: site, credentials: credentialSources{tokensFile: flag}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := agentStatus(p, "GET", "/api/orders", "Authorization", "Bearer flag-token"); got != 200 {
+		t.Errorf("-tokens' token: %d, want 200", got)
+	}
+	if got := agentStatus(p, "GET", "/api/orders", "Authorization", "Bearer orders-test-token"); got != 401 {
+		t.Errorf("the file's token under -tokens: %d, want 401", got)
+	}
+}
