@@ -70,6 +70,13 @@ const (
 type Access struct {
 	Allow    []string
 	Disallow []string
+	// LinkPreviews serves link previews and feed readers as a browser is
+	// served: no rule, limit or preference applies to them. They fetch a
+	// page because a person shared or subscribed to it (Slackbot,
+	// Discordbot, Twitterbot, facebookexternalhit, Feedly, ...: the
+	// known-agent data lists them as user-triggered). Any client can send
+	// a browser's User-Agent and be served so; this opens nothing more.
+	LinkPreviews bool
 }
 
 // AgentPolicy is one Agent block (draft-car 2.7).
@@ -78,7 +85,24 @@ type AgentPolicy struct {
 	RateLimit        Rate     // per client by default
 	Capabilities     []string // the IDs it may use; nil: all
 	AgentDeclaration string   // URL of the operator's own agents.txt
-	Verify           Verification
+	// Proven, when set, replaces RateLimit and Capabilities for a client
+	// whose identity is proven (docs/design.md, "Grades of identity"):
+	// for a named policy, a client that proves it is this agent (the
+	// sources of Verify, defaulting to the known-agent data); for "*", an
+	// agent the site does not declare whose operator is proven (a
+	// signature by a key from a trusted directory, or an address or host
+	// in a known agent's published sources). Its limit is counted in a
+	// bucket of its own. A client that names the agent and does not prove
+	// it gets RateLimit and Capabilities, unless Verify.Required refuses
+	// it or serves it as "*".
+	Proven *Grant
+	Verify Verification
+}
+
+// Grant is what a policy gives a proven client (AgentPolicy.Proven).
+type Grant struct {
+	RateLimit    Rate     // per client by default, in a bucket of its own
+	Capabilities []string // the IDs it may use; nil: all
 }
 
 // Verification makes a policy's grants go only to a client that proves it is
@@ -87,9 +111,14 @@ type AgentPolicy struct {
 type Verification struct {
 	// Required refuses an unproven claim (403), or with FallBack serves it
 	// as "*". A claim no source can answer for is served as "*", logged.
-	Required        bool
-	Methods         []string // accepted; empty: any that has a source
-	SignatureAgents []string // Signature-Agent URLs trusted: JWK Set URLs or key directory origins
+	// Without Required, the sources still grade the claim (proven or
+	// claimed) when the policy sets Proven.
+	Required bool
+	Methods  []string // accepted; empty: any that has a source
+	// SignatureAgents are the Signature-Agent URLs trusted: JWK Set URLs
+	// or key directory origins. On "*" (with Proven), directories whose
+	// signed agents count as proven though the site declares none.
+	SignatureAgents []string
 	IPRanges        []string // URLs of the operator's IP range lists
 	ReverseDNS      []string // domains of forward-confirmed PTR names
 	FallBack        bool

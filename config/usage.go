@@ -48,8 +48,16 @@ type Usage struct {
 	// no path form: Content Signals apply to a robots.txt group.
 	Paths []PathUsage
 	// Enforce refuses (403) a training or search crawler the path's
-	// preference denies; an agent acting for a person never is.
+	// preference denies; an agent acting for a person never is. The
+	// purpose is the proven one first (the operator's own declaration),
+	// else the known purpose of the User-Agent's name.
 	Enforce bool
+	// UnknownPurpose is the purpose an agent of unknown purpose is held
+	// to by Enforce: "training-crawler", "search-crawler" or "user-agent"
+	// (enforce.PurposeTrainingCrawler, ...); "" leaves it unknown, never
+	// refused. A path
+	// rule's own UnknownPurpose replaces it on its paths.
+	UnknownPurpose string
 }
 
 // PathUsage is the usage preference of the paths a pattern matches.
@@ -58,6 +66,8 @@ type PathUsage struct {
 	Train   string
 	Search  string
 	AIInput string
+	// UnknownPurpose replaces Usage.UnknownPurpose on these paths.
+	UnknownPurpose string
 }
 
 // Preferences, the values of Usage's and PathUsage's Train, Search and
@@ -82,6 +92,14 @@ func (r *report) usage() {
 	pref("Usage.Train", u.Train)
 	pref("Usage.Search", u.Search)
 	pref("Usage.AIInput", u.AIInput)
+	purpose := func(field, p string) {
+		switch p {
+		case "", "training-crawler", "search-crawler", "user-agent":
+		default:
+			r.addf(field, "", "%q is not a purpose: \"training-crawler\", \"search-crawler\", \"user-agent\" or unstated", p)
+		}
+	}
+	purpose("Usage.UnknownPurpose", u.UnknownPurpose)
 	switch u.Use {
 	case "", "immediate", "reference", "full":
 	default:
@@ -113,8 +131,9 @@ func (r *report) usage() {
 			r.addf(f+".Path", "", "%q is already %s: one pattern, one set of preferences", p.Path, ref(at("Usage.Paths", j)))
 		}
 		seen[p.Path] = i
+		purpose(f+".UnknownPurpose", p.UnknownPurpose)
 		switch {
-		case p.Train == "" && p.Search == "" && p.AIInput == "":
+		case p.Train == "" && p.Search == "" && p.AIInput == "" && p.UnknownPurpose == "":
 			r.addf(f, "", "states no preference for %q", p.Path)
 		case vocab07 && p.Train == "" && p.Search == "":
 			// Content Signals have no path form, and -07 no ai-use: the

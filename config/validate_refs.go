@@ -184,19 +184,36 @@ func (g *depGraph) depths() ([]int, []int) {
 	return depth, next
 }
 
-// verification checks an agent policy's Verify. Whether a verified-only
+// grant checks an agent policy's Proven grant: its limit and the
+// capabilities it names.
+func (r *report) grant(p string, g *Grant) {
+	if err := g.RateLimit.Validate(); err != nil {
+		r.add(p+".RateLimit", "", err.Error()+rateRule)
+	}
+	for j, id := range g.Capabilities {
+		r.capabilityRef(at(p+".Capabilities", j), id)
+	}
+}
+
+// verification checks an agent policy's Verify and Proven. Whether a verified-only
 // policy has a source for a method it accepts is checked by agentready.New,
 // which knows the known-agent data.
 func (r *report) verification(p string, a *AgentPolicy) {
 	v := &a.Verify
-	if !v.Required {
-		if len(v.Methods)+len(v.SignatureAgents)+len(v.IPRanges)+len(v.ReverseDNS) > 0 || v.FallBack {
-			r.add(p+".Required", "", "is false, so the methods, sources and "+alt("FallBack", "fall_back")+" set beside it have no effect: set "+alt("Required", "required: true")+" to make the policy verified-only")
-		}
-		return
-	}
-	if a.Name == "*" {
+	switch {
+	case a.Name == "*" && v.Required:
 		r.add(p+".Required", "", `the default policy "*" is what an unverified claim falls back to; it cannot itself require verification`)
+	case a.Name == "*" && (len(v.Methods)+len(v.IPRanges)+len(v.ReverseDNS) > 0 || v.FallBack):
+		r.add(p, "", `on the default policy "*", only `+alt("SignatureAgents", "signature_agents")+` (key directories whose signed agents count as proven) has a meaning: "*" names no agent to check addresses or host names against`)
+	case a.Name == "*" && len(v.SignatureAgents) > 0 && a.Proven == nil:
+		r.add(p+".SignatureAgents", "", `trusts key directories for agents the site does not declare, and "*" gives proven agents nothing of their own: set `+alt("Proven", "proven")+` beside it`)
+	case !v.Required && a.Proven == nil && (len(v.Methods)+len(v.SignatureAgents)+len(v.IPRanges)+len(v.ReverseDNS) > 0 || v.FallBack):
+		r.add(p+".Required", "", "is false and the policy sets no "+alt("Proven", "proven")+", so the methods, sources and "+alt("FallBack", "fall_back")+" set beside it have no effect: set "+alt("Required", "required: true")+" to make the policy verified-only, or "+alt("Proven", "proven")+" to grade it")
+	case !v.Required && v.FallBack:
+		r.add(p+".FallBack", "", "serves a refused claim as \"*\", and without "+alt("Required", "required: true")+" an unproven claim is not refused: it gets the policy's own grants")
+	}
+	if a.Proven != nil {
+		r.grant(p[:len(p)-len(".Verify")]+".Proven", a.Proven)
 	}
 	for i, m := range v.Methods {
 		switch m {

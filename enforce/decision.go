@@ -81,8 +81,12 @@ type Decision struct {
 	// Agent is the name of the agent policy that applied ("claude", "*"),
 	// "" when none did.
 	Agent string
+	// Grade is how much of who the client is was proven (docs/design.md,
+	// "Grades of identity"): GradeProven, GradeClaimed or GradeAnonymous.
+	// A browser that passes untouched is GradeAnonymous.
+	Grade string
 	// Identity is who the agent claims to be and how that was proven
-	// (verify.None unless a verified-only claim was proven).
+	// (verify.None unless a claim was checked and proven).
 	Identity verify.Identity
 	// Unverified is set when the request claimed a verified-only policy,
 	// could not prove it, and was served under the "*" policy instead.
@@ -118,6 +122,22 @@ type Decision struct {
 	Degraded bool
 }
 
+// Grades of identity, the values of Decision.Grade. They are few and
+// fixed: a metric may use them as a label.
+const (
+	// GradeProven: a proof the site or agentready's operator data trusts
+	// names the agent's operator: a valid Web Bot Auth signature by a key
+	// from a trusted directory, an address in the operator's published IP
+	// ranges, or forward-confirmed reverse DNS in its domains.
+	GradeProven = "proven"
+	// GradeClaimed: the User-Agent names a declared or known agent and
+	// nothing proves it (no proof was offered, none was checked, or the
+	// check failed).
+	GradeClaimed = "claimed"
+	// GradeAnonymous: neither a name nor a proof.
+	GradeAnonymous = "anonymous"
+)
+
 // Class is how a client was classified, from its User-Agent.
 type Class struct {
 	// Kind says what made the client an agent: KindDeclared (a name of one
@@ -131,9 +151,10 @@ type Class struct {
 	// written, the known agent's or generic client's name as listed; "" for
 	// a browser and an unknown client.
 	Name string
-	// Purpose is the known purpose of the name that matched: one of the
-	// Purpose constants, PurposeUnknown when the known-agent data does
-	// not list it.
+	// Purpose is the agent's purpose, one of the Purpose constants: the
+	// proven purpose when a proof names the agent and its operator
+	// declares one (Identity.Purpose), else the known purpose of the name
+	// that matched; PurposeUnknown when neither says.
 	Purpose string
 }
 

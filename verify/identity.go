@@ -45,6 +45,17 @@ type Identity struct {
 	Source string
 	// KeyID is the signing key's RFC 7638 thumbprint (Signature).
 	KeyID string
+	// Agent is the agent the proof names, as the site's policy or the
+	// known-agent data spells it: the claimed agent when its own source
+	// proved it, the agent a trusted key directory belongs to (whatever
+	// the User-Agent says), "" when the proof names only the operator (a
+	// range list or domain shared by several of its agents).
+	Agent string
+	// Purpose is the agent's purpose as its operator declares it (its
+	// Signature Agent Card, else the operator data agentready ships), one
+	// of the enforce.Purpose constants; "" when the proof names no single
+	// agent or its operator declares none.
+	Purpose string
 	// Reason is why a checked claim was not proven, one short stable name
 	// (docs: "Verified agents"): "replayed-nonce", "lifetime-exceeds-policy",
 	// "expired", "bad-signature", "untrusted-agent", "no-signature",
