@@ -84,6 +84,17 @@ var purposes = map[string]Purpose{
 	"duckassistbot":         UserAgent,
 }
 
+// PurposeNamed is the Purpose whose name (String) is s, PurposeUnknown
+// for any other string.
+func PurposeNamed(s string) Purpose {
+	for i, n := range purposeNames {
+		if n == s {
+			return Purpose(i)
+		}
+	}
+	return PurposeUnknown
+}
+
 // PurposeOf returns the known purpose of the agent product token name
 // (case-insensitive).
 func PurposeOf(name string) Purpose {
