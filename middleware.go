@@ -276,7 +276,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	}
 	ver := st.verifier
 	if ver == nil {
-		if ver, err = verifier.New(site.Agents, vo); err != nil {
+		if ver, err = verifier.New(&site, vo); err != nil {
 			return nil, err
 		}
 	}

@@ -66,7 +66,8 @@ type PathUsage struct {
 	Train   string
 	Search  string
 	AIInput string
-	// UnknownPurpose replaces Usage.UnknownPurpose on these paths.
+	// UnknownPurpose replaces Usage.UnknownPurpose on these paths ("":
+	// the site-wide one applies).
 	UnknownPurpose string
 }
 
@@ -133,7 +134,7 @@ func (r *report) usage() {
 		seen[p.Path] = i
 		purpose(f+".UnknownPurpose", p.UnknownPurpose)
 		switch {
-		case p.Train == "" && p.Search == "" && p.AIInput == "" && p.UnknownPurpose == "":
+		case p.Train == "" && p.Search == "" && p.AIInput == "":
 			r.addf(f, "", "states no preference for %q", p.Path)
 		case vocab07 && p.Train == "" && p.Search == "":
 			// Content Signals have no path form, and -07 no ai-use: the

@@ -59,7 +59,15 @@ type Agent struct {
 	// Verified: the policy is verified-only (config.Verification.Required);
 	// FallBack: an unproven claim is served under "*" instead of refused.
 	Verified, FallBack bool
+	// Proven is the index in Agents of the policy's proven form
+	// (config.AgentPolicy.Proven), -1 for none. Proven forms follow the
+	// site's own policies in Agents, each with a limit of its own.
+	Proven int
 }
+
+// Checked reports whether a claim to the policy is checked: it is
+// verified-only or grades its claims.
+func (a *Agent) Checked() bool { return a.Verified || a.Proven >= 0 }
 
 // Capability is one compiled capability.
 type Capability struct {
@@ -166,7 +174,35 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 		if a.Name == "*" && p.Default < 0 {
 			p.Default = i
 		}
+		ag.Proven = -1
 		p.Agents = append(p.Agents, ag)
+	}
+	for i, a := range p.site.Agents {
+		if a.Proven == nil {
+			continue
+		}
+		g := a.Proven
+		pf := Agent{Name: a.Name, Limit: limitOf("agent/"+a.Name+"/proven", g.RateLimit), All: g.Capabilities == nil, Proven: -1}
+		pf.Permitted = make([]bool, len(p.Capabilities))
+		for _, id := range g.Capabilities {
+			j, ok := p.ids[id]
+			if !ok {
+				errs = append(errs, fmt.Errorf("Agents[%d].Proven.Capabilities: unknown capability %q", i, id))
+				continue
+			}
+			pf.Permitted[j] = true
+		}
+		if pf.All {
+			for j := range pf.Permitted {
+				pf.Permitted[j] = true
+			}
+		}
+		pf.Rule = "Agent: " + a.Name + " (proven)"
+		if !pf.All {
+			pf.Rule += " / Capabilities: " + strings.Join(g.Capabilities, ", ")
+		}
+		p.Agents[i].Proven = len(p.Agents)
+		p.Agents = append(p.Agents, pf)
 	}
 	p.Classifier = NewClassifier(names, opts...)
 	p.SiteLimit = limitOf("site", p.site.RateLimit)

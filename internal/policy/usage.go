@@ -25,6 +25,10 @@ type UsageRule struct {
 	AIInput string
 	// Use is Content Signals' use= level, site-wide rule only.
 	Use string
+	// Unknown is the purpose an agent of unknown purpose is held to on
+	// the rule's paths (config.Usage.UnknownPurpose); PurposeUnknown when
+	// the site says none.
+	Unknown Purpose
 	// ContentUsage is the aipref form (draft-ietf-aipref-attach-05
 	// section 2, an RFC 9651 Dictionary of the vocabulary's labels, in
 	// the order of vocab-08 Table 1): "train-ai=n, ai-use=y, search=y";
@@ -50,13 +54,17 @@ type UsageRule struct {
 //   - a SearchCrawler to search alone (4.3: search "overrides any usage
 //     that falls into other categories, including AI Training and AI
 //     Use"), so train-ai=n or ai-use=n never refuses it;
-//   - a UserAgent, which fetches on a person's request, and an agent of
-//     unknown purpose, never. Whether content a person names by URL is
+//   - an agent of unknown purpose as the purpose the rule holds it to
+//     (config.Usage.UnknownPurpose), else never;
+//   - a UserAgent, which fetches on a person's request, never. Whether content a person names by URL is
 //     "directly provided by the user" (4.2) is vocab-08's open issue 249;
 //     agentready does not refuse a person's agent for a preference either
 //     way, and no known agent has ai-use as its purpose, so ai-use is
 //     published, not enforced.
 func (u *UsageRule) Denies(p Purpose) (string, bool) {
+	if p == PurposeUnknown {
+		p = u.Unknown
+	}
 	switch {
 	case p == TrainingCrawler && u.Train == config.Denied:
 		return "Content-Usage: train-ai=n", true
@@ -85,9 +93,15 @@ func compileUsage(u *config.Usage) (*Usage, error) {
 		vocab = vocab08
 	}
 	c := &Usage{Vocabulary: vocab, Site: usageRule(vocab, "", u.Train, u.Search, u.AIInput, u.Use)}
+	c.Site.Unknown = PurposeNamed(u.UnknownPurpose)
 	var pats []string
 	for _, p := range u.Paths {
-		c.Paths = append(c.Paths, usageRule(vocab, p.Path, p.Train, p.Search, p.AIInput, ""))
+		r := usageRule(vocab, p.Path, p.Train, p.Search, p.AIInput, "")
+		r.Unknown = c.Site.Unknown
+		if p.UnknownPurpose != "" {
+			r.Unknown = PurposeNamed(p.UnknownPurpose)
+		}
+		c.Paths = append(c.Paths, r)
 		pats = append(pats, p.Path)
 	}
 	if len(pats) > 0 {

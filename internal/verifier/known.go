@@ -3,6 +3,8 @@ package verifier
 import (
 	"slices"
 	"strings"
+
+	"github.com/agentready/agentready/internal/policy"
 )
 
 // knownRow is what an operator publishes for sites to verify one of its
@@ -218,6 +220,17 @@ func googleRow(list, page, rdns string) knownRow {
 		r.Read = "2026-11-27" // the list page read again for Google-GeminiNotebook
 	}
 	return r
+}
+
+// knownToken is the known agent name as the known-agent list spells it
+// (policy.KnownAgents), for the lower-case key of a row.
+func knownToken(lower string) string {
+	for _, n := range policy.KnownAgents() {
+		if strings.EqualFold(n, lower) {
+			return n
+		}
+	}
+	return lower
 }
 
 // Known returns what the known-agent data holds for the agent product

@@ -54,7 +54,7 @@ var googleNames = &fakeDNS{
 // host may have, nor by googleusercontent.com.
 func TestGoogleCommonCrawlersReverseDNS(t *testing.T) {
 	for _, name := range []string{"Googlebot", "GoogleOther", "Googlebot-Image", "Storebot-Google", "Google-InspectionTool"} {
-		v, err := New([]config.AgentPolicy{{Name: name, Verify: config.Verification{Required: true,
+		v, err := newForAgents([]config.AgentPolicy{{Name: name, Verify: config.Verification{Required: true,
 			Methods: []string{config.VerifyReverseDNS}}}},
 			verify.Options{Resolver: googleNames, Logger: discardLogger()})
 		if err != nil {
@@ -231,7 +231,7 @@ func TestKnownRangeLists(t *testing.T) {
 		}
 		policies = append(policies, config.AgentPolicy{Name: name, Verify: config.Verification{Required: true, Methods: []string{config.VerifyIPRange}}})
 	}
-	v, err := New(policies, verify.Options{Client: &http.Client{Transport: lt}, Logger: discardLogger()})
+	v, err := newForAgents(policies, verify.Options{Client: &http.Client{Transport: lt}, Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,9 +291,9 @@ func TestKnownSigningAgents(t *testing.T) {
 			t.Errorf("%s: SignatureAgents %v, want %q", name, r.SignatureAgents, want[name])
 		}
 		delete(want, name)
-		v, err := New([]config.AgentPolicy{{Name: name, Verify: config.Verification{Required: true,
+		v, err := newForAgents([]config.AgentPolicy{{Name: name, Verify: config.Verification{Required: true,
 			Methods: []string{config.VerifySignature}}}}, verify.Options{Authorities: []string{"site.example"}, Logger: discardLogger()})
-		if err != nil || v == nil || !v.Requires(name) {
+		if err != nil || v == nil || !v.Checks(name) {
 			t.Errorf("%s: a signature-only policy: %v", name, err)
 		}
 	}

@@ -210,7 +210,7 @@ func TestAuthoritiesChecked(t *testing.T) {
 	agents := []config.AgentPolicy{{Name: "Claude", Verify: config.Verification{Required: true,
 		SignatureAgents: []string{"https://agent.example"}}}}
 	for _, bad := range []string{"https://site.example", "site.example/x", "site.example:0", "site.example:99999", "", "a b\x00"} {
-		if _, err := New(agents, verify.Options{Authorities: []string{"site.example", bad}}); err == nil || !strings.Contains(err.Error(), "Authorities[1]") {
+		if _, err := newForAgents(agents, verify.Options{Authorities: []string{"site.example", bad}}); err == nil || !strings.Contains(err.Error(), "Authorities[1]") {
 			t.Errorf("New with authority %q: %v", bad, err)
 		}
 		keys := func(context.Context, string) (verify.RequestKey, error) {
@@ -221,7 +221,7 @@ func TestAuthoritiesChecked(t *testing.T) {
 		}
 	}
 	for _, good := range []string{"site.example", "Site.Example:8443", "127.0.0.1:8080", "[::1]:8080", "localhost"} {
-		if _, err := New(agents, verify.Options{Authorities: []string{good}}); err != nil {
+		if _, err := newForAgents(agents, verify.Options{Authorities: []string{good}}); err != nil {
 			t.Errorf("New with authority %q: %v", good, err)
 		}
 	}

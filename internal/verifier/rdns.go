@@ -51,28 +51,29 @@ func newReverseDNS(o *verify.Options) *rdnsChecker {
 	}
 }
 
-// Check returns the forward-confirmed name of a that is in one of domains
+// Check returns the forward-confirmed name of a that is in one of domains,
+// and that domain
 // (matched on label boundaries: "googlebot.com" admits
 // "crawl-66-249-66-1.googlebot.com", never "evilgooglebot.com"). The error
 // wraps ErrFailed when no such name exists and ErrUnavailable when DNS did
 // not answer in time.
-func (d *rdnsChecker) Check(ctx context.Context, a netip.Addr, domains []string) (string, error) {
+func (d *rdnsChecker) Check(ctx context.Context, a netip.Addr, domains []string) (name, domain string, err error) {
 	a = a.Unmap()
 	e, err := d.lookup(ctx, a)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, n := range e.names {
 		for _, dom := range domains {
 			if inDomain(n, dom) {
-				return n, nil
+				return n, dom, nil
 			}
 		}
 	}
 	if e.err != nil && len(e.names) == 0 && !isNotFound(e.err) {
-		return "", fmt.Errorf("%w: reverse DNS of %s: %v", verify.ErrUnavailable, a, e.err)
+		return "", "", fmt.Errorf("%w: reverse DNS of %s: %v", verify.ErrUnavailable, a, e.err)
 	}
-	return "", fmt.Errorf("%w: no forward-confirmed reverse DNS name of %s is in %s", verify.ErrFailed, a, strings.Join(domains, ", "))
+	return "", "", fmt.Errorf("%w: no forward-confirmed reverse DNS name of %s is in %s", verify.ErrFailed, a, strings.Join(domains, ", "))
 }
 
 // lookup returns the cached entry for a, or starts a lookup and waits for

@@ -92,14 +92,14 @@ func TestReverseDNS(t *testing.T) {
 		"203.0.113.6":        verify.ErrFailed,
 		"198.51.100.1":       verify.ErrFailed, // no PTR
 	} {
-		name, err := d.Check(context.Background(), netip.MustParseAddr(addr), domains)
+		name, _, err := d.Check(context.Background(), netip.MustParseAddr(addr), domains)
 		if !errors.Is(err, want) || (want == nil && name == "") {
 			t.Errorf("%s: %q, %v, want %v", addr, name, err, want)
 		}
 	}
 	// Answers are cached: asking again costs no lookup.
 	before := googleDNS.calls.Load()
-	if _, err := d.Check(context.Background(), netip.MustParseAddr("66.249.66.1"), domains); err != nil {
+	if _, _, err := d.Check(context.Background(), netip.MustParseAddr("66.249.66.1"), domains); err != nil {
 		t.Fatal(err)
 	}
 	if googleDNS.calls.Load() != before {
@@ -112,24 +112,24 @@ func TestReverseDNSUnavailable(t *testing.T) {
 	domains := []string{"googlebot.com"}
 	t.Run("DNS fails", func(t *testing.T) {
 		d := newTestRDNS(&fakeDNS{fail: &net.DNSError{Err: "i/o timeout", IsTimeout: true}}, time.Second, 4)
-		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, verify.ErrUnavailable) {
+		if _, _, err := d.Check(context.Background(), a, domains); !errors.Is(err, verify.ErrUnavailable) {
 			t.Errorf("%v, want ErrUnavailable", err)
 		}
 	})
 	t.Run("over the budget, then cached", func(t *testing.T) {
 		dns := &fakeDNS{ptr: googleDNS.ptr, forward: googleDNS.forward, block: make(chan struct{})}
 		d := newTestRDNS(dns, 10*time.Millisecond, 4)
-		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, verify.ErrUnavailable) {
+		if _, _, err := d.Check(context.Background(), a, domains); !errors.Is(err, verify.ErrUnavailable) {
 			t.Fatalf("%v, want ErrUnavailable past the budget", err)
 		}
 		close(dns.block) // the lookup finishes in the background
-		waitFor(t, func() bool { _, err := d.Check(context.Background(), a, domains); return err == nil })
+		waitFor(t, func() bool { _, _, err := d.Check(context.Background(), a, domains); return err == nil })
 	})
 	t.Run("a negative budget never waits", func(t *testing.T) {
 		dns := &fakeDNS{ptr: googleDNS.ptr, forward: googleDNS.forward, block: make(chan struct{})}
 		defer close(dns.block)
 		d := newTestRDNS(dns, -1, 4)
-		if _, err := d.Check(context.Background(), a, domains); !errors.Is(err, verify.ErrUnavailable) {
+		if _, _, err := d.Check(context.Background(), a, domains); !errors.Is(err, verify.ErrUnavailable) {
 			t.Fatalf("%v, want ErrUnavailable with no budget", err)
 		}
 	})
@@ -142,7 +142,7 @@ func TestReverseDNSUnavailable(t *testing.T) {
 		dns := &fakeDNS{ptr: googleDNS.ptr, forward: googleDNS.forward, block: make(chan struct{})}
 		d := newTestRDNS(dns, time.Millisecond, 1)
 		d.Check(context.Background(), a, domains) // holds the one slot
-		_, err := d.Check(context.Background(), netip.MustParseAddr("2001:db8::77"), domains)
+		_, _, err := d.Check(context.Background(), netip.MustParseAddr("2001:db8::77"), domains)
 		if !errors.Is(err, verify.ErrUnavailable) {
 			t.Errorf("a second lookup past the bound: %v", err)
 		}
@@ -199,7 +199,7 @@ func TestInDomain(t *testing.T) {
 func TestSlowReverseDNSDoesNotUndoAFailure(t *testing.T) {
 	srv := newRangeServer(t, rangeListJSON)
 	o := verify.Options{AllowHTTPLoopback: true, Resolver: &fakeDNS{fail: &net.DNSError{Err: "i/o timeout", IsTimeout: true}}}
-	v, err := New([]config.AgentPolicy{{Name: "Googlebot", Verify: config.Verification{Required: true,
+	v, err := newForAgents([]config.AgentPolicy{{Name: "Googlebot", Verify: config.Verification{Required: true,
 		IPRanges: []string{srv.URL}, ReverseDNS: []string{"googlebot.com"}}}}, o)
 	if err != nil {
 		t.Fatal(err)

@@ -42,13 +42,22 @@ func newSignatures(agents []string, o *verify.Options) (*signatures, error) {
 // returns the Signature-Agent URL and the key id. Its errors keep the
 // webbotauth sentinel in their chain, for Reason.
 func (s *signatures) verify(ctx context.Context, r *http.Request, authority string, trusted map[string]bool, record bool) (agent, keyID string, err error) {
+	return s.verifyBy(ctx, r, authority, func(u string) bool { return trusted[u] }, "this policy trusts", record)
+}
+
+// verifyAny is verify with every directory of dirs trusted (Identify).
+func (s *signatures) verifyAny(ctx context.Context, r *http.Request, authority string, dirs map[string]string, record bool) (agent, keyID string, err error) {
+	return s.verifyBy(ctx, r, authority, func(u string) bool { _, ok := dirs[u]; return ok }, "the site trusts", record)
+}
+
+func (s *signatures) verifyBy(ctx context.Context, r *http.Request, authority string, trusts func(string) bool, who string, record bool) (agent, keyID string, err error) {
 	v := s.verifier
 	if !record {
 		v.Replays = nil
 	}
 	v.Keys = func(ctx context.Context, agentURL, keyID string) (crypto.PublicKey, error) {
-		if !trusted[agentURL] {
-			return nil, fmt.Errorf("%w: Signature-Agent %q is not a key directory this policy trusts", webbotauth.ErrUntrusted, agentURL)
+		if !trusts(agentURL) {
+			return nil, fmt.Errorf("%w: Signature-Agent %q is not a key directory %s", webbotauth.ErrUntrusted, agentURL, who)
 		}
 		return s.dirs.Key(ctx, agentURL, keyID)
 	}

@@ -100,7 +100,7 @@ func TestSignatureEndToEnd(t *testing.T) {
 		{Name: "ChatGPT-Agent", Verify: config.Verification{Required: true, SignatureAgents: []string{origin.URL}}},
 		{Name: "Plain"},
 	}
-	v, err := New(agents, verify.Options{AllowHTTPLoopback: true, Authorities: []string{"site.example"},
+	v, err := newForAgents(agents, verify.Options{AllowHTTPLoopback: true, Authorities: []string{"site.example"},
 		Now: func() time.Time { return now }, Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestSignatureEndToEnd(t *testing.T) {
 	if v.AcceptSignature("Plain") != "" || v.AcceptSignature("unknown") != "" || (*Verifier)(nil).AcceptSignature("Modern") != "" {
 		t.Fatal("Accept-Signature for a policy that takes no signature")
 	}
-	v2, err := New(agents[:1], verify.Options{AllowHTTPLoopback: true, AllowNoNonce: true, Authorities: []string{"site.example"}, Logger: discardLogger()})
+	v2, err := newForAgents(agents[:1], verify.Options{AllowHTTPLoopback: true, AllowNoNonce: true, Authorities: []string{"site.example"}, Logger: discardLogger()})
 	if err != nil || strings.Contains(v2.AcceptSignature("Modern"), "nonce") {
 		t.Fatalf("without required nonces: %q %v", v2.AcceptSignature("Modern"), err)
 	}
@@ -197,7 +197,7 @@ func TestSignatureDirectoryProof(t *testing.T) {
 	static, _ := staticHost(t, map[string]string{"/jwks.json": modern.jwks()}, "application/json")
 	origin, _ := staticHost(t, map[string]string{webbotauth.DirectoryPath: legacy.jwks()}, webbotauth.DirectoryMediaType)
 	modern.agent, legacy.agent = static.URL+"/jwks.json", origin.URL
-	v, err := New([]config.AgentPolicy{
+	v, err := newForAgents([]config.AgentPolicy{
 		{Name: "Modern", Verify: config.Verification{Required: true, SignatureAgents: []string{modern.agent}}},
 		{Name: "Legacy", Verify: config.Verification{Required: true, SignatureAgents: []string{legacy.agent}}},
 	}, verify.Options{AllowHTTPLoopback: true, RequireDirectoryProof: true, Authorities: []string{"site.example"},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/httpsyntax"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
@@ -62,14 +63,15 @@ func defaults(o *verify.Options) {
 	}
 }
 
-// Verifier checks claims to the verified-only agent policies of a
-// declaration. Each claim is checked only against the sources bound to its
-// policy (its Verification, or the known-agent data of its name): one
-// operator's list never vouches for another's agent, and a key directory
-// is fetched only when a policy trusts it, never because a request names
-// it. It is safe for concurrent use.
+// Verifier checks claims to agent policies and grades requests
+// (docs/design.md, "Grades of identity"). Each claim is checked only
+// against the sources bound to its name (its policy's Verification, or the
+// known-agent data of its name): one operator's list never vouches for
+// another's agent, and a key directory is fetched only when the site or
+// the known-agent data it relies on trusts it, never because a request
+// names it. It is safe for concurrent use.
 type Verifier struct {
-	claims      map[string]*claim // by lower-case policy name
+	claims      map[string]*claim // by lower-case agent name
 	authorities map[string]bool
 	authority   string // the first of Options.Authorities
 	ranges      map[string]*rangeList
@@ -77,6 +79,19 @@ type Verifier struct {
 	sig         *signatures // nil when no claim accepts signatures
 	nonces      bool        // signatures must carry a nonce: AcceptSignature asks for one
 	log         *slog.Logger
+
+	// dirs are every trusted Signature-Agent URL (webbotauth.AgentURL
+	// form), each with the agent it belongs to ("" when the site trusts
+	// it for agents it does not declare): Identify proves a signed
+	// request by any of them, whatever its User-Agent says.
+	dirs map[string]string
+	// cardPurpose is the purpose the Signature Agent Card of a trusted
+	// directory declares; nil until cards are loaded.
+	cardPurpose func(agentURL string) (string, bool)
+	// users counts, per range list URL and reverse DNS domain, the
+	// agents whose sources include it: a source of several agents proves
+	// their operator, not which of them sent a request.
+	users map[string]int
 
 	verified, failed, unavailable atomic.Uint64
 }
@@ -97,44 +112,75 @@ func (v *Verifier) Stats() Stats {
 	return Stats{Verified: v.verified.Load(), Failed: v.failed.Load(), Unavailable: v.unavailable.Load()}
 }
 
-// claim is what proves one verified-only policy.
+// claim is what proves one agent's name: a checked policy's, or a known
+// agent's when the site grades the agents it does not declare.
 type claim struct {
 	name       string
 	sigAgents  map[string]bool // trusted Signature-Agent URLs, webbotauth.AgentURL form
 	ranges     []*rangeList
 	rdnsDomain []string
+	// required: the policy refuses an unproven claim (AcceptSignature
+	// then asks for a signature).
+	required bool
 }
 
-// New returns a Verifier for the verified-only policies among agents, or
-// nil when none is. A verified-only policy with no source for any method
-// it accepts is an error naming it.
-func New(agents []config.AgentPolicy, o verify.Options) (*Verifier, error) {
+// Undeclared reports whether the site grades the agents it does not
+// declare: its "*" policy gives proven agents grants of their own, or it
+// enforces usage preferences, which hold a proven agent to its
+// operator's declared purpose. The known-agent data's sources then prove
+// known agents, and its key directories any signed request.
+func Undeclared(site *config.Site) bool {
+	if site.Usage.Enforce {
+		return true
+	}
+	for i := range site.Agents {
+		if site.Agents[i].Name == "*" && site.Agents[i].Proven != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// New returns a Verifier for the site's checked policies (verified-only,
+// or graded by a Proven grant) and, when Undeclared(site), for the
+// agents the known-agent data can prove; nil when there is nothing to
+// check. A checked policy with no source for any method it accepts is an
+// error naming it.
+func New(site *config.Site, o verify.Options) (*Verifier, error) {
 	defaults(&o)
-	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*rangeList{}, log: o.Logger, nonces: !o.AllowNoNonce}
+	agents := site.Agents
+	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*rangeList{}, log: o.Logger, nonces: !o.AllowNoNonce,
+		dirs: map[string]string{}, users: map[string]int{}}
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
 	var errs []error
 	var sigURLs []string // as given: a JWK Set URL is fetched as the site wrote it
-	for i := range agents {
-		a := &agents[i]
-		if !a.Verify.Required {
-			continue
+	trustDir := func(field, s, agent string) {
+		canon, err := canonicalAgent(s, o.AllowHTTPLoopback)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s.SignatureAgents: %w", field, err))
+			return
 		}
-		src := sourcesFor(a)
-		c := &claim{name: a.Name}
-		field := fmt.Sprintf("Agents[%d] (%s).Verify", i, a.Name)
-		if resolve.Accepts(&a.Verify, config.VerifySignature) && len(src.SignatureAgents) > 0 {
+		if _, ok := v.dirs[canon]; !ok {
+			sigURLs = append(sigURLs, s)
+			v.dirs[canon] = agent
+		} else if v.dirs[canon] != agent {
+			v.dirs[canon] = "" // trusted for two agents: it proves neither
+		}
+	}
+	// addClaim binds name to its sources; explicit says the site named
+	// them (field is where, for errors), else they are the known data's.
+	addClaim := func(name, field string, src Sources, methods *config.Verification, required bool) *claim {
+		c := &claim{name: name, required: required}
+		if resolve.Accepts(methods, config.VerifySignature) && len(src.SignatureAgents) > 0 {
 			c.sigAgents = map[string]bool{}
 			for _, s := range src.SignatureAgents {
-				agent, err := canonicalAgent(s, o.AllowHTTPLoopback)
-				if err != nil {
-					errs = append(errs, fmt.Errorf("%s.SignatureAgents: %w", field, err))
-					continue
+				if agent, err := canonicalAgent(s, o.AllowHTTPLoopback); err == nil {
+					c.sigAgents[agent] = true
 				}
-				c.sigAgents[agent] = true
-				sigURLs = append(sigURLs, s)
+				trustDir(field, s, name)
 			}
 		}
-		if resolve.Accepts(&a.Verify, config.VerifyIPRange) {
+		if resolve.Accepts(methods, config.VerifyIPRange) {
 			for _, u := range src.IPRanges {
 				r, ok := v.ranges[u]
 				if !ok {
@@ -148,7 +194,7 @@ func New(agents []config.AgentPolicy, o verify.Options) (*Verifier, error) {
 				c.ranges = append(c.ranges, r)
 			}
 		}
-		if resolve.Accepts(&a.Verify, config.VerifyReverseDNS) {
+		if resolve.Accepts(methods, config.VerifyReverseDNS) {
 			for _, raw := range src.ReverseDNS {
 				d, ok := httpsyntax.DomainName(raw)
 				if !ok {
@@ -158,17 +204,67 @@ func New(agents []config.AgentPolicy, o verify.Options) (*Verifier, error) {
 				c.rdnsDomain = append(c.rdnsDomain, d)
 			}
 		}
+		return c
+	}
+	declared := map[string]bool{}
+	for i := range agents {
+		a := &agents[i]
+		declared[strings.ToLower(a.Name)] = true
+		field := fmt.Sprintf("Agents[%d] (%s).Verify", i, a.Name)
+		if a.Name == "*" {
+			if a.Proven != nil {
+				for _, s := range a.Verify.SignatureAgents {
+					trustDir(field, s, "")
+				}
+			}
+			continue
+		}
+		if !a.Verify.Required && a.Proven == nil {
+			continue
+		}
+		c := addClaim(a.Name, field, sourcesFor(a), &a.Verify, a.Verify.Required)
 		if len(c.sigAgents)+len(c.ranges)+len(c.rdnsDomain) == 0 {
-			errs = append(errs, fmt.Errorf("%s: the policy is verified-only, but no source proves %q by the methods it accepts: "+
-				"name its SignatureAgents, IPRanges or ReverseDNS (the known-agent data has none for it)", field, a.Name))
+			what := "verified-only"
+			if !a.Verify.Required {
+				what = "graded (Proven)"
+			}
+			errs = append(errs, fmt.Errorf("%s: the policy is %s, but no source proves %q by the methods it accepts: "+
+				"name its SignatureAgents, IPRanges or ReverseDNS (the known-agent data has none for it)", field, what, a.Name))
 			continue
 		}
 		v.claims[strings.ToLower(a.Name)] = c
+		for _, u := range sourcesFor(a).IPRanges {
+			v.users[u]++
+		}
+		for _, d := range sourcesFor(a).ReverseDNS {
+			v.users[d]++
+		}
+	}
+	// A known source counts every known agent it proves, declared or not.
+	for name, row := range known {
+		if declared[name] {
+			continue // counted above, with the site's own sources
+		}
+		for _, u := range row.IPRanges {
+			v.users[u]++
+		}
+		for _, d := range row.ReverseDNS {
+			v.users[d]++
+		}
+	}
+	if Undeclared(site) {
+		for name, row := range known {
+			if declared[name] {
+				continue
+			}
+			token := knownToken(name)
+			v.claims[name] = addClaim(token, "known-agent data ("+token+")", row.Sources, &config.Verification{}, false)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if len(v.claims) == 0 {
+	if len(v.claims) == 0 && len(v.dirs) == 0 {
 		return nil, nil
 	}
 	needDNS := false
@@ -202,8 +298,8 @@ func New(agents []config.AgentPolicy, o verify.Options) (*Verifier, error) {
 	return v, nil
 }
 
-// Requires reports whether the policy named name is verified-only.
-func (v *Verifier) Requires(name string) bool {
+// Checks reports whether a claim to the agent named name is checked.
+func (v *Verifier) Checks(name string) bool {
 	_, ok := v.claims[strings.ToLower(name)]
 	return ok
 }
@@ -221,9 +317,14 @@ func (v *Verifier) Requires(name string) bool {
 // one fails the claim whatever else might have proven it.
 func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (verify.Identity, error) {
 	id, err := v.verify(ctx, r, client, authority, name, record)
-	if !record {
-		return id, err // a dry run (Explain) is not counted
+	if record { // a dry run (Explain) is not counted
+		v.count(err)
 	}
+	return id, err
+}
+
+// count counts a check's answer in Stats.
+func (v *Verifier) count(err error) {
 	switch {
 	case err == nil:
 		v.verified.Add(1)
@@ -232,29 +333,23 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Add
 	default:
 		v.failed.Add(1)
 	}
-	return id, err
 }
 
 func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (verify.Identity, error) {
 	c := v.claims[strings.ToLower(name)]
 	if c == nil {
-		return verify.Identity{Claimed: name}, fmt.Errorf("%w: %q is not a verified-only policy", verify.ErrFailed, name)
+		return verify.Identity{Claimed: name}, fmt.Errorf("%w: claims to %q are not checked", verify.ErrFailed, name)
 	}
 	id := verify.Identity{Claimed: c.name}
 	var unavailable, failed []error
 	offered := false
 	if c.sigAgents != nil && offersSignature(r) {
-		// A Host the site does not answer at is replaced by the site's own
-		// authority: a signature made for it then fails.
-		auth := normalAuthority(authority)
-		if !v.authorities[auth] {
-			auth = v.authority
-		}
-		agent, keyID, err := v.sig.verify(ctx, r, auth, c.sigAgents, record)
+		agent, keyID, err := v.sig.verify(ctx, r, v.authorityOf(authority), c.sigAgents, record)
 		offered = !errors.Is(err, errNoSignature)
 		switch {
 		case err == nil:
 			id.Method, id.Source, id.KeyID = verify.Signature, agent, keyID
+			v.name(&id, c.name, agent)
 			return id, nil
 		case !offered:
 			// Signature headers of another scheme: the other sources decide.
@@ -275,16 +370,18 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 			unavailable = append(unavailable, err)
 		case in:
 			id.Method, id.Source = verify.IPRange, rg.url
+			v.name(&id, c.name, rg.url)
 			return id, nil
 		default:
 			failed = append(failed, fmt.Errorf("%s is not in %s", client, rg.url))
 		}
 	}
 	if len(c.rdnsDomain) > 0 {
-		name, err := v.rdns.Check(ctx, client, c.rdnsDomain)
+		host, domain, err := v.rdns.Check(ctx, client, c.rdnsDomain)
 		switch {
 		case err == nil:
-			id.Method, id.Source = verify.ReverseDNS, name
+			id.Method, id.Source = verify.ReverseDNS, host
+			v.name(&id, c.name, domain)
 			return id, nil
 		case errors.Is(err, verify.ErrUnavailable) && len(failed) == 0:
 			// Reverse DNS that does not answer in time says nothing; but
@@ -304,6 +401,68 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 		failed = append([]error{errNoSignature}, failed...)
 	}
 	return id, fmt.Errorf("%w: %w", verify.ErrFailed, errors.Join(failed...))
+}
+
+// name sets what a proof of agent's claim by source names: the agent
+// when the source is its own (a key directory; a range list or domain
+// only it uses), else only its operator (Agent ""), and the purpose its
+// operator declares for the agent named.
+func (v *Verifier) name(id *verify.Identity, agent, source string) {
+	if id.Method != verify.Signature && v.users[source] > 1 {
+		return // a shared list proves the operator, not which agent
+	}
+	id.Agent = agent
+	id.Purpose = v.purposeOf(agent, id)
+}
+
+// purposeOf is the purpose agent's operator declares: its Signature
+// Agent Card's, for a signature, else the operator data's.
+func (v *Verifier) purposeOf(agent string, id *verify.Identity) string {
+	if id.Method == verify.Signature && v.cardPurpose != nil {
+		if p, ok := v.cardPurpose(id.Source); ok && p != "" {
+			return p
+		}
+	}
+	if p := policy.PurposeOf(agent); p != policy.PurposeUnknown {
+		return p.String()
+	}
+	return ""
+}
+
+// authorityOf is the authority a signature must have been made for: the
+// request's when the site answers at it, else the site's own, so that a
+// signature made for another host fails.
+func (v *Verifier) authorityOf(authority string) string {
+	auth := normalAuthority(authority)
+	if !v.authorities[auth] {
+		auth = v.authority
+	}
+	return auth
+}
+
+// Identify proves a signed request by any trusted key directory, whatever
+// its User-Agent claims: the Identity names the agent the directory
+// belongs to (Agent, "" for a directory the site trusts for agents it
+// does not declare). It answers an error wrapping webbotauth's
+// ErrNoSignature when the request offers no Web Bot Auth signature, and
+// ErrFailed or ErrUnavailable as Verify does.
+func (v *Verifier) Identify(ctx context.Context, r *http.Request, authority string, record bool) (verify.Identity, error) {
+	if v.sig == nil || !offersSignature(r) {
+		return verify.Identity{}, errNoSignature
+	}
+	agent, keyID, err := v.sig.verifyAny(ctx, r, v.authorityOf(authority), v.dirs, record)
+	if errors.Is(err, errNoSignature) {
+		return verify.Identity{}, err
+	}
+	if record {
+		v.count(err)
+	}
+	if err != nil {
+		return verify.Identity{}, err
+	}
+	id := verify.Identity{Method: verify.Signature, Source: agent, KeyID: keyID, Agent: v.dirs[agent]}
+	id.Purpose = v.purposeOf(id.Agent, &id)
+	return id, nil
 }
 
 // offersSignature reports whether r carries an RFC 9421 signature.
