@@ -520,17 +520,18 @@ func (m *Middleware) ServesDocument(path string) bool { return m.cur.Load().docs
 
 // sameVerification reports whether two declarations ask for the same
 // verification, so that a Reload keeps the loaded Verifier: the same
-// verified-only policies, and the same site host, the authority Web Bot
+// checked policies (verified-only or graded), the same grading of
+// undeclared agents, and the same site host, the authority Web Bot
 // Auth signatures must be made for (New adds it to Options.Authorities).
 func sameVerification(a, b *config.Site) bool {
-	required := func(s *config.Site) []any {
-		var v []any
+	checked := func(s *config.Site) []any {
+		v := []any{verifier.Undeclared(s)}
 		for _, p := range s.Agents {
-			if p.Verify.Required {
+			if p.Verify.Required || p.Proven != nil {
 				v = append(v, p.Name, p.Verify)
 			}
 		}
 		return v
 	}
-	return resolve.Host(a) == resolve.Host(b) && reflect.DeepEqual(required(a), required(b))
+	return resolve.Host(a) == resolve.Host(b) && reflect.DeepEqual(checked(a), checked(b))
 }
