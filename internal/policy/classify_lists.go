@@ -44,10 +44,34 @@ var supplementaryAgents = []string{
 	"Applebot", "DuckDuckBot", "DuckDuckGo-Favicons-Bot", "YandexBot",
 	"YandexImages", "YandexMobileBot", "Baiduspider", "Baiduspider-image",
 	"SeznamBot", "Qwantbot", "Yeti", "coccocbot-web",
-	// Link previews and social networks
+	// Link previews and social networks. Each fetches a page because a
+	// person shared it (see previews in purpose.go, and the pages read
+	// 2026-11-27 named there). facebookexternalhit is in ai.robots.txt too
+	// (which doubts Meta's account of it); it is listed here so that it
+	// stays known whatever that list does. Facebot is Meta's crawler
+	// "that helps improve advertising performance"
+	// (developers.facebook.com/docs/sharing/webmasters/crawler, read
+	// 2026-11-27): known, but no preview.
 	"Twitterbot", "LinkedInBot", "Discordbot", "Slackbot",
 	"Slackbot-LinkExpanding", "TelegramBot", "WhatsApp", "Pinterestbot",
-	"redditbot", "Mastodon", "Embedly",
+	"redditbot", "Mastodon", "Embedly", "facebookexternalhit", "Facebot",
+	// Feed readers, by the product token each sends (read 2026-11-27):
+	// Feedly "Feedly/1.0 (+http://www.feedly.com/fetcher.html; N
+	// subscribers)" (feedly.com/fetcher.html: it "behaves as a direct agent
+	// of the human user"); Inoreader "Inoreader/1.0
+	// (+http://www.inoreader.com/feed-fetcher; N subscribers; )"
+	// (inoreader.com/feed-fetcher). The others from their fetchers' source
+	// code: NewsBlur "NewsBlur Feed Fetcher - N subscribers - URL (...)",
+	// Feedbin "Feedbin feed-id:N - N subscribers", FreshRSS
+	// "FreshRSS/VERSION (OS; https://freshrss.org)", Miniflux
+	// "Mozilla/5.0 (compatible; Miniflux/VERSION; +https://miniflux.app)",
+	// Tiny Tiny RSS "Tiny Tiny RSS/VERSION (http://tt-rss.org/)" (looked
+	// up by its first word, see knownToken); The Old Reader "Mozilla/5.0
+	// (compatible; theoldreader.com; N subscribers; feed-id=...)" and
+	// NetNewsWire "NetNewsWire (RSS Reader; https://netnewswire.com/)" as
+	// feed-statistics tools' test data quote them.
+	"Feedly", "Inoreader", "NewsBlur", "Feedbin", "theoldreader.com",
+	"FreshRSS", "Miniflux", "Tiny Tiny RSS", "NetNewsWire",
 	// SEO crawlers and archivers
 	"AhrefsBot", "AhrefsSiteAudit", "SemrushBot", "MJ12bot", "DotBot",
 	"rogerbot", "archive.org_bot", "ia_archiver",

@@ -82,6 +82,71 @@ var purposes = map[string]Purpose{
 	"google-notebooklm":     UserAgent,
 	"mistralai-user":        UserAgent,
 	"duckassistbot":         UserAgent,
+	// Meta: "performs user-initiated fetches of individual links to
+	// support specific product functions"
+	// (developers.facebook.com/docs/sharing/webmasters/web-crawlers, read
+	// 2026-11-27).
+	"meta-externalfetcher": UserAgent,
+}
+
+// previews are the link previews and feed readers, by lower-case product
+// token (the form knownToken looks a listed name up by): each fetches a
+// page because a person shared it in a conversation or subscribed to its
+// feed, never to crawl. Their purpose is UserAgent (PurposeOf), and
+// IsPreview names them, for a site that serves them as browsers
+// (config.Access.LinkPreviews). The operators' pages, read 2026-11-27:
+//
+//   - facebookexternalhit: "crawl the content of an app or website that
+//     was shared on one of Meta's family of apps"
+//     (developers.facebook.com/docs/sharing/webmasters/web-crawlers).
+//     Meta's Facebot ("helps improve advertising performance") is not one.
+//   - Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots): "When a
+//     link is spotted, Slack crawls it and provides a preview"
+//     (api.slack.com/reference/messaging/link-unfurling). Slackbot, the
+//     token its other fetches send with the same robots page, is listed
+//     with it (that page itself was not in the copies read).
+//   - Twitterbot, LinkedInBot, Discordbot, TelegramBot, WhatsApp,
+//     redditbot: each network's card or preview of a link a person posts
+//     to it, as bot directories describe them (no operator page of these
+//     was in the copies read).
+//   - Mastodon: each server fetches the preview card of a link in a post
+//     it receives ("http.rb/5.1.0 (Mastodon/4.0.2; +https://SERVER/)").
+//   - Embedly: embeds and previews of links for the sites that use it.
+//   - Feed readers: Feedly's fetcher "behaves as a direct agent of the
+//     human user, not as a robot" (feedly.com/fetcher.html), Inoreader
+//     "collects RSS feeds on behalf of users who choose to subscribe to
+//     them" (inoreader.com/feed-fetcher), Google's Feedfetcher is among
+//     its user-triggered fetchers (developers.google.com/crawling/docs);
+//     NewsBlur, Feedbin, The Old Reader, FreshRSS, Miniflux, Tiny Tiny RSS
+//     (looked up by "Tiny", its first word) and NetNewsWire fetch the
+//     feeds their users subscribe to (classify_lists.go gives the
+//     User-Agent of each).
+//
+// Pinterestbot is not one: Pinterest says it "crawls websites to index
+// content onto Pinterest" and re-scrapes the pages behind Pins
+// (help.pinterest.com, "Pinterest crawler"), which is crawling.
+var previews = map[string]bool{
+	"facebookexternalhit": true, "slackbot": true, "slackbot-linkexpanding": true,
+	"twitterbot": true, "linkedinbot": true, "discordbot": true, "telegrambot": true,
+	"whatsapp": true, "redditbot": true, "mastodon": true, "embedly": true,
+
+	"feedly": true, "inoreader": true, "newsblur": true, "feedbin": true,
+	"theoldreader.com": true, "freshrss": true, "miniflux": true, "tiny": true,
+	"netnewswire": true, "feedfetcher-google": true,
+}
+
+// IsPreview reports whether the agent name is a link preview or a feed
+// reader (see previews): a product token ("Discordbot") or a known
+// agent's name as listed (Class.Name: "Tiny Tiny RSS", "Feedly/1.0"),
+// case-insensitively.
+func IsPreview(name string) bool {
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		name = name[:i]
+	}
+	if i := strings.IndexAny(name, " \t"); i >= 0 {
+		name = name[:i]
+	}
+	return previews[strings.ToLower(name)]
 }
 
 // PurposeNamed is the Purpose whose name (String) is s, PurposeUnknown
@@ -97,6 +162,15 @@ func PurposeNamed(s string) Purpose {
 
 // PurposeOf returns the known purpose of the agent product token name
 // (case-insensitive).
+// A link preview or feed reader (IsPreview) fetches for a person:
+// UserAgent.
 func PurposeOf(name string) Purpose {
-	return purposes[strings.ToLower(name)]
+	name = strings.ToLower(name)
+	if p, ok := purposes[name]; ok {
+		return p
+	}
+	if previews[name] {
+		return UserAgent
+	}
+	return PurposeUnknown
 }
