@@ -34,6 +34,7 @@ func fileSchema() ([]byte, error) {
 	root := g.of(reflect.TypeFor[file]())
 	def := g.defs["File"].(map[string]any)
 	def["allOf"] = fileRules()
+	g.defs["AgentPolicy"].(map[string]any)["allOf"] = agentPolicyRules()
 	doc := map[string]any{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
 		"$id":         "https://github.com/agentready/agentready/config/site.schema.json",
@@ -125,6 +126,8 @@ func pathPattern() map[string]any {
 // type and the validate tag say.
 func fieldRules() map[string]map[string]any {
 	pref := map[string]any{"enum": []any{"", Allowed, Denied}}
+	// The purposes usage.go's check names (enforce.Purpose*).
+	purpose := map[string]any{"enum": []any{"", "training-crawler", "search-crawler", "user-agent"}}
 	web := map[string]any{"pattern": webURL}
 	return map[string]map[string]any{
 		"file.Name":           {"pattern": `\S`},
@@ -151,6 +154,8 @@ func fieldRules() map[string]map[string]any {
 		"Usage.AIInput":                  pref,
 		"Usage.Use":                      {"enum": []any{"", "immediate", "reference", "full"}},
 		"Usage.Vocabulary":               {"enum": []any{"", "aipref-vocab-08", "aipref-vocab-07"}},
+		"Usage.UnknownPurpose":           purpose,
+		"PathUsage.UnknownPurpose":       purpose,
 		"AgentPolicy.Name":               {"pattern": policyNamePattern},
 		"AgentPolicy.AgentDeclaration":   web,
 		"Verification.Methods[]":         {"enum": []any{VerifySignature, VerifyIPRange, VerifyReverseDNS}},
@@ -245,6 +250,48 @@ func fileRules() []any {
 				"properties": map[string]any{"audit": map[string]any{"required": []any{"enabled"}, "properties": map[string]any{"enabled": map[string]any{"const": true}}}}},
 			"then": map[string]any{"required": []any{"serve"},
 				"properties": map[string]any{"serve": map[string]any{"required": []any{"audit_key_file"}, "properties": map[string]any{"audit_key_file": map[string]any{"minLength": 1}}}}},
+		},
+	}
+}
+
+// agentPolicyRules are the rules of one agent policy that tie its keys
+// together, as validate_refs.go's verification checks them: "*" names no
+// agent, so it cannot require proof and has no addresses or host names
+// to check, only key directories, which need a proven grant beside them;
+// a policy neither verified-only nor graded (proven) has no use for
+// methods, sources or fall_back, and fall_back needs required.
+func agentPolicyRules() []any {
+	nonEmpty := func(key string) map[string]any {
+		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minItems": 1}}}
+	}
+	isTrue := func(key string) map[string]any {
+		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"const": true}}}
+	}
+	isDefault := map[string]any{"required": []any{"name"}, "properties": map[string]any{"name": map[string]any{"const": "*"}}}
+	verify := func(rule map[string]any) map[string]any {
+		return map[string]any{"properties": map[string]any{"verify": rule}}
+	}
+	sources := []any{nonEmpty("methods"), nonEmpty("signature_agents"), nonEmpty("ip_ranges"), nonEmpty("reverse_dns"), isTrue("fall_back")}
+	return []any{
+		map[string]any{
+			"if": isDefault,
+			"then": verify(map[string]any{"not": map[string]any{"anyOf": []any{
+				isTrue("required"), nonEmpty("methods"), nonEmpty("ip_ranges"), nonEmpty("reverse_dns"), isTrue("fall_back"),
+			}}}),
+		},
+		map[string]any{
+			"if":   map[string]any{"allOf": []any{isDefault, verify(nonEmpty("signature_agents")), map[string]any{"required": []any{"verify"}}}},
+			"then": map[string]any{"required": []any{"proven"}},
+		},
+		map[string]any{
+			"if": map[string]any{"not": verify(isTrue("required")), "required": []any{"verify"}},
+			"then": map[string]any{"allOf": []any{
+				verify(map[string]any{"not": isTrue("fall_back")}),
+				map[string]any{"anyOf": []any{
+					map[string]any{"required": []any{"proven"}},
+					verify(map[string]any{"not": map[string]any{"anyOf": sources}}),
+				}},
+			}},
 		},
 	}
 }
