@@ -42,8 +42,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		reg: reg,
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "agentready", Name: "decisions_total",
-			Help: "Agent decisions by outcome, client class, agent policy, capability and how the agent's identity was verified.",
-		}, []string{"outcome", "class", "policy", "capability", "verified"}),
+			Help: "Agent decisions by outcome, client class, agent policy, capability, how the agent's identity was verified and its grade (proven, claimed, anonymous).",
+		}, []string{"outcome", "class", "policy", "capability", "verified", "grade"}),
 		unverified: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "agentready", Name: "unverified_claims_total",
 			Help: "Claims to a verified-only policy served under \"*\" because they could not be proven (a source did not answer, or FallBack).",
@@ -69,14 +69,32 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 // browser's request (enforce.Pass of a browser) is counted too, under
 // class "browser". The policy and capability are the declared names the
 // decision names, never request data.
+//
+// The grade label is one of the three enforce.Grade constants: any other
+// value (a Decision made without one) counts as "anonymous", the grade
+// that claims nothing, so a hook's own Decisions cannot add series.
+//
+// verification_failures_total is labelled by the claimed policy
+// (Identity.Claimed: a declared policy's name, or a known agent's as the
+// known-agent data lists it, never the User-Agent as sent) and the
+// reason, one of verifier's and webbotauth's short stable names.
 func (m *Metrics) Observe(d enforce.Decision) {
-	m.decisions.WithLabelValues(d.Outcome.String(), d.Class.Kind, d.Agent, d.Capability, d.Identity.Method.String()).Inc()
+	m.decisions.WithLabelValues(d.Outcome.String(), d.Class.Kind, d.Agent, d.Capability, d.Identity.Method.String(), gradeLabel(d.Grade)).Inc()
 	if d.Unverified {
 		m.unverified.WithLabelValues(d.Identity.Claimed).Inc()
 	}
 	if d.Identity.Reason != "" {
 		m.failures.WithLabelValues(d.Identity.Claimed, d.Identity.Reason).Inc()
 	}
+}
+
+// gradeLabel bounds the grade label to the three grades.
+func gradeLabel(g string) string {
+	switch g {
+	case enforce.GradeProven, enforce.GradeClaimed:
+		return g
+	}
+	return enforce.GradeAnonymous
 }
 
 // Decisions is the decision counter, for tests and custom views.

@@ -55,10 +55,11 @@ func TestMetrics(t *testing.T) {
 	}
 	get("/api/search?q=tent", "claude/1.0")
 	get("/admin/x", "claude/1.0")
-	if n := testutil.ToFloat64(mx.Decisions().WithLabelValues("allow", "declared", "claude", "product-search", "none")); n != 1 {
+	// Whatever grade the claim gets (TestGradeLabel tests the label).
+	if n := decisions(mx, "allow", "declared", "claude", "product-search", "none"); n != 1 {
 		t.Errorf("allowed claude search: %v", n)
 	}
-	if n := testutil.ToFloat64(mx.Decisions().WithLabelValues("deny-path", "declared", "claude", "", "none")); n != 1 {
+	if n := decisions(mx, "deny-path", "declared", "claude", "", "none"); n != 1 {
 		t.Errorf("denied claude admin: %v", n)
 	}
 	w := get("/.well-known/agents.txt", "claude/1.0")
@@ -80,6 +81,43 @@ func TestMetrics(t *testing.T) {
 	}
 	if n := testutil.ToFloat64(prometheus.Collector(mustGauge(t, reg))); n != 0 {
 		t.Errorf("store_degraded = %v with a healthy store", n)
+	}
+}
+
+// decisions sums agentready_decisions_total over the grades.
+func decisions(mx *metrics.Metrics, labels ...string) float64 {
+	var n float64
+	for _, g := range []string{enforce.GradeProven, enforce.GradeClaimed, enforce.GradeAnonymous} {
+		n += testutil.ToFloat64(mx.Decisions().WithLabelValues(append(labels, g)...))
+	}
+	return n
+}
+
+// TestGradeLabel: decisions are counted by grade, and a grade outside the
+// three (none, or one a hook made up) counts as anonymous: the label has
+// at most three values.
+func TestGradeLabel(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	mx, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := enforce.Decision{Outcome: enforce.Allow, Class: enforce.Class{Kind: enforce.KindDeclared}, Agent: "GPTBot"}
+	for _, g := range []string{enforce.GradeProven, enforce.GradeProven, enforce.GradeClaimed, enforce.GradeAnonymous, ""} {
+		d.Grade = g
+		mx.Observe(d)
+	}
+	for i := range 300 {
+		d.Grade = fmt.Sprintf("grade-%d", i)
+		mx.Observe(d)
+	}
+	for g, want := range map[string]float64{enforce.GradeProven: 2, enforce.GradeClaimed: 1, enforce.GradeAnonymous: 302} {
+		if n := testutil.ToFloat64(mx.Decisions().WithLabelValues("allow", "declared", "GPTBot", "", "none", g)); n != want {
+			t.Errorf("grade %s: %v, want %v", g, n, want)
+		}
+	}
+	if n := testutil.CollectAndCount(mx.Decisions(), "agentready_decisions_total"); n != 3 {
+		t.Errorf("%d series, want one a grade", n)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,7 +77,7 @@ func TestServeProxy(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	p.metrics.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	if !strings.Contains(rec.Body.String(), `agentready_decisions_total{capability="",class="declared",outcome="deny-path",policy="claude",verified="none"} 1`) {
+	if !regexp.MustCompile(`agentready_decisions_total\{capability="",class="declared",grade="(proven|claimed|anonymous)",outcome="deny-path",policy="claude",verified="none"\} 1`).MatchString(rec.Body.String()) {
 		t.Errorf("metrics:\n%s", rec.Body.String())
 	}
 }
