@@ -240,3 +240,92 @@ func TestRequestReplayKeys(t *testing.T) {
 		seen[k] = p
 	}
 }
+
+// jafarServicesJSON is a range list whose prefixes name the services they
+// serve: "service" as draft-illyes-aipref-jafar-01 2.3 spells it, and
+// "services" as the webbotauth revision is read; a broad prefix with a
+// narrower one inside it (3.3); a prefix naming no service.
+const jafarServicesJSON = `{"creationTime": "2026-11-20T12:00:00Z", "prefixes": [
+	{"ipv4Prefix": "198.51.100.0/22", "service": "Bingbot"},
+	{"ipv4Prefix": "198.51.100.0/24", "services": ["AdsBot-Example", "Example-User"]},
+	{"ipv4Prefix": "192.0.2.0/24"},
+	{"ipv6Prefix": "2001:db8:aa::/48", "services": ["GPTBot"]},
+	{"ipv6Prefix": "2001:db8:aa::/48", "services": ["OAI-SearchBot"]},
+	{"ipv6Prefix": "2001:db8:bb::/48", "services": []}]}`
+
+func TestRangesServices(t *testing.T) {
+	srv := newRangeServer(t, jafarServicesJSON)
+	r := testRanges(t, srv.URL, time.Hour)
+	if _, _, err := r.ContainsFor(netip.MustParseAddr("192.0.2.1"), "GPTBot"); !errors.Is(err, verify.ErrUnavailable) {
+		t.Fatalf("before any load: %v, want ErrUnavailable", err)
+	}
+	if err := r.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		addr, agent string
+		in, named   bool
+	}{
+		{"198.51.101.9", "bingbot", true, true},          // the /22, case aside
+		{"198.51.101.9", "GPTBot", false, false},         // the /22 names Bingbot only
+		{"198.51.100.9", "Bingbot", false, false},        // the /24 inside it is more specific
+		{"198.51.100.9", "adsbot-example", true, true},   // one of the /24's services
+		{"198.51.100.9", "Example-User", true, true},     // the other
+		{"192.0.2.7", "GPTBot", true, false},             // names no service: the operator's
+		{"::ffff:192.0.2.7", "GPTBot", true, false},      // IPv4-mapped
+		{"2001:db8:aa::1", "GPTBot", true, true},         // the same prefix listed twice
+		{"2001:db8:aa::1", "OAI-SearchBot", true, true},  // serves what both say
+		{"2001:db8:aa::1", "ChatGPT-User", false, false}, // and nothing else
+		{"2001:db8:bb::1", "GPTBot", true, false},        // an empty array names none
+		{"203.0.113.1", "GPTBot", false, false},          // outside
+	} {
+		in, named, err := r.ContainsFor(netip.MustParseAddr(c.addr), c.agent)
+		if err != nil || in != c.in || named != c.named {
+			t.Errorf("ContainsFor(%s, %s) = %v, %v, %v; want %v, %v", c.addr, c.agent, in, named, err, c.in, c.named)
+		}
+	}
+	// Contains answers as before: every prefix, whatever it serves.
+	for a, want := range map[string]bool{"198.51.100.9": true, "198.51.103.1": true, "2001:db8:bb::1": true, "203.0.113.1": false} {
+		if in, err := r.Contains(netip.MustParseAddr(a)); in != want || err != nil {
+			t.Errorf("Contains(%s) = %v, %v", a, in, err)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { r.ContainsFor(netip.MustParseAddr("198.51.100.9"), "Example-User") }); n != 0 {
+		t.Errorf("ContainsFor allocates %v times", n)
+	}
+}
+
+// A list naming no service answers ContainsFor as Contains, never named.
+func TestRangesServicesNone(t *testing.T) {
+	srv := newRangeServer(t, rangeListJSON)
+	r := testRanges(t, srv.URL, time.Hour)
+	if err := r.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for a, want := range map[string]bool{"192.0.2.1": true, "192.0.3.1": false, "2001:db8:aa::1": true} {
+		in, named, err := r.ContainsFor(netip.MustParseAddr(a), "GPTBot")
+		if in != want || named || err != nil {
+			t.Errorf("ContainsFor(%s) = %v, %v, %v", a, in, named, err)
+		}
+	}
+}
+
+func TestParseRangesServices(t *testing.T) {
+	set, created, err := ParseRanges([]byte(jafarServicesJSON))
+	if err != nil || created != "2026-11-20T12:00:00Z" || !set.Contains(netip.MustParseAddr("198.51.103.1")) {
+		t.Fatalf("ParseRanges: %v %q", err, created)
+	}
+	for _, bad := range []string{
+		`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24", "services": "GPTBot"}]}`,
+		`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24", "services": [1]}]}`,
+		`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24", "services": [""]}]}`,
+		`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24", "services": [" GPTBot"]}]}`,
+		`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24", "service": ["GPTBot"]}]}`,
+		`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24", "service": "` + strings.Repeat("x", 257) + `"}]}`,
+		`{"prefixes": [{"services": ["GPTBot"]}]}`,
+	} {
+		if _, _, err := ParseRanges([]byte(bad)); err == nil {
+			t.Errorf("ParseRanges(%s) accepted", bad)
+		}
+	}
+}
