@@ -85,7 +85,7 @@ func (l *decisionLog) observe(d enforce.Decision) {
 		l.dropped.Add(1)
 		return
 	}
-	attrs := make([]slog.Attr, 0, 16)
+	attrs := make([]slog.Attr, 0, 20)
 	attrs = append(attrs, slog.String("outcome", d.Outcome.String()))
 	if d.Status != 0 {
 		attrs = append(attrs, slog.Int("status", d.Status))
@@ -96,9 +96,13 @@ func (l *decisionLog) observe(d enforce.Decision) {
 	if d.Client.IsValid() {
 		attrs = append(attrs, slog.String("client", d.Client.String()))
 	}
-	attrs = append(attrs, slog.String("class", d.Class.Kind))
+	attrs = append(attrs, slog.String("class", d.Class.Kind), slog.String("grade", gradeOf(d.Grade)))
+	purpose := d.Class.Purpose
+	if purpose == enforce.PurposeUnknown {
+		purpose = "" // left out, as the other empty fields are
+	}
 	for _, a := range [...]struct{ k, v string }{
-		{"agent", d.Class.Name}, {"policy", d.Agent}, {"capability", d.Capability}, {"rule", d.Rule}, {"limit", d.Limit},
+		{"agent", d.Class.Name}, {"purpose", purpose}, {"policy", d.Agent}, {"capability", d.Capability}, {"rule", d.Rule}, {"limit", d.Limit},
 		{"claimed", d.Identity.Claimed}, {"reason", d.Identity.Reason},
 	} {
 		if a.v != "" {
@@ -124,6 +128,17 @@ func (l *decisionLog) observe(d enforce.Decision) {
 		level = slog.LevelWarn
 	}
 	l.log.LogAttrs(context.Background(), level, "agentready: decision", attrs...)
+}
+
+// gradeOf is the grade a line says: one of the three, and "anonymous",
+// the grade that claims nothing, for a Decision made without one (as the
+// metrics' grade label).
+func gradeOf(g string) string {
+	switch g {
+	case enforce.GradeProven, enforce.GradeClaimed:
+		return g
+	}
+	return enforce.GradeAnonymous
 }
 
 // report writes how many decision lines the rate dropped since the last

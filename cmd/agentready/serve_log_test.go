@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -91,11 +92,14 @@ func TestServeDecisionLog(t *testing.T) {
 		t.Fatalf("%d decision lines, want the denial's:\n%s", len(lines), logs.String())
 	}
 	want := map[string]any{"level": "INFO", "outcome": "deny-path", "status": 403.0, "method": "GET", "path": "/admin/users",
-		"client": "192.0.2.1", "class": "declared", "agent": "GPTBot", "policy": "GPTBot", "rule": "Disallow: /admin/*"}
+		"client": "192.0.2.1", "class": "declared", "agent": "GPTBot", "purpose": "training-crawler", "policy": "GPTBot", "rule": "Disallow: /admin/*"}
 	for k, v := range want {
 		if lines[0][k] != v {
 			t.Errorf("%s = %v, want %v: %v", k, lines[0][k], v, lines[0])
 		}
+	}
+	if g := lines[0]["grade"]; g != enforce.GradeClaimed && g != enforce.GradeAnonymous && g != enforce.GradeProven {
+		t.Errorf("grade = %v: %v", g, lines[0])
 	}
 
 	p, logs = front("all", 0)
@@ -109,6 +113,35 @@ func TestServeDecisionLog(t *testing.T) {
 	serveGet(p.handler, "/admin/users", gptBot)
 	if got := logRecords(t, logs, "agentready: decision"); len(got) != 0 {
 		t.Errorf("-log-decisions none: %v", got)
+	}
+
+	// Each line says the grade, one of three whatever the Decision holds,
+	// and the purpose unless it is unknown.
+	var gb syncBuffer
+	gl, _ := newLogger(&gb, "json")
+	gdl, err := newDecisionLog(gl, "all", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []enforce.Decision{
+		{Outcome: enforce.Allow, Grade: enforce.GradeProven, Class: enforce.Class{Kind: enforce.KindKnown, Name: "Discordbot", Purpose: enforce.PurposeUserAgent}},
+		{Outcome: enforce.DenyPath, Grade: enforce.GradeClaimed, Class: enforce.Class{Kind: enforce.KindDeclared, Name: "GPTBot", Purpose: enforce.PurposeTrainingCrawler}},
+		{Outcome: enforce.DenyRate, Grade: enforce.GradeAnonymous, Class: enforce.Class{Kind: enforce.KindUnknown, Purpose: enforce.PurposeUnknown}},
+		{Outcome: enforce.Pass, Class: enforce.Class{Kind: enforce.KindBrowser}},
+		{Outcome: enforce.DenyPath, Grade: "made-up", Class: enforce.Class{Kind: enforce.KindUnknown}},
+	} {
+		gdl.observe(d)
+	}
+	got := logRecords(t, &gb, "agentready: decision")
+	wantGrades := []string{"proven", "claimed", "anonymous", "anonymous", "anonymous"}
+	wantPurposes := []any{"user-agent", "training-crawler", nil, nil, nil}
+	if len(got) != len(wantGrades) {
+		t.Fatalf("%d lines, want %d", len(got), len(wantGrades))
+	}
+	for i, line := range got {
+		if line["grade"] != wantGrades[i] || line["purpose"] != wantPurposes[i] {
+			t.Errorf("line %d: grade %v purpose %v, want %s %v: %v", i, line["grade"], line["purpose"], wantGrades[i], wantPurposes[i], line)
+		}
 	}
 
 	// A flood: 3 lines a second at most, the rest counted.
@@ -241,7 +274,7 @@ func TestServeLogFormat(t *testing.T) {
 	}
 	defer p.close()
 	serveGet(p.handler, "/admin/users", gptBot)
-	if !strings.Contains(b.String(), `level=INFO msg="agentready: decision" outcome=deny-path status=403 method=GET path=/admin/users client=192.0.2.1 class=declared agent=GPTBot policy=GPTBot rule="Disallow: /admin/*"`) {
+	if !regexp.MustCompile(`level=INFO msg="agentready: decision" outcome=deny-path status=403 method=GET path=/admin/users client=192\.0\.2\.1 class=declared grade=(claimed|anonymous) agent=GPTBot purpose=training-crawler policy=GPTBot rule="Disallow: /admin/\*"`).MatchString(b.String()) {
 		t.Errorf("the text line:\n%s", b.String())
 	}
 	var out, errOut bytes.Buffer
