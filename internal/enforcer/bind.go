@@ -95,7 +95,8 @@ func (e *Enforcer) completeForCapability(w http.ResponseWriter, r *http.Request,
 	p := e.p
 	c := &p.Capabilities[ci]
 	ai := wd.agent.index()
-	d := decision{Decision: enforce.Decision{Outcome: enforce.Allow, Class: wd.Class, Capability: c.ID}, class: wd.class, capability: refTo(ci), agent: wd.agent}
+	d := decision{Decision: enforce.Decision{Outcome: enforce.Allow, Class: wd.Class, Grade: wd.Grade, Identity: wd.Identity, Capability: c.ID},
+		class: wd.class, capability: refTo(ci), agent: wd.agent}
 	if ai >= 0 {
 		d.Agent = p.Agents[ai].Name
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync/atomic"
 
 	"github.com/agentready/agentready/config"
@@ -84,6 +85,11 @@ type Config struct {
 // is false for Explain, which must not use up a signature's nonce.
 type claimChecker interface {
 	Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, policy string, record bool) (verify.Identity, error)
+	// Identify proves a signed request by any trusted key directory; an
+	// error wrapping webbotauth.ErrNoSignature when it offers none.
+	Identify(ctx context.Context, r *http.Request, authority string, record bool) (verify.Identity, error)
+	// Checks reports whether claims to the agent name are checked.
+	Checks(name string) bool
 	// AcceptSignature is the Accept-Signature value to send when a claim
 	// to policy is refused, "" when the policy accepts no signature.
 	AcceptSignature(policy string) string
@@ -118,11 +124,13 @@ type Enforcer struct {
 	probes       probes
 
 	// Who is calling: the User-Agent classifier, the client address, the
-	// proofs of verified-only policies and declared auth.
+	// proofs of identity and declared auth. declared is the index of each
+	// site policy by lower-case name, for the agent a signature proves.
 	classFn  func(r *http.Request) policy.Class
 	uas      *uaCache
 	ip       *clientip.Resolver
 	verifier claimChecker
+	declared map[string]int
 	signed   signedRequests
 	auth     enforce.Authenticator
 
@@ -220,9 +228,15 @@ func New(cfg Config) (*Enforcer, error) {
 	}
 	if cfg.Verifier == nil {
 		for _, a := range p.Agents {
-			if a.Verified {
-				errs = append(errs, fmt.Errorf("enforce: agent policy %q is verified-only, and Config.Verifier is nil", a.Name))
+			if a.Checked() {
+				errs = append(errs, fmt.Errorf("enforce: agent policy %q is verified-only or graded, and Config.Verifier is nil", a.Name))
 			}
+		}
+	}
+	e.declared = map[string]int{}
+	for i, a := range site.Agents {
+		if a.Name != "*" {
+			e.declared[strings.ToLower(a.Name)] = i
 		}
 	}
 	var limErrs []error
@@ -284,14 +298,12 @@ func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinde
 	}
 	ai := e.setAgent(d)
 	d.Identity.Claimed = d.class.Name
-	if ai >= 0 && p.Agents[ai].Verified && d.class.Kind == policy.Declared {
-		var ok bool
-		if ai, ok = e.verifyClaim(r, ai, consume, d); !ok {
-			return
-		}
+	ai, ok := e.grade(r, ai, consume, d)
+	if !ok {
+		return
 	}
 
-	ci, ok := e.access(r, ci, rf, d)
+	ci, ok = e.access(r, ci, rf, d)
 	if !ok {
 		return
 	}

@@ -281,13 +281,14 @@ func (e *Enforcer) matchRules(p *policy.Policy, s string, v *verdict) {
 }
 
 // matchUsage refuses a crawler whose purpose the usage preference of the
-// target t denies (config.Usage.Enforce). Preferences are matched on the
+// target t denies (config.Usage.Enforce), an agent of unknown purpose as
+// the purpose the preference holds it to. Preferences are matched on the
 // target as sent, escaped and unescaped, the readings the Content-Usage
 // header is matched on (setContentUsage), so that the header says what
 // the crawler is held to; they say what may be done with content, and do
 // not close paths, which the Access rules do.
 func (e *Enforcer) matchUsage(p *policy.Policy, t string, v *verdict) {
-	if v.pref == "" && (v.purpose == policy.TrainingCrawler || v.purpose == policy.SearchCrawler) {
+	if v.pref == "" && v.purpose != policy.UserAgent {
 		if pref, denied := p.Usage.Match(t).Denies(v.purpose); denied {
 			v.pref = pref
 		}

@@ -86,14 +86,12 @@ func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *decision) {
 	}
 	ai := e.setAgent(d)
 	d.Identity.Claimed = d.class.Name
-	if ai >= 0 && e.p.Agents[ai].Verified && d.class.Kind == policy.Declared {
-		// Creating a session is no way around verification: the claim is
-		// checked here as on every other request.
-		var ok bool
-		if ai, ok = e.verifyClaim(r, ai, consume, d); !ok {
-			d.Status = statusOf(&d.Decision)
-			return
-		}
+	// Creating a session is no way around verification: the claim is
+	// checked here as on every other request.
+	ai, ok := e.grade(r, ai, consume, d)
+	if !ok {
+		d.Status = statusOf(&d.Decision)
+		return
 	}
 	d.Rule = enforce.RuleSessionEndpoint
 	e.rateLimit(r, ai, -1, consume, d)

@@ -32,6 +32,11 @@ type decision struct {
 func (d *decision) setClass(c policy.Class) {
 	d.class = c
 	d.Class = enforce.Class{Kind: c.Kind.String(), Name: c.Name, Purpose: c.Purpose.String()}
+	// A name is a claim until grade proves it.
+	d.Grade = enforce.GradeAnonymous
+	if c.Kind == policy.Declared || c.Kind == policy.Known {
+		d.Grade = enforce.GradeClaimed
+	}
 }
 
 // results is the store's results for the limits that applied.

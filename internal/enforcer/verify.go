@@ -3,6 +3,7 @@ package enforcer
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/agentready/agentready/config"
@@ -11,49 +12,110 @@ import (
 	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/verifier"
+	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/verify"
 )
 
-// verifyClaim checks d's claim to the verified-only agent policy ai and
-// returns the agent policy that applies: ai when the claim is proven; the
-// "*" policy (or -1) when it cannot be proven and the policy falls back, or
-// when a source cannot answer (an upstream outage never locks an honest
-// agent out, and never hands out grants); ok is false when the claim is
-// refused (DenyIdentity).
-func (e *Enforcer) verifyClaim(r *http.Request, ai int, record bool, d *decision) (int, bool) {
-	a := &e.p.Agents[ai]
-	id, err := e.verifier.Verify(r.Context(), r, e.ip.Addr(r), e.authority(r), a.Name, record)
-	if id.Claimed == "" {
-		id.Claimed = a.Name
+// grade works out how much of who r's client is was proven
+// (docs/design.md, "Grades of identity") and returns the agent policy that
+// applies, given ai, the one its User-Agent names (or "*"):
+//
+//   - a claim the site checks (a verified-only or graded policy, or a
+//     known agent when the site grades undeclared ones) is verified by
+//     the claim's own sources;
+//   - any other agent request that carries a Web Bot Auth signature is
+//     proven by whichever trusted key directory signed it, and the
+//     directory's agent is who it is, whatever its User-Agent says;
+//   - a proven client gets its policy's proven form (config.AgentPolicy.
+//     Proven), an undeclared one the "*" policy's; an unproven claim to a
+//     verified-only policy is refused (ok false: DenyIdentity) or, with
+//     FallBack or while a source cannot answer, served as "*" (an outage
+//     upstream never locks an honest agent out, and never hands out
+//     grants); any other unproven claim keeps its own, claimed, grants.
+//
+// The grade is set by setClass (claimed or anonymous) and raised here.
+func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int, bool) {
+	v := e.verifier
+	if v == nil {
+		return ai, true
 	}
+	p := e.p
+	var named string // the name a checked claim is made to
+	switch {
+	case d.class.Kind == policy.Declared && ai >= 0 && ai != p.Default && p.Agents[ai].Checked():
+		named = p.Agents[ai].Name
+	case d.class.Kind == policy.Known && v.Checks(d.class.Name):
+		named = d.class.Name
+	}
+	var id verify.Identity
+	var err error
+	if named != "" {
+		id, err = v.Verify(r.Context(), r, e.ip.Addr(r), e.authority(r), named, record)
+	} else {
+		id, err = v.Identify(r.Context(), r, e.authority(r), record)
+		if errors.Is(err, webbotauth.ErrNoSignature) {
+			return ai, true // nothing offered, nothing checked
+		}
+	}
+	id.Claimed = d.class.Name
 	d.Identity = id
 	if err == nil {
-		return ai, true
+		return e.proven(ai, named != "", d), true
 	}
 	d.Err = err
 	d.Identity.Reason = verifier.Reason(err)
 	unavailable := errors.Is(err, verify.ErrUnavailable)
-	if !unavailable && !a.FallBack {
-		d.Outcome, d.Rule = enforce.DenyIdentity, "Agent: "+a.Name+" (verified-only)"
-		return ai, false
-	}
 	if unavailable {
 		// Logged at most once a minute; the decision hook counts each.
 		now := time.Now().UnixNano()
 		if last := e.unverifiedLog.Load(); now-last > int64(time.Minute) && e.unverifiedLog.CompareAndSwap(last, now) {
-			e.log.Warn("agentready: a verification source cannot answer; claims it would check are served under \"*\"",
-				"policy", a.Name, "err", err)
+			e.log.Warn("agentready: a verification source cannot answer; the claims it would prove are served as claimed",
+				"agent", named, "err", err)
 		}
+	}
+	if named == "" || d.class.Kind != policy.Declared || !p.Agents[ai].Verified {
+		return ai, true // claimed: the policy's own grants
+	}
+	a := &p.Agents[ai]
+	if !unavailable && !a.FallBack {
+		d.Outcome, d.Rule = enforce.DenyIdentity, "Agent: "+a.Name+" (verified-only)"
+		return ai, false
 	}
 	d.Unverified = true
 	// d.class keeps the claim: sessions stay bound to the identity the
 	// agent claims (Identify), and each request's grants are decided anew.
-	def := e.p.Default
+	def := p.Default
 	d.Agent, d.agent = "", refTo(def)
 	if def >= 0 {
-		d.Agent = e.p.Agents[def].Name
+		d.Agent = p.Agents[def].Name
 	}
 	return def, true
+}
+
+// proven records in d that its client is proven and returns the policy
+// that applies: the one its claim named (checked), else the declared
+// policy of the agent a signature proved, else "*"; in its proven form
+// when it has one.
+func (e *Enforcer) proven(ai int, checked bool, d *decision) int {
+	p := e.p
+	d.Grade = enforce.GradeProven
+	if d.Identity.Purpose != "" {
+		d.class.Purpose = policy.PurposeNamed(d.Identity.Purpose)
+		d.Class.Purpose = d.class.Purpose.String()
+	}
+	if !checked && d.Identity.Agent != "" {
+		if pi, ok := e.declared[strings.ToLower(d.Identity.Agent)]; ok {
+			ai = pi
+		}
+	}
+	if ai >= 0 && p.Agents[ai].Proven >= 0 {
+		ai = p.Agents[ai].Proven
+	}
+	d.agent = refTo(ai)
+	if ai >= 0 {
+		d.Agent = p.Agents[ai].Name
+	}
+	return ai
 }
 
 // authority is the request's authority as the server received it: the
