@@ -88,6 +88,21 @@ type carPolicy struct {
 	// 2.7) is omitted while a declared empty list renders as [].
 	Capabilities     *[]string `json:"capabilities,omitempty"`
 	AgentDeclaration string    `json:"agentDeclaration,omitempty"`
+	// Proven is agentready's extension (2.5: unknown fields MUST be
+	// ignored; 3.2: the JSON carries what the text does, where agents.txt
+	// writes Proven-Rate-Limit and Proven-Capabilities): the limit and
+	// capabilities of a client that proves it is the agent
+	// (config.AgentPolicy.Proven; on "*", an agent the site does not
+	// declare whose operator is proven). rateLimit and capabilities beside
+	// it stay what a client naming the agent gets (4.2); {} is a proven
+	// form without limit or restriction.
+	Proven *carGrant `json:"proven,omitempty"`
+}
+
+// carGrant is a carPolicy's proven form, in the policy's own shape.
+type carGrant struct {
+	RateLimit    *carRate  `json:"rateLimit,omitempty"`
+	Capabilities *[]string `json:"capabilities,omitempty"`
 }
 
 // DraftCar renders the agents.json companion of
@@ -132,14 +147,22 @@ func DraftCar(s *config.Site) ([]byte, error) {
 		doc.Capabilities = append(doc.Capabilities, cc)
 	}
 	for _, a := range s.Agents {
-		p := carPolicy{RateLimit: carRateOf(a.RateLimit), AgentDeclaration: a.AgentDeclaration}
-		if a.Capabilities != nil {
-			caps := a.Capabilities
-			p.Capabilities = &caps
+		p := carPolicy{RateLimit: carRateOf(a.RateLimit), Capabilities: carIDs(a.Capabilities), AgentDeclaration: a.AgentDeclaration}
+		if g := a.Proven; g != nil {
+			p.Proven = &carGrant{RateLimit: carRateOf(g.RateLimit), Capabilities: carIDs(g.Capabilities)}
 		}
 		doc.Agents[a.Name] = p
 	}
 	return jsonenc.Encode(doc)
+}
+
+// carIDs is a list of permitted capabilities: nil (all, draft-car 2.7)
+// is omitted, a declared empty list renders as [].
+func carIDs(ids []string) *[]string {
+	if ids == nil {
+		return nil
+	}
+	return &ids
 }
 
 func carCap(c *config.Capability) carCapability {

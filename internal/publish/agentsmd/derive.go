@@ -82,9 +82,7 @@ func deriveBehavior(s *config.Site) []item {
 		items = append(items, item{text: c.ID + ": at most " + rateProse(c.RateLimit), field: fmt.Sprintf("Capabilities[%d].ID", i)})
 	}
 	for i := range s.Agents {
-		if it, ok := agentLine(&s.Agents[i], fmt.Sprintf("Agents[%d]", i)); ok {
-			items = append(items, it)
-		}
+		items = append(items, agentLines(&s.Agents[i], fmt.Sprintf("Agents[%d]", i))...)
 	}
 	if resolve.NeedsSession(s) || s.Session.TTL != 0 {
 		items = append(items, item{
@@ -106,32 +104,72 @@ func deriveBehavior(s *config.Site) []item {
 	return items
 }
 
-// agentLine is one agent policy's limit and capability restriction, as
-// "Agent claude: 200 requests/minute; capabilities a, b". A policy that
-// restricts nothing has no line.
-func agentLine(a *config.AgentPolicy, field string) (item, bool) {
-	var parts []string
-	if !a.RateLimit.IsZero() {
-		parts = append(parts, rateProse(a.RateLimit))
-	}
-	switch {
-	case a.Capabilities == nil:
-		// nil: every declared capability; nothing to say.
-	case len(a.Capabilities) == 0:
-		parts = append(parts, "no capabilities")
-	default:
-		parts = append(parts, "capabilities "+strings.Join(a.Capabilities, ", "))
-	}
-	if len(parts) == 0 {
-		return item{}, false
-	}
+// agentLines are one agent policy's limits and capability restrictions,
+// as "Agent claude: 200 requests/minute; capabilities a, b". A graded
+// policy (issue 26) has a line for its proven form, and a verified-only
+// one says what an unproven claim gets; a policy that restricts nothing
+// and grades nothing has no line.
+func agentLines(a *config.AgentPolicy, field string) []item {
 	who := "Agent " + a.Name
 	if a.Name == "*" {
 		// The default policy (draft-car 2.7); a bare "*" would also read as
 		// Markdown emphasis.
 		who = "Agents without their own policy"
 	}
-	return item{text: who + ": " + strings.Join(parts, "; "), field: field}, true
+	line := func(who string, parts []string) item {
+		return item{text: who + ": " + strings.Join(parts, "; "), field: field}
+	}
+	var items []item
+	own := grantProse(a.RateLimit, a.Capabilities)
+	switch {
+	case a.Verify.Required && a.Name != "*":
+		// Verified-only: the policy's grants (its proven form's, when it
+		// has one) go to a client that proves it is the agent.
+		g := own
+		if p := a.Proven; p != nil {
+			g = grantProse(p.RateLimit, p.Capabilities)
+		}
+		unproven := "refused"
+		if a.Verify.FallBack {
+			unproven = "served as agents without their own policy"
+		}
+		return append(items, line(who+", proven", orNoLimit(g)), line(who+", unproven", []string{unproven}))
+	case len(own) > 0:
+		items = append(items, line(who, own))
+	}
+	if p := a.Proven; p != nil {
+		proven := who + ", proven"
+		if a.Name == "*" {
+			proven = "Agents without their own policy whose operator is proven"
+		}
+		items = append(items, line(proven, orNoLimit(grantProse(p.RateLimit, p.Capabilities))))
+	}
+	return items
+}
+
+// grantProse is a limit and a capability restriction as prose parts.
+func grantProse(r config.Rate, ids []string) []string {
+	var parts []string
+	if !r.IsZero() {
+		parts = append(parts, rateProse(r))
+	}
+	switch {
+	case ids == nil:
+		// nil: every declared capability; nothing to say.
+	case len(ids) == 0:
+		parts = append(parts, "no capabilities")
+	default:
+		parts = append(parts, "capabilities "+strings.Join(ids, ", "))
+	}
+	return parts
+}
+
+// orNoLimit says a grant that restricts nothing.
+func orNoLimit(parts []string) []string {
+	if len(parts) == 0 {
+		return []string{"no limit", "every capability"}
+	}
+	return parts
 }
 
 // deriveContact is Site.Contact as the one Contact line.

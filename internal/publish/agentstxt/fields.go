@@ -46,6 +46,15 @@ const (
 	// draft-car Agent block fields (2.7).
 	fCapabilities
 	fAgentDeclaration
+	// fProvenRateLimit and fProvenCapabilities are agentready's extension
+	// of the Agent block (2.5: "Fields not defined in this document MUST
+	// be ignored by parsers"): the limit and capabilities of a client that
+	// proves it is the agent (config.AgentPolicy.Proven; on "*", an agent
+	// the site does not declare whose operator is proven). Rate-Limit and
+	// Capabilities stay what a client naming the agent gets (4.2), so a
+	// parser that ignores them reads the policy it read before.
+	fProvenRateLimit
+	fProvenCapabilities
 
 	// v0.1.0 fields ("Fields" table).
 	fSite
@@ -62,42 +71,44 @@ const (
 
 // fieldNames are the canonical spellings, as rendered.
 var fieldNames = [fieldCount]string{
-	fSpecVersion:       "Spec-Version",
-	fGeneratedAt:       "Generated-At",
-	fDeclarationType:   "Declaration-Type",
-	fOperatesOn:        "Operates-On",
-	fSiteName:          "Site-Name",
-	fSiteURL:           "Site-URL",
-	fSiteDescription:   "Site-Description",
-	fSiteContact:       "Site-Contact",
-	fSitePrivacyPolicy: "Site-Privacy-Policy",
-	fAgentsJSON:        "Agents-JSON",
-	fCapability:        "Capability",
-	fAllow:             "Allow",
-	fDisallow:          "Disallow",
-	fAgent:             "Agent",
-	fEndpoint:          "Endpoint",
-	fMethod:            "Method",
-	fProtocol:          "Protocol",
-	fAuth:              "Auth",
-	fAuthEndpoint:      "Auth-Endpoint",
-	fAuthDocs:          "Auth-Docs",
-	fScopes:            "Scopes",
-	fRateLimit:         "Rate-Limit",
-	fDescription:       "Description",
-	fOpenAPI:           "OpenAPI",
-	fParam:             "Param",
-	fSessionEndpoint:   "Session-Endpoint",
-	fCapabilities:      "Capabilities",
-	fAgentDeclaration:  "Agent-Declaration",
-	fSite:              "Site",
-	fURL:               "URL",
-	fContact:           "Contact",
-	fFlow:              "Flow",
-	fFlowDescription:   "Flow-Description",
-	fSessionTTL:        "Session-TTL",
-	fAudit:             "Audit",
-	fAuditEndpoint:     "Audit-Endpoint",
+	fSpecVersion:        "Spec-Version",
+	fGeneratedAt:        "Generated-At",
+	fDeclarationType:    "Declaration-Type",
+	fOperatesOn:         "Operates-On",
+	fSiteName:           "Site-Name",
+	fSiteURL:            "Site-URL",
+	fSiteDescription:    "Site-Description",
+	fSiteContact:        "Site-Contact",
+	fSitePrivacyPolicy:  "Site-Privacy-Policy",
+	fAgentsJSON:         "Agents-JSON",
+	fCapability:         "Capability",
+	fAllow:              "Allow",
+	fDisallow:           "Disallow",
+	fAgent:              "Agent",
+	fEndpoint:           "Endpoint",
+	fMethod:             "Method",
+	fProtocol:           "Protocol",
+	fAuth:               "Auth",
+	fAuthEndpoint:       "Auth-Endpoint",
+	fAuthDocs:           "Auth-Docs",
+	fScopes:             "Scopes",
+	fRateLimit:          "Rate-Limit",
+	fDescription:        "Description",
+	fOpenAPI:            "OpenAPI",
+	fParam:              "Param",
+	fSessionEndpoint:    "Session-Endpoint",
+	fCapabilities:       "Capabilities",
+	fAgentDeclaration:   "Agent-Declaration",
+	fProvenRateLimit:    "Proven-Rate-Limit",
+	fProvenCapabilities: "Proven-Capabilities",
+	fSite:               "Site",
+	fURL:                "URL",
+	fContact:            "Contact",
+	fFlow:               "Flow",
+	fFlowDescription:    "Flow-Description",
+	fSessionTTL:         "Session-TTL",
+	fAudit:              "Audit",
+	fAuditEndpoint:      "Audit-Endpoint",
 }
 
 func (f field) String() string {

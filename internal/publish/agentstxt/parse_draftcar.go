@@ -128,7 +128,8 @@ func (p *carParser) line(l *line) {
 	case fUnknown:
 		unknownField(p.w, l)
 	case fEndpoint, fMethod, fProtocol, fAuth, fAuthEndpoint, fAuthDocs, fScopes,
-		fRateLimit, fDescription, fOpenAPI, fParam, fSessionEndpoint, fCapabilities, fAgentDeclaration:
+		fRateLimit, fDescription, fOpenAPI, fParam, fSessionEndpoint, fCapabilities, fAgentDeclaration,
+		fProvenRateLimit, fProvenCapabilities:
 		p.w.add(l.num, l.fld.String()+" is a block field but is not indented; ignored")
 	default:
 		p.w.add(l.num, l.fld.String()+" is not a draft-car field (v0.1.0?); ignored")
@@ -283,9 +284,26 @@ func (p *carParser) agentField(l *line) {
 		if p.in.take(l) {
 			a.AgentDeclaration = l.value
 		}
+	case fProvenRateLimit:
+		// agentready's extension (fields.go): the proven form's grant.
+		if p.in.take(l) {
+			proven(a).RateLimit = p.rate(l)
+		}
+	case fProvenCapabilities:
+		if p.in.once(l) {
+			proven(a).Capabilities = splitList(l.value)
+		}
 	default:
 		p.w.add(l.num, "field "+quote(l.key)+" unknown in an Agent block; ignored")
 	}
+}
+
+// proven is a's proven grant, made on its first Proven- field.
+func proven(a *config.AgentPolicy) *config.Grant {
+	if a.Proven == nil {
+		a.Proven = &config.Grant{}
+	}
+	return a.Proven
 }
 
 func (p *carParser) rate(l *line) config.Rate { return parseRate(p.w, l) }

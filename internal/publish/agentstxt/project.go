@@ -72,16 +72,29 @@ func projectDraftCar(s *config.Site) config.Site {
 			RateLimit:        projectRate(a.RateLimit),
 			AgentDeclaration: trim(a.AgentDeclaration),
 		}
-		if a.Capabilities != nil {
-			// Present but empty means "no capabilities" (2.7); keep it non-nil.
-			pa.Capabilities = make([]string, len(a.Capabilities))
-			for j, c := range a.Capabilities {
-				pa.Capabilities[j] = trim(c)
-			}
+		pa.Capabilities = projectIDs(a.Capabilities)
+		// Proven-Rate-Limit and Proven-Capabilities (agentready's
+		// extension) carry a proven grant that limits something; an empty
+		// one (no limit, every capability) has no line to say it.
+		if g := a.Proven; g != nil && (!g.RateLimit.IsZero() || g.Capabilities != nil) {
+			pa.Proven = &config.Grant{RateLimit: projectRate(g.RateLimit), Capabilities: projectIDs(g.Capabilities)}
 		}
 		p.Agents = append(p.Agents, pa)
 	}
 	return p
+}
+
+// projectIDs is an Agent block's capability list: nil (every capability)
+// stays nil, and present but empty ("no capabilities", 2.7) stays non-nil.
+func projectIDs(ids []string) []string {
+	if ids == nil {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for j, c := range ids {
+		out[j] = trim(c)
+	}
+	return out
 }
 
 func projectCapability(c *config.Capability) config.Capability {

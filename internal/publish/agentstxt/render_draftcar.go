@@ -64,15 +64,26 @@ func writeDraftCar(w *writer, p *config.Site) {
 		w.section()
 		w.field(fAgent, a.Name)
 		w.sub(fRateLimit, a.RateLimit.String())
-		switch {
-		case a.Capabilities == nil:
-			// Omitted: every declared capability is permitted (2.7).
-		case len(a.Capabilities) == 0:
-			// Present and empty: none is. The line is the only way to say so.
-			w.line(true, fieldNames[fCapabilities], ":")
-		default:
-			w.sub(fCapabilities, strings.Join(a.Capabilities, ", "))
-		}
+		writeCapabilities(w, fCapabilities, a.Capabilities)
 		w.sub(fAgentDeclaration, a.AgentDeclaration)
+		if g := a.Proven; g != nil {
+			// agentready's extension (fields.go): what a proven client gets.
+			w.sub(fProvenRateLimit, g.RateLimit.String())
+			writeCapabilities(w, fProvenCapabilities, g.Capabilities)
+		}
+	}
+}
+
+// writeCapabilities writes an Agent block's list of permitted capabilities
+// (2.7) as field f.
+func writeCapabilities(w *writer, f field, ids []string) {
+	switch {
+	case ids == nil:
+		// Omitted: every declared capability is permitted (2.7).
+	case len(ids) == 0:
+		// Present and empty: none is. The line is the only way to say so.
+		w.line(true, fieldNames[f], ":")
+	default:
+		w.sub(f, strings.Join(ids, ", "))
 	}
 }

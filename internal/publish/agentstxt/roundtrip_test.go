@@ -96,6 +96,18 @@ func handMade() []fixtures.Fixture {
 			RateLimit:    config.PerDay(2000),
 			Session:      config.Session{TTL: 61500 * time.Millisecond},
 		}},
+		// Graded policies (issue 26): Proven-Rate-Limit and
+		// Proven-Capabilities, agentready's extension of the Agent block.
+		{Name: "graded", Site: config.Site{
+			Name: "Graded", URL: "https://graded.example",
+			Capabilities: []config.Capability{{ID: "search", Endpoint: "https://graded.example/search"}, {ID: "cart", Endpoint: "https://graded.example/cart"}},
+			Agents: []config.AgentPolicy{
+				{Name: "*", RateLimit: config.PerMinute(30), Capabilities: []string{"search"}, Proven: &config.Grant{RateLimit: config.PerMinute(120)}},
+				{Name: "GPTBot", RateLimit: config.PerMinute(10), Capabilities: []string{"search"},
+					Proven: &config.Grant{RateLimit: config.PerMinute(600), Capabilities: []string{"search", " cart"}}},
+				{Name: "Quiet", Proven: &config.Grant{Capabilities: []string{}}},
+			},
+		}},
 		{Name: "bare", Site: config.Site{Name: "Bare", URL: "https://bare.example"}},
 	}
 }
