@@ -167,7 +167,7 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 		// As New publishes it: render prints what serve serves.
 		d.Site.Audit.PublicKey = base64.StdEncoding.EncodeToString(d.auditKey.Public().(ed25519.PublicKey))
 	}
-	d.notes = presenceNotes(file, &d.Site, lines, d.creds.Load())
+	d.notes = append(presenceNotes(file, &d.Site, lines, d.creds.Load()), gradedNotes(file, &d.Site, lines)...)
 	return d, nil
 }
 
@@ -266,6 +266,36 @@ func presenceNotes(file string, s *config.Site, lines config.Lines, creds *crede
 			at := fmt.Sprintf("Capabilities[%d].Auth.Type", i)
 			notes = append(notes, fmt.Sprintf("%s:%d: note: capabilities[%d].auth.type: %s: agentready serve requires the credential and leaves checking it to the upstream",
 				file, lines[at], i, c.Auth.Type))
+		}
+	}
+	return notes
+}
+
+// gradedNotes are the limits and capability lists of a verified-only
+// policy with a proven grant, which no client gets (config.AgentPolicy):
+// a proven client gets proven's, an unproven claim is refused or, with
+// fall_back, served as "*". A note, not a problem: they harm nothing, but
+// the file says a grant that is never given.
+func gradedNotes(file string, s *config.Site, lines config.Lines) []string {
+	var notes []string
+	for i, a := range s.Agents {
+		if !a.Verify.Required || a.Proven == nil || a.Name == "*" {
+			continue
+		}
+		unproven := "refused"
+		if a.Verify.FallBack {
+			unproven = `served as "*"`
+		}
+		for _, f := range []struct {
+			field, key string
+			set        bool
+		}{{"RateLimit", "rate_limit", !a.RateLimit.IsZero()}, {"Capabilities", "capabilities", a.Capabilities != nil}} {
+			if !f.set {
+				continue
+			}
+			at := fmt.Sprintf("Agents[%d].%s", i, f.field)
+			notes = append(notes, fmt.Sprintf("%s:%d: note: agents[%d].%s: no client gets it: with verify.required, a proven %s gets proven's grant and an unproven claim is %s",
+				file, lines[at], i, f.key, a.Name, unproven))
 		}
 	}
 	return notes

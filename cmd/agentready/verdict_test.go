@@ -71,8 +71,9 @@ var verdicts = map[string]verdictCase{
 	"good-verified.yaml":      {ok: true, want: []string{"2 agent policies"}},
 	// Graded identity (issue 26): proven grants, a fall-back, "*" for
 	// proven undeclared agents, unknown purposes and link previews.
-	"good-graded.yaml":          {ok: true, want: []string{"2 capabilities, 2 agent policies"}},
-	"good-graded-fallback.yaml": {ok: true, want: []string{"2 agent policies"}},
+	"good-graded.yaml": {ok: true, want: []string{"2 capabilities, 2 agent policies"}},
+	"good-graded-fallback.yaml": {ok: true, want: []string{"2 agent policies",
+		`:20: note: agents[1].rate_limit: no client gets it: with verify.required, a proven GPTBot gets proven's grant and an unproven claim is served as "*"`}},
 	"good-proven-default.yaml":  {ok: true, want: []string{"1 agent policies"}},
 	"good-unknown-purpose.yaml": {ok: true, want: []string{"0 agent policies"}},
 	"bad-protocol-soap.yaml":    {want: []string{`:10: capabilities[0].protocol: "SOAP" is not one of REST, MCP, A2A, GraphQL, WebSocket`}},
