@@ -163,11 +163,17 @@ func TestVerifiedBySignature(t *testing.T) {
 	if res := do(r); res.StatusCode != http.StatusForbidden {
 		t.Errorf("a signature for shop.example replayed with Host: shop.example: %d, want 403", res.StatusCode)
 	}
-	// Another policy's directory: trusted, but not for claude.
+	// Another policy's directory: trusted, but not for claude. The claim
+	// to claude is not proven; the signature proves OtherAgent, whose
+	// grants it gets whatever its User-Agent claims (docs/design.md,
+	// "Grades of identity").
 	r = req("claude/1.0")
 	otherAgent.sign(r, host)
-	if res := do(r); res.StatusCode != http.StatusForbidden {
-		t.Errorf("claude signed by OtherAgent's key: %d, want 403", res.StatusCode)
+	if res := do(r); res.StatusCode != 200 || !strings.Contains(res.Header.Get("RateLimit-Policy"), `"agent/OtherAgent"`) {
+		t.Errorf("claude signed by OtherAgent's key: %d %q, want 200 under OtherAgent", res.StatusCode, res.Header.Get("RateLimit-Policy"))
+	}
+	if d := rec.last(t); d.Grade != enforce.GradeProven || d.Identity.Agent != "OtherAgent" || d.Identity.Claimed != "claude" {
+		t.Errorf("claude signed by OtherAgent's key: %+v", d)
 	}
 	// A bad signature is decisive, though 127.0.0.1 is in claude's ranges.
 	r = req("claude/1.0")

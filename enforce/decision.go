@@ -108,8 +108,9 @@ type Decision struct {
 	Results [3]ratelimit.Result
 	// RetryAfter is, for DenyRate, the time until every limit has a token.
 	RetryAfter time.Duration
-	// Err is the store's error for StoreError or a Degraded decision, or
-	// the credential check's error for DenyAuth.
+	// Err is the store's error for StoreError or a Degraded decision, the
+	// credential check's error for DenyAuth, or why a checked claim was
+	// not proven (DenyIdentity, or a claim served as claimed).
 	Err error
 	// PresenceOnly is set when the capability's declared auth was checked
 	// for the credential's presence only: no Authenticator is configured.

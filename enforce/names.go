@@ -28,6 +28,10 @@ const (
 	RuleProbeNetwork = "probe network"
 )
 
+// RuleLinkPreview is the Rule of a Pass for a link preview or feed
+// reader the site serves as a browser (config.Access.LinkPreviews).
+const RuleLinkPreview = "link preview (access.link_previews)"
+
 // Rule names for session decisions (Decision.Rule).
 const (
 	// RuleRequiresSession: the capability declares requires_session and the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/sessionmgr"
@@ -54,8 +55,16 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 	if d.Agent != "" {
 		prob.Extra["agent"] = d.Agent
 	}
-	if d.Identity.Claimed != "" {
-		prob.Extra["identity"] = map[string]string{"claimed": d.Identity.Claimed, "verified": d.Identity.Method.String()}
+	if d.Grade != "" {
+		// Decision.Grade: proven, claimed or anonymous.
+		prob.Extra["grade"] = d.Grade
+	}
+	if d.Identity.Claimed != "" || d.Identity.Verified() {
+		id := map[string]string{"claimed": d.Identity.Claimed, "verified": d.Identity.Method.String()}
+		if d.Identity.Agent != "" {
+			id["agent"] = d.Identity.Agent
+		}
+		prob.Extra["identity"] = id
 	}
 	if d.Capability != "" {
 		prob.Extra["capability"] = d.Capability
@@ -80,6 +89,10 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		}
 	case enforce.DenyPreference:
 		prob.Detail = fmt.Sprintf("the site's usage preference %q refuses %s agents this path", d.Rule, d.class.Purpose)
+		if d.class.Purpose == policy.PurposeUnknown {
+			prob.Detail = fmt.Sprintf("the site's usage preference %q refuses agents of unknown purpose this path (it holds them to a purpose it refuses)", d.Rule)
+		}
+		prob.Extra["purpose"] = d.Class.Purpose
 	case enforce.DenyIdentity:
 		prob.Detail = fmt.Sprintf("agent policy %q is verified-only and the request did not prove its claim: %v", d.Identity.Claimed, d.Err)
 		prob.Extra["reason"] = d.Identity.Reason

@@ -116,6 +116,9 @@ type Enforcer struct {
 	routes         routeTable
 	querySensitive bool
 	implicitAI     bool
+	// previews: link previews and feed readers pass as browsers
+	// (config.Access.LinkPreviews).
+	previews bool
 	// usage is the site's usage preferences when it states any: every
 	// response gets their Content-Usage header; enforceUsage refuses the
 	// crawlers they deny.
@@ -176,7 +179,7 @@ func New(cfg Config) (*Enforcer, error) {
 	site := p.Site()
 	e := &Enforcer{p: p, ip: cfg.ClientIP, auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
 		rec: cfg.Recorder, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow,
-		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
+		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly, previews: site.Access.LinkPreviews}
 	var errs []error
 	for _, path := range cfg.ProbePaths {
 		if e.probes.paths == nil {
@@ -294,6 +297,12 @@ func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinde
 	}
 	if rule := e.probe(r); rule != "" {
 		d.Outcome, d.Rule = enforce.Pass, rule
+		return
+	}
+	if e.previews && d.class.Kind == policy.Known && policy.IsPreview(d.class.Name) {
+		// Served as a browser is: any client may send a browser's
+		// User-Agent, so this opens nothing that was closed.
+		d.Outcome, d.Rule = enforce.Pass, enforce.RuleLinkPreview
 		return
 	}
 	ai := e.setAgent(d)

@@ -51,6 +51,14 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 	var err error
 	if named != "" {
 		id, err = v.Verify(r.Context(), r, e.ip.Addr(r), e.authority(r), named, record)
+		if err != nil && len(r.Header["Signature-Input"]) > 0 {
+			// The claim's own sources did not prove it; a signature by
+			// another trusted directory proves who the client is (the
+			// directory's agent), whatever it claims.
+			if sid, serr := v.Identify(r.Context(), r, e.authority(r), record); serr == nil {
+				id, err, named = sid, nil, ""
+			}
+		}
 	} else {
 		id, err = v.Identify(r.Context(), r, e.authority(r), record)
 		if errors.Is(err, webbotauth.ErrNoSignature) {
