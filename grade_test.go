@@ -2,6 +2,7 @@ package agentready_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -69,7 +70,7 @@ func (stubDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, err
 // for undeclared agents, or proven by the known-agent data) than an
 // anonymous one; training is refused under /articles/, where an agent of
 // unknown purpose counts as a training crawler.
-func gradedSite(gptRanges, claudeRanges, gptDir, undeclaredDir string) config.Site {
+func gradedSite(gptRanges, claudeRanges, gptDir, undeclaredDir, exampleDir, exampleCard string) config.Site {
 	site := fixtures.OutdoorSupply()
 	site.Agents = []config.AgentPolicy{
 		{Name: "*", RateLimit: config.PerMinute(30), Capabilities: []string{"product-search"},
@@ -80,10 +81,13 @@ func gradedSite(gptRanges, claudeRanges, gptDir, undeclaredDir string) config.Si
 			Verify: config.Verification{IPRanges: []string{gptRanges}, SignatureAgents: []string{gptDir}}},
 		{Name: "ClaudeBot", RateLimit: config.PerMinute(400),
 			Verify: config.Verification{Required: true, FallBack: true, IPRanges: []string{claudeRanges}}},
+		{Name: "ExampleBot", Proven: &config.Grant{},
+			Verify: config.Verification{SignatureAgents: []string{exampleDir}, Card: exampleCard}},
 	}
-	site.Access.Allow = append(site.Access.Allow, "/articles/*", "/blog/*")
+	site.Access.Allow = append(site.Access.Allow, "/articles/*", "/blog/*", "/guides/*")
 	site.Usage = config.Usage{Enforce: true, Paths: []config.PathUsage{
 		{Path: "/articles/*", Train: config.Denied, UnknownPurpose: enforce.PurposeTrainingCrawler},
+		{Path: "/guides/*", Train: config.Denied},
 	}}
 	return site
 }
@@ -94,10 +98,11 @@ func gradedSite(gptRanges, claudeRanges, gptDir, undeclaredDir string) config.Si
 // name, unknown and held to one by the path), with real Ed25519
 // signatures, range lists served locally and stubbed reverse DNS.
 func TestGrades(t *testing.T) {
-	gptAgent, undeclared, stranger := newWBAAgent(t), newWBAAgent(t), newWBAAgent(t)
+	gptAgent, undeclared, stranger, example := newWBAAgent(t), newWBAAgent(t), newWBAAgent(t), newWBAAgent(t)
 	gptRanges, _ := rangeListServer(t, "203.0.113.0/24")
 	claudeRanges, _ := rangeListServer(t, "192.0.2.0/24")
-	site := gradedSite(gptRanges, claudeRanges, gptAgent.dir.URL, undeclared.dir.URL)
+	card := cardServer(t, "train-ai", "crawler")
+	site := gradedSite(gptRanges, claudeRanges, gptAgent.dir.URL, undeclared.dir.URL, example.dir.URL, card)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -176,6 +181,10 @@ func TestGrades(t *testing.T) {
 		// that cannot answer into a definite "no".
 		{"Googlebot claimed", "Googlebot/2.1", gradeOutside, "/api/search?q=tent", nil,
 			want{enforce.Allow, enforce.GradeClaimed, "*", "agent/*", enforce.PurposeSearchCrawler, "", verify.None, "unavailable", false}},
+		{"ExampleBot proven: the purpose its card declares", "ExampleBot/1.0", gradeOutside, "/guides/1", example,
+			want{enforce.DenyPreference, enforce.GradeProven, "ExampleBot", "", enforce.PurposeTrainingCrawler, "ExampleBot", verify.Signature, "", false}},
+		{"ExampleBot claimed: no purpose known", "ExampleBot/1.0", gradeOutside, "/guides/1", nil,
+			want{enforce.Allow, enforce.GradeClaimed, "ExampleBot", "", enforce.PurposeUnknown, "", verify.None, "no-signature", false}},
 		{"a browser", browser, gradeOutside, "/articles/1", nil,
 			want{enforce.Pass, enforce.GradeAnonymous, "", "", "", "", verify.None, "", false}},
 	} {
@@ -210,6 +219,28 @@ func TestGrades(t *testing.T) {
 	if n := stranger.hits.Load(); n != 0 {
 		t.Errorf("a directory nobody trusts was fetched %d times because a request named it", n)
 	}
+}
+
+// cardServer serves the Signature Agent Card of
+// draft-meunier-webbotauth-registry-04 section 3 (the project's copy in
+// internal/verifier/testdata/cards) at /bot, with its client_id the URL
+// served and the purpose and trigger given, and returns that URL.
+func cardServer(t *testing.T, purpose, trigger string) string {
+	t.Helper()
+	var url string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/bot" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"client_id": %q, "client_name": "Example Bot",
+  "jwks_uri": "https://example.com/.well-known/http-message-signatures-directory",
+  "web_bot_auth": {"rfc9309-product-token": "ExampleBot", "trigger": %q, "purpose": %q}}`, url, trigger, purpose)
+	}))
+	t.Cleanup(srv.Close)
+	url = srv.URL + "/bot"
+	return url
 }
 
 // gradeTransport serves the operators' range lists (operatorLists) and

@@ -271,12 +271,15 @@ func agentPolicyRules() []any {
 	verify := func(rule map[string]any) map[string]any {
 		return map[string]any{"properties": map[string]any{"verify": rule}}
 	}
-	sources := []any{nonEmpty("methods"), nonEmpty("signature_agents"), nonEmpty("ip_ranges"), nonEmpty("reverse_dns"), isTrue("fall_back")}
+	nonEmptyString := func(key string) map[string]any {
+		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minLength": 1}}}
+	}
+	sources := []any{nonEmpty("methods"), nonEmpty("signature_agents"), nonEmpty("ip_ranges"), nonEmpty("reverse_dns"), nonEmptyString("card"), isTrue("fall_back")}
 	return []any{
 		map[string]any{
 			"if": isDefault,
 			"then": verify(map[string]any{"not": map[string]any{"anyOf": []any{
-				isTrue("required"), nonEmpty("methods"), nonEmpty("ip_ranges"), nonEmpty("reverse_dns"), isTrue("fall_back"),
+				isTrue("required"), nonEmpty("methods"), nonEmpty("ip_ranges"), nonEmpty("reverse_dns"), nonEmptyString("card"), isTrue("fall_back"),
 			}}}),
 		},
 		map[string]any{

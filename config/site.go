@@ -121,7 +121,13 @@ type Verification struct {
 	SignatureAgents []string
 	IPRanges        []string // URLs of the operator's IP range lists
 	ReverseDNS      []string // domains of forward-confirmed PTR names
-	FallBack        bool
+	// Card is the URL of the agent's Signature Agent Card
+	// (draft-meunier-webbotauth-registry-04 4: its client_id, an https
+	// URL): the purpose and trigger it declares are the proven agent's
+	// purpose. A card is not found from a key directory (4.1), so the
+	// site names it.
+	Card     string
+	FallBack bool
 }
 
 // Verification methods, the values of Verification.Methods.

@@ -203,11 +203,11 @@ func (r *report) verification(p string, a *AgentPolicy) {
 	switch {
 	case a.Name == "*" && v.Required:
 		r.add(p+".Required", "", `the default policy "*" is what an unverified claim falls back to; it cannot itself require verification`)
-	case a.Name == "*" && (len(v.Methods)+len(v.IPRanges)+len(v.ReverseDNS) > 0 || v.FallBack):
+	case a.Name == "*" && (len(v.Methods)+len(v.IPRanges)+len(v.ReverseDNS) > 0 || v.Card != "" || v.FallBack):
 		r.add(p, "", `on the default policy "*", only `+alt("SignatureAgents", "signature_agents")+` (key directories whose signed agents count as proven) has a meaning: "*" names no agent to check addresses or host names against`)
 	case a.Name == "*" && len(v.SignatureAgents) > 0 && a.Proven == nil:
 		r.add(p+".SignatureAgents", "", `trusts key directories for agents the site does not declare, and "*" gives proven agents nothing of their own: set `+alt("Proven", "proven")+` beside it`)
-	case !v.Required && a.Proven == nil && (len(v.Methods)+len(v.SignatureAgents)+len(v.IPRanges)+len(v.ReverseDNS) > 0 || v.FallBack):
+	case !v.Required && a.Proven == nil && (len(v.Methods)+len(v.SignatureAgents)+len(v.IPRanges)+len(v.ReverseDNS) > 0 || v.Card != "" || v.FallBack):
 		r.add(p+".Required", "", "is false and the policy sets no "+alt("Proven", "proven")+", so the methods, sources and "+alt("FallBack", "fall_back")+" set beside it have no effect: set "+alt("Required", "required: true")+" to make the policy verified-only, or "+alt("Proven", "proven")+" to grade it")
 	case !v.Required && v.FallBack:
 		r.add(p+".FallBack", "", "serves a refused claim as \"*\", and without "+alt("Required", "required: true")+" an unproven claim is not refused: it gets the policy's own grants")
@@ -231,6 +231,13 @@ func (r *report) verification(p string, a *AgentPolicy) {
 			r.addf(at(p+".SignatureAgents", i), "", "%q is not a Signature-Agent URL (the https URL of a JWK Set, or the origin of a key directory): %v", o, err)
 		} else if !fetchable(u) {
 			r.addf(at(p+".SignatureAgents", i), "", "%q: a key directory is fetched over https (plain http only from a loopback host, with verify.Options.AllowHTTPLoopback)", o)
+		}
+	}
+	if v.Card != "" {
+		if u, err := url.Parse(v.Card); err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
+			r.addf(p+".Card", "", "%q is not the https URL of a Signature Agent Card (its client_id, draft-meunier-webbotauth-registry-04 3.1.1)", v.Card)
+		} else if !fetchable(u) {
+			r.addf(p+".Card", "", "%q: a card is fetched over https (plain http only from a loopback host, with verify.Options.AllowHTTPLoopback)", v.Card)
 		}
 	}
 	for i, s := range v.IPRanges {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/verify"
 	"log/slog"
 	"net/netip"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentready/agentready/verify"
 
 	"go4.org/netipx"
 )

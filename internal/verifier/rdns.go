@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/verify"
 	"net"
 	"net/netip"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentready/agentready/verify"
 )
 
 // rdnsChecker checks forward-confirmed reverse DNS: the address's PTR names

@@ -3,7 +3,6 @@ package verifier
 import (
 	"context"
 	"errors"
-	"github.com/agentready/agentready/verify"
 	"net"
 	"net/http"
 	"net/netip"
@@ -11,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/verify"
 
 	"github.com/agentready/agentready/config"
 )

@@ -7,9 +7,10 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/verify"
 	"net/http"
 	"time"
+
+	"github.com/agentready/agentready/verify"
 
 	"github.com/dunglas/httpsfv"
 	httpsig "github.com/remitly-oss/httpsig-go"

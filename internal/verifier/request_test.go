@@ -3,10 +3,11 @@ package verifier
 import (
 	"context"
 	"errors"
-	"github.com/agentready/agentready/verify"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/agentready/agentready/verify"
 
 	httpsig "github.com/remitly-oss/httpsig-go"
 )

@@ -5,8 +5,9 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/verify"
 	"net/http"
+
+	"github.com/agentready/agentready/verify"
 
 	"github.com/agentready/agentready/internal/webbotauth"
 )

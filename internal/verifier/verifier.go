@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentready/agentready/verify"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,9 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentready/agentready/verify"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/httpsyntax"
-	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
@@ -85,9 +85,10 @@ type Verifier struct {
 	// it for agents it does not declare): Identify proves a signed
 	// request by any of them, whatever its User-Agent says.
 	dirs map[string]string
-	// cardPurpose is the purpose the Signature Agent Card of a trusted
-	// directory declares; nil until cards are loaded.
-	cardPurpose func(agentURL string) (string, bool)
+	// cards holds the Signature Agent Cards the site names
+	// (Verification.Card), cardOf each one's key by lower-case agent name.
+	cards  *cards
+	cardOf map[string]string
 	// users counts, per range list URL and reverse DNS domain, the
 	// agents whose sources include it: a source of several agents proves
 	// their operator, not which of them sent a request.
@@ -150,10 +151,11 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 	defaults(&o)
 	agents := site.Agents
 	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*rangeList{}, log: o.Logger, nonces: !o.AllowNoNonce,
-		dirs: map[string]string{}, users: map[string]int{}}
+		dirs: map[string]string{}, users: map[string]int{}, cardOf: map[string]string{}}
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
 	var errs []error
 	var sigURLs []string // as given: a JWK Set URL is fetched as the site wrote it
+	var cardURLs []string
 	trustDir := func(field, s, agent string) {
 		canon, err := canonicalAgent(s, o.AllowHTTPLoopback)
 		if err != nil {
@@ -233,6 +235,15 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 			continue
 		}
 		v.claims[strings.ToLower(a.Name)] = c
+		if a.Verify.Card != "" {
+			key, err := webbotauth.AgentURL(a.Verify.Card)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s.Card: %q: %w", field, a.Verify.Card, err))
+			} else {
+				cardURLs = append(cardURLs, a.Verify.Card)
+				v.cardOf[strings.ToLower(a.Name)] = key
+			}
+		}
 		for _, u := range sourcesFor(a).IPRanges {
 			v.users[u]++
 		}
@@ -266,6 +277,9 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 	}
 	if len(v.claims) == 0 && len(v.dirs) == 0 {
 		return nil, nil
+	}
+	if len(cardURLs) > 0 {
+		v.cards = newCards(cardURLs, f, o.Logger, o.Now)
 	}
 	needDNS := false
 	for _, c := range v.claims {
@@ -349,7 +363,7 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 		switch {
 		case err == nil:
 			id.Method, id.Source, id.KeyID = verify.Signature, agent, keyID
-			v.name(&id, c.name, agent)
+			v.name(&id, c.name, agent, true)
 			return id, nil
 		case !offered:
 			// Signature headers of another scheme: the other sources decide.
@@ -364,13 +378,16 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 		}
 	}
 	for _, rg := range c.ranges {
-		in, err := rg.Contains(client)
+		// A list whose prefixes name the services they serve (JAFAR)
+		// proves only those; a prefix that names this agent proves it,
+		// not only its operator.
+		in, named, err := rg.ContainsFor(client, c.name)
 		switch {
 		case err != nil:
 			unavailable = append(unavailable, err)
 		case in:
 			id.Method, id.Source = verify.IPRange, rg.url
-			v.name(&id, c.name, rg.url)
+			v.name(&id, c.name, rg.url, named)
 			return id, nil
 		default:
 			failed = append(failed, fmt.Errorf("%s is not in %s", client, rg.url))
@@ -381,7 +398,7 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 		switch {
 		case err == nil:
 			id.Method, id.Source = verify.ReverseDNS, host
-			v.name(&id, c.name, domain)
+			v.name(&id, c.name, domain, false)
 			return id, nil
 		case errors.Is(err, verify.ErrUnavailable) && len(failed) == 0:
 			// Reverse DNS that does not answer in time says nothing; but
@@ -403,97 +420,30 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 	return id, fmt.Errorf("%w: %w", verify.ErrFailed, errors.Join(failed...))
 }
 
-// name sets what a proof of agent's claim by source names: the agent
-// when the source is its own (a key directory; a range list or domain
-// only it uses), else only its operator (Agent ""), and the purpose its
-// operator declares for the agent named.
-func (v *Verifier) name(id *verify.Identity, agent, source string) {
-	if id.Method != verify.Signature && v.users[source] > 1 {
-		return // a shared list proves the operator, not which agent
-	}
-	id.Agent = agent
-	id.Purpose = v.purposeOf(agent, id)
-}
-
-// purposeOf is the purpose agent's operator declares: its Signature
-// Agent Card's, for a signature, else the operator data's.
-func (v *Verifier) purposeOf(agent string, id *verify.Identity) string {
-	if id.Method == verify.Signature && v.cardPurpose != nil {
-		if p, ok := v.cardPurpose(id.Source); ok && p != "" {
-			return p
-		}
-	}
-	if p := policy.PurposeOf(agent); p != policy.PurposeUnknown {
-		return p.String()
-	}
-	return ""
-}
-
-// authorityOf is the authority a signature must have been made for: the
-// request's when the site answers at it, else the site's own, so that a
-// signature made for another host fails.
-func (v *Verifier) authorityOf(authority string) string {
-	auth := normalAuthority(authority)
-	if !v.authorities[auth] {
-		auth = v.authority
-	}
-	return auth
-}
-
-// Identify proves a signed request by any trusted key directory, whatever
-// its User-Agent claims: the Identity names the agent the directory
-// belongs to (Agent, "" for a directory the site trusts for agents it
-// does not declare). It answers an error wrapping webbotauth's
-// ErrNoSignature when the request offers no Web Bot Auth signature, and
-// ErrFailed or ErrUnavailable as Verify does.
-func (v *Verifier) Identify(ctx context.Context, r *http.Request, authority string, record bool) (verify.Identity, error) {
-	if v.sig == nil || !offersSignature(r) {
-		return verify.Identity{}, errNoSignature
-	}
-	agent, keyID, err := v.sig.verifyAny(ctx, r, v.authorityOf(authority), v.dirs, record)
-	if errors.Is(err, errNoSignature) {
-		return verify.Identity{}, err
-	}
-	if record {
-		v.count(err)
-	}
-	if err != nil {
-		return verify.Identity{}, err
-	}
-	id := verify.Identity{Method: verify.Signature, Source: agent, KeyID: keyID, Agent: v.dirs[agent]}
-	id.Purpose = v.purposeOf(id.Agent, &id)
-	return id, nil
-}
-
 // offersSignature reports whether r carries an RFC 9421 signature.
 func offersSignature(r *http.Request) bool {
 	return len(r.Header["Signature-Input"]) > 0 || len(r.Header["Signature"]) > 0
 }
 
-// Load fetches every range list and key directory once, at most as long
-// as ctx allows, and returns the failures joined. Call it before serving
-// so that the first requests can be verified; Run keeps them fresh.
+// Load fetches every range list, key directory and card once, at most as
+// long as ctx allows, and returns the failures joined. Call it before
+// serving so that the first requests can be verified; Run keeps them
+// fresh.
 func (v *Verifier) Load(ctx context.Context) error {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var errs []error
+	var loads []func(context.Context) error
 	for _, r := range v.ranges {
-		wg.Go(func() {
-			if err := r.Load(ctx); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		})
+		loads = append(loads, r.Load)
 	}
 	if v.sig != nil {
-		wg.Go(func() {
-			if err := v.sig.load(ctx); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		})
+		loads = append(loads, v.sig.load)
+	}
+	if v.cards != nil {
+		loads = append(loads, v.cards.load)
+	}
+	errs := make([]error, len(loads))
+	var wg sync.WaitGroup
+	for i, load := range loads {
+		wg.Go(func() { errs[i] = load(ctx) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -509,6 +459,9 @@ func (v *Verifier) Run(ctx context.Context) {
 	}
 	if v.sig != nil {
 		wg.Go(func() { v.sig.run(ctx) })
+	}
+	if v.cards != nil {
+		wg.Go(func() { v.cards.run(ctx) })
 	}
 	wg.Wait()
 }

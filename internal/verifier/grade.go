@@ -1,0 +1,80 @@
+package verifier
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/verify"
+)
+
+// What a proof names (docs/design.md, "Grades of identity"): the agent
+// when the source is the agent's own, else only its operator; and the
+// purpose the agent's operator declares.
+
+// name sets what a proof of agent's claim by source names: the agent
+// when the source is its own (a key directory; a range list or domain
+// only it uses, or a list prefix that names it), else only its operator
+// (Agent ""), and the purpose its operator declares for the agent named.
+func (v *Verifier) name(id *verify.Identity, agent, source string, own bool) {
+	if !own && v.users[source] > 1 {
+		return // a shared list proves the operator, not which agent
+	}
+	id.Agent = agent
+	id.Purpose = v.purposeOf(agent)
+}
+
+// purposeOf is the purpose agent's operator declares: its Signature
+// Agent Card's (Verification.Card), else the operator data's; "" when
+// neither says.
+func (v *Verifier) purposeOf(agent string) string {
+	if key, ok := v.cardOf[strings.ToLower(agent)]; ok {
+		if c, ok := v.cards.card(key); ok && c.Purpose != "" {
+			return c.Purpose
+		}
+	}
+	if p := policy.PurposeOf(agent); p != policy.PurposeUnknown {
+		return p.String()
+	}
+	return ""
+}
+
+// authorityOf is the authority a signature must have been made for: the
+// request's when the site answers at it, else the site's own, so that a
+// signature made for another host fails.
+func (v *Verifier) authorityOf(authority string) string {
+	auth := normalAuthority(authority)
+	if !v.authorities[auth] {
+		auth = v.authority
+	}
+	return auth
+}
+
+// Identify proves a signed request by any trusted key directory, whatever
+// its User-Agent claims: the Identity names the agent the directory
+// belongs to (Agent, "" for a directory the site trusts for agents it
+// does not declare). It answers an error wrapping webbotauth's
+// ErrNoSignature when the request offers no Web Bot Auth signature, and
+// ErrFailed or ErrUnavailable as Verify does.
+func (v *Verifier) Identify(ctx context.Context, r *http.Request, authority string, record bool) (verify.Identity, error) {
+	if v.sig == nil || !offersSignature(r) {
+		return verify.Identity{}, errNoSignature
+	}
+	agent, keyID, err := v.sig.verifyAny(ctx, r, v.authorityOf(authority), v.dirs, record)
+	if errors.Is(err, errNoSignature) {
+		return verify.Identity{}, err
+	}
+	if record {
+		v.count(err)
+	}
+	if err != nil {
+		return verify.Identity{}, err
+	}
+	id := verify.Identity{Method: verify.Signature, Source: agent, KeyID: keyID, Agent: v.dirs[agent]}
+	if id.Agent != "" {
+		id.Purpose = v.purposeOf(id.Agent)
+	}
+	return id, nil
+}
