@@ -59,7 +59,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		// Decision.Grade: proven, claimed or anonymous.
 		prob.Extra["grade"] = d.Grade
 	}
-	if d.Identity.Claimed != "" || d.Identity.Verified() {
+	if d.Grade != enforce.GradeAnonymous || d.Identity.Verified() {
 		id := map[string]string{"claimed": d.Identity.Claimed, "verified": d.Identity.Method.String()}
 		if d.Identity.Agent != "" {
 			id["agent"] = d.Identity.Agent
