@@ -77,7 +77,7 @@ func TestServeProxy(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	p.metrics.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	if !regexp.MustCompile(`agentready_decisions_total\{capability="",class="declared",grade="(proven|claimed|anonymous)",outcome="deny-path",policy="claude",verified="none"\} 1`).MatchString(rec.Body.String()) {
+	if !regexp.MustCompile(`agentready_decisions_total\{capability="",class="declared",grade="claimed",outcome="deny-path",policy="claude",verified="none"\} 1`).MatchString(rec.Body.String()) {
 		t.Errorf("metrics:\n%s", rec.Body.String())
 	}
 }
