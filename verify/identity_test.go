@@ -17,7 +17,7 @@ func TestIdentity(t *testing.T) {
 			t.Errorf("Method(%d).String() = %q, want %q", uint8(m), got, want)
 		}
 		b, err := json.Marshal(verify.Identity{Method: m})
-		if err != nil || string(b) != `{"Claimed":"","Method":"`+want+`","Source":"","KeyID":"","Reason":""}` {
+		if err != nil || string(b) != `{"Claimed":"","Method":"`+want+`","Source":"","KeyID":"","Agent":"","Purpose":"","Reason":""}` {
 			t.Errorf("Method(%d) marshals as %s, %v", uint8(m), b, err)
 		}
 		if got := (verify.Identity{Claimed: "claude", Method: m}).Verified(); got != (m != verify.None) {

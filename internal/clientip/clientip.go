@@ -146,6 +146,12 @@ func Key(a netip.Addr) netip.Prefix {
 // leading zeros, bracketed IPv4 and IPv6 with a port but no brackets are
 // refused, as netip refuses them.
 func ParseHostPort(s string) (netip.Addr, bool) {
+	if strings.IndexByte(s, ':') < 0 {
+		// An IPv4 address without a port, as X-Forwarded-For entries
+		// mostly are: ParseAddrPort would fail, and its error allocate.
+		a, err := netip.ParseAddr(s)
+		return a, err == nil
+	}
 	if ap, err := netip.ParseAddrPort(s); err == nil {
 		return ap.Addr().WithZone("").Unmap(), true
 	}

@@ -205,7 +205,9 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *decis
 		}
 	}
 	if client.ID == "" && !e.lim.byAgent {
-		d.Client = e.ip.Addr(r)
+		if !d.Client.IsValid() {
+			d.Client = e.ip.Addr(r)
+		}
 		client = ratelimit.Key{Net: clientip.Key(d.Client)}
 	}
 	d.client = client

@@ -50,7 +50,8 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 	var id verify.Identity
 	var err error
 	if named != "" {
-		id, err = v.Verify(r.Context(), r, e.ip.Addr(r), e.authority(r), named, record)
+		d.Client = e.ip.Addr(r) // rateLimit keys the limits by it too
+		id, err = v.Verify(r.Context(), r, d.Client, e.authority(r), named, record)
 		if err != nil && len(r.Header["Signature-Input"]) > 0 {
 			// The claim's own sources did not prove it; a signature by
 			// another trusted directory proves who the client is (the

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"errors"
+	"net/netip"
 	"strings"
 
 	"github.com/agentready/agentready/internal/webbotauth"
@@ -25,6 +26,13 @@ const (
 // signatures got none and nothing else proved it, ReasonUnavailable, or
 // ReasonUnproven.
 func Reason(err error) string {
+	if u, ok := err.(*unprovenError); ok {
+		// The common refusal, named without walking the sentinels.
+		if u.noSignature {
+			return webbotauth.ReasonNoSignature
+		}
+		return ReasonUnproven
+	}
 	switch {
 	case err == nil:
 		return ""
@@ -56,3 +64,38 @@ func (v *Verifier) AcceptSignature(name string) string {
 	}
 	return webbotauth.AcceptSignature("")
 }
+
+// unprovenError is the failure of a claim that no source proved and none
+// disproved by a bad signature: it wraps verify.ErrFailed (and
+// webbotauth.ErrNoSignature when the claim accepts signatures and none
+// was offered). Its message is written only when read: a claimed agent's
+// every request ends here, and most are never logged.
+type unprovenError struct {
+	c           *claim
+	client      netip.Addr
+	noSignature bool
+	rdns        error // reverse DNS's definite "no", nil when not asked
+}
+
+func (e *unprovenError) Error() string {
+	var b strings.Builder
+	b.WriteString(verify.ErrFailed.Error() + ": ")
+	var lines []string
+	if e.noSignature {
+		lines = append(lines, errNoSignature.Error())
+	}
+	for _, rg := range e.c.ranges {
+		lines = append(lines, e.client.String()+" is not in "+rg.url)
+	}
+	if e.rdns != nil {
+		lines = append(lines, e.rdns.Error())
+	}
+	b.WriteString(strings.Join(lines, "\n"))
+	return b.String()
+}
+
+func (e *unprovenError) Is(target error) bool {
+	return target == verify.ErrFailed || (e.noSignature && (target == webbotauth.ErrNoSignature || target == errNoSignature))
+}
+
+func (e *unprovenError) Unwrap() error { return e.rdns }

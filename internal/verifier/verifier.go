@@ -234,7 +234,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 				"name its SignatureAgents, IPRanges or ReverseDNS (the known-agent data has none for it)", field, what, a.Name))
 			continue
 		}
-		v.claims[strings.ToLower(a.Name)] = c
+		v.claims[strings.ToLower(a.Name)], v.claims[a.Name] = c, c
 		if a.Verify.Card != "" {
 			key, err := webbotauth.AgentURL(a.Verify.Card)
 			if err != nil {
@@ -269,7 +269,8 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 				continue
 			}
 			token := knownToken(name)
-			v.claims[name] = addClaim(token, "known-agent data ("+token+")", row.Sources, &config.Verification{}, false)
+			c := addClaim(token, "known-agent data ("+token+")", row.Sources, &config.Verification{}, false)
+			v.claims[name], v.claims[token] = c, c
 		}
 	}
 	if len(errs) > 0 {
@@ -313,10 +314,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 }
 
 // Checks reports whether a claim to the agent named name is checked.
-func (v *Verifier) Checks(name string) bool {
-	_, ok := v.claims[strings.ToLower(name)]
-	return ok
-}
+func (v *Verifier) Checks(name string) bool { return v.claim(name) != nil }
 
 // Verify checks r's claim to the verified-only policy named name. client
 // is the client address (trusted proxies honoured) and authority the
@@ -350,12 +348,14 @@ func (v *Verifier) count(err error) {
 }
 
 func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (verify.Identity, error) {
-	c := v.claims[strings.ToLower(name)]
+	c := v.claim(name)
 	if c == nil {
 		return verify.Identity{Claimed: name}, fmt.Errorf("%w: claims to %q are not checked", verify.ErrFailed, name)
 	}
 	id := verify.Identity{Claimed: c.name}
-	var unavailable, failed []error
+	var unavailable []error
+	var rdnsErr error // reverse DNS's definite "no"
+	outside := 0      // range lists that answered that client is not in them
 	offered := false
 	if c.sigAgents != nil && offersSignature(r) {
 		agent, keyID, err := v.sig.verify(ctx, r, v.authorityOf(authority), c.sigAgents, record)
@@ -390,7 +390,7 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 			v.name(&id, c.name, rg.url, named)
 			return id, nil
 		default:
-			failed = append(failed, fmt.Errorf("%s is not in %s", client, rg.url))
+			outside++
 		}
 	}
 	if len(c.rdnsDomain) > 0 {
@@ -400,24 +400,31 @@ func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Add
 			id.Method, id.Source = verify.ReverseDNS, host
 			v.name(&id, c.name, domain, false)
 			return id, nil
-		case errors.Is(err, verify.ErrUnavailable) && len(failed) == 0:
+		case errors.Is(err, verify.ErrUnavailable) && outside == 0:
 			// Reverse DNS that does not answer in time says nothing; but
 			// the client runs its own reverse zone and can make it slow, so
-			// it never turns another source's definite "no" into "cannot
-			// tell".
+			// it never turns another source's definite "no" (a range list
+			// that answered) into "cannot tell".
 			unavailable = append(unavailable, err)
 		case errors.Is(err, verify.ErrUnavailable):
 		default:
-			failed = append(failed, err)
+			rdnsErr = err
 		}
 	}
 	if len(unavailable) > 0 {
 		return id, errors.Join(unavailable...)
 	}
-	if c.sigAgents != nil && !offered {
-		failed = append([]error{errNoSignature}, failed...)
+	return id, &unprovenError{c: c, client: client, noSignature: c.sigAgents != nil && !offered, rdns: rdnsErr}
+}
+
+// claim is the claim to the agent named name: looked up as spelled first
+// (the classifier's canonical names and the policies' are keys too), so
+// that a claim's check costs no lower-casing.
+func (v *Verifier) claim(name string) *claim {
+	if c := v.claims[name]; c != nil {
+		return c
 	}
-	return id, fmt.Errorf("%w: %w", verify.ErrFailed, errors.Join(failed...))
+	return v.claims[strings.ToLower(name)]
 }
 
 // offersSignature reports whether r carries an RFC 9421 signature.
