@@ -299,9 +299,11 @@ func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinde
 		d.Outcome, d.Rule = enforce.Pass, rule
 		return
 	}
-	if e.previews && d.class.Kind == policy.Known && policy.IsPreview(d.class.Name) {
+	if e.previews && d.class.Kind == policy.Known && policy.IsPreview(d.class.Name) && !agentHeaders(r.Header) {
 		// Served as a browser is: any client may send a browser's
-		// User-Agent, so this opens nothing that was closed.
+		// User-Agent, so this opens nothing that was closed. A session or
+		// a signature makes a browser's User-Agent an agent's (classify),
+		// and a preview's too.
 		d.Outcome, d.Rule = enforce.Pass, enforce.RuleLinkPreview
 		return
 	}

@@ -56,8 +56,14 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 			// The claim's own sources did not prove it; a signature by
 			// another trusted directory proves who the client is (the
 			// directory's agent), whatever it claims.
-			if sid, serr := v.Identify(r.Context(), r, e.authority(r), record); serr == nil {
+			sid, serr := v.Identify(r.Context(), r, e.authority(r), record)
+			switch {
+			case serr == nil:
 				id, err, named = sid, nil, ""
+			case !errors.Is(serr, webbotauth.ErrNoSignature) && !errors.Is(err, verify.ErrUnavailable):
+				// The signature offered failed (replayed, expired, ...):
+				// that says more than the claim's own sources' "no".
+				err = serr
 			}
 		}
 	} else {
@@ -108,12 +114,18 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 func (e *Enforcer) proven(ai int, checked bool, d *decision) int {
 	p := e.p
 	d.Grade = enforce.GradeProven
-	if d.Identity.Purpose != "" {
+	if !checked || d.Identity.Purpose != "" {
+		// A signature that did not prove the claim proves another agent:
+		// its purpose is that agent's, unknown when its operator declares
+		// none, never the purpose of the name the User-Agent claims.
 		d.class.Purpose = policy.PurposeNamed(d.Identity.Purpose)
 		d.Class.Purpose = d.class.Purpose.String()
 	}
-	if !checked && d.Identity.Agent != "" {
-		if pi, ok := e.declared[strings.ToLower(d.Identity.Agent)]; ok {
+	if !checked {
+		// Nor are its grants the claimed policy's: the declared policy of
+		// the agent the directory belongs to, else "*".
+		ai = p.Default
+		if pi, ok := e.declared[strings.ToLower(d.Identity.Agent)]; ok && d.Identity.Agent != "" {
 			ai = pi
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/verify"
 )
@@ -77,4 +78,40 @@ func (v *Verifier) Identify(ctx context.Context, r *http.Request, authority stri
 		id.Purpose = v.purposeOf(id.Agent)
 	}
 	return id, nil
+}
+
+// sourceUsers counts, per range list URL and reverse DNS domain, the
+// agents whose sources include it: every row of the known-agent data,
+// whether the site declares the agent or not (Anthropic's one list is
+// shared by its three agents whichever of them a site names), and the
+// sources each declared policy names itself.
+func sourceUsers(agents []config.AgentPolicy) map[string]int {
+	users := map[string]map[string]bool{}
+	add := func(source, agent string) {
+		if users[source] == nil {
+			users[source] = map[string]bool{}
+		}
+		users[source][strings.ToLower(agent)] = true
+	}
+	for name, row := range known {
+		for _, u := range row.IPRanges {
+			add(u, name)
+		}
+		for _, d := range row.ReverseDNS {
+			add(d, name)
+		}
+	}
+	for i := range agents {
+		for _, u := range agents[i].Verify.IPRanges {
+			add(u, agents[i].Name)
+		}
+		for _, d := range agents[i].Verify.ReverseDNS {
+			add(d, agents[i].Name)
+		}
+	}
+	n := make(map[string]int, len(users))
+	for s, a := range users {
+		n[s] = len(a)
+	}
+	return n
 }

@@ -151,7 +151,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 	defaults(&o)
 	agents := site.Agents
 	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*rangeList{}, log: o.Logger, nonces: !o.AllowNoNonce,
-		dirs: map[string]string{}, users: map[string]int{}, cardOf: map[string]string{}}
+		dirs: map[string]string{}, cardOf: map[string]string{}}
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
 	var errs []error
 	var sigURLs []string // as given: a JWK Set URL is fetched as the site wrote it
@@ -244,25 +244,8 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 				v.cardOf[strings.ToLower(a.Name)] = key
 			}
 		}
-		for _, u := range sourcesFor(a).IPRanges {
-			v.users[u]++
-		}
-		for _, d := range sourcesFor(a).ReverseDNS {
-			v.users[d]++
-		}
 	}
-	// A known source counts every known agent it proves, declared or not.
-	for name, row := range known {
-		if declared[name] {
-			continue // counted above, with the site's own sources
-		}
-		for _, u := range row.IPRanges {
-			v.users[u]++
-		}
-		for _, d := range row.ReverseDNS {
-			v.users[d]++
-		}
-	}
+	v.users = sourceUsers(agents)
 	if Undeclared(site) {
 		for name, row := range known {
 			if declared[name] {
