@@ -291,7 +291,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		Key:            st.clients.RateLimitKey,
 		ByAgent:        st.clients.LimitByAgent,
 		Authenticate:   st.auth,
-		OnDecision:     st.onDecision,
+		OnDecision:     st.decisionHook(), // WithOnDecision's and WithReport's
 		Logger:         st.logger,
 		ImplicitAIOnly: st.implicit == ImplicitAIAgents,
 		ReportOnly:     st.reportOnly,
@@ -301,7 +301,10 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	}
 	var sh *shadow
 	if st.shadow != nil {
-		if sh, err = newShadow(st, store, sess); err != nil {
+		// The candidate decides nothing: it feeds no report.
+		cst := st
+		cst.report = nil
+		if sh, err = newShadow(cst, store, sess); err != nil {
 			return nil, err
 		}
 		ecfg.Shadow = sh.observe

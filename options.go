@@ -15,6 +15,7 @@ import (
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/report"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
 )
@@ -33,6 +34,7 @@ type settings struct {
 	clientIP   *clientip.Resolver
 	auth       enforce.Authenticator
 	onDecision func(enforce.Decision)
+	report     *report.Report
 	logger     *slog.Logger
 	implicit   string
 	reportOnly bool
@@ -201,6 +203,36 @@ func WithOnDecision(f func(enforce.Decision)) Option {
 		st.onDecision = f
 		return nil
 	}
+}
+
+// WithReport feeds r, the live report of agents (issue 27), from the
+// Middleware: every enforcement decision (beside WithOnDecision's hook,
+// which still hears each one), every v0.1.0 session created and every
+// audit artifact sealed. A shadow declaration (WithShadow) never feeds it:
+// it decides nothing. Reload keeps r, so the report spans declarations.
+// Serve r (an http.Handler) where the site chooses, behind its own access
+// control: it names the agents that come and what they were refused.
+func WithReport(r *report.Report) Option {
+	return func(st *settings) error {
+		if r == nil {
+			return errors.New("WithReport: nil report")
+		}
+		st.report = r
+		return nil
+	}
+}
+
+// decisionHook is the enforcer's OnDecision: WithOnDecision's hook and the
+// report's Observe, each called when given.
+func (st *settings) decisionHook() func(enforce.Decision) {
+	hook, rep := st.onDecision, st.report
+	switch {
+	case rep == nil:
+		return hook
+	case hook == nil:
+		return rep.Observe
+	}
+	return func(d enforce.Decision) { hook(d); rep.Observe(d) }
 }
 
 // Clients says who a client is (WithClients). Every client that is not

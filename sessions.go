@@ -21,6 +21,7 @@ import (
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/sessionmgr"
+	"github.com/agentready/agentready/report"
 	"github.com/agentready/agentready/session"
 )
 
@@ -51,6 +52,7 @@ type sessionLayer struct {
 	endpoint  string // session endpoint path
 	auditBase string // audit path with a trailing "/", "" without audit
 	log       *slog.Logger
+	report    *report.Report // nil without WithReport
 }
 
 // prepareAudit checks the audit key against the declaration and fills in
@@ -85,7 +87,7 @@ func newSessionLayer(site *config.Site, st *settings) (*sessionLayer, error) {
 		return nil, nil
 	}
 	log := st.log()
-	s := &sessionLayer{site: site.URL, endpoint: resolve.SessionEndpoint(site), log: log, key: st.auditKey}
+	s := &sessionLayer{site: site.URL, endpoint: resolve.SessionEndpoint(site), log: log, key: st.auditKey, report: st.report}
 	var auditURL func(string) string
 	var afterCreate func(context.Context, *session.Session) error
 	if site.Audit.Enabled {
@@ -105,6 +107,9 @@ func newSessionLayer(site *config.Site, st *settings) (*sessionLayer, error) {
 		s.auditBase = strings.TrimSuffix(strings.TrimSuffix(p, ":session_id"), "/") + "/"
 		auditURL = func(id string) string { return strings.Replace(tmpl, ":session_id", id, 1) }
 		afterCreate = s.recordCreate
+	}
+	if s.report != nil {
+		afterCreate = s.counted(afterCreate)
 	}
 	var caps []string
 	for i := range site.Capabilities {
@@ -139,8 +144,36 @@ func (s *sessionLayer) onEnd(ss *session.Session, reason sessionmgr.EndReason) {
 	}
 	m := audit.Meta{SessionID: ss.ID, Site: s.site, CreatedAt: audit.FormatTime(ss.CreatedAt), EndedAt: audit.FormatTime(ss.EndedAt),
 		Agent: audit.Agent{Name: ss.AgentName, Version: ss.AgentVersion, Purpose: ss.Purpose}}
-	if _, err := audit.SealSession(context.Background(), s.audit, s.key, m); err != nil && !errors.Is(err, audit.ErrSealed) {
+	_, err := audit.SealSession(context.Background(), s.audit, s.key, m)
+	switch {
+	case err == nil:
+		s.sealed()
+	case !errors.Is(err, audit.ErrSealed):
 		s.log.Error("agentready: sealing the audit trail", "session", ss.ID, "reason", reason.String(), "err", err)
+	}
+}
+
+// counted wraps the Manager's AfterCreate (nil without audit) so that the
+// report hears of each session created: after the audit trail has
+// recorded it, since a failure there deletes the session again (503).
+func (s *sessionLayer) counted(next func(context.Context, *session.Session) error) func(context.Context, *session.Session) error {
+	return func(ctx context.Context, ss *session.Session) error {
+		if next != nil {
+			if err := next(ctx, ss); err != nil {
+				return err
+			}
+		}
+		s.report.SessionOpened()
+		return nil
+	}
+}
+
+// sealed tells the report of an artifact this process sealed; one sealed
+// already (audit.ErrSealed: by another replica, or before) is not counted
+// again.
+func (s *sessionLayer) sealed() {
+	if s.report != nil {
+		s.report.ArtifactSealed()
 	}
 }
 
@@ -288,7 +321,9 @@ func (s *sessionLayer) settle(ctx context.Context, id string) (time.Duration, au
 	if err != nil || st != audit.Active {
 		return 0, st, a, err
 	}
-	if _, err := audit.SealSession(ctx, s.audit, s.key, meta); err != nil && !errors.Is(err, audit.ErrSealed) {
+	if _, err := audit.SealSession(ctx, s.audit, s.key, meta); err == nil {
+		s.sealed()
+	} else if !errors.Is(err, audit.ErrSealed) {
 		return 0, audit.Unknown, nil, err
 	}
 	a, st, err = s.audit.Artifact(ctx, id)
