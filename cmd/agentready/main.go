@@ -77,6 +77,8 @@ const usage = `Usage:
                    [-trusted-proxies CIDRS] [-upstream-timeout DURATION] [-strict-upstream]
                    [-log-format text|json] [-log-decisions none|deny|all] [-log-rate N]
                    [-log-interval DURATION] [-tokens FILE] [-tokens-env VAR] [-hmac-keys FILE]
+                   [-report HOST:PORT [-report-token-file FILE] [-report-token-env VAR]
+                    [-report-window DURATION]]
       Run agentready as a reverse proxy in front of any site: the documents
       and the enforcement of the declaration file, everything else proxied.
       The upstream gets the client address agentready derived in X-Real-IP
@@ -92,6 +94,16 @@ const usage = `Usage:
       credential is checked for presence only. The file (and the tokens)
       are reloaded on SIGHUP and when the file changes; a file with
       problems is refused and the running declaration keeps serving.
+      -report serves the live report of agents (by name, grade and
+      purpose, with their allowed, denied and rate-limited counts; the
+      rules that denied most; sessions and sealed audit artifacts) over
+      the last -report-window (default 1h), as HTML and as JSON at
+      /report.json, on a listener of its own, never -addr. Off loopback it
+      asks for a token (at least 16 characters), the first line of
+      -report-token-file or the variable -report-token-env names (default
+      AGENTREADY_REPORT_TOKEN), as "Authorization: Bearer TOKEN" or as the
+      password of Basic authentication; without one serve does not start.
+      The report is this process's: the fleet's view is Prometheus's.
   agentready -h
       Show this help.
 `

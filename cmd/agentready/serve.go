@@ -24,6 +24,7 @@ import (
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/ratelimit"
+	livereport "github.com/agentready/agentready/report"
 )
 
 // proxyConfig is what serve runs with.
@@ -50,6 +51,9 @@ type proxyConfig struct {
 	logRate      int
 	logInterval  time.Duration
 	credentials  credentialSources
+	// report (-report) hears every decision, session and sealed
+	// artifact; nil without -report.
+	report *livereport.Report
 }
 
 // overrides are the flags over the file's settings.
@@ -125,6 +129,9 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		closers = append(closers, rs.close)
 		store = rs.store
 		opts = append(opts, agentready.WithStore(store))
+	}
+	if c.report != nil {
+		opts = append(opts, agentready.WithReport(c.report))
 	}
 	var hooks []func(enforce.Decision)
 	var mx *metrics.Metrics

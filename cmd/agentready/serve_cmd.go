@@ -30,6 +30,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	var c proxyConfig
 	var trusted, logFormat string
 	var reportOnly, robots, strict bool
+	var rf reportFlags
 	fs.StringVar(&c.configFile, "config", "", "the declaration file (YAML or JSON)")
 	fs.StringVar(&c.upstream, "upstream", "", "the site to proxy, an http(s) URL")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
@@ -47,6 +48,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.credentials.tokensFile, "tokens", "", "a file of CAPABILITY=TOKEN lines: the bearer or api-key tokens each capability accepts (TOKEN may be sha256:HEX)")
 	fs.StringVar(&c.credentials.tokensEnv, "tokens-env", "", "the name of an environment variable holding CAPABILITY=TOKEN entries, separated by commas or newlines")
 	fs.StringVar(&c.credentials.keysFile, "hmac-keys", "", "a file of KEYID=hmac-sha256:BASE64SECRET or KEYID=ed25519:BASE64PUBLICKEY lines: the keys of hmac capabilities' request signatures")
+	fs.StringVar(&rf.addr, "report", "", "serve the live report of agents (HTML, and JSON at /report.json) on this address, never the public one; off loopback it needs a token")
+	fs.StringVar(&rf.tokenFile, "report-token-file", "", "a file whose first line is the report's token (at least 16 characters), asked for as a Bearer token or a Basic password")
+	fs.StringVar(&rf.tokenEnv, "report-token-env", defaultReportTokenEnv, "the environment variable holding the report's token when -report-token-file is not given")
+	fs.DurationVar(&rf.window, "report-window", time.Hour, "the span of time the report counts over")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -79,6 +84,15 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
 		return 2
 	}
+	rs, err := openReport(rf, c.addr, os.Getenv, c.log)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
+		return 1
+	}
+	if rs != nil {
+		defer rs.ln.Close()
+		c.report = rs.rep // kept by every reload: the Middleware keeps its options
+	}
 	p, err := newProxy(c)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
@@ -94,7 +108,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	srv := newServer(p.handler)
 	srv.ErrorLog = stdLogger(c.log)
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(ln) }()
 	var msrv *http.Server
 	metricsAt := ""
@@ -111,6 +125,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		go func() { errc <- msrv.Serve(mln) }()
 		metricsAt = fmt.Sprintf(", metrics at http://%s/metrics", mln.Addr())
 	}
+	if rs != nil {
+		go func() { errc <- rs.serve() }()
+	}
 	go watch(c.configFile, 2*time.Second, hup, func() {
 		if err := p.reload(); err != nil {
 			c.log.Error("agentready serve: the declaration file was not reloaded; the running one keeps serving", "err", err)
@@ -118,7 +135,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		}
 		c.log.Info("agentready serve: declaration reloaded", "file", c.configFile)
 	})(ctx)
-	fmt.Fprintf(stdout, "agentready serve: %s in front of %s (declaration %s%s)\n", ln.Addr(), c.upstream, c.configFile, metricsAt)
+	fmt.Fprintf(stdout, "agentready serve: %s in front of %s (declaration %s%s%s)\n", ln.Addr(), c.upstream, c.configFile, metricsAt, rs.banner())
 	select {
 	case err := <-errc:
 		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
@@ -130,6 +147,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	_ = srv.Shutdown(sctx)
 	if msrv != nil {
 		_ = msrv.Shutdown(sctx)
+	}
+	if rs != nil {
+		_ = rs.srv.Shutdown(sctx)
 	}
 	return 0
 }
