@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"weak"
 
 	"github.com/agentready/agentready/enforce"
 )
@@ -28,19 +29,22 @@ type Options struct {
 	// Rows is how many rows each table lists before its "other" row;
 	// default 20.
 	Rows int
-	// Now is the clock; default time.Now (tests give their own).
+	// Now is the clock, for tests. By default the system clock is read by
+	// a timer at each slot's start, and Observe reads none; a Now given
+	// is called on every Observe.
 	Now func() time.Time
 }
 
 // Report is a live, bounded count of the enforcement decisions of one
 // replica. Its methods are safe for concurrent use.
 type Report struct {
-	res   time.Duration // a slot's span
-	rows  int           // rows a table lists before "other"
-	limit int           // distinct keys a slot's table keeps (4*rows)
-	now   func() time.Time
+	res   time.Duration    // a slot's span
+	rows  int              // rows a table lists before "other"
+	limit int              // distinct keys a slot's table keeps (4*rows)
+	now   func() time.Time // Options.Now; nil for the ticking clock
 
 	mu    sync.Mutex
+	epoch int64 // the current slot, kept by tick when now is nil
 	slots [slots]slot
 }
 
@@ -52,14 +56,53 @@ func New(o Options) *Report {
 	if o.Rows <= 0 {
 		o.Rows = 20
 	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
 	r := &Report{res: max(o.Window/slots, time.Millisecond), rows: o.Rows, limit: 4 * o.Rows, now: o.Now}
 	for i := range r.slots {
 		r.slots[i].epoch = -1 // never current: a clock may start at the epoch's 0
 	}
+	if r.now == nil {
+		startClock(r)
+	}
 	return r
+}
+
+// startClock keeps r.epoch, the slot Observe counts in, with a timer that
+// fires at each slot's start, so that Observe reads no clock: time.Now
+// costs as much as the rest of Observe (BenchmarkObserve). The timer holds
+// r weakly, so a Report nobody holds is collected and its timer stops. A
+// request in the instant between a slot's start and the timer (timer
+// latency, well under a resolution) is counted in the slot before: the
+// counts stay exact, only their time is off by that instant.
+func startClock(r *Report) {
+	w := weak.Make(r)
+	var tick func()
+	tick = func() {
+		r := w.Value()
+		if r == nil {
+			return
+		}
+		now := time.Now()
+		e := now.UnixNano() / int64(r.res)
+		r.mu.Lock()
+		r.epoch = e
+		r.mu.Unlock()
+		next := time.Unix(0, (e+1)*int64(r.res)).Sub(now)
+		r = nil // hold it weakly only, until the next tick
+		time.AfterFunc(next, tick)
+	}
+	tick()
+}
+
+// lock locks r and returns the slot a count made now goes to. The
+// caller unlocks r.mu.
+func (r *Report) lock() *slot {
+	if r.now == nil {
+		r.mu.Lock()
+		return r.current(r.epoch)
+	}
+	e := r.now().UnixNano() / int64(r.res) // Options.Now may be slow: called unlocked
+	r.mu.Lock()
+	return r.current(e)
 }
 
 // counts are one row's requests by what became of them. A request is
@@ -76,44 +119,63 @@ func (c *counts) add(o counts) {
 	c.reportOnly += o.reportOnly
 }
 
-// agentKey is an agent row: who (the name the proof or the User-Agent
-// gives), under which policy, how proven, for what purpose.
-type agentKey struct{ name, policy, grade, purpose string }
+// variant is what tells apart an agent's rows besides its name: the
+// policy that applied, how proven, for what purpose. The other tables
+// have none (struct{}).
+type variant struct{ policy, grade, purpose string }
 
 // table is one slot's counts of a table, bounded: it keeps at most limit
-// distinct keys. A key first seen when it is full is counted in other, so
-// that every request a slot sees is in exactly one of rows and other: the
-// table's sum is exact whatever the number of distinct keys, and only
-// which key a count belongs to is lost. Rows are indexed, not pointed to,
-// so that counting a key already present allocates nothing.
-type table[K comparable] struct {
-	idx   map[K]int32
-	keys  []K
-	rows  []counts
+// entries. A name (or variant) first seen when it is full is counted in
+// other, so that every request a slot sees is in exactly one of its
+// entries and other: the table's sum is exact whatever the number of
+// distinct names, and only which name a count belongs to is lost.
+//
+// The map is keyed by the name alone, hashing one string rather than four
+// (half of Observe's map cost, BenchmarkObserve); an agent's variants are
+// chained from its first entry and told apart by comparing strings, which
+// the enforcer hands over as the same constants, so compared by pointer.
+// Entries are indexed, not pointed to, so that counting one already
+// present allocates nothing.
+type table[V comparable] struct {
+	idx   map[string]int32 // name → its latest entry
+	ents  []entry[V]
 	other counts
 }
 
-func (t *table[K]) add(k K, c counts, limit int) {
-	if i, ok := t.idx[k]; ok {
-		t.rows[i].add(c)
-		return
+type entry[V comparable] struct {
+	name string
+	v    V
+	next int32 // the name's previous entry, -1 when none
+	c    counts
+}
+
+func (t *table[V]) add(name string, v V, c counts, limit int) {
+	head, ok := t.idx[name]
+	if ok {
+		for i := head; i >= 0; i = t.ents[i].next {
+			if e := &t.ents[i]; e.v == v {
+				e.c.add(c)
+				return
+			}
+		}
+	} else {
+		head = -1
 	}
-	if len(t.keys) >= limit {
+	if len(t.ents) >= limit {
 		t.other.add(c)
 		return
 	}
 	if t.idx == nil {
-		t.idx = make(map[K]int32, limit)
+		t.idx = make(map[string]int32, limit)
 	}
-	t.idx[k] = int32(len(t.keys))
-	t.keys = append(t.keys, k)
-	t.rows = append(t.rows, c)
+	t.idx[name] = int32(len(t.ents))
+	t.ents = append(t.ents, entry[V]{name: name, v: v, next: head, c: c})
 }
 
-func (t *table[K]) reset() {
+func (t *table[V]) reset() {
 	clear(t.idx)
-	clear(t.keys) // drop the old strings, keep the capacity
-	t.keys, t.rows, t.other = t.keys[:0], t.rows[:0], counts{}
+	clear(t.ents) // drop the old strings, keep the capacity
+	t.ents, t.other = t.ents[:0], counts{}
 }
 
 // slot is the counts of one Window/60 of time.
@@ -123,18 +185,14 @@ type slot struct {
 	total                      counts // every agent request
 	passed, degraded, failures int64
 	sessions, artifacts        int64
-	agents                     table[agentKey]
-	rules, paths, reasons      table[string]
+	agents                     table[variant]
+	rules, paths, reasons      table[struct{}]
 }
 
-// current returns the slot for t, emptied first when it last counted an
-// older span. r.mu is held.
-func (r *Report) current(t time.Time) *slot {
-	e := t.UnixNano() / int64(r.res)
-	s := &r.slots[e%slots]
-	if e < 0 {
-		s = &r.slots[(e%slots+slots)%slots]
-	}
+// current returns slot e (in resolutions since the Unix epoch), emptied
+// first when it last counted an older span. r.mu is held.
+func (r *Report) current(e int64) *slot {
+	s := &r.slots[(e%slots+slots)%slots]
 	if s.epoch != e {
 		s.epoch = e
 		s.total, s.passed, s.degraded, s.failures, s.sessions, s.artifacts = counts{}, 0, 0, 0, 0, 0
@@ -171,9 +229,10 @@ func (r *Report) Observe(d enforce.Decision) {
 	if refused && d.ReportOnly {
 		c.reportOnly = 1
 	}
-	var k agentKey
+	var name string
+	var v variant
 	if agent {
-		k = agentKey{name: agentName(d), policy: clip(d.Agent), grade: clip(d.Grade), purpose: clip(d.Class.Purpose)}
+		name, v = agentName(d), variant{policy: clip(d.Agent), grade: clip(d.Grade), purpose: clip(d.Class.Purpose)}
 	}
 	rule := d.Rule
 	if rule == "" {
@@ -181,15 +240,13 @@ func (r *Report) Observe(d enforce.Decision) {
 	}
 	rule, path, reason := clip(rule), clip(d.Path), clip(d.Identity.Reason)
 
-	now := r.now()
-	r.mu.Lock()
-	s := r.current(now)
+	s := r.lock()
 	if d.Degraded {
 		s.degraded++
 	}
 	if reason != "" {
 		s.failures++
-		s.reasons.add(reason, c, r.limit)
+		s.reasons.add(reason, struct{}{}, c, r.limit)
 	}
 	if !agent {
 		s.passed++
@@ -197,27 +254,23 @@ func (r *Report) Observe(d enforce.Decision) {
 		return
 	}
 	s.total.add(c)
-	s.agents.add(k, c, r.limit)
+	s.agents.add(name, v, c, r.limit)
 	if refused {
-		s.rules.add(rule, c, r.limit)
-		s.paths.add(path, c, r.limit)
+		s.rules.add(rule, struct{}{}, c, r.limit)
+		s.paths.add(path, struct{}{}, c, r.limit)
 	}
 	r.mu.Unlock()
 }
 
 // SessionOpened counts a v0.1.0 session created.
 func (r *Report) SessionOpened() {
-	now := r.now()
-	r.mu.Lock()
-	r.current(now).sessions++
+	r.lock().sessions++
 	r.mu.Unlock()
 }
 
 // ArtifactSealed counts an audit artifact sealed.
 func (r *Report) ArtifactSealed() {
-	now := r.now()
-	r.mu.Lock()
-	r.current(now).artifacts++
+	r.lock().artifacts++
 	r.mu.Unlock()
 }
 

@@ -81,8 +81,18 @@ func row(name string, c counts) Row {
 // copy of at most 60 slots' counts (60 × 4 tables × 4*Rows keys); the
 // sorting is done after.
 func (r *Report) Snapshot() Snapshot {
-	now := r.now()
+	clock := r.now
+	if clock == nil {
+		clock = time.Now
+	}
+	now := clock()
 	e := now.UnixNano() / int64(r.res)
+	agents, rules, paths, reasons := merged[variant]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}
+	var total counts
+	r.mu.Lock()
+	if r.now == nil {
+		e = max(e, r.epoch) // the ticking clock's slot, should now's lag it
+	}
 	first := e - slots + 1
 	s := Snapshot{
 		From:       time.Unix(0, first*int64(r.res)).In(now.Location()),
@@ -90,9 +100,6 @@ func (r *Report) Snapshot() Snapshot {
 		Window:     slots * r.res,
 		Resolution: r.res,
 	}
-	agents, rules, paths, reasons := merged[agentKey]{}, merged[string]{}, merged[string]{}, merged[string]{}
-	var total counts
-	r.mu.Lock()
 	for i := range r.slots {
 		sl := &r.slots[i]
 		if sl.epoch < first || sl.epoch > e {
@@ -111,47 +118,55 @@ func (r *Report) Snapshot() Snapshot {
 	}
 	r.mu.Unlock()
 	s.Total = row("total", total)
-	s.Agents = agents.top(r.rows, func(k agentKey, c counts) Row {
-		w := row(k.name, c)
-		w.Policy, w.Grade, w.Purpose = k.policy, k.grade, k.purpose
+	s.Agents = agents.top(r.rows, func(name string, v variant, c counts) Row {
+		w := row(name, c)
+		w.Policy, w.Grade, w.Purpose = v.policy, v.grade, v.purpose
 		return w
-	}, func(a, b agentKey) int {
-		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.policy, b.policy), cmp.Compare(a.grade, b.grade), cmp.Compare(a.purpose, b.purpose))
+	}, func(a, b variant) int {
+		return cmp.Or(cmp.Compare(a.policy, b.policy), cmp.Compare(a.grade, b.grade), cmp.Compare(a.purpose, b.purpose))
 	})
-	s.Rules = rules.top(r.rows, row, cmp.Compare[string])
-	s.Paths = paths.top(r.rows, row, cmp.Compare[string])
-	s.Reasons = reasons.top(r.rows, row, cmp.Compare[string])
+	plain := func(name string, _ struct{}, c counts) Row { return row(name, c) }
+	same := func(struct{}, struct{}) int { return 0 }
+	s.Rules = rules.top(r.rows, plain, same)
+	s.Paths = paths.top(r.rows, plain, same)
+	s.Reasons = reasons.top(r.rows, plain, same)
 	return s
 }
 
 // merged is a table summed over slots.
-type merged[K comparable] struct {
-	m     map[K]*counts
+type merged[V comparable] struct {
+	m     map[key[V]]*counts
 	other counts
 }
 
-func (m *merged[K]) merge(t *table[K]) {
+type key[V comparable] struct {
+	name string
+	v    V
+}
+
+func (m *merged[V]) merge(t *table[V]) {
 	if m.m == nil {
-		m.m = make(map[K]*counts, len(t.keys))
+		m.m = make(map[key[V]]*counts, len(t.ents))
 	}
-	for i, k := range t.keys {
-		c := m.m[k]
+	for i := range t.ents {
+		e := &t.ents[i]
+		c := m.m[key[V]{e.name, e.v}]
 		if c == nil {
 			c = new(counts)
-			m.m[k] = c
+			m.m[key[V]{e.name, e.v}] = c
 		}
-		c.add(t.rows[i])
+		c.add(e.c)
 	}
 	m.other.add(t.other)
 }
 
-// top returns the n rows of most requests (ties by key, so that a page
-// reads the same twice), then the "other" row when it counts any: the
-// rest, and what slots could not keep. It never returns nil, so that JSON
-// shows an empty table as [].
-func (m *merged[K]) top(n int, mk func(K, counts) Row, cmpKey func(a, b K) int) []Row {
+// top returns the n rows of most requests (ties by name, then variant, so
+// that a page reads the same twice), then the "other" row when it counts
+// any: the rest, and what slots could not keep. It never returns nil, so
+// that JSON shows an empty table as [].
+func (m *merged[V]) top(n int, mk func(string, V, counts) Row, cmpV func(a, b V) int) []Row {
 	type kc struct {
-		k K
+		k key[V]
 		c *counts
 	}
 	all := make([]kc, 0, len(m.m))
@@ -160,13 +175,13 @@ func (m *merged[K]) top(n int, mk func(K, counts) Row, cmpKey func(a, b K) int) 
 	}
 	slices.SortFunc(all, func(a, b kc) int {
 		ra, rb := a.c.allowed+a.c.denied+a.c.limited, b.c.allowed+b.c.denied+b.c.limited
-		return cmp.Or(cmp.Compare(rb, ra), cmpKey(a.k, b.k))
+		return cmp.Or(cmp.Compare(rb, ra), cmp.Compare(a.k.name, b.k.name), cmpV(a.k.v, b.k.v))
 	})
 	other := m.other
 	rows := make([]Row, 0, min(n, len(all))+1)
 	for i, x := range all {
 		if i < n {
-			rows = append(rows, mk(x.k, *x.c))
+			rows = append(rows, mk(x.k.name, x.k.v, *x.c))
 		} else {
 			other.add(*x.c)
 		}

@@ -1,0 +1,226 @@
+package report_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/report"
+	"github.com/agentready/agentready/verify"
+)
+
+// clock is a fake Options.Now.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)} }
+
+// Decisions as the enforcer makes them.
+var (
+	gptProven = enforce.Decision{Outcome: enforce.Allow, Path: "/api/search", Agent: "GPTBot", Grade: enforce.GradeProven,
+		Class:    enforce.Class{Kind: enforce.KindKnown, Name: "GPTBot", Purpose: enforce.PurposeTrainingCrawler},
+		Identity: verify.Identity{Claimed: "GPTBot", Method: verify.IPRange, Agent: "GPTBot"}}
+	claudeClaimed = enforce.Decision{Outcome: enforce.Allow, Path: "/api/search", Agent: "claude", Grade: enforce.GradeClaimed,
+		Class: enforce.Class{Kind: enforce.KindDeclared, Name: "claude", Purpose: enforce.PurposeUserAgent}}
+	browserPass = enforce.Decision{Outcome: enforce.Pass, Path: "/", Grade: enforce.GradeAnonymous, Class: enforce.Class{Kind: enforce.KindBrowser}}
+	probe       = enforce.Decision{Outcome: enforce.Pass, Path: "/healthz", Rule: enforce.RuleProbePath, Grade: enforce.GradeAnonymous}
+	preview     = enforce.Decision{Outcome: enforce.Pass, Path: "/post/1", Rule: enforce.RuleLinkPreview, Grade: enforce.GradeClaimed,
+		Class: enforce.Class{Kind: enforce.KindKnown, Name: "Slackbot", Purpose: enforce.PurposeUserAgent}}
+)
+
+func with(d enforce.Decision, f func(*enforce.Decision)) enforce.Decision { f(&d); return d }
+
+func deny(d enforce.Decision, o enforce.Outcome, status int, rule, path string) enforce.Decision {
+	d.Outcome, d.Status, d.Rule, d.Path = o, status, rule, path
+	return d
+}
+
+// knownTraffic is known traffic: what TestCounts, the page test and the
+// example count.
+func knownTraffic(r *report.Report) {
+	for range 5 {
+		r.Observe(gptProven)
+	}
+	for range 3 {
+		r.Observe(claudeClaimed)
+	}
+	r.Observe(deny(claudeClaimed, enforce.DenyPath, 403, "Disallow: /admin/*", "/admin/users"))
+	r.Observe(deny(claudeClaimed, enforce.DenyPath, 403, "Disallow: /admin/*", "/admin/keys"))
+	r.Observe(deny(claudeClaimed, enforce.DenyRate, 429, "Rate-Limit: 60/minute", "/api/search"))
+	r.Observe(deny(claudeClaimed, enforce.DenyRate, 429, "Rate-Limit: 60/minute", "/api/search"))
+	// A claim of GPTBot that failed: required, refused (no rule: the
+	// outcome's name stands for it).
+	r.Observe(with(deny(gptProven, enforce.DenyIdentity, 403, "", "/api/search"), func(d *enforce.Decision) {
+		d.Grade, d.Identity = enforce.GradeClaimed, verify.Identity{Claimed: "GPTBot", Reason: "unproven"}
+	}))
+	// Report-only: a denial not applied.
+	r.Observe(with(deny(claudeClaimed, enforce.DenyPath, 403, "Disallow: /admin/*", "/admin/users"), func(d *enforce.Decision) { d.ReportOnly = true }))
+	r.Observe(with(claudeClaimed, func(d *enforce.Decision) { d.Degraded = true }))
+	r.Observe(deny(claudeClaimed, enforce.StoreError, 503, "", "/api/search"))
+	r.Observe(browserPass)
+	r.Observe(browserPass)
+	r.Observe(probe)
+	r.Observe(preview)
+	r.SessionOpened()
+	r.ArtifactSealed()
+	r.ArtifactSealed()
+}
+
+func TestCounts(t *testing.T) {
+	c := newClock()
+	r := report.New(report.Options{Now: c.now})
+	knownTraffic(r)
+	s := r.Snapshot()
+	want := report.Row{Name: "total", Requests: 17, Allowed: 10, Denied: 5, RateLimited: 2, ReportOnly: 1}
+	if s.Total != want {
+		t.Errorf("Total = %+v, want %+v", s.Total, want)
+	}
+	if s.Passed != 3 || s.Degraded != 1 || s.Failures != 1 || s.SessionsOpened != 1 || s.ArtifactsSealed != 2 {
+		t.Errorf("Passed %d Degraded %d Failures %d Sessions %d Artifacts %d, want 3 1 1 1 2", s.Passed, s.Degraded, s.Failures, s.SessionsOpened, s.ArtifactsSealed)
+	}
+	agents := []report.Row{
+		{Name: "claude", Policy: "claude", Grade: "claimed", Purpose: "user-agent", Requests: 10, Allowed: 4, Denied: 4, RateLimited: 2, ReportOnly: 1},
+		{Name: "GPTBot", Policy: "GPTBot", Grade: "proven", Purpose: "training-crawler", Requests: 5, Allowed: 5},
+		{Name: "GPTBot", Policy: "GPTBot", Grade: "claimed", Purpose: "training-crawler", Requests: 1, Denied: 1},
+		{Name: "Slackbot", Grade: "claimed", Purpose: "user-agent", Requests: 1, Allowed: 1},
+	}
+	rules := []report.Row{
+		{Name: "Disallow: /admin/*", Requests: 3, Denied: 3, ReportOnly: 1},
+		{Name: "Rate-Limit: 60/minute", Requests: 2, RateLimited: 2},
+		{Name: "deny-identity", Requests: 1, Denied: 1},
+		{Name: "store-error", Requests: 1, Denied: 1},
+	}
+	paths := []report.Row{
+		{Name: "/api/search", Requests: 4, Denied: 2, RateLimited: 2},
+		{Name: "/admin/users", Requests: 2, Denied: 2, ReportOnly: 1},
+		{Name: "/admin/keys", Requests: 1, Denied: 1},
+	}
+	reasons := []report.Row{{Name: "unproven", Requests: 1, Denied: 1}}
+	for _, tc := range []struct {
+		name      string
+		got, want []report.Row
+	}{{"Agents", s.Agents, agents}, {"Rules", s.Rules, rules}, {"Paths", s.Paths, paths}, {"Reasons", s.Reasons, reasons}} {
+		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, tc.got, tc.want)
+		}
+	}
+	checkSums(t, s)
+}
+
+// checkSums: every table's rows, "other" included, sum to its total, and
+// every row's Requests to its columns.
+func checkSums(t *testing.T, s report.Snapshot) {
+	t.Helper()
+	refused := s.Total.Denied + s.Total.RateLimited
+	for _, tc := range []struct {
+		name string
+		rows []report.Row
+		want int64
+	}{{"Agents", s.Agents, s.Total.Requests}, {"Rules", s.Rules, refused}, {"Paths", s.Paths, refused}, {"Reasons", s.Reasons, s.Failures}} {
+		var sum int64
+		for i, w := range tc.rows {
+			if w.Requests != w.Allowed+w.Denied+w.RateLimited || w.ReportOnly > w.Denied+w.RateLimited {
+				t.Errorf("%s row %+v: columns do not add up", tc.name, w)
+			}
+			if w.Other && i != len(tc.rows)-1 {
+				t.Errorf("%s: other row is not last", tc.name)
+			}
+			sum += w.Requests
+		}
+		if sum != tc.want {
+			t.Errorf("%s rows sum to %d, total %d", tc.name, sum, tc.want)
+		}
+	}
+}
+
+func TestWindow(t *testing.T) {
+	c := newClock()
+	r := report.New(report.Options{Now: c.now}) // 1h in 60 slots of 1m
+	r.Observe(gptProven)
+	r.SessionOpened()
+	c.add(30 * time.Minute)
+	r.Observe(claudeClaimed)
+	r.Observe(claudeClaimed)
+	s := r.Snapshot()
+	if s.Total.Requests != 3 || s.SessionsOpened != 1 {
+		t.Fatalf("after 30m: %d requests %d sessions, want 3 1", s.Total.Requests, s.SessionsOpened)
+	}
+	if s.Window != time.Hour || s.Resolution != time.Minute || !s.To.Equal(c.now()) || !s.From.Equal(c.now().Add(-59*time.Minute)) {
+		t.Errorf("window %v resolution %v from %v to %v", s.Window, s.Resolution, s.From, s.To)
+	}
+	// 59 minutes on, the first slot is still the oldest of the window.
+	c.add(29*time.Minute + 59*time.Second)
+	if s := r.Snapshot(); s.Total.Requests != 3 {
+		t.Errorf("at 59m59s: %d requests, want 3", s.Total.Requests)
+	}
+	// At 60 minutes its slot has left the window; the other two remain.
+	c.add(time.Second)
+	s = r.Snapshot()
+	if s.Total.Requests != 2 || s.SessionsOpened != 0 || len(s.Agents) != 1 || s.Agents[0].Name != "claude" {
+		t.Errorf("at 60m: %d requests %d sessions %+v, want 2 0 [claude]", s.Total.Requests, s.SessionsOpened, s.Agents)
+	}
+	// A slot reused 60 slots later starts empty.
+	r.Observe(gptProven)
+	if s := r.Snapshot(); s.Total.Requests != 3 || len(s.Agents) != 2 {
+		t.Errorf("reused slot: %d requests, %d rows, want 3 2", s.Total.Requests, len(s.Agents))
+	}
+	// A long pause clears everything, including slots never overwritten.
+	c.add(10 * time.Hour)
+	s = r.Snapshot()
+	if s.Total != (report.Row{Name: "total"}) || len(s.Agents)+len(s.Rules)+len(s.Paths)+len(s.Reasons) != 0 || s.Agents == nil {
+		t.Errorf("after a pause: %+v", s)
+	}
+	// A clock that goes back does not show counts from its future.
+	r.Observe(gptProven)
+	c.add(-2 * time.Hour)
+	if s := r.Snapshot(); s.Total.Requests != 0 {
+		t.Errorf("clock back 2h: %d requests, want 0", s.Total.Requests)
+	}
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	c := newClock()
+	r := report.New(report.Options{Window: time.Second, Now: c.now}) // slots of a millisecond at least
+	if s := r.Snapshot(); s.Resolution != time.Second/60 || s.Window != 60*(time.Second/60) {
+		t.Errorf("Window 1s: resolution %v window %v", s.Resolution, s.Window)
+	}
+	r = report.New(report.Options{Window: time.Millisecond, Now: c.now})
+	if s := r.Snapshot(); s.Resolution != time.Millisecond || s.Window != 60*time.Millisecond {
+		t.Errorf("Window 1ms: resolution %v window %v", s.Resolution, s.Window)
+	}
+}
+
+// TestTopN: Rows rows, then "other" with the rest, summing exactly; ties
+// in name order.
+func TestTopN(t *testing.T) {
+	c := newClock()
+	r := report.New(report.Options{Rows: 3, Now: c.now})
+	for i := range 10 {
+		for range 10 - i/2 { // a0 a1 10 each, a2 a3 9, ...
+			r.Observe(with(claudeClaimed, func(d *enforce.Decision) { d.Class.Name = fmt.Sprintf("a%d", i) }))
+		}
+		c.add(7 * time.Minute) // spread over slots
+	}
+	s := r.Snapshot()
+	if len(s.Agents) != 4 {
+		t.Fatalf("%d rows, want 3 and other: %+v", len(s.Agents), s.Agents)
+	}
+	// 70 minutes on, the window (1h) has lost a0's and a1's slots; a2 a3
+	// a4 lead.
+	got := fmt.Sprintln(s.Agents[0].Name, s.Agents[0].Requests, s.Agents[1].Name, s.Agents[2].Name, s.Agents[3].Other, s.Agents[3].Name)
+	if got != "a2 9 a3 a4 true other\n" {
+		t.Errorf("rows: %s", got)
+	}
+	checkSums(t, s)
+}

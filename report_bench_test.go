@@ -1,0 +1,69 @@
+package agentready_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/report"
+)
+
+// reportBenchWriter is a ResponseWriter reused across iterations, its
+// headers cleared as net/http hands each response a new map.
+type reportBenchWriter struct{ h http.Header }
+
+func (w *reportBenchWriter) Header() http.Header         { return w.h }
+func (w *reportBenchWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *reportBenchWriter) WriteHeader(int)             {}
+
+// BenchmarkReportPipeline: the matched-agent pipeline of
+// bench/compare's BenchmarkPipeline (draft-car Appendix A, an agent held to
+// two limits no request reaches) through agentready.New(...).Handler,
+// without a decision hook, with one that does nothing (what any hook
+// costs the enforcer: the Decision handed over) and with report.Observe,
+// in one run: issue 27 holds the report's bookkeeping to 10% of the
+// pipeline.
+// Read the ratio with
+//
+//	go test -run '^$' -bench ReportPipeline -count 10 . | benchstat -col /report -
+func BenchmarkReportPipeline(b *testing.B) {
+	const huge = 1 << 30
+	site := config.Site{
+		Name: "Outdoor Supply Co.", URL: "https://outdoorsupply.example", Description: "Gear for outdoor adventures",
+		Contact: "agents@outdoorsupply.example",
+		Capabilities: []config.Capability{{
+			ID: "product-search", Description: "Search the product catalog", Endpoint: "https://outdoorsupply.example/api/search",
+			Method: "GET", Protocol: config.ProtocolREST, RateLimit: config.PerSecond(huge),
+		}},
+		Access: config.Access{Allow: []string{"/api/*"}, Disallow: []string{"/admin/*"}},
+		Agents: []config.AgentPolicy{{Name: "*"}, {Name: "claude", RateLimit: config.PerSecond(huge)}},
+	}
+	nop := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	for _, c := range []struct {
+		name string
+		opts []agentready.Option
+	}{
+		{"none", nil},
+		{"hook", []agentready.Option{agentready.WithOnDecision(func(enforce.Decision) {})}},
+		{"observe", []agentready.Option{agentready.WithOnDecision(report.New(report.Options{}).Observe)}},
+	} {
+		m, err := agentready.New(site, c.opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := m.Handler(nop)
+		r := httptest.NewRequest("GET", "/api/search?q=tent", nil)
+		r.Header.Set("User-Agent", "claude/1.0 (+https://anthropic.com)")
+		b.Run("report="+c.name, func(b *testing.B) {
+			w := &reportBenchWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				h.ServeHTTP(w, r)
+			}
+		})
+	}
+}
