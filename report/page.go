@@ -65,12 +65,14 @@ tr.total td { font-weight: 600; border-top: 2px solid #999; }
 <thead><tr><th>Agent</th><th>Policy</th><th>Grade</th><th>Purpose</th><th class="n">Requests</th><th class="n">Allowed</th><th class="n">Denied</th><th class="n">Rate-limited</th><th class="n">Report-only</th></tr></thead>
 <tbody>
 {{- range .Agents}}
-<tr{{if .Other}} class="other"{{end}}><td class="name">{{if .Other}}other{{else}}{{show .Name}}{{end}}</td><td>{{if not .Other}}{{show .Policy}}{{end}}</td><td>{{.Grade}}</td><td>{{.Purpose}}</td><td class="n">{{.Requests}}</td><td class="n">{{.Allowed}}</td><td class="n">{{.Denied}}</td><td class="n">{{.RateLimited}}</td><td class="n">{{.ReportOnly}}</td></tr>
+<tr{{if .Other}} class="other"{{end}}><td class="name">{{if .Other}}other{{else}}{{show .Name}}{{end}}</td><td>{{if not .Other}}{{show .Policy}}{{end}}</td><td>{{if not .Other}}{{show .Grade}}{{end}}</td><td>{{if not .Other}}{{show .Purpose}}{{end}}</td><td class="n">{{.Requests}}</td><td class="n">{{.Allowed}}</td><td class="n">{{.Denied}}</td><td class="n">{{.RateLimited}}</td><td class="n">{{.ReportOnly}}</td></tr>
 {{- else}}
 <tr><td colspan="9">No agent requests in the window.</td></tr>
 {{- end}}
-<tr class="total"><td>total</td><td></td><td></td><td></td><td class="n">{{.Total.Requests}}</td><td class="n">{{.Total.Allowed}}</td><td class="n">{{.Total.Denied}}</td><td class="n">{{.Total.RateLimited}}</td><td class="n">{{.Total.ReportOnly}}</td></tr>
 </tbody>
+<tfoot>
+<tr class="total"><td>total</td><td></td><td></td><td></td><td class="n">{{.Total.Requests}}</td><td class="n">{{.Total.Allowed}}</td><td class="n">{{.Total.Denied}}</td><td class="n">{{.Total.RateLimited}}</td><td class="n">{{.Total.ReportOnly}}</td></tr>
+</tfoot>
 </table>
 {{template "refusals" (args "rules" "Rules that refused most" "Rule" .Rules)}}
 {{template "refusals" (args "paths" "Paths refused most" "Path" .Paths)}}

@@ -167,6 +167,7 @@ func (t *table[V]) add(name string, v V, c counts, limit int) {
 	}
 	if t.idx == nil {
 		t.idx = make(map[string]int32, limit)
+		t.ents = make([]entry[V], 0, limit)
 	}
 	t.idx[name] = int32(len(t.ents))
 	t.ents = append(t.ents, entry[V]{name: name, v: v, next: head, c: c})
