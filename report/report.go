@@ -183,7 +183,10 @@ func (t *table[V]) reset() {
 type slot struct {
 	epoch int64 // the slot's start, in resolutions since the Unix epoch
 
-	total                      counts // every agent request
+	// total counts every agent request apart from the tables, each of
+	// which (rows and other) sums to it or its refusals: TestCounts,
+	// TestBounded and TestConcurrent check they do.
+	total                      counts
 	passed, degraded, failures int64
 	sessions, artifacts        int64
 	agents                     table[variant]
@@ -230,16 +233,24 @@ func (r *Report) Observe(d enforce.Decision) {
 	if refused && d.ReportOnly {
 		c.reportOnly = 1
 	}
-	var name string
+	// What each table is keyed by is prepared before the lock, and only
+	// for the tables the decision goes to: an allowed agent's request
+	// touches the agents table alone.
+	var name, rule, path, reason string
 	var v variant
 	if agent {
-		name, v = agentName(d), variant{policy: clip(d.Agent), grade: clip(d.Grade), purpose: clip(d.Class.Purpose)}
+		name, v = agentName(&d), variant{policy: clip(d.Agent), grade: clip(d.Grade), purpose: clip(d.Class.Purpose)}
 	}
-	rule := d.Rule
-	if rule == "" {
-		rule = d.Outcome.String()
+	if refused {
+		rule = d.Rule
+		if rule == "" {
+			rule = d.Outcome.String()
+		}
+		rule, path = clip(rule), clip(d.Path)
 	}
-	rule, path, reason := clip(rule), clip(d.Path), clip(d.Identity.Reason)
+	if d.Identity.Reason != "" {
+		reason = clip(d.Identity.Reason)
+	}
 
 	s := r.lock()
 	if d.Degraded {
@@ -251,14 +262,13 @@ func (r *Report) Observe(d enforce.Decision) {
 	}
 	if !agent {
 		s.passed++
-		r.mu.Unlock()
-		return
-	}
-	s.total.add(c)
-	s.agents.add(name, v, c, r.limit)
-	if refused {
-		s.rules.add(rule, struct{}{}, c, r.limit)
-		s.paths.add(path, struct{}{}, c, r.limit)
+	} else {
+		s.total.add(c)
+		s.agents.add(name, v, c, r.limit)
+		if refused {
+			s.rules.add(rule, struct{}{}, c, r.limit)
+			s.paths.add(path, struct{}{}, c, r.limit)
+		}
 	}
 	r.mu.Unlock()
 }
@@ -279,7 +289,7 @@ func (r *Report) ArtifactSealed() {
 // (docs/verified-agents.md: a signature decides who the client is,
 // whatever its User-Agent says), else the name its User-Agent matched,
 // else its kind in parentheses ("(unknown)").
-func agentName(d enforce.Decision) string {
+func agentName(d *enforce.Decision) string {
 	if d.Grade == enforce.GradeProven && d.Identity.Agent != "" {
 		return clip(d.Identity.Agent)
 	}
