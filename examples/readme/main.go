@@ -19,7 +19,7 @@ import (
 
 func main() {
 	// The excerpts are here to be compiled; main only shows they link.
-	_, _, _, _ = chiRouter, bindRoutes, decisions, redisLimits
+	_, _, _, _, _ = chiRouter, bindRoutes, decisions, redisLimits, withReport
 	_, _ = sessions, checkout
 	_, _, _, _, _, _ = verifiedAgents, gradedAgents, signedRequests, usagePreferences, declarationFile, withMetrics
 	fmt.Println("the Go excerpts of the README and docs/ compile")

@@ -14,6 +14,7 @@ import (
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
+	"github.com/agentready/agentready/report"
 )
 
 // docs/operations.md, "Metrics".
@@ -28,6 +29,17 @@ func withMetrics(site config.Site, app http.Handler) {
 	}
 	http.Handle("/", mx.Documents(m.Handler(app), m))
 	http.Handle("/metrics", promhttp.Handler())
+}
+
+// docs/operations.md, "The report of agents", and README.
+func withReport(site config.Site, app http.Handler, requireStaff func(http.Handler) http.Handler) {
+	rep := report.New(report.Options{Window: time.Hour})       // 20 rows a table
+	m, err := agentready.New(site, agentready.WithReport(rep)) // decisions, sessions, sealed audit artifacts
+	if err != nil {
+		log.Fatal(err)
+	}
+	http.Handle("/", m.Handler(app))
+	http.Handle("/internal/agents/", requireStaff(http.StripPrefix("/internal/agents", rep))) // behind the site's own auth
 }
 
 // docs/operations.md, "Limits across replicas: Redis".
