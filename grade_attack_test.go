@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -55,7 +54,7 @@ func newGradedEnv(t *testing.T, opts verify.Options, edit func(*config.Site)) *g
 // names lists gradeTransport serves).
 func buildGradedEnv(tb testing.TB, gptRanges, claudeRanges, card string, opts verify.Options, edit func(*config.Site)) *gradedEnv {
 	tb.Helper()
-	e := &gradedEnv{gpt: wbaAgentFor(tb), undeclared: wbaAgentFor(tb), stranger: wbaAgentFor(tb), example: wbaAgentFor(tb)}
+	e := &gradedEnv{gpt: newWBAAgent(tb), undeclared: newWBAAgent(tb), stranger: newWBAAgent(tb), example: newWBAAgent(tb)}
 	site := gradedSite(gptRanges, claudeRanges, e.gpt.dir.URL, e.undeclared.dir.URL, e.example.dir.URL, card)
 	if edit != nil {
 		edit(&site)
@@ -87,29 +86,6 @@ func buildGradedEnv(tb testing.TB, gptRanges, claudeRanges, card string, opts ve
 	e.srv.Start()
 	tb.Cleanup(e.srv.Close)
 	return e
-}
-
-// wbaAgentFor is newWBAAgent for any testing.TB: the same key directory
-// (signed for the Host it is fetched at), which newWBAAgent serves.
-func wbaAgentFor(tb testing.TB) *wbaAgent {
-	tb.Helper()
-	_, priv, _ := ed25519.GenerateKey(nil)
-	x := base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
-	sum := sha256.Sum256([]byte(`{"crv":"Ed25519","kty":"OKP","x":"` + x + `"}`))
-	a := &wbaAgent{priv: priv, kid: base64.RawURLEncoding.EncodeToString(sum[:])}
-	a.dir = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.hits.Add(1)
-		now := time.Now()
-		params := fmt.Sprintf(`("@authority";req);created=%d;expires=%d;keyid="%s";alg="ed25519";tag="http-message-signatures-directory"`,
-			now.Unix(), now.Add(5*time.Minute).Unix(), a.kid)
-		sig := ed25519.Sign(priv, []byte(`"@authority";req: `+r.Host+"\n"+`"@signature-params": `+params))
-		w.Header().Set("Content-Type", "application/http-message-signatures-directory+json")
-		w.Header().Set("Signature-Input", "sig1="+params)
-		w.Header().Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
-		w.Write([]byte(`{"keys":[{"kty":"OKP","crv":"Ed25519","x":"` + x + `"}]}`))
-	}))
-	tb.Cleanup(a.dir.Close)
-	return a
 }
 
 // request builds a request from the client address from, with the MCP
@@ -291,7 +267,7 @@ func (a *wbaAgent) signCovering(r *http.Request, authority, agentURL string, cov
 // User-Agent names: never GPTBot's proven grants or the verified-only
 // ClaudeBot's, and never a user-triggered name's purpose.
 func TestAttackGradeOtherDirectoryClaimsDeclaredPolicy(t *testing.T) {
-	cf := wbaAgentFor(t)
+	cf := newWBAAgent(t)
 	e := newGradedEnv(t, verify.Options{Client: &http.Client{Transport: knownDirTransport{cf}}}, nil)
 	for _, tc := range []struct {
 		name, ua, path string

@@ -34,8 +34,8 @@ type wbaAgent struct {
 	hits atomic.Int32
 }
 
-func newWBAAgent(t *testing.T) *wbaAgent {
-	t.Helper()
+func newWBAAgent(tb testing.TB) *wbaAgent {
+	tb.Helper()
 	_, priv, _ := ed25519.GenerateKey(nil)
 	x := base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
 	sum := sha256.Sum256([]byte(`{"crv":"Ed25519","kty":"OKP","x":"` + x + `"}`))
@@ -51,7 +51,7 @@ func newWBAAgent(t *testing.T) *wbaAgent {
 		w.Header().Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
 		w.Write([]byte(`{"keys":[{"kty":"OKP","crv":"Ed25519","x":"` + x + `"}]}`))
 	}))
-	t.Cleanup(a.dir.Close)
+	tb.Cleanup(a.dir.Close)
 	return a
 }
 

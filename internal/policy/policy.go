@@ -65,6 +65,32 @@ type Agent struct {
 	Proven int
 }
 
+// agent compiles one agent policy or proven form: its limit, named
+// limitName, and the capabilities it permits (all when caps is nil), with
+// rule, the declaration line that scopes them. An unknown capability ID is
+// an error; the others still compile.
+func (p *Policy) agent(name, limitName, rule string, rate config.Rate, caps []string) (Agent, error) {
+	ag := Agent{Name: name, Limit: limitOf(limitName, rate), All: caps == nil, Proven: -1, Rule: rule}
+	ag.Permitted = make([]bool, len(p.Capabilities))
+	var errs []error
+	for _, id := range caps {
+		j, ok := p.ids[id]
+		if !ok {
+			errs = append(errs, fmt.Errorf("unknown capability %q", id))
+			continue
+		}
+		ag.Permitted[j] = true
+	}
+	if ag.All {
+		for j := range ag.Permitted {
+			ag.Permitted[j] = true
+		}
+	} else {
+		ag.Rule += " / Capabilities: " + strings.Join(caps, ", ")
+	}
+	return ag, errors.Join(errs...)
+}
+
 // Checked reports whether a claim to the policy is checked: it is
 // verified-only or grades its claims.
 func (a *Agent) Checked() bool { return a.Verified || a.Proven >= 0 }
@@ -151,58 +177,27 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 	names := make([]string, len(p.site.Agents))
 	for i, a := range p.site.Agents {
 		names[i] = a.Name
-		ag := Agent{Name: a.Name, Limit: limitOf("agent/"+a.Name, a.RateLimit), All: a.Capabilities == nil,
-			Verified: a.Verify.Required, FallBack: a.Verify.FallBack}
-		ag.Permitted = make([]bool, len(p.Capabilities))
-		for _, id := range a.Capabilities {
-			j, ok := p.ids[id]
-			if !ok {
-				errs = append(errs, fmt.Errorf("Agents[%d].Capabilities: unknown capability %q", i, id))
-				continue
-			}
-			ag.Permitted[j] = true
+		ag, err := p.agent(a.Name, "agent/"+a.Name, "Agent: "+a.Name, a.RateLimit, a.Capabilities)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("Agents[%d].Capabilities: %w", i, err))
 		}
-		if ag.All {
-			for j := range ag.Permitted {
-				ag.Permitted[j] = true
-			}
-		}
-		ag.Rule = "Agent: " + a.Name
-		if !ag.All {
-			ag.Rule += " / Capabilities: " + strings.Join(a.Capabilities, ", ")
-		}
+		ag.Verified, ag.FallBack = a.Verify.Required, a.Verify.FallBack
 		if a.Name == "*" && p.Default < 0 {
 			p.Default = i
 		}
-		ag.Proven = -1
 		p.Agents = append(p.Agents, ag)
 	}
+	// Proven forms follow the site's policies, so that a policy's index is
+	// its place in the site's list (the classifier's Class.Policy).
 	for i, a := range p.site.Agents {
-		if a.Proven == nil {
-			continue
-		}
-		g := a.Proven
-		pf := Agent{Name: a.Name, Limit: limitOf("agent/"+a.Name+"/proven", g.RateLimit), All: g.Capabilities == nil, Proven: -1}
-		pf.Permitted = make([]bool, len(p.Capabilities))
-		for _, id := range g.Capabilities {
-			j, ok := p.ids[id]
-			if !ok {
-				errs = append(errs, fmt.Errorf("Agents[%d].Proven.Capabilities: unknown capability %q", i, id))
-				continue
+		if g := a.Proven; g != nil {
+			pf, err := p.agent(a.Name, "agent/"+a.Name+"/proven", "Agent: "+a.Name+" (proven)", g.RateLimit, g.Capabilities)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("Agents[%d].Proven.Capabilities: %w", i, err))
 			}
-			pf.Permitted[j] = true
+			p.Agents[i].Proven = len(p.Agents)
+			p.Agents = append(p.Agents, pf)
 		}
-		if pf.All {
-			for j := range pf.Permitted {
-				pf.Permitted[j] = true
-			}
-		}
-		pf.Rule = "Agent: " + a.Name + " (proven)"
-		if !pf.All {
-			pf.Rule += " / Capabilities: " + strings.Join(g.Capabilities, ", ")
-		}
-		p.Agents[i].Proven = len(p.Agents)
-		p.Agents = append(p.Agents, pf)
 	}
 	p.Classifier = NewClassifier(names, opts...)
 	p.SiteLimit = limitOf("site", p.site.RateLimit)
