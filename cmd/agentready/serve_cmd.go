@@ -61,8 +61,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	// A flag given wins over the file's setting, -report-only=false too.
 	var ov overrides
+	var reportSet []string // the report's own flags, which mean nothing without -report
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
+		case "report-token-file", "report-token-env", "report-window":
+			reportSet = append(reportSet, "-"+f.Name)
 		case "report-only":
 			ov.reportOnly = &reportOnly
 		case "robots":
@@ -79,6 +82,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		}
 	})
 	c.ov = &ov
+	if rf.addr == "" && len(reportSet) > 0 {
+		fmt.Fprintf(stderr, "agentready serve: %s given without -report ADDR, which they configure\n", strings.Join(reportSet, ", "))
+		return 2
+	}
 	var err error
 	if c.log, err = newLogger(stderr, logFormat); err != nil {
 		fmt.Fprintf(stderr, "agentready serve: %v\n", err)

@@ -260,6 +260,13 @@ func TestServeReportRefusals(t *testing.T) {
 		strings.Contains(string(out), "in front of") {
 		t.Errorf("serve -report 0.0.0.0:0 without a token: exit %d\n%s", code, out)
 	}
+	// The report's own flags without -report configure nothing: said, not
+	// ignored.
+	cmd = agentreadyProcess(t, "serve", "-config", upstreamSite, "-upstream", "http://127.0.0.1:1", "-addr", "127.0.0.1:0", "-report-window", "5m")
+	out, err = cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); err == nil || code != 2 || !strings.Contains(string(out), "-report-window given without -report ADDR") {
+		t.Errorf("serve -report-window without -report: exit %d\n%s", code, out)
+	}
 }
 
 // TestServeReportToken: off loopback, with a token, the report answers 401
