@@ -13,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/examples/internal/demo"
+	"github.com/agentready/agentready/verify"
 )
 
 // TestDemoVerifiedClaude is docs/verified-agents.md's demo, end to end: the demo site
@@ -184,5 +188,84 @@ func TestDemoTrustsJWKSetURL(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the untrusted well-known directory was fetched %d times", n)
+	}
+}
+
+// TestGradedBySigner: issue 26's grades with this signer's own signatures
+// and key directory. A site that trusts the directory for agents it does
+// not declare ("*" with a proven grant) gives a signed request the proven
+// form whatever its User-Agent names, refuses it nothing the anonymous
+// client is refused less, and holds it to an unknown purpose, which the
+// site counts as training on /articles/; the same requests unsigned are
+// claimed or anonymous.
+func TestGradedBySigner(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	kid := thumbprint(priv.Public().(ed25519.PublicKey))
+	dir := httptest.NewServer(directory(priv, kid))
+	defer dir.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := ln.Addr().String()
+	site := config.Site{
+		Name: "Graded", URL: "https://graded.example", Description: "A site that grades its agents", Contact: "agents@graded.example",
+		Capabilities: []config.Capability{{ID: "search", Description: "Search", Endpoint: "https://graded.example/api/search",
+			Method: "GET", Protocol: config.ProtocolREST, Auth: config.Auth{Type: config.AuthNone}}},
+		Access: config.Access{Allow: []string{"/"}},
+		Agents: []config.AgentPolicy{
+			{Name: "*", RateLimit: config.PerMinute(30), Capabilities: []string{},
+				Proven: &config.Grant{RateLimit: config.PerMinute(300)},
+				Verify: config.Verification{SignatureAgents: []string{dir.URL + "/jwks.json"}}},
+			{Name: "GPTBot", RateLimit: config.PerMinute(10)},
+		},
+		Usage: config.Usage{Enforce: true, Paths: []config.PathUsage{
+			{Path: "/articles/", Train: config.Denied, UnknownPurpose: enforce.PurposeTrainingCrawler}}},
+	}
+	var last atomic.Pointer[enforce.Decision]
+	m, err := agentready.New(site,
+		agentready.WithVerification(verify.Options{AllowHTTPLoopback: true, Authorities: []string{host}}),
+		agentready.WithOnDecision(func(d enforce.Decision) { last.Store(&d) }),
+		agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The directory is fetched at the first signature that names it (the
+	// known-agent data's sources, which usage enforcement trusts, are not
+	// loaded: no m.Run, and no request leaves the machine).
+	srv := httptest.NewUnstartedServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+
+	for _, tc := range []struct {
+		name, ua, path string
+		sign           bool
+		status         int
+		grade, limit   string
+	}{
+		{"signed, a browser's User-Agent: * proven", "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0", "/api/search?q=tent", true, 200, enforce.GradeProven, "agent/*/proven"},
+		{"signed, naming GPTBot: still the directory's agent", "GPTBot/1.2", "/api/search?q=tent", true, 200, enforce.GradeProven, "agent/*/proven"},
+		{"unsigned GPTBot: claimed, its own grants", "GPTBot/1.2", "/api/search?q=tent", false, 200, enforce.GradeClaimed, "agent/GPTBot"},
+		{"unsigned script: anonymous, * refuses the capability", "curl/8.5.0", "/api/search?q=tent", false, 403, enforce.GradeAnonymous, ""},
+		{"signed, unknown purpose held to training", "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0", "/articles/1", true, 403, enforce.GradeProven, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := http.NewRequest(http.MethodGet, srv.URL+tc.path, nil)
+			r.Header.Set("User-Agent", tc.ua)
+			if tc.sign {
+				signRequest(r, priv, kid, dir.URL+"/jwks.json", host, time.Now(), time.Minute, false)
+			}
+			res, err := http.DefaultClient.Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			d := last.Load()
+			if res.StatusCode != tc.status || d.Grade != tc.grade || (tc.limit != "" && d.Limits[0] != tc.limit) {
+				t.Errorf("%d, grade %s, limits %q, identity %+v; want %d %s %s", res.StatusCode, d.Grade, d.Limits, d.Identity, tc.status, tc.grade, tc.limit)
+			}
+		})
 	}
 }
