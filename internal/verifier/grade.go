@@ -67,9 +67,6 @@ func (v *Verifier) Identify(ctx context.Context, r *http.Request, authority stri
 	if errors.Is(err, errNoSignature) {
 		return verify.Identity{}, err
 	}
-	if record {
-		v.count(err)
-	}
 	if err != nil {
 		return verify.Identity{}, err
 	}

@@ -161,9 +161,6 @@ func TestSignatureEndToEnd(t *testing.T) {
 	if Reason(err) != webbotauth.ReasonLifetime || errors.Is(err, webbotauth.ErrBadSignature) {
 		t.Fatalf("lifetime: %q %v", Reason(err), err)
 	}
-	if st := v.Stats(); st.Verified != 4 || st.Failed != 8 || st.Unavailable != 0 {
-		t.Fatalf("stats %+v", st)
-	}
 
 	// The Accept-Signature a refusal carries (RFC 9421 5.1, draft 5.3),
 	// with a fresh nonce, for the policies that accept signatures.

@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentready/agentready/verify"
@@ -93,24 +92,6 @@ type Verifier struct {
 	// agents whose sources include it: a source of several agents proves
 	// their operator, not which of them sent a request.
 	users map[string]int
-
-	verified, failed, unavailable atomic.Uint64
-}
-
-// Stats counts the claims a Verifier has answered since it was made.
-type Stats struct {
-	// Verified claims were proven.
-	Verified uint64
-	// Failed claims were unproven or disproven (ErrFailed).
-	Failed uint64
-	// Unavailable claims could not be checked: a source did not answer
-	// (ErrUnavailable). A rising count is an outage upstream.
-	Unavailable uint64
-}
-
-// Stats returns the counts so far.
-func (v *Verifier) Stats() Stats {
-	return Stats{Verified: v.verified.Load(), Failed: v.failed.Load(), Unavailable: v.unavailable.Load()}
 }
 
 // claim is what proves one agent's name: a checked policy's, or a known
@@ -299,9 +280,10 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 // Checks reports whether a claim to the agent named name is checked.
 func (v *Verifier) Checks(name string) bool { return v.claim(name) != nil }
 
-// Verify checks r's claim to the verified-only policy named name. client
-// is the client address (trusted proxies honoured) and authority the
-// request's host as the server sees it. record says whether a signature's
+// Verify checks r's claim to the agent named name: a checked policy's, or
+// a known agent's when undeclared agents are graded. client is the client
+// address (trusted proxies honoured) and authority the request's host as
+// the server sees it. record says whether a signature's
 // nonce is recorded against replay (false for a dry run, such as
 // agentready's Explain: a replayed signature then passes it, and is
 // refused when served). It returns the Identity that
@@ -311,26 +293,6 @@ func (v *Verifier) Checks(name string) bool { return v.claim(name) != nil }
 // other proved the claim). A signature that is offered is decisive: a bad
 // one fails the claim whatever else might have proven it.
 func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (verify.Identity, error) {
-	id, err := v.verify(ctx, r, client, authority, name, record)
-	if record { // a dry run (Explain) is not counted
-		v.count(err)
-	}
-	return id, err
-}
-
-// count counts a check's answer in Stats.
-func (v *Verifier) count(err error) {
-	switch {
-	case err == nil:
-		v.verified.Add(1)
-	case errors.Is(err, verify.ErrUnavailable):
-		v.unavailable.Add(1)
-	default:
-		v.failed.Add(1)
-	}
-}
-
-func (v *Verifier) verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (verify.Identity, error) {
 	c := v.claim(name)
 	if c == nil {
 		return verify.Identity{Claimed: name}, fmt.Errorf("%w: claims to %q are not checked", verify.ErrFailed, name)
