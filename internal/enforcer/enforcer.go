@@ -472,9 +472,15 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 			next.ServeHTTP(w, r)
 			return
 		}
-		d := &decision{Decision: enforce.Decision{Outcome: enforce.Pass}}
+		var d decision
+		d.Outcome = enforce.Pass
 		d.setClass(c)
-		e.pass(w, r, next, d, ci)
+		if ci < 0 && e.bound.Load() > 0 {
+			e.pass(w, r, next, onHeap(&d), ci) // a binding behind reads it
+			return
+		}
+		e.tell(r, &d.Decision) // the hook's copy; d stays on the stack
+		next.ServeHTTP(w, r)
 		return
 	}
 	var d decision
@@ -525,14 +531,19 @@ func (e *Enforcer) pass(w http.ResponseWriter, r *http.Request, next http.Handle
 		// A Capability binding behind reads this decision.
 		r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, d))
 	}
+	e.tell(r, &d.Decision)
+	next.ServeHTTP(w, r)
+}
+
+// tell reports d, a Pass, to the decision hook and the shadow, each a copy.
+func (e *Enforcer) tell(r *http.Request, d *enforce.Decision) {
 	if e.hook != nil {
 		d.Method, d.Path = r.Method, r.URL.Path
-		e.hook(d.Decision)
+		e.hook(*d)
 	}
 	if e.shadow != nil {
-		e.shadow(r, d.Decision)
+		e.shadow(r, *d)
 	}
-	next.ServeHTTP(w, r)
 }
 
 // answer reports d to the decision hook and carries it out: next for Pass,
