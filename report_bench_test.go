@@ -71,6 +71,21 @@ func BenchmarkReportPipeline(b *testing.B) {
 			}
 		})
 	}
+	// A browser passes untouched; with a hook its Pass is reported, and
+	// its Decision stays on the stack (no allocation).
+	browser := httptest.NewRequest("GET", "/api/search?q=tent", nil)
+	browser.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36")
+	for _, name := range []string{"none", "hook", "observe"} {
+		h := handlers[name]
+		b.Run("browser/report="+name, func(b *testing.B) {
+			w := &reportBenchWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				h.ServeHTTP(w, browser)
+			}
+		})
+	}
 	// alternating serves batches of requests through the three in turn,
 	// so that all see the same machine (a shared one's load drifts
 	// between sub-benchmarks), and reports the pipeline's time without a
