@@ -19,6 +19,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/shop"
 	"github.com/agentready/agentready/verify"
 )
@@ -569,5 +570,56 @@ func TestAttackLinkPreviewWithAgentHeaders(t *testing.T) {
 		if d := rec.last(t); d.Outcome == enforce.Pass {
 			t.Errorf("%q with a session: passed (%s) as if no session were presented", ua, d.Rule)
 		}
+	}
+}
+
+// TestAttackLinkPreviewTwoUserAgents: a link preview passes as a browser
+// does, and a browser's User-Agent with a second one is an agent
+// (classify): so is a preview's. Otherwise "Slackbot" first and
+// "GPTBot/1.2" second would pass a path closed to agents, and a framework
+// that reads the last User-Agent, or joins them, would see GPTBot.
+func TestAttackLinkPreviewTwoUserAgents(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Access = config.Access{Disallow: []string{"/"}, LinkPreviews: true}
+	rec := &decisions{}
+	m, err := agentready.New(site, agentready.WithOnDecision(rec.add), agentready.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(app)
+	for _, uas := range [][]string{{previewUA}, {previewUA, "GPTBot/1.2"}, {"GPTBot/1.2", previewUA}, {previewUA, previewUA}} {
+		w := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/blog/post", nil)
+		req.Header["User-Agent"] = uas
+		h.ServeHTTP(w, req)
+		d := rec.last(t)
+		if served := len(uas) == 1; (w.Code == http.StatusOK) != served || (served && d.Rule != enforce.RuleLinkPreview) {
+			t.Errorf("User-Agents %q: %d %s %q; want served %v", uas, w.Code, d.Outcome, d.Rule, served)
+		}
+	}
+}
+
+// TestAttackGradeReplayStoreDown: when the replay cache fails in the
+// middle of a request, a signature proves nothing: the signed request is
+// graded as if it carried none (an outage never hands out a proven form),
+// and a claim its own range list proves stays proven by the list.
+func TestAttackGradeReplayStoreDown(t *testing.T) {
+	e := newGradedEnv(t, verify.Options{Replays: failingReplays{}}, nil)
+	for _, tc := range []struct {
+		name, ua, from string
+		signer         *wbaAgent
+		grade, limit   string
+	}{
+		{"an undeclared agent's signature", attackBrowser, gradeOutside, e.undeclared, enforce.GradeAnonymous, "agent/*"},
+		{"GPTBot's signature under a browser's User-Agent", attackBrowser, gradeOutside, e.gpt, enforce.GradeAnonymous, "agent/*"},
+		{"GPTBot signed, outside its ranges", "GPTBot/1.2", gradeOutside, e.gpt, enforce.GradeClaimed, "agent/GPTBot"},
+		{"GPTBot signed, inside its ranges", "GPTBot/1.2", gradeInside, e.gpt, enforce.GradeProven, "agent/GPTBot/proven"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _ := e.do(t, e.request(tc.ua, tc.from, "/api/search?q=tent", tc.signer))
+			if d.Grade != tc.grade || limitOf(d) != tc.limit || (tc.grade == enforce.GradeProven && d.Identity.Method != verify.IPRange) {
+				t.Errorf("grade %s, limit %q, identity %+v; want %s under %s", d.Grade, limitOf(d), d.Identity, tc.grade, tc.limit)
+			}
+		})
 	}
 }

@@ -116,9 +116,9 @@ type Enforcer struct {
 	routes         routeTable
 	querySensitive bool
 	implicitAI     bool
-	// previews: link previews and feed readers pass as browsers
-	// (config.Access.LinkPreviews).
-	previews bool
+	// previews are the known names of link previews and feed readers,
+	// which pass as browsers (config.Access.LinkPreviews); nil otherwise.
+	previews map[string]bool
 	// usage is the site's usage preferences when it states any: every
 	// response gets their Content-Usage header; enforceUsage refuses the
 	// crawlers they deny.
@@ -179,8 +179,18 @@ func New(cfg Config) (*Enforcer, error) {
 	site := p.Site()
 	e := &Enforcer{p: p, ip: cfg.ClientIP, auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
 		rec: cfg.Recorder, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow,
-		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly, previews: site.Access.LinkPreviews}
+		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
 	var errs []error
+	if site.Access.LinkPreviews {
+		// The classifier names a known agent as listed: worked out here,
+		// a request's check is one lookup.
+		e.previews = map[string]bool{}
+		for _, n := range policy.KnownAgents() {
+			if policy.IsPreview(n) {
+				e.previews[n] = true
+			}
+		}
+	}
 	for _, path := range cfg.ProbePaths {
 		if e.probes.paths == nil {
 			e.probes.paths = map[string]bool{}
@@ -299,11 +309,11 @@ func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinde
 		d.Outcome, d.Rule = enforce.Pass, rule
 		return
 	}
-	if e.previews && d.class.Kind == policy.Known && policy.IsPreview(d.class.Name) && !agentHeaders(r.Header) {
+	if e.previews[d.class.Name] && d.class.Kind == policy.Known && len(r.Header["User-Agent"]) == 1 && !agentHeaders(r.Header) {
 		// Served as a browser is: any client may send a browser's
-		// User-Agent, so this opens nothing that was closed. A session or
-		// a signature makes a browser's User-Agent an agent's (classify),
-		// and a preview's too.
+		// User-Agent, so this opens nothing that was closed. A second
+		// User-Agent, a session or a signature makes a browser's
+		// User-Agent an agent's (classify), and a preview's too.
 		d.Outcome, d.Rule = enforce.Pass, enforce.RuleLinkPreview
 		return
 	}
