@@ -1,7 +1,6 @@
 package verifier
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/logbuf"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 
@@ -169,27 +169,9 @@ func draftCard(t *testing.T, base string) string {
 	return strings.ReplaceAll(string(readCard(t, "section3-example.json")), "https://example.com", base)
 }
 
-// logBuffer collects log lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.buf.String(), s)
-}
-
-func testCards(t *testing.T, agents ...string) (*cards, *logBuffer) {
+func testCards(t *testing.T, agents ...string) (*cards, *logbuf.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &logbuf.Buffer{}
 	f := &fetcher{client: defaultClient(), allowHTTPLoopback: true, maxBytes: MaxRangesBytes, now: time.Now}
 	return newCards(agents, f, slog.New(slog.NewTextHandler(logs, nil)), time.Now), logs
 }
@@ -241,11 +223,11 @@ func TestCardsLoad(t *testing.T) {
 	}
 	for name, fail := range failures {
 		fail()
-		before := logs.count("loading a Signature Agent Card failed")
+		before := logs.Count("loading a Signature Agent Card failed")
 		if err := c.load(context.Background()); err == nil {
 			t.Errorf("%s: loaded", name)
 		}
-		if n := logs.count("loading a Signature Agent Card failed") - before; n != 1 {
+		if n := logs.Count("loading a Signature Agent Card failed") - before; n != 1 {
 			t.Errorf("%s: logged %d times", name, n)
 		}
 		if got, ok := c.card(agentURL(t, bot)); !ok || got != want {
@@ -270,7 +252,7 @@ func TestCardsLoad(t *testing.T) {
 func TestCardsNeverLoaded(t *testing.T) {
 	cs := newCardServer(t)
 	c, logs := testCards(t, cs.URL+"/missing")
-	if err := c.load(context.Background()); err == nil || logs.count("loading a Signature Agent Card failed") != 1 {
+	if err := c.load(context.Background()); err == nil || logs.Count("loading a Signature Agent Card failed") != 1 {
 		t.Fatalf("a 404: %v", err)
 	}
 	if _, ok := c.card(agentURL(t, cs.URL+"/missing")); ok {
