@@ -47,20 +47,7 @@ func TestServeSIGHUPAtStart(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "upstream") }))
 	defer up.Close()
 	cmd := agentreadyProcess(t, "serve", "-config", upstreamSite, "-upstream", up.URL, "-addr", "127.0.0.1:0")
-	stdout, _ := cmd.StdoutPipe()
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	errLines := make(chan string, 64)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			errLines <- sc.Text()
-		}
-		close(errLines)
-	}()
+	banner, errLines := startServe(t, cmd)
 	select {
 	case l := <-errLines:
 		if l != "agentready-test: initialised" {
@@ -69,11 +56,6 @@ func TestServeSIGHUPAtStart(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the process did not start")
 	}
-	banner := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(stdout).ReadString('\n')
-		banner <- l
-	}()
 	sent := 0
 	var line string
 hup:
@@ -184,4 +166,31 @@ func TestServeBannerAfterBind(t *testing.T) {
 	if code != 1 || out.Len() != 0 || !strings.Contains(errOut.String(), "address already in use") {
 		t.Errorf("a taken address: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
+}
+
+// startServe starts cmd, an agentready serve process ended when the test
+// ends, and returns its banner (the first line of its standard output,
+// when it comes) and the lines of its standard error.
+func startServe(t *testing.T, cmd *exec.Cmd) (banner <-chan string, errLines chan string) {
+	t.Helper()
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	errLines = make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			errLines <- sc.Text()
+		}
+		close(errLines)
+	}()
+	b := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(stdout).ReadString('\n')
+		b <- l
+	}()
+	return b, errLines
 }

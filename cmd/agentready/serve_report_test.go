@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -111,25 +110,7 @@ func TestServeReportLoopback(t *testing.T) {
 	defer up.Close()
 	cmd := agentreadyProcess(t, "serve", "-config", upstreamSite, "-upstream", up.URL, "-addr", "127.0.0.1:0", "-report", "127.0.0.1:0")
 	cmd.Env = append(cmd.Env, defaultReportTokenEnv+"=") // no token from the test's environment
-	stdout, _ := cmd.StdoutPipe()
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	errLines := make(chan string, 64)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			errLines <- sc.Text()
-		}
-		close(errLines)
-	}()
-	banner := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(stdout).ReadString('\n')
-		banner <- l
-	}()
+	banner, errLines := startServe(t, cmd)
 	var line string
 	select {
 	case line = <-banner:
