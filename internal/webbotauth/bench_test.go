@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"log/slog"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -13,18 +14,7 @@ import (
 // replay cache so that one request can be verified repeatedly), its key
 // served from the warm cache of a Directories.
 func BenchmarkVerifyEd25519(b *testing.B) {
-	k := newEd25519Key(b)
-	now := newClock(testNow)
-	d := newDirServer(b, now.Now, k)
-	dirs, err := NewDirectories([]string{d.origin()}, DirectoryOptions{AllowHTTPLoopback: true, Now: now.Now, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	v := &Verifier{Keys: dirs.Key, Now: now.Now, AllowHTTPLoopback: true}
-	r, s := baseRequest(b)
-	r.Header.Set("Signature-Agent", `sig1="`+d.origin()+`"`)
-	s.agentValue = `"` + d.origin() + `"`
-	signRequest(b, r, k, s)
+	v, d, r, _, _ := signedBenchRequest(b)
 	ctx := context.Background()
 	if _, err := v.Verify(ctx, r, testAuthority); err != nil { // fetches the directory
 		b.Fatal(err)
@@ -65,18 +55,7 @@ func BenchmarkEd25519Verify(b *testing.B) {
 //
 //	go test ./internal/webbotauth -run '^$' -bench VerifyOverEd25519 -benchtime 5000x -count 5
 func BenchmarkVerifyOverEd25519(b *testing.B) {
-	k := newEd25519Key(b)
-	now := newClock(testNow)
-	d := newDirServer(b, now.Now, k)
-	dirs, err := NewDirectories([]string{d.origin()}, DirectoryOptions{AllowHTTPLoopback: true, Now: now.Now, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	v := &Verifier{Keys: dirs.Key, Now: now.Now, AllowHTTPLoopback: true}
-	r, s := baseRequest(b)
-	r.Header.Set("Signature-Agent", `sig1="`+d.origin()+`"`)
-	s.agentValue = `"` + d.origin() + `"`
-	base := []byte(signRequest(b, r, k, s))
+	v, _, r, k, base := signedBenchRequest(b)
 	sig := k.sign(b, string(base))
 	pub := k.pub.(ed25519.PublicKey)
 	ctx := context.Background()
@@ -99,4 +78,21 @@ func BenchmarkVerifyOverEd25519(b *testing.B) {
 	b.ReportMetric(float64(inVerify.Nanoseconds())/float64(b.N), "verify-ns/op")
 	b.ReportMetric(float64(inEd25519.Nanoseconds())/float64(b.N), "ed25519-ns/op")
 	b.ReportMetric(float64(inVerify)/float64(inEd25519), "ratio")
+}
+
+// signedBenchRequest is a Verifier whose key directory d serves k, and a
+// request r signed by k naming d, with its signature base.
+func signedBenchRequest(b *testing.B) (v *Verifier, d *dirServer, r *http.Request, k testKey, base []byte) {
+	k = newEd25519Key(b)
+	now := newClock(testNow)
+	d = newDirServer(b, now.Now, k)
+	dirs, err := NewDirectories([]string{d.origin()}, DirectoryOptions{AllowHTTPLoopback: true, Now: now.Now, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v = &Verifier{Keys: dirs.Key, Now: now.Now, AllowHTTPLoopback: true}
+	r, s := baseRequest(b)
+	r.Header.Set("Signature-Agent", `sig1="`+d.origin()+`"`)
+	s.agentValue = `"` + d.origin() + `"`
+	return v, d, r, k, []byte(signRequest(b, r, k, s))
 }
