@@ -31,7 +31,11 @@ func (v *Verifier) name(id *verify.Identity, agent, source string, own bool) {
 // Agent Card's (Verification.Card), else the operator data's; "" when
 // neither says.
 func (v *Verifier) purposeOf(agent string) string {
-	if key, ok := v.cardOf[strings.ToLower(agent)]; ok {
+	key, ok := v.cardOf[agent] // as spelled: the policy's name
+	if !ok {
+		key, ok = v.cardOf[strings.ToLower(agent)]
+	}
+	if ok {
 		if c, ok := v.cards.card(key); ok && c.Purpose != "" {
 			return c.Purpose
 		}

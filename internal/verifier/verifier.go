@@ -101,9 +101,6 @@ type claim struct {
 	sigAgents  map[string]bool // trusted Signature-Agent URLs, webbotauth.AgentURL form
 	ranges     []*rangeList
 	rdnsDomain []string
-	// required: the policy refuses an unproven claim (AcceptSignature
-	// then asks for a signature).
-	required bool
 }
 
 // Undeclared reports whether the site grades the agents it does not
@@ -150,11 +147,11 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 			v.dirs[canon] = "" // trusted for two agents: it proves neither
 		}
 	}
-	// addClaim binds name to its sources; explicit says the site named
-	// them (field is where, for errors), else they are the known data's.
-	addClaim := func(name, field string, src Sources, methods *config.Verification, required bool) *claim {
-		c := &claim{name: name, required: required}
-		if resolve.Accepts(methods, config.VerifySignature) && len(src.SignatureAgents) > 0 {
+	// addClaim binds name to its sources, by the methods accepts allows;
+	// field says where they were named, for errors.
+	addClaim := func(name, field string, src Sources, accepts *config.Verification) *claim {
+		c := &claim{name: name}
+		if resolve.Accepts(accepts, config.VerifySignature) && len(src.SignatureAgents) > 0 {
 			c.sigAgents = map[string]bool{}
 			for _, s := range src.SignatureAgents {
 				if agent, err := canonicalAgent(s, o.AllowHTTPLoopback); err == nil {
@@ -163,7 +160,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 				trustDir(field, s, name)
 			}
 		}
-		if resolve.Accepts(methods, config.VerifyIPRange) {
+		if resolve.Accepts(accepts, config.VerifyIPRange) {
 			for _, u := range src.IPRanges {
 				r, ok := v.ranges[u]
 				if !ok {
@@ -177,7 +174,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 				c.ranges = append(c.ranges, r)
 			}
 		}
-		if resolve.Accepts(methods, config.VerifyReverseDNS) {
+		if resolve.Accepts(accepts, config.VerifyReverseDNS) {
 			for _, raw := range src.ReverseDNS {
 				d, ok := httpsyntax.DomainName(raw)
 				if !ok {
@@ -205,7 +202,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 		if !a.Verify.Required && a.Proven == nil {
 			continue
 		}
-		c := addClaim(a.Name, field, sourcesFor(a), &a.Verify, a.Verify.Required)
+		c := addClaim(a.Name, field, sourcesFor(a), &a.Verify)
 		if len(c.sigAgents)+len(c.ranges)+len(c.rdnsDomain) == 0 {
 			what := "verified-only"
 			if !a.Verify.Required {
@@ -222,7 +219,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 				errs = append(errs, fmt.Errorf("%s.Card: %q: %w", field, a.Verify.Card, err))
 			} else {
 				cardURLs = append(cardURLs, a.Verify.Card)
-				v.cardOf[strings.ToLower(a.Name)] = key
+				v.cardOf[strings.ToLower(a.Name)], v.cardOf[a.Name] = key, key
 			}
 		}
 	}
@@ -233,7 +230,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 				continue
 			}
 			token := knownToken(name)
-			c := addClaim(token, "known-agent data ("+token+")", row.Sources, &config.Verification{}, false)
+			c := addClaim(token, "known-agent data ("+token+")", row.Sources, &config.Verification{})
 			v.claims[name], v.claims[token] = c, c
 		}
 	}
