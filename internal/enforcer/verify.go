@@ -52,7 +52,7 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 	if named != "" {
 		d.Client = e.ip.Addr(r) // rateLimit keys the limits by it too
 		id, err = v.Verify(r.Context(), r, d.Client, e.authority(r), named, record)
-		if err != nil && len(r.Header["Signature-Input"]) > 0 {
+		if err != nil && len(r.Header["Signature-Input"]) > 0 && otherSigner(err) {
 			// The claim's own sources did not prove it; a signature by
 			// another trusted directory proves who the client is (the
 			// directory's agent), whatever it claims.
@@ -105,6 +105,20 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 		d.Agent = p.Agents[def].Name
 	}
 	return def, true
+}
+
+// otherSigner reports whether a claim that failed with err may still be
+// proven by another directory's signature: its own sources said no or
+// could not answer, or the signature is from a directory the claim does
+// not trust. A signature the claim's own directory refused (bad, expired,
+// replayed, an unknown key) is not checked a second time: it would fail
+// again, and a hostile client would have made the server verify it twice.
+func otherSigner(err error) bool {
+	switch verifier.Reason(err) {
+	case verifier.ReasonUnproven, verifier.ReasonUnavailable, webbotauth.ReasonNoSignature, webbotauth.ReasonUntrusted:
+		return true
+	}
+	return false
 }
 
 // proven records in d that its client is proven and returns the policy
