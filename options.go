@@ -205,7 +205,7 @@ func WithOnDecision(f func(enforce.Decision)) Option {
 	}
 }
 
-// WithReport feeds r, the live report of agents (issue 27), from the
+// WithReport feeds r, the live report of agents (docs/operations.md), from the
 // Middleware: every enforcement decision (beside WithOnDecision's hook,
 // which still hears each one), every v0.1.0 session created and every
 // audit artifact sealed. A shadow declaration (WithShadow) never feeds it:

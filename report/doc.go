@@ -1,5 +1,5 @@
 // Package report keeps a live, bounded view of what agents do on this
-// replica (issue 27): the agents seen, by name, grade and purpose, with
+// replica: the agents seen, by name, grade and purpose, with
 // their allowed, denied and rate-limited requests; the rules and paths
 // that refused most; verification failures by reason; sessions opened and
 // audit artifacts sealed; over a window the page states. It is served as

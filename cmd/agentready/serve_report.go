@@ -15,7 +15,7 @@ import (
 	livereport "github.com/agentready/agentready/report"
 )
 
-// This file is serve's -report: the live report of agents (issue 27) on a
+// This file is serve's -report: the live report of agents (docs/operations.md) on a
 // listener of its own, never the public one, behind a token unless the
 // listener is on a loopback address.
 

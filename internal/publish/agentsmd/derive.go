@@ -106,7 +106,7 @@ func deriveBehavior(s *config.Site) []item {
 
 // agentLines are one agent policy's limits and capability restrictions,
 // as "Agent claude: 200 requests/minute; capabilities a, b". A graded
-// policy (issue 26) has a line for its proven form, and a verified-only
+// policy (docs/verified-agents.md, grades) has a line for its proven form, and a verified-only
 // one says what an unproven claim gets; a policy that restricts nothing
 // and grades nothing has no line.
 func agentLines(a *config.AgentPolicy, field string) []item {
