@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/enforcer"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
@@ -121,11 +122,8 @@ func (m *Middleware) Reload(site config.Site) error {
 			st.auditStore = old.sess.audit
 		}
 	}
-	now := time.Now
-	if m.st.clock != nil {
-		now = m.st.clock // the sessions' clock: removals are compared with their creation
-	}
-	removals, lookup := removedRoutes(m.removals, old, &site, now())
+	// The sessions' clock: removals are compared with their creation.
+	removals, lookup := removedRoutes(m.removals, old, &site, clock.Or(m.st.clock)())
 	st.removed = lookup
 	if old.ver != nil && sameVerification(old.policy.Site(), &site) {
 		st.verifier = old.ver // loaded and running: the claims it checks are the same
@@ -235,7 +233,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		Formats:        formats,
 		DescriptorPath: st.docs.DescriptorPath,
 		MaxAge:         st.docs.MaxAge,
-		LastModified:   st.docs.LastModified,
+		LastModified:   st.lastModified(&site),
 		DescriptorKey:  st.docs.DescriptorKey,
 		A2AVersion:     st.docs.A2AVersion,
 	})
@@ -313,7 +311,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		ecfg.Verifier = ver
 	}
 	if st.requestKeys != nil {
-		rs, err := verifier.NewRequestSignatures(st.requestKeys, verifier.RequestOptions{Authorities: vo.Authorities, Replays: vo.Replays})
+		rs, err := verifier.NewRequestSignatures(st.requestKeys, verifier.RequestOptions{Authorities: vo.Authorities, Replays: vo.Replays, Now: vo.Now})
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/publish/robotstxt"
@@ -43,10 +44,20 @@ func lastModified(docs []publish.Document, st *settings) time.Time {
 	if len(docs) > 0 {
 		return docs[0].LastModified
 	}
-	if !st.docs.LastModified.IsZero() {
+	return st.lastModified(nil)
+}
+
+// lastModified is the documents' Last-Modified: Documents.LastModified,
+// else the site's GeneratedAt (when site is not nil), else the clock's
+// now, the time New or Reload ran.
+func (st *settings) lastModified(site *config.Site) time.Time {
+	switch {
+	case !st.docs.LastModified.IsZero():
 		return st.docs.LastModified
+	case site != nil && !site.GeneratedAt.IsZero():
+		return site.GeneratedAt
 	}
-	return time.Now()
+	return clock.Or(st.clock)()
 }
 
 // implicitAgents are the product tokens the implicit rules apply to under

@@ -200,7 +200,7 @@ func TestVerifiedBySignature(t *testing.T) {
 // failingReplays is a replay cache whose store is down.
 type failingReplays struct{}
 
-func (failingReplays) Seen(context.Context, string, time.Time) (bool, error) {
+func (failingReplays) Seen(context.Context, string, time.Time, time.Time) (bool, error) {
 	return false, errors.New("connection refused")
 }
 

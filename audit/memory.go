@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 var _ Store = (*memoryStore)(nil)
@@ -56,9 +58,7 @@ func NewMemoryStore(c MemoryConfig) (Store, error) {
 	if c.Redactor == nil {
 		c.Redactor = DefaultRedactor
 	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	c.Now = clock.Or(c.Now)
 	s := &memoryStore{redactor: c.Redactor, retention: c.Retention, now: c.Now, seed: maphash.MakeSeed()}
 	for i := range s.shards {
 		s.shards[i].sessions = make(map[string]*memSession)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // This file holds a failover store's turns (the calls to the primary in
@@ -58,7 +60,7 @@ func (e *queueTimeoutError) Error() string {
 	return fmt.Sprintf("ratelimit: no turn to call the rate-limit store within %v (%d calls in flight)", e.wait, e.inFlight)
 }
 
-func (f *failover) now() int64 { return int64(time.Since(f.start)) }
+func (f *failover) now() int64 { return int64(clock.Since(f.start)) }
 
 // probe reports whether this request is the one to probe the primary: the
 // backoff has passed and no other request is probing. A probe that never

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 var _ Peeker = (*failover)(nil)
@@ -174,7 +176,7 @@ func NewFailover(primary Store, cfg FailoverConfig) (Store, error) {
 	if cl, ok := primary.(interface{ MaxConcurrent() int }); ok && cfg.MaxConcurrent == 0 {
 		cfg.MaxConcurrent = cl.MaxConcurrent()
 	}
-	f := &failover{cfg: cfg, primary: primary, start: time.Now(), upAt: -1}
+	f := &failover{cfg: cfg, primary: primary, start: clock.Monotonic(), upAt: -1}
 	if cfg.MaxConcurrent > 0 {
 		f.turns = make(chan struct{}, cfg.MaxConcurrent)
 	}

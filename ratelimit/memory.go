@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 var _ Peeker = (*MemoryStore)(nil)
@@ -34,7 +36,7 @@ type MemoryConfig struct {
 	// longest period: at the cap, buckets that still owe tokens may be
 	// evicted.
 	MaxEntries int
-	// Now is the store's clock (default time.Now).
+	// Now is the store's clock (default: the runtime's monotonic clock).
 	Now func() time.Time
 }
 
@@ -73,7 +75,7 @@ type MemoryStore struct {
 	// owes as much as it does, which costs an attacker as many requests per
 	// key as the eviction would give back. New clients are never refused for
 	// want of room.
-	clock  func() time.Time // nil: the monotonic clock, by time.Since
+	clock  func() time.Time // nil: the monotonic clock, by clock.Since
 	epoch  time.Time        // bucket times are nanoseconds since epoch
 	seed   maphash.Seed
 	shards []shard
@@ -93,7 +95,7 @@ func NewMemoryStore(cfg MemoryConfig) (*MemoryStore, error) {
 	}
 	s := &MemoryStore{clock: cfg.Now, seed: maphash.MakeSeed(), shards: make([]shard, n)}
 	if s.clock == nil {
-		s.epoch = time.Now()
+		s.epoch = clock.Monotonic()
 	} else {
 		s.epoch = s.clock()
 	}
@@ -268,7 +270,7 @@ func (s *MemoryStore) update(limits []Limit, res []Result, refs []ref, now int64
 func (s *MemoryStore) now() int64 {
 	var d time.Duration
 	if s.clock == nil {
-		d = time.Since(s.epoch)
+		d = clock.Since(s.epoch)
 	} else {
 		d = s.clock().Sub(s.epoch)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // Option configures a store of this package. WithKeyPrefix applies to
@@ -92,7 +93,7 @@ func WithRetention(d time.Duration) Option {
 // apply runs opts over a config with the store's default prefix, and
 // reports the options given that store k does not take.
 func apply(store, prefix string, k kind, opts []Option) (config, error) {
-	c := config{prefix: prefix, now: time.Now, redactor: audit.DefaultRedactor, retention: audit.MinRetention}
+	c := config{prefix: prefix, now: clock.Wall, redactor: audit.DefaultRedactor, retention: audit.MinRetention}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)

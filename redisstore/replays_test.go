@@ -2,6 +2,8 @@ package redisstore_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,14 +24,15 @@ func TestReplayCache(t *testing.T) {
 	}
 	b, _ := redisstore.NewReplayCache(srv.Client(t), redisstore.WithKeyPrefix(prefix)) // another replica
 	ctx := context.Background()
-	until := time.Now().Add(time.Minute)
-	if seen, err := a.Seen(ctx, "key1|nonce1", until); seen || err != nil {
+	now := time.Now()
+	until := now.Add(time.Minute)
+	if seen, err := a.Seen(ctx, "key1|nonce1", now, until); seen || err != nil {
 		t.Fatalf("first: %v %v", seen, err)
 	}
-	if seen, err := b.Seen(ctx, "key1|nonce1", until); !seen || err != nil {
+	if seen, err := b.Seen(ctx, "key1|nonce1", now, until); !seen || err != nil {
 		t.Fatalf("replayed to another replica: %v %v", seen, err)
 	}
-	if seen, _ := b.Seen(ctx, "key1|nonce2", until); seen {
+	if seen, _ := b.Seen(ctx, "key1|nonce2", now, until); seen {
 		t.Error("another nonce was seen")
 	}
 	var first atomic.Int32
@@ -40,7 +43,7 @@ func TestReplayCache(t *testing.T) {
 			c = b
 		}
 		wg.Go(func() {
-			if seen, err := c.Seen(ctx, "key2|race", until); err == nil && !seen {
+			if seen, err := c.Seen(ctx, "key2|race", now, until); err == nil && !seen {
 				first.Add(1)
 			}
 		})
@@ -49,18 +52,36 @@ func TestReplayCache(t *testing.T) {
 	if first.Load() != 1 {
 		t.Errorf("%d of 50 concurrent first uses passed, want 1", first.Load())
 	}
-	if seen, _ := a.Seen(ctx, "key3|short", time.Now().Add(50*time.Millisecond)); seen {
+	if seen, _ := a.Seen(ctx, "key3|short", now, now.Add(50*time.Millisecond)); seen {
 		t.Fatal("short: seen")
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if seen, _ := a.Seen(ctx, "key3|short", time.Now().Add(time.Minute)); !seen {
+		if seen, _ := a.Seen(ctx, "key3|short", now, now.Add(time.Minute)); !seen {
 			break // expired, recorded anew
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("a nonce outlived its expiry")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	// The verifier's clock, not Redis's, decides how long a nonce lives:
+	// on a clock a year behind or ahead a replay is refused all the same
+	// (an absolute expiry would have been in Redis's past, or a year off).
+	for _, off := range []time.Duration{-365 * 24 * time.Hour, 365 * 24 * time.Hour} {
+		at := time.Now().Add(off)
+		key := "key4|" + off.String()
+		if seen, err := a.Seen(ctx, key, at, at.Add(time.Minute)); seen || err != nil {
+			t.Fatalf("clock %v: first: %v %v", off, seen, err)
+		}
+		if seen, err := b.Seen(ctx, key, at, at.Add(time.Minute)); !seen || err != nil {
+			t.Fatalf("clock %v: replayed: %v %v", off, seen, err)
+		}
+		h := sha256.Sum256([]byte(key))
+		ttl, err := srv.Client(t).PTTL(ctx, prefix+"nonce:"+hex.EncodeToString(h[:])).Result()
+		if err != nil || ttl <= 50*time.Second || ttl > time.Minute {
+			t.Fatalf("clock %v: the nonce lives %v in Redis (%v), want the minute its signature has left", off, ttl, err)
+		}
 	}
 	if _, err := redisstore.NewReplayCache(nil); err == nil {
 		t.Error("nil client accepted")

@@ -8,6 +8,7 @@ import (
 	"weak"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // slots is how many slots the window is kept in: each covers Window/slots.
@@ -67,7 +68,7 @@ func New(o Options) *Report {
 }
 
 // startClock keeps r.epoch, the slot Observe counts in, with a timer that
-// fires at each slot's start, so that Observe reads no clock: time.Now
+// fires at each slot's start, so that Observe reads no clock: reading it
 // costs as much as the rest of Observe (BenchmarkObserve). The timer holds
 // r weakly, so a Report nobody holds is collected and its timer stops. A
 // request in the instant between a slot's start and the timer (timer
@@ -81,7 +82,7 @@ func startClock(r *Report) {
 		if r == nil {
 			return
 		}
-		now := time.Now()
+		now := clock.Wall()
 		e := now.UnixNano() / int64(r.res)
 		r.mu.Lock()
 		r.epoch = e

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // Snapshot is what the report shows: the counts of the window, merged from
@@ -81,11 +83,7 @@ func row(name string, c counts) Row {
 // copy of at most 60 slots' counts (60 × 4 tables × 4*Rows keys); the
 // sorting is done after.
 func (r *Report) Snapshot() Snapshot {
-	clock := r.now
-	if clock == nil {
-		clock = time.Now
-	}
-	now := clock()
+	now := clock.Or(r.now)()
 	e := now.UnixNano() / int64(r.res)
 	agents, rules, paths, reasons := merged[variant]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}
 	var total counts

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"time"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // Store keeps sessions under their token hash. Implementations are safe
@@ -57,7 +59,7 @@ func WithClock(now func() time.Time) Option {
 }
 
 func applyOptions(opts []Option) storeOptions {
-	o := storeOptions{now: time.Now}
+	o := storeOptions{now: clock.Wall}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)

@@ -70,7 +70,12 @@ type Options struct {
 	// refused within its lifetime. Default: in memory, per process; give
 	// a shared one (redisstore.NewReplayCache) for replicas.
 	Replays ReplayCache
-	// Now is the clock. Default time.Now.
+	// Now is the clock of every timestamp and expiry verification
+	// compares: signature windows, nonces (Replays), key directories,
+	// range lists, Signature Agent Cards and the reverse-DNS cache.
+	// Default: agentready.WithClock's clock, else time.Now. Refreshes and
+	// timeouts wait on the runtime's clock whatever it says
+	// (docs/operations.md, "Clocks").
 	Now func() time.Time
 	// Logger receives source failures. Default slog.Default().
 	Logger *slog.Logger
@@ -81,8 +86,10 @@ type Options struct {
 // share one in Redis (redisstore).
 type ReplayCache interface {
 	// Seen records key until the given time and reports whether it was
-	// recorded already and not expired.
-	Seen(ctx context.Context, key string, until time.Time) (bool, error)
+	// recorded already and not expired. now is the verifier's clock
+	// (Options.Now): a cache judges expiry by it, never by a clock of its
+	// own, so that a verifier on a set clock keeps its replay protection.
+	Seen(ctx context.Context, key string, now, until time.Time) (bool, error)
 }
 
 // Resolver is the DNS a ReverseDNS check asks; *net.Resolver is one.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // Log settings of serve: every line it writes is a slog record, in text
@@ -170,7 +171,7 @@ type repeated struct {
 // add records one occurrence of the failure.
 func (r *repeated) add(err error, attrs ...any) {
 	r.mu.Lock()
-	now := time.Now()
+	now := clock.Monotonic()
 	if r.last.IsZero() || now.Sub(r.last) >= r.every && r.n == 0 {
 		r.last = now
 		r.mu.Unlock()
@@ -186,12 +187,12 @@ func (r *repeated) add(err error, attrs ...any) {
 // interval has passed since the last line.
 func (r *repeated) flush() {
 	r.mu.Lock()
-	if r.n == 0 || time.Since(r.last) < r.every {
+	if r.n == 0 || clock.Since(r.last) < r.every {
 		r.mu.Unlock()
 		return
 	}
 	n, err, attrs := r.n, r.lastErr, r.attrs
-	r.n, r.last = 0, time.Now()
+	r.n, r.last = 0, clock.Monotonic()
 	r.mu.Unlock()
 	r.log.Warn(r.msg, append([]any{"err", err, "count", n, "interval", r.every}, attrs...)...)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
@@ -82,7 +83,7 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 	unavailable := errors.Is(err, verify.ErrUnavailable)
 	if unavailable {
 		// Logged at most once a minute; the decision hook counts each.
-		now := time.Now().UnixNano()
+		now := clock.Monotonic().UnixNano()
 		if last := e.unverifiedLog.Load(); now-last > int64(time.Minute) && e.unverifiedLog.CompareAndSwap(last, now) {
 			e.log.Warn("agentready: a verification source cannot answer; the claims it would prove are served as claimed",
 				"agent", named, "err", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/publish/agentsjson"
 	"github.com/agentready/agentready/internal/publish/agentsmd"
 	"github.com/agentready/agentready/internal/publish/agentstxt"
@@ -84,7 +85,7 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		lm = s.GeneratedAt
 	}
 	if lm.IsZero() {
-		lm = time.Now()
+		lm = clock.Wall()
 	}
 	lm = lm.UTC().Truncate(time.Second)
 

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // Environment variables the package reads.
@@ -272,7 +274,7 @@ func (s *Server) kill() {
 }
 
 func waitPing(addr string, exited <-chan struct{}) error {
-	deadline := time.Now().Add(startTimeout)
+	deadline := clock.Monotonic().Add(startTimeout)
 	for {
 		select {
 		case <-exited:
@@ -283,7 +285,7 @@ func waitPing(addr string, exited <-chan struct{}) error {
 		if err == nil {
 			return nil
 		}
-		if time.Now().After(deadline) {
+		if clock.Monotonic().After(deadline) {
 			return fmt.Errorf("no PONG from %s within %v: %w", addr, startTimeout, err)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -297,7 +299,7 @@ func ping(addr string, timeout time.Duration) error {
 		return err
 	}
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(timeout))
+	_ = c.SetDeadline(clock.Monotonic().Add(timeout))
 	if _, err := c.Write([]byte("PING\r\n")); err != nil {
 		return err
 	}
@@ -354,14 +356,14 @@ func StartCluster(t testing.TB, n int) *Cluster {
 	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
 		t.Fatalf("redistest: redis-cli --cluster create: %v\n%s", err, out)
 	}
-	deadline := time.Now().Add(startTimeout)
+	deadline := clock.Monotonic().Add(startTimeout)
 	for _, a := range c.Addrs {
 		for {
 			out, err := exec.Command(cli, "-h", "127.0.0.1", "-p", a[strings.LastIndexByte(a, ':')+1:], "cluster", "info").Output()
 			if err == nil && strings.Contains(string(out), "cluster_state:ok") {
 				break
 			}
-			if time.Now().After(deadline) {
+			if clock.Monotonic().After(deadline) {
 				t.Fatalf("redistest: the cluster at %v is not ok after %v: %v %s", c.Addrs, startTimeout, err, out)
 			}
 			time.Sleep(50 * time.Millisecond)

@@ -34,6 +34,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/session"
 )
@@ -135,9 +136,7 @@ func New(cfg Config) (*Manager, error) {
 	if m.ttl == 0 {
 		m.ttl = resolve.DefaultSessionTTL
 	}
-	if m.now == nil {
-		m.now = time.Now
-	}
+	m.now = clock.Or(m.now)
 	if m.store == nil {
 		m.store = session.NewMemoryStore(session.WithClock(m.now))
 	}

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/session"
 )
 
@@ -257,10 +258,7 @@ func (s *Shop) checkout(w http.ResponseWriter, _ *http.Request, id string, cart 
 		fail(w, http.StatusConflict, "the cart is empty")
 		return
 	}
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
+	now := clock.Or(s.Now)
 	ok(w, http.StatusOK, map[string]any{
 		"handoff_url": s.Origin + "/checkout/" + rand.Text(),
 		"expires_at":  now().UTC().Add(15 * time.Minute).Format("2006-01-02T15:04:05Z"),

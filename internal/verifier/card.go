@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 
@@ -267,9 +268,7 @@ type cardEntry struct {
 // the fetcher would not fetch, and a key directory (a bare origin or the
 // well-known URI), which has no card (see above). Nothing is fetched here.
 func newCards(agents []string, f *fetcher, log *slog.Logger, now func() time.Time) *cards {
-	if now == nil {
-		now = time.Now
-	}
+	now = clock.Or(now)
 	c := &cards{f: f, log: log, now: now, entries: make(map[string]*cardEntry, len(agents)),
 		every: defaultCardRefresh, minEvery: minCardRefresh, maxEvery: maxCardRefresh}
 	for _, a := range agents {

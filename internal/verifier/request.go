@@ -15,6 +15,7 @@ import (
 	"github.com/dunglas/httpsfv"
 	httpsig "github.com/remitly-oss/httpsig-go"
 
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/keyesc"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
@@ -35,6 +36,7 @@ type RequestSignatures struct {
 	maxAge      time.Duration
 	authorities map[string]bool
 	replays     verify.ReplayCache
+	now         func() time.Time
 }
 
 // RequestOptions configures RequestSignatures.
@@ -46,6 +48,9 @@ type RequestOptions struct {
 	Authorities []string
 	// Replays records nonces. Default: in memory, per process.
 	Replays verify.ReplayCache
+	// Now is the clock signatures' created and expires are compared with
+	// (default time.Now).
+	Now func() time.Time
 }
 
 // NewRequestSignatures returns a verifier of request signatures by the
@@ -60,7 +65,7 @@ func NewRequestSignatures(keys verify.RequestKeys, o RequestOptions) (*RequestSi
 	if err := checkAuthorities(o.Authorities); err != nil {
 		return nil, err
 	}
-	s := &RequestSignatures{keys: keys, maxAge: o.MaxAge, authorities: map[string]bool{}, replays: o.Replays}
+	s := &RequestSignatures{keys: keys, maxAge: o.MaxAge, authorities: map[string]bool{}, replays: o.Replays, now: clock.Or(o.Now)}
 	if s.maxAge <= 0 {
 		s.maxAge = 5 * time.Minute
 	}
@@ -109,14 +114,20 @@ func (s *RequestSignatures) Verify(r *http.Request, record bool) (string, error)
 	}
 	var f *requestKeyFetcher
 	var res httpsig.VerifyResult
+	now := s.now()
 	for _, label := range labels {
 		f = &requestKeyFetcher{keys: s.keys}
 		res, err = httpsig.Verify(r, f, httpsig.VerifyProfile{
-			SignatureLabel:       label,
-			RequiredFields:       httpsig.Fields(fields...),
-			RequiredMetadata:     []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaKeyID},
-			CreatedValidDuration: s.maxAge,
+			SignatureLabel:   label,
+			RequiredFields:   httpsig.Fields(fields...),
+			RequiredMetadata: []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaKeyID},
+			// httpsig-go compares created and expires with time.Now, which
+			// no option replaces: checkTiming compares them with s.now.
+			DisableTimeEnforcement: true,
 		})
+		if err == nil {
+			err = checkTiming(res, now, s.maxAge)
+		}
 		if err == nil {
 			break
 		}
@@ -136,7 +147,7 @@ func (s *RequestSignatures) Verify(r *http.Request, record bool) (string, error)
 	if nonce, err := res.Nonce(); err == nil && nonce != "" {
 		created, _ := res.Created()
 		if record {
-			seen, err := s.replays.Seen(r.Context(), requestReplayKey(f.keyID, nonce), time.Unix(int64(created), 0).Add(s.maxAge+time.Minute))
+			seen, err := s.replays.Seen(r.Context(), requestReplayKey(f.keyID, nonce), now, time.Unix(int64(created), 0).Add(s.maxAge+time.Minute))
 			if err != nil {
 				return "", fmt.Errorf("HTTP message signature: replay cache: %w", err)
 			}
@@ -146,6 +157,30 @@ func (s *RequestSignatures) Verify(r *http.Request, record bool) (string, error)
 		}
 	}
 	return f.keyID, nil
+}
+
+// checkTiming holds a verified signature's created and expires to now as
+// httpsig-go v1.2.2 would to time.Now: created at most maxAge ago and at
+// most a minute ahead, expires (when present) at most a minute past.
+func checkTiming(res httpsig.VerifyResult, now time.Time, maxAge time.Duration) error {
+	const skew = time.Minute
+	c, err := res.Created()
+	if err != nil {
+		return fmt.Errorf("created: %w", err)
+	}
+	created := time.Unix(int64(c), 0)
+	if now.Sub(created) > maxAge {
+		return fmt.Errorf("created %s is older than %s", created.UTC().Format(time.RFC3339), maxAge)
+	}
+	if created.Sub(now) > skew {
+		return fmt.Errorf("created %s is in the future", created.UTC().Format(time.RFC3339))
+	}
+	if e, err := res.Expires(); err == nil {
+		if expires := time.Unix(int64(e), 0); now.Sub(expires) > skew {
+			return fmt.Errorf("expired at %s", expires.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
 }
 
 // requestKeyFetcher adapts RequestKeys to httpsig-go, and remembers the

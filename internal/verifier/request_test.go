@@ -14,7 +14,7 @@ import (
 
 type failingReplays struct{}
 
-func (failingReplays) Seen(context.Context, string, time.Time) (bool, error) {
+func (failingReplays) Seen(context.Context, string, time.Time, time.Time) (bool, error) {
 	return false, errors.New("replay store down")
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/agentready/agentready/verify"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/webbotauth"
@@ -54,9 +55,7 @@ func defaults(o *verify.Options) {
 	if o.SignatureMaxLifetime <= 0 {
 		o.SignatureMaxLifetime = 5 * time.Minute
 	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Now = clock.Or(o.Now)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
@@ -198,9 +199,7 @@ func NewDirectories(trusted []string, opts DirectoryOptions) (*Directories, erro
 	if ds.maxBytes == 0 {
 		ds.maxBytes = MaxDirectoryBytes
 	}
-	if ds.now == nil {
-		ds.now = time.Now
-	}
+	ds.now = clock.Or(ds.now)
 	if ds.minRefresh == 0 {
 		ds.minRefresh = DefaultMinRefresh
 	}

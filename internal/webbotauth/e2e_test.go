@@ -170,7 +170,7 @@ func (d *dirServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // e2e is a site verifying Web Bot Auth requests against a trusted directory.
 type e2e struct {
 	t      *testing.T
-	clock  *clock
+	clock  *fakeClock
 	dir    *dirServer
 	dirs   *Directories
 	ver    *Verifier
@@ -205,7 +205,6 @@ func newE2EWith(t *testing.T, opts DirectoryOptions, trusted ...string) *e2e {
 	}
 	e.dirs = dirs
 	replays := NewMemoryReplays(1000)
-	replays.(*memoryReplays).now = e.clock.Now
 	e.ver = &Verifier{Keys: dirs.Key, Now: e.clock.Now, Replays: replays, AllowHTTPLoopback: true}
 	e.site = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sig, err := e.ver.Verify(r.Context(), r, testAuthority)

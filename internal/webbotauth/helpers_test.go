@@ -242,21 +242,21 @@ func signRequest(t testing.TB, req *http.Request, k testKey, s spec) string {
 	return base
 }
 
-// clock is a settable clock safe for concurrent use.
-type clock struct {
+// fakeClock is a settable clock safe for concurrent use.
+type fakeClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func newClock(t time.Time) *clock { return &clock{t: t} }
+func newClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
 
-func (c *clock) Now() time.Time {
+func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *clock) Add(d time.Duration) {
+func (c *fakeClock) Add(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()

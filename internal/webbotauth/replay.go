@@ -16,8 +16,10 @@ import (
 // across them; the check-and-record must then be atomic (SET NX in Redis).
 type ReplayCache interface {
 	// Seen records key until the given time and reports whether it was
-	// recorded already (and not expired).
-	Seen(ctx context.Context, key string, until time.Time) (bool, error)
+	// recorded already (and not expired). now is the Verifier's clock
+	// (Verifier.Now): the cache judges expiry by it, never by a clock of
+	// its own.
+	Seen(ctx context.Context, key string, now, until time.Time) (bool, error)
 }
 
 // ErrReplayCacheFull is returned by the memory ReplayCache when every entry
@@ -31,12 +33,13 @@ var ErrReplayCacheFull = errors.New("webbotauth: replay cache full")
 // than forget a nonce that could still be replayed: signatures with a nonce
 // then verify as ErrUnavailable ("cannot tell") until entries expire, at
 // most MaxLifetime plus the skew later. Size it for the peak rate of
-// nonce-bearing requests times that window. Time is the wall clock.
+// nonce-bearing requests times that window. Time is the clock Seen is
+// given.
 func NewMemoryReplays(maxEntries int) ReplayCache {
 	if maxEntries <= 0 {
 		maxEntries = 1 << 16
 	}
-	return &memoryReplays{max: maxEntries, until: make(map[string]time.Time), now: time.Now}
+	return &memoryReplays{max: maxEntries, until: make(map[string]time.Time)}
 }
 
 type memoryReplays struct {
@@ -44,16 +47,14 @@ type memoryReplays struct {
 	max   int
 	until map[string]time.Time // live keys and their expiry
 	exp   expiryHeap           // every recorded (key, until); stale items are skipped
-	now   func() time.Time
 }
 
-func (m *memoryReplays) Seen(ctx context.Context, key string, until time.Time) (bool, error) {
+func (m *memoryReplays) Seen(ctx context.Context, key string, now, until time.Time) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.now()
 	m.expire(now)
 	if u, ok := m.until[key]; ok && u.After(now) {
 		return true, nil

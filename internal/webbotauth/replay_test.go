@@ -12,10 +12,9 @@ import (
 func TestMemoryReplays(t *testing.T) {
 	c := newClock(testNow)
 	m := NewMemoryReplays(3).(*memoryReplays)
-	m.now = c.Now
 	ctx := context.Background()
 	seen := func(key string, until time.Duration) (bool, error) {
-		return m.Seen(ctx, key, c.Now().Add(until))
+		return m.Seen(ctx, key, c.Now(), c.Now().Add(until))
 	}
 	if s, err := seen("a", time.Minute); s || err != nil {
 		t.Fatal(s, err)
@@ -53,7 +52,7 @@ func TestMemoryReplays(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := m.Seen(cctx, "x", c.Now().Add(time.Minute)); err == nil {
+	if _, err := m.Seen(cctx, "x", c.Now(), c.Now().Add(time.Minute)); err == nil {
 		t.Fatal("cancelled context ignored")
 	}
 }
@@ -61,7 +60,8 @@ func TestMemoryReplays(t *testing.T) {
 // TestMemoryReplaysConcurrent: one of many concurrent uses of a nonce wins.
 func TestMemoryReplaysConcurrent(t *testing.T) {
 	m := NewMemoryReplays(0)
-	until := time.Now().Add(time.Minute)
+	now := testNow
+	until := now.Add(time.Minute)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	fresh := map[string]int{}
@@ -71,7 +71,7 @@ func TestMemoryReplaysConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 500; i++ {
 				key := fmt.Sprint(i)
-				s, err := m.Seen(context.Background(), key, until)
+				s, err := m.Seen(context.Background(), key, now, until)
 				if err != nil {
 					t.Error(err)
 					return

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // Defaults of Verifier.
@@ -101,11 +103,7 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request, authority string
 	}
 	view.req.authority = auth
 	agents := parseSignatureAgent(r.Header.Values("Signature-Agent"))
-	now := time.Now
-	if v.Now != nil {
-		now = v.Now
-	}
-	t := now()
+	t := clock.Or(v.Now)()
 	var first error
 	var body bodyCheck
 	for i := range cands {
@@ -258,7 +256,7 @@ func (v *Verifier) verifyCandidate(ctx context.Context, r *http.Request, view *m
 		}
 	}
 	if p.nonce != "" && v.Replays != nil {
-		seen, err := v.Replays.Seen(ctx, replayKey(p.keyID, p.nonce), time.Unix(p.expires, 0).Add(skew))
+		seen, err := v.Replays.Seen(ctx, replayKey(p.keyID, p.nonce), now, time.Unix(p.expires, 0).Add(skew))
 		if err != nil {
 			return Signature{}, fmt.Errorf("%w: %s: replay cache: %w", ErrUnavailable, c.label, err)
 		}

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/ratelimit"
 )
 
@@ -298,9 +299,9 @@ func (s *suite) advance(t *testing.T, d time.Duration) time.Duration {
 		s.h.Advance(t, d)
 		return d
 	}
-	start := time.Now()
+	start := clock.Monotonic()
 	s.h.Advance(t, d)
-	return time.Since(start)
+	return clock.Since(start)
 }
 
 // tokens is the range of whole tokens that el brings at one per e, capped
@@ -379,7 +380,7 @@ func (s *suite) highLimit(t *testing.T) {
 			st := s.h.New(t)
 			l := limit("high", clientA, tc.n, tc.period)
 			res := make([]ratelimit.Result, 1)
-			start := time.Now()
+			start := clock.Monotonic()
 			allowed := 0
 			for range tc.n + 50 {
 				if err := st.Allow(context.Background(), []ratelimit.Limit{l}, res); err != nil {
@@ -389,7 +390,7 @@ func (s *suite) highLimit(t *testing.T) {
 					allowed++
 				}
 			}
-			most := tc.n + s.refill(time.Since(start), tc.n, tc.period)
+			most := tc.n + s.refill(clock.Since(start), tc.n, tc.period)
 			if allowed < tc.n || allowed > most {
 				t.Errorf("allowed %d of %d attempts, want %d (at most %d on this clock)", allowed, tc.n+50, tc.n, most)
 			}
@@ -406,7 +407,7 @@ func (s *suite) highLimitRefill(t *testing.T) {
 	res := make([]ratelimit.Result, 1)
 	round := func(step string) {
 		t.Helper()
-		start := time.Now()
+		start := clock.Monotonic()
 		allowed := 0
 		for range n + 50 {
 			if err := st.Allow(context.Background(), []ratelimit.Limit{l}, res); err != nil {
@@ -416,7 +417,7 @@ func (s *suite) highLimitRefill(t *testing.T) {
 				allowed++
 			}
 		}
-		if most := n + s.refill(time.Since(start), n, s.h.Period); allowed < n || allowed > most {
+		if most := n + s.refill(clock.Since(start), n, s.h.Period); allowed < n || allowed > most {
 			t.Errorf("%s: allowed %d of %d, want %d (at most %d on this clock)", step, allowed, n+50, n, most)
 		}
 		if res[0].Allowed && s.h.Tolerance == 0 {
