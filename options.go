@@ -171,14 +171,32 @@ func WithStore(s ratelimit.Store) Option {
 	}
 }
 
-// withClock sets the clock of the default in-memory stores (rate limits,
-// sessions, audit logs), of session expiry, of audit timestamps and of
-// verification, so that tests advance time instead of sleeping. The
-// tests reach it through export_test.go.
-func withClock(now func() time.Time) Option {
+// WithClock sets the one clock the Middleware's timestamps and expiries
+// come from, for tests and simulations: the default in-memory stores
+// (rate-limit windows, sessions and their expiry, audit logs and their
+// timestamps, the signature nonces), verification (signature windows,
+// key directories, IP range lists, Signature Agent Cards, the reverse-DNS
+// cache; verify.Options.Now, when set, is verification's instead), the
+// documents' default Last-Modified and a reload's record of removed
+// capabilities. A test advances it rather than sleep.
+//
+// What waits stays on the runtime's clock whatever this one says:
+// timeouts, the rate-limit failover's queue and circuit, the reverse-DNS
+// budget, and the schedules that refresh key directories, range lists and
+// cards (a refresh interval passes when either clock has moved past it),
+// so that a clock that stands still never makes a request wait forever or
+// a refresh never happen.
+//
+// Stores and reports built outside New take the same clock through their
+// own options: ratelimit.MemoryConfig.Now, session.WithClock,
+// audit.MemoryConfig.Now, redisstore.WithClock (sessions) and
+// report.Options.Now. Redis counts rate limits on its own clock (TIME):
+// no clock set here moves them. docs/operations.md ("Clocks") lists every
+// component and the clock it follows.
+func WithClock(now func() time.Time) Option {
 	return func(st *settings) error {
 		if now == nil {
-			return errors.New("withClock: nil clock")
+			return errors.New("WithClock: nil clock")
 		}
 		st.clock = now
 		return nil

@@ -37,3 +37,24 @@ func Monotonic() time.Time { return time.Now() }
 
 // Since is the time elapsed since t, a Monotonic reading.
 func Since(t time.Time) time.Duration { return time.Since(t) }
+
+// Until is the time left until t, a Monotonic reading.
+func Until(t time.Time) time.Duration { return time.Until(t) }
+
+// A Stamp is one instant read on both clocks: Wall by a Func, for what
+// the set clock says, and Mono by Monotonic, for how long has passed.
+type Stamp struct{ Wall, Mono time.Time }
+
+// Read reads now and the monotonic clock.
+func Read(now Func) Stamp { return Stamp{Wall: now(), Mono: Monotonic()} }
+
+// IsZero reports whether s was never read.
+func (s Stamp) IsZero() bool { return s.Mono.IsZero() }
+
+// Sub is the time from earlier to s by whichever clock has moved further.
+// A retry or refresh interval measured so passes on the runtime's clock
+// even when a set clock stands still or goes back, and at once when a
+// test advances the set clock past it.
+func (s Stamp) Sub(earlier Stamp) time.Duration {
+	return max(s.Wall.Sub(earlier.Wall), s.Mono.Sub(earlier.Mono))
+}

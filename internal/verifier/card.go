@@ -256,10 +256,11 @@ type cardEntry struct {
 	url string // as configured: fetched as it is, compared with client_id
 	cur atomic.Pointer[Card]
 
-	mu     sync.Mutex // serialises loads of this card
-	next   time.Time  // when run fetches it again; zero: at once
-	loaded time.Time  // last successful load
-	err    error      // last load's error
+	mu     sync.Mutex    // serialises loads of this card
+	tried  clock.Stamp   // the last load; zero: run fetches it at once
+	after  time.Duration // run fetches it again this long after tried (clock.Stamp.Sub)
+	loaded time.Time     // last successful load, by the verifier's clock
+	err    error         // last load's error
 }
 
 // newCards makes the cards of agents, the Signature-Agent URLs the site or
@@ -338,20 +339,30 @@ func (c *cards) loadOne(ctx context.Context, e *cardEntry) error {
 		// 3.1.1: identical to the URL used to retrieve it.
 		err = fmt.Errorf("client_id %q is not the URL fetched (draft-meunier-webbotauth-registry-04 3.1.1)", card.URL)
 	}
-	now := c.now()
+	now := clock.Read(c.now)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.err = err
+	e.err, e.tried = err, now
 	if err != nil {
-		e.next = now.Add(c.minEvery)
+		e.after = c.minEvery
 		c.log.Warn("agentready: loading a Signature Agent Card failed; the last good copy keeps serving",
 			"url", e.url, "err", err, "loaded", e.loaded)
 		return fmt.Errorf("verify: Signature Agent Card %s: %w", e.url, err)
 	}
 	e.cur.Store(&card)
-	e.loaded = now
-	e.next = now.Add(c.refreshAfter(h))
+	e.loaded, e.after = now.Wall, c.refreshAfter(h)
 	return nil
+}
+
+// dueIn is how long from now run waits before it fetches e again (0 or
+// less: now).
+func (c *cards) dueIn(e *cardEntry, now clock.Stamp) time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.tried.IsZero() {
+		return 0
+	}
+	return e.after - now.Sub(e.tried)
 }
 
 // refreshAfter is how long a card is kept before it is fetched again: its
@@ -374,7 +385,9 @@ func (c *cards) refreshAfter(h http.Header) time.Duration {
 }
 
 // run fetches each card when it is due (at once for a card never loaded),
-// until ctx is done.
+// until ctx is done. A refresh interval passes on either clock
+// (clock.Stamp.Sub): a verifier's clock that stands still does not stop
+// them.
 func (c *cards) run(ctx context.Context) {
 	if len(c.entries) == 0 {
 		return
@@ -387,23 +400,16 @@ func (c *cards) run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		now := c.now()
 		for _, e := range c.entries {
-			e.mu.Lock()
-			due := !e.next.After(now)
-			e.mu.Unlock()
-			if due && ctx.Err() == nil {
+			if c.dueIn(e, clock.Read(c.now)) <= 0 && ctx.Err() == nil {
 				_ = c.loadOne(ctx, e)
 			}
 		}
-		next := time.Time{}
+		now := clock.Read(c.now)
+		wait := c.maxEvery
 		for _, e := range c.entries {
-			e.mu.Lock()
-			if next.IsZero() || e.next.Before(next) {
-				next = e.next
-			}
-			e.mu.Unlock()
+			wait = min(wait, c.dueIn(e, now))
 		}
-		t.Reset(max(0, next.Sub(c.now())))
+		t.Reset(max(0, wait))
 	}
 }

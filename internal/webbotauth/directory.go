@@ -158,14 +158,18 @@ type directory struct {
 	url       string // fetched
 	wellKnown bool   // at the well-known URI: its media type and proofs apply
 
-	mu          sync.Mutex
-	keys        map[string]dirKey // by thumbprint; nil until a fetch succeeds
-	proven      int
-	fetched     time.Time
-	freshUntil  time.Time
-	lastAttempt time.Time
-	lastErr     error
-	inflight    *fetchCall
+	mu     sync.Mutex
+	keys   map[string]dirKey // by thumbprint; nil until a fetch succeeds
+	proven int
+	// fetched and attempt are read on both clocks: freshness and keys'
+	// nbf/exp follow DirectoryOptions.Now, retries and refreshes either
+	// clock (clock.Stamp.Sub), so that a set clock that stands still
+	// never stops them.
+	fetched    clock.Stamp
+	attempt    clock.Stamp
+	freshUntil time.Time // by DirectoryOptions.Now
+	lastErr    error
+	inflight   *fetchCall
 }
 
 type fetchCall struct {
@@ -296,24 +300,25 @@ func (ds *Directories) Key(ctx context.Context, agentURL, keyID string) (crypto.
 	if d == nil {
 		return nil, fmt.Errorf("%w: %q is not a trusted key directory", ErrUntrusted, agentURL)
 	}
-	now := ds.now()
+	stamp := clock.Read(ds.now)
+	now := stamp.Wall
 	d.mu.Lock()
 	var call *fetchCall
 	switch {
 	case d.keys == nil: // never fetched successfully
-		if d.inflight == nil && d.lastErr != nil && now.Before(d.lastAttempt.Add(ds.retry)) {
+		if d.inflight == nil && d.lastErr != nil && stamp.Sub(d.attempt) < ds.retry {
 			err := d.lastErr
 			d.mu.Unlock()
 			return nil, fmt.Errorf("%w: key directory %s: %v", ErrUnavailable, d.agent, err)
 		}
-		call = ds.startFetch(d, context.WithoutCancel(ctx), now)
+		call = ds.startFetch(d, context.WithoutCancel(ctx), stamp)
 	case !now.Before(d.freshUntil): // stale
-		if d.inflight != nil || !now.Before(d.lastAttempt.Add(ds.retry)) {
-			call = ds.startFetch(d, context.WithoutCancel(ctx), now)
+		if d.inflight != nil || stamp.Sub(d.attempt) >= ds.retry {
+			call = ds.startFetch(d, context.WithoutCancel(ctx), stamp)
 		}
 	default: // fresh
-		if _, ok := d.keys[keyID]; !ok && (d.inflight != nil || !now.Before(d.lastAttempt.Add(ds.minRefresh))) {
-			call = ds.startFetch(d, context.WithoutCancel(ctx), now)
+		if _, ok := d.keys[keyID]; !ok && (d.inflight != nil || stamp.Sub(d.attempt) >= ds.minRefresh) {
+			call = ds.startFetch(d, context.WithoutCancel(ctx), stamp)
 		}
 	}
 	d.mu.Unlock()
@@ -354,24 +359,24 @@ func (ds *Directories) Key(ctx context.Context, agentURL, keyID string) (crypto.
 // startFetch starts a fetch of d, or joins the one under way; d.mu is held.
 // The fetch runs on its own goroutine so that a caller whose ctx ends does
 // not abort it for the others; it is bounded by the fetch timeout.
-func (ds *Directories) startFetch(d *directory, ctx context.Context, now time.Time) *fetchCall {
+func (ds *Directories) startFetch(d *directory, ctx context.Context, now clock.Stamp) *fetchCall {
 	if d.inflight != nil {
 		return d.inflight
 	}
 	call := &fetchCall{done: make(chan struct{})}
 	d.inflight = call
-	d.lastAttempt = now
+	d.attempt = now
 	go func() {
 		fctx, cancel := context.WithTimeout(ctx, ds.timeout)
 		keys, proven, ttl, dropped, err := ds.fetch(fctx, d)
 		cancel()
-		done := ds.now()
+		done := clock.Read(ds.now)
 		d.mu.Lock()
-		hadCopy, fetched := d.keys != nil, d.fetched
+		hadCopy, fetched := d.keys != nil, d.fetched.Wall
 		if err != nil {
 			d.lastErr = err
 		} else {
-			d.keys, d.proven, d.fetched, d.freshUntil, d.lastErr = keys, proven, done, done.Add(ttl), nil
+			d.keys, d.proven, d.fetched, d.freshUntil, d.lastErr = keys, proven, done, done.Wall.Add(ttl), nil
 		}
 		d.inflight = nil
 		d.mu.Unlock()
@@ -444,26 +449,26 @@ func (ds *Directories) fetch(ctx context.Context, d *directory) (map[string]dirK
 // Run refreshes every trusted directory before its cached copy expires
 // (at nine tenths of its lifetime), fetching those never fetched at once
 // and retrying failures after up to 10s, until ctx is done. Requests then
-// find a fresh copy and never wait for a fetch.
+// find a fresh copy and never wait for a fetch. A set clock
+// (DirectoryOptions.Now) that stands still does not stop the refreshes:
+// an interval passes on either clock (clock.Stamp.Sub).
 func (ds *Directories) Run(ctx context.Context) {
 	for {
-		now := ds.now()
-		next := now.Add(ds.maxRefresh)
+		now := clock.Read(ds.now)
+		wait := ds.maxRefresh
 		for _, d := range ds.order {
 			d.mu.Lock()
-			due := d.dueAt(ds.retry)
-			if !due.After(now) && d.inflight == nil {
+			due := d.dueIn(now, ds.retry)
+			if due <= 0 && d.inflight == nil {
 				ds.startFetch(d, ctx, now)
-				due = now.Add(ds.retry)
+				due = ds.retry
 			} else if d.inflight != nil {
-				due = now.Add(ds.retry)
+				due = ds.retry
 			}
 			d.mu.Unlock()
-			if due.Before(next) {
-				next = due
-			}
+			wait = min(wait, due)
 		}
-		wait := max(next.Sub(now), 10*time.Millisecond)
+		wait = max(wait, 10*time.Millisecond)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -474,21 +479,22 @@ func (ds *Directories) Run(ctx context.Context) {
 	}
 }
 
-// dueAt is when Run should next fetch d; d.mu is held.
-func (d *directory) dueAt(retry time.Duration) time.Time {
-	if d.lastAttempt.IsZero() {
-		return time.Time{}
+// dueIn is how long from now Run should wait before it fetches d again
+// (0 or less: now); d.mu is held.
+func (d *directory) dueIn(now clock.Stamp, retry time.Duration) time.Duration {
+	if d.attempt.IsZero() {
+		return 0
 	}
-	retryAt := d.lastAttempt.Add(retry)
+	retryIn := retry - now.Sub(d.attempt)
 	if d.keys == nil {
-		return retryAt
+		return retryIn
 	}
-	ttl := d.freshUntil.Sub(d.fetched)
-	refreshAt := d.freshUntil.Add(-ttl / 10)
-	if d.lastErr != nil && retryAt.After(refreshAt) {
-		return retryAt
+	ttl := d.freshUntil.Sub(d.fetched.Wall)
+	refreshIn := ttl - ttl/10 - now.Sub(d.fetched)
+	if d.lastErr != nil && retryIn > refreshIn {
+		return retryIn
 	}
-	return refreshAt
+	return refreshIn
 }
 
 // Status reports the state of every trusted directory, in the order given
@@ -501,8 +507,8 @@ func (ds *Directories) Status() []DirectoryStatus {
 			Agent:       d.agent,
 			URL:         d.url,
 			Proven:      d.proven,
-			LastFetch:   d.fetched,
-			LastAttempt: d.lastAttempt,
+			LastFetch:   d.fetched.Wall,
+			LastAttempt: d.attempt.Wall,
 			LastError:   d.lastErr,
 			Keys:        len(d.keys),
 			FreshUntil:  d.freshUntil,

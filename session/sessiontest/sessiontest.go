@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/session"
 )
@@ -48,7 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) session
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := testclock.New(time.Now().UTC().Truncate(time.Second))
+			c := testclock.New(clock.Wall().UTC().Truncate(time.Second))
 			tc.fn(t, newStore(t, c.Now), c)
 		})
 	}
