@@ -27,6 +27,13 @@ type flakyStore struct {
 	inner ratelimit.Store
 	mode  atomic.Int32 // flakyOK, flakyFail, flakyHang
 	calls atomic.Int64
+	// Of the calls made while hanging: how many came without a deadline
+	// (they fail at once rather than hang the test for good), and the
+	// longest time to its deadline one had when it came in. Time to a
+	// deadline only shrinks on a loaded machine: it bounds the wait
+	// without timing it.
+	noDeadline atomic.Int64
+	budget     atomic.Int64
 }
 
 const (
@@ -53,6 +60,17 @@ func (s *flakyStore) Allow(ctx context.Context, limits []ratelimit.Limit, res []
 	case flakyFail:
 		return errRefused
 	case flakyHang:
+		dl, ok := ctx.Deadline()
+		if !ok {
+			s.noDeadline.Add(1)
+			return errors.New("flakyStore: a call to a hung primary without a deadline would hang for good")
+		}
+		for left := int64(time.Until(dl)); ; {
+			old := s.budget.Load()
+			if left <= old || s.budget.CompareAndSwap(old, left) {
+				break
+			}
+		}
 		<-ctx.Done()
 		return ctx.Err()
 	case flakyPanic:
@@ -120,12 +138,22 @@ const (
 
 func newFailover(t *testing.T, p string) *failoverFixture {
 	t.Helper()
+	return newFailoverWith(t, p, testTimeout, testMinBackoff, testMaxBackoff)
+}
+
+// longBackoff is the backoff of a test that checks what happens within
+// it: no machine is so loaded that it passes during the test.
+const longBackoff = time.Hour
+
+// newFailoverWith is newFailover with its own timeout and backoffs.
+func newFailoverWith(t *testing.T, p string, timeout, minBackoff, maxBackoff time.Duration) *failoverFixture {
+	t.Helper()
 	fx := &failoverFixture{primary: newFlaky(t), log: &logbuf.Buffer{}, events: &events{}}
 	fx.f = newFailoverStore(t, fx.primary, ratelimit.FailoverConfig{
 		Policy:        p,
-		Timeout:       testTimeout,
-		MinBackoff:    testMinBackoff,
-		MaxBackoff:    testMaxBackoff,
+		Timeout:       timeout,
+		MinBackoff:    minBackoff,
+		MaxBackoff:    maxBackoff,
 		Logger:        slog.New(slog.NewTextHandler(fx.log, nil)),
 		OnStateChange: fx.events.add,
 	})
@@ -169,13 +197,15 @@ func TestFailoverPolicies(t *testing.T) {
 			if errors.Is(err, ratelimit.ErrDegraded) || !errors.As(err, &ue) || !errors.Is(err, errRefused) {
 				t.Fatalf("request %d: err = %v, want an UnavailableError", i, err)
 			}
-			if ue.RetryAfter < testMinBackoff || ue.RetryAfter > testMaxBackoff {
-				t.Errorf("RetryAfter = %v, want the backoff", ue.RetryAfter)
+			if ue.RetryAfter != longBackoff {
+				t.Errorf("RetryAfter = %v, want the backoff, %v", ue.RetryAfter, longBackoff)
 			}
 		}},
 	} {
 		t.Run(tc.policy, func(t *testing.T) {
-			fx := newFailover(t, tc.policy)
+			// Within a backoff no request probes, however long the calls
+			// take.
+			fx := newFailoverWith(t, tc.policy, testTimeout, longBackoff, longBackoff)
 			limits := threeLimits(3)
 			res := make([]ratelimit.Result, 3)
 			if err := fx.f.Allow(context.Background(), limits, res); err != nil || !ratelimit.Allowed(res) || res[2].Remaining != 2 {
@@ -207,20 +237,28 @@ func TestFailoverPolicies(t *testing.T) {
 // After the backoff one request probes; when the primary answers, the
 // circuit closes and requests are counted there again.
 func TestFailoverRecovers(t *testing.T) {
-	fx := newFailover(t, ratelimit.FallbackMemory)
 	limits := threeLimits(1000)
 	res := make([]ratelimit.Result, 3)
+	// Within the backoff the primary is left alone, even once it answers
+	// again.
+	fx := newFailoverWith(t, ratelimit.FallbackMemory, testTimeout, longBackoff, longBackoff)
 	fx.primary.mode.Store(flakyFail)
 	_ = fx.f.Allow(context.Background(), limits, res)
 	fx.primary.mode.Store(flakyOK)
-	// Within the backoff the primary is left alone.
-	if err := fx.f.Allow(context.Background(), limits, res); !errors.Is(err, ratelimit.ErrDegraded) {
-		t.Fatalf("within the backoff: %v, want degraded", err)
+	for range 3 {
+		if err := fx.f.Allow(context.Background(), limits, res); !errors.Is(err, ratelimit.ErrDegraded) {
+			t.Fatalf("within the backoff: %v, want degraded", err)
+		}
 	}
 	if n := fx.primary.calls.Load(); n != 1 {
 		t.Fatalf("primary called %d times within the backoff, want 1", n)
 	}
-	time.Sleep(testMinBackoff + 10*time.Millisecond)
+	// After it, the next request probes.
+	fx = newFailover(t, ratelimit.FallbackMemory)
+	fx.primary.mode.Store(flakyFail)
+	_ = fx.f.Allow(context.Background(), limits, res)
+	fx.primary.mode.Store(flakyOK)
+	time.Sleep(testMinBackoff + 10*time.Millisecond) // a sleep overshoots, never falls short
 	if err := fx.f.Allow(context.Background(), limits, res); err != nil {
 		t.Fatalf("after the backoff: %v, want the primary's answer", err)
 	}
@@ -249,29 +287,21 @@ func TestFailoverRecovers(t *testing.T) {
 }
 
 // Probes that fail double the backoff; one request probes at a time, and
-// a hung primary costs each probe the timeout, nobody else.
+// a hung primary costs each probe the timeout, nobody else: every call
+// to it carries a deadline no further than the timeout.
 func TestFailoverBackoffAndTimeout(t *testing.T) {
 	fx := newFailover(t, ratelimit.FailOpen)
 	limits := threeLimits(10)
 	fx.primary.mode.Store(flakyHang)
 	var (
-		wg      sync.WaitGroup
-		slowest atomic.Int64
-		stop    = time.Now().Add(600 * time.Millisecond)
+		wg   sync.WaitGroup
+		stop = time.Now().Add(600 * time.Millisecond)
 	)
 	for range 8 {
 		wg.Go(func() {
 			res := make([]ratelimit.Result, 3)
 			for time.Now().Before(stop) {
-				start := time.Now()
 				err := fx.f.Allow(context.Background(), limits, res)
-				took := time.Since(start)
-				for {
-					old := slowest.Load()
-					if int64(took) <= old || slowest.CompareAndSwap(old, int64(took)) {
-						break
-					}
-				}
 				if !errors.Is(err, ratelimit.ErrDegraded) || !ratelimit.Allowed(res) {
 					t.Errorf("hung primary, fail open: %v %+v", err, res)
 					return
@@ -281,11 +311,15 @@ func TestFailoverBackoffAndTimeout(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if d := time.Duration(slowest.Load()); d > testTimeout+100*time.Millisecond {
-		t.Errorf("slowest request took %v, timeout %v", d, testTimeout)
+	if n := fx.primary.noDeadline.Load(); n != 0 {
+		t.Errorf("%d calls reached the hung primary without a deadline", n)
+	}
+	if d := time.Duration(fx.primary.budget.Load()); d <= 0 || d > testTimeout {
+		t.Errorf("a call reached the hung primary with %v to its deadline, want at most the timeout %v", d, testTimeout)
 	}
 	// 8 requests in flight may all have waited the first timeout; then
-	// probes at 40, 80, 160, 160... ms: about 5 in 600ms.
+	// probes at 40, 80, 160, 160... ms: about 5 in 600ms. A loaded machine
+	// probes less often, never more.
 	if n := fx.primary.calls.Load(); n > 8+6 {
 		t.Errorf("primary called %d times in 600ms, want at most %d: the backoff is not holding", n, 8+6)
 	}
@@ -295,29 +329,40 @@ func TestFailoverBackoffAndTimeout(t *testing.T) {
 }
 
 // A primary that recovers and fails again soon resumes its backoff, so
-// flapping does not log two lines per minimum backoff.
+// flapping does not log two lines per minimum backoff. The backoff is read
+// where the circuit states it, fail-closed's Retry-After: 20, 40, then
+// 80 ms, however long the machine took to probe. "Soon" is within the
+// longest backoff, here far longer than any test takes.
 func TestFailoverFlapping(t *testing.T) {
-	fx := newFailover(t, ratelimit.FailOpen)
+	const minBackoff = 20 * time.Millisecond
+	fx := newFailoverWith(t, ratelimit.FailClosed, testTimeout, minBackoff, time.Hour)
 	limits := threeLimits(1000)
 	res := make([]ratelimit.Result, 3)
-	var lastWait time.Duration
-	for round := range 3 {
+	for round, want := range []time.Duration{minBackoff, 2 * minBackoff, 4 * minBackoff} {
 		fx.primary.mode.Store(flakyFail)
-		_ = fx.f.Allow(context.Background(), limits, res) // opens the circuit
+		err := fx.f.Allow(context.Background(), limits, res) // opens the circuit
+		var ue *ratelimit.UnavailableError
+		if !errors.As(err, &ue) {
+			t.Fatalf("round %d: %v, want an UnavailableError", round, err)
+		}
+		if ue.RetryAfter != want {
+			t.Errorf("round %d: backoff %v, want %v: the backoff restarted", round, ue.RetryAfter, want)
+		}
 		fx.primary.mode.Store(flakyOK)
 		start := time.Now()
-		for fx.f.Degraded() {
-			if time.Since(start) > 2*time.Second {
-				t.Fatal("no recovery within 2s")
+		for tries := 0; fx.f.Degraded(); tries++ {
+			if tries == 10000 {
+				t.Fatalf("round %d: still degraded after %d requests", round, tries)
 			}
 			_ = fx.f.Allow(context.Background(), limits, res)
 			time.Sleep(2 * time.Millisecond)
 		}
-		wait := time.Since(start)
-		if round > 0 && wait < min(2*lastWait, testMaxBackoff)-10*time.Millisecond {
-			t.Errorf("round %d: recovered after %v, the previous after %v: the backoff restarted", round, wait, lastWait)
+		if wait := time.Since(start); wait < want {
+			t.Errorf("round %d: recovered after %v, within the backoff %v", round, wait, want)
 		}
-		lastWait = wait
+	}
+	if n := fx.log.Count("rate-limit store failed"); n != 3 {
+		t.Errorf("%d failure log lines, want 3", n)
 	}
 }
 
@@ -367,16 +412,18 @@ func TestFailoverCallerErrors(t *testing.T) {
 	if err := fx.f.Allow(ctx, threeLimits(3), res); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("caller's deadline: %v", err)
 	}
+	if fx.f.Degraded() || fx.log.Count("failed") != 0 {
+		t.Errorf("the caller's errors opened the circuit: %s", fx.log.String())
+	}
 	// Cancelled, not timed out: the call ends with the cancellation and
-	// reports it (TestFailoverCancelReachesPrimary).
+	// reports it (TestFailoverCancelReachesPrimary). The timeout is long,
+	// so that a slow machine cannot let it pass before the cancellation.
+	fx = newFailoverWith(t, ratelimit.FailClosed, time.Hour, testMinBackoff, testMaxBackoff)
+	fx.primary.mode.Store(flakyHang)
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(5*time.Millisecond, cancel)
-	start := time.Now()
 	if err := fx.f.Allow(ctx, threeLimits(3), res); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled during the call: %v", err)
-	}
-	if d := time.Since(start); d > testTimeout+100*time.Millisecond {
-		t.Errorf("cancelled call took %v, timeout %v", d, testTimeout)
 	}
 	if fx.f.Degraded() || fx.log.Count("failed") != 0 {
 		t.Errorf("the caller's errors opened the circuit: %s", fx.log.String())
