@@ -54,7 +54,7 @@ type record struct {
 // Redis and prefix sees the sessions of the old one.
 //
 // A session is stored under its token hash (never the token) with
-// PEXPIREAT at its deadline, a key of its own with no hash tag, so the
+// a Redis lifetime lasting until its deadline, a key of its own with no hash tag, so the
 // sessions spread over a Cluster's slots. Each identity (agent and client)
 // belongs to one of sessionShards shards, a hash tag holding the
 // identity's live sessions (a sorted set scored by deadline) and the
@@ -128,13 +128,15 @@ func (r *sessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 	}
 	hx := hex.EncodeToString(h[:])
 	deadline := ceilMillis(s.ExpiresAt)
-	// The session's own key first, with its deadline in the same command
-	// (SET NX PXAT, Redis 6.2): a hash in use is refused before the
-	// identity counts it. If the count then refuses, or fails, the key is
-	// taken back; a crash in between leaves a key no agent holds a token
-	// for, which expires at its deadline.
+	// The session's own key first, with its lifetime in the same command
+	// (SET NX PX, the deadline less the store's now: see
+	// sessions_script.go): a hash in use is refused before the identity
+	// counts it. If the count then refuses, or fails, the key is taken
+	// back; a crash in between leaves a key no agent holds a token for,
+	// which expires at its deadline.
+	now := floorMillis(r.now())
 	tk := r.tokenKey(hx)
-	err = r.client.SetArgs(ctx, tk, rec, redis.SetArgs{Mode: "NX", ExpireAt: time.UnixMilli(deadline)}).Err()
+	err = r.client.SetArgs(ctx, tk, rec, redis.SetArgs{Mode: "NX", TTL: time.Duration(max(deadline-now, 1)) * time.Millisecond}).Err()
 	if errors.Is(err, redis.Nil) {
 		return session.ErrDuplicate
 	}
@@ -143,7 +145,7 @@ func (r *sessionStore) Create(ctx context.Context, h session.Hash, s *session.Se
 	}
 	keys := r.identityKeys(session.CountedAs(s.Agent), s.Client)
 	res, err := createScript.Run(ctx, r.client, keys,
-		hx, rec, deadline, floorMillis(r.now()), max(maxPerAgent, 0)).Int64Slice()
+		hx, rec, deadline, now, max(maxPerAgent, 0)).Int64Slice()
 	if err == nil && len(res) != 2 {
 		err = fmt.Errorf("create script answered %v", res)
 	}

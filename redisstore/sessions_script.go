@@ -4,12 +4,15 @@ import "github.com/redis/go-redis/v9"
 
 // The scripts take the app's clock in milliseconds (ARGV), not Redis TIME:
 // a session's deadline is the expires_at the agent was told, computed by
-// the Manager. PEXPIREAT on the Redis clock only collects garbage; every
+// the Manager. A key's Redis lifetime only collects garbage, and is set
+// relative (PEXPIRE, the deadline less the app's now), never absolute on
+// the Redis clock: an app clock a year behind Redis's would otherwise have
+// its live sessions dropped at once, and one ahead keep them a year. Every
 // liveness decision is made against the store's clock.
 //
 // Keys:
 //
-//	<prefix>session:t:<hash hex>     string: the session record (JSON), PEXPIREAT its
+//	<prefix>session:t:<hash hex>     string: the session record (JSON), living until its
 //	                                 deadline; no hash tag, so sessions spread over slots
 //	{<prefix>session:<k>}:a:<client>|<agent>
 //	                                 sorted set: the identity's session hashes, scored by
@@ -30,7 +33,7 @@ if max > 0 and redis.call('ZCARD', KEYS[1]) >= max then
 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-redis.call('PEXPIREAT', KEYS[1], last[2])
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.floor(tonumber(last[2]) - tonumber(ARGV[4]))))
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1] .. ' ' .. ARGV[2])
 return {0, 0}
 `)

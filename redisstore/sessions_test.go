@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -252,5 +253,52 @@ func TestSessionCreateReplyLost(t *testing.T) {
 			ids = append(ids, s.ID)
 		}
 		t.Errorf("reaped %v, want [kept]", ids)
+	}
+}
+
+// TestSessionStoreOffsetClock: a store whose clock is a year behind or
+// ahead of Redis's keeps a session exactly its TTL: its keys live the
+// deadline less the store's now in Redis, never until the deadline read
+// on Redis's clock (which dropped every live session of a clock behind at
+// once, and kept a clock ahead's a year).
+func TestSessionStoreOffsetClock(t *testing.T) {
+	c := startRedis(t)
+	ctx := context.Background()
+	for i, off := range []time.Duration{-365 * 24 * time.Hour, 365 * 24 * time.Hour} {
+		clock := testclock.New(time.Now().Add(off))
+		prefix := redistest.Prefix(t)
+		st := newSessionStoreAt(t, c, clock.Now, prefix)
+		var h session.Hash
+		h[0] = byte(i + 1)
+		s := &session.Session{ID: "s" + off.String(), Agent: "ClaudeBot", Client: netip.MustParsePrefix("192.0.2.1/32"),
+			CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(30 * time.Minute)}
+		if err := st.Create(ctx, h, s, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Get(ctx, h); err != nil {
+			t.Fatalf("clock %v: a live session is gone: %v", off, err)
+		}
+		keys, err := c.Keys(ctx, prefix+"*").Result()
+		if err != nil || len(keys) == 0 {
+			t.Fatalf("clock %v: keys %v %v", off, keys, err)
+		}
+		for _, k := range keys {
+			ttl, err := c.PTTL(ctx, k).Result()
+			if err != nil || ttl < 29*time.Minute || ttl > 30*time.Minute+time.Second {
+				t.Errorf("clock %v: %s lives %v in Redis (%v), want the session's 30 minutes", off, k, ttl, err)
+			}
+		}
+		// The max counts it on this clock too: a second is refused.
+		var h2 session.Hash
+		h2[0] = byte(i + 10)
+		s2 := *s
+		s2.ID += "-2"
+		if err := st.Create(ctx, h2, &s2, 1); !errors.As(err, new(*session.LimitError)) {
+			t.Errorf("clock %v: a second session past max 1: %v", off, err)
+		}
+		clock.Advance(31 * time.Minute)
+		if _, err := st.Get(ctx, h); !errors.Is(err, session.ErrNotFound) {
+			t.Errorf("clock %v: an expired session: %v", off, err)
+		}
 	}
 }

@@ -354,3 +354,29 @@ func waitCard(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestCardsRunPinnedClock: on a verifier's clock that stands still, run
+// still refreshes (the interval passes on the runtime's clock), and a card
+// loaded says the set clock's time.
+func TestCardsRunPinnedClock(t *testing.T) {
+	cs := newCardServer(t)
+	bot := cs.URL + "/bot"
+	cs.serve("/bot", draftCard(t, cs.URL), "max-age=0")
+	c, _ := testCards(t, bot)
+	pinned := time.Now().Add(-365 * 24 * time.Hour)
+	c.now = func() time.Time { return pinned }
+	c.minEvery = 20 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	var done atomic.Bool
+	go func() { c.run(ctx); done.Store(true) }()
+	waitCard(t, func() bool { return cs.count("/bot") >= 3 })
+	e := c.entries[agentURL(t, bot)]
+	e.mu.Lock()
+	loaded := e.loaded
+	e.mu.Unlock()
+	if !loaded.Equal(pinned) {
+		t.Errorf("loaded at %v, the verifier's clock says %v", loaded, pinned)
+	}
+	cancel()
+	waitCard(t, done.Load)
+}

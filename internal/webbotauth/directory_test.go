@@ -232,38 +232,44 @@ func TestDirectoryCoalescing(t *testing.T) {
 }
 
 // TestDirectoriesRun: Run fetches at once and refreshes before expiry,
-// until its context ends.
+// until its context ends, on the real clock and on a set clock that
+// stands still (refreshes wait on the runtime's clock too).
 func TestDirectoriesRun(t *testing.T) {
-	k := newEd25519Key(t)
-	d := newDirServer(t, time.Now, k)
-	d.set(func(d *dirServer) { d.maxAge = 0 }) // clamped to MinRefresh
-	dirs, err := NewDirectories([]string{d.origin()}, DirectoryOptions{
-		AllowHTTPLoopback: true, MinRefresh: 100 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		dirs.Run(ctx)
-		close(done)
-	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for d.hits.Load() < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if d.hits.Load() < 3 {
-		t.Fatalf("%d fetches in 5s", d.hits.Load())
-	}
-	if _, err := dirs.Key(context.Background(), d.origin(), k.id); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return")
+	pinned := time.Now()
+	for name, now := range map[string]func() time.Time{"real clock": nil, "pinned clock": func() time.Time { return pinned }} {
+		t.Run(name, func(t *testing.T) {
+			k := newEd25519Key(t)
+			d := newDirServer(t, time.Now, k)
+			d.set(func(d *dirServer) { d.maxAge = 0 }) // clamped to MinRefresh
+			dirs, err := NewDirectories([]string{d.origin()}, DirectoryOptions{
+				AllowHTTPLoopback: true, MinRefresh: 100 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Now: now,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				dirs.Run(ctx)
+				close(done)
+			}()
+			deadline := time.Now().Add(5 * time.Second)
+			for d.hits.Load() < 3 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if d.hits.Load() < 3 {
+				t.Fatalf("%d fetches in 5s", d.hits.Load())
+			}
+			if _, err := dirs.Key(context.Background(), d.origin(), k.id); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run did not return")
+			}
+		})
 	}
 }
 
