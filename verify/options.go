@@ -72,9 +72,9 @@ type Options struct {
 	Replays ReplayCache
 	// Now is the clock of every timestamp and expiry verification
 	// compares: signature windows, nonces (Replays), key directories,
-	// range lists, Signature Agent Cards and the reverse-DNS cache.
-	// Default: agentready.WithClock's clock, else time.Now. Refreshes and
-	// timeouts wait on the runtime's clock whatever it says
+	// range lists' load times, Signature Agent Cards and the reverse-DNS
+	// cache. Default: agentready.WithClock's clock, else time.Now.
+	// Refreshes and timeouts wait on the runtime's clock whatever it says
 	// (docs/operations.md, "Clocks").
 	Now func() time.Time
 	// Logger receives source failures. Default slog.Default().
