@@ -87,8 +87,16 @@ func staticHost(t *testing.T, files map[string]string, contentType string) (*htt
 // (unsigned), one trusting a legacy agent by its origin (a bare origin on
 // the wire, its key directory at the well-known URI, unsigned too); each
 // refusal with its reason, and the Accept-Signature to answer it with.
+// It runs on a pinned clock (verify.Options.Now, a date long past: the
+// nonce cache must follow that clock, not the wall clock) and on the real
+// one.
 func TestSignatureEndToEnd(t *testing.T) {
-	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	pinned := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	t.Run("pinned clock", func(t *testing.T) { testSignatureEndToEnd(t, pinned, func() time.Time { return pinned }) })
+	t.Run("real clock", func(t *testing.T) { testSignatureEndToEnd(t, time.Now(), nil) })
+}
+
+func testSignatureEndToEnd(t *testing.T, now time.Time, clock func() time.Time) {
 	modern, legacy, stranger := newSigner(t), newSigner(t), newSigner(t)
 	static, staticHits := staticHost(t, map[string]string{"/agents/modern/jwks.json": modern.jwks()}, "application/json")
 	origin, _ := staticHost(t, map[string]string{webbotauth.DirectoryPath: legacy.jwks()}, webbotauth.DirectoryMediaType)
@@ -101,7 +109,7 @@ func TestSignatureEndToEnd(t *testing.T) {
 		{Name: "Plain"},
 	}
 	v, err := newForAgents(agents, verify.Options{AllowHTTPLoopback: true, Authorities: []string{"site.example"},
-		Now: func() time.Time { return now }, Logger: discardLogger()})
+		Now: clock, Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
