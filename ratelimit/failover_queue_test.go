@@ -25,6 +25,9 @@ type pooledStore struct {
 	peeks    atomic.Int64
 	inFlight atomic.Int64
 	maxSeen  atomic.Int64
+	// poolWaits counts the calls that found every connection taken and
+	// waited in the pool.
+	poolWaits atomic.Int64
 }
 
 func newPooled(t *testing.T, conns int, hold bool) *pooledStore {
@@ -57,8 +60,13 @@ func (s *pooledStore) Peek(ctx context.Context, limits []ratelimit.Limit, res []
 func (s *pooledStore) Allow(ctx context.Context, limits []ratelimit.Limit, res []ratelimit.Result) error {
 	select {
 	case s.conns <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err() // the pool wait timed out
+	default:
+		s.poolWaits.Add(1)
+		select {
+		case s.conns <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err() // the pool wait timed out
+		}
 	}
 	defer func() { <-s.conns }()
 	s.calls.Add(1)
@@ -86,16 +94,20 @@ func (s *pooledStore) Allow(ctx context.Context, limits []ratelimit.Limit, res [
 }
 
 // A burst larger than the primary's pool is queued before the pool, so
-// the timeout bounds each call, not its wait: every request is answered by
-// the primary, none by the policy. Without the queue (MaxConcurrent -1)
-// the same burst times out in the pool and degrades.
+// the timeout bounds each call, not its wait: no call waits in the pool,
+// and every request is answered by the primary, none by the policy.
+// Without the queue (MaxConcurrent -1) the same burst waits in the pool,
+// and times out there. The queued burst has an hour for its timeouts, so
+// that a loaded machine, slow to run each call, does not time one out:
+// what shows the queue is that no call waited in the pool.
 func TestFailoverQueuesBeyondThePool(t *testing.T) {
 	const conns, burst = 2, 200
-	run := func(t *testing.T, maxConcurrent int) (*pooledStore, int) {
+	run := func(t *testing.T, maxConcurrent int, timeout time.Duration) (*pooledStore, int) {
 		p := newPooled(t, conns, false)
 		p.delay = 2 * time.Millisecond
 		f := newFailoverStore(t, p, ratelimit.FailoverConfig{
-			Timeout:       100 * time.Millisecond, // the last of the burst waits 200ms in the pool
+			Timeout:       timeout,
+			QueueTimeout:  timeout,
 			MaxConcurrent: maxConcurrent,
 		})
 		var wg sync.WaitGroup
@@ -115,12 +127,16 @@ func TestFailoverQueuesBeyondThePool(t *testing.T) {
 		wg.Wait()
 		return p, int(degraded.Load())
 	}
-	p, degraded := run(t, 0)
-	if degraded != 0 || p.calls.Load() != burst || p.maxSeen.Load() > conns {
-		t.Errorf("queued: %d degraded, %d calls, %d in flight at most; want 0, %d, <= %d", degraded, p.calls.Load(), p.maxSeen.Load(), burst, conns)
+	p, degraded := run(t, 0, time.Hour)
+	if degraded != 0 || p.calls.Load() != burst || p.maxSeen.Load() > conns || p.poolWaits.Load() != 0 {
+		t.Errorf("queued: %d degraded, %d calls, %d in flight at most, %d waited in the pool; want 0, %d, <= %d, 0",
+			degraded, p.calls.Load(), p.maxSeen.Load(), p.poolWaits.Load(), burst, conns)
 	}
-	if _, degraded := run(t, -1); degraded == 0 {
-		t.Errorf("without the queue, no request of a burst of %d on %d connections timed out: the test shows nothing", burst, conns)
+	// The last of the burst waits 200 ms in the pool, at least: past the
+	// 100 ms timeout.
+	if p, degraded := run(t, -1, 100*time.Millisecond); degraded == 0 || p.poolWaits.Load() == 0 {
+		t.Errorf("without the queue, %d calls of a burst of %d on %d connections waited in the pool and %d timed out: the test shows nothing",
+			p.poolWaits.Load(), burst, conns, degraded)
 	}
 }
 
@@ -216,7 +232,7 @@ func (p *panicky) Allow(ctx context.Context, limits []ratelimit.Limit, res []rat
 // answers from the fallback at once, and the circuit stays closed.
 func TestFailoverPeekTakesNoBusyTurn(t *testing.T) {
 	p := newPooled(t, 2, true)
-	f := newFailoverStore(t, p, ratelimit.FailoverConfig{Timeout: time.Second})
+	f := newFailoverStore(t, p, ratelimit.FailoverConfig{Timeout: time.Hour}) // the held calls never time out
 	limits := []ratelimit.Limit{{Name: "site", Key: ratelimit.Key{Net: netip.MustParsePrefix("192.0.2.1/32")}, Rate: 10, Period: time.Hour}}
 	var wg sync.WaitGroup
 	for range 2 {
