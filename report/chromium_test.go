@@ -153,19 +153,9 @@ func TestReportInChromium(t *testing.T) {
 // missing.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
-	missing := testtools.Programs("tesseract")
-	path := ""
-	for _, n := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(n); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		missing = "chromium (or chromium-browser) is not on PATH"
-	}
+	path, missing := testtools.Chromium()
 	if missing != "" && os.Getenv(envRequireBrowser) == "1" {
-		t.Fatalf("%s (apt-get install chromium tesseract-ocr), and %s=1", missing, envRequireBrowser)
+		t.Fatalf("%s, and %s=1", missing, envRequireBrowser)
 	}
 	testtools.Need(t, missing)
 	return path

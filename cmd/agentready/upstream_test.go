@@ -53,13 +53,8 @@ var upstreamApps = []upstreamApp{
 		},
 	},
 	{
-		name: "flask",
-		missing: func() string {
-			if flaskPython() == "" {
-				return "python3 with Flask is not installed (apt-get install python3-flask)"
-			}
-			return ""
-		},
+		name:    "flask",
+		missing: func() string { _, why := testtools.FlaskPython(); return why },
 		cmd: func() *exec.Cmd {
 			c := exec.Command(flaskPython(), "app.py")
 			c.Dir = "testdata/flask"
@@ -68,17 +63,9 @@ var upstreamApps = []upstreamApp{
 	},
 }
 
-// flaskPython is the first Python that imports Flask: the one on PATH (a
-// pyenv's, say), else the system's, where apt-get installs python3-flask.
-// "" when neither does.
-func flaskPython() string {
-	for _, py := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(py, "-c", "import flask").Run() == nil {
-			return py
-		}
-	}
-	return ""
-}
+// flaskPython is the first Python that imports Flask (testtools.FlaskPython),
+// "" when none does.
+func flaskPython() string { py, _ := testtools.FlaskPython(); return py }
 
 // startUpstream starts app on a free 127.0.0.1 port (the app picks it and
 // prints it), waits until it answers, and stops it when t ends. It returns
