@@ -221,7 +221,7 @@ func (e *Enforcer) readTarget(p *policy.Policy, t string, v *verdict) {
 		}
 		if e.folded != nil && p == e.folded && !strings.HasSuffix(s, "/") {
 			// A lenient router routes "/x" to a route "/x/" too.
-			e.readPath(p, s+"/", query, "", v)
+			e.readSlashAlias(p, s, query, v)
 		}
 	}
 }
@@ -249,6 +249,53 @@ func (e *Enforcer) readPath(p *policy.Policy, s, query, withQuery string, v *ver
 		v.route(c)
 		v.others = v.others || others
 	}
+}
+
+// readSlashAlias decides s+"/", the route "/x/" a lenient router takes the
+// path "/x" to, and routes it. A lenient router has one route for both
+// spellings, so a rule closes the alias only when it is specific to it:
+// one that the rule deciding s itself does not outrank. "Disallow:
+// /admin/" still closes /admin (no rule decides /admin), while
+// "Disallow: /" with "Allow: /api/search$", or draft-car 2.6's implicit
+// rules, open /api/search to a lenient router as to a strict one: the
+// readings never refuse what the declaration opens.
+func (e *Enforcer) readSlashAlias(p *policy.Policy, s, query string, v *verdict) {
+	alias := s + "/"
+	if v.rules && !v.denied {
+		if query != "" {
+			e.matchAlias(p, alias+"?"+query, s+"?"+query, v)
+		}
+		if query == "" || e.querySensitive {
+			e.matchAlias(p, alias, s, v)
+		}
+	}
+	if v.bound {
+		return
+	}
+	for _, m := range v.methods.m[:v.methods.n] {
+		c, others := p.RouteOthers(m, alias)
+		v.route(c)
+		v.others = v.others || others
+	}
+}
+
+// matchAlias decides alias, a lenient router's other spelling of the
+// reading base (readSlashAlias).
+func (e *Enforcer) matchAlias(p *policy.Policy, alias, base string, v *verdict) {
+	rule, ok := p.Rules.Match(alias)
+	if !ok || v.denied {
+		return
+	}
+	if rule.Allow {
+		if v.rule == nil {
+			v.rule = rule
+		}
+		return
+	}
+	if own, ok := p.Rules.Match(base); ok && own.Allow && own.Outranks(rule) {
+		return // the same route, opened by a rule that outranks this one
+	}
+	v.rule, v.denied = rule, true
 }
 
 // querySensitive reports whether a rule may decide a path and the path

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -274,5 +275,112 @@ func TestReadingsRoutePattern(t *testing.T) {
 	// readings address, the router's applies.
 	if d := serve(agentRequest("GET", "/api/export.csv", nil)); d.Outcome != enforce.Allow || d.Capability != "export-csv" {
 		t.Errorf("/api/export.csv under ServeMux: %v capability %q (err %v)", d.Outcome, d.Capability, d.Err)
+	}
+}
+
+// decideAs compiles site and returns a function deciding a GPTBot GET of
+// a target with or without LenientRouting.
+func decideAs(t *testing.T, site config.Site, lenient bool) func(target string) enforce.Decision {
+	t.Helper()
+	p, err := policy.Compile(&site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last enforce.Decision
+	e, err := enforcer.New(enforcer.Config{Policy: p, LenientRouting: lenient, OnDecision: func(d enforce.Decision) { last = d }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := e.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	return func(target string) enforce.Decision {
+		last = enforce.Decision{}
+		h.ServeHTTP(httptest.NewRecorder(), agentRequest("GET", target, nil))
+		return last
+	}
+}
+
+// TestReadingsLenientOpensWhatIsOpen: the route "/x/" a lenient router
+// takes "/x" to is the same route, so a rule closes it only when the rule
+// is specific to it. With no Allow/Disallow (draft-car 2.6: only the
+// capability endpoints are open) or with "Disallow: /" beside an anchored
+// Allow, /api/search is as open to a lenient router as to a strict one
+// (serve's default mode refused it with "not a declared capability
+// endpoint"); "Disallow: /secret/" still closes /secret.
+func TestReadingsLenientOpensWhatIsOpen(t *testing.T) {
+	implicit := ordersSite()
+	implicit.Access = config.Access{}
+	explicit := ordersSite()
+	explicit.Access = config.Access{Allow: []string{"/api/search$", "/api/orders"}, Disallow: []string{"/", "/secret/"}}
+	for _, tc := range []struct {
+		name    string
+		site    config.Site
+		target  string
+		outcome enforce.Outcome
+	}{
+		{"implicit, the endpoint", implicit, "/api/search", enforce.Allow},
+		{"implicit, the endpoint with a query", implicit, "/api/search?q=1", enforce.Allow},
+		{"implicit, a templated endpoint", implicit, "/api/orders/42", enforce.Allow},
+		{"implicit, not an endpoint", implicit, "/about", enforce.DenyPath},
+		{"implicit, below an endpoint", implicit, "/api/search/more", enforce.DenyPath},
+		{"explicit, anchored Allow", explicit, "/api/search", enforce.Allow},
+		{"explicit, prefix Allow", explicit, "/api/orders", enforce.DenyAuth},
+		{"explicit, closed", explicit, "/about", enforce.DenyPath},
+		{"explicit, a Disallow of the slash form", explicit, "/secret", enforce.DenyPath},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := decideAs(t, tc.site, true)(tc.target); d.Outcome != tc.outcome {
+				t.Errorf("lenient %s: %v (rule %q, err %v), want %v", tc.target, d.Outcome, d.Rule, d.Err, tc.outcome)
+			}
+		})
+	}
+}
+
+// TestReadingsLenientNeverRefusesTheOpen: over generated declarations
+// whose rules close no slash form on its own (Allows, anchored or not,
+// beside "Disallow: /" or draft-car 2.6's implicit rules) and targets that
+// are their paths in lower case, LenientRouting refuses no target the
+// strict reading allows: its extra readings (case, the added slash) are
+// the same routes.
+func TestReadingsLenientNeverRefusesTheOpen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 33))
+	segs := []string{"api", "search", "orders", "a", "b", "docs", "x.json", "v1"}
+	path := func() string {
+		var b strings.Builder
+		for n := 1 + rng.IntN(3); n > 0; n-- {
+			b.WriteString("/" + segs[rng.IntN(len(segs))])
+		}
+		return b.String()
+	}
+	for i := range 300 {
+		site := ordersSite()
+		site.Access = config.Access{}
+		var targets []string
+		for j := range site.Capabilities {
+			p := path()
+			site.Capabilities[j].Endpoint = "https://shop.example" + p
+			targets = append(targets, p, p+"?q=1")
+		}
+		if rng.IntN(2) == 0 {
+			site.Access.Disallow = []string{"/"}
+			for n := 1 + rng.IntN(3); n > 0; n-- {
+				p := path()
+				if rng.IntN(2) == 0 {
+					p += "$"
+				}
+				site.Access.Allow = append(site.Access.Allow, p)
+				targets = append(targets, strings.TrimSuffix(p, "$"))
+			}
+		}
+		if _, err := policy.Compile(&site); err != nil {
+			continue // two capabilities at one endpoint, and the like
+		}
+		strict, lenient := decideAs(t, site, false), decideAs(t, site, true)
+		for _, target := range targets {
+			s, l := strict(target), lenient(target)
+			if s.Outcome.Allowed() && !l.Outcome.Allowed() {
+				t.Fatalf("declaration %d (allow %q, disallow %q, endpoints %q): %s allowed strictly, refused leniently: %v %q %v",
+					i, site.Access.Allow, site.Access.Disallow, targets, target, l.Outcome, l.Rule, l.Err)
+			}
+		}
 	}
 }

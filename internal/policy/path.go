@@ -116,6 +116,10 @@ func precedes(a, b *Rule) bool {
 	return a.Index < b.Index
 }
 
+// Outranks reports whether r wins over o where both match a path (RFC
+// 9309 2.2.2: the longer pattern, Allow on equal length).
+func (r *Rule) Outranks(o *Rule) bool { return precedes(r, o) }
+
 // Len is the number of rules.
 func (r *Rules) Len() int {
 	if r == nil {
