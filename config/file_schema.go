@@ -4,9 +4,11 @@ import (
 	_ "embed"
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/internal/siteschema"
 )
 
@@ -35,6 +37,7 @@ func fileSchema() ([]byte, error) {
 	def := g.defs["File"].(map[string]any)
 	def["allOf"] = fileRules()
 	g.defs["AgentPolicy"].(map[string]any)["allOf"] = agentPolicyRules()
+	g.defs["CredentialURL"] = credentialURL()
 	doc := map[string]any{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
 		"$id":         "https://github.com/agentready/agentready/config/site.schema.json",
@@ -128,13 +131,13 @@ func fieldRules() map[string]map[string]any {
 	pref := map[string]any{"enum": []any{"", Allowed, Denied}}
 	// The purposes usage.go's check names (enforce.Purpose*).
 	purpose := map[string]any{"enum": []any{"", "training-crawler", "search-crawler", "user-agent"}}
-	web := map[string]any{"pattern": webURL}
+	web := map[string]any{"pattern": webURL, "not": credentialRef}
 	return map[string]map[string]any{
 		"file.Name":           {"pattern": `\S`},
 		"file.Description":    {"pattern": `^$|\S`},
 		"file.URL":            web,
 		"file.PrivacyPolicy":  web,
-		"file.OperatesOn[]":   {"minLength": 1, "pattern": webURL},
+		"file.OperatesOn[]":   {"minLength": 1, "pattern": webURL, "not": credentialRef},
 		"file.DocsURL":        web,
 		"file.AgentsJSONURL":  web,
 		"file.Version":        {"pattern": semVerPattern},
@@ -160,12 +163,13 @@ func fieldRules() map[string]map[string]any {
 		"AgentPolicy.AgentDeclaration":   web,
 		"Verification.Methods[]":         {"enum": []any{VerifySignature, VerifyIPRange, VerifyReverseDNS}},
 		"Capability.Description":         {"minLength": 1},
-		"Capability.Endpoint":            {"minLength": 1},
+		"Capability.Endpoint":            {"minLength": 1, "not": credentialRef},
 		"Capability.OpenAPI":             web,
 		"Auth.TokenEndpoint":             web,
 		"Auth.DocsURL":                   web,
 		"Auth.AuthorizationServer":       web,
 		"Auth.ProtectedResourceMetadata": web,
+		"Auth.Header":                    {"not": rewrittenHeader()},
 		"AWPAuth.Type":                   {"not": map[string]any{"const": AuthHMAC}},
 		"MCPGateway.Endpoint":            web,
 		"MCPGateway.Auth":                {"enum": []any{"", AuthNone, AuthAPIKey, AuthOAuth2}},
@@ -177,6 +181,75 @@ func fieldRules() map[string]map[string]any {
 		// an IPv6 one (clientip.ParsePrefix decides).
 		"serve.TrustedProxies[]": {"pattern": `^(?:` + octet + `\.` + octet + `\.` + octet + `\.` + octet + `(?:/(?:3[0-2]|[12]?[0-9]))?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?)$`},
 	}
+}
+
+// credentialRef refers to credentialURL's def, which each URL field's
+// "not" names.
+var credentialRef = map[string]any{"$ref": "#/$defs/CredentialURL"}
+
+// credentialURL matches a URL urlCredentials refuses as it is written:
+// user information, a query parameter or fragment member named as a
+// credential (credentialParam; a fragment member only with "="), a JSON
+// Web Token, an AWS access key ID, or a known key prefix starting a word
+// whose rest is long enough and mixes upper and lower case letters and
+// digits (urlCredentialKind). lint also decodes percent-encoded names
+// and values, which a pattern cannot.
+func credentialURL() map[string]any {
+	// name is a pattern of a member name that credentialParam normalises
+	// to n ("-" and "_" anywhere, any case), or ends in n (suffix).
+	name := func(n string, suffix bool) string {
+		var parts []string
+		for _, c := range n {
+			parts = append(parts, anyCase(string(c)))
+		}
+		pre := "[-_]*"
+		if suffix {
+			pre = "[^=&;#]*"
+		}
+		return pre + strings.Join(parts, "[-_]*") + "[-_]*"
+	}
+	var names []string
+	for _, n := range credentialParamNames {
+		names = append(names, name(n, false))
+	}
+	for _, n := range credentialParamSuffixes {
+		names = append(names, name(n, true))
+	}
+	member := "(?:" + strings.Join(names, "|") + ")"
+	anyOf := []any{
+		map[string]any{"pattern": `^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@`},
+		map[string]any{"pattern": `^[^?#]*\?(?:[^#]*[&;])?` + member + `(?:[=&;#]|$)`},
+		map[string]any{"pattern": `#(?:.*[&;])?` + member + `=`},
+		map[string]any{"pattern": jwtPattern.String()},
+		map[string]any{"pattern": awsKeyPattern.String()},
+	}
+	const word = `[A-Za-z0-9_-]`
+	for _, p := range keyPrefixes {
+		start := `(?:^|[^A-Za-z0-9_-])` + regexp.QuoteMeta(p.prefix)
+		anyOf = append(anyOf, map[string]any{"allOf": []any{
+			map[string]any{"pattern": start + word + "{" + strconv.Itoa(p.rest) + ",}"},
+			map[string]any{"pattern": start + word + "*[A-Z]"},
+			map[string]any{"pattern": start + word + "*[a-z]"},
+			map[string]any{"pattern": start + word + "*[0-9]"},
+		}})
+	}
+	return map[string]any{"anyOf": anyOf}
+}
+
+// rewrittenHeader matches an api-key header name httpsyntax.Rewritten
+// refuses: Host, a hop-by-hop or forwarding field (any case, and any
+// X-Forwarded-* name), or a name holding anything but letters, digits
+// and "-".
+func rewrittenHeader() map[string]any {
+	var names []string
+	for _, n := range append(append([]string{"Host"}, httpsyntax.HopByHop...), httpsyntax.ForwardingFields...) {
+		names = append(names, anyCase(strings.ToLower(n)))
+	}
+	return map[string]any{"anyOf": []any{
+		map[string]any{"pattern": "^(?:" + strings.Join(names, "|") + ")$"},
+		map[string]any{"pattern": "^" + anyCase(strings.ToLower(httpsyntax.ForwardingPrefix))},
+		map[string]any{"pattern": "[^A-Za-z0-9-]"},
+	}}
 }
 
 // fileRules are the rules of a whole file: those of each dialect, and

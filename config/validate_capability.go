@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentready/agentready/internal/endpoint"
 	"github.com/agentready/agentready/internal/format/txtgrammar"
+	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
 // awpMethods are the methods of AWP 9 and of the v0.1.0 agents.json schema.
@@ -230,6 +231,8 @@ func (r *report) auth(p string, a *Auth) {
 			r.credentialField(p+".Header", a.Header)
 		case !isToken(a.Header):
 			r.addf(p+".Header", "", "%q is not an HTTP header field name (RFC 9110 5.1: a token)", a.Header)
+		case httpsyntax.Rewritten(a.Header) != "":
+			r.addf(p+".Header", "", "%q %s; name a field of the application's own (X-API-Key)", a.Header, httpsyntax.Rewritten(a.Header))
 		}
 	}
 }

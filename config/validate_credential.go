@@ -15,44 +15,130 @@ import (
 
 const credentialRule = "declarations are public and MUST NOT include credentials (draft-car 5.3)"
 
-// urlCredentials rejects user information and credential-like query
-// parameters in a URL, and known key formats in its path.
+// urlCredentials rejects user information, credential-like query
+// parameters and fragment members in a URL, and a JWT or a known key
+// format anywhere in it (urlCredentialKind). It does not apply the
+// high-entropy test: paths and queries hold document ids.
 func (r *report) urlCredentials(field string, u *url.URL) {
 	if u.User != nil {
 		r.add(field, "", "carries user information (user:password@); "+credentialRule)
 	}
+	for _, k := range credentialMembers(u.RawQuery, false) {
+		r.addf(field, "", "has the query parameter %q, which carries a credential; %s", k, credentialRule)
+	}
+	for _, k := range credentialMembers(u.EscapedFragment(), true) {
+		r.addf(field, "", "has the fragment member %q, which carries a credential (a page's script reads it); %s", k, credentialRule)
+	}
+	for _, part := range []struct{ where, raw string }{
+		{"host", u.Host}, {"path", u.EscapedPath()}, {"query", u.RawQuery}, {"fragment", u.EscapedFragment()},
+	} {
+		if kind := urlCredentialKind(part.raw); kind != "" {
+			r.addf(field, "", "has %s in its %s; %s", kind, part.where, credentialRule)
+		} else if part.where == "path" {
+			if kind := credentialKind(part.raw, false); kind != "" {
+				r.addf(field, "", "has %s in its path; %s", kind, credentialRule)
+			}
+		}
+	}
+}
+
+// credentialMembers are the names, decoded and sorted, of the members of
+// a query or fragment (name=value, separated by "&" or ";", as servers
+// and scripts split them) that carry a credential (credentialParam). In
+// a fragment only a member with "=" counts: "#token" is an anchor.
+func credentialMembers(raw string, needValue bool) []string {
 	var bad []string
-	for k := range u.Query() {
-		if credentialParam(k) {
-			bad = append(bad, k)
+	for _, m := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
+		name, _, hasValue := strings.Cut(m, "=")
+		if needValue && !hasValue {
+			continue
+		}
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if credentialParam(name) && !slices.Contains(bad, name) {
+			bad = append(bad, name)
 		}
 	}
 	slices.Sort(bad)
-	for _, k := range bad {
-		r.addf(field, "", "has the query parameter %q, which carries a credential; %s", k, credentialRule)
+	return bad
+}
+
+// urlCredentialKind says what credential one part of a URL holds, as
+// written or percent-decoded: a JSON Web Token, an AWS access key ID, or
+// a known key prefix (keyPrefixes) starting a word (letters, digits, "_"
+// and "-": in a URL "/", "." and "=" separate words) whose rest is as
+// long as a key's and looks random, mixing upper and lower case letters
+// and digits, as keys do and slugs ("sk-hynix-earnings-2024") do not.
+func urlCredentialKind(raw string) string {
+	forms := []string{raw}
+	if d, err := url.PathUnescape(raw); err == nil && d != raw {
+		forms = append(forms, d)
 	}
-	if kind := credentialKind(u.EscapedPath(), false); kind != "" {
-		r.addf(field, "", "has %s in its path; %s", kind, credentialRule)
+	for _, s := range forms {
+		if jwtPattern.MatchString(s) {
+			return "a JSON Web Token"
+		}
+		if awsKeyPattern.MatchString(s) {
+			return "an AWS access key ID"
+		}
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !urlKeyChar(r) }) {
+			for _, p := range keyPrefixes {
+				if rest, ok := strings.CutPrefix(w, p.prefix); ok && len(rest) >= p.rest && mixed(rest) {
+					return "an API key (" + p.prefix + "...)"
+				}
+			}
+		}
 	}
+	return ""
+}
+
+// urlKeyChar is the alphabet of the keys of keyPrefixes.
+func urlKeyChar(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-'
+}
+
+// mixed reports whether s holds an upper-case letter, a lower-case letter
+// and a digit.
+func mixed(s string) bool {
+	var upper, lower, digit bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case '0' <= c && c <= '9':
+			digit = true
+		}
+	}
+	return upper && lower && digit
 }
 
 // credentialParam reports whether a query parameter name is one that
 // carries a secret (token, access_token, api_key, apikey, key, secret,
-// client_secret, password, sig, signature and their spellings).
+// client_secret, password, sig, signature, jwt, auth, authorization and
+// their spellings).
 func credentialParam(name string) bool {
 	n := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
-	switch n {
-	case "token", "accesstoken", "apikey", "key", "secret", "clientsecret",
-		"password", "passwd", "pwd", "sig", "signature", "xapikey":
+	if slices.Contains(credentialParamNames, n) {
 		return true
 	}
-	for _, suffix := range []string{"token", "secret", "password", "apikey", "signature"} {
+	for _, suffix := range credentialParamSuffixes {
 		if strings.HasSuffix(n, suffix) {
 			return true
 		}
 	}
 	return false
 }
+
+// credentialParamNames are the names credentialParam refuses, lower case
+// and without "-" and "_"; credentialParamSuffixes the ends it refuses.
+var (
+	credentialParamNames = []string{"token", "accesstoken", "apikey", "key", "secret", "clientsecret",
+		"password", "passwd", "pwd", "sig", "signature", "xapikey", "jwt", "auth", "authorization"}
+	credentialParamSuffixes = []string{"token", "secret", "password", "apikey", "signature", "jwt"}
+)
 
 // credentialField rejects a string field that looks like a credential.
 func (r *report) credentialField(field, value string) {

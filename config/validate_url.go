@@ -106,13 +106,17 @@ func (r *report) path(field, value, format, ref string) {
 		r.addf(field, format, "%q contains whitespace (%s)", value, ref)
 	}
 	if u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(value, "?#") {
-		r.addf(field, format, "%q must be a plain path, without a query or fragment (%s)", value, ref)
+		r.addf(field, format, "%q must be a plain path, without a query or fragment (%s)", displayURL(u), ref)
+	}
+	if kind := urlCredentialKind(u.EscapedPath()); kind != "" {
+		r.addf(field, "", "has %s in its path; %s", kind, credentialRule)
 	}
 }
 
-// displayURL renders u for an error message without its user information
-// or the values of credential-like query parameters: messages end up in
-// logs.
+// displayURL renders u for an error message without its user
+// information, the values of credential-like query parameters and
+// fragment members, or anything urlCredentialKind finds: messages end up
+// in logs.
 func displayURL(u *url.URL) string {
 	c := *u
 	c.User = nil
@@ -125,7 +129,44 @@ func displayURL(u *url.URL) string {
 		}
 		c.RawQuery = q.Encode()
 	}
-	return c.String()
+	if c.Fragment != "" && len(credentialMembers(c.EscapedFragment(), true)) > 0 {
+		c.Fragment, c.RawFragment = "REDACTED", ""
+	}
+	out := c.String()
+	for urlCredentialKind(out) != "" {
+		redacted := redactKeys(out)
+		if redacted == out { // only its percent-decoded form holds one
+			return "(a URL holding a credential)"
+		}
+		out = redacted
+	}
+	return out
+}
+
+// redactKeys replaces in s the JWTs, AWS key IDs and prefixed keys that
+// urlCredentialKind finds as written.
+func redactKeys(s string) string {
+	s = jwtPattern.ReplaceAllString(s, "REDACTED")
+	s = awsKeyPattern.ReplaceAllString(s, "REDACTED")
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && urlKeyChar(rune(s[j])) {
+			j++
+		}
+		if j == i {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		w := s[i:j]
+		if urlCredentialKind(w) != "" {
+			w = "REDACTED"
+		}
+		b.WriteString(w)
+		i = j
+	}
+	return b.String()
 }
 
 func contains(list []string, s string) bool {
@@ -201,6 +242,17 @@ func (r *report) agentURIField(field, value string) (agentURI, bool) {
 	if err != nil {
 		r.add(field, fmtAgentURI, err.Error())
 		return agentURI{}, false
+	}
+	rest, fragment, _ := strings.Cut(value, "#")
+	_, query, _ := strings.Cut(rest, "?")
+	for _, k := range credentialMembers(query, false) {
+		r.addf(field, "", "has the query parameter %q, which carries a credential; %s", k, credentialRule)
+	}
+	for _, k := range credentialMembers(fragment, true) {
+		r.addf(field, "", "has the fragment member %q, which carries a credential; %s", k, credentialRule)
+	}
+	if kind := urlCredentialKind(value); kind != "" {
+		r.addf(field, "", "has %s; %s", kind, credentialRule)
 	}
 	return u, true
 }
