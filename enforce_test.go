@@ -486,7 +486,7 @@ func TestExplain(t *testing.T) {
 // TestHostileInput: malformed User-Agents, paths, headers and forwarded
 // chains get a decision, never a panic.
 func TestHostileInput(t *testing.T) {
-	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithClients(agentready.Clients{TrustedProxies: []string{"0.0.0.0/0", "::/0"}}))
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithClients(agentready.Clients{TrustedProxies: []string{"0.0.0.0/0", "::/0"}, TrustAllProxies: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -259,8 +259,16 @@ func (st *settings) decisionHook() func(enforce.Decision) {
 type Clients struct {
 	// TrustedProxies are the proxies (CIDRs or addresses) whose
 	// X-Forwarded-For is believed, read right to left. By default no
-	// forwarding header is trusted and the client is RemoteAddr.
+	// forwarding header is trusted and the client is RemoteAddr. A list
+	// whose union covers more than 2^24 globally routable IPv4 addresses,
+	// or a globally routable IPv6 prefix shorter than /16, lets every
+	// client write its own address, and New refuses it without
+	// TrustAllProxies (loopback, RFC 1918, 100.64.0.0/10, link-local and
+	// fc00::/7 addresses do not count).
 	TrustedProxies []string
+	// TrustAllProxies says that TrustedProxies is meant to cover that
+	// much of the internet: every client there may name its own address.
+	TrustAllProxies bool
 
 	// RateLimitKey counts rate limits per what it returns (an API key, a
 	// token subject) instead of per client address; when it returns false
@@ -293,6 +301,8 @@ func WithClients(c Clients) Option {
 		ip, err := clientip.New(c.TrustedProxies)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("Clients.TrustedProxies: %w", err))
+		} else if why := clientip.Broad(c.TrustedProxies); why != "" && !c.TrustAllProxies {
+			errs = append(errs, fmt.Errorf("Clients.TrustedProxies: the proxies %s: every client there could write its own address in X-Forwarded-For; set Clients.TrustAllProxies if that is meant", why))
 		}
 		for _, p := range c.ProbePaths {
 			if p == "" || p[0] != '/' {

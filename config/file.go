@@ -180,6 +180,12 @@ type serve struct {
 	// addresses, whose X-Forwarded-For is believed
 	// (agentready.Clients.TrustedProxies).
 	TrustedProxies []string
+	// TrustAllProxies (-trust-all-proxies) says that TrustedProxies is
+	// meant to cover more than 2^24 globally routable IPv4 addresses, or
+	// a globally routable IPv6 prefix shorter than /16: every client
+	// there may name its own address (agentready.Clients.TrustAllProxies).
+	// Without it such a list is refused.
+	TrustAllProxies bool
 	// Robots (-robots) serves /robots.txt generated from the declaration
 	// (agentready.Documents.RobotsTxt).
 	Robots bool

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -37,6 +38,7 @@ type overrides struct {
 	reportOnly *bool    // serve -report-only
 	robots     *bool    // serve -robots
 	trusted    []string // serve -trusted-proxies; nil: the file's
+	trustAll   *bool    // serve -trust-all-proxies
 	strict     *bool    // serve -strict-upstream
 	// credentials are serve -tokens, -tokens-env and -hmac-keys; each
 	// one given replaces the file's.
@@ -52,10 +54,14 @@ type declaration struct {
 	formats config.Formats
 	// strictUpstream is upstream: {strict: true} or -strict-upstream.
 	strictUpstream bool
-	// reportOnly, robots and trusted are serve: {report_only, robots,
-	// trusted_proxies} or their flags.
-	reportOnly, robots bool
-	trusted            []string
+	// reportOnly, robots, trusted and trustAll are serve: {report_only,
+	// robots, trusted_proxies, trust_all_proxies} or their flags.
+	reportOnly, robots, trustAll bool
+	trusted                      []string
+	// trustedAll says how the trusted proxies cover much of the internet
+	// (clientip.Broad), when trustAll lets them: serve warns of it at
+	// every start, lint notes it.
+	trustedAll string
 	// auditKey is read from serve: {audit_key_file}.
 	auditKey ed25519.PrivateKey
 	// credSources name the tokens and keys (serve: {tokens_file,
@@ -79,13 +85,14 @@ type fileSettings struct {
 		Strict bool `yaml:"strict"`
 	} `yaml:"upstream"`
 	Serve struct {
-		TrustedProxies []string `yaml:"trusted_proxies"`
-		Robots         bool     `yaml:"robots"`
-		ReportOnly     bool     `yaml:"report_only"`
-		AuditKeyFile   string   `yaml:"audit_key_file"`
-		TokensFile     string   `yaml:"tokens_file"`
-		TokensEnv      string   `yaml:"tokens_env"`
-		HMACKeysFile   string   `yaml:"hmac_keys_file"`
+		TrustedProxies  []string `yaml:"trusted_proxies"`
+		TrustAllProxies bool     `yaml:"trust_all_proxies"`
+		Robots          bool     `yaml:"robots"`
+		ReportOnly      bool     `yaml:"report_only"`
+		AuditKeyFile    string   `yaml:"audit_key_file"`
+		TokensFile      string   `yaml:"tokens_file"`
+		TokensEnv       string   `yaml:"tokens_env"`
+		HMACKeysFile    string   `yaml:"hmac_keys_file"`
 	} `yaml:"serve"`
 }
 
@@ -116,6 +123,25 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 	}
 	if ov.trusted != nil {
 		d.trusted = ov.trusted
+	}
+	// Proxies covering much of the internet let every client name its own
+	// address: refused here, at the line (or flag) that lists them, unless
+	// trust_all_proxies says it is meant; New, which would refuse them in
+	// its own words, is not given them then.
+	d.trustAll = pick(ov.trustAll, fs.Serve.TrustAllProxies)
+	var proxyErr error
+	why := clientip.Broad(d.trusted)
+	if why != "" && d.trustAll {
+		d.trustedAll = why
+	}
+	if why != "" && !d.trustAll {
+		if ov.trusted != nil {
+			proxyErr = fmt.Errorf("-trusted-proxies: the proxies %s: every client there could write its own address in X-Forwarded-For; give -trust-all-proxies (or serve: {trust_all_proxies: true}) if that is meant", why)
+		} else {
+			proxyErr = &config.FileError{Line: lines["Serve.TrustedProxies"], Field: "serve.trusted_proxies",
+				Msg: "the proxies " + why + ": every client there could write its own address in X-Forwarded-For; say serve: {trust_all_proxies: true} (or -trust-all-proxies) if that is meant"}
+		}
+		d.trusted = nil
 	}
 	var keyErr error
 	if name := fs.Serve.AuditKeyFile; name != "" {
@@ -159,7 +185,7 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 	d.opts = d.options()
 	opts := append(append([]agentready.Option(nil), d.opts...), extra...)
 	m, newErr := agentready.New(d.Site, opts...)
-	if err := lines.Locate(errors.Join(parseErr, keyErr, credErr, newErr)); err != nil {
+	if err := lines.Locate(errors.Join(parseErr, proxyErr, keyErr, credErr, newErr)); err != nil {
 		return d, fileProblems(file, err)
 	}
 	d.m = m
@@ -168,6 +194,11 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 		d.Site.Audit.PublicKey = base64.StdEncoding.EncodeToString(d.auditKey.Public().(ed25519.PublicKey))
 	}
 	d.notes = append(presenceNotes(file, &d.Site, lines, d.creds.Load()), gradedNotes(file, &d.Site, lines)...)
+	d.notes = append(d.notes, rateNotes(file, &d.Site, lines)...)
+	if d.trustedAll != "" {
+		d.notes = append(d.notes, fmt.Sprintf("%s:%d: note: serve.trust_all_proxies: the trusted proxies %s: %s",
+			file, cmp.Or(lines["Serve.TrustAllProxies"], lines["Serve.TrustedProxies"]), d.trustedAll, trustAllMeans))
+	}
 	return d, nil
 }
 
@@ -182,7 +213,7 @@ func pick(flag *bool, file bool) bool {
 // options are the agentready options d's settings imply. Lenient routing
 // is the default: see upstream.strict.
 func (d *declaration) options() []agentready.Option {
-	opts := []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: d.trusted})}
+	opts := []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: d.trusted, TrustAllProxies: d.trustAll})}
 	if !d.strictUpstream {
 		opts = append(opts, agentready.WithLenientRouting())
 	}
@@ -221,6 +252,7 @@ func sameSettings(file string, running, next declaration) error {
 		{"serve.report_only", running.reportOnly, next.reportOnly, running.reportOnly == next.reportOnly},
 		{"serve.robots", running.robots, next.robots, running.robots == next.robots},
 		{"serve.trusted_proxies", running.trusted, next.trusted, slices.Equal(running.trusted, next.trusted)},
+		{"serve.trust_all_proxies", running.trustAll, next.trustAll, running.trustAll == next.trustAll},
 	} {
 		if !s.equal {
 			changed = append(changed, fmt.Sprintf("%s is now %v, %v when serve started", s.key, s.is, s.was))
@@ -266,6 +298,39 @@ func presenceNotes(file string, s *config.Site, lines config.Lines, creds *crede
 			at := fmt.Sprintf("Capabilities[%d].Auth.Type", i)
 			notes = append(notes, fmt.Sprintf("%s:%d: note: capabilities[%d].auth.type: %s: agentready serve requires the credential and leaves checking it to the upstream",
 				file, lines[at], i, c.Auth.Type))
+		}
+	}
+	return notes
+}
+
+// trustAllMeans is what trust_all_proxies lets happen, for lint's note
+// and serve's warning.
+const trustAllMeans = "every client of a trusted proxy's network names its own address in X-Forwarded-For, so its rate limits, X-Real-IP and IP-range proofs are what it says"
+
+// maxRatePerSecond is the rate above which a per-client limit is one in
+// name only: no client is held back by it.
+const maxRatePerSecond = 10000
+
+// rateNotes are the rate limits above maxRatePerSecond a second per
+// client: a note, not a problem (a site may mean "no limit"), but such a
+// limit holds nobody back and the file reads as if it did.
+func rateNotes(file string, s *config.Site, lines config.Lines) []string {
+	var notes []string
+	note := func(field, key string, r config.Rate) {
+		if r.IsZero() || r.Period() <= 0 || int64(r.Requests) <= maxRatePerSecond*int64(r.Period()/time.Second) {
+			return
+		}
+		notes = append(notes, fmt.Sprintf("%s:%d: note: %s: %s is more than 10,000 requests a second per client, a limit in name only",
+			file, lines[field], key, r))
+	}
+	note("RateLimit", "rate_limit", s.RateLimit)
+	for i, c := range s.Capabilities {
+		note(fmt.Sprintf("Capabilities[%d].RateLimit", i), fmt.Sprintf("capabilities[%d].rate_limit", i), c.RateLimit)
+	}
+	for i, a := range s.Agents {
+		note(fmt.Sprintf("Agents[%d].RateLimit", i), fmt.Sprintf("agents[%d].rate_limit", i), a.RateLimit)
+		if a.Proven != nil {
+			note(fmt.Sprintf("Agents[%d].Proven.RateLimit", i), fmt.Sprintf("agents[%d].proven.rate_limit", i), a.Proven.RateLimit)
 		}
 	}
 	return notes

@@ -179,6 +179,9 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		c.log.Warn("agentready serve: these capabilities' credentials are checked for presence only: the upstream must check them (or give their tokens in serve: {tokens_file} or {tokens_env}, or -tokens or -tokens-env)",
 			"capabilities", ids)
 	}
+	if decl.trustedAll != "" {
+		c.log.Warn("agentready serve: trust_all_proxies: "+trustAllMeans, "trusted_proxies", decl.trusted, "cover", decl.trustedAll)
+	}
 	m := decl.m
 	ip, err := clientip.New(decl.trusted)
 	if err != nil {

@@ -55,6 +55,7 @@ type verdictCase struct {
 const (
 	crossReference = "a cross reference: JSON Schema validates a value by its own shape and cannot look up the IDs declared elsewhere in the file"
 	uniqueMember   = "uniqueness of one member across the items of a list: JSON Schema's uniqueItems compares whole items"
+	proxyUnion     = "the union of CIDRs, less the networks that are not globally routable: JSON Schema matches each string on its own and cannot count addresses"
 )
 
 var verdicts = map[string]verdictCase{
@@ -110,6 +111,29 @@ var verdicts = map[string]verdictCase{
 	"bad-trusted-proxy.yaml":        {want: []string{`:11: serve.trusted_proxies[0]: "10.0.0.0/33": not a CIDR`}},
 	"bad-no-value.yaml":             {want: []string{`:10: contact: has no value`}},
 	"bad-bool-yes.yaml":             {want: []string{`:11: serve.robots: "yes" is not a bool`}},
+	// Hostile declarations (issue 33): trusted proxies covering much of
+	// the internet, credentials in published URLs, an api-key header that
+	// never reaches the application, a rate in name only.
+	"good-proxies-private.yaml": {ok: true, opts: proxyOptions(false, "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "127.0.0.0/8",
+		"100.64.0.0/10", "169.254.0.0/16", "::1", "fc00::/7", "fe80::/10", "11.0.0.0/8")},
+	"bad-proxies-all-ipv4.yaml": {want: []string{`:11: serve.trusted_proxies: the proxies cover 4,256,038,912 globally routable IPv4 addresses, more than the 16,777,216 of a /8`,
+		"serve: {trust_all_proxies: true}"}, opts: proxyOptions(false, "0.0.0.0/0"), schemaCannot: proxyUnion},
+	"bad-proxies-two-halves.yaml": {want: []string{`:11: serve.trusted_proxies: the proxies cover 4,256,038,912 globally routable IPv4 addresses`},
+		opts: proxyOptions(false, "0.0.0.0/1", "128.0.0.0/1"), schemaCannot: proxyUnion},
+	"bad-proxies-all-ipv6.yaml": {want: []string{`:11: serve.trusted_proxies: the proxies cover globally routable IPv6 prefixes shorter than /16`},
+		opts: proxyOptions(false, "::/0"), schemaCannot: proxyUnion},
+	"bad-proxies-2000-3.yaml": {want: []string{`:11: serve.trusted_proxies: the proxies cover globally routable IPv6 prefixes shorter than /16 (2000::/3 among them)`},
+		opts: proxyOptions(false, "2000::/3"), schemaCannot: proxyUnion},
+	"good-trust-all-proxies.yaml": {ok: true, want: []string{`:12: note: serve.trust_all_proxies: the trusted proxies cover 4,256,038,912 globally routable IPv4 addresses`},
+		opts: proxyOptions(true, "0.0.0.0/0", "::/0")},
+	"bad-url-jwt-fragment.yaml":   {want: []string{`:6: docs_url: has a JSON Web Token in its fragment; declarations are public and MUST NOT include credentials (draft-car 5.3)`}},
+	"bad-url-access-token.yaml":   {want: []string{`:13: capabilities[0].auth.docs_url: has the query parameter "access_token", which carries a credential`}},
+	"bad-url-fragment-token.yaml": {want: []string{`:6: docs_url: has the fragment member "access_token", which carries a credential`}},
+	"good-url-ordinary-id.yaml":   {ok: true},
+	"bad-api-key-host.yaml":       {want: []string{`:10: capabilities[0].auth.header: "Host" is the request's authority`}},
+	"good-api-key-header.yaml":    {ok: true, want: []string{":10: note: capabilities[0].auth.type: api-key"}},
+	"good-rate-note.yaml": {ok: true, want: []string{":10: note: capabilities[0].rate_limit: 50000/second is more than 10,000 requests a second per client, a limit in name only",
+		":13: note: agents[0].rate_limit: 864000001/day is more than 10,000"}},
 	// Decoding and validation problems in one pass, by line.
 	"bad-many.yaml": {want: []string{":3: url:", ":6: capabilities[0].id:", ":9: capabilities[0].rate_limit:", ":12: agents[0].capabilities[0]:", `:13: agents[0]: unknown key "rate"`}},
 }
@@ -117,6 +141,14 @@ var verdicts = map[string]verdictCase{
 func serveSectionOptions(*testing.T) []agentready.Option {
 	return []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: []string{"10.0.0.0/8", "192.0.2.7", "2001:db8::/32"}}),
 		agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithReportOnly()}
+}
+
+// proxyOptions are what a file's serve.trusted_proxies (and
+// trust_all_proxies) give New.
+func proxyOptions(all bool, proxies ...string) func(*testing.T) []agentready.Option {
+	return func(*testing.T) []agentready.Option {
+		return []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: proxies, TrustAllProxies: all})}
+	}
 }
 
 // credentialOptions are what good-credentials.yaml's serve section gives
@@ -394,7 +426,12 @@ func TestSchemaValues(t *testing.T) {
 		cases = append(cases, v)
 	}
 	for _, u := range []string{"HTTPS://shop.example", "http://localhost:8080", "http://127.0.0.1", "http://[::1]:80", "http://shop.example",
-		"ftp://shop.example", "https://", "http://localhost.evil.example", "shop.example", "http://LOCALHOST"} {
+		"ftp://shop.example", "https://", "http://localhost.evil.example", "shop.example", "http://LOCALHOST",
+		// Credentials in a URL (issue 33), and what is not one.
+		"https://shop.example/?access_token=x", "https://shop.example/#a=1&Id-Token=x", "https://shop.example/?a=1;auth=x",
+		"https://u@shop.example", "https://shop.example/k/sk_live_AbCdEfGh12345678XyZ", "https://shop.example/#eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln",
+		"https://shop.example/#token", "https://shop.example/?id=8f14e45fceea167a5a36dedd4bea2543", "https://shop.example/blog/sk-hynix-earnings-report-2024",
+		"https://shop.example/?author=a&keyword=b"} {
 		v := good
 		v.url = u
 		cases = append(cases, v)
