@@ -34,7 +34,12 @@ func redisOptions(s string) (*redis.Options, error) {
 	if strings.Contains(s, "://") {
 		var err error
 		if o, err = redis.ParseURL(s); err != nil {
-			return nil, fmt.Errorf("-redis %q: %w", redacted(s), err)
+			// url.Parse's error quotes the whole URL, password and all.
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
+			return nil, fmt.Errorf("-redis %q: %s", redacted(s), scrubSecret(err.Error(), s))
 		}
 		u, _ := url.Parse(s)
 		for k := range u.Query() {
@@ -43,7 +48,7 @@ func redisOptions(s string) (*redis.Options, error) {
 	} else {
 		host, port, err := net.SplitHostPort(s)
 		if n, perr := strconv.Atoi(port); err != nil || !hostName(host) || perr != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("-redis %q: want host:port or a redis:// or rediss:// URL", s)
+			return nil, fmt.Errorf("-redis %q: want host:port or a redis:// or rediss:// URL", redacted(s))
 		}
 		o = &redis.Options{Addr: s}
 	}
@@ -70,13 +75,64 @@ func hostName(h string) bool {
 	})
 }
 
-// redacted is a Redis URL without its password, for messages.
+// redacted is a -redis value without its password, for messages, as
+// url.URL.Redacted writes it (redis://user:xxxxx@host:6379), also when
+// it does not parse as a URL: then everything between the first ":" after
+// the scheme and the last "@" is taken for the password.
 func redacted(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(an unparsable URL)"
+	if u, err := url.Parse(s); err == nil && strings.Contains(s, "://") {
+		// A "/" in an unescaped password ends the authority early: what
+		// url.Parse took for a host may hold the rest of it.
+		return scrubSecret(u.Redacted(), s)
 	}
-	return u.Redacted()
+	prefix, user, _, rest, ok := splitSecret(s)
+	if !ok {
+		return s
+	}
+	return prefix + user + ":xxxxx@" + rest
+}
+
+// splitSecret cuts s, a URL or host:port, into what precedes the user
+// information, the user, the password and what follows the "@"; ok is
+// false when s has no password.
+func splitSecret(s string) (prefix, user, secret, rest string, ok bool) {
+	body := s
+	if i := strings.Index(s, "://"); i >= 0 {
+		prefix, body = s[:i+3], s[i+3:]
+	}
+	at := strings.LastIndex(body, "@")
+	if at < 0 {
+		return "", "", "", "", false
+	}
+	user, secret, ok = strings.Cut(body[:at], ":")
+	if !ok || secret == "" {
+		return "", "", "", "", false
+	}
+	return prefix, user, secret, body[at+1:], true
+}
+
+// scrubSecret is msg with the password of s (as written and
+// percent-decoded) replaced by xxxxx.
+func scrubSecret(msg, s string) string {
+	_, _, secret, _, ok := splitSecret(s)
+	if !ok {
+		return msg
+	}
+	forms := []string{secret}
+	if d, err := url.PathUnescape(secret); err == nil && d != secret {
+		forms = append(forms, d)
+	}
+	// A "/", "?" or "#" in an unescaped password splits it between the
+	// parts of the URL a message may quote one by one.
+	for _, part := range strings.FieldsFunc(secret, func(r rune) bool { return r == '/' || r == '?' || r == '#' }) {
+		if len(part) >= 3 {
+			forms = append(forms, part)
+		}
+	}
+	for _, f := range forms {
+		msg = strings.ReplaceAll(msg, f, "xxxxx")
+	}
+	return msg
 }
 
 // redisName is how messages name the Redis: its address, and the scheme
