@@ -16,14 +16,29 @@ type Redactor func(key string, value any) any
 var sensitiveWords = [...]string{
 	"password", "passwd", "secret", "token", "apikey", "authorization",
 	"card", "cardnumber", "cvv", "cvc", "ssn", "pin", "otp",
+	// Session cookies and their ids, as frameworks name them (Django's
+	// sessionid, Java's JSESSIONID, PHP's PHPSESSID, Express's
+	// connect.sid), and credentials called auth.
+	"cookie", "session", "sessionid", "sessid", "jsessionid", "phpsessid", "sid",
+	"auth", "oauth",
 }
+
+// protocolNames are the members the v0.1.0 protocol itself names, kept
+// whatever the words in them: the session header an agent sends (its
+// value never reaches a params member: the token is hashed) and the
+// session's id, which every event carries. Lower case.
+var protocolNames = [...]string{"x-agent-session", "session_id"}
 
 // DefaultRedactor replaces with Redacted the whole value of every member
 // whose name has a word (or two adjacent words run together) that is,
 // ignoring case, one of password, passwd, secret, token, api_key/apikey,
-// authorization, card, card_number, cvv, cvc, ssn, pin or otp. So
-// "X-API-Key", "apiKey", "access_token", "newPassword" and "CVV2" are
-// sensitive, and "spinner", "tokens" and "discard" are not.
+// authorization, card, card_number, cvv, cvc, ssn, pin, otp, cookie,
+// session, session_id's spellings (sessionid, sessid, jsessionid,
+// phpsessid, sid), auth or oauth. So "X-API-Key", "apiKey",
+// "access_token", "newPassword", "CVV2", "Cookie", "JSESSIONID",
+// "connect.sid" and "auth_code" are sensitive, and "spinner", "tokens",
+// "discard", "author" and "side" are not; nor are the names the protocol
+// records, X-Agent-Session and session_id.
 func DefaultRedactor(key string, value any) any {
 	if sensitiveKey(key) {
 		return Redacted
@@ -34,6 +49,11 @@ func DefaultRedactor(key string, value any) any {
 // sensitiveKey reports whether DefaultRedactor redacts the value of a
 // member called key.
 func sensitiveKey(key string) bool {
+	for _, n := range protocolNames {
+		if strings.EqualFold(key, n) {
+			return false
+		}
+	}
 	prev := ""
 	for i := 0; i < len(key); {
 		start, end := nextWord(key, i)

@@ -21,6 +21,11 @@ func TestSensitiveKey(t *testing.T) {
 		{"", false}, {"q", false}, {"shipping", false}, {"spinner", false}, {"tokens", false}, {"discard", false},
 		{"opinion", false}, {"api", false}, {"key", false}, {"keyboard", false}, {"passport", false},
 		{"item_id", false}, {"quantity", false}, {"___", false}, {"cardboard", false}, {"number", false},
+		{"cookie", true}, {"Cookie", true}, {"Set-Cookie", true}, {"session", true}, {"sessionid", true}, {"SessionId", true},
+		{"JSESSIONID", true}, {"PHPSESSID", true}, {"connect.sid", true}, {"sid", true}, {"sessid", true},
+		{"auth", true}, {"X-Auth", true}, {"auth_code", true}, {"authCode", true}, {"oauth", true}, {"oauth_verifier", true},
+		{"author", false}, {"authority", false}, {"side", false}, {"cookies", false}, {"sessions", false}, {"said", false},
+		{"X-Agent-Session", false}, {"x-agent-session", false}, {"session_id", false}, {"Session_ID", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
