@@ -22,6 +22,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
+	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/ratelimit"
 	livereport "github.com/agentready/agentready/report"
@@ -346,13 +347,7 @@ func onlyWebSocket(h http.Header) {
 // X-Forwarded-Prefix), and so are the less common names of the same
 // (ingress-nginx's X-Original-Forwarded-For, Envoy's
 // X-Envoy-External-Address).
-var clientWritten = []string{
-	"Forwarded", "X-Real-Ip", "True-Client-Ip", "Client-Ip", "Cf-Connecting-Ip", "X-Client-Ip",
-	"Fastly-Client-Ip", "X-Cluster-Client-Ip", "X-Original-Url", "X-Rewrite-Url",
-	"X-Forwarded", "Forwarded-For", "X-Original-Forwarded-For", "X-Originating-Ip", "X-Remote-Ip",
-	"X-Remote-Addr", "X-Envoy-External-Address", "Proxy-Client-Ip", "Wl-Proxy-Client-Ip",
-	"X-Proxyuser-Ip", "X-Original-Uri", "X-Host", "X-Scheme",
-}
+var clientWritten = httpsyntax.ForwardingFields // one list with config's api-key check
 
 // clientWrittenSet is clientWritten as net/http spells a received field's
 // name (textproto.CanonicalMIMEHeaderKey).
@@ -444,7 +439,7 @@ func (c *valueCache) of(host string) []string {
 // decides; only a name spelled otherwise is compared without case, name
 // by name.
 func clientWrote(k string) bool {
-	if clientWrittenSet[k] || strings.HasPrefix(k, "X-Forwarded-") {
+	if clientWrittenSet[k] || strings.HasPrefix(k, httpsyntax.ForwardingPrefix) {
 		return true
 	}
 	canonical, upper := true, true

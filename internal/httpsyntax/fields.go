@@ -16,8 +16,8 @@ var HopByHop = []string{
 // ForwardingFields are the fields agentready serve sets itself (the
 // client address it derived, the Host and scheme the client used) or
 // removes from every request because a client may write them to name an
-// address or a target (cmd/agentready's clientWritten, which its tests
-// hold to this list); every X-Forwarded-* field is one too.
+// address or a target (cmd/agentready's clientWritten is this list);
+// every X-Forwarded-* field is one too.
 var ForwardingFields = []string{
 	"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip",
 	"Forwarded", "True-Client-Ip", "Client-Ip", "Cf-Connecting-Ip", "X-Client-Ip",
