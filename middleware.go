@@ -297,6 +297,9 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		ProbePaths:     st.clients.ProbePaths,
 		ProbeNets:      st.clients.ProbeNets,
 	}
+	if len(st.clients.Hosts) > 0 {
+		ecfg.Hosts = append([]string{resolve.Host(&site)}, st.clients.Hosts...)
+	}
 	var sh *shadow
 	if st.shadow != nil {
 		// The candidate decides nothing: it feeds no report.

@@ -12,6 +12,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
+	"github.com/agentready/agentready/internal/enforcer"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/ratelimit"
@@ -291,6 +292,17 @@ type Clients struct {
 	// load balancer's) whose requests pass without enforcement; a proxy's
 	// address never passes for a client it forwards.
 	ProbePaths, ProbeNets []string
+
+	// Hosts, when set, are the hosts (host or host:port) an agent's
+	// request may name in Host (HTTP/2's :authority) besides the site
+	// URL's: compared without case, a trailing dot or the port 80 or 443.
+	// The address the request arrived on is admitted too and, on a
+	// loopback address, localhost, 127.0.0.1 and [::1] on any port. An
+	// agent naming any other host is answered 421 Misdirected Request
+	// (enforce.DenyHost): behind a virtual host or a proxy its request
+	// would reach a site this declaration does not speak for. Unset, Host
+	// is not checked (agentready serve always checks it).
+	Hosts []string
 }
 
 // WithClients says who a client is; see Clients. A second WithClients
@@ -303,6 +315,9 @@ func WithClients(c Clients) Option {
 			errs = append(errs, fmt.Errorf("Clients.TrustedProxies: %w", err))
 		} else if why := clientip.Broad(c.TrustedProxies); why != "" && !c.TrustAllProxies {
 			errs = append(errs, fmt.Errorf("Clients.TrustedProxies: the proxies %s: every client there could write its own address in X-Forwarded-For; set Clients.TrustAllProxies if that is meant", why))
+		}
+		if err := enforcer.CheckHosts(c.Hosts); err != nil {
+			errs = append(errs, fmt.Errorf("Clients.Hosts: %w", err))
 		}
 		for _, p := range c.ProbePaths {
 			if p == "" || p[0] != '/' {

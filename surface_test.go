@@ -23,7 +23,7 @@ var surfaceBudget = map[string]int{
 	"audit":                   41,
 	"audit/audittest":         4,
 	"config":                  101, // + Grant (issue 26)
-	"enforce":                 39,  // + the three Grade constants and RuleLinkPreview (issue 26)
+	"enforce":                 40,  // + the three Grade constants and RuleLinkPreview (issue 26), DenyHost (issue 33)
 	"metrics":                 8,
 	"ratelimit":               24,
 	"ratelimit/ratelimittest": 2,

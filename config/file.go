@@ -186,6 +186,10 @@ type serve struct {
 	// there may name its own address (agentready.Clients.TrustAllProxies).
 	// Without it such a list is refused.
 	TrustAllProxies bool
+	// Hosts (-hosts) are the hosts (host or host:port) an agent's request
+	// may name besides the site URL's and the address serve listens on
+	// (agentready.Clients.Hosts); another is answered 421.
+	Hosts []string
 	// Robots (-robots) serves /robots.txt generated from the declaration
 	// (agentready.Documents.RobotsTxt).
 	Robots bool

@@ -109,7 +109,7 @@ func TestParseSiteTypes(t *testing.T) {
 		head + "dialect: v2\n":                                 `line 3: dialect: "v2" is not a dialect: draft-car or v0.1.0`,
 		head + "serve: {robots: yes}\n":                        `line 3: serve.robots: "yes" is not a bool`,
 		head + "serve:\n  trusted_proxies: [10.0.0.1, nope]\n": `line 4: serve.trusted_proxies[1]: "nope": not an IP address or CIDR`,
-		head + "serve: {tokens: x}\n":                          `line 3: serve: unknown key "tokens" (keys: trusted_proxies, trust_all_proxies, robots, report_only, audit_key_file, tokens_file, tokens_env, hmac_keys_file)`,
+		head + "serve: {tokens: x}\n":                          `line 3: serve: unknown key "tokens" (keys: trusted_proxies, trust_all_proxies, hosts, robots, report_only, audit_key_file, tokens_file, tokens_env, hmac_keys_file)`,
 	} {
 		if _, _, err := config.ParseSite([]byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", src, err, want)

@@ -46,9 +46,12 @@ const (
 	// DenyPreference: the site's enforced usage preference for the path
 	// denies the agent's purpose ("Content-Usage: train-ai=n"): 403.
 	DenyPreference
+	// DenyHost: the request names a host the declaration does not speak
+	// for (agentready.Clients.Hosts, serve's hosts): 421.
+	DenyHost
 )
 
-var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target", "deny-body", "deny-identity", "deny-preference"}
+var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target", "deny-body", "deny-identity", "deny-preference", "deny-host"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {

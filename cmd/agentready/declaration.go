@@ -21,7 +21,9 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/clientip"
+	"github.com/agentready/agentready/internal/enforcer"
 	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/resolve"
 )
 
 // lint, render and serve decide on a declaration file with one function,
@@ -39,6 +41,7 @@ type overrides struct {
 	robots     *bool    // serve -robots
 	trusted    []string // serve -trusted-proxies; nil: the file's
 	trustAll   *bool    // serve -trust-all-proxies
+	hosts      []string // serve -hosts; nil: the file's
 	strict     *bool    // serve -strict-upstream
 	// credentials are serve -tokens, -tokens-env and -hmac-keys; each
 	// one given replaces the file's.
@@ -62,6 +65,9 @@ type declaration struct {
 	// (clientip.Broad), when trustAll lets them: serve warns of it at
 	// every start, lint notes it.
 	trustedAll string
+	// hosts are serve: {hosts} or -hosts: what agents may name in Host
+	// besides the site's host and serve's own address.
+	hosts []string
 	// auditKey is read from serve: {audit_key_file}.
 	auditKey ed25519.PrivateKey
 	// credSources name the tokens and keys (serve: {tokens_file,
@@ -87,6 +93,7 @@ type fileSettings struct {
 	Serve struct {
 		TrustedProxies  []string `yaml:"trusted_proxies"`
 		TrustAllProxies bool     `yaml:"trust_all_proxies"`
+		Hosts           []string `yaml:"hosts"`
 		Robots          bool     `yaml:"robots"`
 		ReportOnly      bool     `yaml:"report_only"`
 		AuditKeyFile    string   `yaml:"audit_key_file"`
@@ -129,6 +136,19 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 	// trust_all_proxies says it is meant; New, which would refuse them in
 	// its own words, is not given them then.
 	d.trustAll = pick(ov.trustAll, fs.Serve.TrustAllProxies)
+	d.hosts = fs.Serve.Hosts
+	var hostErr error
+	if ov.hosts != nil {
+		d.hosts = ov.hosts
+		if err := enforcer.CheckHosts(d.hosts); err != nil {
+			hostErr = fmt.Errorf("-hosts: %w", err)
+		}
+	} else if err := enforcer.CheckHosts(d.hosts); err != nil {
+		hostErr = &config.FileError{Line: lines["Serve.Hosts"], Field: "serve.hosts", Msg: err.Error()}
+	}
+	if hostErr != nil {
+		d.hosts = nil // reported here, at its line, not again by New
+	}
 	var proxyErr error
 	why := clientip.Broad(d.trusted)
 	if why != "" && d.trustAll {
@@ -185,7 +205,7 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 	d.opts = d.options()
 	opts := append(append([]agentready.Option(nil), d.opts...), extra...)
 	m, newErr := agentready.New(d.Site, opts...)
-	if err := lines.Locate(errors.Join(parseErr, proxyErr, keyErr, credErr, newErr)); err != nil {
+	if err := lines.Locate(errors.Join(parseErr, proxyErr, hostErr, keyErr, credErr, newErr)); err != nil {
 		return d, fileProblems(file, err)
 	}
 	d.m = m
@@ -213,7 +233,10 @@ func pick(flag *bool, file bool) bool {
 // options are the agentready options d's settings imply. Lenient routing
 // is the default: see upstream.strict.
 func (d *declaration) options() []agentready.Option {
-	opts := []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: d.trusted, TrustAllProxies: d.trustAll})}
+	// serve always checks Host: the site's, the hosts the file or -hosts
+	// add, and (Clients.Hosts) the address a request arrives on.
+	hosts := append([]string{resolve.Host(&d.Site)}, d.hosts...)
+	opts := []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: d.trusted, TrustAllProxies: d.trustAll, Hosts: hosts})}
 	if !d.strictUpstream {
 		opts = append(opts, agentready.WithLenientRouting())
 	}
@@ -253,6 +276,7 @@ func sameSettings(file string, running, next declaration) error {
 		{"serve.robots", running.robots, next.robots, running.robots == next.robots},
 		{"serve.trusted_proxies", running.trusted, next.trusted, slices.Equal(running.trusted, next.trusted)},
 		{"serve.trust_all_proxies", running.trustAll, next.trustAll, running.trustAll == next.trustAll},
+		{"serve.hosts", running.hosts, next.hosts, slices.Equal(running.hosts, next.hosts)},
 	} {
 		if !s.equal {
 			changed = append(changed, fmt.Sprintf("%s is now %v, %v when serve started", s.key, s.is, s.was))

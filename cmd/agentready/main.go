@@ -74,7 +74,7 @@ const usage = `Usage:
       for editors; lint agrees with it.
   agentready serve -config FILE -upstream URL [-addr HOST:PORT] [-metrics HOST:PORT]
                    [-report-only] [-robots] [-redis HOST:PORT|redis://...|rediss://...]
-                   [-trusted-proxies CIDRS [-trust-all-proxies]] [-upstream-timeout DURATION] [-strict-upstream]
+                   [-trusted-proxies CIDRS [-trust-all-proxies]] [-hosts HOSTS] [-upstream-timeout DURATION] [-strict-upstream]
                    [-log-format text|json] [-log-decisions none|deny|all] [-log-rate N]
                    [-log-interval DURATION] [-tokens FILE] [-tokens-env VAR] [-hmac-keys FILE]
                    [-report HOST:PORT [-report-token-file FILE] [-report-token-env VAR]

@@ -28,7 +28,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c proxyConfig
-	var trusted, logFormat string
+	var trusted, hosts, logFormat string
 	var reportOnly, robots, strict, trustAll bool
 	var rf reportFlags
 	fs.StringVar(&c.configFile, "config", "", "the declaration file (YAML or JSON)")
@@ -40,6 +40,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&robots, "robots", false, "serve /robots.txt generated from the declaration (over the file's serve.robots)")
 	fs.StringVar(&trusted, "trusted-proxies", "", "comma-separated CIDRs of proxies in front whose X-Forwarded-For is believed (over the file's serve.trusted_proxies)")
 	fs.BoolVar(&trustAll, "trust-all-proxies", false, "the trusted proxies are meant to cover more than a /8 of global IPv4 addresses or an IPv6 prefix shorter than /16: every client there names its own address (over the file's serve.trust_all_proxies; warned at every start)")
+	fs.StringVar(&hosts, "hosts", "", "comma-separated hosts (host or host:port) agents may name in Host besides the site URL's and this address (over the file's serve.hosts); any other is answered 421")
 	fs.DurationVar(&c.upstreamTimeout, "upstream-timeout", 30*time.Second, "longest wait for the upstream's response headers")
 	fs.BoolVar(&strict, "strict-upstream", false, "the upstream routes a path only as spelled (case and a trailing slash matter), as the file's upstream: {strict: true} says; without either, rules and capability endpoints hold on every case and trailing-slash spelling, as Express routes them")
 	fs.StringVar(&logFormat, "log-format", "text", "the format of every line serve logs: text or json")
@@ -75,6 +76,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 			ov.strict = &strict
 		case "trust-all-proxies":
 			ov.trustAll = &trustAll
+		case "hosts":
+			ov.hosts = []string{}
+			for _, h := range strings.Split(hosts, ",") {
+				if h = strings.TrimSpace(h); h != "" {
+					ov.hosts = append(ov.hosts, h)
+				}
+			}
 		case "trusted-proxies":
 			ov.trusted = []string{}
 			for _, t := range strings.Split(trusted, ",") {

@@ -260,7 +260,7 @@ func TestServeStrictUpstream(t *testing.T) {
 		mu.Lock()
 		seen = nil
 		mu.Unlock()
-		r := httptest.NewRequest("GET", path, nil)
+		r := httptest.NewRequest("GET", "http://shop.example"+path, nil)
 		r.Header.Set("User-Agent", gptBot)
 		p.handler.ServeHTTP(httptest.NewRecorder(), r)
 		mu.Lock()

@@ -129,6 +129,12 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		prob.Title = "Quota Exceeded"
 		prob.Extra["limit"] = d.Limit
 		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
+	case enforce.DenyHost:
+		prob.Detail = d.Err.Error()
+		var he *errHost
+		if errors.As(d.Err, &he) {
+			prob.Extra["hosts"] = he.admitted
+		}
 	case enforce.DenyTarget:
 		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a request that every router reads the same way", r.RequestURI, d.Err)
 	case enforce.DenyBody:

@@ -63,6 +63,11 @@ type Config struct {
 	// (CIDRs or addresses), served without enforcement.
 	ProbePaths []string
 	ProbeNets  []string
+	// Hosts, when not empty, are the hosts (host or host:port) an agent's
+	// request may name besides the address it arrived on (host.go);
+	// another is answered 421. The site's own host is the caller's to
+	// list.
+	Hosts []string
 	// Recorder, when set, serves the requests of v0.1.0 sessions once they
 	// are decided; agentready wires its audit trail here.
 	Recorder recorder
@@ -119,6 +124,7 @@ type Enforcer struct {
 	// previews are the known names of link previews and feed readers,
 	// which pass as browsers (config.Access.LinkPreviews); nil otherwise.
 	previews map[string]bool
+	hosts    *hosts // nil: any Host
 	// usage is the site's usage preferences when it states any: every
 	// response gets their Content-Usage header; enforceUsage refuses the
 	// crawlers they deny.
@@ -191,6 +197,11 @@ func New(cfg Config) (*Enforcer, error) {
 			}
 		}
 	}
+	hs, err := newHosts(cfg.Hosts)
+	if err != nil {
+		return nil, fmt.Errorf("enforce: %w", err)
+	}
+	e.hosts = hs
 	for _, path := range cfg.ProbePaths {
 		if e.probes.paths == nil {
 			e.probes.paths = map[string]bool{}
@@ -322,6 +333,12 @@ func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinde
 	ai, ok := e.grade(r, ai, consume, d)
 	if !ok {
 		return
+	}
+	if e.hosts != nil {
+		if err := e.hosts.check(r); err != nil {
+			d.Outcome, d.Err = enforce.DenyHost, err
+			return
+		}
 	}
 
 	ci, ok = e.access(r, ci, rf, d)

@@ -54,6 +54,8 @@ func statusOf(d *enforce.Decision) int {
 		return http.StatusForbidden
 	case enforce.DenyPath, enforce.DenyCapability, enforce.DenyPreference:
 		return http.StatusForbidden
+	case enforce.DenyHost:
+		return http.StatusMisdirectedRequest
 	case enforce.DenyAuth:
 		return http.StatusUnauthorized
 	case enforce.DenyRate:
