@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,13 +27,7 @@ func TestServeHosts(t *testing.T) {
 	}))
 	t.Cleanup(up.Close)
 	ov := overrides{hosts: []string{"www.shop.example", "shop.example:8443"}}
-	p, err := newProxy(proxyConfig{configFile: upstreamSite, upstream: up.URL, ov: &ov, log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.close)
-	front := httptest.NewServer(p.handler)
-	t.Cleanup(front.Close)
+	front := serveFront(t, proxyConfig{configFile: upstreamSite, upstream: up.URL, ov: &ov})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(front.URL, "http://"))
 	for _, tc := range []struct {
 		host, ua string

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -20,13 +19,7 @@ func TestServeImplicitAccess(t *testing.T) {
 	}))
 	t.Cleanup(up.Close)
 	for _, strict := range []bool{false, true} {
-		p, err := newProxy(proxyConfig{configFile: "testdata/implicit/site.yaml", upstream: up.URL, strictUpstream: strict, log: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(p.close)
-		front := httptest.NewServer(p.handler)
-		t.Cleanup(front.Close)
+		front := serveFront(t, proxyConfig{configFile: "testdata/implicit/site.yaml", upstream: up.URL, strictUpstream: strict})
 		for target, want := range map[string]int{"/api/search?q=1": 200, "/api/search": 200, "/about": 403, "/api/search/more": 403} {
 			req, _ := http.NewRequest("GET", front.URL+target, nil)
 			req.Header.Set("User-Agent", "GPTBot/1.2")

@@ -20,6 +20,21 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
+// serveFront starts serve's proxy of c (its log discarded) behind a
+// loopback listener.
+func serveFront(t *testing.T, c proxyConfig) *httptest.Server {
+	t.Helper()
+	c.log = slog.New(slog.DiscardHandler)
+	p, err := newProxy(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.close)
+	front := httptest.NewServer(p.handler)
+	t.Cleanup(front.Close)
+	return front
+}
+
 // h2cUpstream is an upstream that upgrades to HTTP/2 over cleartext
 // (h2c, RFC 7540 3.2) with golang.org/x/net/http2/h2c, recording every
 // path it serves. It takes "Upgrade: h2c" as the lenient servers do,
@@ -69,13 +84,7 @@ func startH2CUpstream(t *testing.T) (*httptest.Server, *h2cUpstream) {
 // upgrade still goes through (TestServeWebSocket).
 func TestServeNoH2CTunnel(t *testing.T) {
 	up, rec := startH2CUpstream(t)
-	p, err := newProxy(proxyConfig{configFile: upstreamSite, upstream: up.URL, log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.close)
-	front := httptest.NewServer(p.handler)
-	t.Cleanup(front.Close)
+	front := serveFront(t, proxyConfig{configFile: upstreamSite, upstream: up.URL})
 	host := strings.TrimPrefix(front.URL, "http://")
 
 	for _, tc := range []struct{ name, fields string }{
@@ -218,13 +227,7 @@ func TestServeWebSocket(t *testing.T) {
 		brw.Flush()
 	}))
 	t.Cleanup(up.Close)
-	p, err := newProxy(proxyConfig{configFile: upstreamSite, upstream: up.URL, log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.close)
-	front := httptest.NewServer(p.handler)
-	t.Cleanup(front.Close)
+	front := serveFront(t, proxyConfig{configFile: upstreamSite, upstream: up.URL})
 	host := strings.TrimPrefix(front.URL, "http://")
 	upgrade := func(path string) (*http.Response, net.Conn, *bufio.Reader) {
 		t.Helper()
@@ -267,13 +270,7 @@ func TestServeRefusesAnUnaskedSwitch(t *testing.T) {
 		w.WriteHeader(http.StatusSwitchingProtocols)
 	}))
 	t.Cleanup(up.Close)
-	p, err := newProxy(proxyConfig{configFile: upstreamSite, upstream: up.URL, log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.close)
-	front := httptest.NewServer(p.handler)
-	t.Cleanup(front.Close)
+	front := serveFront(t, proxyConfig{configFile: upstreamSite, upstream: up.URL})
 	req, _ := http.NewRequest("GET", front.URL+"/products/tent", nil)
 	req.Header.Set("User-Agent", "GPTBot/1.2")
 	req.Header.Set("Connection", "Upgrade, HTTP2-Settings")
