@@ -215,31 +215,41 @@ func (e *Enforcer) readTarget(p *policy.Policy, t string, v *verdict) {
 		if n == len(path) {
 			withQuery = t
 		}
-		e.readPath(p, s, query, withQuery, v)
+		e.readPath(p, s, query, withQuery, "", v)
 		if n == len(path) && p == e.p && e.enforceUsage {
 			e.matchUsage(p, t, v)
 		}
 		if e.folded != nil && p == e.folded && !strings.HasSuffix(s, "/") {
-			// A lenient router routes "/x" to a route "/x/" too.
-			e.readSlashAlias(p, s, query, v)
+			// A lenient router routes "/x" to a route "/x/" too: the
+			// same route, closed only by a rule specific to it
+			// (matchAlias).
+			e.readPath(p, s+"/", query, "", s, v)
 		}
 	}
 }
 
 // readPath decides one reading s of the path, with the query and without
 // it (withQuery is s?query when the caller has it, else "": then it is
-// built),
-// against p's rules, and routes it to the capability of each method.
-func (e *Enforcer) readPath(p *policy.Policy, s, query, withQuery string, v *verdict) {
+// built), against p's rules, and routes it to the capability of each
+// method. aliasOf, when not "", is the reading s is a lenient router's
+// other spelling of (s is aliasOf+"/"): matchAlias decides it.
+func (e *Enforcer) readPath(p *policy.Policy, s, query, withQuery, aliasOf string, v *verdict) {
+	match := func(reading, base string) {
+		if aliasOf != "" {
+			e.matchAlias(p, reading, base, v)
+		} else {
+			e.matchRules(p, reading, v)
+		}
+	}
 	if query != "" {
 		// With its query first: the target as sent names the rule.
 		if withQuery == "" {
 			withQuery = s + "?" + query
 		}
-		e.matchRules(p, withQuery, v)
+		match(withQuery, aliasOf+"?"+query)
 	}
 	if query == "" || e.querySensitive {
-		e.matchRules(p, s, v)
+		match(s, aliasOf)
 	}
 	if v.bound {
 		return
@@ -251,39 +261,20 @@ func (e *Enforcer) readPath(p *policy.Policy, s, query, withQuery string, v *ver
 	}
 }
 
-// readSlashAlias decides s+"/", the route "/x/" a lenient router takes the
-// path "/x" to, and routes it. A lenient router has one route for both
-// spellings, so a rule closes the alias only when it is specific to it:
-// one that the rule deciding s itself does not outrank. "Disallow:
-// /admin/" still closes /admin (no rule decides /admin), while
-// "Disallow: /" with "Allow: /api/search$", or draft-car 2.6's implicit
-// rules, open /api/search to a lenient router as to a strict one: the
-// readings never refuse what the declaration opens.
-func (e *Enforcer) readSlashAlias(p *policy.Policy, s, query string, v *verdict) {
-	alias := s + "/"
-	if v.rules && !v.denied {
-		if query != "" {
-			e.matchAlias(p, alias+"?"+query, s+"?"+query, v)
-		}
-		if query == "" || e.querySensitive {
-			e.matchAlias(p, alias, s, v)
-		}
-	}
-	if v.bound {
+// matchAlias decides alias, the route "/x/" a lenient router takes the
+// reading base "/x" to. Such a router has one route for both spellings,
+// so a rule closes the alias only when it is specific to it: one that
+// the rule deciding base itself does not outrank. "Disallow: /admin/"
+// still closes /admin (no rule decides /admin), while "Disallow: /" with
+// "Allow: /api/search$", or draft-car 2.6's implicit rules, open
+// /api/search to a lenient router as to a strict one: the readings never
+// refuse what the declaration opens.
+func (e *Enforcer) matchAlias(p *policy.Policy, alias, base string, v *verdict) {
+	if !v.rules || v.denied {
 		return
 	}
-	for _, m := range v.methods.m[:v.methods.n] {
-		c, others := p.RouteOthers(m, alias)
-		v.route(c)
-		v.others = v.others || others
-	}
-}
-
-// matchAlias decides alias, a lenient router's other spelling of the
-// reading base (readSlashAlias).
-func (e *Enforcer) matchAlias(p *policy.Policy, alias, base string, v *verdict) {
 	rule, ok := p.Rules.Match(alias)
-	if !ok || v.denied {
+	if !ok {
 		return
 	}
 	if rule.Allow {
