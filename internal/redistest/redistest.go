@@ -28,6 +28,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/agentready/agentready/internal/testtools"
+
 	"github.com/agentready/agentready/internal/clock"
 )
 
@@ -99,9 +101,12 @@ func startLocal(t testing.TB, durable bool) *Server {
 
 func startServer(t testing.TB, durable, cluster bool) *Server {
 	t.Helper()
+	if why := testtools.Redis(); why != "" {
+		unavailable(t, why)
+	}
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		unavailable(t, "redis-server is not on PATH (apt-get install redis-server)")
+		t.Fatalf("redistest: %v", err)
 	}
 	s := &Server{bin: bin, dir: t.TempDir(), durable: durable, cluster: cluster}
 	t.Cleanup(func() { s.kill() })
@@ -344,9 +349,12 @@ type Cluster struct {
 // servers are killed when the test ends.
 func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
+	if why := testtools.RedisCLI(); why != "" {
+		unavailable(t, why)
+	}
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {
-		unavailable(t, "redis-cli is not on PATH (apt-get install redis-tools)")
+		t.Fatalf("redistest: %v", err)
 	}
 	c := &Cluster{}
 	for range n {
