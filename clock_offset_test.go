@@ -2,9 +2,6 @@ package agentready_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
@@ -103,52 +100,6 @@ func TestClockOffsets(t *testing.T) {
 	}
 }
 
-// clockAgent is a Web Bot Auth agent whose key directory and signatures
-// are made on a test clock: the directory's possession proof and every
-// signature carry the clock's created and expires.
-type clockAgent struct {
-	clock *testclock.Clock
-	priv  ed25519.PrivateKey
-	kid   string
-	dir   *httptest.Server
-	hits  atomic.Int32
-}
-
-func newClockAgent(t *testing.T, c *testclock.Clock) *clockAgent {
-	t.Helper()
-	_, priv, _ := ed25519.GenerateKey(nil)
-	x := base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
-	sum := sha256.Sum256([]byte(`{"crv":"Ed25519","kty":"OKP","x":"` + x + `"}`))
-	a := &clockAgent{clock: c, priv: priv, kid: base64.RawURLEncoding.EncodeToString(sum[:])}
-	a.dir = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.hits.Add(1)
-		now := c.Now()
-		params := fmt.Sprintf(`("@authority";req);created=%d;expires=%d;keyid="%s";alg="ed25519";tag="http-message-signatures-directory"`,
-			now.Unix(), now.Add(5*time.Minute).Unix(), a.kid)
-		sig := ed25519.Sign(priv, []byte(`"@authority";req: `+r.Host+"\n"+`"@signature-params": `+params))
-		w.Header().Set("Content-Type", "application/http-message-signatures-directory+json")
-		w.Header().Set("Cache-Control", "max-age=600")
-		w.Header().Set("Signature-Input", "sig1="+params)
-		w.Header().Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
-		w.Write([]byte(`{"keys":[{"kty":"OKP","crv":"Ed25519","x":"` + x + `"}]}`))
-	}))
-	t.Cleanup(a.dir.Close)
-	return a
-}
-
-// sign signs r for authority with nonce, created at the clock's now plus
-// age (negative: in the past) and valid for a minute.
-func (a *clockAgent) sign(r *http.Request, authority, nonce string, age time.Duration) {
-	created := a.clock.Now().Add(age)
-	agent := `"` + a.dir.URL + `"`
-	params := fmt.Sprintf(`("@authority" "signature-agent";key="sig1");created=%d;expires=%d;keyid="%s";alg="ed25519";nonce="%s";tag="web-bot-auth"`,
-		created.Unix(), created.Add(time.Minute).Unix(), a.kid, nonce)
-	sig := ed25519.Sign(a.priv, []byte(`"@authority": `+authority+"\n"+`"signature-agent";key="sig1": `+agent+"\n"+`"@signature-params": `+params))
-	r.Header.Set("Signature-Agent", "sig1="+agent)
-	r.Header.Set("Signature-Input", "sig1="+params)
-	r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
-}
-
 // clockDNS answers reverse DNS for one address with a name under
 // clock.example, forward-confirmed, and counts the PTR lookups.
 type clockDNS struct{ ptr atomic.Int32 }
@@ -175,7 +126,7 @@ func (d *clockDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr,
 // in-memory defaults) and says what became of each; strict holds the
 // steps to the statuses a working clock gives.
 func verificationOutcomes(t *testing.T, c *testclock.Clock, replays verify.ReplayCache, limits ratelimit.Store, strict bool) []string {
-	a := newClockAgent(t, c)
+	a := newWBAAgentAt(t, c.Now, "max-age=600") // its proof and signatures on the set clock
 	dns := &clockDNS{}
 	site := fixtures.OutdoorSupply()
 	site.Agents = append(site.Agents,
@@ -219,7 +170,7 @@ func verificationOutcomes(t *testing.T, c *testclock.Clock, replays verify.Repla
 		r := httptest.NewRequest("GET", site.URL+"/api/search?q=tent", nil)
 		r.RemoteAddr = "198.51.100.20:4000"
 		r.Header.Set("User-Agent", "ClockBot/1.0")
-		a.sign(r, authority, nonce, age)
+		a.signAt(r, authority, `;nonce="`+nonce+`"`, c.Now().Add(age), time.Minute)
 		return r
 	}
 	byDNS := func() *http.Request {

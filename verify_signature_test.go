@@ -32,21 +32,33 @@ type wbaAgent struct {
 	kid  string
 	dir  *httptest.Server
 	hits atomic.Int32
+	// now is the clock the directory's possession proof and the
+	// signatures are made on; cacheControl, when set, is the directory's
+	// Cache-Control.
+	now          func() time.Time
+	cacheControl string
 }
 
-func newWBAAgent(tb testing.TB) *wbaAgent {
+func newWBAAgent(tb testing.TB) *wbaAgent { return newWBAAgentAt(tb, time.Now, "") }
+
+// newWBAAgentAt is newWBAAgent on the clock now, its directory served
+// with cacheControl ("" for none).
+func newWBAAgentAt(tb testing.TB, now func() time.Time, cacheControl string) *wbaAgent {
 	tb.Helper()
 	_, priv, _ := ed25519.GenerateKey(nil)
 	x := base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
 	sum := sha256.Sum256([]byte(`{"crv":"Ed25519","kty":"OKP","x":"` + x + `"}`))
-	a := &wbaAgent{priv: priv, kid: base64.RawURLEncoding.EncodeToString(sum[:])}
+	a := &wbaAgent{priv: priv, kid: base64.RawURLEncoding.EncodeToString(sum[:]), now: now, cacheControl: cacheControl}
 	a.dir = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.hits.Add(1)
-		now := time.Now()
+		now := a.now()
 		params := fmt.Sprintf(`("@authority";req);created=%d;expires=%d;keyid="%s";alg="ed25519";tag="http-message-signatures-directory"`,
 			now.Unix(), now.Add(5*time.Minute).Unix(), a.kid)
 		sig := ed25519.Sign(priv, []byte(`"@authority";req: `+r.Host+"\n"+`"@signature-params": `+params))
 		w.Header().Set("Content-Type", "application/http-message-signatures-directory+json")
+		if a.cacheControl != "" {
+			w.Header().Set("Cache-Control", a.cacheControl)
+		}
 		w.Header().Set("Signature-Input", "sig1="+params)
 		w.Header().Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
 		w.Write([]byte(`{"keys":[{"kty":"OKP","crv":"Ed25519","x":"` + x + `"}]}`))
@@ -70,10 +82,15 @@ func (a *wbaAgent) signWith(r *http.Request, authority, extra string) {
 
 // signFor signs r with extra parameters, valid for lifetime.
 func (a *wbaAgent) signFor(r *http.Request, authority, extra string, lifetime time.Duration) {
-	now := time.Now()
+	a.signAt(r, authority, extra, a.now(), lifetime)
+}
+
+// signAt signs r with extra parameters, created at created and valid for
+// lifetime.
+func (a *wbaAgent) signAt(r *http.Request, authority, extra string, created time.Time, lifetime time.Duration) {
 	agent := `"` + a.dir.URL + `"`
 	params := fmt.Sprintf(`("@authority" "signature-agent";key="sig1");created=%d;expires=%d;keyid="%s";alg="ed25519"%s;tag="web-bot-auth"`,
-		now.Unix(), now.Add(lifetime).Unix(), a.kid, extra)
+		created.Unix(), created.Add(lifetime).Unix(), a.kid, extra)
 	sig := ed25519.Sign(a.priv, []byte(`"@authority": `+authority+"\n"+`"signature-agent";key="sig1": `+agent+"\n"+`"@signature-params": `+params))
 	r.Header.Set("Signature-Agent", "sig1="+agent)
 	r.Header.Set("Signature-Input", "sig1="+params)

@@ -22,7 +22,7 @@ import (
 
 // serveFront starts serve's proxy of c (its log discarded) behind a
 // loopback listener.
-func serveFront(t *testing.T, c proxyConfig) *httptest.Server {
+func serveFront(t testing.TB, c proxyConfig) *httptest.Server {
 	t.Helper()
 	c.log = slog.New(slog.DiscardHandler)
 	p, err := newProxy(c)

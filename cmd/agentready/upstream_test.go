@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -142,18 +140,11 @@ type front struct {
 func startFront(t testing.TB, app upstreamApp, extra func(*proxyConfig)) *front {
 	t.Helper()
 	up := startUpstream(t, app)
-	c := proxyConfig{configFile: upstreamSite, upstream: "http://" + up, trusted: []string{"127.0.0.1/32"},
-		upstreamTimeout: 10 * time.Second, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	c := proxyConfig{configFile: upstreamSite, upstream: "http://" + up, trusted: []string{"127.0.0.1/32"}, upstreamTimeout: 10 * time.Second}
 	if extra != nil {
 		extra(&c)
 	}
-	p, err := newProxy(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.close)
-	srv := httptest.NewServer(p.handler)
-	t.Cleanup(srv.Close)
+	srv := serveFront(t, c)
 	return &front{app: app.name, upstream: up, addr: strings.TrimPrefix(srv.URL, "http://"), ledger: &ledger{runs: map[string]int{}}}
 }
 

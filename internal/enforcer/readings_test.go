@@ -50,7 +50,12 @@ func ordersSite() config.Site {
 // serves a request through Wrap(next) and returns its decision.
 func readingsEnforcer(t *testing.T, lenient bool, next http.Handler) func(r *http.Request) enforce.Decision {
 	t.Helper()
-	site := ordersSite()
+	return enforcerOf(t, ordersSite(), lenient, next)
+}
+
+// enforcerOf is readingsEnforcer of site.
+func enforcerOf(t *testing.T, site config.Site, lenient bool, next http.Handler) func(r *http.Request) enforce.Decision {
+	t.Helper()
 	p, err := policy.Compile(&site)
 	if err != nil {
 		t.Fatal(err)
@@ -278,25 +283,12 @@ func TestReadingsRoutePattern(t *testing.T) {
 	}
 }
 
-// decideAs compiles site and returns a function deciding a GPTBot GET of
-// a target with or without LenientRouting.
+// decideAs returns a function deciding a GPTBot GET of a target by
+// site, with or without LenientRouting.
 func decideAs(t *testing.T, site config.Site, lenient bool) func(target string) enforce.Decision {
 	t.Helper()
-	p, err := policy.Compile(&site)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var last enforce.Decision
-	e, err := enforcer.New(enforcer.Config{Policy: p, LenientRouting: lenient, OnDecision: func(d enforce.Decision) { last = d }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := e.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	return func(target string) enforce.Decision {
-		last = enforce.Decision{}
-		h.ServeHTTP(httptest.NewRecorder(), agentRequest("GET", target, nil))
-		return last
-	}
+	serve := enforcerOf(t, site, lenient, nil)
+	return func(target string) enforce.Decision { return serve(agentRequest("GET", target, nil)) }
 }
 
 // TestReadingsLenientOpensWhatIsOpen: the route "/x/" a lenient router
