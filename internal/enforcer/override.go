@@ -28,13 +28,13 @@ import (
 
 // The reasons for refusing a request's methods (DenyTarget, DenyBody).
 var (
-	errMethodCase   = &policy.TargetError{Reason: "the method is a case variant of a standard method, which some frameworks upper-case and others route as another method"}
-	errManyMethods  = &policy.TargetError{Reason: "the request carries more method overrides than agentready decides on"}
-	errBodyMethod   = &policy.TargetError{Reason: "the body could not be read for a _method override as frameworks read it"}
-	errBadOverride  = &policy.TargetError{Reason: "a method override's value is not a method name"}
-	errEncodedBody  = &policy.TargetError{Reason: "a compressed body (Content-Encoding) cannot be checked for a _method override"}
-	errBodyCharset  = &policy.TargetError{Reason: "a body in a charset other than UTF-8 cannot be checked for a _method override"}
-	errFormTooLarge = &policy.TargetError{Reason: "a body larger than " + strconv.Itoa(resolve.DefaultBodyLimit) + " bytes sent to a capability endpoint cannot be checked for a _method override"}
+	errMethodCase   = &policy.TargetError{Code: "method-case", Reason: "the method is a case variant of a standard method, which some frameworks upper-case and others route as another method"}
+	errManyMethods  = &policy.TargetError{Code: "many-overrides", Reason: "the request carries more method overrides than agentready decides on"}
+	errBodyMethod   = &policy.TargetError{Code: "unread-body", Reason: "the body could not be read for a _method override as frameworks read it"}
+	errBadOverride  = &policy.TargetError{Code: "bad-override", Reason: "a method override's value is not a method name"}
+	errEncodedBody  = &policy.TargetError{Code: "encoded-body", Reason: "a compressed body (Content-Encoding) cannot be checked for a _method override"}
+	errBodyCharset  = &policy.TargetError{Code: "body-charset", Reason: "a body in a charset other than UTF-8 cannot be checked for a _method override"}
+	errFormTooLarge = &policy.TargetError{Code: "form-too-large", Reason: "a body larger than " + strconv.Itoa(resolve.DefaultBodyLimit) + " bytes sent to a capability endpoint cannot be checked for a _method override"}
 )
 
 // standardMethods are the methods of RFC 9110 9.3 and PATCH (RFC 5789).

@@ -46,8 +46,8 @@ import (
 // The reasons for DenyTarget that the enforcer finds itself; the others
 // are policy.CheckTarget's.
 var (
-	errRawPathMismatch = &policy.TargetError{Reason: "the request URL's raw path and path disagree"}
-	errTwoCapabilities = &policy.TargetError{Reason: "the request's readings (its path as sent, without a trailing slash or a format extension, its method overrides) address two different capabilities"}
+	errRawPathMismatch = &policy.TargetError{Code: "raw-path-mismatch", Reason: "the request URL's raw path and path disagree"}
+	errTwoCapabilities = &policy.TargetError{Code: "two-capabilities", Reason: "the request's readings (its path as sent, without a trailing slash or a format extension, its method overrides) address two different capabilities"}
 )
 
 // access takes the path decision (draft-car 2.6, robots.txt precedence)

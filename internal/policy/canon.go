@@ -93,19 +93,24 @@ func HasDecodable(rawPath string) bool {
 
 // TargetError says why a request target is refused: its readings differ
 // in a way no rule can reconcile, because routers route it differently.
-type TargetError struct{ Reason string }
+type TargetError struct {
+	// Code names the fault in one stable token (docs/enforcement.md), for
+	// metrics and reports: "dot-segment", "empty-segment", ...
+	Code   string
+	Reason string
+}
 
 func (e *TargetError) Error() string { return "ambiguous request target: " + e.Reason }
 
 // The reasons CheckTarget gives. They are values, so that refusing a
 // request allocates nothing.
 var (
-	ErrNotOriginForm = &TargetError{`the path does not start with "/"`}
-	ErrEncodedSlash  = &TargetError{`the path holds an encoded "/" (%2F), which some routers take as a separator and others as data`}
-	ErrBackslash     = &TargetError{`the path holds a backslash, raw or encoded (%5C), which some servers take as a separator`}
-	ErrNUL           = &TargetError{"the path holds a NUL or another control character"}
-	ErrDotSegment    = &TargetError{`the path holds a dot segment ("." or "..", raw or encoded as %2E), which some routers resolve and others route as a name`}
-	ErrEmptySegment  = &TargetError{`the path holds an empty segment ("//"), which some routers collapse and others keep`}
+	ErrNotOriginForm = &TargetError{"not-origin-form", `the path does not start with "/"`}
+	ErrEncodedSlash  = &TargetError{"encoded-slash", `the path holds an encoded "/" (%2F), which some routers take as a separator and others as data`}
+	ErrBackslash     = &TargetError{"backslash", `the path holds a backslash, raw or encoded (%5C), which some servers take as a separator`}
+	ErrNUL           = &TargetError{"control", "the path holds a NUL or another control character"}
+	ErrDotSegment    = &TargetError{"dot-segment", `the path holds a dot segment ("." or "..", raw or encoded as %2E), which some routers resolve and others route as a name`}
+	ErrEmptySegment  = &TargetError{"empty-segment", `the path holds an empty segment ("//"), which some routers collapse and others keep`}
 )
 
 // CheckTarget reports why rawPath (the escaped path, r.URL.EscapedPath())
