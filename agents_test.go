@@ -2,6 +2,7 @@ package agentready_test
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -319,7 +320,7 @@ func TestExplainTarget(t *testing.T) {
 	r := httptest.NewRequest("GET", "/admin/..%2Fapi/search", nil)
 	r.Header.Set("User-Agent", uaClaudeBot)
 	d := m.Explain(r)
-	if d.Outcome != enforce.DenyTarget || d.Status != 400 || d.Err != policy.ErrEncodedSlash {
+	if d.Outcome != enforce.DenyTarget || d.Status != 400 || !errors.Is(d.Err, policy.ErrEncodedSlash) {
 		t.Errorf("%+v", d)
 	}
 	r.Header.Set("User-Agent", uaChrome)

@@ -283,19 +283,20 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		return nil, err
 	}
 	ecfg := enforcer.Config{
-		Policy:         pol,
-		Store:          store,
-		ClientIP:       st.clientIP,
-		Key:            st.clients.RateLimitKey,
-		ByAgent:        st.clients.LimitByAgent,
-		Authenticate:   st.auth,
-		OnDecision:     st.decisionHook(), // WithOnDecision's and WithReport's
-		Logger:         st.logger,
-		ImplicitAIOnly: st.implicit == ImplicitAIAgents,
-		ReportOnly:     st.reportOnly,
-		LenientRouting: st.lenient,
-		ProbePaths:     st.clients.ProbePaths,
-		ProbeNets:      st.clients.ProbeNets,
+		Policy:                pol,
+		Store:                 store,
+		ClientIP:              st.clientIP,
+		Key:                   st.clients.RateLimitKey,
+		ByAgent:               st.clients.LimitByAgent,
+		Authenticate:          st.auth,
+		OnDecision:            st.decisionHook(), // WithOnDecision's and WithReport's
+		Logger:                st.logger,
+		ImplicitAIOnly:        st.implicit == ImplicitAIAgents,
+		ReportOnly:            st.reportOnly,
+		LenientRouting:        st.lenient,
+		LiteralPathParameters: st.literalParams,
+		ProbePaths:            st.clients.ProbePaths,
+		ProbeNets:             st.clients.ProbeNets,
 	}
 	if len(st.clients.Hosts) > 0 {
 		ecfg.Hosts = append([]string{resolve.Host(&site)}, st.clients.Hosts...)

@@ -30,16 +30,17 @@ type settings struct {
 	docs    Documents
 	clients Clients
 
-	store      ratelimit.Store
-	clock      func() time.Time // tests only (export_test.go)
-	clientIP   *clientip.Resolver
-	auth       enforce.Authenticator
-	onDecision func(enforce.Decision)
-	report     *report.Report
-	logger     *slog.Logger
-	implicit   string
-	reportOnly bool
-	lenient    bool
+	store         ratelimit.Store
+	clock         func() time.Time // tests only (export_test.go)
+	clientIP      *clientip.Resolver
+	auth          enforce.Authenticator
+	onDecision    func(enforce.Decision)
+	report        *report.Report
+	logger        *slog.Logger
+	implicit      string
+	reportOnly    bool
+	lenient       bool
+	literalParams bool
 
 	shadow   *shadowSpec
 	removed  func(method, path string) (string, time.Time, bool) // set by Reload
@@ -364,6 +365,19 @@ func WithImplicitAccess(scope string) Option {
 func WithLenientRouting() Option {
 	return func(st *settings) error {
 		st.lenient = true
+		return nil
+	}
+}
+
+// WithLiteralPathParameters declares that the application reads a ";" in
+// a path segment as data. By default agentready assumes, as servlet
+// containers (Tomcat, Jetty, Spring) do, that a segment's ";" parameter
+// is removed before routing, and decides "/admin;x/users" as
+// "/admin/users" too and "/cart;jsessionid=A1" as "/cart". See
+// docs/enforcement.md, "One canonical target".
+func WithLiteralPathParameters() Option {
+	return func(st *settings) error {
+		st.literalParams = true
 		return nil
 	}
 }

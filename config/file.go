@@ -226,7 +226,20 @@ type upstream struct {
 	// that routes "/ADMIN/users" and "/admin/users/" elsewhere than
 	// "/admin/users": otherwise an agent passes a rule by changing case.
 	Strict bool
+	// PathParameters says how the upstream reads a ";" in a path segment:
+	// "stripped" (the default), as servlet containers (Tomcat, Jetty,
+	// Spring) do, removing it and what follows from the segment before
+	// routing, so that serve decides "/admin;x/users" as "/admin/users"
+	// too; or "literal", as data, so that serve decides on the path only
+	// as sent (agentready.WithLiteralPathParameters).
+	PathParameters string
 }
+
+// The values of upstream.path_parameters.
+const (
+	pathParamsStripped = "stripped"
+	pathParamsLiteral  = "literal"
+)
 
 // ParseSite decodes a YAML or JSON file (site.schema.json; agentready serve's
 // "upstream" and "serve" keys are checked and dropped). Errors are *FileError, joined. It
@@ -269,6 +282,11 @@ func parseFile(data []byte) (file, Lines, error) {
 		ok = append(ok, p)
 	}
 	f.Serve.TrustedProxies = ok
+	if pp := f.Upstream.PathParameters; pp != "" && pp != pathParamsStripped && pp != pathParamsLiteral {
+		field := "Upstream.PathParameters"
+		d.errs = append(d.errs, &FileError{Line: d.lines.line(field), Field: filePath(field),
+			Msg: fmt.Sprintf("%q: want %q (the default: a \";\" parameter is removed from a segment before routing, as servlet containers do) or %q (the upstream routes \";\" as data)", pp, pathParamsStripped, pathParamsLiteral), value: true})
+	}
 	return f, d.lines, errors.Join(d.errs...)
 }
 

@@ -133,16 +133,17 @@ func fieldRules() map[string]map[string]any {
 	purpose := map[string]any{"enum": []any{"", "training-crawler", "search-crawler", "user-agent"}}
 	web := map[string]any{"pattern": webURL, "not": credentialRef}
 	return map[string]map[string]any{
-		"file.Name":           {"pattern": `\S`},
-		"file.Description":    {"pattern": `^$|\S`},
-		"file.URL":            web,
-		"file.PrivacyPolicy":  web,
-		"file.OperatesOn[]":   {"minLength": 1, "pattern": webURL, "not": credentialRef},
-		"file.DocsURL":        web,
-		"file.AgentsJSONURL":  web,
-		"file.Version":        {"pattern": semVerPattern},
-		"file.Dialect":        {"enum": []any{DialectIETFDraft.String(), DialectV010.String()}},
-		"file.ImplicitAccess": {"enum": []any{"", implicitAll, implicitAI}},
+		"file.Name":               {"pattern": `\S`},
+		"file.Description":        {"pattern": `^$|\S`},
+		"file.URL":                web,
+		"file.PrivacyPolicy":      web,
+		"file.OperatesOn[]":       {"minLength": 1, "pattern": webURL, "not": credentialRef},
+		"file.DocsURL":            web,
+		"file.AgentsJSONURL":      web,
+		"file.Version":            {"pattern": semVerPattern},
+		"file.Dialect":            {"enum": []any{DialectIETFDraft.String(), DialectV010.String()}},
+		"file.ImplicitAccess":     {"enum": []any{"", implicitAll, implicitAI}},
+		"upstream.PathParameters": {"enum": []any{"", pathParamsStripped, pathParamsLiteral}},
 		// One default policy "*" (draft-car 2.7).
 		"file.Agents": {"contains": map[string]any{"required": []any{"name"}, "properties": map[string]any{"name": map[string]any{"const": "*"}}},
 			"minContains": 0, "maxContains": 1},

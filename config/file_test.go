@@ -294,7 +294,8 @@ func TestParseFileUpstream(t *testing.T) {
 	}
 	for src, want := range map[string]string{
 		"name: x\nupstream:\n  strict: yes\n":   `line 3: upstream.strict: "yes" is not a bool`,
-		"name: x\nupstream:\n  strcit: true\n":  `line 3: upstream: unknown key "strcit" (keys: strict)`,
+		"name: x\nupstream:\n  path_parameters: servlet\n": `line 3: upstream.path_parameters: "servlet": want "stripped"`,
+		"name: x\nupstream:\n  strcit: true\n":  `line 3: upstream: unknown key "strcit" (keys: strict, path_parameters)`,
 		"name: x\nupstream: true\n":             `line 2: upstream: want a mapping`,
 		"name: x\nupstream: {}\nupstream: {}\n": `key "upstream" is already set on line 2`,
 		"name: x\nsite:\n  name: y\n":           `unknown key "site"`,

@@ -57,6 +57,9 @@ type declaration struct {
 	formats config.Formats
 	// strictUpstream is upstream: {strict: true} or -strict-upstream.
 	strictUpstream bool
+	// pathParams is upstream.path_parameters: "stripped" (the default) or
+	// "literal".
+	pathParams string
 	// reportOnly, robots, trusted and trustAll are serve: {report_only,
 	// robots, trusted_proxies, trust_all_proxies} or their flags.
 	reportOnly, robots, trustAll bool
@@ -88,7 +91,8 @@ type declaration struct {
 // (config.ParseSite checks them and leaves them out).
 type fileSettings struct {
 	Upstream struct {
-		Strict bool `yaml:"strict"`
+		Strict         bool   `yaml:"strict"`
+		PathParameters string `yaml:"path_parameters"`
 	} `yaml:"upstream"`
 	Serve struct {
 		TrustedProxies  []string `yaml:"trusted_proxies"`
@@ -121,6 +125,7 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 	// reported once, by it.
 	_ = yaml.Unmarshal(b, &fs)
 	d.strictUpstream = pick(ov.strict, fs.Upstream.Strict)
+	d.pathParams = cmpStr(fs.Upstream.PathParameters, "stripped")
 	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
 	d.robots = pick(ov.robots, fs.Serve.Robots)
 	for _, p := range fs.Serve.TrustedProxies {
@@ -240,6 +245,9 @@ func (d *declaration) options() []agentready.Option {
 	if !d.strictUpstream {
 		opts = append(opts, agentready.WithLenientRouting())
 	}
+	if d.pathParams == "literal" {
+		opts = append(opts, agentready.WithLiteralPathParameters())
+	}
 	if d.reportOnly {
 		opts = append(opts, agentready.WithReportOnly())
 	}
@@ -272,6 +280,7 @@ func sameSettings(file string, running, next declaration) error {
 		equal   bool
 	}{
 		{"upstream.strict", running.strictUpstream, next.strictUpstream, running.strictUpstream == next.strictUpstream},
+		{"upstream.path_parameters", running.pathParams, next.pathParams, running.pathParams == next.pathParams},
 		{"serve.report_only", running.reportOnly, next.reportOnly, running.reportOnly == next.reportOnly},
 		{"serve.robots", running.robots, next.robots, running.robots == next.robots},
 		{"serve.trusted_proxies", running.trusted, next.trusted, slices.Equal(running.trusted, next.trusted)},

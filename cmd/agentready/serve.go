@@ -195,6 +195,18 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		// removed before it runs.
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(up)
+			// The query as sent (docs/enforcement.md, "One canonical
+			// target"): ReverseProxy drops the members url.ParseQuery
+			// refuses (a ";" separator, a malformed escape) and encodes
+			// the rest anew. Every decision that reads a member reads
+			// them split on "&" and on ";" alike, so the upstream's
+			// reading, whichever, was decided on.
+			switch q := pr.In.URL.RawQuery; {
+			case up.RawQuery == "" || q == "":
+				pr.Out.URL.RawQuery = up.RawQuery + q
+			default:
+				pr.Out.URL.RawQuery = up.RawQuery + "&" + q
+			}
 			pr.Out.Host = pr.In.Host
 			onlyWebSocket(pr.Out.Header)
 			forward(pr.Out.Header, ip.Addr(pr.In), &values)

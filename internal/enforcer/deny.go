@@ -137,6 +137,13 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		}
 	case enforce.DenyTarget:
 		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a request that every router reads the same way", r.RequestURI, d.Err)
+		var te *policy.TargetError
+		if errors.As(d.Err, &te) {
+			prob.Extra["fault"] = te.Code
+			if te.Part != "" {
+				prob.Extra["part"] = te.Part
+			}
+		}
 	case enforce.DenyBody:
 		prob.Detail = fmt.Sprintf("%v; this call is recorded in the session's audit trail, which reads and records a body before the action runs", d.Err)
 	case enforce.StoreError:

@@ -59,6 +59,11 @@ type Config struct {
 	// ReportOnly set) goes to OnDecision, and its response carries the
 	// HeaderReportOnly header.
 	ReportOnly bool
+	// LiteralPathParameters declares that the application reads a ";" in
+	// a path segment as data. Without it a segment's ";" parameter is
+	// assumed stripped before routing, as servlet containers do, and the
+	// path is decided on without its parameters too.
+	LiteralPathParameters bool
 	// ProbePaths are exact request paths, and ProbeNets client networks
 	// (CIDRs or addresses), served without enforcement.
 	ProbePaths []string
@@ -121,6 +126,9 @@ type Enforcer struct {
 	routes         routeTable
 	querySensitive bool
 	implicitAI     bool
+	// pathParams: a path is decided on without its ";" parameters too
+	// (Config.LiteralPathParameters unset).
+	pathParams bool
 	// previews are the known names of link previews and feed readers,
 	// which pass as browsers (config.Access.LinkPreviews); nil otherwise.
 	previews map[string]bool
@@ -160,13 +168,6 @@ type Enforcer struct {
 	unverifiedLog atomic.Int64
 }
 
-// probes are the requests served without enforcement (Config.ProbePaths,
-// Config.ProbeNets).
-type probes struct {
-	paths map[string]bool
-	nets  []netip.Prefix
-}
-
 // declLines are the declaration's lines that denials name, worked out once.
 type declLines struct {
 	link       []string // Link: <agents.txt>; rel="describedby"
@@ -185,7 +186,7 @@ func New(cfg Config) (*Enforcer, error) {
 	site := p.Site()
 	e := &Enforcer{p: p, ip: cfg.ClientIP, auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
 		rec: cfg.Recorder, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow,
-		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly}
+		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly, pathParams: !cfg.LiteralPathParameters}
 	var errs []error
 	if site.Access.LinkPreviews {
 		// The classifier names a known agent as listed: worked out here,
@@ -361,53 +362,6 @@ func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinde
 	e.rateLimit(r, ai, ci, consume, d)
 }
 
-// probe returns why r is an infrastructure probe that passes without
-// enforcement (a probe path, a probe network), or "". A request presenting
-// a session is an agent's action, to record, whoever sends it: never a
-// probe.
-func (e *Enforcer) probe(r *http.Request) string {
-	if (e.probes.paths == nil && e.probes.nets == nil) || len(r.Header[session.HeaderSession]) != 0 {
-		return ""
-	}
-	if e.probes.paths[r.URL.Path] && r.URL.RawPath == "" {
-		// The path as sent: a router that routes the raw path (chi) would
-		// take "/health%7A" for another one.
-		return enforce.RuleProbePath
-	}
-	if len(e.probes.nets) > 0 && e.fromProbeNetwork(r) {
-		return enforce.RuleProbeNetwork
-	}
-	return ""
-}
-
-// fromProbeNetwork reports whether r comes from a probe network. The
-// client address is the one rate limits use, but a proxy's address does
-// not pass for a client it forwards: when r carries a forwarding header,
-// the address must be a client that X-Forwarded-For named, not the peer or
-// a trusted proxy standing in for a client it did not name (no usable
-// X-Forwarded-For, only Forwarded or X-Real-IP, an entry that does not
-// parse, a proxy that is not trusted). A load balancer's own health check
-// carries no forwarding header and passes.
-func (e *Enforcer) fromProbeNetwork(r *http.Request) bool {
-	addr := e.ip.Addr(r)
-	in := false
-	for _, n := range e.probes.nets {
-		if n.Contains(addr) {
-			in = true
-			break
-		}
-	}
-	if !in {
-		return false
-	}
-	h := r.Header
-	if len(h["X-Forwarded-For"]) == 0 && len(h["Forwarded"]) == 0 && len(h["X-Real-Ip"]) == 0 {
-		return true
-	}
-	peer, _ := clientip.ParseHostPort(r.RemoteAddr)
-	return addr != peer && !e.ip.Trusted(addr)
-}
-
 func (e *Enforcer) classify(r *http.Request) policy.Class {
 	v := r.Header.Values("User-Agent")
 	var c policy.Class
@@ -518,6 +472,11 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	d.Status = statusOf(&d.Decision)
 	d.ReportOnly = e.reportOnly && d.Outcome != enforce.Allow
+	if d.normal != "" && (d.Outcome == enforce.Allow || d.ReportOnly) {
+		// Forwarded as decided on: in its canonical form. The target was
+		// read as sent until now, by a signature's @path among others.
+		r = withTarget(r, d.normal)
+	}
 	bound := (d.Outcome == enforce.Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0
 	recorded := e.recorded(r, &d)
 	if bound || recorded {

@@ -74,22 +74,38 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 		d.Outcome, d.Err = enforce.DenyTarget, errRawPathMismatch
 		return ci, false
 	}
-	if err := policy.CheckTarget(raw); err != nil {
+	normal, err := policy.NormalPath(raw)
+	if err != nil {
 		d.Outcome, d.Err = enforce.DenyTarget, err
 		return ci, false
 	}
-	var buf [256]byte // most targets fit: one allocation, the string
-	target, alt := string(policy.Canonical(buf[:0], raw, r.URL.RawQuery)), ""
-	if policy.HasDecodable(raw) {
-		alt = string(policy.Decoded(buf[:0], raw, r.URL.RawQuery))
+	routed := r // the request as the router next in line will see it
+	if normal != raw {
+		d.normal = normal
+		if rf != nil && !v.bound {
+			routed = withTarget(r, normal)
+		}
 	}
-	if len(target) > policy.MaxPathLen || len(alt) > policy.MaxPathLen {
-		// Rules match only the first MaxPathLen bytes; a longer path is not
-		// decided on a truncated view.
-		d.Outcome, d.Rule = enforce.DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
-		return ci, false
+	var buf [256]byte // most targets fit: one allocation a reading
+	var ts targets
+	ts.add(string(policy.Canonical(buf[:0], normal, r.URL.RawQuery)))
+	if policy.HasDecodable(normal) {
+		ts.add(string(policy.Decoded(buf[:0], normal, r.URL.RawQuery)))
 	}
-	e.readAll(r, target, alt, rf, &v)
+	if e.pathParams {
+		if stripped := policy.StripParams(normal); stripped != normal {
+			ts.add(string(policy.Canonical(buf[:0], stripped, r.URL.RawQuery)))
+		}
+	}
+	for _, t := range ts.all() {
+		if len(t) > policy.MaxPathLen {
+			// Rules match only the first MaxPathLen bytes; a longer path
+			// is not decided on a truncated view.
+			d.Outcome, d.Rule = enforce.DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
+			return ci, false
+		}
+	}
+	e.readAll(routed, &ts, rf, &v)
 	if v.others {
 		// Another capability's endpoint is at one of the paths: a method
 		// override may address it, so the overrides are read, and the
@@ -106,7 +122,7 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 		}
 		if methods.n > 1 {
 			v = verdict{ci: ci, bound: v.bound, purpose: v.purpose, rules: v.rules, methods: methods}
-			e.readAll(r, target, alt, rf, &v)
+			e.readAll(routed, &ts, rf, &v)
 		}
 	}
 	if v.rule != nil {
@@ -126,17 +142,28 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 	return v.ci, true
 }
 
-// readAll decides every reading of the request r whose canonical target
-// is target (alt its unescaped reading, or "").
-func (e *Enforcer) readAll(r *http.Request, target, alt string, rf routeFinder, v *verdict) {
-	e.readTarget(e.p, target, v)
-	if alt != "" {
-		e.readTarget(e.p, alt, v)
+// targets are the canonical targets (path and query) a request is read
+// as: as sent in its RFC 9309 form, unescaped (policy.Decoded) when that
+// differs, and without its path parameters (policy.StripParams) when
+// that differs.
+type targets struct {
+	t [3]string
+	n int
+}
+
+func (ts *targets) add(t string) { ts.t[ts.n] = t; ts.n++ }
+
+func (ts *targets) all() []string { return ts.t[:ts.n] }
+
+// readAll decides every reading of the request r whose canonical targets
+// are ts.
+func (e *Enforcer) readAll(r *http.Request, ts *targets, rf routeFinder, v *verdict) {
+	for _, t := range ts.all() {
+		e.readTarget(e.p, t, v)
 	}
 	if e.folded != nil {
-		e.readTarget(e.folded, foldCase(target), v)
-		if alt != "" {
-			e.readTarget(e.folded, foldCase(alt), v)
+		for _, t := range ts.all() {
+			e.readTarget(e.folded, foldCase(t), v)
 		}
 	}
 	if rf != nil && !v.bound {

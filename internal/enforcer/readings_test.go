@@ -126,6 +126,21 @@ func TestReadings(t *testing.T) {
 		{name: "added slash, strict", method: "GET", target: "/secret", outcome: enforce.Allow},
 		{name: "added slash, lenient", method: "GET", target: "/secret", lenient: true, outcome: enforce.DenyPath},
 		{name: "escape kept upper, lenient", method: "GET", target: "/ADMIN%3Bx", lenient: true, outcome: enforce.DenyPath},
+		// A servlet container removes each segment's ";" parameter before
+		// it routes: decided without it too.
+		{name: "path parameter", method: "GET", target: "/admin;x/users", outcome: enforce.DenyPath},
+		{name: "empty path parameter", method: "GET", target: "/admin;/users", outcome: enforce.DenyPath},
+		{name: "path parameter, anchored", method: "GET", target: "/private;jsessionid=1", outcome: enforce.DenyPath},
+		{name: "path parameter, slash rule", method: "GET", target: "/secret;x/", outcome: enforce.DenyPath},
+		{name: "path parameter on a capability", method: "GET", target: "/api/search;x?q=1", outcome: enforce.Allow, capability: "product-search"},
+		{name: "path parameter on a template", method: "DELETE", target: "/api/orders;x/42", outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "path parameter in the last segment", method: "DELETE", target: "/api/orders/42;x", outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "session id", method: "GET", target: "/cart;jsessionid=A1", outcome: enforce.Allow},
+		{name: "dot segment behind a parameter", method: "GET", target: "/api/..;/admin/users", outcome: enforce.DenyTarget},
+		{name: "encoded dot segment behind a parameter", method: "GET", target: "/api/%2e%2e;/admin/users", outcome: enforce.DenyTarget},
+		{name: "empty segment behind a parameter", method: "GET", target: "/;x/admin/users", outcome: enforce.DenyTarget},
+		{name: "Latin-1", method: "GET", target: "/caf%E9", outcome: enforce.DenyTarget},
+		{name: "overlong dot", method: "GET", target: "/%C0%AE%C0%AE/admin", outcome: enforce.DenyTarget},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			serve := readingsEnforcer(t, tc.lenient, nil)

@@ -26,6 +26,9 @@ type decision struct {
 	limits    [3]ratelimit.Limit
 	header    []string       // RateLimit-Policy value for these limits
 	rateLimit rateLimitField // renders the RateLimit value
+	// normal is the request's path in its canonical form, the one decided
+	// on and forwarded, when it is not the path as sent; "" otherwise.
+	normal string
 }
 
 // setClass records how the client was classified, in both forms.

@@ -8,7 +8,7 @@ import (
 // path as sent (r.URL.RawPath); net/http.ServeMux routes the escaped path
 // cleaned and unescaped segment by segment; an RFC 9309 matcher compares
 // the path with only its unreserved escapes decoded. agentready decides on
-// every reading a router may route (see CheckTarget for the targets whose
+// every reading a router may route (see NormalPath for the targets whose
 // readings cannot be reconciled, which are refused instead):
 //
 //   - Canonical is the RFC 9309 2.2.2 reading: unreserved escapes decoded,
@@ -42,7 +42,7 @@ import (
 //
 // Nothing else changes: dot segments are not removed, empty segments are
 // not collapsed, %2F is not decoded. Those are what routers disagree on,
-// and CheckTarget refuses them before any rule is consulted; patterns
+// and NormalPath refuses them before any rule is consulted; patterns
 // holding them are refused at construction (pathpattern.Check).
 // Canonical never fails: every input has a canonical form. Its cost is
 // linear in the input; Match bounds what it examines (see MaxPathLen).
@@ -91,93 +91,6 @@ func HasDecodable(rawPath string) bool {
 	return false
 }
 
-// TargetError says why a request target is refused: its readings differ
-// in a way no rule can reconcile, because routers route it differently.
-type TargetError struct {
-	// Code names the fault in one stable token (docs/enforcement.md), for
-	// metrics and reports: "dot-segment", "empty-segment", ...
-	Code   string
-	Reason string
-}
-
-func (e *TargetError) Error() string { return "ambiguous request target: " + e.Reason }
-
-// The reasons CheckTarget gives. They are values, so that refusing a
-// request allocates nothing.
-var (
-	ErrNotOriginForm = &TargetError{"not-origin-form", `the path does not start with "/"`}
-	ErrEncodedSlash  = &TargetError{"encoded-slash", `the path holds an encoded "/" (%2F), which some routers take as a separator and others as data`}
-	ErrBackslash     = &TargetError{"backslash", `the path holds a backslash, raw or encoded (%5C), which some servers take as a separator`}
-	ErrNUL           = &TargetError{"control", "the path holds a NUL or another control character"}
-	ErrDotSegment    = &TargetError{"dot-segment", `the path holds a dot segment ("." or "..", raw or encoded as %2E), which some routers resolve and others route as a name`}
-	ErrEmptySegment  = &TargetError{"empty-segment", `the path holds an empty segment ("//"), which some routers collapse and others keep`}
-)
-
-// CheckTarget reports why rawPath (the escaped path, r.URL.EscapedPath())
-// cannot be decided the way every router reads it, or nil. It refuses:
-//
-//   - a path that does not start with "/" (asterisk and authority forms,
-//     RFC 9112 3.2);
-//   - %2F: net/http decodes it into r.URL.Path while chi routes the raw
-//     path, where it is data; RFC 3986 2.2 says it is not a separator;
-//   - '\' and %5C, which some servers and file systems take as '/';
-//   - control characters raw or encoded (%00-%1F, %7F): a NUL ends a string
-//     in some back ends;
-//   - dot segments ("." and "..", with any of their dots encoded as %2E):
-//     RFC 3986 5.2.4 resolves them, ServeMux redirects raw ones but routes
-//     encoded ones as names, chi resolves none;
-//   - empty segments ("//"): ServeMux redirects to the collapsed path, chi
-//     routes them as they are.
-//
-// Everything else has readings that rules can decide on: Canonical and
-// Decoded. CheckTarget does not allocate.
-func CheckTarget(rawPath string) error {
-	if len(rawPath) == 0 || rawPath[0] != '/' {
-		return ErrNotOriginForm
-	}
-	seg := 1 // start of the current segment
-	dots := 0
-	other := false // the segment holds something other than dots
-	for i := 1; i <= len(rawPath); i++ {
-		if i == len(rawPath) || rawPath[i] == '/' {
-			switch {
-			case i == seg && i < len(rawPath):
-				return ErrEmptySegment
-			case !other && (dots == 1 || dots == 2):
-				return ErrDotSegment
-			}
-			seg, dots, other = i+1, 0, false
-			continue
-		}
-		c := rawPath[i]
-		if c == '%' {
-			if v, ok := escapeAt(rawPath, i); ok {
-				c = v
-				switch {
-				case v == '/':
-					return ErrEncodedSlash
-				case v == '.':
-					dots++
-					i += 2
-					continue
-				}
-				i += 2
-			}
-		}
-		switch {
-		case c == '\\':
-			return ErrBackslash
-		case c < 0x20 || c == 0x7f:
-			return ErrNUL
-		case c == '.':
-			dots++
-		default:
-			other = true
-		}
-	}
-	return nil
-}
-
 // canonicalPattern is Canonical for an Allow/Disallow pattern, which
 // pathpattern.Check has accepted (no encoded '/', no dot or empty
 // segments): '*' stays a wildcard, a trailing '$' stays the end anchor,
@@ -212,17 +125,6 @@ const (
 	clsOperator               // '*' and '$': raw only in patterns
 	clsDecodable              // sub-delims, ':' and '@': decoded by Decoded
 )
-
-// dotSegment reports whether s, which starts a path segment with '.',
-// begins with a dot segment ("." or "..", RFC 3986 3.3). A segment merely
-// starting with a dot (".well-known") is a name.
-func dotSegment(s string) bool {
-	n := 1
-	if len(s) > 1 && s[1] == '.' {
-		n = 2
-	}
-	return len(s) == n || s[n] == '/'
-}
 
 var urlClass = func() (t [256]uint8) {
 	for c := 'a'; c <= 'z'; c++ {

@@ -13,12 +13,16 @@
 // segment to it), while chi routes the raw path and resolves no "..". A
 // path decision must hold for every router, so:
 //
-//   - CheckTarget refuses the targets routers read differently: an encoded
-//     '/' (%2F), a backslash raw or encoded, a control character, a dot
-//     segment ("." or "..", raw or with %2E), an empty segment ("//"), a
-//     path not starting with '/'. The enforcing middleware answers them 400
-//     before any rule (RFC 3986 2.2 and 5.2.4 say what each means; routers
-//     do not agree with it or with each other);
+//   - NormalPath gives an agent's target its one canonical form (RFC 3986
+//     6.2.2), the form decided on and forwarded, and refuses the targets
+//     routers read differently: an encoded '/' (%2F), a backslash raw or
+//     encoded, a control character, a dot segment ("." or "..", raw or
+//     with %2E, also before a ";" parameter), an empty segment ("//"), a
+//     malformed escape, bytes that are not UTF-8, a path not starting with
+//     '/'. The enforcing middleware answers them 400 before any rule (RFC
+//     3986 2.2 and 5.2.4 say what each means; routers do not agree with it
+//     or with each other); StripParams gives the reading of a servlet
+//     container, which removes each segment's ";" parameter;
 //   - every other target is decided on each of its readings: Canonical,
 //     the RFC 9309 2.2.2 form (unreserved escapes decoded, other escapes
 //     kept, upper-cased), and, when HasDecodable says the two differ,

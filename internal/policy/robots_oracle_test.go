@@ -178,11 +178,12 @@ func oracleCompare(c oracleCase) (v oracleVerdict, err error) {
 	if err != nil {
 		return oracleVerdict{skip: "not a request target"}, nil
 	}
-	// agentready answers 400 to the targets CheckTarget refuses (encoded
-	// '/', backslash, controls, dot and empty segments) before consulting
-	// any rule, so there is no rule decision to compare.
-	if policy.CheckTarget(rawPath) != nil {
-		return oracleVerdict{skip: "refused by CheckTarget"}, nil
+	// agentready answers 400 to the targets NormalPath refuses (encoded
+	// '/', backslash, controls, dot and empty segments, malformed escapes,
+	// bytes that are not UTF-8) before consulting any rule, so there is no
+	// rule decision to compare.
+	if _, err := policy.NormalPath(rawPath); err != nil {
+		return oracleVerdict{skip: "refused by NormalPath"}, nil
 	}
 	rules, err := policy.CompileRules(c.allow, c.disallow)
 	if err != nil {
