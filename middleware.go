@@ -295,6 +295,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		ReportOnly:            st.reportOnly,
 		LenientRouting:        st.lenient,
 		LiteralPathParameters: st.literalParams,
+		DecisionField:         st.decisionHeader,
 		ProbePaths:            st.clients.ProbePaths,
 		ProbeNets:             st.clients.ProbeNets,
 	}

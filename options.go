@@ -30,17 +30,18 @@ type settings struct {
 	docs    Documents
 	clients Clients
 
-	store         ratelimit.Store
-	clock         func() time.Time // tests only (export_test.go)
-	clientIP      *clientip.Resolver
-	auth          enforce.Authenticator
-	onDecision    func(enforce.Decision)
-	report        *report.Report
-	logger        *slog.Logger
-	implicit      string
-	reportOnly    bool
-	lenient       bool
-	literalParams bool
+	store          ratelimit.Store
+	clock          func() time.Time // tests only (export_test.go)
+	clientIP       *clientip.Resolver
+	auth           enforce.Authenticator
+	onDecision     func(enforce.Decision)
+	report         *report.Report
+	logger         *slog.Logger
+	implicit       string
+	reportOnly     bool
+	lenient        bool
+	literalParams  bool
+	decisionHeader bool
 
 	shadow   *shadowSpec
 	removed  func(method, path string) (string, time.Time, bool) // set by Reload
@@ -378,6 +379,19 @@ func WithLenientRouting() Option {
 func WithLiteralPathParameters() Option {
 	return func(st *settings) error {
 		st.literalParams = true
+		return nil
+	}
+}
+
+// WithDecisionHeader hands each request's decision to the handler behind
+// the middleware, and to whatever that handler forwards the request to:
+// the Agentready-Decision field (enforce.HeaderDecision) of every request
+// passed on is set to it, after any copy the client sent is removed.
+// agentready serve always sets it. See docs/enforcement.md, "The decision,
+// handed on".
+func WithDecisionHeader() Option {
+	return func(st *settings) error {
+		st.decisionHeader = true
 		return nil
 	}
 }

@@ -293,12 +293,12 @@ func TestParseFileUpstream(t *testing.T) {
 		t.Errorf("no upstream key: %+v %v", f.Upstream, err)
 	}
 	for src, want := range map[string]string{
-		"name: x\nupstream:\n  strict: yes\n":   `line 3: upstream.strict: "yes" is not a bool`,
+		"name: x\nupstream:\n  strict: yes\n":              `line 3: upstream.strict: "yes" is not a bool`,
 		"name: x\nupstream:\n  path_parameters: servlet\n": `line 3: upstream.path_parameters: "servlet": want "stripped"`,
-		"name: x\nupstream:\n  strcit: true\n":  `line 3: upstream: unknown key "strcit" (keys: strict, path_parameters)`,
-		"name: x\nupstream: true\n":             `line 2: upstream: want a mapping`,
-		"name: x\nupstream: {}\nupstream: {}\n": `key "upstream" is already set on line 2`,
-		"name: x\nsite:\n  name: y\n":           `unknown key "site"`,
+		"name: x\nupstream:\n  strcit: true\n":             `line 3: upstream: unknown key "strcit" (keys: strict, path_parameters)`,
+		"name: x\nupstream: true\n":                        `line 2: upstream: want a mapping`,
+		"name: x\nupstream: {}\nupstream: {}\n":            `key "upstream" is already set on line 2`,
+		"name: x\nsite:\n  name: y\n":                      `unknown key "site"`,
 	} {
 		if _, _, err := config.ParseSite([]byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", src, err, want)

@@ -21,6 +21,19 @@ type KeyFunc func(r *http.Request) (id string, ok bool)
 // `deny-path;status=403;rule="Disallow: /admin/*"`.
 const HeaderReportOnly = "Agentready-Report-Only"
 
+// HeaderDecision names, on a request agentready passes on (every request
+// agentready serve forwards; in process with agentready.WithDecisionHeader),
+// the decision taken on it: an RFC 9651 dictionary of policy (String),
+// class, grade and purpose (Tokens), capability (String, absent when
+// none), rule (String) and outcome (Token), such as
+//
+//	policy="GPTBot", class=known, grade=claimed, purpose=training-crawler, capability="product-search", rule="Allow: /api/*", outcome=allow
+//
+// A copy the client sent is removed first. It is trustworthy only on a
+// request that comes from agentready: an application reachable otherwise
+// must not believe it.
+const HeaderDecision = "Agentready-Decision"
+
 // Rules of a Pass for an infrastructure probe (agentready.Clients
 // ProbePaths and ProbeNets).
 const (

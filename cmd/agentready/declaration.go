@@ -241,7 +241,8 @@ func (d *declaration) options() []agentready.Option {
 	// serve always checks Host: the site's, the hosts the file or -hosts
 	// add, and (Clients.Hosts) the address a request arrives on.
 	hosts := append([]string{resolve.Host(&d.Site)}, d.hosts...)
-	opts := []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: d.trusted, TrustAllProxies: d.trustAll, Hosts: hosts})}
+	opts := []agentready.Option{agentready.WithClients(agentready.Clients{TrustedProxies: d.trusted, TrustAllProxies: d.trustAll, Hosts: hosts}),
+		agentready.WithDecisionHeader()}
 	if !d.strictUpstream {
 		opts = append(opts, agentready.WithLenientRouting())
 	}

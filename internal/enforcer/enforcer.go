@@ -64,6 +64,10 @@ type Config struct {
 	// assumed stripped before routing, as servlet containers do, and the
 	// path is decided on without its parameters too.
 	LiteralPathParameters bool
+	// DecisionField sets the Agentready-Decision field (HeaderDecision) of
+	// every request passed to next to its decision, after removing any
+	// copy the client sent.
+	DecisionField bool
 	// ProbePaths are exact request paths, and ProbeNets client networks
 	// (CIDRs or addresses), served without enforcement.
 	ProbePaths []string
@@ -129,6 +133,8 @@ type Enforcer struct {
 	// pathParams: a path is decided on without its ";" parameters too
 	// (Config.LiteralPathParameters unset).
 	pathParams bool
+	// decisionField: Config.DecisionField.
+	decisionField bool
 	// previews are the known names of link previews and feed readers,
 	// which pass as browsers (config.Access.LinkPreviews); nil otherwise.
 	previews map[string]bool
@@ -186,7 +192,8 @@ func New(cfg Config) (*Enforcer, error) {
 	site := p.Site()
 	e := &Enforcer{p: p, ip: cfg.ClientIP, auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
 		rec: cfg.Recorder, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow,
-		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly, pathParams: !cfg.LiteralPathParameters}
+		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly, pathParams: !cfg.LiteralPathParameters,
+		decisionField: cfg.DecisionField}
 	var errs []error
 	if site.Access.LinkPreviews {
 		// The classifier names a known agent as listed: worked out here,
@@ -432,9 +439,21 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 		if e.usage != nil {
 			e.setContentUsage(w, r)
 		}
+		if e.decisionField {
+			dropDecisionFields(r.Header)
+		}
 		if r.URL.Path == "/robots.txt" && r.URL.RawPath == "" {
 			// As sent, not decoded: chi would route "/robots%2Etxt" as
 			// another path.
+			if e.decisionField {
+				var d decision
+				d.setClass(e.classify(r))
+				if d.class.Agent() {
+					e.setAgent(&d)
+				}
+				d.Outcome, d.Rule = enforce.Pass, ruleRobots
+				setDecisionField(r.Header, &d.Decision)
+			}
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -449,13 +468,16 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 	if !c.Agent() {
 		// A browser: nothing else applies. Its Decision is built only
 		// when something reads it.
-		if e.hook == nil && e.shadow == nil && (ci >= 0 || e.bound.Load() == 0) {
+		if e.hook == nil && e.shadow == nil && !e.decisionField && (ci >= 0 || e.bound.Load() == 0) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		var d decision
 		d.Outcome = enforce.Pass
 		d.setClass(c)
+		if e.decisionField && ci < 0 {
+			setDecisionField(r.Header, &d.Decision)
+		}
 		if ci < 0 && e.bound.Load() > 0 {
 			e.pass(w, r, next, onHeap(&d), ci) // a binding behind reads it
 			return
@@ -466,6 +488,11 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	var d decision
 	e.decide(r, c, ci, rf, true, &d)
+	if e.decisionField && ci < 0 {
+		// Wrap's decision; a route binding behind it decides no more
+		// than Wrap let through.
+		setDecisionField(r.Header, &d.Decision)
+	}
 	if d.Outcome == enforce.Pass { // a probe
 		e.pass(w, r, next, onHeap(&d), ci)
 		return

@@ -1,0 +1,81 @@
+package enforcer
+
+import (
+	"net/http"
+
+	"github.com/dunglas/httpsfv"
+
+	"github.com/agentready/agentready/enforce"
+)
+
+// ruleRobots is the rule of a /robots.txt request, always served.
+const ruleRobots = "robots.txt (always served)"
+
+// dropDecisionFields removes from h every field a client may have sent as
+// the decision: Agentready-Decision in any case and with '_', '.' or ' '
+// for '-', the spellings CGI, WSGI and PHP read as that field (serve
+// removes such names whatever they are; see its forward).
+func dropDecisionFields(h http.Header) {
+	for k := range h {
+		if len(k) == len(enforce.HeaderDecision) && sameFieldName(k, enforce.HeaderDecision) {
+			delete(h, k)
+		}
+	}
+}
+
+// sameFieldName compares two field names without case, reading '_', '.'
+// and ' ' as '-'.
+func sameFieldName(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x == '_' || x == '.' || x == ' ' {
+			x = '-'
+		}
+		if lower(x) != lower(y) {
+			return false
+		}
+	}
+	return true
+}
+
+// setDecisionField sets the decision field of d in h: policy (the agent
+// policy's name), class, grade, purpose, capability (absent when none),
+// rule and outcome (docs/enforcement.md, "The decision, handed on").
+func setDecisionField(h http.Header, d *enforce.Decision) {
+	dict := httpsfv.NewDictionary()
+	dict.Add("policy", httpsfv.NewItem(sfBareString(d.Agent)))
+	dict.Add("class", httpsfv.NewItem(httpsfv.Token(d.Class.Kind)))
+	dict.Add("grade", httpsfv.NewItem(httpsfv.Token(d.Grade)))
+	dict.Add("purpose", httpsfv.NewItem(httpsfv.Token(d.Class.Purpose)))
+	if d.Capability != "" {
+		dict.Add("capability", httpsfv.NewItem(sfBareString(d.Capability)))
+	}
+	dict.Add("rule", httpsfv.NewItem(sfBareString(d.Rule)))
+	dict.Add("outcome", httpsfv.NewItem(httpsfv.Token(d.Outcome.String())))
+	v, err := httpsfv.Marshal(dict)
+	if err != nil {
+		// Unreachable: every token above is a name of agentready's.
+		// The field is absent, never one a client wrote.
+		return
+	}
+	h[enforce.HeaderDecision] = []string{v}
+}
+
+// sfBareString is s as an RFC 9651 String (3.3.3) when it is printable ASCII,
+// else as a Display String (3.3.8), which carries any Unicode: a
+// declaration's names and patterns may hold it.
+func sfBareString(s string) any {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return httpsfv.DisplayString(s)
+		}
+	}
+	return s
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
