@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/testtools"
 )
 
@@ -30,7 +32,7 @@ func (u *recordingUpstream) take() (string, bool) {
 
 // canonicalFront starts a recording upstream and serve in front of it
 // with the declaration file.
-func canonicalFront(t *testing.T, file string) (addr string, up *recordingUpstream) {
+func canonicalFront(t testing.TB, file string) (addr string, up *recordingUpstream) {
 	t.Helper()
 	up = &recordingUpstream{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -102,4 +104,49 @@ func TestServePathParameters(t *testing.T) {
 			t.Errorf("literal %s: %d %s, the upstream received %q, want it as sent", target, res.StatusCode, body, got)
 		}
 	}
+}
+
+// FuzzServeForwardsWhatWasDecided: whatever an agent sends through serve,
+// what the upstream receives is what was decided on: the canonical path
+// (policy.NormalPath of the path sent) and the query as sent; never a
+// target serve refused; and never the closed admin area, on any reading
+// an upstream may route it as (decoded, resolved, without its ";"
+// parameters, in lower case).
+func FuzzServeForwardsWhatWasDecided(f *testing.F) {
+	for _, s := range []string{
+		"/admin;x/users", "/admin;/users", "/api/..;/admin/users", "/api/%2e%2e;/admin", "/%61dmin/users", "/ADMIN;x/users",
+		"/admin%3Bx/users", "/api/search;x?q=1", "/p/caf%c3%a9", "/p/a|b", "/x/.%2e;/admin", "/;x/admin", "/s?q=%zz;x=1",
+		"/adm%69n/x", "/%C0%AE%C0%AE/admin", "/cart;jsessionid=A1", "/admin.json", "/admin/", "/p/[x]?a[]=1", "/Admin%2fx",
+	} {
+		f.Add(s)
+	}
+	addr, up := canonicalFront(f, "testdata/canonical/site.yaml")
+	f.Fuzz(func(t *testing.T, s string) {
+		target := onWire(s)
+		res, body, err := testtools.RawRequest(addr, "GET", target, claudeBotHeader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ran := up.take()
+		if !ran {
+			return
+		}
+		sentPath, sentQuery, _ := strings.Cut(target, "?")
+		normal, err := policy.NormalPath(sentPath)
+		if err != nil {
+			t.Fatalf("%q, refused (%v), reached the upstream as %q", target, err, got)
+		}
+		gotPath, gotQuery, _ := strings.Cut(got, "?")
+		if gotPath != normal || gotQuery != sentQuery {
+			t.Fatalf("%q reached the upstream as %q, want %q with the query as sent", target, got, normal+"?"+sentQuery)
+		}
+		for _, p := range []string{gotPath, policy.StripParams(gotPath)} {
+			dec, _ := url.PathUnescape(p)
+			for _, reading := range []string{dec, policy.StripParams(dec), path.Clean(dec)} {
+				if r := strings.ToLower(reading) + "/"; strings.HasPrefix(r, "/admin/") {
+					t.Fatalf("%q reached the upstream (%d %s) as %q, which an upstream may route as %q, under Disallow: /admin/", target, res.StatusCode, body, got, reading)
+				}
+			}
+		}
+	})
 }

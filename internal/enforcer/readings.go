@@ -88,13 +88,23 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 	}
 	var buf [256]byte // most targets fit: one allocation a reading
 	var ts targets
-	ts.add(string(policy.Canonical(buf[:0], normal, r.URL.RawQuery)))
-	if policy.HasDecodable(normal) {
-		ts.add(string(policy.Decoded(buf[:0], normal, r.URL.RawQuery)))
+	q := r.URL.RawQuery
+	ts.add(string(policy.Canonical(buf[:0], normal, q)))
+	decodable := policy.HasDecodable(normal)
+	if decodable {
+		ts.add(string(policy.Decoded(buf[:0], normal, q)))
 	}
 	if e.pathParams {
 		if stripped := policy.StripParams(normal); stripped != normal {
-			ts.add(string(policy.Canonical(buf[:0], stripped, r.URL.RawQuery)))
+			ts.add(string(policy.Canonical(buf[:0], stripped, q)))
+		}
+		if decodable {
+			// A decoder that strips after it decodes reads "%3B" as
+			// ";": no servlet container does, but one may.
+			dec := string(policy.Decoded(buf[:0], normal, ""))
+			if stripped := policy.StripParams(dec); stripped != dec {
+				ts.add(string(policy.Canonical(buf[:0], stripped, q)))
+			}
 		}
 	}
 	for _, t := range ts.all() {
@@ -144,10 +154,10 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 
 // targets are the canonical targets (path and query) a request is read
 // as: as sent in its RFC 9309 form, unescaped (policy.Decoded) when that
-// differs, and without its path parameters (policy.StripParams) when
+// differs, and each without its path parameters (policy.StripParams) when
 // that differs.
 type targets struct {
-	t [3]string
+	t [4]string
 	n int
 }
 

@@ -136,6 +136,7 @@ func TestReadings(t *testing.T) {
 		{name: "path parameter on a template", method: "DELETE", target: "/api/orders;x/42", outcome: enforce.DenyCapability, capability: "order-cancel"},
 		{name: "path parameter in the last segment", method: "DELETE", target: "/api/orders/42;x", outcome: enforce.DenyCapability, capability: "order-cancel"},
 		{name: "session id", method: "GET", target: "/cart;jsessionid=A1", outcome: enforce.Allow},
+		{name: "encoded path parameter", method: "GET", target: "/secret%3Bx/y", outcome: enforce.DenyPath},
 		{name: "dot segment behind a parameter", method: "GET", target: "/api/..;/admin/users", outcome: enforce.DenyTarget},
 		{name: "encoded dot segment behind a parameter", method: "GET", target: "/api/%2e%2e;/admin/users", outcome: enforce.DenyTarget},
 		{name: "empty segment behind a parameter", method: "GET", target: "/;x/admin/users", outcome: enforce.DenyTarget},
