@@ -309,7 +309,7 @@ func (l *ledger) check(c client, w *wireResponse) error {
 	case "admin":
 		return fmt.Errorf("the upstream ran the admin handler (%s), which Disallow: /admin closes", w.handler)
 	case "order-cancel":
-		if strings.HasPrefix(c.ua, "GPTBot") {
+		if strings.Contains(c.ua, "GPTBot/") { // gptBot is a browser-like string with GPTBot/1.2 inside
 			return fmt.Errorf("the upstream ran %s for GPTBot, whose policy does not permit order-cancel", w.handler)
 		}
 		if !c.bearer {
