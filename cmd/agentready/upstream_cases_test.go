@@ -126,10 +126,10 @@ var upstreamCases = []upstreamCase{
 		bare: map[string]string{"flask": "product-search GET"}},
 }
 
-// TestProxyUpstreamCases: agentready serve in front of Express and of
-// Flask, each case's requests sent through it: whatever the bare app
-// would run for them (checked first), the upstream never runs a handler
-// the declaration closes to the client (ledger.check).
+// TestProxyUpstreamCases: agentready serve in front of each app, each
+// case's requests sent through it: whatever the bare app would run for
+// them (checked first), the upstream never runs a handler the
+// declaration closes to the client (ledger.check).
 func TestProxyUpstreamCases(t *testing.T) {
 	for _, app := range upstreamApps {
 		t.Run(app.name, func(t *testing.T) {
@@ -166,7 +166,7 @@ var fuzzAgents = []string{gptBot, claudeBot, "python-requests/2.32.3", "Perplexi
 // method (case variants too), the path's spelling (case, trailing slash,
 // extension, a query such as "?.css"), a method-override field, _method
 // in the query and in a form body, the agent and its token; each request
-// sent three times from a client of its own, to both apps. The seed
+// sent three times from a client of its own, to every app. The seed
 // corpus is the cases.
 func FuzzProxyUpstream(f *testing.F) {
 	for _, tc := range upstreamCases {
