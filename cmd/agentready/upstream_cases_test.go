@@ -52,11 +52,13 @@ var upstreamCases = []upstreamCase{
 	// Werkzeug decodes the path before routing.
 	{name: "/%61dmin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/%61dmin/users"},
 		bare: map[string]string{"flask": "admin GET"}},
-	// Werkzeug merges slashes and routes a decoded %2F as a '/'.
+	// Werkzeug merges slashes and routes a decoded %2F as a '/'; Django
+	// (on wsgiref's decoded PATH_INFO) and PHP's built-in server route
+	// both to the admin area too, and Jetty the %2F.
 	{name: "//admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "//admin/users"},
-		bare: map[string]string{"flask": "admin GET"}},
+		bare: map[string]string{"flask": "admin GET", "django": "admin GET", "php": "admin GET"}},
 	{name: "/admin%2Fusers", ua: gptBot, req: wireRequest{method: "GET", target: "/admin%2Fusers"},
-		bare: map[string]string{"flask": "admin GET"}},
+		bare: map[string]string{"flask": "admin GET", "django": "admin GET", "php": "admin GET", "jetty": "admin GET"}},
 	{name: "DELETE /admin by override", ua: gptBot, req: wireRequest{method: "POST", target: "/Admin/x", header: [][2]string{{"X-HTTP-Method-Override", "DELETE"}}},
 		bare: map[string]string{"express": "admin DELETE"}},
 

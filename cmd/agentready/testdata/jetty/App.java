@@ -4,11 +4,14 @@
 // Jakarta EE's rename), mapped at the Flask app's routes
 // (testdata/flask/app.py), kept to Jetty's defaults. Jetty 9 removes each
 // segment's ";..." path parameter while it percent-decodes the path, then
-// resolves "." and ".." segments, before it maps the path to a servlet;
-// unlike Tomcat, its default URI compliance refuses with 400 a path it
-// finds ambiguous (an encoded dot segment, "..;", an encoded '/', an
-// empty segment). The connector also takes an "Upgrade: h2c"
-// (HTTP2CServerConnectionFactory), as sites serving HTTP/2 configure it.
+// resolves "." and ".." segments, before it maps the path to a servlet.
+// Unlike Tomcat, its default URI compliance refuses with 400 a dot
+// segment it finds ambiguous (encoded, or with a ";..." parameter), but
+// it routes an encoded '/' as a '/' (/admin%2Fusers reaches the admin
+// servlet) and resolves ".." past an empty segment with a parameter
+// (/api/;x/../../admin/users does too). The connector also takes an
+// "Upgrade: h2c" (HTTP2CServerConnectionFactory), as sites serving
+// HTTP/2 configure it.
 //
 // Every servlet answers with X-Handler: "<handler> <method>", the handler
 // that ran and the method it ran as, and with the request's headers as
