@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,11 +52,13 @@ var upstreamCases = []upstreamCase{
 	// Werkzeug decodes the path before routing.
 	{name: "/%61dmin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/%61dmin/users"},
 		bare: map[string]string{"flask": "admin GET"}},
-	// Werkzeug merges slashes and routes a decoded %2F as a '/'.
+	// Werkzeug merges slashes and routes a decoded %2F as a '/'; Django
+	// (on wsgiref's decoded PATH_INFO) and PHP's built-in server route
+	// both to the admin area too, and Jetty the %2F.
 	{name: "//admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "//admin/users"},
-		bare: map[string]string{"flask": "admin GET"}},
+		bare: map[string]string{"flask": "admin GET", "django": "admin GET", "php": "admin GET"}},
 	{name: "/admin%2Fusers", ua: gptBot, req: wireRequest{method: "GET", target: "/admin%2Fusers"},
-		bare: map[string]string{"flask": "admin GET"}},
+		bare: map[string]string{"flask": "admin GET", "django": "admin GET", "php": "admin GET", "jetty": "admin GET"}},
 	{name: "DELETE /admin by override", ua: gptBot, req: wireRequest{method: "POST", target: "/Admin/x", header: [][2]string{{"X-HTTP-Method-Override", "DELETE"}}},
 		bare: map[string]string{"express": "admin DELETE"}},
 
@@ -126,15 +129,124 @@ var upstreamCases = []upstreamCase{
 		bare: map[string]string{"flask": "product-search GET"}},
 }
 
-// TestProxyUpstreamCases: agentready serve in front of Express and of
-// Flask, each case's requests sent through it: whatever the bare app
-// would run for them (checked first), the upstream never runs a handler
-// the declaration closes to the client (ledger.check).
-func TestProxyUpstreamCases(t *testing.T) {
+// pathCases are issue 33's: targets that servlet containers (Tomcat,
+// Jetty), PHP's built-in server and the others read otherwise than as
+// sent, and an HTTP/2 request smuggled past an h2c upgrade. A bare entry
+// of "" or of the "none" handler is a case looked at on that app that
+// attacks nothing there.
+var pathCases = []upstreamCase{
+	// Servlet containers remove a segment's ";..." before they route.
+	{name: "/admin;x/users", ua: gptBot, req: wireRequest{method: "GET", target: "/admin;x/users"},
+		bare: map[string]string{"tomcat": "admin GET", "jetty": "admin GET", "flask": "none GET"}},
+	{name: "/admin;/users", ua: gptBot, req: wireRequest{method: "GET", target: "/admin;/users"},
+		bare: map[string]string{"tomcat": "admin GET", "jetty": "admin GET"}},
+	{name: "/admin;x", ua: gptBot, req: wireRequest{method: "GET", target: "/admin;x"},
+		bare: map[string]string{"tomcat": "admin GET", "jetty": "admin GET"}},
+	{name: "/admin/users;x", ua: gptBot, req: wireRequest{method: "GET", target: "/admin/users;x"},
+		bare: map[string]string{"tomcat": "admin GET", "jetty": "admin GET", "express": "admin GET", "php": "admin GET"}},
+	{name: "/;x/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/;x/admin/users"},
+		bare: map[string]string{"tomcat": "admin GET", "jetty": "none GET"}},
+
+	// Dot segments behind ';': Tomcat removes it, then decodes, then
+	// resolves them; Jetty's default compliance refuses them (400).
+	{name: "/api/..;/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/..;/admin/users"},
+		bare: map[string]string{"tomcat": "admin GET", "jetty": ""}},
+	{name: "/api/search/..;/..;/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/search/..;/..;/admin/users"},
+		bare: map[string]string{"tomcat": "admin GET"}},
+	{name: "/api/%2e%2e;/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/%2e%2e;/admin/users"},
+		bare: map[string]string{"tomcat": "admin GET"}},
+	{name: "/api/%2E%2E;x/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/%2E%2E;x/admin/users"},
+		bare: map[string]string{"tomcat": "admin GET"}},
+	{name: "/api/.%2e;/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/.%2e;/admin/users"},
+		bare: map[string]string{"tomcat": "admin GET"}},
+	{name: "/api/.;/..;/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/.;/..;/admin/users"},
+		bare: map[string]string{"tomcat": "admin GET"}},
+	// An empty segment behind ';': Jetty and PHP resolve the dot
+	// segments after it, Tomcat refuses it.
+	{name: "/api/;x/../../admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/;x/../../admin/users"},
+		bare: map[string]string{"jetty": "admin GET", "php": "admin GET", "tomcat": ""}},
+
+	// A capability's endpoint with a path parameter: past its limit, or
+	// by an agent it is not permitted to.
+	{name: "/api/search;x, past the limit", ua: claudeBot, sends: 4, req: wireRequest{method: "GET", target: "/api/search;x?q=1"},
+		bare: map[string]string{"tomcat": "product-search GET", "jetty": "product-search GET"}},
+	{name: "/api;x/search, past the limit", ua: claudeBot, sends: 4, req: wireRequest{method: "GET", target: "/api;x/search?q=1"},
+		bare: map[string]string{"tomcat": "product-search GET", "jetty": "product-search GET"}},
+	{name: "/api/search;jsessionid=A1, past the limit", ua: claudeBot, sends: 4, req: wireRequest{method: "GET", target: "/api/search;jsessionid=A1?q=1"},
+		bare: map[string]string{"tomcat": "product-search GET", "jetty": "product-search GET"}},
+	{name: "DELETE /api/orders;x/42, GPTBot", ua: gptBot, bearer: true, req: wireRequest{method: "DELETE", target: "/api/orders;x/42"},
+		bare: map[string]string{"tomcat": "order-cancel DELETE", "jetty": "order-cancel DELETE"}},
+	{name: "DELETE /api/orders;x/42, no token", ua: claudeBot, req: wireRequest{method: "DELETE", target: "/api/orders;x/42"},
+		bare: map[string]string{"tomcat": "order-cancel DELETE", "jetty": "order-cancel DELETE"}},
+	{name: "DELETE /api;x/orders/42, GPTBot", ua: gptBot, bearer: true, req: wireRequest{method: "DELETE", target: "/api;x/orders/42"},
+		bare: map[string]string{"tomcat": "order-cancel DELETE", "jetty": "order-cancel DELETE"}},
+	{name: "DELETE /api/orders/42;x, GPTBot", ua: gptBot, bearer: true, req: wireRequest{method: "DELETE", target: "/api/orders/42;x"},
+		bare: map[string]string{"tomcat": "order-cancel DELETE", "jetty": "order-cancel DELETE", "flask": "order-cancel DELETE", "php": "order-cancel DELETE"}},
+	{name: "DELETE /api/orders/4%32, GPTBot", ua: gptBot, bearer: true, req: wireRequest{method: "DELETE", target: "/api/orders/4%32"},
+		bare: map[string]string{"tomcat": "order-cancel DELETE", "django": "order-cancel DELETE", "h2c": "order-cancel DELETE"}},
+
+	// Mixed encodings.
+	{name: "/%61dmin;x/users", ua: gptBot, req: wireRequest{method: "GET", target: "/%61dmin;x/users"},
+		bare: map[string]string{"tomcat": "admin GET", "jetty": "admin GET"}},
+	{name: "/adm%69n/users", ua: gptBot, req: wireRequest{method: "GET", target: "/adm%69n/users"},
+		bare: map[string]string{"tomcat": "admin GET", "jetty": "admin GET", "django": "admin GET", "php": "admin GET", "h2c": "admin GET"}},
+	{name: "/api/s%65arch;x, past the limit", ua: claudeBot, sends: 4, req: wireRequest{method: "GET", target: "/api/s%65arch;x?q=1"},
+		bare: map[string]string{"tomcat": "product-search GET", "jetty": "product-search GET"}},
+
+	// Overlong UTF-8 for '.', which no app here decodes as one (Tomcat
+	// refuses it): looked at, no attack.
+	{name: "/%C0%AE%C0%AE/admin", ua: gptBot, req: wireRequest{method: "GET", target: "/%C0%AE%C0%AE/admin"},
+		bare: map[string]string{"tomcat": "", "jetty": "none GET", "php": "none GET", "django": "none GET"}},
+	{name: "/api/%C0%AE%C0%AE/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/%C0%AE%C0%AE/admin/users"},
+		bare: map[string]string{"tomcat": "", "jetty": "none GET", "php": "none GET"}},
+	// A byte that is not UTF-8: Latin-1 to Werkzeug, Django and PHP.
+	{name: "/admin/caf%E9", ua: gptBot, req: wireRequest{method: "GET", target: "/admin/caf%E9"},
+		bare: map[string]string{"flask": "admin GET", "django": "admin GET", "jetty": "admin GET", "php": "admin GET", "h2c": "admin GET", "tomcat": ""}},
+	{name: "/api/%E9/..;/..;/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/%E9/..;/..;/admin/users"},
+		bare: map[string]string{"tomcat": "admin GET"}},
+	// Malformed escapes: PHP keeps one as it is and resolves the dot
+	// segments after it.
+	{name: "/%zz/../admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/%zz/../admin/users"},
+		bare: map[string]string{"php": "admin GET", "tomcat": "", "jetty": ""}},
+	{name: "/admin%zz", ua: gptBot, req: wireRequest{method: "GET", target: "/admin%zz"},
+		bare: map[string]string{"php": "none GET", "tomcat": ""}},
+	{name: "/api/search%, past the limit", ua: claudeBot, sends: 4, req: wireRequest{method: "GET", target: "/api/search%"},
+		bare: map[string]string{"php": "none GET", "tomcat": ""}},
+
+	// PHP's PATH_INFO: the built-in server resolves dot segments before
+	// it looks for the script, so /api/search.php/../admin is /api/admin
+	// to it (no attack), while one more ".." reaches /admin/users.
+	{name: "/index.php/admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/index.php/admin/users"},
+		bare: map[string]string{"php": "admin GET"}},
+	{name: "/api/search.php/../admin", ua: gptBot, req: wireRequest{method: "GET", target: "/api/search.php/../admin"},
+		bare: map[string]string{"php": "none GET"}},
+	{name: "/api/search.php/../../admin/users", ua: gptBot, req: wireRequest{method: "GET", target: "/api/search.php/../../admin/users"},
+		bare: map[string]string{"php": "admin GET", "tomcat": "admin GET", "jetty": "admin GET"}},
+	{name: "/index.php/api/search, past the limit", ua: claudeBot, sends: 4, req: wireRequest{method: "GET", target: "/index.php/api/search?q=1"},
+		bare: map[string]string{"php": "product-search GET"}},
+	{name: "DELETE /index.php/api/orders/42, GPTBot", ua: gptBot, bearer: true, req: wireRequest{method: "DELETE", target: "/index.php/api/orders/42"},
+		bare: map[string]string{"php": "order-cancel DELETE"}},
+
+	// An HTTP/2 request on the connection an "Upgrade: h2c" turned.
+	{name: "GET /admin/users smuggled after an h2c upgrade", ua: gptBot,
+		req:  wireRequest{method: "GET", target: "/products/tent", header: h2cUpgrade(), smuggle: "/admin/users"},
+		bare: map[string]string{"h2c": "admin GET", "tomcat": "admin GET", "jetty": "admin GET", "express": "none GET"}},
+}
+
+// TestProxyUpstreamCases: agentready serve in front of each app, each
+// case's requests sent through it: whatever the bare app would run for
+// them (checked first), the upstream never runs a handler the
+// declaration closes to the client (ledger.check).
+func TestProxyUpstreamCases(t *testing.T) { runUpstreamCases(t, upstreamCases) }
+
+// TestProxyUpstreamPathCases: the same for pathCases.
+func TestProxyUpstreamPathCases(t *testing.T) { runUpstreamCases(t, pathCases) }
+
+func runUpstreamCases(t *testing.T, cases []upstreamCase) {
 	for _, app := range upstreamApps {
 		t.Run(app.name, func(t *testing.T) {
 			f := startFront(t, app, nil)
-			for _, tc := range upstreamCases {
+			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
 					if want, ok := tc.bare[app.name]; ok {
 						if got := f.bare(t, tc.req); got != want {
@@ -166,10 +278,13 @@ var fuzzAgents = []string{gptBot, claudeBot, "python-requests/2.32.3", "Perplexi
 // method (case variants too), the path's spelling (case, trailing slash,
 // extension, a query such as "?.css"), a method-override field, _method
 // in the query and in a form body, the agent and its token; each request
-// sent three times from a client of its own, to both apps. The seed
-// corpus is the cases.
+// sent three times from a client of its own, to every app. The seed
+// corpus is the cases (but a smuggled one's second request).
 func FuzzProxyUpstream(f *testing.F) {
-	for _, tc := range upstreamCases {
+	for _, tc := range slices.Concat(upstreamCases, pathCases) {
+		if tc.req.smuggle != "" {
+			continue
+		}
 		var field uint8
 		var override string
 		for _, h := range tc.req.header {

@@ -21,30 +21,42 @@ import (
 )
 
 // The upstream tests run agentready serve in front of real applications
-// started from testdata: an Express app (testdata/express: Express's
-// routing defaults and method-override) and a Flask app (testdata/flask,
-// on Werkzeug's server). Without node and the app's node_modules (npm ci
-// in testdata/express), or without python3 and Flask, they are skipped,
-// unless AGENTREADY_REQUIRE_UPSTREAMS=1 (set by .ci/run): then they fail,
-// so that CI never passes by skipping.
+// started from testdata, each with the same routes: an Express app
+// (testdata/express: Express's routing defaults and method-override), a
+// Flask app (testdata/flask, on Werkzeug's server), servlets on Tomcat 10
+// (testdata/tomcat) and on Jetty 9 (testdata/jetty), a Django app
+// (testdata/django, on runserver's server), a PHP front controller on
+// PHP's built-in server (testdata/php) and a Go app that takes h2c
+// upgrades (h2cApp). Without what one needs (internal/testtools says
+// what) its tests are skipped, unless AGENTREADY_REQUIRE_UPSTREAMS=1 (set
+// by .ci/run): then they fail, so that CI never passes by skipping.
 const envRequireUpstreams = testtools.EnvRequire
 
-// upstreamSite is the declaration the proxy puts in front of both apps.
+// upstreamSite is the declaration the proxy puts in front of every app.
 const upstreamSite = "testdata/upstream/site.yaml"
 
-// upstreamApp is how to start one of the testdata apps.
+// upstreamApp is how to start one of the apps.
 type upstreamApp struct {
 	name string
 	// missing says what is not installed to run it, "" when all is.
 	missing func() string
-	cmd     func() *exec.Cmd
+	// cmd is the command that starts the app; it prints "listening
+	// PORT" once it listens on a free 127.0.0.1 port it picked. t's
+	// TempDir is the app's to write in.
+	cmd func(t testing.TB) *exec.Cmd
+	// cmdOnPort, for an app that cannot say which port it picked,
+	// instead starts it on port, a free one startUpstream picked.
+	cmdOnPort func(port string) *exec.Cmd
+	// serve, for an app in the test's process, starts it and returns
+	// its host:port; it stops when t ends.
+	serve func(t testing.TB) string
 }
 
 var upstreamApps = []upstreamApp{
 	{
 		name:    "express",
 		missing: func() string { return testtools.NodePackage("testdata/express", "express") },
-		cmd: func() *exec.Cmd {
+		cmd: func(testing.TB) *exec.Cmd {
 			c := exec.Command("node", "app.js")
 			c.Dir = "testdata/express"
 			return c
@@ -53,21 +65,72 @@ var upstreamApps = []upstreamApp{
 	{
 		name:    "flask",
 		missing: func() string { _, why := testtools.FlaskPython(); return why },
-		cmd: func() *exec.Cmd {
-			c := exec.Command(flaskPython(), "app.py")
+		cmd: func(testing.TB) *exec.Cmd {
+			py, _ := testtools.FlaskPython()
+			c := exec.Command(py, "app.py")
 			c.Dir = "testdata/flask"
 			return c
 		},
 	},
+	{
+		name:    "tomcat",
+		missing: func() string { _, why := testtools.Tomcat(); return why },
+		cmd: func(t testing.TB) *exec.Cmd {
+			cp, _ := testtools.Tomcat()
+			c := javaApp(cp, t.TempDir())
+			c.Dir = "testdata/tomcat"
+			return c
+		},
+	},
+	{
+		name:    "jetty",
+		missing: func() string { _, why := testtools.Jetty(); return why },
+		cmd: func(testing.TB) *exec.Cmd {
+			cp, _ := testtools.Jetty()
+			c := javaApp(cp)
+			c.Dir = "testdata/jetty"
+			return c
+		},
+	},
+	{
+		name:    "django",
+		missing: func() string { _, why := testtools.DjangoPython(); return why },
+		cmd: func(testing.TB) *exec.Cmd {
+			py, _ := testtools.DjangoPython()
+			c := exec.Command(py, "app.py")
+			c.Dir = "testdata/django"
+			return c
+		},
+	},
+	{
+		name:    "php",
+		missing: testtools.PHP,
+		// No router script: the built-in server itself finds the
+		// script and derives PATH_INFO (testdata/php/index.php says
+		// how). It prints no port it picked, so it is given one.
+		cmdOnPort: func(port string) *exec.Cmd {
+			c := exec.Command("php", "-S", "127.0.0.1:"+port, "-t", ".")
+			c.Dir = "testdata/php"
+			return c
+		},
+	},
+	{
+		name:    "h2c",
+		missing: func() string { return "" },
+		serve:   startH2CApp,
+	},
 }
 
-// flaskPython is the first Python that imports Flask (testtools.FlaskPython),
-// "" when none does.
-func flaskPython() string { py, _ := testtools.FlaskPython(); return py }
+// javaApp runs testdata's one-file app App.java on the class path cp,
+// with args. java compiles it in memory at launch; C1 alone
+// (TieredStopAtLevel=1) starts it in about 1.5 s rather than 2: the
+// tests send too few requests for C2 to pay.
+func javaApp(cp string, args ...string) *exec.Cmd {
+	return exec.Command("java", append([]string{"-XX:TieredStopAtLevel=1", "-cp", cp, "App.java"}, args...)...)
+}
 
-// startUpstream starts app on a free 127.0.0.1 port (the app picks it and
-// prints it), waits until it answers, and stops it when t ends. It returns
-// the app's host:port.
+// startUpstream starts app on a free 127.0.0.1 port, waits until it
+// answers, and stops it when t ends. It returns the app's host:port.
 func startUpstream(t testing.TB, app upstreamApp) string {
 	t.Helper()
 	if why := app.missing(); why != "" {
@@ -76,13 +139,24 @@ func startUpstream(t testing.TB, app upstreamApp) string {
 		}
 		t.Skipf("%s upstream: %s (%s=1 makes this a failure)", app.name, why, envRequireUpstreams)
 	}
-	cmd := app.cmd()
+	if app.serve != nil {
+		return app.serve(t)
+	}
+	var cmd *exec.Cmd
+	var given string
+	if app.cmdOnPort != nil {
+		given = freePort(t)
+		cmd = app.cmdOnPort(given)
+	} else {
+		cmd = app.cmd(t)
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stderr logbuf.Buffer // written by the process's copier, read here
 	cmd.Stderr = &stderr
+	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s upstream: %v", app.name, err)
 	}
@@ -93,9 +167,12 @@ func startUpstream(t testing.TB, app upstreamApp) string {
 		<-done
 	})
 	port := make(chan string, 1)
+	if given != "" {
+		port <- given
+	}
 	go func() {
 		sc := bufio.NewScanner(out)
-		for sc.Scan() {
+		for given == "" && sc.Scan() {
 			if p, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
 				port <- p
 				break
@@ -116,13 +193,33 @@ func startUpstream(t testing.TB, app upstreamApp) string {
 		res, err := http.Get("http://" + addr + "/up")
 		if err == nil {
 			res.Body.Close()
+			t.Logf("%s upstream answers after %v", app.name, time.Since(began).Round(time.Millisecond))
 			return addr
+		}
+		select {
+		case <-done:
+			t.Fatalf("%s upstream exited: %s", app.name, stderr.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s upstream does not answer at %s: %v", app.name, addr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// freePort returns a 127.0.0.1 port that was free a moment ago, for an
+// app that must be told one. Another process could take it before the
+// app does; then the app exits and startUpstream says so.
+func freePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
 }
 
 // front is agentready serve in front of one started upstream.
@@ -154,6 +251,10 @@ type wireRequest struct {
 	method, target string
 	header         [][2]string
 	body           string
+	// smuggle, when the answer is 101 to an "Upgrade: h2c" in header,
+	// is the path of a GET sent next on the connection, over HTTP/2
+	// (smuggleH2C): the response is then that request's.
+	smuggle string
 }
 
 // wireResponse is what came back: the status, the header, and the app's
@@ -178,9 +279,14 @@ func (r wireRequest) do(addr string) (*wireResponse, error) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(15 * time.Second))
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: shop.example\r\nConnection: close\r\n", r.method, r.target)
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: shop.example\r\n", r.method, r.target)
+	connection := false // a Connection field of r's replaces "close"
 	for _, h := range r.header {
 		fmt.Fprintf(&b, "%s: %s\r\n", h[0], h[1])
+		connection = connection || strings.EqualFold(h[0], "Connection")
+	}
+	if !connection {
+		b.WriteString("Connection: close\r\n")
 	}
 	if r.body != "" || r.method == "POST" {
 		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(r.body))
@@ -193,12 +299,18 @@ func (r wireRequest) do(addr string) (*wireResponse, error) {
 	if strings.EqualFold(m, "HEAD") {
 		m = "HEAD" // no body follows, whoever upper-cased it
 	}
-	res, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: m})
+	br := bufio.NewReader(conn)
+	res, err := http.ReadResponse(br, &http.Request{Method: m})
 	if err != nil {
 		return nil, err
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if res.StatusCode == http.StatusSwitchingProtocols && r.smuggle != "" {
+		if res, body, err = smuggleH2C(conn, br, r.smuggle, r.header); err != nil {
+			return nil, fmt.Errorf("after the 101: %v", err)
+		}
+	}
 	w := &wireResponse{status: res.StatusCode, header: res.Header, handler: res.Header.Get("X-Handler")}
 	if w.handler != "" && len(body) > 0 {
 		if err := json.Unmarshal(body, &w.echo); err != nil {
@@ -309,7 +421,7 @@ func (l *ledger) check(c client, w *wireResponse) error {
 	case "admin":
 		return fmt.Errorf("the upstream ran the admin handler (%s), which Disallow: /admin closes", w.handler)
 	case "order-cancel":
-		if strings.HasPrefix(c.ua, "GPTBot") {
+		if strings.Contains(c.ua, "GPTBot/") { // gptBot is a browser-like string with GPTBot/1.2 inside
 			return fmt.Errorf("the upstream ran %s for GPTBot, whose policy does not permit order-cancel", w.handler)
 		}
 		if !c.bearer {

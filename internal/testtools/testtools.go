@@ -1,7 +1,8 @@
 // Package testtools lets a test use a program from outside Go (node and a
-// package npm ci installed, bash, curl, python3): without it the test is
-// skipped, unless AGENTREADY_REQUIRE_UPSTREAMS=1 (set by .ci/run), which
-// makes it fail, so that CI never passes by skipping.
+// package npm ci installed, bash, curl, python3 with Flask or Django, java
+// with Tomcat's or Jetty's jars, php): without it the test is skipped,
+// unless AGENTREADY_REQUIRE_UPSTREAMS=1 (set by .ci/run), which makes it
+// fail, so that CI never passes by skipping.
 //
 // Each function that says what is missing ("" when nothing is) is called
 // both by the tests that need it and by the program skipped
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -75,12 +77,79 @@ func RedisCLI() string {
 // PATH (a pyenv's, say), else the system's, where apt-get installs
 // python3-flask. When neither does it returns "" and what is missing.
 func FlaskPython() (python, missing string) {
+	return pythonImporting("flask", "Flask", "python3-flask")
+}
+
+// DjangoPython returns the first Python that imports Django, as
+// FlaskPython does for Flask.
+func DjangoPython() (python, missing string) {
+	return pythonImporting("django", "Django", "python3-django")
+}
+
+// pythonImporting returns the first of python3 (PATH) and
+// /usr/bin/python3 that imports module, or "" and what is missing: name,
+// and the Debian package that installs it.
+func pythonImporting(module, name, pkg string) (python, missing string) {
 	for _, py := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(py, "-c", "import flask").Run() == nil {
+		if exec.Command(py, "-c", "import "+module).Run() == nil {
 			return py, ""
 		}
 	}
-	return "", "python3 with Flask is not installed (apt-get install python3-flask)"
+	return "", "python3 with " + name + " is not installed (apt-get install " + pkg + ")"
+}
+
+// javaJars is where Debian's Java library packages install their jars.
+const javaJars = "/usr/share/java"
+
+// Tomcat returns the class path of embedded Tomcat 10 (Debian's
+// libtomcat10-java) and says what is missing to run a one-file servlet
+// app on it with java, "" when nothing is.
+func Tomcat() (classpath, missing string) {
+	return javaApp("Tomcat 10", "libtomcat10-java", "tomcat10-catalina", "tomcat10-coyote",
+		"tomcat10-util", "tomcat10-util-scan", "tomcat10-juli", "tomcat10-api", "tomcat10-servlet-api",
+		"tomcat10-jaspic-api", "tomcat10-annotations-api", "tomcat10-jni")
+}
+
+// Jetty returns the class path of embedded Jetty 9 with its servlets and
+// h2c (Debian's libjetty9-java) and says what is missing to run a
+// one-file servlet app on it with java, "" when nothing is.
+func Jetty() (classpath, missing string) {
+	return javaApp("Jetty 9", "libjetty9-java", "jetty9-server", "jetty9-servlet", "jetty9-http",
+		"jetty9-io", "jetty9-util", "jetty9-security", "jetty9-http2-server", "jetty9-http2-common",
+		"jetty9-http2-hpack", "servlet-api")
+}
+
+// javaApp returns the class path of jars (names in javaJars, without
+// ".jar") and says what is missing to run a one-file app on them: java
+// that compiles a source file at launch (JEP 330, Java 11 and later,
+// with the jdk.compiler module, which Debian's JRE holds), and the jars,
+// which pkg installs.
+func javaApp(name, pkg string, jars ...string) (classpath, missing string) {
+	if _, err := exec.LookPath("java"); err != nil {
+		return "", "java is not on PATH (apt-get install default-jre-headless)"
+	}
+	var paths []string
+	for _, j := range jars {
+		p := filepath.Join(javaJars, j+".jar")
+		if _, err := os.Stat(p); err != nil {
+			return "", name + "'s jars are not installed (apt-get install " + pkg + ")"
+		}
+		paths = append(paths, p)
+	}
+	out, err := exec.Command("java", "--list-modules").Output()
+	if err != nil || !strings.Contains(string(out), "jdk.compiler@") {
+		return "", "java cannot compile a source file at launch (Java 11 or later with the jdk.compiler module: apt-get install default-jre-headless)"
+	}
+	return strings.Join(paths, string(os.PathListSeparator)), ""
+}
+
+// PHP says what is missing to run PHP's built-in web server, "" when
+// nothing is.
+func PHP() string {
+	if _, err := exec.LookPath("php"); err != nil {
+		return "php is not on PATH (apt-get install php-cli)"
+	}
+	return ""
 }
 
 // Chromium returns the path of headless Chromium (chromium, else

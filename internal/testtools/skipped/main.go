@@ -4,9 +4,10 @@
 //
 // with one line saying whether every test ran or which groups of tests
 // skipped for lack of a program from outside Go (Redis, node and its npm
-// packages, Flask, bash and curl, Chromium and tesseract), and how to
-// install it. go test hides a passing package's output, skips included:
-// this line is where a reader learns of them.
+// packages, Flask, Django, java with Tomcat's or Jetty's jars, PHP, bash
+// and curl, Chromium and tesseract), and how to install it. go test hides
+// a passing package's output, skips included: this line is where a reader
+// learns of them.
 //
 // It applies the very checks the tests apply (internal/testtools), from
 // the module's root, so the two cannot disagree. It exits 1 when a group
@@ -59,6 +60,13 @@ var groups = []group{
 	node("serve's Express upstream tests", "node with Express", "cmd/agentready/testdata/express", "express"),
 	{tests: "serve's Flask upstream tests", found: "Flask", require: []string{envUpstreams},
 		missing: func() string { _, why := testtools.FlaskPython(); return why }},
+	{tests: "serve's Django upstream tests", found: "Django", require: []string{envUpstreams},
+		missing: func() string { _, why := testtools.DjangoPython(); return why }},
+	{tests: "serve's Tomcat upstream tests", found: "Tomcat 10", require: []string{envUpstreams},
+		missing: func() string { _, why := testtools.Tomcat(); return why }},
+	{tests: "serve's Jetty upstream tests", found: "Jetty 9", require: []string{envUpstreams},
+		missing: func() string { _, why := testtools.Jetty(); return why }},
+	{tests: "serve's PHP upstream tests", found: "PHP", require: []string{envUpstreams}, missing: testtools.PHP},
 	node("lint's Ajv schema checks", "Ajv", "cmd/agentready/testdata/ajv", "ajv"),
 	node("the A2A SDK card tests", "@a2a-js/sdk", "internal/publish/cards/testdata/a2a-js", "@a2a-js/sdk"),
 	node("the Cloudflare web-bot-auth tests", "web-bot-auth", "testdata/web-bot-auth-js", "web-bot-auth/package.json"),

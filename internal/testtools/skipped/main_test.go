@@ -32,6 +32,8 @@ func TestLineWithEmptyPath(t *testing.T) {
 		"agentready tests: the Redis tests skipped because redis-server is not on PATH (apt-get install redis-server);",
 		"the Redis Cluster test skipped because redis-cli is not on PATH (apt-get install redis-tools);",
 		"serve's Express upstream tests, lint's Ajv schema checks, the A2A SDK card tests and the Cloudflare web-bot-auth tests skipped because node is not on PATH (apt-get install nodejs npm);",
+		"serve's Tomcat upstream tests and serve's Jetty upstream tests skipped because java is not on PATH (apt-get install default-jre-headless);",
+		"serve's PHP upstream tests skipped because php is not on PATH (apt-get install php-cli);",
 		"the README's first-hour test skipped because bash is not on PATH (apt-get install bash curl);",
 		"the report page's Chromium test skipped because chromium (or chromium-browser) is not on PATH (apt-get install chromium tesseract-ocr);",
 		"; set AGENTREADY_REQUIRE_REDIS=1 AGENTREADY_REQUIRE_UPSTREAMS=1 AGENTREADY_REQUIRE_BROWSER=1 to fail instead",

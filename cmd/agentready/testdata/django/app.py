@@ -1,0 +1,83 @@
+"""A Django app as many are written, started by agentready serve's
+upstream tests (cmd/agentready/upstream_test.go) behind the proxy: the
+Flask app's routes (testdata/flask/app.py) in a URLconf, with Django's
+defaults (CommonMiddleware, APPEND_SLASH). It runs on the server
+runserver runs (django.core.servers.basehttp's threaded WSGIServer and
+WSGIRequestHandler) without runserver's autoreloader and its second
+process: that server is the stdlib's wsgiref, which percent-decodes the
+path into PATH_INFO (as Latin-1, %2F included) and resolves no dot
+segment; Django routes on that decoded PATH_INFO and upper-cases the
+method. Every view answers with X-Handler: "<handler> <method>", the
+handler that ran and the method it ran as, and with the request's
+headers as JSON.
+
+Usage: python3 app.py; it prints "listening PORT" once it listens on a
+free 127.0.0.1 port.
+"""
+
+import sys
+
+import django
+from django.conf import settings
+
+settings.configure(
+    DEBUG=False,
+    SECRET_KEY="agentready-upstream-test",
+    ALLOWED_HOSTS=["*"],
+    ROOT_URLCONF=__name__,
+    MIDDLEWARE=["django.middleware.common.CommonMiddleware"],
+    LOGGING_CONFIG=None,
+)
+django.setup()
+
+from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler  # noqa: E402
+from django.core.wsgi import get_wsgi_application  # noqa: E402
+from django.http import JsonResponse  # noqa: E402
+from django.urls import path  # noqa: E402
+from django.views.decorators.http import require_http_methods  # noqa: E402
+
+METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+
+
+def answer(request, name, status=200):
+    resp = JsonResponse({"handler": name, "method": request.method, "headers": dict(request.headers)}, status=status)
+    resp["X-Handler"] = name + " " + request.method
+    return resp
+
+
+@require_http_methods(METHODS)
+def admin(request, rest=""):
+    return answer(request, "admin")
+
+
+@require_http_methods(["GET", "HEAD"])
+def search(request):
+    return answer(request, "product-search")
+
+
+@require_http_methods(["GET", "HEAD", "POST", "DELETE"])
+def order(request, order):
+    return answer(request, {"GET": "order-get", "HEAD": "order-get", "POST": "order-update", "DELETE": "order-cancel"}[request.method])
+
+
+@require_http_methods(["GET", "HEAD"])
+def other(request, rest):
+    if rest.endswith(".css"):
+        return answer(request, "css")
+    return answer(request, "none", 404)
+
+
+urlpatterns = [
+    path("admin", admin),
+    path("admin/<path:rest>", admin),
+    path("api/search", search),
+    path("api/orders/<str:order>", order),
+    path("<path:rest>", other),
+]
+
+
+if __name__ == "__main__":
+    server = ThreadedWSGIServer(("127.0.0.1", 0), WSGIRequestHandler)
+    server.set_app(get_wsgi_application())
+    print("listening", server.server_port, flush=True)
+    server.serve_forever()
