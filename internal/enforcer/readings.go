@@ -86,26 +86,31 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 			routed = withTarget(r, normal)
 		}
 	}
-	var buf [256]byte // most targets fit: one allocation a reading
-	var ts targets
-	q := r.URL.RawQuery
-	ts.add(string(policy.Canonical(buf[:0], normal, q)))
-	decodable := policy.HasDecodable(normal)
-	if decodable {
-		ts.add(string(policy.Decoded(buf[:0], normal, q)))
+	// The paths a server may route: as sent (canonical), unescaped
+	// (ServeMux), each without its ";" parameters (servlet containers;
+	// a decoder that strips after it decodes reads %3B as ";"), and each
+	// one's PATH_INFO after a script segment (PHP, CGI, ASP.NET).
+	var ps readings
+	ps.add(normal)
+	if policy.HasDecodable(normal) {
+		ps.add(string(policy.Decoded(nil, normal, "")))
 	}
 	if e.pathParams {
-		if stripped := policy.StripParams(normal); stripped != normal {
-			ts.add(string(policy.Canonical(buf[:0], stripped, q)))
-		}
-		if decodable {
-			// A decoder that strips after it decodes reads "%3B" as
-			// ";": no servlet container does, but one may.
-			dec := string(policy.Decoded(buf[:0], normal, ""))
-			if stripped := policy.StripParams(dec); stripped != dec {
-				ts.add(string(policy.Canonical(buf[:0], stripped, q)))
+		for _, p := range ps.all() {
+			if stripped := policy.StripParams(p); stripped != p {
+				ps.add(stripped)
 			}
 		}
+	}
+	for _, p := range ps.all() {
+		first, last := policy.PathInfo(p)
+		ps.add(first)
+		ps.add(last)
+	}
+	var buf [256]byte // most targets fit: one allocation a reading
+	var ts readings
+	for _, p := range ps.all() {
+		ts.add(string(policy.Canonical(buf[:0], p, r.URL.RawQuery)))
 	}
 	for _, t := range ts.all() {
 		if len(t) > policy.MaxPathLen {
@@ -152,22 +157,27 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 	return v.ci, true
 }
 
-// targets are the canonical targets (path and query) a request is read
-// as: as sent in its RFC 9309 form, unescaped (policy.Decoded) when that
-// differs, and each without its path parameters (policy.StripParams) when
-// that differs.
-type targets struct {
-	t [4]string
+// readings are the paths, or the canonical targets (path and query), a
+// request is read as (access): at most 2 (escaped, unescaped) times 2
+// (with and without ";" parameters) times 3 (and two PATH_INFOs).
+type readings struct {
+	t [12]string
 	n int
 }
 
-func (ts *targets) add(t string) { ts.t[ts.n] = t; ts.n++ }
+// add adds t, unless it is "".
+func (rs *readings) add(t string) {
+	if t != "" {
+		rs.t[rs.n] = t
+		rs.n++
+	}
+}
 
-func (ts *targets) all() []string { return ts.t[:ts.n] }
+func (rs *readings) all() []string { return rs.t[:rs.n] }
 
 // readAll decides every reading of the request r whose canonical targets
 // are ts.
-func (e *Enforcer) readAll(r *http.Request, ts *targets, rf routeFinder, v *verdict) {
+func (e *Enforcer) readAll(r *http.Request, ts *readings, rf routeFinder, v *verdict) {
 	for _, t := range ts.all() {
 		e.readTarget(e.p, t, v)
 	}

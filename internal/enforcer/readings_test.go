@@ -136,6 +136,12 @@ func TestReadings(t *testing.T) {
 		{name: "path parameter on a template", method: "DELETE", target: "/api/orders;x/42", outcome: enforce.DenyCapability, capability: "order-cancel"},
 		{name: "path parameter in the last segment", method: "DELETE", target: "/api/orders/42;x", outcome: enforce.DenyCapability, capability: "order-cancel"},
 		{name: "session id", method: "GET", target: "/cart;jsessionid=A1", outcome: enforce.Allow},
+		// A PHP front controller, a CGI script, ASP.NET route the path
+		// after the script (PATH_INFO).
+		{name: "PATH_INFO", method: "GET", target: "/index.php/admin/users", outcome: enforce.DenyPath},
+		{name: "PATH_INFO on a capability", method: "GET", target: "/index.php/api/search?q=1", outcome: enforce.Allow, capability: "product-search"},
+		{name: "PATH_INFO on a template", method: "DELETE", target: "/app/index.PHP/api/orders/42", outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "PATH_INFO behind a parameter", method: "GET", target: "/index.php;x/secret/y", outcome: enforce.DenyPath},
 		{name: "encoded path parameter", method: "GET", target: "/secret%3Bx/y", outcome: enforce.DenyPath},
 		{name: "dot segment behind a parameter", method: "GET", target: "/api/..;/admin/users", outcome: enforce.DenyTarget},
 		{name: "encoded dot segment behind a parameter", method: "GET", target: "/api/%2e%2e;/admin/users", outcome: enforce.DenyTarget},

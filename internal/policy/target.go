@@ -227,3 +227,52 @@ func StripParams(p string) string {
 	}
 	return b.String()
 }
+
+// scriptExtensions are the extensions of the scripts a server runs with
+// the rest of the path as PATH_INFO (RFC 3875 4.1.5): PHP's, CGI's and
+// ASP.NET's. Compared without case (IIS's file system has none).
+var scriptExtensions = []string{
+	".php", ".php3", ".php4", ".php5", ".php7", ".php8", ".phtml", ".phar",
+	".cgi", ".fcgi", ".pl", ".asp", ".aspx", ".asmx", ".ashx", ".svc",
+}
+
+// PathInfo returns the PATH_INFO a server may route the canonical path p
+// by: what follows the first and the last segment (but the last) that
+// names a script ("/index.php/admin/users" is "/admin/users" to a PHP
+// front controller; nginx's fastcgi_split_path_info splits at the last
+// ".php/", PHP's built-in server at the first script it finds), "" for
+// none. A segment's ";" parameter is not part of its name.
+func PathInfo(p string) (first, last string) {
+	for i := 1; i < len(p); {
+		end := strings.IndexByte(p[i:], '/')
+		if end < 0 {
+			break
+		}
+		end += i
+		name, _, _ := strings.Cut(p[i:end], ";")
+		if isScript(name) {
+			if first == "" {
+				first = p[end:]
+			}
+			last = p[end:]
+		}
+		i = end + 1
+	}
+	if last == first {
+		last = ""
+	}
+	return first, last
+}
+
+func isScript(name string) bool {
+	dot := strings.LastIndexByte(name, '.')
+	if dot <= 0 {
+		return false
+	}
+	for _, ext := range scriptExtensions {
+		if strings.EqualFold(name[dot:], ext) {
+			return true
+		}
+	}
+	return false
+}

@@ -185,3 +185,23 @@ func FuzzNormalPath(f *testing.F) {
 		}
 	})
 }
+
+func TestPathInfo(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"/index.php/admin/users":      {"/admin/users", ""},
+		"/INDEX.PHP/admin":            {"/admin", ""},
+		"/a/app.php;x/api/search":     {"/api/search", ""},
+		"/a.php/b.php/admin":          {"/b.php/admin", "/admin"},
+		"/index.php":                  {"", ""},
+		"/index.php/":                 {"/", ""},
+		"/docs/v1.2/admin":            {"", ""},
+		"/cgi-bin/run.cgi/x":          {"/x", ""},
+		"/Default.aspx/api/orders/42": {"/api/orders/42", ""},
+		"/.php/x":                     {"", ""},
+		"/api/search":                 {"", ""},
+	} {
+		if first, last := PathInfo(in); first != want[0] || last != want[1] {
+			t.Errorf("PathInfo(%q) = %q, %q; want %q, %q", in, first, last, want[0], want[1])
+		}
+	}
+}
