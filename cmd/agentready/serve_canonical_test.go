@@ -121,9 +121,11 @@ func FuzzServeForwardsWhatWasDecided(f *testing.F) {
 		f.Add(s)
 	}
 	addr, up := canonicalFront(f, "testdata/canonical/site.yaml")
+	var conn testtools.RawConn // one worker's inputs run one at a time
+	f.Cleanup(conn.Close)
 	f.Fuzz(func(t *testing.T, s string) {
 		target := onWire(s)
-		res, body, err := testtools.RawRequest(addr, "GET", target, claudeBotHeader)
+		res, body, err := conn.Do(addr, "GET", target, claudeBotHeader)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package testtools
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -55,27 +56,68 @@ func DocTable(t testing.TB, path, name string) [][]string {
 // target written byte for byte (http.Client would escape or refuse what a
 // test must send as is), and returns the response, its body read.
 func RawRequest(addr, method, target string, header [][2]string) (*http.Response, []byte, error) {
-	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
-	if err != nil {
-		return nil, nil, err
-	}
+	var c RawConn
 	defer c.Close()
-	c.SetDeadline(clock.Monotonic().Add(30 * time.Second))
+	return c.Do(addr, method, target, append(header, [2]string{"Connection", "close"}))
+}
+
+// RawConn sends RawRequest's requests on one kept-alive connection, opened
+// again when the server closes it: a fuzz test sending thousands a second
+// would otherwise use up the ephemeral ports in TIME_WAIT.
+type RawConn struct {
+	c  net.Conn
+	br *bufio.Reader
+}
+
+// Do sends one request to addr and reads its response.
+func (rc *RawConn) Do(addr, method, target string, header [][2]string) (*http.Response, []byte, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", method, target, addr)
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, target, addr)
 	for _, f := range header {
 		fmt.Fprintf(&b, "%s: %s\r\n", f[0], f[1])
 	}
 	b.WriteString("\r\n")
-	if _, err := c.Write([]byte(b.String())); err != nil {
+	for attempt := 0; ; attempt++ {
+		if rc.c == nil {
+			c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+			if err != nil {
+				return nil, nil, err
+			}
+			rc.c, rc.br = c, bufio.NewReader(c)
+		}
+		rc.c.SetDeadline(clock.Monotonic().Add(30 * time.Second))
+		res, body, err := rc.roundTrip(b.String())
+		if err != nil {
+			rc.Close()
+			if attempt == 0 {
+				continue // the server closed a kept-alive connection
+			}
+			return nil, nil, err
+		}
+		if res.Close {
+			rc.Close()
+		}
+		return res, body, nil
+	}
+}
+
+func (rc *RawConn) roundTrip(req string) (*http.Response, []byte, error) {
+	if _, err := rc.c.Write([]byte(req)); err != nil {
 		return nil, nil, err
 	}
-	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	res, err := http.ReadResponse(rc.br, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer res.Body.Close()
-	var body strings.Builder
-	_, err = bufio.NewReader(res.Body).WriteTo(&body)
-	return res, []byte(body.String()), err
+	body, err := io.ReadAll(res.Body)
+	return res, body, err
+}
+
+// Close closes the connection, if one is open.
+func (rc *RawConn) Close() {
+	if rc.c != nil {
+		rc.c.Close()
+		rc.c, rc.br = nil, nil
+	}
 }
