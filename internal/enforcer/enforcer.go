@@ -439,9 +439,6 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 		if e.usage != nil {
 			e.setContentUsage(w, r)
 		}
-		if e.decisionField {
-			dropDecisionFields(r.Header)
-		}
 		if r.URL.Path == "/robots.txt" && r.URL.RawPath == "" {
 			// As sent, not decoded: chi would route "/robots%2Etxt" as
 			// another path.
@@ -452,7 +449,7 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 					e.setAgent(&d)
 				}
 				d.Outcome, d.Rule = enforce.Pass, ruleRobots
-				setDecisionField(r.Header, &d.Decision)
+				e.handOn(r, &d.Decision)
 			}
 			next.ServeHTTP(w, r)
 			return
@@ -475,9 +472,7 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 		var d decision
 		d.Outcome = enforce.Pass
 		d.setClass(c)
-		if e.decisionField && ci < 0 {
-			setDecisionField(r.Header, &d.Decision)
-		}
+		e.handOn(r, &d.Decision)
 		if ci < 0 && e.bound.Load() > 0 {
 			e.pass(w, r, next, onHeap(&d), ci) // a binding behind reads it
 			return
@@ -488,21 +483,21 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	var d decision
 	e.decide(r, c, ci, rf, true, &d)
-	if e.decisionField && ci < 0 {
-		// Wrap's decision; a route binding behind it decides no more
-		// than Wrap let through.
-		setDecisionField(r.Header, &d.Decision)
-	}
 	if d.Outcome == enforce.Pass { // a probe
+		e.handOn(r, &d.Decision)
 		e.pass(w, r, next, onHeap(&d), ci)
 		return
 	}
 	d.Status = statusOf(&d.Decision)
 	d.ReportOnly = e.reportOnly && d.Outcome != enforce.Allow
-	if d.normal != "" && (d.Outcome == enforce.Allow || d.ReportOnly) {
-		// Forwarded as decided on: in its canonical form. The target was
-		// read as sent until now, by a signature's @path among others.
-		r = withTarget(r, d.normal)
+	if d.Outcome == enforce.Allow || d.ReportOnly {
+		if d.normal != "" {
+			// Forwarded as decided on: in its canonical form. The target
+			// was read as sent until now, by a signature's @path among
+			// others.
+			r = withTarget(r, d.normal)
+		}
+		e.handOn(r, &d.Decision)
 	}
 	bound := (d.Outcome == enforce.Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0
 	recorded := e.recorded(r, &d)
@@ -521,6 +516,16 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 		return
 	}
 	e.finish(w, r, next, &d)
+}
+
+// handOn sets the decision field of r, a request passed on, to d, after
+// removing any copy the client sent (Config.DecisionField). Under Wrap, a route binding behind narrows
+// Wrap's decision and leaves the field as Wrap set it.
+func (e *Enforcer) handOn(r *http.Request, d *enforce.Decision) {
+	if e.decisionField {
+		dropDecisionFields(r.Header)
+		setDecisionField(r.Header, d)
+	}
 }
 
 // onHeap returns a copy of d that may outlive the request's stack.
