@@ -1,0 +1,237 @@
+package trail
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/policy"
+)
+
+// A path param is recorded (audit.Target.PathParams) by the segment of the
+// path as sent that holds it, so that the store's Redactor can hide that
+// segment. Which segment holds it is a matter of reading: the enforcer
+// routes a path as sent, without a trailing slash or a format extension,
+// in lower case, and each segment without its ";…" part (servlet
+// containers strip it), so a segment holds a param whenever one of those
+// readings puts it at the param's place in the endpoint template, or the
+// card number in /api/cards;x/4111… would be recorded as sent. A refused
+// target is recorded too, and the routers that would have read it resolve
+// dot segments and collapse empty ones. So the tags err on the side of
+// redacting: a literal segment of the template matches a segment under
+// any combination of those readings and percent-decoding; the path is
+// read as sent (empty segments collapsed), with its dot segments
+// resolved, and with them dropped, and the template may match any run of
+// its segments, at every step of the resolution (/api/cards/4111/.. holds
+// a card number that the resolved path no longer has,
+// /static/../api/cards/4111 one after a prefix).
+
+// segments is an escaped path read for paramTags.
+type segments struct {
+	parts []string    // the path split at '/': parts[0] precedes the first '/'
+	reads [][4]string // each part's readings (segmentReadings)
+}
+
+func readSegments(path string) *segments {
+	s := &segments{parts: strings.Split(path, "/")}
+	s.reads = make([][4]string, len(s.parts))
+	for i, p := range s.parts {
+		s.reads[i] = segmentReadings(p)
+	}
+	return s
+}
+
+// paramTags returns the declared in:path params of the capability c that
+// segments of the path hold on some reading, each by its segment of the
+// path (audit.PathParam), appended to tags unless already there.
+func (s *segments) paramTags(tags []audit.PathParam, c *policy.Capability) []audit.PathParam {
+	ts := templateSegments(c)
+	if ts == nil {
+		return tags
+	}
+	lits := make([][2]string, len(ts))
+	for j, t := range ts {
+		lits[j] = [2]string{t, unescape(t)}
+	}
+	m := len(ts)
+	run := make([]int, 0, len(s.parts))
+	// Resolved: dot segments resolved, empty ones collapsed, the template
+	// matched against the last segments at every step.
+	for i := 1; i < len(s.parts); i++ {
+		switch dots(s.reads[i]) {
+		case 1:
+			continue
+		case 2:
+			if len(run) > 0 {
+				run = run[:len(run)-1]
+			}
+			continue
+		}
+		run = append(run, i)
+		if len(run) >= m {
+			tags = s.match(tags, c, ts, lits, run[len(run)-m:])
+		}
+	}
+	// As sent, empty segments collapsed: a dot segment is a name (chi
+	// routes /api/cards/.;4111 to {card_number}); and with dot segments
+	// dropped, neither names nor resolved (the card number of
+	// /api/cards/%2e%2e/4111 is in no router's param, but in the path).
+	for _, names := range [2]bool{true, false} {
+		run = run[:0]
+		for i := 1; i < len(s.parts); i++ {
+			if s.parts[i] == "" || (!names && dots(s.reads[i]) > 0) {
+				continue
+			}
+			run = append(run, i)
+			if len(run) >= m {
+				tags = s.match(tags, c, ts, lits, run[len(run)-m:])
+			}
+		}
+	}
+	return tags
+}
+
+// match tags c's params when the segments at idx (indices into s.parts,
+// one per template segment) have the template ts: each "{param}" a
+// non-empty segment, each literal (lits: as written and unescaped) equal
+// to the segment on some reading of it.
+func (s *segments) match(tags []audit.PathParam, c *policy.Capability, ts []string, lits [][2]string, idx []int) []audit.PathParam {
+	for j, t := range ts {
+		if isParam(t) {
+			if s.parts[idx[j]] == "" {
+				return tags
+			}
+		} else if !literalMatches(lits[j], s.reads[idx[j]]) {
+			return tags
+		}
+	}
+	for j, t := range ts {
+		if name := t[1 : len(t)-1]; isParam(t) && declaredInPath(c.Decl, name) {
+			tags = addTag(tags, audit.PathParam{Name: name, Segment: idx[j]})
+		}
+	}
+	return tags
+}
+
+// templateSegments returns the segments of c's endpoint path after the
+// first '/', trailing empty ones dropped; nil when it has no param.
+func templateSegments(c *policy.Capability) []string {
+	if !strings.Contains(c.Path, "{") {
+		return nil
+	}
+	ts := strings.Split(c.Path, "/")
+	if len(ts) > 0 && ts[0] == "" {
+		ts = ts[1:]
+	}
+	for len(ts) > 0 && ts[len(ts)-1] == "" {
+		ts = ts[:len(ts)-1]
+	}
+	for _, s := range ts {
+		if isParam(s) {
+			return ts
+		}
+	}
+	return nil
+}
+
+func isParam(seg string) bool { return len(seg) >= 2 && seg[0] == '{' && seg[len(seg)-1] == '}' }
+
+func declaredInPath(c *config.Capability, name string) bool {
+	for i := range c.Params {
+		if p := &c.Params[i]; p.In == config.InPath && p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func addTag(tags []audit.PathParam, t audit.PathParam) []audit.PathParam {
+	for _, have := range tags {
+		if have == t {
+			return tags
+		}
+	}
+	return append(tags, t)
+}
+
+// dots returns 1 for an empty segment or "." and 2 for "..", on any of
+// its readings (without its ";…" part, decoded, or both), else 0.
+func dots(reads [4]string) int {
+	n := 0
+	for _, r := range reads {
+		switch r {
+		case "", ".":
+			n = max(n, 1)
+		case "..":
+			return 2
+		}
+	}
+	return n
+}
+
+// literalMatches reports whether a segment, by its readings, reads as the
+// template literal lit (as written and unescaped): ignoring case, with a
+// format extension or without.
+func literalMatches(lit [2]string, reads [4]string) bool {
+	for _, r := range reads {
+		for _, cand := range [2]string{r, withoutExtension(r)} {
+			if strings.EqualFold(cand, lit[0]) || strings.EqualFold(cand, lit[1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// segmentReadings returns seg as sent, without its ";…" part, decoded,
+// and decoded without its ";…" part (a decoded "%3B" cuts too).
+func segmentReadings(seg string) [4]string {
+	u := unescape(seg)
+	return [4]string{seg, cutParams(seg), u, cutParams(u)}
+}
+
+func cutParams(seg string) string {
+	s, _, _ := strings.Cut(seg, ";")
+	return s
+}
+
+// withoutExtension returns seg up to its last '.', or seg without one
+// (chi's URLFormat).
+func withoutExtension(seg string) string {
+	if i := strings.LastIndexByte(seg, '.'); i >= 0 {
+		return seg[:i]
+	}
+	return seg
+}
+
+// unescape percent-decodes s, or returns it as is when an escape is
+// malformed.
+func unescape(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// pathLabel is the path the audit event of a request of no capability
+// names (audit.Event.Capability), which no Redactor reads: path (escaped)
+// unescaped segment by segment, each without its ";…" part (a servlet
+// session id travels there, and the container routes without it), and
+// each segment a tag holds written "{name}", so that a value the Redactor
+// hides in the target does not reach the event's capability either.
+func pathLabel(path string, tags []audit.PathParam) string {
+	parts := strings.Split(path, "/")
+	for i := range parts {
+		parts[i] = unescape(cutParams(parts[i]))
+	}
+	for i := len(tags) - 1; i >= 0; i-- { // the first tag of a segment names it
+		if t := tags[i]; t.Segment < len(parts) {
+			parts[t.Segment] = "{" + t.Name + "}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
