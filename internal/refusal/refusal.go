@@ -31,8 +31,7 @@ func Reason(d *enforce.Decision) string {
 	case enforce.Pass, enforce.Allow:
 		return ""
 	case enforce.DenyTarget, enforce.DenyBody:
-		var te *policy.TargetError
-		if errors.As(d.Err, &te) && isToken(te.Code) {
+		if te, ok := errors.AsType[*policy.TargetError](d.Err); ok && isToken(te.Code) {
 			return te.Code
 		}
 		return Other
