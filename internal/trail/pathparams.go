@@ -107,7 +107,10 @@ func (s *segments) match(tags []audit.PathParam, c *policy.Capability, ts []stri
 		}
 	}
 	for j, t := range ts {
-		if name := t[1 : len(t)-1]; isParam(t) && declaredInPath(c.Decl, name) {
+		if !isParam(t) {
+			continue
+		}
+		if name := t[1 : len(t)-1]; declaredInPath(c.Decl, name) {
 			tags = addTag(tags, audit.PathParam{Name: name, Segment: idx[j]})
 		}
 	}

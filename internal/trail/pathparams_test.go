@@ -31,6 +31,7 @@ var sensitiveTemplates = []struct{ id, path string }{
 	{"card.get", "/api/cards/" + cardSecret},
 	{"card.details", "/api/cards/" + cardSecret + "/details"},
 	{"token.revoke", "/api/users/ada/tokens/" + tokenSecret + "/"},
+	{"pin.check", "/v/p/" + tokenSecret + "/x"},
 }
 
 // cardsTrail is a Trail of a site whose capabilities take a card number
@@ -53,6 +54,9 @@ func cardsTrail(t testing.TB) *Trail {
 			Params: in("card_number")},
 		config.Capability{ID: "token.revoke", Description: "Revoke a token.", Endpoint: site.URL + "/api/users/{user}/tokens/{token}/", Method: "POST",
 			Params: in("user", "token")},
+		// One-letter literals and a template param that is not declared.
+		config.Capability{ID: "pin.check", Description: "Check a PIN.", Endpoint: site.URL + "/v/p/{pin}/{other}", Method: "POST",
+			Params: in("pin")},
 	)
 	p, err := policy.Compile(&site)
 	if err != nil {
@@ -296,6 +300,7 @@ func TestPathParamTags(t *testing.T) {
 		{"/api/cards/42", "card.get", []audit.PathParam{{Name: "card_number", Segment: 3}}, "card.get"},
 		{"/api/cards;x/42/Details.json", "card.details", []audit.PathParam{{Name: "card_number", Segment: 3}}, "card.details"},
 		{"/api/users/ada/tokens/t1", "token.revoke", []audit.PathParam{{Name: "user", Segment: 3}, {Name: "token", Segment: 5}}, "token.revoke"},
+		{"/v/p/1234/x", "pin.check", []audit.PathParam{{Name: "pin", Segment: 3}}, "pin.check"},
 		// No capability decided: every template a reading has.
 		{"/x/../api/cards/42/details", "", []audit.PathParam{{Name: "card_number", Segment: 5}},
 			"/x/../api/cards/{card_number}/details"},
@@ -367,4 +372,37 @@ func TestBoundPathParams(t *testing.T) {
 	if b, _ := audit.CanonicalEvent(ev); leaks(string(b)) {
 		t.Errorf("bound event recorded %s", b)
 	}
+}
+
+// FuzzParamTags: any endpoint template and any path are read without a
+// panic (found by review: a one-letter literal, /v/{id}, panicked), and
+// every tag names a non-empty segment of the path and a param the
+// template declares.
+func FuzzParamTags(f *testing.F) {
+	for _, s := range [][2]string{
+		{"/v/{id}", "/v/1"}, {"/api/cards/{n}/", "/api/cards/4111"}, {"//{x}", "//a"}, {"/{a}/{b}", "/x;y/../%2e/z"},
+		{"/a/{}/b", "/a/x/b"}, {"{x}", "x"}, {"/a%2/{x}", "/a%2/y"}, {"/{x}.json", "/4111.json"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, tmpl, path string) {
+		decl := &config.Capability{}
+		for _, seg := range strings.Split(tmpl, "/") {
+			if isParam(seg) {
+				decl.Params = append(decl.Params, config.Param{Name: seg[1 : len(seg)-1], In: config.InPath})
+			}
+		}
+		c := &policy.Capability{Path: tmpl, Decl: decl}
+		parts := strings.Split(path, "/")
+		tags := readSegments(path).paramTags(nil, c)
+		for _, tag := range tags {
+			if tag.Segment < 1 || tag.Segment >= len(parts) || parts[tag.Segment] == "" {
+				t.Fatalf("%q on %q: tag %+v names no segment", tmpl, path, tag)
+			}
+			if !strings.Contains(tmpl, "{"+tag.Name+"}") {
+				t.Fatalf("%q on %q: tag %+v names no param of the template", tmpl, path, tag)
+			}
+		}
+		_ = pathLabel(path, tags)
+	})
 }
