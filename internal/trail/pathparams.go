@@ -2,6 +2,7 @@ package trail
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/agentready/agentready/audit"
@@ -27,39 +28,86 @@ import (
 // a card number that the resolved path no longer has,
 // /static/../api/cards/4111 one after a prefix).
 
-// segments is an escaped path read for paramTags.
+// segments is an escaped path read for paramTags: each segment's readings
+// are worked out once, for every template to be matched against.
 type segments struct {
-	parts []string    // the path split at '/': parts[0] precedes the first '/'
-	reads [][4]string // each part's readings (segmentReadings)
+	parts []string // the path split at '/': parts[0] precedes the first '/'
+	dots  []uint8  // each part's dots (segmentDots)
+	// cands holds each part's readings in lower case, deduplicated (see
+	// readingsOf): part i's are cands[at[i]:at[i+1]].
+	cands []string
+	at    []int32
+	// dotted: a non-empty segment is a dot segment on some reading, so
+	// the three readings of paramTags differ; without one they are one.
+	dotted bool
+	// seen are the tags paramTags gave, so that a tag is added once (a
+	// path may repeat a template thousands of times).
+	seen map[audit.PathParam]bool
+	run  []int // paramTags' buffer, kept for the next template
 }
 
 func readSegments(path string) *segments {
 	s := &segments{parts: strings.Split(path, "/")}
-	s.reads = make([][4]string, len(s.parts))
+	s.dots = make([]uint8, len(s.parts))
+	s.at = make([]int32, 0, len(s.parts)+1)
+	s.cands = make([]string, 0, len(s.parts)+len(s.parts)/2)
 	for i, p := range s.parts {
-		s.reads[i] = segmentReadings(p)
+		if plain(p) {
+			// Every reading is p: one candidate, no dot segment.
+			s.at = append(s.at, int32(len(s.cands)))
+			s.cands = append(s.cands, p)
+			continue
+		}
+		reads := segmentReadings(p)
+		s.dots[i] = segmentDots(reads)
+		s.dotted = s.dotted || (i > 0 && p != "" && s.dots[i] > 0)
+		s.at = append(s.at, int32(len(s.cands)))
+		s.cands = appendReadings(s.cands, reads)
 	}
+	s.at = append(s.at, int32(len(s.cands)))
 	return s
 }
 
 // paramTags returns the declared in:path params of the capability c that
 // segments of the path hold on some reading, each by its segment of the
-// path (audit.PathParam), appended to tags unless already there.
+// path (audit.PathParam), appended to tags unless already there. Its cost
+// is linear in the path: each segment is compared with the template's
+// literals by length first (==), its readings computed once.
 func (s *segments) paramTags(tags []audit.PathParam, c *policy.Capability) []audit.PathParam {
 	ts := templateSegments(c)
-	if ts == nil {
+	if ts == nil || len(ts) >= len(s.parts) {
 		return tags
 	}
-	lits := make([][2]string, len(ts))
+	lits := make([][]string, len(ts))
 	for j, t := range ts {
-		lits[j] = [2]string{t, unescape(t)}
+		if !isParam(t) {
+			lits[j] = appendReadings(nil, [4]string{t, unescape(t), t, unescape(t)})
+		}
 	}
 	m := len(ts)
-	run := make([]int, 0, len(s.parts))
+	if s.run == nil {
+		s.run = make([]int, 0, len(s.parts))
+	}
+	run := s.run[:0]
+	// As sent, empty segments collapsed: a dot segment is a name (chi
+	// routes /api/cards/.;4111 to {card_number}). The template may match
+	// any run of the segments.
+	for i := 1; i < len(s.parts); i++ {
+		if s.parts[i] == "" {
+			continue
+		}
+		if run = append(run, i); len(run) >= m {
+			tags = s.match(tags, c, ts, lits, run[len(run)-m:])
+		}
+	}
+	if !s.dotted {
+		return tags // the readings below are this one
+	}
 	// Resolved: dot segments resolved, empty ones collapsed, the template
 	// matched against the last segments at every step.
+	run = run[:0]
 	for i := 1; i < len(s.parts); i++ {
-		switch dots(s.reads[i]) {
+		switch s.dots[i] {
 		case 1:
 			continue
 		case 2:
@@ -68,25 +116,20 @@ func (s *segments) paramTags(tags []audit.PathParam, c *policy.Capability) []aud
 			}
 			continue
 		}
-		run = append(run, i)
-		if len(run) >= m {
+		if run = append(run, i); len(run) >= m {
 			tags = s.match(tags, c, ts, lits, run[len(run)-m:])
 		}
 	}
-	// As sent, empty segments collapsed: a dot segment is a name (chi
-	// routes /api/cards/.;4111 to {card_number}); and with dot segments
-	// dropped, neither names nor resolved (the card number of
-	// /api/cards/%2e%2e/4111 is in no router's param, but in the path).
-	for _, names := range [2]bool{true, false} {
-		run = run[:0]
-		for i := 1; i < len(s.parts); i++ {
-			if s.parts[i] == "" || (!names && dots(s.reads[i]) > 0) {
-				continue
-			}
-			run = append(run, i)
-			if len(run) >= m {
-				tags = s.match(tags, c, ts, lits, run[len(run)-m:])
-			}
+	// With dot segments dropped, neither names nor resolved: the card
+	// number of /api/cards/%2e%2e/4111 is in no router's param, but in
+	// the path.
+	run = run[:0]
+	for i := 1; i < len(s.parts); i++ {
+		if s.parts[i] == "" || s.dots[i] > 0 {
+			continue
+		}
+		if run = append(run, i); len(run) >= m {
+			tags = s.match(tags, c, ts, lits, run[len(run)-m:])
 		}
 	}
 	return tags
@@ -94,15 +137,15 @@ func (s *segments) paramTags(tags []audit.PathParam, c *policy.Capability) []aud
 
 // match tags c's params when the segments at idx (indices into s.parts,
 // one per template segment) have the template ts: each "{param}" a
-// non-empty segment, each literal (lits: as written and unescaped) equal
-// to the segment on some reading of it.
-func (s *segments) match(tags []audit.PathParam, c *policy.Capability, ts []string, lits [][2]string, idx []int) []audit.PathParam {
+// non-empty segment, each literal (lits: its readings, as readingsOf
+// gives them) equal to the segment on some reading of it.
+func (s *segments) match(tags []audit.PathParam, c *policy.Capability, ts []string, lits [][]string, idx []int) []audit.PathParam {
 	for j, t := range ts {
 		if isParam(t) {
 			if s.parts[idx[j]] == "" {
 				return tags
 			}
-		} else if !literalMatches(lits[j], s.reads[idx[j]]) {
+		} else if !s.literalMatches(lits[j], idx[j]) {
 			return tags
 		}
 	}
@@ -111,10 +154,24 @@ func (s *segments) match(tags []audit.PathParam, c *policy.Capability, ts []stri
 			continue
 		}
 		if name := t[1 : len(t)-1]; declaredInPath(c.Decl, name) {
-			tags = addTag(tags, audit.PathParam{Name: name, Segment: idx[j]})
+			tags = s.addTag(tags, audit.PathParam{Name: name, Segment: idx[j]})
 		}
 	}
 	return tags
+}
+
+// literalMatches reports whether part i reads as the template literal
+// whose readings are lit: ignoring case, percent-decoded or not, without
+// its ";…" part or not, with a format extension or without.
+func (s *segments) literalMatches(lit []string, i int) bool {
+	for _, c := range s.cands[s.at[i]:s.at[i+1]] {
+		for _, l := range lit {
+			if c == l {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // templateSegments returns the segments of c's endpoint path after the
@@ -149,19 +206,39 @@ func declaredInPath(c *config.Capability, name string) bool {
 	return false
 }
 
-func addTag(tags []audit.PathParam, t audit.PathParam) []audit.PathParam {
-	for _, have := range tags {
-		if have == t {
-			return tags
+// addTag appends t to tags unless paramTags gave it before.
+func (s *segments) addTag(tags []audit.PathParam, t audit.PathParam) []audit.PathParam {
+	if s.seen == nil {
+		s.seen = map[audit.PathParam]bool{}
+		for _, have := range tags {
+			s.seen[have] = true
 		}
 	}
+	if s.seen[t] {
+		return tags
+	}
+	s.seen[t] = true
 	return append(tags, t)
 }
 
-// dots returns 1 for an empty segment or "." and 2 for "..", on any of
-// its readings (without its ";…" part, decoded, or both), else 0.
-func dots(reads [4]string) int {
-	n := 0
+// plain reports whether every reading of seg is seg itself: it is not
+// empty and holds no '%', ';', '.', upper-case or non-ASCII byte.
+func plain(seg string) bool {
+	if seg == "" {
+		return false
+	}
+	for i := 0; i < len(seg); i++ {
+		if c := seg[i]; c == '%' || c == ';' || c == '.' || c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentDots returns 1 for an empty segment or "." and 2 for "..", on
+// any of its readings (without its ";…" part, decoded, or both), else 0.
+func segmentDots(reads [4]string) uint8 {
+	n := uint8(0)
 	for _, r := range reads {
 		switch r {
 		case "", ".":
@@ -173,18 +250,20 @@ func dots(reads [4]string) int {
 	return n
 }
 
-// literalMatches reports whether a segment, by its readings, reads as the
-// template literal lit (as written and unescaped): ignoring case, with a
-// format extension or without.
-func literalMatches(lit [2]string, reads [4]string) bool {
+// appendReadings appends to dst the readings a literal is compared with:
+// each of reads, with its format extension and without, in lower case
+// (strings.ToLower: no allocation for lower-case ASCII), each once.
+func appendReadings(dst []string, reads [4]string) []string {
+	start := len(dst)
 	for _, r := range reads {
-		for _, cand := range [2]string{r, withoutExtension(r)} {
-			if strings.EqualFold(cand, lit[0]) || strings.EqualFold(cand, lit[1]) {
-				return true
+		for _, c := range [2]string{r, withoutExtension(r)} {
+			c = strings.ToLower(c)
+			if !slices.Contains(dst[start:], c) {
+				dst = append(dst, c)
 			}
 		}
 	}
-	return false
+	return dst
 }
 
 // segmentReadings returns seg as sent, without its ";…" part, decoded,
