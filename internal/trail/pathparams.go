@@ -33,8 +33,8 @@ import (
 type segments struct {
 	parts []string // the path split at '/': parts[0] precedes the first '/'
 	dots  []uint8  // each part's dots (segmentDots)
-	// cands holds each part's readings in lower case, deduplicated (see
-	// readingsOf): part i's are cands[at[i]:at[i+1]].
+	// cands holds each part's readings in lower case, deduplicated
+	// (appendReadings): part i's are cands[at[i]:at[i+1]].
 	cands []string
 	at    []int32
 	// dotted: a non-empty segment is a dot segment on some reading, so
@@ -81,7 +81,12 @@ func (s *segments) paramTags(tags []audit.PathParam, c *policy.Capability) []aud
 	lits := make([][]string, len(ts))
 	for j, t := range ts {
 		if !isParam(t) {
-			lits[j] = appendReadings(nil, [4]string{t, unescape(t), t, unescape(t)})
+			// As written and unescaped, in lower case: a segment's
+			// readings are compared with these.
+			lits[j] = []string{strings.ToLower(t)}
+			if u := strings.ToLower(unescape(t)); u != lits[j][0] {
+				lits[j] = append(lits[j], u)
+			}
 		}
 	}
 	m := len(ts)
@@ -137,8 +142,8 @@ func (s *segments) paramTags(tags []audit.PathParam, c *policy.Capability) []aud
 
 // match tags c's params when the segments at idx (indices into s.parts,
 // one per template segment) have the template ts: each "{param}" a
-// non-empty segment, each literal (lits: its readings, as readingsOf
-// gives them) equal to the segment on some reading of it.
+// non-empty segment, each literal (lits: as written and unescaped, in
+// lower case) equal to the segment on some reading of it.
 func (s *segments) match(tags []audit.PathParam, c *policy.Capability, ts []string, lits [][]string, idx []int) []audit.PathParam {
 	for j, t := range ts {
 		if isParam(t) {

@@ -301,6 +301,8 @@ func TestPathParamTags(t *testing.T) {
 		{"/api/cards;x/42/Details.json", "card.details", []audit.PathParam{{Name: "card_number", Segment: 3}}, "card.details"},
 		{"/api/users/ada/tokens/t1", "token.revoke", []audit.PathParam{{Name: "user", Segment: 3}, {Name: "token", Segment: 5}}, "token.revoke"},
 		{"/v/p/1234/x", "pin.check", []audit.PathParam{{Name: "pin", Segment: 3}}, "pin.check"},
+		// A literal is not read without an extension: only the path is.
+		{"/v/p.json/1234/x", "", []audit.PathParam{{Name: "pin", Segment: 3}}, "/v/p.json/{pin}/x"},
 		// No capability decided: every template a reading has.
 		{"/x/../api/cards/42/details", "", []audit.PathParam{{Name: "card_number", Segment: 5}},
 			"/x/../api/cards/{card_number}/details"},
