@@ -611,3 +611,61 @@ func TestAuditRecordsTarget(t *testing.T) {
 		t.Error("the artifact holds the API key a header param carried")
 	}
 }
+
+// TestAuditRedactsPathParamEverySpelling: a card number in a sensitive
+// path param stays out of the artifact however the agent spells the path,
+// whether the call is served, refused, or reaches no capability (found by
+// review: a path without its endpoint's shape, /api/cards;x/4111… or
+// /api/cards/4111…/details.json, was recorded as sent, and a call of no
+// capability named the path, card number and all, as its capability).
+func TestAuditRedactsPathParamEverySpelling(t *testing.T) {
+	const card, sess = "4111111111111111", "S3SS10NX"
+	site := acme()
+	number := []config.Param{{Name: "card_number", In: config.InPath, Type: config.TypeString, Required: true}}
+	site.Capabilities = append(site.Capabilities,
+		config.Capability{ID: "card.get", Description: "A saved card.", Endpoint: site.URL + "/api/cards/{card_number}", Method: "GET", Params: number},
+		config.Capability{ID: "card.details", Description: "A saved card's details.", Endpoint: site.URL + "/api/cards/{card_number}/details", Method: "GET", Params: number})
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}), agentready.WithAudit(testAuditKey, nil),
+		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithLenientRouting())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})))
+	defer srv.Close()
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
+	targets := []string{
+		"/api/cards/" + card,
+		"/api/cards/" + card + "/",
+		"/api/cards/" + card + ".json",
+		"/api/cards/" + card + "/details.json",
+		"/api/cards;jsessionid=" + sess + "/" + card,
+		"/api/cards;x/" + card + "/details",
+		"/API/Cards/" + card,
+		"/api/%63ards/" + card,
+		"/api/cards/" + card + ";v=1",
+		"/api/cards/" + card + "/..",
+		"/static/..;/api/cards/" + card,
+		"/api//cards/" + card,
+		"/api/cards/%2e%2e/" + card,
+	}
+	statuses := map[int]int{}
+	for _, target := range targets {
+		statuses[call(t, "GET", srv.URL+target, "", as...).status]++
+	}
+	if statuses[http.StatusOK] == 0 || len(statuses) < 2 {
+		t.Errorf("statuses %v: want calls served and calls refused", statuses)
+	}
+	call(t, "DELETE", srv.URL+sessPath, "", as...)
+	a := artifact(t, srv.URL, id)
+	if n := len(a.Events); n != len(targets)+2 {
+		t.Errorf("%d events, want %d", n, len(targets)+2)
+	}
+	raw, err := audit.CanonicalArtifact(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), card) || strings.Contains(string(raw), sess) {
+		t.Errorf("the artifact holds the card number or the session id:\n%s", raw)
+	}
+}

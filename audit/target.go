@@ -25,7 +25,9 @@ type Target struct {
 	Query string
 	// PathParams are the capability's declared path params: each names
 	// the segment of Path that holds it (Segment 1 is the segment after
-	// the first '/'), and is recorded with that segment as its value.
+	// the first '/'), and is recorded with that segment as its value. A
+	// name given more than one segment is recorded with the first, and
+	// every one of them is redacted with it.
 	PathParams []PathParam
 	// Headers are the capability's declared header params present in the
 	// request, each value of a repeated header a Param of its own, in
@@ -97,7 +99,8 @@ func redactsString(r Redactor, key, raw string, query bool) bool {
 // value returns the value Target records under TargetMember, in the JSON
 // data model. r (nil: none) redacts what it cannot reach as a member: a
 // path segment whose path param r redacts is written "{name}", a query
-// pair whose name r redacts name=[REDACTED].
+// pair or a ";name=value" path parameter whose name r redacts
+// name=[REDACTED].
 func (t *Target) value(r Redactor) map[string]any {
 	m := map[string]any{"path": urlText(t.redactedPath(r))}
 	if t.Query != "" {
@@ -106,8 +109,11 @@ func (t *Target) value(r Redactor) map[string]any {
 	if len(t.PathParams) > 0 {
 		pp := make(map[string]any, len(t.PathParams))
 		for _, p := range t.PathParams {
+			if _, ok := pp[p.Name]; ok {
+				continue // a name given more segments: each is redacted, the first recorded
+			}
 			seg, _ := segment(t.Path, p.Segment)
-			pp[p.Name] = urlText(seg)
+			pp[p.Name] = urlText(redactedParams(seg, r))
 		}
 		m["path_params"] = pp
 	}
@@ -130,21 +136,72 @@ func (t *Target) value(r Redactor) map[string]any {
 }
 
 // redactedPath returns Path with the segments of the path params r
-// redacts written as "{name}".
+// redacts written as "{name}", and the value of every ";name=value" path
+// parameter of a segment whose name r redacts as [REDACTED]
+// ("/cart;jsessionid=[REDACTED]": servlet containers carry the session
+// there).
 func (t *Target) redactedPath(r Redactor) string {
-	path := t.Path
+	if r == nil || (len(t.PathParams) == 0 && !strings.Contains(t.Path, ";")) {
+		return t.Path
+	}
+	parts := strings.Split(t.Path, "/")
+	changed := false
 	for _, p := range t.PathParams {
 		seg, _ := segment(t.Path, p.Segment)
-		if !redactsString(r, p.Name, seg, false) {
+		if p.Segment < len(parts) && redactsString(r, p.Name, seg, false) {
+			parts[p.Segment], changed = "{"+p.Name+"}", true
+		}
+	}
+	for i, seg := range parts {
+		if red := redactedParams(seg, r); red != seg {
+			parts[i], changed = red, true
+		}
+	}
+	if !changed {
+		return t.Path
+	}
+	return strings.Join(parts, "/")
+}
+
+// redactedParams returns the path segment seg with the value of every
+// ";name=value" pair after its first ';' whose name r redacts written as
+// [REDACTED], names unescaped as a servlet container reads them.
+func redactedParams(seg string, r Redactor) string {
+	i := strings.IndexByte(seg, ';')
+	if i < 0 {
+		return seg
+	}
+	var b []byte // nil until a pair is redacted
+	start := i + 1
+	for j := start; j <= len(seg); j++ {
+		if j < len(seg) && seg[j] != ';' {
 			continue
 		}
-		parts := strings.Split(path, "/")
-		if p.Segment < len(parts) {
-			parts[p.Segment] = "{" + p.Name + "}"
+		pair := seg[start:j]
+		name, value, hasValue := strings.Cut(pair, "=")
+		if strings.IndexByte(name, '%') >= 0 {
+			if un, err := url.PathUnescape(name); err == nil {
+				name = un
+			}
 		}
-		path = strings.Join(parts, "/")
+		if hasValue && redactsString(r, name, value, false) {
+			if b == nil {
+				b = append(make([]byte, 0, len(seg)+16), seg[:start]...)
+			}
+			b = append(b, pair[:len(pair)-len(value)]...)
+			b = append(b, Redacted...)
+		} else if b != nil {
+			b = append(b, pair...)
+		}
+		if b != nil && j < len(seg) {
+			b = append(b, ';')
+		}
+		start = j + 1
 	}
-	return path
+	if b == nil {
+		return seg
+	}
+	return string(b)
 }
 
 // redactedQuery returns q with the value of every pair whose name r

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"net/url"
+	"reflect"
 	"testing"
 
 	"github.com/agentready/agentready/audit"
@@ -114,5 +115,44 @@ func TestTargetReserved(t *testing.T) {
 		if _, err := audit.CanonicalEvent(e); err == nil {
 			t.Errorf("%+v: no error", e)
 		}
+	}
+}
+
+// TestTargetRedaction: the Redactor reaches the target's path: a path
+// param it redacts is written "{name}" in the path, and a ";name=value"
+// path parameter whose name it redacts (a servlet session id) has its
+// value redacted in the path and in path_params, as a query pair has; the
+// protocol's own names stay. A name given two segments records the first
+// and redacts both.
+func TestTargetRedaction(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		target audit.Target
+		want   map[string]any
+	}{
+		{"path param", audit.Target{Path: "/t/tok1/x", PathParams: []audit.PathParam{{Name: "token", Segment: 2}}},
+			map[string]any{"path": "/t/{token}/x", "path_params": map[string]any{"token": audit.Redacted}}},
+		{"session in a path parameter", audit.Target{Path: "/cart;jsessionid=A1B2;v=1/x;SID=9;session_id=s-1", Query: "jsessionid=A1&q=1"},
+			map[string]any{"path": "/cart;jsessionid=[REDACTED];v=1/x;SID=[REDACTED];session_id=s-1", "query": "jsessionid=[REDACTED]&q=1"}},
+		{"escaped name", audit.Target{Path: "/cart;%6Asessionid=A1;=x;novalue;"},
+			map[string]any{"path": "/cart;%6Asessionid=[REDACTED];=x;novalue;"}},
+		{"in a param's segment", audit.Target{Path: "/orders/42;jsessionid=A1", PathParams: []audit.PathParam{{Name: "id", Segment: 2}}},
+			map[string]any{"path": "/orders/42;jsessionid=[REDACTED]", "path_params": map[string]any{"id": "42;jsessionid=[REDACTED]"}}},
+		{"a name given two segments", audit.Target{Path: "/a/k1/b/k2", PathParams: []audit.PathParam{{Name: "id", Segment: 2}, {Name: "id", Segment: 4}}},
+			map[string]any{"path": "/a/k1/b/k2", "path_params": map[string]any{"id": "k1"}}},
+		{"a sensitive name given two segments", audit.Target{Path: "/a/k1/b/k2", PathParams: []audit.PathParam{{Name: "pin", Segment: 2}, {Name: "pin", Segment: 4}}},
+			map[string]any{"path": "/a/{pin}/b/{pin}", "path_params": map[string]any{"pin": audit.Redacted}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := audit.Event{EventID: "e", Timestamp: "2026-01-01T00:00:00.000Z", Capability: "c", Method: "GET",
+				Target: &tt.target, PolicyResult: audit.PolicyResult{Decision: audit.Allow}, ResponseStatus: 200}
+			p, err := audit.Prepare(e, audit.DefaultRedactor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Params[audit.TargetMember]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("recorded %#v, want %#v", got, tt.want)
+			}
+		})
 	}
 }

@@ -212,7 +212,7 @@ func exportedSeries(t *testing.T) map[string]map[string]bool {
 		}
 		out[mf.GetName()] = labels
 	}
-	for _, want := range []string{"agentready_decisions_total", "agentready_unverified_claims_total",
+	for _, want := range []string{"agentready_decisions_total", "agentready_refusals_total", "agentready_unverified_claims_total",
 		"agentready_verification_failures_total", "agentready_documents_total", "agentready_store_degraded"} {
 		if out[want] == nil {
 			t.Fatalf("%s was not gathered: %v", want, keys(out))

@@ -12,9 +12,9 @@
 // endpoint needs, where OpenTelemetry would add an SDK and an exporter.
 //
 // Every label value comes from the declaration or from agentready's own
-// enums (outcomes, classes, verification methods and reasons, policy and capability
-// names, document paths), never from the request, so a hostile client
-// cannot grow the number of series.
+// enums (outcomes, classes, verification methods and reasons, refusal
+// reasons, policy and capability names, document paths), never from the
+// request, so a hostile client cannot grow the number of series.
 package metrics
 
 import (
@@ -24,12 +24,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/refusal"
 	"github.com/agentready/agentready/ratelimit"
 )
 
 // Metrics holds the collectors. It is safe for concurrent use.
 type Metrics struct {
 	decisions  *prometheus.CounterVec
+	refusals   *prometheus.CounterVec
 	unverified *prometheus.CounterVec
 	failures   *prometheus.CounterVec
 	documents  *prometheus.CounterVec
@@ -44,6 +46,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Namespace: "agentready", Name: "decisions_total",
 			Help: "Agent decisions by outcome, client class, agent policy, capability, how the agent's identity was verified and its grade (proven, claimed, anonymous).",
 		}, []string{"outcome", "class", "policy", "capability", "verified", "grade"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "agentready", Name: "refusals_total",
+			Help: "Agent requests refused (report-only ones included), by outcome and reason: a refused target's or body's fault (dot-segment, encoded-slash, bad-override, ...; other when it names none), else the outcome.",
+		}, []string{"outcome", "reason"}),
 		unverified: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "agentready", Name: "unverified_claims_total",
 			Help: "Claims to a verified-only policy served under \"*\" because they could not be proven (a source did not answer, or FallBack).",
@@ -57,7 +63,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Discovery documents served, by path and status (200, 304, ...).",
 		}, []string{"path", "status"}),
 	}
-	for _, c := range []prometheus.Collector{m.decisions, m.unverified, m.failures, m.documents} {
+	for _, c := range []prometheus.Collector{m.decisions, m.refusals, m.unverified, m.failures, m.documents} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -74,12 +80,23 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 // value (a Decision made without one) counts as "anonymous", the grade
 // that claims nothing, so a hook's own Decisions cannot add series.
 //
+// A refusal (any outcome but Pass and Allow, a report-only one too) is
+// counted in refusals_total by outcome and reason: for deny-target and
+// deny-body the fault the target or body has, one token
+// (docs/operations.md lists them; one added later counts under its own
+// name, an error that names none as "other"), for every other outcome the
+// outcome itself. The reasons are agentready's constants, so the series
+// are bounded: about one a fault and one an outcome.
+//
 // verification_failures_total is labelled by the claimed policy
 // (Identity.Claimed: a declared policy's name, or a known agent's as the
 // known-agent data lists it, never the User-Agent as sent) and the
 // reason, one of verifier's and webbotauth's short stable names.
 func (m *Metrics) Observe(d enforce.Decision) {
 	m.decisions.WithLabelValues(d.Outcome.String(), d.Class.Kind, d.Agent, d.Capability, d.Identity.Method.String(), gradeLabel(d.Grade)).Inc()
+	if reason := refusal.Reason(&d); reason != "" {
+		m.refusals.WithLabelValues(d.Outcome.String(), reason).Inc()
+	}
 	if d.Unverified {
 		m.unverified.WithLabelValues(d.Identity.Claimed).Inc()
 	}

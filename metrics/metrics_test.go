@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/metrics"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/verify"
@@ -195,6 +197,61 @@ agentready_verification_failures_total{policy="claude",reason="lifetime-exceeds-
 agentready_verification_failures_total{policy="claude",reason="replayed-nonce"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "agentready_verification_failures_total"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestRefusals: every refusal is counted by outcome and reason: a refused
+// target by its fault, through the Middleware and from a hook's own
+// Decisions (a code the enforcer gains later counts under its own name,
+// an error that names none as other), every other refusal by its
+// outcome; allowed and passed requests are not refusals. However many
+// hostile targets clients make up, the reasons stay the enforcer's.
+func TestRefusals(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	mx, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := agentready.New(fixtures.OutdoorSupply(), agentready.WithOnDecision(mx.Observe),
+		agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	get := func(target string) {
+		r := httptest.NewRequest("GET", target, nil)
+		r.Header.Set("User-Agent", "claude/1.0")
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	for _, target := range []string{"/api/search?q=tent", "/admin/x", "/api/%2e%2e/admin/x", "/api/a%2Fb", "/api//search", "/api/x%5Cy"} {
+		get(target)
+	}
+	for i := range 200 {
+		get(fmt.Sprintf("/api/%d/%%2e%%2e/x", i))
+		get(fmt.Sprintf("/api/x%d//y", i))
+	}
+	mx.Observe(enforce.Decision{Outcome: enforce.DenyHost, Err: errors.New("the Host names no host of the site")})
+	mx.Observe(enforce.Decision{Outcome: enforce.DenyBody, Err: &policy.TargetError{Code: "form-too-large"}})
+	mx.Observe(enforce.Decision{Outcome: enforce.DenyTarget, Err: &policy.TargetError{Code: "bad-escape"}, ReportOnly: true})
+	mx.Observe(enforce.Decision{Outcome: enforce.DenyBody, Err: errors.New("the request body is larger than the capability's body limit")})
+	mx.Observe(enforce.Decision{Outcome: enforce.DenyTarget, Err: &policy.TargetError{Code: "/made/up path"}})
+	mx.Observe(enforce.Decision{Outcome: enforce.Pass})
+	want := `
+# HELP agentready_refusals_total Agent requests refused (report-only ones included), by outcome and reason: a refused target's or body's fault (dot-segment, encoded-slash, bad-override, ...; other when it names none), else the outcome.
+# TYPE agentready_refusals_total counter
+agentready_refusals_total{outcome="deny-body",reason="form-too-large"} 1
+agentready_refusals_total{outcome="deny-body",reason="other"} 1
+agentready_refusals_total{outcome="deny-host",reason="deny-host"} 1
+agentready_refusals_total{outcome="deny-path",reason="deny-path"} 1
+agentready_refusals_total{outcome="deny-target",reason="backslash"} 1
+agentready_refusals_total{outcome="deny-target",reason="bad-escape"} 1
+agentready_refusals_total{outcome="deny-target",reason="dot-segment"} 201
+agentready_refusals_total{outcome="deny-target",reason="empty-segment"} 201
+agentready_refusals_total{outcome="deny-target",reason="encoded-slash"} 1
+agentready_refusals_total{outcome="deny-target",reason="other"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "agentready_refusals_total"); err != nil {
 		t.Error(err)
 	}
 }

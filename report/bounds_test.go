@@ -32,7 +32,7 @@ func TestBounded(t *testing.T) {
 	}
 	for i := range r.slots {
 		sl := &r.slots[i]
-		for name, tb := range map[string]interface{ size() (int, int, int) }{"agents": &sl.agents, "rules": &sl.rules, "paths": &sl.paths, "reasons": &sl.reasons} {
+		for name, tb := range map[string]interface{ size() (int, int, int) }{"agents": &sl.agents, "rules": &sl.rules, "paths": &sl.paths, "reasons": &sl.reasons, "refusals": &sl.refusals} {
 			if m, l, c := tb.size(); m > r.limit || l > r.limit || c > r.limit {
 				t.Errorf("slot %d %s: %d map entries, %d rows (capacity %d), limit %d", i, name, m, l, c, r.limit)
 			}

@@ -1,7 +1,8 @@
 // Package report keeps a live, bounded view of what agents do on this
 // replica: the agents seen, by name, grade and purpose, with
-// their allowed, denied and rate-limited requests; the rules and paths
-// that refused most; verification failures by reason; sessions opened and
+// their allowed, denied and rate-limited requests; refusals by reason (a
+// refused target's fault, else the outcome); the rules and paths that
+// refused most; verification failures by reason; sessions opened and
 // audit artifacts sealed; over a window the page states. It is served as
 // an HTML page (server-rendered, no script, no external asset) and as
 // JSON (Snapshot).

@@ -89,15 +89,17 @@ func TestPage(t *testing.T) {
 	for _, want := range []string{
 		"From 2026-05-01 11:01:00 UTC to 2026-05-01 12:00:00 UTC", "60 slots of 1m0s",
 		"This report is this replica's", "The fleet's view is Prometheus's (docs/operations.md)",
-		"Agents by name, grade and purpose", "Rules that refused most", "Paths refused most", "Verification failures by reason", "Totals",
-		tr("claude", "claude", "claimed", "user-agent", "10", "4", "4", "2", "1"),
+		"Agents by name, grade and purpose", "Refusals by reason", "Rules that refused most", "Paths refused most", "Verification failures by reason", "Totals",
+		tr("claude", "claude", "claimed", "user-agent", "12", "4", "6", "2", "1"),
 		tr("GPTBot", "GPTBot", "proven", "training-crawler", "5", "5", "0", "0", "0"),
 		tr("GPTBot", "GPTBot", "claimed", "training-crawler", "1", "0", "1", "0", "0"),
 		tr("Slackbot", "(none)", "claimed", "user-agent", "1", "1", "0", "0", "0"),
-		tr("total", "", "", "", "17", "10", "5", "2", "1"),
+		tr("total", "", "", "", "19", "10", "7", "2", "1"),
 		tr("Disallow: /admin/*", "3", "3", "0", "1"),
 		tr("deny-identity", "1", "1", "0", "0"),
-		tr("/api/search", "4", "2", "2", "0"),
+		tr("/api/search", "5", "3", "2", "0"),
+		tr("dot-segment", "1", "1", "0", "0"),
+		tr("deny-path", "3", "3", "0", "1"),
 		tr("unproven", "1", "0", "1", "0", "0"),
 		tr("Sessions opened", "1"), tr("Audit artifacts sealed", "2"), tr("Browsers and probes passed (not agents)", "3"),
 	} {
@@ -105,8 +107,8 @@ func TestPage(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if n := strings.Count(page, "<caption>"); n != 5 {
-		t.Errorf("%d captions, want one a table (5)", n)
+	if n := strings.Count(page, "<caption>"); n != 6 {
+		t.Errorf("%d captions, want one a table (6)", n)
 	}
 	if strings.Contains(page, "<script") || strings.Contains(page, "http://") || strings.Contains(page, "https://") {
 		t.Error("the page has a script or an external reference")
@@ -116,8 +118,8 @@ func TestPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := r.Snapshot()
-	if s.Total != want.Total || len(s.Agents) != 4 || s.Agents[0] != want.Agents[0] || s.Rules[2].Name != "deny-identity" ||
-		s.Paths[0] != want.Paths[0] || s.Reasons[0].Name != "unproven" || s.ArtifactsSealed != 2 || !s.From.Equal(want.From) || s.Window != want.Window {
+	if s.Total != want.Total || len(s.Agents) != 4 || s.Agents[0] != want.Agents[0] || s.Rules[3].Name != "deny-identity" ||
+		s.Paths[0] != want.Paths[0] || s.Reasons[0].Name != "unproven" || len(s.Refusals) != 6 || s.Refusals[4] != want.Refusals[4] || s.ArtifactsSealed != 2 || !s.From.Equal(want.From) || s.Window != want.Window {
 		t.Errorf("JSON %+v\nwant %+v", s, want)
 	}
 }

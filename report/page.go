@@ -74,6 +74,7 @@ tr.total td { font-weight: 600; border-top: 2px solid #999; }
 <tr class="total"><td>total</td><td></td><td></td><td></td><td class="n">{{.Total.Requests}}</td><td class="n">{{.Total.Allowed}}</td><td class="n">{{.Total.Denied}}</td><td class="n">{{.Total.RateLimited}}</td><td class="n">{{.Total.ReportOnly}}</td></tr>
 </tfoot>
 </table>
+{{template "refusals" (args "refusals" "Refusals by reason" "Reason" .Refusals)}}
 {{template "refusals" (args "rules" "Rules that refused most" "Rule" .Rules)}}
 {{template "refusals" (args "paths" "Paths refused most" "Path" .Paths)}}
 <table id="reasons">

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clock"
+	"github.com/agentready/agentready/internal/refusal"
 )
 
 // slots is how many slots the window is kept in: each covers Window/slots.
@@ -192,6 +193,7 @@ type slot struct {
 	sessions, artifacts        int64
 	agents                     table[variant]
 	rules, paths, reasons      table[struct{}]
+	refusals                   table[struct{}] // by refusal.Reason
 }
 
 // current returns slot e (in resolutions since the Unix epoch), emptied
@@ -205,6 +207,7 @@ func (r *Report) current(e int64) *slot {
 		s.rules.reset()
 		s.paths.reset()
 		s.reasons.reset()
+		s.refusals.reset()
 	}
 	return s
 }
@@ -237,7 +240,7 @@ func (r *Report) Observe(d enforce.Decision) {
 	// What each table is keyed by is prepared before the lock, and only
 	// for the tables the decision goes to: an allowed agent's request
 	// touches the agents table alone.
-	var name, rule, path, reason string
+	var name, rule, path, reason, why string
 	var v variant
 	if agent {
 		name, v = agentName(&d), variant{policy: clip(d.Agent), grade: clip(d.Grade), purpose: clip(d.Class.Purpose)}
@@ -248,6 +251,7 @@ func (r *Report) Observe(d enforce.Decision) {
 			rule = d.Outcome.String()
 		}
 		rule, path = clip(rule), clip(d.Path)
+		why = refusal.Reason(&d) // a token of agentready's: no clip
 	}
 	if d.Identity.Reason != "" {
 		reason = clip(d.Identity.Reason)
@@ -269,6 +273,7 @@ func (r *Report) Observe(d enforce.Decision) {
 		if refused {
 			s.rules.add(rule, struct{}{}, c, r.limit)
 			s.paths.add(path, struct{}{}, c, r.limit)
+			s.refusals.add(why, struct{}{}, c, r.limit)
 		}
 	}
 	r.mu.Unlock()

@@ -1,12 +1,14 @@
 package report_test
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/report"
 	"github.com/agentready/agentready/verify"
 )
@@ -68,6 +70,10 @@ func knownTraffic(r *report.Report) {
 	r.Observe(with(deny(claudeClaimed, enforce.DenyPath, 403, "Disallow: /admin/*", "/admin/users"), func(d *enforce.Decision) { d.ReportOnly = true }))
 	r.Observe(with(claudeClaimed, func(d *enforce.Decision) { d.Degraded = true }))
 	r.Observe(deny(claudeClaimed, enforce.StoreError, 503, "", "/api/search"))
+	// A target refused for its fault, a Host for none: no rule, the
+	// outcome's name stands for it; the reason tells the fault.
+	r.Observe(with(deny(claudeClaimed, enforce.DenyTarget, 400, "", "/api/%2e%2e/admin"), func(d *enforce.Decision) { d.Err = policy.ErrDotSegment }))
+	r.Observe(with(deny(claudeClaimed, enforce.DenyHost, 421, "", "/api/search"), func(d *enforce.Decision) { d.Err = errors.New("misdirected") }))
 	r.Observe(browserPass)
 	r.Observe(browserPass)
 	r.Observe(probe)
@@ -82,7 +88,7 @@ func TestCounts(t *testing.T) {
 	r := report.New(report.Options{Now: c.now})
 	knownTraffic(r)
 	s := r.Snapshot()
-	want := report.Row{Name: "total", Requests: 17, Allowed: 10, Denied: 5, RateLimited: 2, ReportOnly: 1}
+	want := report.Row{Name: "total", Requests: 19, Allowed: 10, Denied: 7, RateLimited: 2, ReportOnly: 1}
 	if s.Total != want {
 		t.Errorf("Total = %+v, want %+v", s.Total, want)
 	}
@@ -90,7 +96,7 @@ func TestCounts(t *testing.T) {
 		t.Errorf("Passed %d Degraded %d Failures %d Sessions %d Artifacts %d, want 3 1 1 1 2", s.Passed, s.Degraded, s.Failures, s.SessionsOpened, s.ArtifactsSealed)
 	}
 	agents := []report.Row{
-		{Name: "claude", Policy: "claude", Grade: "claimed", Purpose: "user-agent", Requests: 10, Allowed: 4, Denied: 4, RateLimited: 2, ReportOnly: 1},
+		{Name: "claude", Policy: "claude", Grade: "claimed", Purpose: "user-agent", Requests: 12, Allowed: 4, Denied: 6, RateLimited: 2, ReportOnly: 1},
 		{Name: "GPTBot", Policy: "GPTBot", Grade: "proven", Purpose: "training-crawler", Requests: 5, Allowed: 5},
 		{Name: "GPTBot", Policy: "GPTBot", Grade: "claimed", Purpose: "training-crawler", Requests: 1, Denied: 1},
 		{Name: "Slackbot", Grade: "claimed", Purpose: "user-agent", Requests: 1, Allowed: 1},
@@ -98,19 +104,30 @@ func TestCounts(t *testing.T) {
 	rules := []report.Row{
 		{Name: "Disallow: /admin/*", Requests: 3, Denied: 3, ReportOnly: 1},
 		{Name: "Rate-Limit: 60/minute", Requests: 2, RateLimited: 2},
+		{Name: "deny-host", Requests: 1, Denied: 1},
 		{Name: "deny-identity", Requests: 1, Denied: 1},
+		{Name: "deny-target", Requests: 1, Denied: 1},
 		{Name: "store-error", Requests: 1, Denied: 1},
 	}
 	paths := []report.Row{
-		{Name: "/api/search", Requests: 4, Denied: 2, RateLimited: 2},
+		{Name: "/api/search", Requests: 5, Denied: 3, RateLimited: 2},
 		{Name: "/admin/users", Requests: 2, Denied: 2, ReportOnly: 1},
 		{Name: "/admin/keys", Requests: 1, Denied: 1},
+		{Name: "/api/%2e%2e/admin", Requests: 1, Denied: 1},
+	}
+	refusals := []report.Row{
+		{Name: "deny-path", Requests: 3, Denied: 3, ReportOnly: 1},
+		{Name: "deny-rate", Requests: 2, RateLimited: 2},
+		{Name: "deny-host", Requests: 1, Denied: 1},
+		{Name: "deny-identity", Requests: 1, Denied: 1},
+		{Name: "dot-segment", Requests: 1, Denied: 1},
+		{Name: "store-error", Requests: 1, Denied: 1},
 	}
 	reasons := []report.Row{{Name: "unproven", Requests: 1, Denied: 1}}
 	for _, tc := range []struct {
 		name      string
 		got, want []report.Row
-	}{{"Agents", s.Agents, agents}, {"Rules", s.Rules, rules}, {"Paths", s.Paths, paths}, {"Reasons", s.Reasons, reasons}} {
+	}{{"Agents", s.Agents, agents}, {"Refusals", s.Refusals, refusals}, {"Rules", s.Rules, rules}, {"Paths", s.Paths, paths}, {"Reasons", s.Reasons, reasons}} {
 		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, tc.got, tc.want)
 		}
@@ -127,7 +144,7 @@ func checkSums(t *testing.T, s report.Snapshot) {
 		name string
 		rows []report.Row
 		want int64
-	}{{"Agents", s.Agents, s.Total.Requests}, {"Rules", s.Rules, refused}, {"Paths", s.Paths, refused}, {"Reasons", s.Reasons, s.Failures}} {
+	}{{"Agents", s.Agents, s.Total.Requests}, {"Refusals", s.Refusals, refused}, {"Rules", s.Rules, refused}, {"Paths", s.Paths, refused}, {"Reasons", s.Reasons, s.Failures}} {
 		var sum int64
 		for i, w := range tc.rows {
 			if w.Requests != w.Allowed+w.Denied+w.RateLimited || w.ReportOnly > w.Denied+w.RateLimited {
@@ -178,7 +195,7 @@ func TestWindow(t *testing.T) {
 	// A long pause clears everything, including slots never overwritten.
 	c.add(10 * time.Hour)
 	s = r.Snapshot()
-	if s.Total != (report.Row{Name: "total"}) || len(s.Agents)+len(s.Rules)+len(s.Paths)+len(s.Reasons) != 0 || s.Agents == nil {
+	if s.Total != (report.Row{Name: "total"}) || len(s.Agents)+len(s.Refusals)+len(s.Rules)+len(s.Paths)+len(s.Reasons) != 0 || s.Agents == nil {
 		t.Errorf("after a pause: %+v", s)
 	}
 	// A clock that goes back does not show counts from its future.

@@ -10,8 +10,9 @@ import (
 
 // Snapshot is what the report shows: the counts of the window, merged from
 // its slots. Every table's rows, its "other" row included, sum to the
-// table's total: Agents to Total; Rules and Paths to Total's Denied and
-// RateLimited (every refusal has a rule and a path); Reasons to Failures.
+// table's total: Agents to Total; Refusals, Rules and Paths to Total's
+// Denied and RateLimited (every refusal has a reason, a rule and a path);
+// Reasons to Failures.
 type Snapshot struct {
 	// From and To bound the window: From is the start of the oldest slot
 	// counted, To the time the snapshot was taken.
@@ -44,6 +45,12 @@ type Snapshot struct {
 	// Agents are the agent rows by name, policy, grade and purpose, most
 	// requests first.
 	Agents []Row `json:"agents"`
+	// Refusals are the refusals by reason: a refused target's or body's
+	// fault (DenyTarget, DenyBody: "dot-segment", "encoded-slash", ...;
+	// "other" when its error names none), else the outcome's name
+	// ("deny-path", "deny-rate", "deny-host", ...), as package metrics'
+	// agentready_refusals_total counts them.
+	Refusals []Row `json:"refusals_by_reason"`
 	// Rules are the rules that refused most (Decision.Rule, or the
 	// outcome's name when no rule applied), Paths the paths refused most.
 	Rules []Row `json:"rules"`
@@ -80,12 +87,12 @@ func row(name string, c counts) Row {
 }
 
 // Snapshot merges the slots of the window. It runs under the lock for a
-// copy of at most 60 slots' counts (60 × 4 tables × 4*Rows keys); the
+// copy of at most 60 slots' counts (60 × 5 tables × 4*Rows keys); the
 // sorting is done after.
 func (r *Report) Snapshot() Snapshot {
 	now := clock.Or(r.now)()
 	e := now.UnixNano() / int64(r.res)
-	agents, rules, paths, reasons := merged[variant]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}
+	agents, rules, paths, reasons, refusals := merged[variant]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}
 	var total counts
 	r.mu.Lock()
 	if r.now == nil {
@@ -113,6 +120,7 @@ func (r *Report) Snapshot() Snapshot {
 		rules.merge(&sl.rules)
 		paths.merge(&sl.paths)
 		reasons.merge(&sl.reasons)
+		refusals.merge(&sl.refusals)
 	}
 	r.mu.Unlock()
 	s.Total = row("total", total)
@@ -125,6 +133,7 @@ func (r *Report) Snapshot() Snapshot {
 	})
 	plain := func(name string, _ struct{}, c counts) Row { return row(name, c) }
 	same := func(struct{}, struct{}) int { return 0 }
+	s.Refusals = refusals.top(r.rows, plain, same)
 	s.Rules = rules.top(r.rows, plain, same)
 	s.Paths = paths.top(r.rows, plain, same)
 	s.Reasons = reasons.top(r.rows, plain, same)

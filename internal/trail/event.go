@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/agentready/agentready/audit"
@@ -46,8 +45,10 @@ func (rec *recording) start(r *http.Request, d *enforce.Decision, now time.Time)
 	ev.Capability, ev.Method = d.Capability, r.Method
 	ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
 	if ev.Capability == "" {
-		// Not a declared capability: the audit log names the path called.
-		ev.Capability = r.URL.Path
+		// Not a declared capability: the audit log names the path called,
+		// as a label no Redactor reads (pathLabel); the target records
+		// the path as sent.
+		ev.Capability = pathLabel(rec.target.Path, rec.target.PathParams)
 	}
 	if d.Outcome == enforce.Allow || d.ReportOnly {
 		// A report-only denial is served: the trail records what happened.
@@ -115,68 +116,28 @@ func copyMap(m map[string]any) map[string]any {
 
 // targetOf is what r targeted: its path and query as sent, and the
 // declared path and header params of the capability d resolved. A path
-// param is recorded when the path has the endpoint's shape (its literal
-// segments, ignoring case, and a trailing slash); a route bound at another
-// path records the path alone.
+// param is recorded by the segment that holds it on some reading of the
+// path (paramTags); for a request of no capability, the params of every
+// capability whose template a reading of the path has are, so that the
+// store's Redactor hides a sensitive one whatever the decision.
 func (t *Trail) targetOf(r *http.Request, d *enforce.Decision) audit.Target {
 	tg := audit.Target{Path: r.URL.EscapedPath(), Query: r.URL.RawQuery}
 	ci := t.capIndex(d)
+	segs := readSegments(tg.Path)
 	if ci < 0 {
+		for i := range t.p.Capabilities {
+			tg.PathParams = segs.paramTags(tg.PathParams, &t.p.Capabilities[i])
+		}
 		return tg
 	}
 	c := &t.p.Capabilities[ci]
-	shaped := sameShape(c.Path, tg.Path)
+	tg.PathParams = segs.paramTags(nil, c)
 	for i := range c.Decl.Params {
-		p := &c.Decl.Params[i]
-		switch p.In {
-		case config.InHeader:
+		if p := &c.Decl.Params[i]; p.In == config.InHeader {
 			for _, v := range r.Header.Values(p.Name) {
 				tg.Headers = append(tg.Headers, audit.Param{Name: p.Name, Value: v})
-			}
-		case config.InPath:
-			if seg := templateSegment(c.Path, p.Name); shaped && seg > 0 {
-				tg.PathParams = append(tg.PathParams, audit.PathParam{Name: p.Name, Segment: seg})
 			}
 		}
 	}
 	return tg
-}
-
-// templateSegment returns the index of the segment "{name}" of an
-// endpoint path (1 for the one after the first '/'), 0 for none.
-func templateSegment(tmpl, name string) int {
-	for i, seg := range strings.Split(tmpl, "/") {
-		if seg == "{"+name+"}" {
-			return i
-		}
-	}
-	return 0
-}
-
-// sameShape reports whether the escaped path has the endpoint template's
-// segments: as many (a trailing slash aside), and its literal ones equal
-// once unescaped, ignoring case, each "{param}" a non-empty segment.
-func sameShape(tmpl, path string) bool {
-	if len(path) > 1 && strings.HasSuffix(path, "/") && !strings.HasSuffix(tmpl, "/") {
-		path = path[:len(path)-1]
-	}
-	ts, ps := strings.Split(tmpl, "/"), strings.Split(path, "/")
-	if len(ts) != len(ps) {
-		return false
-	}
-	for i, seg := range ts {
-		if len(seg) >= 2 && seg[0] == '{' && seg[len(seg)-1] == '}' {
-			if ps[i] == "" {
-				return false
-			}
-			continue
-		}
-		if strings.EqualFold(seg, ps[i]) {
-			continue
-		}
-		if u, err := url.PathUnescape(ps[i]); err != nil || !strings.EqualFold(seg, u) {
-			return false
-		}
-	}
-	return true
 }

@@ -200,5 +200,11 @@ func (t *Trail) Bound(r *http.Request, d *enforce.Decision) {
 		d.Rule = ruleBodyLimits
 	}
 	rec.ci = ci
+	if !rec.decided {
+		// The bound capability's path params are recorded too, where a
+		// reading of the path has its template (the binding may sit at
+		// another path: then there are none).
+		rec.target.PathParams = readSegments(rec.target.Path).paramTags(rec.target.PathParams, &t.p.Capabilities[ci])
+	}
 	rec.bind(d)
 }
