@@ -21,8 +21,10 @@ import (
 // (commit). A denial is recorded whole at commit. If the event cannot be
 // recorded the response is replaced with 503 and the handler's writes are
 // discarded: the action may have run, but it is not confirmed to the
-// agent, and the trail holds it with audit.StatusUnrecorded. Without an
-// audit store it only observes the status.
+// agent, and the trail holds it with audit.StatusUnrecorded (or with its
+// status, when the store applied a write whose reply never came back: a
+// timed-out write's outcome is unknown). Without an audit store it only
+// observes the status.
 type recording struct {
 	w   http.ResponseWriter
 	t   *Trail
