@@ -13,13 +13,19 @@ import (
 
 // A request reaches a handler by the reading its router, the middlewares
 // in front of the router, or the upstream behind a proxy take of it, and
-// they take it after agentready has decided. So an agent's request is
-// decided on every reading one of them may route (docs/design.md, "A
-// decision no router disagrees with"), and allowed only if every reading
-// is; the capability any reading routes to applies:
+// they take it after agentready has decided. So an agent's target is
+// first given its one canonical form (policy.NormalPath), the form
+// forwarded, and then decided on every reading one of them may route
+// (docs/enforcement.md, "One canonical target"), and allowed only if
+// every reading is; the capability any reading routes to applies:
 //
-//   - the target as sent, in its RFC 9309 form, and, when the path escapes
-//     a sub-delim, unescaped (ServeMux unescapes; see policy.Canonical);
+//   - the canonical target, in its RFC 9309 form, and, when the path
+//     escapes a sub-delim, unescaped (ServeMux unescapes; see
+//     policy.Canonical);
+//   - each of those without the ";" parameter of each segment, unless
+//     LiteralPathParameters (servlet containers strip it before routing:
+//     policy.StripParams), and the PATH_INFO after a script segment
+//     (PHP, CGI, ASP.NET: policy.PathInfo);
 //   - the path without its query: routers route the path, so an Allow that
 //     matches only because of the query ("/*.css$" and "/admin?.css")
 //     cannot open a path a Disallow closes;
