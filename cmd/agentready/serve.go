@@ -208,7 +208,10 @@ func newProxy(c proxyConfig) (*proxy, error) {
 				pr.Out.URL.RawQuery = up.RawQuery + "&" + q
 			}
 			pr.Out.Host = pr.In.Host
-			onlyWebSocket(pr.Out.Header)
+			// httputil.ReverseProxy forwards every Upgrade; an upstream
+			// that switches unasked is refused by it (a 101 for an
+			// upgrade not asked for).
+			httpsyntax.OnlyWebSocket(pr.Out.Header)
 			forward(pr.Out.Header, ip.Addr(pr.In), &values)
 			pr.Out.Header["X-Forwarded-Host"] = values.of(pr.In.Host)
 			pr.Out.Header["X-Forwarded-Proto"] = protoHTTP
@@ -329,23 +332,6 @@ func newTransport(headerTimeout time.Duration) *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		MaxIdleConnsPerHost:   64,
 	}
-}
-
-// onlyWebSocket removes from h, the header of a request to the upstream,
-// an upgrade to any protocol but WebSocket (RFC 6455), and HTTP2-Settings.
-// httputil.ReverseProxy forwards every Upgrade: an upstream that answered
-// "Upgrade: h2c" (RFC 7540 3.2; Tomcat, Jetty, x/net's h2c) with 101 would
-// take every later request on the connection as HTTP/2, past every
-// decision. Without the field the request is served as HTTP/1.1, and an
-// upstream that switches anyway is refused by the proxy (a 101 for an
-// upgrade not asked for). HTTP2-Settings is hop-by-hop (RFC 7540 3.2.1)
-// and is dropped whether or not Connection names it.
-func onlyWebSocket(h http.Header) {
-	if up := h.Get("Upgrade"); up != "" && !strings.EqualFold(up, "websocket") {
-		h.Del("Upgrade")
-		h.Del("Connection")
-	}
-	h.Del("Http2-Settings")
 }
 
 // clientWritten are the request fields an upstream may take for the

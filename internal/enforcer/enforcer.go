@@ -13,6 +13,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
+	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
@@ -436,6 +437,9 @@ func (e *Enforcer) Explain(r *http.Request) enforce.Decision {
 func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 	rf, _ := next.(routeFinder)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Whoever sends it: an upgrade to HTTP/2 that next took would
+		// carry every later request on the connection past Wrap.
+		httpsyntax.OnlyWebSocket(r.Header)
 		if e.usage != nil {
 			e.setContentUsage(w, r)
 		}

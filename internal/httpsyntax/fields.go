@@ -66,3 +66,18 @@ func containsFold(list []string, s string) bool {
 	}
 	return false
 }
+
+// OnlyWebSocket removes from h, the header of a request passed on, an
+// upgrade to any protocol but WebSocket (RFC 6455) with its Connection,
+// and HTTP2-Settings. An application or upstream that took "Upgrade: h2c"
+// (RFC 7540 3.2: x/net's h2c.NewHandler, Tomcat, Jetty) would answer 101
+// and serve every later request on the connection past every decision.
+// HTTP2-Settings is hop-by-hop (RFC 7540 3.2.1) and goes whether or not
+// Connection names it. Without them the request is served as HTTP/1.1.
+func OnlyWebSocket(h map[string][]string) {
+	if up, ok := h["Upgrade"]; ok && (len(up) != 1 || !strings.EqualFold(up[0], "websocket")) {
+		delete(h, "Upgrade")
+		delete(h, "Connection")
+	}
+	delete(h, "Http2-Settings")
+}
