@@ -6,7 +6,15 @@
 // percent-decodes, then resolves "." and ".." segments, and only then
 // maps the path to a servlet, so /admin;x/users and /api/..;/admin/users
 // reach the admin servlet. Http2Protocol is added to the connector, as
-// sites serving HTTP/2 do, so an "Upgrade: h2c" is taken.
+// sites serving HTTP/2 do, so an "Upgrade: h2c" is taken. One default is
+// changed, as sites whose clients send them do (Spring Boot's docs show
+// how): the connector's relaxedPathChars and relaxedQueryChars admit
+// "[ ] | ^" raw in the path and the query, the bytes WHATWG clients send
+// unencoded and agentready admits (docs/enforcement.md's canonical-pass
+// table has /p/[1], ids[]=1 and q=a|b); by default Tomcat's request-line
+// parser answers 400 to them ("Invalid character found in the request
+// target"). This changes which bytes the parser takes, not how the path
+// is then read.
 //
 // Every servlet answers with X-Handler: "<handler> <method>", the handler
 // that ran and the method it ran as, and with the request's headers as
@@ -45,6 +53,8 @@ public class App {
         Connector connector = new Connector();
         connector.setProperty("address", "127.0.0.1");
         connector.setPort(0);
+        connector.setProperty("relaxedPathChars", "[]|^");
+        connector.setProperty("relaxedQueryChars", "[]|^");
         connector.addUpgradeProtocol(new Http2Protocol());
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
