@@ -25,8 +25,11 @@ import (
 // every later request on it reaches the mux. As startH2CUpstream's, it
 // takes the upgrade as lenient servers do, whether or not Connection
 // names HTTP2-Settings and the field is sent. Every route answers with
-// X-Handler: "<handler> <method>" and the request's headers as JSON. It
-// returns the app's host:port and stops when t ends.
+// X-Handler: "<handler> <method>" and the request's headers as JSON; the
+// paths of docs/enforcement.md's canonical tables that no route takes
+// (echoPaths) run the echo handler, whose JSON adds the request-target as
+// the app received it, r.RequestURI. It returns the app's host:port and
+// stops when t ends.
 func startH2CApp(t testing.TB) string {
 	answer := func(name string, status int) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
@@ -34,10 +37,14 @@ func startH2CApp(t testing.TB) string {
 			for k, v := range r.Header {
 				headers[k] = strings.Join(v, ", ")
 			}
+			echo := map[string]any{"handler": name, "method": r.Method, "headers": headers}
+			if name == "echo" {
+				echo["target"] = r.RequestURI
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("X-Handler", name+" "+r.Method)
 			w.WriteHeader(status)
-			json.NewEncoder(w).Encode(map[string]any{"handler": name, "method": r.Method, "headers": headers})
+			json.NewEncoder(w).Encode(echo)
 		}
 	}
 	mux := http.NewServeMux()
@@ -48,6 +55,10 @@ func startH2CApp(t testing.TB) string {
 	mux.Handle("POST /api/orders/{order}", answer("order-update", http.StatusOK))
 	mux.Handle("DELETE /api/orders/{order}", answer("order-cancel", http.StatusOK))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if echoPaths.MatchString(r.URL.Path) {
+			answer("echo", http.StatusOK)(w, r)
+			return
+		}
 		if strings.HasSuffix(r.URL.Path, ".css") && (r.Method == "GET" || r.Method == "HEAD") {
 			answer("css", http.StatusOK)(w, r)
 			return

@@ -257,15 +257,19 @@ type wireRequest struct {
 	smuggle string
 }
 
-// wireResponse is what came back: the status, the header, and the app's
-// JSON echo when it ran a handler.
+// wireResponse is what came back: the status, the header, the body, and
+// the app's JSON echo when it ran a handler.
 type wireResponse struct {
 	status  int
 	header  http.Header
+	body    []byte
 	handler string // X-Handler: "<handler> <method>", "" when no handler ran
 	echo    struct {
 		Handler, Method string
 		Headers         map[string]any
+		// Target is the request-target as the app received it, from
+		// its echo handler (upstream_canonical_test.go) only.
+		Target string
 	}
 }
 
@@ -311,7 +315,7 @@ func (r wireRequest) do(addr string) (*wireResponse, error) {
 			return nil, fmt.Errorf("after the 101: %v", err)
 		}
 	}
-	w := &wireResponse{status: res.StatusCode, header: res.Header, handler: res.Header.Get("X-Handler")}
+	w := &wireResponse{status: res.StatusCode, header: res.Header, body: body, handler: res.Header.Get("X-Handler")}
 	if w.handler != "" && len(body) > 0 {
 		if err := json.Unmarshal(body, &w.echo); err != nil {
 			return nil, fmt.Errorf("the app's echo: %v: %q", err, body)

@@ -11,10 +11,19 @@ method. Every view answers with X-Handler: "<handler> <method>", the
 handler that ran and the method it ran as, and with the request's
 headers as JSON.
 
+The paths of docs/enforcement.md's canonical tables that no route takes
+(/p/..., /u/..., /wiki/..., /s, /cart) run the echo view, whose JSON adds
+the request-target as the app received it. wsgiref puts no raw target in
+the environ (PATH_INFO is decoded, QUERY_STRING is as sent), so the
+request handler below adds one, RAW_URI (gunicorn's and Werkzeug's name),
+from the request line's target as http.server read it; it changes nothing
+else of the environ, and so nothing of how Django routes.
+
 Usage: python3 app.py; it prints "listening PORT" once it listens on a
 free 127.0.0.1 port.
 """
 
+import re
 import sys
 
 import django
@@ -60,8 +69,17 @@ def order(request, order):
     return answer(request, {"GET": "order-get", "HEAD": "order-get", "POST": "order-update", "DELETE": "order-cancel"}[request.method])
 
 
+# The catch-all of upstream_canonical_test.go.
+ECHO_PATHS = re.compile(r"^/(p|u|wiki)/|^/(s|cart)(;|$)")
+
+
 @require_http_methods(["GET", "HEAD"])
 def other(request, rest):
+    if ECHO_PATHS.search(request.path_info):
+        resp = JsonResponse({"handler": "echo", "method": request.method, "headers": dict(request.headers),
+                             "target": request.META["RAW_URI"]})
+        resp["X-Handler"] = "echo " + request.method
+        return resp
     if rest.endswith(".css"):
         return answer(request, "css")
     return answer(request, "none", 404)
@@ -76,8 +94,17 @@ urlpatterns = [
 ]
 
 
+class RawURIRequestHandler(WSGIRequestHandler):
+    """runserver's request handler, RAW_URI added to the environ."""
+
+    def get_environ(self):
+        env = super().get_environ()
+        env["RAW_URI"] = self.path
+        return env
+
+
 if __name__ == "__main__":
-    server = ThreadedWSGIServer(("127.0.0.1", 0), WSGIRequestHandler)
+    server = ThreadedWSGIServer(("127.0.0.1", 0), RawURIRequestHandler)
     server.set_app(get_wsgi_application())
     print("listening", server.server_port, flush=True)
     server.serve_forever()

@@ -6,7 +6,10 @@
 // body. Every route answers with X-Handler: "<handler> <method>", the
 // handler that ran and the method it ran as, and with the request's
 // headers as JSON, so the tests know what the bare app would run and what
-// it was told.
+// it was told. The paths of docs/enforcement.md's canonical tables that
+// no route takes (/p/..., /u/..., /wiki/..., /s, /cart) run the echo
+// handler, whose JSON adds the request-target as the app received it:
+// req.originalUrl, the target of the request line as Node parsed it.
 //
 // Usage: node app.js; it prints "listening PORT" once it listens on a
 // free 127.0.0.1 port.
@@ -43,7 +46,14 @@ app.get('/api/orders/:id', handler('order-get'))
 app.post('/api/orders/:id', handler('order-update'))
 app.delete('/api/orders/:id', handler('order-cancel'))
 app.get(/\.css$/, handler('css'))
+// The catch-all of upstream_canonical_test.go.
+const echoPaths = /^\/(p|u|wiki)\/|^\/(s|cart)(;|$)/
 app.use(function (req, res) {
+  if (echoPaths.test(req.path)) {
+    res.set('X-Handler', 'echo ' + req.method)
+    res.json({ handler: 'echo', method: req.method, headers: req.headers, target: req.originalUrl })
+    return
+  }
   res.status(404)
   handler('none')(req, res)
 })

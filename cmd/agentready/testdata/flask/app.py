@@ -4,12 +4,17 @@ own server. Flask's defaults are kept: case-sensitive routes, strict
 slashes, and the method upper-cased before routing (Werkzeug), so a
 lower-case "delete" runs the DELETE route. Every route answers with
 X-Handler: "<handler> <method>", the handler that ran and the method it
-ran as, and with the request's headers as JSON.
+ran as, and with the request's headers as JSON. The paths of
+docs/enforcement.md's canonical tables that no route takes (/p/..., /u/...,
+/wiki/..., /s, /cart) run the echo handler, whose JSON adds the
+request-target as the app received it: Werkzeug's environ["RAW_URI"], the
+target of the request line as sent (PATH_INFO is decoded).
 
 Usage: python3 app.py; it prints "listening PORT" once it listens on a
 free 127.0.0.1 port.
 """
 
+import re
 import sys
 
 from flask import Flask, jsonify, request
@@ -43,8 +48,17 @@ def order(order):
     return answer({"GET": "order-get", "HEAD": "order-get", "POST": "order-update", "DELETE": "order-cancel"}[request.method])
 
 
+# The catch-all of upstream_canonical_test.go.
+ECHO_PATHS = re.compile(r"^/(p|u|wiki)/|^/(s|cart)(;|$)")
+
+
 @app.route("/<path:rest>")
 def other(rest):
+    if ECHO_PATHS.search(request.path):
+        resp = jsonify(handler="echo", method=request.method, headers=dict(request.headers),
+                       target=request.environ["RAW_URI"])
+        resp.headers["X-Handler"] = "echo " + request.method
+        return resp
     if rest.endswith(".css"):
         return answer("css")
     return answer("none", 404)

@@ -15,7 +15,11 @@
 //
 // Every servlet answers with X-Handler: "<handler> <method>", the handler
 // that ran and the method it ran as, and with the request's headers as
-// JSON.
+// JSON. The paths of docs/enforcement.md's canonical tables that no route
+// takes (/p/..., /u/..., /wiki/..., /s, /cart) run the echo handler, whose
+// JSON adds the request-target as the app received it: getRequestURI()
+// (the path as sent: not decoded, its ";..." parameters kept), and "?"
+// and getQueryString() (the query as sent) when there is a query.
 //
 // Usage: java -cp <Jetty's jars> App.java; it prints "listening PORT"
 // once it listens on a free 127.0.0.1 port. Like the Tomcat app it is one
@@ -26,6 +30,7 @@ import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
@@ -68,6 +73,11 @@ public class App {
     }
 
     static void answer(HttpServletRequest req, HttpServletResponse res, String name, int status) throws IOException {
+        answer(req, res, name, status, null);
+    }
+
+    // answer, with a "target" member when target is not null.
+    static void answer(HttpServletRequest req, HttpServletResponse res, String name, int status, String target) throws IOException {
         res.setStatus(status);
         res.setHeader("X-Handler", name + " " + req.getMethod());
         res.setContentType("application/json");
@@ -83,7 +93,11 @@ public class App {
             b.append(sep).append(quote(e.getKey())).append(':').append(quote(e.getValue()));
             sep = ",";
         }
-        b.append("}}");
+        b.append('}');
+        if (target != null) {
+            b.append(",\"target\":").append(quote(target));
+        }
+        b.append('}');
         res.getWriter().write(b.toString());
     }
 
@@ -149,12 +163,22 @@ public class App {
         }
     }
 
-    // The default servlet's place: stylesheets, and 404 for the rest.
+    // The catch-all of upstream_canonical_test.go's paths.
+    static final Pattern ECHO_PATHS = Pattern.compile("^/(p|u|wiki)/|^/(s|cart)(;|$)");
+
+    // The default servlet's place: stylesheets, the echo handler, and 404
+    // for the rest.
     static class Other extends HttpServlet {
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
             String p = req.getServletPath() + (req.getPathInfo() == null ? "" : req.getPathInfo());
-            if (p.endsWith(".css")) {
+            if (ECHO_PATHS.matcher(p).find()) {
+                String target = req.getRequestURI();
+                if (req.getQueryString() != null) {
+                    target += "?" + req.getQueryString();
+                }
+                answer(req, res, "echo", 200, target);
+            } else if (p.endsWith(".css")) {
                 answer(req, res, "css", 200);
             } else {
                 answer(req, res, "none", 404);

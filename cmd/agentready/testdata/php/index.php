@@ -19,7 +19,10 @@
 //
 // Every route answers with X-Handler: "<handler> <method>", the handler
 // that ran and the method it ran as, and with the request's headers as
-// JSON.
+// JSON. The paths of docs/enforcement.md's canonical tables that no route
+// takes (/p/..., /u/..., /wiki/..., /s, /cart) run the echo handler, whose
+// JSON adds the request-target as the app received it:
+// $_SERVER['REQUEST_URI'], the target of the request line as sent.
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
@@ -58,6 +61,12 @@ if (preg_match('#^/admin(/.+)?$#s', $path)) {
     }
 } elseif (str_ends_with($path, '.css') && in_array($method, ['GET', 'HEAD'], true)) {
     answer('css');
+} elseif (preg_match('#^/(p|u|wiki)/|^/(s|cart)(;|$)#', $path)) {
+    // The catch-all of upstream_canonical_test.go.
+    header('Content-Type: application/json');
+    header('X-Handler: echo ' . $method);
+    echo json_encode(['handler' => 'echo', 'method' => $method, 'headers' => getallheaders(), 'target' => $_SERVER['REQUEST_URI']],
+        JSON_INVALID_UTF8_SUBSTITUTE | JSON_UNESCAPED_SLASHES);
 } else {
     answer('none', 404);
 }

@@ -6,11 +6,23 @@
 // percent-decodes, then resolves "." and ".." segments, and only then
 // maps the path to a servlet, so /admin;x/users and /api/..;/admin/users
 // reach the admin servlet. Http2Protocol is added to the connector, as
-// sites serving HTTP/2 do, so an "Upgrade: h2c" is taken.
+// sites serving HTTP/2 do, so an "Upgrade: h2c" is taken. One default is
+// changed, as sites whose clients send them do (Spring Boot's docs show
+// how): the connector's relaxedPathChars and relaxedQueryChars admit
+// "[ ] | ^" raw in the path and the query, the bytes WHATWG clients send
+// unencoded and agentready admits (docs/enforcement.md's canonical-pass
+// table has /p/[1], ids[]=1 and q=a|b); by default Tomcat's request-line
+// parser answers 400 to them ("Invalid character found in the request
+// target"). This changes which bytes the parser takes, not how the path
+// is then read.
 //
 // Every servlet answers with X-Handler: "<handler> <method>", the handler
 // that ran and the method it ran as, and with the request's headers as
-// JSON.
+// JSON. The paths of docs/enforcement.md's canonical tables that no route
+// takes (/p/..., /u/..., /wiki/..., /s, /cart) run the echo handler, whose
+// JSON adds the request-target as the app received it: getRequestURI()
+// (the path as sent: not decoded, its ";..." parameters kept), and "?"
+// and getQueryString() (the query as sent) when there is a query.
 //
 // Usage: java -cp <Tomcat's jars> App.java BASEDIR; it prints "listening
 // PORT" once it listens on a free 127.0.0.1 port. It is one source file
@@ -23,6 +35,7 @@ import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -40,6 +53,8 @@ public class App {
         Connector connector = new Connector();
         connector.setProperty("address", "127.0.0.1");
         connector.setPort(0);
+        connector.setProperty("relaxedPathChars", "[]|^");
+        connector.setProperty("relaxedQueryChars", "[]|^");
         connector.addUpgradeProtocol(new Http2Protocol());
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
@@ -62,6 +77,11 @@ public class App {
     }
 
     static void answer(HttpServletRequest req, HttpServletResponse res, String name, int status) throws IOException {
+        answer(req, res, name, status, null);
+    }
+
+    // answer, with a "target" member when target is not null.
+    static void answer(HttpServletRequest req, HttpServletResponse res, String name, int status, String target) throws IOException {
         res.setStatus(status);
         res.setHeader("X-Handler", name + " " + req.getMethod());
         res.setContentType("application/json");
@@ -77,7 +97,11 @@ public class App {
             b.append(sep).append(quote(e.getKey())).append(':').append(quote(e.getValue()));
             sep = ",";
         }
-        b.append("}}");
+        b.append('}');
+        if (target != null) {
+            b.append(",\"target\":").append(quote(target));
+        }
+        b.append('}');
         res.getWriter().write(b.toString());
     }
 
@@ -143,12 +167,22 @@ public class App {
         }
     }
 
-    // The default servlet's place: stylesheets, and 404 for the rest.
+    // The catch-all of upstream_canonical_test.go's paths.
+    static final Pattern ECHO_PATHS = Pattern.compile("^/(p|u|wiki)/|^/(s|cart)(;|$)");
+
+    // The default servlet's place: stylesheets, the echo handler, and 404
+    // for the rest.
     static class Other extends HttpServlet {
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
             String p = req.getServletPath() + (req.getPathInfo() == null ? "" : req.getPathInfo());
-            if (p.endsWith(".css")) {
+            if (ECHO_PATHS.matcher(p).find()) {
+                String target = req.getRequestURI();
+                if (req.getQueryString() != null) {
+                    target += "?" + req.getQueryString();
+                }
+                answer(req, res, "echo", 200, target);
+            } else if (p.endsWith(".css")) {
                 answer(req, res, "css", 200);
             } else {
                 answer(req, res, "none", 404);
