@@ -62,8 +62,16 @@ func startH2CUpstream(t *testing.T) (*httptest.Server, *h2cUpstream) {
 		u.mu.Unlock()
 		fmt.Fprintf(w, "upstream %s %s\n", r.Proto, r.URL.Path)
 	})
+	srv := httptest.NewServer(lenientH2C(h))
+	t.Cleanup(srv.Close)
+	return srv, u
+}
+
+// lenientH2C is h behind x/net's h2c handler, taking "Upgrade: h2c" as
+// the lenient servers do (see h2cUpstream).
+func lenientH2C(h http.Handler) http.Handler {
 	upgrade := h2c.NewHandler(h, &http2.Server{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.EqualFold(r.Header.Get("Upgrade"), "h2c") {
 			r.Header.Set("Connection", "Upgrade, HTTP2-Settings")
 			if r.Header.Get("HTTP2-Settings") == "" {
@@ -71,9 +79,7 @@ func startH2CUpstream(t *testing.T) (*httptest.Server, *h2cUpstream) {
 			}
 		}
 		upgrade.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, u
+	})
 }
 
 // TestServeNoH2CTunnel: an agent's "Upgrade: h2c" never reaches the

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/h2c"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -65,16 +64,7 @@ func startH2CApp(t testing.TB) string {
 		}
 		answer("none", http.StatusNotFound)(w, r)
 	})
-	upgrade := h2c.NewHandler(mux, &http2.Server{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.EqualFold(r.Header.Get("Upgrade"), "h2c") {
-			r.Header.Set("Connection", "Upgrade, HTTP2-Settings")
-			if r.Header.Get("HTTP2-Settings") == "" {
-				r.Header.Set("HTTP2-Settings", h2cSettings())
-			}
-		}
-		upgrade.ServeHTTP(w, r)
-	}))
+	srv := httptest.NewServer(lenientH2C(mux))
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().String()
 }
