@@ -26,6 +26,8 @@ func TestServeDecisionField(t *testing.T) {
 		{"agentready-decision", `outcome=allow`},
 		{"Agentready_Decision", `outcome=allow`},
 		{"Agentready.Decision", `outcome=allow`},
+		// httputil.ReverseProxy removes what Connection names.
+		{"Connection", "agentready-decision"},
 	}
 	for _, tc := range []struct {
 		name, target, ua string

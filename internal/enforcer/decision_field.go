@@ -2,6 +2,7 @@ package enforcer
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/dunglas/httpsfv"
 
@@ -15,13 +16,52 @@ const ruleRobots = "robots.txt (always served)"
 // the decision: Agentready-Decision in any case and with '_', '.' or ' '
 // for '-', the spellings CGI, WSGI and PHP read as that field (serve
 // removes such names whatever they are; see its forward).
-func dropDecisionFields(h http.Header) {
+//
+// A client that names the field in Connection would have a proxy behind
+// (httputil.ReverseProxy, serve's) remove the one agentready sets: such a
+// Connection token goes. A trailer of that name (trailer, r.Trailer's
+// announced keys) is no longer announced, so that a proxy behind does not
+// forward it to an upstream that merges trailers into the header; an
+// application that reads trailers must not take one for the decision.
+func dropDecisionFields(h, trailer http.Header) {
+	for k := range trailer {
+		if sameName(k, enforce.HeaderDecision) {
+			delete(trailer, k)
+		}
+	}
 	for k := range h {
-		if len(k) == len(enforce.HeaderDecision) && sameFieldName(k, enforce.HeaderDecision) {
+		if sameName(k, enforce.HeaderDecision) {
 			delete(h, k)
 		}
 	}
+	conn := h["Connection"]
+	for i, v := range conn {
+		if !containsFieldName(v, enforce.HeaderDecision) {
+			continue
+		}
+		var keep []string
+		for tok := range strings.SplitSeq(v, ",") {
+			if tok = strings.TrimSpace(tok); tok != "" && !sameName(tok, enforce.HeaderDecision) {
+				keep = append(keep, tok)
+			}
+		}
+		conn[i] = strings.Join(keep, ", ")
+	}
 }
+
+// containsFieldName reports whether the list v may hold name, compared
+// without case ('_', '.' and ' ' read as '-').
+func containsFieldName(v, name string) bool {
+	for tok := range strings.SplitSeq(v, ",") {
+		if sameName(strings.TrimSpace(tok), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameName is sameFieldName of names of any length.
+func sameName(a, b string) bool { return len(a) == len(b) && sameFieldName(a, b) }
 
 // sameFieldName compares two field names without case, reading '_', '.'
 // and ' ' as '-'.

@@ -53,3 +53,61 @@ func TestDecisionField(t *testing.T) {
 		})
 	}
 }
+
+// TestDecisionFieldNotHopByHop: a client naming the decision field in
+// Connection cannot have a proxy behind remove it, and a trailer of its
+// name is no longer announced.
+func TestDecisionFieldNotHopByHop(t *testing.T) {
+	site := ordersSite()
+	p, err := policy.Compile(&site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := enforcer.New(enforcer.Config{Policy: p, DecisionField: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *http.Request
+	h := e.Wrap(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = r }))
+	r := agentRequest("GET", "/api/search?q=1", nil)
+	r.Header["Connection"] = []string{"keep-alive, agentready_decision", "Agentready-Decision"}
+	r.Trailer = http.Header{"Agentready-Decision": nil, "X-Other": nil}
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if got == nil {
+		t.Fatal("not served")
+	}
+	if c := got.Header["Connection"]; len(c) != 2 || c[0] != "keep-alive" || c[1] != "" {
+		t.Errorf("Connection = %q, want the decision field's tokens gone", c)
+	}
+	if _, ok := got.Trailer["Agentready-Decision"]; ok || len(got.Trailer) != 1 {
+		t.Errorf("Trailer = %v, want X-Other alone", got.Trailer)
+	}
+	if len(got.Header[enforce.HeaderDecision]) != 1 {
+		t.Errorf("no decision field: %v", got.Header)
+	}
+}
+
+// TestRobotsTxtPlainGetOnly: /robots.txt passes undecided only as a crawler
+// fetches it; with a query, another method or an override it is decided.
+func TestRobotsTxtPlainGetOnly(t *testing.T) {
+	serve := readingsEnforcer(t, false, nil)
+	for _, tc := range []struct {
+		method, target string
+		header         map[string]string
+		want           enforce.Outcome
+	}{
+		{"GET", "/robots.txt", nil, enforce.Pass}, // served as is, no decision heard
+		{"HEAD", "/robots.txt", nil, enforce.Pass},
+		{"GET", "/robots.txt?rest_route=/wp/v2/users", nil, enforce.Allow},
+		{"POST", "/robots.txt", nil, enforce.Allow},
+		{"GET", "/robots.txt", map[string]string{"X-HTTP-Method-Override": "DELETE"}, enforce.Allow},
+	} {
+		r := agentRequest(tc.method, tc.target, nil)
+		for k, v := range tc.header {
+			r.Header.Set(k, v)
+		}
+		if d := serve(r); d.Outcome != tc.want {
+			t.Errorf("%s %s %v: %v, want %v", tc.method, tc.target, tc.header, d.Outcome, tc.want)
+		}
+	}
+}

@@ -443,9 +443,11 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 		if e.usage != nil {
 			e.setContentUsage(w, r)
 		}
-		if r.URL.Path == "/robots.txt" && r.URL.RawPath == "" {
+		if r.URL.Path == "/robots.txt" && r.URL.RawPath == "" && plainGet(r) {
 			// As sent, not decoded: chi would route "/robots%2Etxt" as
-			// another path.
+			// another path. Another method or a query is decided as any
+			// request: WordPress answers /robots.txt?rest_route=... from
+			// its REST API.
 			if e.decisionField {
 				var d decision
 				d.setClass(e.classify(r))
@@ -527,7 +529,7 @@ func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 // Wrap's decision and leaves the field as Wrap set it.
 func (e *Enforcer) handOn(r *http.Request, d *enforce.Decision) {
 	if e.decisionField {
-		dropDecisionFields(r.Header)
+		dropDecisionFields(r.Header, r.Trailer)
 		setDecisionField(r.Header, d)
 	}
 }

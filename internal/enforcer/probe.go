@@ -24,9 +24,10 @@ func (e *Enforcer) probe(r *http.Request) string {
 	if (e.probes.paths == nil && e.probes.nets == nil) || len(r.Header[session.HeaderSession]) != 0 {
 		return ""
 	}
-	if e.probes.paths[r.URL.Path] && r.URL.RawPath == "" {
+	if e.probes.paths[r.URL.Path] && r.URL.RawPath == "" && plainGet(r) {
 		// The path as sent: a router that routes the raw path (chi) would
-		// take "/health%7A" for another one.
+		// take "/health%7A" for another one. A probe GETs it; another
+		// method or a query may reach another handler.
 		return enforce.RuleProbePath
 	}
 	if len(e.probes.nets) > 0 && e.fromProbeNetwork(r) {
@@ -61,4 +62,19 @@ func (e *Enforcer) fromProbeNetwork(r *http.Request) bool {
 	}
 	peer, _ := clientip.ParseHostPort(r.RemoteAddr)
 	return addr != peer && !e.ip.Trusted(addr)
+}
+
+// plainGet reports whether r is a GET or HEAD without a query or a method
+// override header: what a crawler fetching /robots.txt or a health check
+// sends, and nothing an application routes elsewhere.
+func plainGet(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead || r.URL.RawQuery != "" || r.URL.ForceQuery {
+		return false
+	}
+	for _, k := range overrideHeaders {
+		if len(r.Header[k]) > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -3,6 +3,7 @@ package enforcer
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,31 +95,36 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 	}
 	// The paths a server may route: as sent (canonical), unescaped
 	// (ServeMux), each without its ";" parameters (servlet containers;
-	// a decoder that strips after it decodes reads %3B as ";"), and each
-	// one's PATH_INFO after a script segment (PHP, CGI, ASP.NET).
-	var ps readings
-	ps.add(normal)
+	// a decoder that strips after it decodes reads %3B as ";") and cut at
+	// its first ";" (Fastify 4), each without ASP.NET's cookieless-state
+	// segments, and each one's PATH_INFO after a script segment (PHP,
+	// CGI, ASP.NET). Most requests have the one.
+	var pbuf [8]string
+	ps := append(pbuf[:0], normal)
 	if policy.HasDecodable(normal) {
-		ps.add(string(policy.Decoded(nil, normal, "")))
+		ps = append(ps, string(policy.Decoded(nil, normal, "")))
 	}
 	if e.pathParams {
-		for _, p := range ps.all() {
-			if stripped := policy.StripParams(p); stripped != p {
-				ps.add(stripped)
-			}
+		for _, p := range ps {
+			ps = addReading(ps, policy.StripParams(p))
+			ps = addReading(ps, policy.CutParams(p))
 		}
 	}
-	for _, p := range ps.all() {
+	for _, p := range ps {
+		ps = addReading(ps, policy.StripCookieless(p))
+	}
+	for _, p := range ps {
 		first, last := policy.PathInfo(p)
-		ps.add(first)
-		ps.add(last)
+		ps = addReading(ps, first)
+		ps = addReading(ps, last)
 	}
 	var buf [256]byte // most targets fit: one allocation a reading
-	var ts readings
-	for _, p := range ps.all() {
-		ts.add(string(policy.Canonical(buf[:0], p, r.URL.RawQuery)))
+	var tbuf [8]string
+	ts := tbuf[:0]
+	for _, p := range ps {
+		ts = append(ts, string(policy.Canonical(buf[:0], p, r.URL.RawQuery)))
 	}
-	for _, t := range ts.all() {
+	for _, t := range ts {
 		if len(t) > policy.MaxPathLen {
 			// Rules match only the first MaxPathLen bytes; a longer path
 			// is not decided on a truncated view.
@@ -126,7 +132,7 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 			return ci, false
 		}
 	}
-	e.readAll(routed, &ts, rf, &v)
+	e.readAll(routed, ts, rf, &v)
 	if v.others {
 		// Another capability's endpoint is at one of the paths: a method
 		// override may address it, so the overrides are read, and the
@@ -143,7 +149,7 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 		}
 		if methods.n > 1 {
 			v = verdict{ci: ci, bound: v.bound, purpose: v.purpose, rules: v.rules, methods: methods}
-			e.readAll(routed, &ts, rf, &v)
+			e.readAll(routed, ts, rf, &v)
 		}
 	}
 	if v.rule != nil {
@@ -163,32 +169,22 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 	return v.ci, true
 }
 
-// readings are the paths, or the canonical targets (path and query), a
-// request is read as (access): at most 2 (escaped, unescaped) times 2
-// (with and without ";" parameters) times 3 (and two PATH_INFOs).
-type readings struct {
-	t [12]string
-	n int
-}
-
-// add adds t, unless it is "".
-func (rs *readings) add(t string) {
-	if t != "" {
-		rs.t[rs.n] = t
-		rs.n++
+// addReading adds the path p to ps unless it is "" or there already.
+func addReading(ps []string, p string) []string {
+	if p == "" || slices.Contains(ps, p) {
+		return ps
 	}
+	return append(ps, p)
 }
-
-func (rs *readings) all() []string { return rs.t[:rs.n] }
 
 // readAll decides every reading of the request r whose canonical targets
-// are ts.
-func (e *Enforcer) readAll(r *http.Request, ts *readings, rf routeFinder, v *verdict) {
-	for _, t := range ts.all() {
+// (path and query) are ts.
+func (e *Enforcer) readAll(r *http.Request, ts []string, rf routeFinder, v *verdict) {
+	for _, t := range ts {
 		e.readTarget(e.p, t, v)
 	}
 	if e.folded != nil {
-		for _, t := range ts.all() {
+		for _, t := range ts {
 			e.readTarget(e.folded, foldCase(t), v)
 		}
 	}

@@ -142,6 +142,15 @@ func TestReadings(t *testing.T) {
 		{name: "PATH_INFO on a capability", method: "GET", target: "/index.php/api/search?q=1", outcome: enforce.Allow, capability: "product-search"},
 		{name: "PATH_INFO on a template", method: "DELETE", target: "/app/index.PHP/api/orders/42", outcome: enforce.DenyCapability, capability: "order-cancel"},
 		{name: "PATH_INFO behind a parameter", method: "GET", target: "/index.php;x/secret/y", outcome: enforce.DenyPath},
+		// Fastify 4 takes a ";" for the start of the query.
+		{name: "cut at ';'", method: "GET", target: "/api/search;/x?q=1", outcome: enforce.Allow, capability: "product-search"},
+		{name: "cut at ';', anchored", method: "GET", target: "/private;/x", outcome: enforce.DenyPath},
+		{name: "cut at ';', template", method: "DELETE", target: "/api/orders/42;/x", outcome: enforce.DenyCapability, capability: "order-cancel"},
+		// ASP.NET removes its cookieless-state segments before it routes.
+		{name: "cookieless session", method: "GET", target: "/(S(x))/admin/users", outcome: enforce.DenyPath},
+		{name: "cookieless, anchored", method: "GET", target: "/(A(a)S(b))/private", outcome: enforce.DenyPath},
+		{name: "cookieless, template", method: "DELETE", target: "/(S(x))/api/orders/42", outcome: enforce.DenyCapability, capability: "order-cancel"},
+		{name: "ColdFusion PATH_INFO", method: "GET", target: "/index.cfm/private", outcome: enforce.DenyPath},
 		{name: "encoded path parameter", method: "GET", target: "/secret%3Bx/y", outcome: enforce.DenyPath},
 		{name: "dot segment behind a parameter", method: "GET", target: "/api/..;/admin/users", outcome: enforce.DenyTarget},
 		{name: "encoded dot segment behind a parameter", method: "GET", target: "/api/%2e%2e;/admin/users", outcome: enforce.DenyTarget},

@@ -229,11 +229,14 @@ func StripParams(p string) string {
 }
 
 // scriptExtensions are the extensions of the scripts a server runs with
-// the rest of the path as PATH_INFO (RFC 3875 4.1.5): PHP's, CGI's and
-// ASP.NET's. Compared without case (IIS's file system has none).
+// the rest of the path as PATH_INFO (RFC 3875 4.1.5): PHP's (Debian's
+// handler takes .pht too), CGI's, mod_wsgi's, ISAPI's, ASP.NET's and
+// ColdFusion's (ColdBox and FW/1 route /index.cfm/handler/action).
+// Compared without case (IIS's file system has none).
 var scriptExtensions = []string{
-	".php", ".php3", ".php4", ".php5", ".php7", ".php8", ".phtml", ".phar",
-	".cgi", ".fcgi", ".pl", ".asp", ".aspx", ".asmx", ".ashx", ".svc",
+	".php", ".php3", ".php4", ".php5", ".php7", ".php8", ".pht", ".phtml", ".phar",
+	".cgi", ".fcgi", ".pl", ".py", ".rb", ".wsgi", ".exe", ".dll",
+	".asp", ".aspx", ".asmx", ".ashx", ".svc", ".cfm", ".cfml", ".cfc",
 }
 
 // PathInfo returns the PATH_INFO a server may route the canonical path p
@@ -275,4 +278,56 @@ func isScript(name string) bool {
 		}
 	}
 	return false
+}
+
+// CutParams returns the canonical path p up to its first ';': the path a
+// router that takes ";" as the start of the query routes (Fastify 4's
+// find-my-way, useSemicolonDelimiter), "/api/search" for
+// "/api/search;/x". It is p itself when p holds no ';'.
+func CutParams(p string) string {
+	if i := strings.IndexByte(p, ';'); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
+
+// StripCookieless returns the canonical path p without its ASP.NET
+// cookieless-state segments, "(S(id))", "(A(id))", "(F(ticket))" and their
+// combinations ("(A(x)S(y))"), which ASP.NET removes before it routes:
+// "/(S(x))/admin" is "/admin" there. It is p itself when p has none.
+func StripCookieless(p string) string {
+	if !strings.Contains(p, "/(") {
+		return p
+	}
+	var b strings.Builder
+	for seg := range strings.SplitSeq(p[1:], "/") {
+		if !cookieless(seg) {
+			b.WriteByte('/')
+			b.WriteString(seg)
+		}
+	}
+	if b.Len() == 0 || strings.HasSuffix(p, "/") && !strings.HasSuffix(b.String(), "/") {
+		b.WriteByte('/')
+	}
+	return b.String()
+}
+
+// cookieless reports whether seg is one of ASP.NET's cookieless-state
+// segments: "(" then one or more of a letter and "(...)", then ")".
+func cookieless(seg string) bool {
+	if len(seg) < 5 || seg[0] != '(' || seg[len(seg)-1] != ')' {
+		return false
+	}
+	in := seg[1 : len(seg)-1]
+	for in != "" {
+		if len(in) < 3 || !('A' <= in[0] && in[0] <= 'Z') || in[1] != '(' {
+			return false
+		}
+		end := strings.IndexByte(in, ')')
+		if end < 0 || strings.IndexByte(in[2:end], '(') >= 0 {
+			return false
+		}
+		in = in[end+1:]
+	}
+	return true
 }

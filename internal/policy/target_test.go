@@ -205,3 +205,32 @@ func TestPathInfo(t *testing.T) {
 		}
 	}
 }
+
+func TestCutParams(t *testing.T) {
+	for in, want := range map[string]string{
+		"/api/search;/x": "/api/search", "/a;x/b": "/a", "/a/b": "/a/b", "/;x": "/",
+	} {
+		if got := CutParams(in); got != want {
+			t.Errorf("CutParams(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestStripCookieless(t *testing.T) {
+	for in, want := range map[string]string{
+		"/(S(lit3py55t21z5v55vlm25s55))/orderform.aspx": "/orderform.aspx",
+		"/(S(x))/admin/users":                           "/admin/users",
+		"/app/(A(x)S(y)F(z))/admin":                     "/app/admin",
+		"/(S(x))/":                                      "/",
+		"/(S(x))":                                       "/",
+		"/wiki/Foo_(bar)":                               "/wiki/Foo_(bar)",
+		"/(s(x))/admin":                                 "/(s(x))/admin",
+		"/(S(x)/admin":                                  "/(S(x)/admin",
+		"/(S(a(b)))/admin":                              "/(S(a(b)))/admin",
+		"/a/b/":                                         "/a/b/",
+	} {
+		if got := StripCookieless(in); got != want {
+			t.Errorf("StripCookieless(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
