@@ -118,11 +118,18 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 		ps = addReading(ps, first)
 		ps = addReading(ps, last)
 	}
-	var buf [256]byte // most targets fit: one allocation a reading
-	var tbuf [8]string
-	ts := tbuf[:0]
-	for _, p := range ps {
-		ts = append(ts, string(policy.Canonical(buf[:0], p, r.URL.RawQuery)))
+	var buf [256]byte // most targets fit
+	// The one reading of most requests stays on the stack (nothing
+	// stored through ts reaches it): an allocation less, about 5% of an
+	// agent's pipeline (bench/compare). Several readings are on the heap.
+	var one [1]string
+	one[0] = string(policy.Canonical(buf[:0], normal, r.URL.RawQuery))
+	ts := one[:]
+	if len(ps) > 1 {
+		ts = make([]string, len(ps))
+		for i, p := range ps {
+			ts[i] = string(policy.Canonical(buf[:0], p, r.URL.RawQuery))
+		}
 	}
 	for _, t := range ts {
 		if len(t) > policy.MaxPathLen {

@@ -86,6 +86,52 @@ func (e *TargetError) at(p string) *TargetError {
 // A ";" and what follows it in a segment are kept: StripParams gives the
 // reading without them.
 func NormalPath(rawPath string) (string, error) {
+	if plainPath(rawPath) {
+		// Most paths: nothing to normalise, nothing to refuse. The scan
+		// below costs three times as much; the pipeline of an agent's
+		// request is about 5% faster for it (bench/compare).
+		return rawPath, nil
+	}
+	return normalPath(rawPath)
+}
+
+// plainPath reports whether p is canonical with nothing NormalPath
+// refuses: it starts with "/", holds only bytes a segment holds raw but
+// ';' (no '%', nothing to encode), and no segment but the last is empty
+// and none is "." or "..".
+func plainPath(p string) bool {
+	if len(p) == 0 || p[0] != '/' {
+		return false
+	}
+	seg, dots := 1, 0
+	for i := 1; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '/':
+			if n := i - seg; n == 0 || dots == n && n <= 2 {
+				return false
+			}
+			seg, dots = i+1, 0
+		case c == '.':
+			dots++
+		case !plainByte[c]:
+			return false
+		}
+	}
+	n := len(p) - seg
+	return n == 0 || dots != n || n > 2
+}
+
+// plainByte marks the bytes plainPath takes: unreserved but '.', the
+// sub-delims but ';', ':', '@', '[' and ']'.
+var plainByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = urlClass[c]&(clsUnreserved|clsPath) != 0 && c != '.' && c != ';' && c != '/' || c == '*' || c == '$' || c == '[' || c == ']'
+	}
+	return t
+}()
+
+// normalPath is NormalPath's scan.
+func normalPath(rawPath string) (string, error) {
 	if len(rawPath) == 0 || rawPath[0] != '/' {
 		return "", ErrNotOriginForm
 	}
@@ -246,6 +292,9 @@ var scriptExtensions = []string{
 // ".php/", PHP's built-in server at the first script it finds), "" for
 // none. A segment's ";" parameter is not part of its name.
 func PathInfo(p string) (first, last string) {
+	if strings.IndexByte(p, '.') < 0 {
+		return "", "" // no script without an extension
+	}
 	for i := 1; i < len(p); {
 		end := strings.IndexByte(p[i:], '/')
 		if end < 0 {

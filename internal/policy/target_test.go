@@ -117,6 +117,19 @@ func TestStripParams(t *testing.T) {
 	}
 }
 
+func TestPlainPath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/": true, "/api/search": true, "/a/b/": true, "/file.html": true, "/a/.well-known/x": true, "/a/...": true,
+		"/a*b$c!&=,'()+:@[]~_-": true,
+		"": false, "a": false, "//": false, "/a//b": false, "/.": false, "/..": false, "/a/./b": false, "/a/../b": false,
+		"/a;b": false, "/a%20": false, "/a|b": false, "/a\\b": false, "/caf\u00e9": false, "/a b": false,
+	} {
+		if got := plainPath(p); got != want {
+			t.Errorf("plainPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
 func TestNormalPathAllocs(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() {
 		_, _ = NormalPath("/api/v1/orders/42;x/items.json")
@@ -140,6 +153,12 @@ func FuzzNormalPath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, p string) {
 		out, err := NormalPath(p)
+		if plainPath(p) {
+			// The fast path agrees with the scan.
+			if slow, err := normalPath(p); err != nil || slow != p {
+				t.Fatalf("plainPath(%q), but the scan gives %q, %v", p, slow, err)
+			}
+		}
 		if err != nil {
 			return
 		}
