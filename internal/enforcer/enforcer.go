@@ -439,7 +439,10 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Whoever sends it: an upgrade to HTTP/2 that next took would
 		// carry every later request on the connection past Wrap.
-		httpsyntax.OnlyWebSocket(r.Header)
+		// HTTP2-Settings means nothing without an Upgrade.
+		if _, ok := r.Header["Upgrade"]; ok {
+			httpsyntax.OnlyWebSocket(r.Header)
+		}
 		if e.usage != nil {
 			e.setContentUsage(w, r)
 		}

@@ -93,47 +93,26 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 			routed = withTarget(r, normal)
 		}
 	}
-	// The paths a server may route: as sent (canonical), unescaped
-	// (ServeMux), each without its ";" parameters (servlet containers;
-	// a decoder that strips after it decodes reads %3B as ";") and cut at
-	// its first ";" (Fastify 4), each without ASP.NET's cookieless-state
-	// segments, and each one's PATH_INFO after a script segment (PHP,
-	// CGI, ASP.NET). Most requests have the one.
-	var pbuf [8]string
-	ps := append(pbuf[:0], normal)
+	// Most paths have the one reading: without a ';', a '(', a '.' or an
+	// escape that decodes to one, no server reads them otherwise
+	// (otherPaths), and one scan spares them the four.
 	decodable := policy.HasDecodable(normal)
-	if decodable {
-		ps = append(ps, string(policy.Decoded(nil, normal, "")))
-	}
-	// Each of these readings needs a ';', a '(' or a '.' (or an escape
-	// that decodes to one): one scan spares most paths the four.
+	var more []string
 	if decodable || strings.ContainsAny(normal, ";(.") {
-		if e.pathParams {
-			for _, p := range ps {
-				ps = addReading(ps, policy.StripParams(p))
-				ps = addReading(ps, policy.CutParams(p))
-			}
-		}
-		for _, p := range ps {
-			ps = addReading(ps, policy.StripCookieless(p))
-		}
-		for _, p := range ps {
-			first, last := policy.PathInfo(p)
-			ps = addReading(ps, first)
-			ps = addReading(ps, last)
-		}
+		more = e.otherPaths(normal, decodable)
 	}
 	var buf [256]byte // most targets fit
-	// The one reading of most requests stays on the stack (nothing
-	// stored through ts reaches it): an allocation less, about 5% of an
-	// agent's pipeline (bench/compare). Several readings are on the heap.
+	// The one reading stays on the stack (nothing stored through ts
+	// reaches it): an allocation less, about 5% of an agent's pipeline
+	// (bench/compare). Several readings are on the heap.
 	var one [1]string
 	one[0] = string(policy.Canonical(buf[:0], normal, r.URL.RawQuery))
 	ts := one[:]
-	if len(ps) > 1 {
-		ts = make([]string, len(ps))
-		for i, p := range ps {
-			ts[i] = string(policy.Canonical(buf[:0], p, r.URL.RawQuery))
+	if len(more) > 0 {
+		ts = make([]string, 1+len(more))
+		ts[0] = string(policy.Canonical(buf[:0], normal, r.URL.RawQuery))
+		for i, p := range more {
+			ts[i+1] = string(policy.Canonical(buf[:0], p, r.URL.RawQuery))
 		}
 	}
 	for _, t := range ts {
@@ -179,6 +158,34 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 		return v.ci, false
 	}
 	return v.ci, true
+}
+
+// otherPaths returns the paths besides normal, the canonical path, a
+// server may route: normal unescaped (ServeMux, when decodable), each
+// without its ";" parameters (servlet containers; a decoder that strips
+// after it decodes reads %3B as ";") and cut at its first ";" (Fastify
+// 4), each without ASP.NET's cookieless-state segments, and each one's
+// PATH_INFO after a script segment (PHP, CGI, ASP.NET).
+func (e *Enforcer) otherPaths(normal string, decodable bool) []string {
+	ps := []string{normal}
+	if decodable {
+		ps = append(ps, string(policy.Decoded(nil, normal, "")))
+	}
+	if e.pathParams {
+		for _, p := range ps {
+			ps = addReading(ps, policy.StripParams(p))
+			ps = addReading(ps, policy.CutParams(p))
+		}
+	}
+	for _, p := range ps {
+		ps = addReading(ps, policy.StripCookieless(p))
+	}
+	for _, p := range ps {
+		first, last := policy.PathInfo(p)
+		ps = addReading(ps, first)
+		ps = addReading(ps, last)
+	}
+	return ps[1:]
 }
 
 // addReading adds the path p to ps unless it is "" or there already.
