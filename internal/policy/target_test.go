@@ -121,7 +121,7 @@ func TestPlainPath(t *testing.T) {
 	for p, want := range map[string]bool{
 		"/": true, "/api/search": true, "/a/b/": true, "/file.html": true, "/a/.well-known/x": true, "/a/...": true,
 		"/a*b$c!&=,'()+:@[]~_-": true,
-		"": false, "a": false, "//": false, "/a//b": false, "/.": false, "/..": false, "/a/./b": false, "/a/../b": false,
+		"":                      false, "a": false, "//": false, "/a//b": false, "/.": false, "/..": false, "/a/./b": false, "/a/../b": false,
 		"/a;b": false, "/a%20": false, "/a|b": false, "/a\\b": false, "/caf\u00e9": false, "/a b": false,
 	} {
 		if got := plainPath(p); got != want {
