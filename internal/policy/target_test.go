@@ -118,14 +118,14 @@ func TestStripParams(t *testing.T) {
 }
 
 func TestPlainPath(t *testing.T) {
-	for p, want := range map[string]bool{
-		"/": true, "/api/search": true, "/a/b/": true, "/file.html": true, "/a/.well-known/x": true, "/a/...": true,
-		"/a*b$c!&=,'()+:@[]~_-": true,
-		"":                      false, "a": false, "//": false, "/a//b": false, "/.": false, "/..": false, "/a/./b": false, "/a/../b": false,
-		"/a;b": false, "/a%20": false, "/a|b": false, "/a\\b": false, "/caf\u00e9": false, "/a b": false,
-	} {
-		if got := plainPath(p); got != want {
-			t.Errorf("plainPath(%q) = %v, want %v", p, got, want)
+	for _, p := range []string{"/", "/api/search", "/a/b/", "/file.html", "/a/.well-known/x", "/a/...", "/a*b$c!&=,'()+:@[]~_-"} {
+		if !plainPath(p) {
+			t.Errorf("plainPath(%q) = false", p)
+		}
+	}
+	for _, p := range []string{"", "a", "//", "/a//b", "/.", "/..", "/a/./b", "/a/../b", "/a;b", "/a%20", "/a|b", "/a\\b", "/caf\u00e9", "/a b"} {
+		if plainPath(p) {
+			t.Errorf("plainPath(%q) = true", p)
 		}
 	}
 }
