@@ -63,7 +63,7 @@ func (e *Enforcer) authForPass(r *http.Request, ci int, wd *decision) (d decisio
 		if d.setClass(wd.class); wd.Outcome != enforce.Pass {
 			return d, false
 		}
-	} else if d.setClass(e.classify(r)); d.class.Agent() && e.probe(r) == "" {
+	} else if d.setClass(e.classify(r)); d.class.Agent() && e.probe(r, &d) == "" {
 		return d, false
 	}
 	d.Capability, d.capability = e.p.Capabilities[ci].ID, refTo(ci)

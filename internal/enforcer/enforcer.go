@@ -325,7 +325,7 @@ func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinde
 		d.Outcome = enforce.Pass
 		return
 	}
-	if rule := e.probe(r); rule != "" {
+	if rule := e.probe(r, d); rule != "" {
 		d.Outcome, d.Rule = enforce.Pass, rule
 		return
 	}
@@ -578,8 +578,8 @@ func (e *Enforcer) tell(r *http.Request, d *enforce.Decision) {
 func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Handler, d *decision) {
 	if e.hook != nil {
 		d.Method, d.Path = r.Method, r.URL.Path
-		if !d.Client.IsValid() && d.Outcome != enforce.Pass {
-			d.Client = e.ip.Addr(r)
+		if d.Outcome != enforce.Pass {
+			e.clientAddr(r, d)
 		}
 		e.hook(d.Decision)
 	}

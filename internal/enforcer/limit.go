@@ -205,10 +205,7 @@ func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *decis
 		}
 	}
 	if client.ID == "" && !e.lim.byAgent {
-		if !d.Client.IsValid() {
-			d.Client = e.ip.Addr(r)
-		}
-		client = ratelimit.Key{Net: clientip.Key(d.Client)}
+		client = ratelimit.Key{Net: clientip.Key(e.clientAddr(r, d))}
 	}
 	d.client = client
 	e.lim.fill(d, ai, ci, client)

@@ -20,7 +20,7 @@ type probes struct {
 // enforcement (a probe path, a probe network), or "". A request presenting
 // a session is an agent's action, to record, whoever sends it: never a
 // probe.
-func (e *Enforcer) probe(r *http.Request) string {
+func (e *Enforcer) probe(r *http.Request, d *decision) string {
 	if (e.probes.paths == nil && e.probes.nets == nil) || len(r.Header[session.HeaderSession]) != 0 {
 		return ""
 	}
@@ -30,7 +30,7 @@ func (e *Enforcer) probe(r *http.Request) string {
 		// method or a query may reach another handler.
 		return enforce.RuleProbePath
 	}
-	if len(e.probes.nets) > 0 && e.fromProbeNetwork(r) {
+	if len(e.probes.nets) > 0 && e.fromProbeNetwork(r, d) {
 		return enforce.RuleProbeNetwork
 	}
 	return ""
@@ -44,8 +44,8 @@ func (e *Enforcer) probe(r *http.Request) string {
 // X-Forwarded-For, only Forwarded or X-Real-IP, an entry that does not
 // parse, a proxy that is not trusted). A load balancer's own health check
 // carries no forwarding header and passes.
-func (e *Enforcer) fromProbeNetwork(r *http.Request) bool {
-	addr := e.ip.Addr(r)
+func (e *Enforcer) fromProbeNetwork(r *http.Request, d *decision) bool {
+	addr := e.clientAddr(r, d)
 	in := false
 	for _, n := range e.probes.nets {
 		if n.Contains(addr) {

@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agentready/agentready/ratelimit"
 	"github.com/dunglas/httpsfv"
+
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // Header names. The RateLimit fields are those of

@@ -23,7 +23,8 @@ func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix,
 	if !c.Agent() {
 		return "", netip.Prefix{}, false
 	}
-	return e.agentIdentity(r, c), clientip.Key(e.ip.Addr(r)), true
+	var d decision
+	return e.agentIdentity(r, c), clientip.Key(e.clientAddr(r, &d)), true
 }
 
 // identityOf is Identify from a decision already made for r: the class is
@@ -32,7 +33,7 @@ func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix,
 func (e *Enforcer) identityOf(r *http.Request, d *decision) (string, netip.Prefix) {
 	client := d.client.Net
 	if e.lim.keyFn != nil || e.lim.byAgent || !client.IsValid() {
-		client = clientip.Key(e.ip.Addr(r))
+		client = clientip.Key(e.clientAddr(r, d))
 	}
 	return e.agentIdentity(r, d.class), client
 }

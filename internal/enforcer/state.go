@@ -2,6 +2,7 @@ package enforcer
 
 import (
 	"net/http"
+	"net/netip"
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
@@ -29,6 +30,16 @@ type decision struct {
 	// normal is the request's path in its canonical form, the one decided
 	// on and forwarded, when it is not the path as sent; "" otherwise.
 	normal string
+}
+
+// clientAddr is the client address of r (trusted proxies honoured, the
+// one rate limits are keyed by), derived once a request: every stage that
+// needs it reads it here.
+func (e *Enforcer) clientAddr(r *http.Request, d *decision) netip.Addr {
+	if !d.Client.IsValid() {
+		d.Client = e.ip.Addr(r)
+	}
+	return d.Client
 }
 
 // setClass records how the client was classified, in both forms.

@@ -51,8 +51,7 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 	var id verify.Identity
 	var err error
 	if named != "" {
-		d.Client = e.ip.Addr(r) // rateLimit keys the limits by it too
-		id, err = v.Verify(r.Context(), r, d.Client, e.authority(r), named, record)
+		id, err = v.Verify(r.Context(), r, e.clientAddr(r, d), e.authority(r), named, record)
 		if err != nil && len(r.Header["Signature-Input"]) > 0 && otherSigner(err) {
 			// The claim's own sources did not prove it; a signature by
 			// another trusted directory proves who the client is (the
