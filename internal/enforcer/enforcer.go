@@ -208,7 +208,7 @@ func New(cfg Config) (*Enforcer, error) {
 	}
 	hs, err := newHosts(cfg.Hosts)
 	if err != nil {
-		return nil, fmt.Errorf("enforce: %w", err)
+		errs = append(errs, fmt.Errorf("enforce: %w", err))
 	}
 	e.hosts = hs
 	for _, path := range cfg.ProbePaths {
@@ -220,7 +220,8 @@ func New(cfg Config) (*Enforcer, error) {
 	for _, n := range cfg.ProbeNets {
 		pfx, err := clientip.ParsePrefix(n)
 		if err != nil {
-			return nil, fmt.Errorf("enforce: probe network %q: %w", n, err)
+			errs = append(errs, fmt.Errorf("enforce: probe network %q: %w", n, err))
+			continue
 		}
 		e.probes.nets = append(e.probes.nets, pfx)
 	}
@@ -228,7 +229,7 @@ func New(cfg Config) (*Enforcer, error) {
 	if store == nil {
 		ms, err := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{})
 		if err != nil {
-			return nil, err
+			return nil, err // unreachable: the zero MemoryConfig is valid
 		}
 		store = ms
 	}

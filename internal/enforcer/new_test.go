@@ -28,3 +28,19 @@ func TestNewRefusesUnverifiedHMAC(t *testing.T) {
 		t.Errorf("New with an Authenticator: %v", err)
 	}
 }
+
+// New reports every problem of its configuration at once, not the first.
+func TestNewReportsEveryProblem(t *testing.T) {
+	site := fixtures.OutdoorSupply()
+	site.Capabilities[0].Auth = config.Auth{Type: config.AuthHMAC}
+	p, err := policy.Compile(&site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = enforcer.New(enforcer.Config{Policy: p, Hosts: []string{"a b"}, ProbeNets: []string{"10.0.0.0/99"}})
+	for _, want := range []string{"hmac", `"a b"`, `probe network "10.0.0.0/99"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("New: %v, want it to name %s", err, want)
+		}
+	}
+}
