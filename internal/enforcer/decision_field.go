@@ -60,18 +60,18 @@ func containsFieldName(v, name string) bool {
 	return false
 }
 
-// sameName is sameFieldName of names of any length.
-func sameName(a, b string) bool { return len(a) == len(b) && sameFieldName(a, b) }
-
-// sameFieldName compares two field names without case, reading '_', '.'
-// and ' ' as '-'.
-func sameFieldName(a, b string) bool {
+// sameName compares two field names without case, reading '_', '.' and
+// ' ' in a as '-'.
+func sameName(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
 	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
+		x := a[i]
 		if x == '_' || x == '.' || x == ' ' {
 			x = '-'
 		}
-		if lower(x) != lower(y) {
+		if lower(x) != lower(b[i]) {
 			return false
 		}
 	}
