@@ -21,9 +21,9 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/resolve"
-	"github.com/agentready/agentready/internal/shop"
+	"github.com/agentready/agentready/internal/testing/redistest"
+	"github.com/agentready/agentready/internal/testing/shop"
 	"github.com/agentready/agentready/internal/trail"
 	"github.com/agentready/agentready/session"
 )

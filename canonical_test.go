@@ -12,7 +12,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 )
 
 // canonicalSite is the declaration the canonical-target tables of

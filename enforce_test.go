@@ -14,8 +14,8 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/testclock"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 	"github.com/agentready/agentready/ratelimit"
 )
 

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/net/http2/h2c"
 
 	"github.com/agentready/agentready"
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 )
 
 // TestNoH2CUpgradeInProcess: an application behind the middleware that

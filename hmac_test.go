@@ -20,7 +20,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/verify"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // TestClientsHosts: in process, Host is checked only when Clients.Hosts

@@ -11,9 +11,9 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish/agentstxt"
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 // app is the site's own handler: it answers every request it is given.

@@ -18,15 +18,15 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/internal/logbuf"
-	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/logbuf"
+	"github.com/agentready/agentready/internal/testing/redistest"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
 )
 
 // Replicas of one site behind one Redis, end to end: two Middlewares, two
-// httptest servers, one redis-server (a real one: internal/redistest).
+// httptest servers, one redis-server (a real one: internal/testing/redistest).
 
 // replicaUA is the declared claude agent of the Outdoor Supply fixture.
 const replicaUA = "claude/1.0 (+https://anthropic.com)"

@@ -12,8 +12,8 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/testclock"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 	"github.com/agentready/agentready/verify"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/sessionmgr"
-	"github.com/agentready/agentready/internal/shop"
 	"github.com/agentready/agentready/internal/testclock"
+	"github.com/agentready/agentready/internal/testing/shop"
 	"github.com/agentready/agentready/report"
 	"github.com/agentready/agentready/session"
 )

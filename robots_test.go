@@ -14,8 +14,8 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/endpoint"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // robotsPaths are paths to ask about: every pattern's literal prefix and a

@@ -21,11 +21,11 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/internal/redistest"
-	"github.com/agentready/agentready/internal/schematest"
-	"github.com/agentready/agentready/internal/shop"
 	"github.com/agentready/agentready/internal/testclock"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/redistest"
+	"github.com/agentready/agentready/internal/testing/schematest"
+	"github.com/agentready/agentready/internal/testing/shop"
 	"github.com/agentready/agentready/redisstore"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // TestNewRefusesBroadProxies: New refuses trusted proxies whose union

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 	"github.com/agentready/agentready/verify"
 )
 

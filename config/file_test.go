@@ -15,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 func TestKey(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // TestValidateAccepts holds declarations that look suspicious but are

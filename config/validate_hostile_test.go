@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 const testJWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlU0VDUkVU"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // only serves exactly the given documents.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/logbuf"
 	"github.com/agentready/agentready/internal/testclock"
+	"github.com/agentready/agentready/internal/testing/logbuf"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/ratelimit/ratelimittest"
 )

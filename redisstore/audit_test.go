@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/audit/audittest"
-	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/testing/redistest"
 	"github.com/agentready/agentready/redisstore"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/audit/audittest"
-	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/sessionmgr"
+	"github.com/agentready/agentready/internal/testing/redistest"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/ratelimit/ratelimittest"
 	"github.com/agentready/agentready/redisstore"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/testing/redistest"
 	"github.com/agentready/agentready/redisstore"
 )
 

@@ -13,9 +13,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/agentready/agentready/audit"
-	"github.com/agentready/agentready/internal/redistest"
 	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/internal/testclock"
+	"github.com/agentready/agentready/internal/testing/redistest"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/session/sessiontest"

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 	"github.com/agentready/agentready/report"
 	"github.com/agentready/agentready/verify"
 )

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/httpsyntax"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // TestServeTrustAllProxiesWarns: with trust_all_proxies (the file's or

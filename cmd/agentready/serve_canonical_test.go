@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/internal/policy"
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 )
 
 // recordingUpstream is an upstream that records the request-target of

@@ -9,7 +9,7 @@ import (
 	"github.com/dunglas/httpsfv"
 
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 )
 
 // TestServeDecisionField: serve hands every request it forwards its

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/testing/redistest"
 )
 
 // TestServeRedisAddresses: -redis takes host:port and redis:// URLs (and

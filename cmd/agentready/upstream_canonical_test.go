@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 )
 
 // echoPaths are the paths of docs/enforcement.md's canonical-pass table

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/logbuf"
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/logbuf"
+	"github.com/agentready/agentready/internal/testing/testtools"
 )
 
 // The upstream tests run agentready serve in front of real applications
@@ -27,7 +27,7 @@ import (
 // (testdata/tomcat) and on Jetty 9 (testdata/jetty), a Django app
 // (testdata/django, on runserver's server), a PHP front controller on
 // PHP's built-in server (testdata/php) and a Go app that takes h2c
-// upgrades (h2cApp). Without what one needs (internal/testtools says
+// upgrades (h2cApp). Without what one needs (internal/testing/testtools says
 // what) its tests are skipped, unless AGENTREADY_REQUIRE_UPSTREAMS=1 (set
 // by .ci/run): then they fail, so that CI never passes by skipping.
 const envRequireUpstreams = testtools.EnvRequire

@@ -22,7 +22,7 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 	"github.com/agentready/agentready/verify"
 )
 

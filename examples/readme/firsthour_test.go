@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 )
 
 // TestREADMEFirstHour runs the README's first hour as a reader would: it

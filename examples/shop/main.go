@@ -1,7 +1,7 @@
 // Command shop is the Acme Ceramics shop of the agents.txt v0.1.0 format
-// (internal/fixtures.AcmeCeramics), published in the v0.1.0 dialect and
+// (internal/testing/fixtures.AcmeCeramics), published in the v0.1.0 dialect and
 // enforced by agentready, with sessions, a cart and a signed audit trail.
-// The declaration and the shop's handlers (internal/shop) are shared with
+// The declaration and the shop's handlers (internal/testing/shop) are shared with
 // the library's tests, so the demo serves exactly what the golden files
 // and the session tests check; a site copying this program writes its own
 // config.Site in their place.
@@ -45,8 +45,8 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/internal/shop"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/shop"
 	"github.com/agentready/agentready/redisstore"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // TestSiteYAML: site.yaml declares what the shop declares in Go: the two

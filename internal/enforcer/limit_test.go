@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 	"github.com/agentready/agentready/ratelimit"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/enforcer"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // An Enforcer never takes an hmac capability's Signature on presence alone:

@@ -15,9 +15,9 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/clientip"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/testclock"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 	"github.com/agentready/agentready/ratelimit"
 )
 

@@ -16,8 +16,8 @@ import (
 	httpsig "github.com/remitly-oss/httpsig-go"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // emptyContentDigest is the Content-Digest of no content, as RFC 9530's

@@ -17,9 +17,9 @@ import (
 	httpsig "github.com/remitly-oss/httpsig-go"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish"
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 // ecKeys resolves the one key of a test to httpsig-go.

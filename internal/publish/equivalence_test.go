@@ -13,11 +13,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/publish/agentstxt"
 	"github.com/agentready/agentready/internal/resolve"
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 // facts are what an agent learns from one document: the capabilities

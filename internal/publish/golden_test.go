@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden (read the diff before committing)")

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish"
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 // cardsSite declares two MCP servers on the site, one on another host and

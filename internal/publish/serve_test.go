@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // TestServeFixtures serves what Render makes of the specs' example sites

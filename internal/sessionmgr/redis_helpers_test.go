@@ -6,7 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/agentready/agentready/internal/redistest"
+	"github.com/agentready/agentready/internal/testing/redistest"
 	"github.com/agentready/agentready/redisstore"
 	"github.com/agentready/agentready/session"
 )

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // BenchmarkParamTags: what the trail spends finding the path params of a

@@ -14,8 +14,8 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // Secrets the sensitive path params of cardsTrail's capabilities carry;

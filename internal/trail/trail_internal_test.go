@@ -15,8 +15,8 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // allParams is what the audit trail records of r's params, before

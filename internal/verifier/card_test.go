@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/logbuf"
+	"github.com/agentready/agentready/internal/testing/logbuf"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 

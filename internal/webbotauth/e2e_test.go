@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/logbuf"
+	"github.com/agentready/agentready/internal/testing/logbuf"
 )
 
 // dirServer is an operator's key directory on 127.0.0.1: it serves its keys

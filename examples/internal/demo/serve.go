@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // Site is the declaration of the demo: the Outdoor Supply Co. of draft-car
-// Appendix A (internal/fixtures has the literal) with its usage
+// Appendix A (internal/testing/fixtures has the literal) with its usage
 // preferences. examples/stdlib/site.yaml is the same declaration as a file.
 func Site() config.Site {
 	site := fixtures.OutdoorSupply()

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 // TestFixturesValidate renders the agents.json companion of every fixture

@@ -5,7 +5,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/internal/jsontest"
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 // TestDraftCarGraded: a graded policy keeps rateLimit and capabilities

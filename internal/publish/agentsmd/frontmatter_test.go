@@ -8,8 +8,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish/agentsmd"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // splitFrontMatter follows agents.md 2, parsing rule 1: a file starting

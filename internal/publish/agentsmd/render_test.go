@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish/agentsmd"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // The three examples of agents.md 7, reconstructed from the spec text

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/format/linetext"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // FuzzParse: Parse never panics and fails only for the documented reasons;

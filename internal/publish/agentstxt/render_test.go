@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/format/linetext"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 var dialects = []config.Dialect{config.DialectIETFDraft, config.DialectV010}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 // Capability identifier rules of each grammar (draft-car 2.5; v0.1.0

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish/internal/jsontest"
 	"github.com/agentready/agentready/internal/resolve"
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 // descriptorAt is the descriptor URL rule the tests assume: the site origin

@@ -5,7 +5,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/internal/jsontest"
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 // TestAuthTypeMapping is the draft-car -> AWP vocabulary table (docs/design.md

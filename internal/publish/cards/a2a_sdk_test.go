@@ -15,9 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/publish/cards"
-	"github.com/agentready/agentready/internal/testtools"
 	"github.com/gowebpki/jcs"
+
+	"github.com/agentready/agentready/internal/publish/cards"
+	"github.com/agentready/agentready/internal/testing/testtools"
 )
 
 const sdkDir = "testdata/a2a-js"

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/publish/awp"
 	"github.com/agentready/agentready/internal/publish/cards"
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 const serverCardSchema = "mcp_server-card.schema.json#/$defs/ServerCard"

@@ -14,9 +14,9 @@ import (
 	"github.com/jimsmart/grobotstxt"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fixtures"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish/robotstxt"
+	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.txt (read the diff before committing)")

@@ -6,7 +6,7 @@
 //
 // Each function that says what is missing ("" when nothing is) is called
 // both by the tests that need it and by the program skipped
-// (internal/testtools/skipped), which ends the README's test command with
+// (internal/testing/testtools/skipped), which ends the README's test command with
 // one line saying what was skipped and why: the two cannot disagree.
 package testtools
 
@@ -56,7 +56,7 @@ func NodePackage(dir, pkg string) string {
 }
 
 // Redis says what is missing to start a private redis-server, as
-// internal/redistest does, "" when nothing is.
+// internal/testing/redistest does, "" when nothing is.
 func Redis() string {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		return "redis-server is not on PATH (apt-get install redis-server)"

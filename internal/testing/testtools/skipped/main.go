@@ -1,6 +1,6 @@
 // Command skipped ends the README's test command,
 //
-//	go test ./... ./examples/... ./routertest/... && go run ./internal/testtools/skipped
+//	go test ./... ./examples/... ./routertest/... && go run ./internal/testing/testtools/skipped
 //
 // with one line saying whether every test ran or which groups of tests
 // skipped for lack of a program from outside Go (Redis, node and its npm
@@ -9,7 +9,7 @@
 // a passing package's output, skips included: this line is where a reader
 // learns of them.
 //
-// It applies the very checks the tests apply (internal/testtools), from
+// It applies the very checks the tests apply (internal/testing/testtools), from
 // the module's root, so the two cannot disagree. It exits 1 when a group
 // is missing that an AGENTREADY_REQUIRE_* variable requires (those tests
 // failed rather than skipped), and 0 otherwise.
@@ -23,7 +23,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 )
 
 // The variables that turn a group's skip into a failure.

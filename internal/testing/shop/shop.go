@@ -3,7 +3,7 @@
 // carts, answering in the agents.txt v0.1.0 interaction envelope
 // ({"ok":true,"data":…} / {"ok":false,"error":…}).
 //
-// It serves the endpoints of internal/fixtures.AcmeCeramics by path. Carts
+// It serves the endpoints of internal/testing/fixtures.AcmeCeramics by path. Carts
 // are scoped to the session the agentready middleware put in the request
 // context (session.FromContext), so one agent's session never sees another's
 // cart.

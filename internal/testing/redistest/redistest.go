@@ -28,7 +28,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/agentready/agentready/internal/testtools"
+	"github.com/agentready/agentready/internal/testing/testtools"
 
 	"github.com/agentready/agentready/internal/clock"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentready/agentready/internal/schematest"
+	"github.com/agentready/agentready/internal/testing/schematest"
 )
 
 // TestEverySchemaCompiles guards the compile step itself: a schema that
