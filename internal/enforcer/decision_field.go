@@ -87,6 +87,19 @@ func setDecisionField(h http.Header, d *enforce.Decision) {
 		h[enforce.HeaderDecision] = []string{string(b)}
 		return
 	}
+	v, err := marshalDecision(d)
+	if err != nil {
+		// Unreachable: its Tokens are names of agentready's.
+		// The field is absent, never one a client wrote.
+		return
+	}
+	h[enforce.HeaderDecision] = []string{v}
+}
+
+// marshalDecision renders the decision field of d with httpsfv: the
+// dictionary of setDecisionField, Display Strings for what is not
+// printable ASCII.
+func marshalDecision(d *enforce.Decision) (string, error) {
 	dict := httpsfv.NewDictionary()
 	dict.Add("policy", httpsfv.NewItem(sfBareString(d.Agent)))
 	dict.Add("class", httpsfv.NewItem(httpsfv.Token(d.Class.Kind)))
@@ -97,13 +110,7 @@ func setDecisionField(h http.Header, d *enforce.Decision) {
 	}
 	dict.Add("rule", httpsfv.NewItem(sfBareString(d.Rule)))
 	dict.Add("outcome", httpsfv.NewItem(httpsfv.Token(d.Outcome.String())))
-	v, err := httpsfv.Marshal(dict)
-	if err != nil {
-		// Unreachable: every token above is a name of agentready's.
-		// The field is absent, never one a client wrote.
-		return
-	}
-	h[enforce.HeaderDecision] = []string{v}
+	return httpsfv.Marshal(dict)
 }
 
 // appendDecision appends to b what httpsfv marshals setDecisionField's

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/dunglas/httpsfv"
-
 	"github.com/agentready/agentready/enforce"
 )
 
@@ -22,17 +20,7 @@ func TestDecisionFieldAsHTTPSFV(t *testing.T) {
 					d := enforce.Decision{Agent: policyName, Rule: rule, Capability: capability, Grade: tok, Outcome: enforce.DenyPath,
 						Class: enforce.Class{Kind: "known", Purpose: "training-crawler"}}
 					got, ok := appendDecision(nil, &d)
-					dict := httpsfv.NewDictionary()
-					dict.Add("policy", httpsfv.NewItem(sfBareString(d.Agent)))
-					dict.Add("class", httpsfv.NewItem(httpsfv.Token(d.Class.Kind)))
-					dict.Add("grade", httpsfv.NewItem(httpsfv.Token(d.Grade)))
-					dict.Add("purpose", httpsfv.NewItem(httpsfv.Token(d.Class.Purpose)))
-					if d.Capability != "" {
-						dict.Add("capability", httpsfv.NewItem(sfBareString(d.Capability)))
-					}
-					dict.Add("rule", httpsfv.NewItem(sfBareString(d.Rule)))
-					dict.Add("outcome", httpsfv.NewItem(httpsfv.Token(d.Outcome.String())))
-					want, err := httpsfv.Marshal(dict)
+					want, err := marshalDecision(&d)
 					switch {
 					case ok && (err != nil || string(got) != want):
 						t.Errorf("%+v: appendDecision %q, httpsfv %q (%v)", d, got, want, err)
