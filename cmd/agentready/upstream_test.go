@@ -129,6 +129,11 @@ func javaApp(cp string, args ...string) *exec.Cmd {
 	return exec.Command("java", append([]string{"-XX:TieredStopAtLevel=1", "-cp", cp, "App.java"}, args...)...)
 }
 
+// startWait bounds how long an upstream may take to start and answer: a
+// ceiling, not a measure (the wait ends when it answers). A JVM compiling
+// its servlets took 15 s at load 7; CI runs the race detector beside it.
+const startWait = 2 * time.Minute
+
 // startUpstream starts app on a free 127.0.0.1 port, waits until it
 // answers, and stops it when t ends. It returns the app's host:port.
 func startUpstream(t testing.TB, app upstreamApp) string {
@@ -186,10 +191,10 @@ func startUpstream(t testing.TB, app upstreamApp) string {
 		addr = net.JoinHostPort("127.0.0.1", strings.TrimSpace(p))
 	case <-done:
 		t.Fatalf("%s upstream exited: %s", app.name, stderr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s upstream did not start in 30 s: %s", app.name, stderr.String())
+	case <-time.After(startWait):
+		t.Fatalf("%s upstream did not start in %v: %s", app.name, startWait, stderr.String())
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	for deadline := time.Now().Add(startWait); ; {
 		res, err := http.Get("http://" + addr + "/up")
 		if err == nil {
 			res.Body.Close()
