@@ -162,3 +162,19 @@ func TestCanonicalPathParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalReportOnlyForwardsNormalised: under WithReportOnly a
+// request the rules would deny is served in its canonical form, as an
+// allowed one is; only a target refused for its form goes as sent
+// (TestCanonicalTargetsRefused).
+func TestCanonicalReportOnlyForwardsNormalised(t *testing.T) {
+	addr, last := canonicalServer(t, agentready.WithReportOnly())
+	res, body, err := testtools.RawRequest(addr, "GET", "/%61dmin/users?x=%7e", agentHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ran := last()
+	if !ran || res.Header.Get("Agentready-Report-Only") == "" || got.requestURI != "/admin/users?x=%7e" {
+		t.Errorf("%d %s: received %+v (ran %v), want /admin/users?x=%%7e reported", res.StatusCode, body, got, ran)
+	}
+}
