@@ -5,7 +5,6 @@ package config
 var (
 	Key        = fileKey
 	FileSchema = fileSchema
-	ParseFile  = parseFile
 )
 
 // Line is Lines.line, for the tests of where a field's line is found.

@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The decoder of declaration files, node by node: see ParseSite.
+// The decoder of declaration files, node by node: see ParseFile.
 
 type fileDecoder struct {
 	errs   []error
@@ -64,6 +64,8 @@ var (
 	typeDuration = reflect.TypeFor[time.Duration]()
 	typeTime     = reflect.TypeFor[time.Time]()
 	typeRaw      = reflect.TypeFor[json.RawMessage]()
+	// typeElsewhere is a key another reader decodes (siteFile).
+	typeElsewhere = reflect.TypeFor[elsewhere]()
 )
 
 func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
@@ -76,10 +78,13 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	if path != "" {
 		d.lines[path] = n.Line
 	}
+	t := v.Type()
+	if t == typeElsewhere {
+		return // whatever it holds, aliases unexpanded
+	}
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
-	t := v.Type()
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		if t.Kind() == reflect.Interface || t == typeRaw {
 			return // JSON's null, a value
@@ -223,7 +228,8 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		v.SetString(n.Value)
-	default: // bool, numbers
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
 		if n.Kind != yaml.ScalarNode {
 			d.fail(n, path, "want a %s", t.Kind())
 			return
@@ -241,6 +247,10 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		v.Set(p.Elem())
+	default:
+		// A field of ParseFile's caller no file value can be (a channel,
+		// a function, an array).
+		d.fail(n, path, "a %s is not read from a file", t)
 	}
 }
 

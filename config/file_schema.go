@@ -51,6 +51,41 @@ func fileSchema() ([]byte, error) {
 
 type schemaGen struct{ defs map[string]any }
 
+// file is what site.schema.json describes: the Site's keys, and the
+// upstream and serve keys of agentready serve, which
+// cmd/agentready/internal/settings defines, decodes and checks; these are
+// their shapes for the schema alone, until the schema's serve part is
+// generated from settings' own types (issue 34), and settings' test holds
+// the two alike.
+type file struct {
+	Site
+	Upstream upstream
+	Serve    serve
+}
+
+type upstream struct {
+	Strict         bool
+	PathParameters string
+}
+
+type serve struct {
+	TrustedProxies  []string
+	TrustAllProxies bool
+	Hosts           []string
+	Robots          bool
+	ReportOnly      bool
+	AuditKeyFile    string
+	TokensFile      string
+	TokensEnv       string
+	HMACKeysFile    string
+}
+
+// The values of upstream.path_parameters.
+const (
+	pathParamsStripped = "stripped"
+	pathParamsLiteral  = "literal"
+)
+
 var typeRate = reflect.TypeFor[Rate]()
 
 // Patterns shared by several fields.

@@ -16,9 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/cmd/agentready/internal/settings"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/enforcer"
@@ -27,7 +26,7 @@ import (
 )
 
 // lint, render and serve decide on a declaration file with one function,
-// prepare: the file is decoded (config.ParseSite) and handed to
+// prepare: the file is decoded (settings.Parse) and handed to
 // agentready.New with the options the file and the command line imply, so
 // that lint's exit status predicts render's and serve's, and a program
 // calling config.LoadSite and agentready.New with those options gets the
@@ -87,25 +86,13 @@ type declaration struct {
 	notes []string
 }
 
-// fileSettings are the keys of the file that are serve's, not the Site's
-// (config.ParseSite checks them and leaves them out).
-type fileSettings struct {
-	Upstream struct {
-		Strict         bool   `yaml:"strict"`
-		PathParameters string `yaml:"path_parameters"`
-	} `yaml:"upstream"`
-	Serve struct {
-		TrustedProxies  []string `yaml:"trusted_proxies"`
-		TrustAllProxies bool     `yaml:"trust_all_proxies"`
-		Hosts           []string `yaml:"hosts"`
-		Robots          bool     `yaml:"robots"`
-		ReportOnly      bool     `yaml:"report_only"`
-		AuditKeyFile    string   `yaml:"audit_key_file"`
-		TokensFile      string   `yaml:"tokens_file"`
-		TokensEnv       string   `yaml:"tokens_env"`
-		HMACKeysFile    string   `yaml:"hmac_keys_file"`
-	} `yaml:"serve"`
-}
+// readFile and parse read and decode a declaration file, once a load or
+// a reload (TestPrepareReadsOnce counts them): the Site and serve's keys
+// are one decoding, settings.Parse.
+var (
+	readFile = os.ReadFile
+	parse    = settings.Parse
+)
 
 // prepare reads the declaration file once and decides on it as serve
 // does: it decodes it and builds the Middleware with agentready.New, the
@@ -114,25 +101,20 @@ type fileSettings struct {
 // one a line as FILE:LINE: key: message, sorted by line.
 func prepare(file string, ov overrides, extra ...agentready.Option) (declaration, error) {
 	var d declaration
-	b, err := os.ReadFile(file)
+	b, err := readFile(file)
 	if err != nil {
 		return d, err
 	}
-	site, lines, parseErr := config.ParseSite(b)
+	// What Parse refused is reported once, by it, and left at its zero
+	// value (a bad trusted proxy is left out).
+	fs, lines, parseErr := parse(b)
+	site := fs.Site
 	d.Site = site
-	var fs fileSettings
-	// Best effort when ParseSite found problems: what it refused is
-	// reported once, by it.
-	_ = yaml.Unmarshal(b, &fs)
 	d.strictUpstream = pick(ov.strict, fs.Upstream.Strict)
-	d.pathParams = cmpStr(fs.Upstream.PathParameters, "stripped")
+	d.pathParams = cmpStr(fs.Upstream.PathParameters, settings.PathParamsStripped)
 	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
 	d.robots = pick(ov.robots, fs.Serve.Robots)
-	for _, p := range fs.Serve.TrustedProxies {
-		if _, err := clientip.ParsePrefix(p); err == nil { // ParseSite reported the others
-			d.trusted = append(d.trusted, p)
-		}
-	}
+	d.trusted = fs.Serve.TrustedProxies
 	if ov.trusted != nil {
 		d.trusted = ov.trusted
 	}
@@ -246,7 +228,7 @@ func (d *declaration) options() []agentready.Option {
 	if !d.strictUpstream {
 		opts = append(opts, agentready.WithLenientRouting())
 	}
-	if d.pathParams == "literal" {
+	if d.pathParams == settings.PathParamsLiteral {
 		opts = append(opts, agentready.WithLiteralPathParameters())
 	}
 	if d.reportOnly {
