@@ -178,7 +178,12 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			if path != "" {
 				p = path + "." + f.Name
 			}
-			d.decode(val, v.FieldByIndex(f.Index), p)
+			fv := fieldAt(v, f.Index)
+			if !fv.IsValid() {
+				d.failKey(k, path, "key %q is a field ParseFile cannot set", k.Value)
+				continue
+			}
+			d.decode(val, fv, p)
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
@@ -344,6 +349,25 @@ func (p *plainDecoder) value(n *yaml.Node) (any, bool) {
 // quoted "<<" is a plain name).
 func plainKey(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.Tag != "!!merge"
+}
+
+// fieldAt is v's field at index, as FieldByIndex finds it, an embedded
+// pointer on the way allocated (a ParseFile caller's struct may embed
+// *Site).
+func fieldAt(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() && !v.CanSet() {
+				return reflect.Value{} // an unexported embedded pointer
+			}
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
 }
 
 // fieldsByKey maps the file keys of struct type t to its fields.

@@ -303,6 +303,13 @@ func TestParseFile(t *testing.T) {
 			t.Errorf("%q: %v, want %q", src, err, want)
 		}
 	}
+	var embedded struct {
+		*config.Site
+		Extra struct{ On bool }
+	}
+	if _, err := config.ParseFile([]byte("name: x\nextra: {on: true}\n"), &embedded); err != nil || embedded.Site == nil || embedded.Name != "x" || !embedded.Extra.On {
+		t.Errorf("an embedded *Site: %+v %v", embedded, err)
+	}
 	var bad struct{ C chan int }
 	if _, err := config.ParseFile([]byte("c: 1\n"), &bad); err == nil || !strings.Contains(err.Error(), "line 1: c: a chan int is not read from a file") {
 		t.Errorf("a channel: %v", err)

@@ -2,8 +2,10 @@ package settings_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentready/agentready/cmd/agentready/internal/settings"
+	"github.com/agentready/agentready/config"
 )
 
 // TestParseUpstream: "upstream" is a key beside the Site's, read by
@@ -161,4 +164,47 @@ func TestSchemaAlike(t *testing.T) {
 		!slices.Equal([]any{"", settings.PathParamsStripped, settings.PathParamsLiteral}, want) {
 		t.Errorf("path_parameters: the schema's %v, the tag's %v", got, want)
 	}
+}
+
+// FuzzParse: Parse and config.ParseSite read one format. Where Parse
+// takes a file, ParseSite takes it too, as the same Site; where ParseSite
+// takes a file Parse refuses, every problem is in serve's keys (upstream,
+// serve), which ParseSite leaves out. Neither panics.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob("../../testdata/verdict/*.yaml")
+	for _, name := range seeds {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("name: x\nserve: &s {robots: true}\nupstream: *s\n"))
+	f.Add([]byte("name: x\nupstream: {strict: yes, path_parameters: servlet}\nserve:\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, _, err := settings.Parse(data)
+		site, _, siteErr := config.ParseSite(data)
+		switch {
+		case err == nil && siteErr != nil:
+			t.Fatalf("Parse takes it, ParseSite refuses it: %v", siteErr)
+		case err == nil && !reflect.DeepEqual(file.Site, site):
+			t.Fatalf("two Sites:\n%+v\n%+v", file.Site, site)
+		case err != nil && siteErr == nil && !strings.Contains(err.Error(), "expands to more than"):
+			// (An expansion limit reached within serve's keys may be
+			// reported at a key of the Site's decoded after them.)
+			for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+				var fe *config.FileError
+				if !errors.As(e, &fe) || !inServeKeys(fe.Field) {
+					t.Fatalf("ParseSite takes it, Parse refuses it outside serve's keys: %v", e)
+				}
+			}
+		}
+	})
+}
+
+func inServeKeys(field string) bool {
+	for _, k := range []string{"upstream", "serve"} {
+		if rest, ok := strings.CutPrefix(field, k); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			return true
+		}
+	}
+	return false
 }
