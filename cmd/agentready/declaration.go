@@ -30,7 +30,8 @@ import (
 // agentready.New with the options the file and the command line imply, so
 // that lint's exit status predicts render's and serve's, and a program
 // calling config.LoadSite and agentready.New with those options gets the
-// same verdict.
+// same verdict, but for a problem in serve's own keys (upstream, serve),
+// which LoadSite leaves to serve.
 
 // overrides are what a command line says over the file; the zero value
 // leaves the file's settings.
