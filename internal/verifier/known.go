@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/policy"
 )
 
@@ -56,7 +57,7 @@ var known = map[string]knownRow{
 	// via GPT Actions"), which the IP egress page sends from the "ChatGPT
 	// integrations" ranges: both lists are ChatGPT acting for a user.
 	"chatgpt-user": {
-		Sources: Sources{IPRanges: []string{"https://openai.com/chatgpt-user.json", "https://openai.com/chatgpt-connectors.json"}},
+		Sources: Sources{config.VerifyIPRange: {"https://openai.com/chatgpt-user.json", "https://openai.com/chatgpt-connectors.json"}},
 		Pages:   []string{openAIBots, "https://developers.openai.com/api/docs/guides/ip-addresses"},
 		Read:    "2026-11-27",
 		Note:    openAINote,
@@ -112,8 +113,8 @@ var known = map[string]knownRow{
 	// key directory at its well-known URI.
 	"google-agent": {
 		Sources: Sources{
-			SignatureAgents: []string{"https://agent.bot.goog"},
-			IPRanges:        []string{"https://developers.google.com/static/crawling/ipranges/user-triggered-agents.json"},
+			config.VerifySignature: {"https://agent.bot.goog"},
+			config.VerifyIPRange:   {"https://developers.google.com/static/crawling/ipranges/user-triggered-agents.json"},
 		},
 		Pages: []string{"https://developers.google.com/crawling/docs/crawlers-fetchers/allow-google-agent"},
 		Read:  "2026-11-27",
@@ -123,18 +124,18 @@ var known = map[string]knownRow{
 	// Auth, the keys at the origin its page links as "The location of the
 	// bot public keys" (a workers.dev host is one Cloudflare account's).
 	"cloudflarebrowserrenderingcrawler": {
-		Sources: Sources{SignatureAgents: []string{"https://web-bot-auth.cloudflare-browser-rendering-085.workers.dev"}},
+		Sources: Sources{config.VerifySignature: {"https://web-bot-auth.cloudflare-browser-rendering-085.workers.dev"}},
 		Pages:   []string{"https://developers.cloudflare.com/browser-run/reference/automatic-request-headers/"},
 		Read:    "2026-11-27",
 		Note:    "the link target read in copies of the page source (cloudflare/cloudflare-docs)",
 	},
 	"bingbot": {
-		Sources: Sources{IPRanges: []string{"https://www.bing.com/toolbox/bingbot.json"}, ReverseDNS: []string{"search.msn.com"}},
+		Sources: Sources{config.VerifyIPRange: {"https://www.bing.com/toolbox/bingbot.json"}, config.VerifyReverseDNS: {"search.msn.com"}},
 		Pages:   []string{"https://www.bing.com/webmaster/help/how-to-verify-bingbot-3905dc26"},
 		Read:    "2026-11-25", Note: "the JSON URL is from secondary sources",
 	},
 	"applebot": {
-		Sources: Sources{IPRanges: []string{"https://search.developer.apple.com/applebot.json"}, ReverseDNS: []string{"applebot.apple.com"}},
+		Sources: Sources{config.VerifyIPRange: {"https://search.developer.apple.com/applebot.json"}, config.VerifyReverseDNS: {"applebot.apple.com"}},
 		Pages:   []string{"https://support.apple.com/en-us/119829"},
 		Read:    "2026-11-25", Note: "the JSON URL is from secondary sources",
 	},
@@ -150,23 +151,23 @@ var known = map[string]knownRow{
 	"perplexitybot":   perplexity("https://www.perplexity.ai/perplexitybot.json"),
 	"perplexity-user": perplexity("https://www.perplexity.ai/perplexity-user.json"),
 	"ccbot": {
-		Sources: Sources{IPRanges: []string{"https://index.commoncrawl.org/ccbot.json"}, ReverseDNS: []string{"crawl.commoncrawl.org"}},
+		Sources: Sources{config.VerifyIPRange: {"https://index.commoncrawl.org/ccbot.json"}, config.VerifyReverseDNS: {"crawl.commoncrawl.org"}},
 		Pages:   []string{"https://commoncrawl.org/ccbot"},
 		Read:    "2026-11-25", Note: "from secondary sources",
 	},
 	"mistralai-user": {
-		Sources: Sources{IPRanges: []string{"https://mistral.ai/mistralai-user-ips.json"}},
+		Sources: Sources{config.VerifyIPRange: {"https://mistral.ai/mistralai-user-ips.json"}},
 		Pages:   []string{"https://docs.mistral.ai/robots"},
 		Read:    "2026-11-25",
 	},
 	"duckassistbot": {
-		Sources: Sources{IPRanges: []string{"https://duckduckgo.com/duckassistbot.json"}},
+		Sources: Sources{config.VerifyIPRange: {"https://duckduckgo.com/duckassistbot.json"}},
 		Pages:   []string{"https://duckduckgo.com/duckduckgo-help-pages/results/duckassistbot/"},
 		Read:    "2026-11-27",
 		Note:    "the stored copy of the page (duckduckgo/duckduckgo-help-pages) lists its addresses inline; the JSON URL is from secondary sources",
 	},
 	"amazonbot": {
-		Sources: Sources{ReverseDNS: []string{"crawl.amazonbot.amazon"}},
+		Sources: Sources{config.VerifyReverseDNS: {"crawl.amazonbot.amazon"}},
 		Pages:   []string{"https://developer.amazon.com/amazonbot"},
 		Read:    "2026-11-25",
 	},
@@ -181,18 +182,18 @@ const (
 )
 
 func openAI(list string) knownRow {
-	return knownRow{Sources: Sources{IPRanges: []string{list}}, Pages: []string{openAIBots}, Read: "2026-11-27", Note: openAINote}
+	return knownRow{Sources: Sources{config.VerifyIPRange: {list}}, Pages: []string{openAIBots}, Read: "2026-11-27", Note: openAINote}
 }
 
 var anthropic = knownRow{
-	Sources: Sources{IPRanges: []string{"https://claude.com/crawling/bots.json"}},
+	Sources: Sources{config.VerifyIPRange: {"https://claude.com/crawling/bots.json"}},
 	Pages:   []string{"https://support.claude.com/en/articles/8896518"},
 	Read:    "2026-11-27",
 	Note:    "the article's sentence read on privacy.claude.com (zh-TW); the link target in copies of the English article",
 }
 
 func perplexity(list string) knownRow {
-	return knownRow{Sources: Sources{IPRanges: []string{list}},
+	return knownRow{Sources: Sources{config.VerifyIPRange: {list}},
 		Pages: []string{"https://docs.perplexity.ai/docs/resources/perplexity-crawlers"},
 		Read:  "2026-11-27",
 		Note:  "read in a copy of the page source (pie575/perplexity-docs); the URLs, see the row comment",
@@ -208,13 +209,13 @@ var (
 
 func googleRow(list, page, rdns string) knownRow {
 	r := knownRow{
-		Sources: Sources{IPRanges: []string{"https://developers.google.com/static/crawling/ipranges/" + list}},
+		Sources: Sources{config.VerifyIPRange: {"https://developers.google.com/static/crawling/ipranges/" + list}},
 		Pages: []string{"https://developers.google.com/crawling/docs/crawlers-fetchers/verify-google-requests",
 			"https://developers.google.com/crawling/docs/crawlers-fetchers/" + page},
 		Read: "2026-11-25",
 	}
 	if rdns != "" {
-		r.ReverseDNS = []string{rdns}
+		r.Sources[config.VerifyReverseDNS] = []string{rdns}
 	}
 	if list == "user-triggered-fetchers-google.json" {
 		r.Read = "2026-11-27" // the list page read again for Google-GeminiNotebook
@@ -237,6 +238,10 @@ func knownToken(lower string) string {
 // token name (case-insensitive): the sources a policy of that name uses
 // when its Verification names none.
 func Known(name string) (Sources, bool) {
-	s, ok := known[strings.ToLower(name)]
-	return Sources{slices.Clone(s.SignatureAgents), slices.Clone(s.IPRanges), slices.Clone(s.ReverseDNS)}, ok
+	row, ok := known[strings.ToLower(name)]
+	s := Sources{}
+	for m, names := range row.Sources {
+		s[m] = slices.Clone(names)
+	}
+	return s, ok
 }

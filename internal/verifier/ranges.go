@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/verify"
 
 	"go4.org/netipx"
@@ -351,4 +352,83 @@ func (r *rangeList) Run(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// rangeLists is the provider of IP range proofs: every range list a claim
+// names, each fetched once whichever claims name it.
+type rangeLists struct {
+	f     *fetcher
+	o     *verify.Options
+	lists map[string]*rangeList // by URL
+}
+
+func (*rangeLists) method() string                             { return config.VerifyIPRange }
+func (*rangeLists) field() string                              { return "IPRanges" }
+func (*rangeLists) configured(v *config.Verification) []string { return v.IPRanges }
+func (*rangeLists) ready() error                               { return nil }
+
+func (p *rangeLists) bind(_ string, names []string, at string, users func(string) int) (src []source, errs []error) {
+	for _, u := range names {
+		r, ok := p.lists[u]
+		if !ok {
+			if err := p.f.checkURL(u); err != nil {
+				errs = append(errs, fmt.Errorf("%s.IPRanges: %w", at, err))
+				continue
+			}
+			r = &rangeList{url: u, fetcher: p.f, maxAge: p.o.RangesMaxAge, every: p.o.RangesRefresh, log: p.o.Logger}
+			p.lists[u] = r
+		}
+		src = append(src, &rangeSource{list: r, shared: users(u) > 1})
+	}
+	return src, errs
+}
+
+// rangeSource proves a claim by one range list.
+type rangeSource struct {
+	list   *rangeList
+	shared bool // other agents use the list: it proves their operator
+}
+
+func (s *rangeSource) check(_ context.Context, q query) answer {
+	// A list whose prefixes name the services they serve (JAFAR) proves
+	// only those; a prefix that names this agent proves it, not only its
+	// operator.
+	in, named, err := s.list.ContainsFor(q.client, q.agent)
+	switch {
+	case err != nil:
+		return answer{verdict: unknown, err: err}
+	case in:
+		return answer{verdict: proven, method: verify.IPRange, source: s.list.url, names: named || !s.shared}
+	}
+	return answer{verdict: disproven}
+}
+
+// unproven is the refusal's line for a client outside the list.
+func (s *rangeSource) unproven(client netip.Addr) string {
+	return client.String() + " is not in " + s.list.url
+}
+
+func (p *rangeLists) load(ctx context.Context) error {
+	errs := make([]error, 0, len(p.lists))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, r := range p.lists {
+		wg.Go(func() {
+			if err := r.Load(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (p *rangeLists) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, r := range p.lists {
+		wg.Go(func() { r.Run(ctx) })
+	}
+	wg.Wait()
 }

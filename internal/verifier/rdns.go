@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -185,4 +187,59 @@ func inDomain(name, dom string) bool {
 func isNotFound(err error) bool {
 	var de *net.DNSError
 	return errors.As(err, &de) && de.IsNotFound
+}
+
+// reverseDNS is the provider of reverse DNS proofs: one checker, and its
+// cache, for every claim that names a domain.
+type reverseDNS struct {
+	o       *verify.Options
+	checker *rdnsChecker // made when a claim first names a domain
+}
+
+func (*reverseDNS) method() string                             { return config.VerifyReverseDNS }
+func (*reverseDNS) field() string                              { return "ReverseDNS" }
+func (*reverseDNS) configured(v *config.Verification) []string { return v.ReverseDNS }
+func (*reverseDNS) ready() error                               { return nil }
+func (*reverseDNS) load(context.Context) error                 { return nil }
+func (*reverseDNS) run(context.Context)                        {}
+
+func (p *reverseDNS) bind(_ string, names []string, at string, users func(string) int) ([]source, []error) {
+	var errs []error
+	s := &rdnsSource{users: users}
+	for _, raw := range names {
+		d, ok := httpsyntax.DomainName(raw)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s.ReverseDNS: %q is not a domain name with at least two labels", at, raw))
+			continue
+		}
+		s.domains = append(s.domains, d)
+	}
+	if len(s.domains) == 0 {
+		return nil, errs
+	}
+	if p.checker == nil {
+		p.checker = newReverseDNS(p.o)
+	}
+	s.checker = p.checker
+	return []source{s}, errs
+}
+
+// rdnsSource proves a claim by a forward-confirmed name in its domains.
+type rdnsSource struct {
+	checker *rdnsChecker
+	domains []string
+	users   func(string) int // agents using a domain: several, and it proves their operator
+}
+
+func (s *rdnsSource) check(ctx context.Context, q query) answer {
+	host, domain, err := s.checker.Check(ctx, q.client, s.domains)
+	switch {
+	case err == nil:
+		return answer{verdict: proven, method: verify.ReverseDNS, source: host, names: s.users(domain) <= 1}
+	case errors.Is(err, verify.ErrUnavailable):
+		// The client runs its own reverse zone and can make it slow:
+		// weak (decide, rule 3).
+		return answer{verdict: unknown, err: err, weak: true}
+	}
+	return answer{verdict: disproven, err: err}
 }
