@@ -234,6 +234,7 @@ type rangeList struct {
 	maxAge  time.Duration
 	every   time.Duration
 	log     *slog.Logger
+	shared  bool // other agents use the list too: it proves their operator
 
 	cur   atomic.Pointer[rangeSet]
 	mu    sync.Mutex // serialises loads and the staleness timer
@@ -354,8 +355,8 @@ func (r *rangeList) Run(ctx context.Context) {
 	}
 }
 
-// rangeLists is the provider of IP range proofs: every range list a claim
-// names, each fetched once whichever claims name it.
+// rangeLists is the provider of IP range proofs: each list is a source
+// of every claim that names it, fetched once.
 type rangeLists struct {
 	f     *fetcher
 	o     *verify.Options
@@ -375,60 +376,36 @@ func (p *rangeLists) bind(_ string, names []string, at string, users func(string
 				errs = append(errs, fmt.Errorf("%s.IPRanges: %w", at, err))
 				continue
 			}
-			r = &rangeList{url: u, fetcher: p.f, maxAge: p.o.RangesMaxAge, every: p.o.RangesRefresh, log: p.o.Logger}
+			r = &rangeList{url: u, fetcher: p.f, maxAge: p.o.RangesMaxAge, every: p.o.RangesRefresh, log: p.o.Logger, shared: users(u) > 1}
 			p.lists[u] = r
 		}
-		src = append(src, &rangeSource{list: r, shared: users(u) > 1})
+		src = append(src, r)
 	}
 	return src, errs
 }
 
-// rangeSource proves a claim by one range list.
-type rangeSource struct {
-	list   *rangeList
-	shared bool // other agents use the list: it proves their operator
+func (p *rangeLists) refreshers() (rs []refresher) {
+	for _, r := range p.lists {
+		rs = append(rs, r)
+	}
+	return rs
 }
 
-func (s *rangeSource) check(_ context.Context, q query) answer {
+func (r *rangeList) check(_ context.Context, q query) answer {
 	// A list whose prefixes name the services they serve (JAFAR) proves
 	// only those; a prefix that names this agent proves it, not only its
 	// operator.
-	in, named, err := s.list.ContainsFor(q.client, q.agent)
+	in, named, err := r.ContainsFor(q.client, q.agent)
 	switch {
 	case err != nil:
 		return answer{verdict: unknown, err: err}
 	case in:
-		return answer{verdict: proven, method: verify.IPRange, source: s.list.url, names: named || !s.shared}
+		return answer{verdict: proven, method: verify.IPRange, source: r.url, names: named || !r.shared}
 	}
 	return answer{verdict: disproven}
 }
 
 // unproven is the refusal's line for a client outside the list.
-func (s *rangeSource) unproven(client netip.Addr) string {
-	return client.String() + " is not in " + s.list.url
-}
-
-func (p *rangeLists) load(ctx context.Context) error {
-	errs := make([]error, 0, len(p.lists))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, r := range p.lists {
-		wg.Go(func() {
-			if err := r.Load(ctx); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-func (p *rangeLists) run(ctx context.Context) {
-	var wg sync.WaitGroup
-	for _, r := range p.lists {
-		wg.Go(func() { r.Run(ctx) })
-	}
-	wg.Wait()
+func (r *rangeList) unproven(client netip.Addr) string {
+	return client.String() + " is not in " + r.url
 }

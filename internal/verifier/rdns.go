@@ -15,7 +15,8 @@ import (
 	"github.com/agentready/agentready/verify"
 )
 
-// rdnsChecker checks forward-confirmed reverse DNS: the address's PTR names
+// rdnsChecker is the provider of reverse DNS proofs; it checks
+// forward-confirmed reverse DNS: the address's PTR names
 // are looked up, and a name counts only if it is in one of the operator's
 // domains and its own A/AAAA records hold the address (a PTR record is
 // the address owner's to write; the forward lookup is the domain
@@ -189,38 +190,26 @@ func isNotFound(err error) bool {
 	return errors.As(err, &de) && de.IsNotFound
 }
 
-// reverseDNS is the provider of reverse DNS proofs: one checker, and its
-// cache, for every claim that names a domain.
-type reverseDNS struct {
-	o       *verify.Options
-	checker *rdnsChecker // made when a claim first names a domain
-}
+func (*rdnsChecker) method() string                             { return config.VerifyReverseDNS }
+func (*rdnsChecker) field() string                              { return "ReverseDNS" }
+func (*rdnsChecker) configured(v *config.Verification) []string { return v.ReverseDNS }
+func (*rdnsChecker) ready() error                               { return nil }
+func (*rdnsChecker) refreshers() []refresher                    { return nil }
 
-func (*reverseDNS) method() string                             { return config.VerifyReverseDNS }
-func (*reverseDNS) field() string                              { return "ReverseDNS" }
-func (*reverseDNS) configured(v *config.Verification) []string { return v.ReverseDNS }
-func (*reverseDNS) ready() error                               { return nil }
-func (*reverseDNS) load(context.Context) error                 { return nil }
-func (*reverseDNS) run(context.Context)                        {}
-
-func (p *reverseDNS) bind(_ string, names []string, at string, users func(string) int) ([]source, []error) {
+func (d *rdnsChecker) bind(_ string, names []string, at string, users func(string) int) ([]source, []error) {
 	var errs []error
-	s := &rdnsSource{users: users}
+	s := &rdnsSource{checker: d, users: users}
 	for _, raw := range names {
-		d, ok := httpsyntax.DomainName(raw)
+		dom, ok := httpsyntax.DomainName(raw)
 		if !ok {
 			errs = append(errs, fmt.Errorf("%s.ReverseDNS: %q is not a domain name with at least two labels", at, raw))
 			continue
 		}
-		s.domains = append(s.domains, d)
+		s.domains = append(s.domains, dom)
 	}
 	if len(s.domains) == 0 {
 		return nil, errs
 	}
-	if p.checker == nil {
-		p.checker = newReverseDNS(p.o)
-	}
-	s.checker = p.checker
 	return []source{s}, errs
 }
 

@@ -208,10 +208,14 @@ type noSignature struct{}
 func (noSignature) Error() string { return "no Web Bot Auth signature was offered" }
 func (noSignature) Unwrap() error { return webbotauth.ErrNoSignature }
 
-func (s *signatures) load(ctx context.Context) error {
+func (s *signatures) refreshers() []refresher {
 	if s.dirs == nil {
 		return nil
 	}
+	return []refresher{s}
+}
+
+func (s *signatures) Load(ctx context.Context) error {
 	var errs []error
 	for _, st := range s.dirs.Status() {
 		if _, err := s.dirs.Key(ctx, st.Agent, ""); err != nil && errors.Is(err, webbotauth.ErrUnavailable) {
@@ -221,11 +225,7 @@ func (s *signatures) load(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (s *signatures) run(ctx context.Context) {
-	if s.dirs != nil {
-		s.dirs.Run(ctx)
-	}
-}
+func (s *signatures) Run(ctx context.Context) { s.dirs.Run(ctx) }
 
 // canonicalAgent returns the Signature-Agent URL s names in the form
 // requests are matched in (webbotauth.AgentURL: an origin for a key

@@ -39,10 +39,15 @@ type provider interface {
 	// ready builds what the bound sources share, once every claim is
 	// bound, and reports what is missing for them.
 	ready() error
-	// load fetches what the kind relies on once; run keeps it fresh
-	// until ctx is done.
-	load(ctx context.Context) error
-	run(ctx context.Context)
+	// refreshers are what the bound sources fetch.
+	refreshers() []refresher
+}
+
+// refresher is what a source fetches: Load fetches it once, Run keeps it
+// fresh until ctx is done; never on the request path.
+type refresher interface {
+	Load(ctx context.Context) error
+	Run(ctx context.Context)
 }
 
 // source is a provider's binding to one claim.

@@ -30,33 +30,28 @@ func defaults(o *verify.Options) {
 		c.CheckRedirect = noRedirect
 		o.Client = &c
 	}
-	if o.RangesMaxAge <= 0 {
-		o.RangesMaxAge = DefaultRangesMaxAge
-	}
-	if o.RangesRefresh <= 0 {
-		o.RangesRefresh = 24 * time.Hour
+	orDefault(&o.RangesMaxAge, DefaultRangesMaxAge)
+	orDefault(&o.RangesRefresh, 24*time.Hour)
+	orDefault(&o.DNSTimeout, 2*time.Second)
+	orDefault(&o.DNSConcurrency, 16)
+	orDefault(&o.DNSCacheSize, 10000)
+	orDefault(&o.SignatureMaxLifetime, 5*time.Minute)
+	if o.DNSBudget == 0 { // negative: no wait at all
+		o.DNSBudget = 100 * time.Millisecond
 	}
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
 	}
-	if o.DNSBudget == 0 {
-		o.DNSBudget = 100 * time.Millisecond
-	}
-	if o.DNSTimeout <= 0 {
-		o.DNSTimeout = 2 * time.Second
-	}
-	if o.DNSConcurrency <= 0 {
-		o.DNSConcurrency = 16
-	}
-	if o.DNSCacheSize <= 0 {
-		o.DNSCacheSize = 10000
-	}
-	if o.SignatureMaxLifetime <= 0 {
-		o.SignatureMaxLifetime = 5 * time.Minute
-	}
 	o.Now = clock.Or(o.Now)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+}
+
+// orDefault sets *p to d unless it is positive.
+func orDefault[T int | time.Duration](p *T, d T) {
+	if *p <= 0 {
+		*p = d
 	}
 }
 
@@ -72,7 +67,6 @@ type Verifier struct {
 	providers []provider        // in precedence order (newProviders)
 	sig       *signatures       // the providers' key directories: Identify
 	ranges    *rangeLists       // the providers' range lists: Ranges
-	log       *slog.Logger
 	// cards holds the Signature Agent Cards the site names
 	// (Verification.Card), cardOf each one's key by lower-case agent name.
 	cards  *cards
@@ -82,7 +76,7 @@ type Verifier struct {
 // newProviders returns every kind of proof source, in the order decide
 // (precedence.go) relies on.
 func newProviders(f *fetcher, o *verify.Options) []provider {
-	return []provider{newSignatures(o), &rangeLists{f: f, o: o, lists: map[string]*rangeList{}}, &reverseDNS{o: o}}
+	return []provider{newSignatures(o), &rangeLists{f: f, o: o, lists: map[string]*rangeList{}}, newReverseDNS(o)}
 }
 
 // claim is what proves one agent's name: a checked policy's, or a known
@@ -118,7 +112,7 @@ func Undeclared(site *config.Site) bool {
 func New(site *config.Site, o verify.Options) (*Verifier, error) {
 	defaults(&o)
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
-	v := &Verifier{claims: map[string]*claim{}, providers: newProviders(f, &o), log: o.Logger, cardOf: map[string]string{}}
+	v := &Verifier{claims: map[string]*claim{}, providers: newProviders(f, &o), cardOf: map[string]string{}}
 	v.sig, v.ranges = v.providers[0].(*signatures), v.providers[1].(*rangeLists)
 	users := sourceUsers(site.Agents, v.providers)
 	var errs, cerrs []error
@@ -273,17 +267,11 @@ func (v *Verifier) claim(name string) *claim {
 // serving so that the first requests can be verified; Run keeps them
 // fresh.
 func (v *Verifier) Load(ctx context.Context) error {
-	var loads []func(context.Context) error
-	for _, p := range v.providers {
-		loads = append(loads, p.load)
-	}
-	if v.cards != nil {
-		loads = append(loads, v.cards.load)
-	}
-	errs := make([]error, len(loads))
+	rs := v.refreshers()
+	errs := make([]error, len(rs))
 	var wg sync.WaitGroup
-	for i, load := range loads {
-		wg.Go(func() { errs[i] = load(ctx) })
+	for i, r := range rs {
+		wg.Go(func() { errs[i] = r.Load(ctx) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -294,13 +282,20 @@ func (v *Verifier) Load(ctx context.Context) error {
 // copies expire. Failures are logged; the last good copy keeps serving.
 func (v *Verifier) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, p := range v.providers {
-		wg.Go(func() { p.run(ctx) })
-	}
-	if v.cards != nil {
-		wg.Go(func() { v.cards.run(ctx) })
+	for _, r := range v.refreshers() {
+		wg.Go(func() { r.Run(ctx) })
 	}
 	wg.Wait()
+}
+
+func (v *Verifier) refreshers() (rs []refresher) {
+	for _, p := range v.providers {
+		rs = append(rs, p.refreshers()...)
+	}
+	if v.cards != nil {
+		rs = append(rs, v.cards)
+	}
+	return rs
 }
 
 // Directories returns the state of every trusted key directory, for
