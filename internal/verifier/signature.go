@@ -43,8 +43,9 @@ func (*signatures) field() string                              { return "Signatu
 func (*signatures) configured(v *config.Verification) []string { return v.SignatureAgents }
 
 // trust trusts the key directories urls name for agent ("" for the
-// agents the site does not declare), at naming where, for errors.
-func (s *signatures) trust(agent string, urls []string, at string) (canon []string, errs []error) {
+// agents the site does not declare), adding each to claim's unless nil;
+// at names where they were named, for errors.
+func (s *signatures) trust(agent string, urls []string, at string, claim map[string]bool) (errs []error) {
 	for _, u := range urls {
 		c, err := canonicalAgent(u, s.o.AllowHTTPLoopback)
 		if err != nil {
@@ -57,21 +58,19 @@ func (s *signatures) trust(agent string, urls []string, at string) (canon []stri
 		} else if prev != agent {
 			s.trusted[c] = ""
 		}
-		canon = append(canon, c)
+		if claim != nil {
+			claim[c] = true
+		}
 	}
-	return canon, errs
+	return errs
 }
 
 func (s *signatures) bind(agent string, names []string, at string, _ func(string) int) ([]source, []error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
-	canon, errs := s.trust(agent, names, at)
 	src := &sigSource{s: s, trusted: map[string]bool{}}
-	for _, c := range canon {
-		src.trusted[c] = true
-	}
-	return []source{src}, errs
+	return []source{src}, s.trust(agent, names, at, src.trusted)
 }
 
 func (s *signatures) ready() error {
@@ -81,17 +80,11 @@ func (s *signatures) ready() error {
 	if len(s.o.Authorities) == 0 {
 		return errors.New("verify: a policy accepts Web Bot Auth signatures, and Options.Authorities names no host they may be made for")
 	}
-	if err := checkAuthorities(s.o.Authorities); err != nil {
+	var err error
+	if s.authorities, err = authoritySet(s.o.Authorities); err != nil {
 		return err
 	}
-	s.authorities = map[string]bool{}
-	for _, a := range s.o.Authorities {
-		a = normalAuthority(a)
-		if s.authority == "" {
-			s.authority = a
-		}
-		s.authorities[a] = true
-	}
+	s.authority = normalAuthority(s.o.Authorities[0])
 	o := s.o
 	dirs, err := webbotauth.NewDirectories(s.urls, webbotauth.DirectoryOptions{
 		Client: o.Client, AllowHTTPLoopback: o.AllowHTTPLoopback, Now: o.Now, Logger: o.Logger,

@@ -115,7 +115,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 	v := &Verifier{claims: map[string]*claim{}, providers: newProviders(f, &o), cardOf: map[string]string{}}
 	v.sig, v.ranges = v.providers[0].(*signatures), v.providers[1].(*rangeLists)
 	users := sourceUsers(site.Agents, v.providers)
-	var errs, cerrs []error
+	var errs []error
 	var cardURLs []string
 	declared := map[string]bool{}
 	for i := range site.Agents {
@@ -124,8 +124,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 		at := fmt.Sprintf("Agents[%d] (%s).Verify", i, a.Name)
 		switch {
 		case a.Name == "*" && a.Proven != nil:
-			_, cerrs = v.sig.trust("", a.Verify.SignatureAgents, at)
-			errs = append(errs, cerrs...)
+			errs = append(errs, v.sig.trust("", a.Verify.SignatureAgents, at, nil)...)
 			continue
 		case a.Name == "*", !a.Verify.Required && a.Proven == nil:
 			continue
@@ -304,24 +303,11 @@ func (v *Verifier) Directories() []DirectoryStatus {
 	if v.sig.dirs == nil {
 		return nil
 	}
-	var st []DirectoryStatus
-	for _, d := range v.sig.dirs.Status() {
-		st = append(st, DirectoryStatus(d))
-	}
-	return st
+	return v.sig.dirs.Status()
 }
 
 // DirectoryStatus is the state of one trusted key directory.
-type DirectoryStatus struct {
-	Agent       string    // the trusted Signature-Agent URL (an origin for the well-known directory)
-	URL         string    // the URL fetched
-	LastFetch   time.Time // last successful fetch; zero if none
-	LastAttempt time.Time // last fetch attempted; zero if none
-	LastError   error     // error of the last attempt; nil when it succeeded
-	Keys        int       // keys in the cached copy
-	Proven      int       // of which with a valid possession proof
-	FreshUntil  time.Time // when the cached copy goes stale
-}
+type DirectoryStatus = webbotauth.DirectoryStatus
 
 // Ranges returns the state of every range list, for health checks.
 func (v *Verifier) Ranges() []RangesStatus {
@@ -332,17 +318,19 @@ func (v *Verifier) Ranges() []RangesStatus {
 	return st
 }
 
-// checkAuthorities reports every entry of Options.Authorities (or
-// RequestOptions.Authorities) that is not host[:port]: a URL there would
-// match no request, and every signature would fail.
-func checkAuthorities(as []string) error {
+// authoritySet returns Options.Authorities (or RequestOptions.Authorities)
+// normalised, and reports every entry that is not host[:port]: a URL there
+// would match no request, and every signature would fail.
+func authoritySet(as []string) (map[string]bool, error) {
+	set := map[string]bool{}
 	var errs []error
 	for i, a := range as {
 		if err := webbotauth.CheckAuthority(a); err != nil {
 			errs = append(errs, fmt.Errorf("verify: Authorities[%d]: %w", i, err))
 		}
+		set[normalAuthority(a)] = true
 	}
-	return errors.Join(errs...)
+	return set, errors.Join(errs...)
 }
 
 // normalAuthority lower-cases host[:port] and drops the default port of
