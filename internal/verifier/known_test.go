@@ -102,16 +102,16 @@ func TestKnownGoogleSources(t *testing.T) {
 			t.Errorf("%s: no known sources", name)
 			continue
 		}
-		if len(s[config.VerifyIPRange]) != 1 || s[config.VerifyIPRange][0] != base+list {
-			t.Errorf("%s: IPRanges %v, want %s", name, s[config.VerifyIPRange], base+list)
+		if len(s.IPRanges) != 1 || s.IPRanges[0] != base+list {
+			t.Errorf("%s: IPRanges %v, want %s", name, s.IPRanges, base+list)
 		}
 		wantRDNS := list == "common-crawlers.json"
-		if got := len(s[config.VerifyReverseDNS]) == 1 && s[config.VerifyReverseDNS][0] == "googlebot.com"; got != wantRDNS || (!wantRDNS && len(s[config.VerifyReverseDNS]) > 0) {
-			t.Errorf("%s: ReverseDNS %v", name, s[config.VerifyReverseDNS])
+		if got := len(s.ReverseDNS) == 1 && s.ReverseDNS[0] == "googlebot.com"; got != wantRDNS || (!wantRDNS && len(s.ReverseDNS) > 0) {
+			t.Errorf("%s: ReverseDNS %v", name, s.ReverseDNS)
 		}
 	}
 	for name, s := range known {
-		for _, d := range s.Sources[config.VerifyReverseDNS] {
+		for _, d := range s.ReverseDNS {
 			if d == "google.com" || inDomain(d, "googleusercontent.com") {
 				t.Errorf("%s: reverse DNS domain %q proves any Google host or any Google Cloud customer", name, d)
 			}
@@ -119,8 +119,8 @@ func TestKnownGoogleSources(t *testing.T) {
 	}
 	// Known hands out copies: a caller cannot change the shared rows.
 	s, _ := Known("Googlebot")
-	s[config.VerifyReverseDNS][0] = "example.com"
-	if s2, _ := Known("googlebot-image"); s2[config.VerifyReverseDNS][0] != "googlebot.com" {
+	s.ReverseDNS[0] = "example.com"
+	if s2, _ := Known("googlebot-image"); s2.ReverseDNS[0] != "googlebot.com" {
 		t.Error("Known returned the shared slice")
 	}
 }
@@ -154,8 +154,8 @@ func TestKnownRowsCited(t *testing.T) {
 		if d, err := time.Parse(time.DateOnly, r.Read); err != nil || d.Year() < 2026 {
 			t.Errorf("%s: read %q is not a day of 2026 or later", name, r.Read)
 		}
-		hosts := slices.Clone(r.Sources[config.VerifyReverseDNS])
-		for _, s := range slices.Concat(r.Sources[config.VerifyIPRange], r.Sources[config.VerifySignature]) {
+		hosts := slices.Clone(r.ReverseDNS)
+		for _, s := range slices.Concat(r.IPRanges, r.SignatureAgents) {
 			u, err := url.Parse(s)
 			if err != nil || u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 				t.Errorf("%s: source %q is not a plain https URL", name, s)
@@ -168,8 +168,8 @@ func TestKnownRowsCited(t *testing.T) {
 				t.Errorf("%s: source host %s is on none of the operator's domains %v", name, h, operator)
 			}
 		}
-		if len(r.Sources[config.VerifyIPRange]) != len(slices.Compact(slices.Sorted(slices.Values(r.Sources[config.VerifyIPRange])))) {
-			t.Errorf("%s: a range list twice: %v", name, r.Sources[config.VerifyIPRange])
+		if len(r.IPRanges) != len(slices.Compact(slices.Sorted(slices.Values(r.IPRanges)))) {
+			t.Errorf("%s: a range list twice: %v", name, r.IPRanges)
 		}
 	}
 }
@@ -221,10 +221,10 @@ func TestKnownRangeLists(t *testing.T) {
 	}
 	codex := addr("https://openai.com/chatgpt-agents.json") // served, never named
 	for name, r := range known {
-		if len(r.Sources[config.VerifyIPRange]) == 0 {
+		if len(r.IPRanges) == 0 {
 			continue
 		}
-		for _, u := range r.Sources[config.VerifyIPRange] {
+		for _, u := range r.IPRanges {
 			if !slices.Contains(redirecting, u) {
 				addr(u)
 			}
@@ -244,7 +244,7 @@ func TestKnownRangeLists(t *testing.T) {
 	req, _ := http.NewRequest("GET", "https://site.example/", nil)
 	for _, p := range policies {
 		own := map[netip.Addr]bool{}
-		for _, u := range known[p.Name].Sources[config.VerifyIPRange] {
+		for _, u := range known[p.Name].IPRanges {
 			own[lt.lists[u]] = true
 		}
 		for u, a := range lt.lists {
@@ -265,8 +265,8 @@ func TestKnownRangeLists(t *testing.T) {
 		"ClaudeBot":     {"https://claude.com/crawling/bots.json"},
 		"PerplexityBot": {"https://www.perplexity.ai/perplexitybot.json"},
 	} {
-		if s, _ := Known(name); !slices.Equal(s[config.VerifyIPRange], lists) {
-			t.Errorf("%s: %v, want %v", name, s[config.VerifyIPRange], lists)
+		if s, _ := Known(name); !slices.Equal(s.IPRanges, lists) {
+			t.Errorf("%s: %v, want %v", name, s.IPRanges, lists)
 		}
 	}
 	if id, err := v.Verify(context.Background(), req, codex, "site.example", "ChatGPT-User", false); !errors.Is(err, verify.ErrFailed) {
@@ -284,11 +284,11 @@ func TestKnownSigningAgents(t *testing.T) {
 		"cloudflarebrowserrenderingcrawler": "https://web-bot-auth.cloudflare-browser-rendering-085.workers.dev",
 	}
 	for name, r := range known {
-		if len(r.Sources[config.VerifySignature]) == 0 {
+		if len(r.SignatureAgents) == 0 {
 			continue
 		}
-		if len(r.Sources[config.VerifySignature]) != 1 || r.Sources[config.VerifySignature][0] != want[name] {
-			t.Errorf("%s: SignatureAgents %v, want %q", name, r.Sources[config.VerifySignature], want[name])
+		if len(r.SignatureAgents) != 1 || r.SignatureAgents[0] != want[name] {
+			t.Errorf("%s: SignatureAgents %v, want %q", name, r.SignatureAgents, want[name])
 		}
 		delete(want, name)
 		v, err := newForAgents([]config.AgentPolicy{{Name: name, Verify: config.Verification{Required: true,

@@ -13,7 +13,7 @@ import (
 // provider: a Web Bot Auth key directory (signature.go), an operator's IP
 // range lists, JAFAR's included (ranges.go), forward-confirmed reverse DNS
 // (rdns.go). A provider binds the names a claim gives it (its policy's
-// Verification, else the known-agent data) into a source, which answers
+// Verification, else the known-agent data's) into a source, which answers
 // for one request; what it fetches is shared by the claims bound to it.
 // Verify asks a claim's sources in the providers' order and decide
 // (precedence.go) says which answer wins. Adding a kind is a provider,
@@ -23,12 +23,12 @@ import (
 // provider is one kind of proof source, for the whole Verifier.
 type provider interface {
 	// method is the config.Verification.Methods value that accepts the
-	// kind, and the key of its names in Sources.
+	// kind.
 	method() string
 	// field is its config.Verification field, for errors.
 	field() string
-	// configured is what v names for the kind; nil: the known-agent
-	// data's names.
+	// configured is what v names for the kind (nil: the known-agent
+	// data's names, in the Verification of its row).
 	configured(v *config.Verification) []string
 	// bind returns the sources that prove the claim to agent by names
 	// (none when they give none), and every problem of names, each
@@ -64,27 +64,6 @@ type query struct {
 	record    bool       // a signature's nonce is recorded against replay
 }
 
-// Sources are the names of what proves an agent's claim, by method
-// (config.Verify*): the Signature-Agent URLs of its operator's Web Bot
-// Auth JWK Sets (origins, for key directories at the well-known URI), the
-// URLs of its published IP range lists, the domains its forward-confirmed
-// reverse DNS names are in.
-type Sources map[string][]string
-
-// sourcesFor returns the sources of a checked policy: those its
-// Verification names, each kind defaulting to the known-agent data's for
-// its Name.
-func sourcesFor(a *config.AgentPolicy, ps []provider) Sources {
-	k := known[strings.ToLower(a.Name)]
-	s := Sources{}
-	for _, p := range ps {
-		if s[p.method()] = p.configured(&a.Verify); s[p.method()] == nil {
-			s[p.method()] = k.Sources[p.method()]
-		}
-	}
-	return s
-}
-
 // sourceUsers counts, per method and name, the agents whose sources
 // include it: every row of the known-agent data, whether the site
 // declares the agent or not (Anthropic's one list is shared by its three
@@ -101,13 +80,11 @@ func sourceUsers(agents []config.AgentPolicy, ps []provider) func(method string)
 			users[key{method, n}][strings.ToLower(agent)] = true
 		}
 	}
-	for name, row := range known {
-		for m, names := range row.Sources {
-			add(m, names, name)
+	for _, p := range ps {
+		for name, row := range known {
+			add(p.method(), p.configured(&row.Verification), name)
 		}
-	}
-	for i := range agents {
-		for _, p := range ps {
+		for i := range agents {
 			add(p.method(), p.configured(&agents[i].Verify), agents[i].Name)
 		}
 	}

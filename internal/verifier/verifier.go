@@ -129,7 +129,8 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 		case a.Name == "*", !a.Verify.Required && a.Proven == nil:
 			continue
 		}
-		c, cerrs := v.bind(a.Name, at, sourcesFor(a, v.providers), &a.Verify, users)
+		row := known[strings.ToLower(a.Name)]
+		c, cerrs := v.bind(a.Name, at, &a.Verify, &row.Verification, users)
 		errs = append(errs, cerrs...)
 		if len(c.sources) == 0 {
 			errs = append(errs, v.sourceless(a, at))
@@ -150,7 +151,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 		for name, row := range known {
 			if !declared[name] {
 				token := knownToken(name)
-				c, cerrs := v.bind(token, "known-agent data ("+token+")", row.Sources, &config.Verification{}, users)
+				c, cerrs := v.bind(token, "known-agent data ("+token+")", &row.Verification, nil, users)
 				errs = append(errs, cerrs...)
 				v.claims[name], v.claims[token] = c, c
 			}
@@ -174,15 +175,21 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 }
 
 // bind binds the claim to name to the sources src names, by the methods
-// accepts allows; at says where they were named, for errors.
-func (v *Verifier) bind(name, at string, src Sources, accepts *config.Verification, users func(string) func(string) int) (*claim, []error) {
+// it accepts, each kind defaulting to what dflt names (the known-agent
+// data's row for name, nil for none); at says where they were named, for
+// errors.
+func (v *Verifier) bind(name, at string, src, dflt *config.Verification, users func(string) func(string) int) (*claim, []error) {
 	c := &claim{name: name}
 	var errs []error
 	for _, p := range v.providers {
-		if !resolve.Accepts(accepts, p.method()) {
+		if !resolve.Accepts(src, p.method()) {
 			continue
 		}
-		s, perrs := p.bind(name, src[p.method()], at, users(p.method()))
+		names := p.configured(src)
+		if names == nil && dflt != nil {
+			names = p.configured(dflt)
+		}
+		s, perrs := p.bind(name, names, at, users(p.method()))
 		c.sources, errs = append(c.sources, s...), append(errs, perrs...)
 		c.signs = c.signs || (p == provider(v.sig) && len(s) > 0)
 	}
