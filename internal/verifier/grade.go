@@ -3,26 +3,21 @@ package verifier
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/verify"
 )
 
-// purposeOf is the purpose agent's operator declares: its Signature
-// Agent Card's (Verification.Card), else the operator data's; "" when
-// neither says.
-func (v *Verifier) purposeOf(agent string) string {
-	key, ok := v.cardOf[agent] // as spelled: the policy's name
-	if !ok {
-		key, ok = v.cardOf[strings.ToLower(agent)]
-	}
-	if ok {
-		if c, ok := v.cards.card(key); ok && c.Purpose != "" {
-			return c.Purpose
+// purposeOf is the purpose the operator of the agent named name (whose
+// claim is c, if any) declares: its Signature Agent Card's
+// (Verification.Card), else the operator data's; "" when neither says.
+func (v *Verifier) purposeOf(c *claim, name string) string {
+	if c != nil && c.card != "" {
+		if card, ok := v.cards.card(c.card); ok && card.Purpose != "" {
+			return card.Purpose
 		}
 	}
-	if p := policy.PurposeOf(agent); p != policy.PurposeUnknown {
+	if p := policy.PurposeOf(name); p != policy.PurposeUnknown {
 		return p.String()
 	}
 	return ""
@@ -44,7 +39,7 @@ func (v *Verifier) Identify(ctx context.Context, r *http.Request, authority stri
 	}
 	id := verify.Identity{Method: verify.Signature, Source: agent, KeyID: keyID, Agent: v.sig.trusted[agent]}
 	if id.Agent != "" {
-		id.Purpose = v.purposeOf(id.Agent)
+		id.Purpose = v.purposeOf(v.claim(id.Agent), id.Agent)
 	}
 	return id, nil
 }

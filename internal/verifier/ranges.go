@@ -373,7 +373,7 @@ func (p *rangeLists) bind(_ string, names []string, at string, users func(string
 		r, ok := p.lists[u]
 		if !ok {
 			if err := p.f.checkURL(u); err != nil {
-				errs = append(errs, fmt.Errorf("%s.IPRanges: %w", at, err))
+				errs = append(errs, fmt.Errorf("%s: %w", at, err))
 				continue
 			}
 			r = &rangeList{url: u, fetcher: p.f, maxAge: p.o.RangesMaxAge, every: p.o.RangesRefresh, log: p.o.Logger, shared: users(u) > 1}

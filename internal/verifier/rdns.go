@@ -202,7 +202,7 @@ func (d *rdnsChecker) bind(_ string, names []string, at string, users func(strin
 	for _, raw := range names {
 		dom, ok := httpsyntax.DomainName(raw)
 		if !ok {
-			errs = append(errs, fmt.Errorf("%s.ReverseDNS: %q is not a domain name with at least two labels", at, raw))
+			errs = append(errs, fmt.Errorf("%s: %q is not a domain name with at least two labels", at, raw))
 			continue
 		}
 		s.domains = append(s.domains, dom)

@@ -109,8 +109,5 @@ func disproofs(as []answer) error {
 			errs = append(errs, as[i].err)
 		}
 	}
-	if len(errs) == 1 {
-		return errs[0] // as it is: errors.Is and the message read it directly
-	}
 	return errors.Join(errs...)
 }

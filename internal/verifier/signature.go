@@ -44,12 +44,12 @@ func (*signatures) configured(v *config.Verification) []string { return v.Signat
 
 // trust trusts the key directories urls name for agent ("" for the
 // agents the site does not declare), adding each to claim's unless nil;
-// at names where they were named, for errors.
+// at names where they were named (the field included), for errors.
 func (s *signatures) trust(agent string, urls []string, at string, claim map[string]bool) (errs []error) {
 	for _, u := range urls {
 		c, err := canonicalAgent(u, s.o.AllowHTTPLoopback)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s.SignatureAgents: %w", at, err))
+			errs = append(errs, fmt.Errorf("%s: %w", at, err))
 			continue
 		}
 		if prev, ok := s.trusted[c]; !ok {

@@ -32,7 +32,7 @@ type provider interface {
 	configured(v *config.Verification) []string
 	// bind returns the sources that prove the claim to agent by names
 	// (none when they give none), and every problem of names, each
-	// prefixed with at (where they were named). users is how many agents
+	// prefixed with at (where they were named, the field included). users is how many agents
 	// use a name of this kind: a name several use proves their operator,
 	// not which of them sent a request.
 	bind(agent string, names []string, at string, users func(string) int) ([]source, []error)

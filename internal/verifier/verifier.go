@@ -67,10 +67,7 @@ type Verifier struct {
 	providers []provider        // in precedence order (newProviders)
 	sig       *signatures       // the providers' key directories: Identify
 	ranges    *rangeLists       // the providers' range lists: Ranges
-	// cards holds the Signature Agent Cards the site names
-	// (Verification.Card), cardOf each one's key by lower-case agent name.
-	cards  *cards
-	cardOf map[string]string
+	cards     *cards            // the Signature Agent Cards the site names (Verification.Card)
 }
 
 // newProviders returns every kind of proof source, in the order decide
@@ -85,6 +82,7 @@ type claim struct {
 	name    string
 	sources []source // in the providers' order
 	signs   bool     // a source accepts signatures: a refusal asks for one
+	card    string   // its Signature Agent Card's key (webbotauth.AgentURL form), if any
 }
 
 // Undeclared reports whether the site grades the agents it does not
@@ -112,7 +110,7 @@ func Undeclared(site *config.Site) bool {
 func New(site *config.Site, o verify.Options) (*Verifier, error) {
 	defaults(&o)
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
-	v := &Verifier{claims: map[string]*claim{}, providers: newProviders(f, &o), cardOf: map[string]string{}}
+	v := &Verifier{claims: map[string]*claim{}, providers: newProviders(f, &o)}
 	v.sig, v.ranges = v.providers[0].(*signatures), v.providers[1].(*rangeLists)
 	users := sourceUsers(site.Agents, v.providers)
 	var errs []error
@@ -124,7 +122,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 		at := fmt.Sprintf("Agents[%d] (%s).Verify", i, a.Name)
 		switch {
 		case a.Name == "*" && a.Proven != nil:
-			errs = append(errs, v.sig.trust("", a.Verify.SignatureAgents, at, nil)...)
+			errs = append(errs, v.sig.trust("", a.Verify.SignatureAgents, at+".SignatureAgents", nil)...)
 			continue
 		case a.Name == "*", !a.Verify.Required && a.Proven == nil:
 			continue
@@ -143,7 +141,7 @@ func New(site *config.Site, o verify.Options) (*Verifier, error) {
 				errs = append(errs, fmt.Errorf("%s.Card: %q: %w", at, a.Verify.Card, err))
 			} else {
 				cardURLs = append(cardURLs, a.Verify.Card)
-				v.cardOf[strings.ToLower(a.Name)], v.cardOf[a.Name] = key, key
+				c.card = key
 			}
 		}
 	}
@@ -189,7 +187,7 @@ func (v *Verifier) bind(name, at string, src, dflt *config.Verification, users f
 		if names == nil && dflt != nil {
 			names = p.configured(dflt)
 		}
-		s, perrs := p.bind(name, names, at, users(p.method()))
+		s, perrs := p.bind(name, names, at+"."+p.field(), users(p.method()))
 		c.sources, errs = append(c.sources, s...), append(errs, perrs...)
 		c.signs = c.signs || (p == provider(v.sig) && len(s) > 0)
 	}
@@ -247,7 +245,7 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Add
 		a := &as[at]
 		id.Method, id.Source, id.KeyID = a.method, a.source, a.keyID
 		if a.names {
-			id.Agent, id.Purpose = c.name, v.purposeOf(c.name)
+			id.Agent, id.Purpose = c.name, v.purposeOf(c, c.name)
 		}
 		return id, nil
 	case ver == unknown:
