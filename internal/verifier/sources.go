@@ -10,34 +10,23 @@ import (
 )
 
 // Proof sources (docs/design.md, "Verified agents"). Each kind is a
-// provider: a Web Bot Auth key directory (signature.go), an operator's IP
-// range lists, JAFAR's included (ranges.go), forward-confirmed reverse DNS
-// (rdns.go). A provider binds the names a claim gives it (its policy's
-// Verification, else the known-agent data's) into a source, which answers
-// for one request; what it fetches is shared by the claims bound to it.
-// Verify asks a claim's sources in the providers' order and decide
-// (precedence.go) says which answer wins. Adding a kind is a provider,
-// its place in newProviders, a field of config.Verification, its checks
-// and its method (config.Verify*, verify.Method).
+// provider (signature.go, ranges.go, rdns.go) that binds the names a claim
+// gives it, its policy's Verification else the known-agent data's, into
+// sources; Verify asks a claim's sources in the providers' order, and
+// decide (precedence.go) says which answer wins.
 
 // provider is one kind of proof source, for the whole Verifier.
 type provider interface {
-	// method is the config.Verification.Methods value that accepts the
-	// kind.
-	method() string
-	// field is its config.Verification field, for errors.
-	field() string
-	// configured is what v names for the kind (nil: the known-agent
-	// data's names, in the Verification of its row).
-	configured(v *config.Verification) []string
+	method() string                             // its config.Verification.Methods value
+	field() string                              // its config.Verification field, for errors
+	configured(v *config.Verification) []string // what v names for it (nil: the known-agent data's)
 	// bind returns the sources that prove the claim to agent by names
-	// (none when they give none), and every problem of names, each
-	// prefixed with at (where they were named, the field included). users is how many agents
-	// use a name of this kind: a name several use proves their operator,
-	// not which of them sent a request.
+	// (none when they give none) and every problem of names, each
+	// prefixed with at. users is how many agents use a name: a name
+	// several use proves their operator, not which of them sent a request.
 	bind(agent string, names []string, at string, users func(string) int) ([]source, []error)
-	// ready builds what the bound sources share, once every claim is
-	// bound, and reports what is missing for them.
+	// ready builds what the bound sources share once every claim is
+	// bound, and reports what they lack.
 	ready() error
 	// refreshers are what the bound sources fetch.
 	refreshers() []refresher
@@ -74,10 +63,11 @@ func sourceUsers(agents []config.AgentPolicy, ps []provider) func(method string)
 	users := map[key]map[string]bool{}
 	add := func(method string, names []string, agent string) {
 		for _, n := range names {
-			if users[key{method, n}] == nil {
-				users[key{method, n}] = map[string]bool{}
+			k := key{method, n}
+			if users[k] == nil {
+				users[k] = map[string]bool{}
 			}
-			users[key{method, n}][strings.ToLower(agent)] = true
+			users[k][strings.ToLower(agent)] = true
 		}
 	}
 	for _, p := range ps {
