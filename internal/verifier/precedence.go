@@ -39,7 +39,7 @@ type answer struct {
 }
 
 // decide applies the precedence rules to the answers of a claim's
-// sources, given in the providers' order (newProviders: the signature
+// sources, given in the providers' order (newVerifier: the signature
 // first, then the range lists, then reverse DNS), and returns the
 // verdict, the answer that carries it (-1 when it is no single one's)
 // and whether it is final, so that the sources after are not asked:

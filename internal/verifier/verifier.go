@@ -64,16 +64,19 @@ func orDefault[T int | time.Duration](p *T, d T) {
 // names it. It is safe for concurrent use.
 type Verifier struct {
 	claims    map[string]*claim // by lower-case agent name, and as spelled
-	providers []provider        // in precedence order (newProviders)
+	providers []provider        // in precedence order (newVerifier)
 	sig       *signatures       // the providers' key directories: Identify
 	ranges    *rangeLists       // the providers' range lists: Ranges
 	cards     *cards            // the Signature Agent Cards the site names (Verification.Card)
 }
 
-// newProviders returns every kind of proof source, in the order decide
-// (precedence.go) relies on.
-func newProviders(f *fetcher, o *verify.Options) []provider {
-	return []provider{newSignatures(o), &rangeLists{f: f, o: o, lists: map[string]*rangeList{}}, newReverseDNS(o)}
+// newVerifier returns a Verifier of no claim, with every kind of proof
+// source in the order decide (precedence.go) relies on: the signature
+// first, then the range lists, then reverse DNS.
+func newVerifier(f *fetcher, o *verify.Options) *Verifier {
+	v := &Verifier{claims: map[string]*claim{}, sig: newSignatures(o), ranges: &rangeLists{f: f, o: o, lists: map[string]*rangeList{}}}
+	v.providers = []provider{v.sig, v.ranges, newReverseDNS(o)}
+	return v
 }
 
 // claim is what proves one agent's name: a checked policy's, or a known
@@ -110,8 +113,7 @@ func Undeclared(site *config.Site) bool {
 func New(site *config.Site, o verify.Options) (*Verifier, error) {
 	defaults(&o)
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
-	v := &Verifier{claims: map[string]*claim{}, providers: newProviders(f, &o)}
-	v.sig, v.ranges = v.providers[0].(*signatures), v.providers[1].(*rangeLists)
+	v := newVerifier(f, &o)
 	users := sourceUsers(site.Agents, v.providers)
 	var errs []error
 	var cardURLs []string
