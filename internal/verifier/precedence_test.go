@@ -2,7 +2,11 @@ package verifier
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/verify"
 )
 
 // TestDecide pins the precedence rules (decide's doc comment): the first
@@ -43,6 +47,26 @@ func TestDecide(t *testing.T) {
 		}
 		if err := unavailable(c.as); (err != nil) != (c.v == unknown) {
 			t.Errorf("%s: unavailable = %v", c.name, err)
+		}
+	}
+}
+
+// TestNewReportsEveryProblem: New reports every source it cannot bind and
+// what the bound ones lack, joined, not the first alone.
+func TestNewReportsEveryProblem(t *testing.T) {
+	agents := []config.AgentPolicy{
+		{Name: "A", Verify: config.Verification{Required: true, IPRanges: []string{"ftp://ranges.example/a.json"}}},
+		{Name: "B", Verify: config.Verification{Required: true, ReverseDNS: []string{"localhost"}, SignatureAgents: []string{"https://b.example"}}},
+		{Name: "C", Verify: config.Verification{Required: true, Methods: []string{config.VerifyIPRange}, SignatureAgents: []string{"https://c.example"}}},
+	}
+	_, err := newForAgents(agents, verify.Options{Logger: discardLogger()})
+	if err == nil {
+		t.Fatal("New accepted sources it cannot use")
+	}
+	for _, want := range []string{"Agents[0] (A).Verify.IPRanges", "Agents[1] (B).Verify.ReverseDNS", "Agents[2] (C).Verify: the policy is verified-only, but no source proves",
+		"Options.Authorities names no host"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q:\n%v", want, err)
 		}
 	}
 }
