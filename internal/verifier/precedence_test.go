@@ -41,13 +41,15 @@ func TestDecide(t *testing.T) {
 		{"no signature offered", []answer{silent, no}, disproven, -1, false},
 		{"only silence", []answer{silent}, disproven, -1, false},
 	} {
-		v, at, final := decide(c.as)
-		if v != c.v || at != c.at || final != c.final {
-			t.Errorf("%s: decide = %v, %d, %v; want %v, %d, %v", c.name, v, at, final, c.v, c.at, c.final)
-		}
-		if err := unavailable(c.as); (err != nil) != (c.v == unknown) {
-			t.Errorf("%s: unavailable = %v", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			v, at, final := decide(c.as)
+			if v != c.v || at != c.at || final != c.final {
+				t.Errorf("decide = %v, %d, %v; want %v, %d, %v", v, at, final, c.v, c.at, c.final)
+			}
+			if err := unavailable(c.as); (err != nil) != (c.v == unknown) {
+				t.Errorf("unavailable = %v", err)
+			}
+		})
 	}
 }
 
