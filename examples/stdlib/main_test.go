@@ -1,4 +1,4 @@
-package demo
+package main
 
 import (
 	"bytes"
@@ -12,15 +12,15 @@ import (
 	"github.com/agentready/agentready/config"
 )
 
-// TestSiteYAML: examples/stdlib/site.yaml declares what Site declares in
-// Go: the two decode equal and serve identical documents.
+// TestSiteYAML: site.yaml declares what site declares in Go (examples/chi
+// serves the file): the two decode equal and serve identical documents.
 func TestSiteYAML(t *testing.T) {
-	fromFile, _, err := config.LoadSite("../../stdlib/site.yaml")
+	fromFile, _, err := config.LoadSite("site.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(fromFile, Site()) {
-		t.Errorf("site.yaml:\n got %+v\nwant %+v", fromFile, Site())
+	if !reflect.DeepEqual(fromFile, site()) {
+		t.Errorf("site.yaml:\n got %+v\nwant %+v", fromFile, site())
 	}
 	serve := func(site config.Site) func(path string) []byte {
 		m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
@@ -37,7 +37,7 @@ func TestSiteYAML(t *testing.T) {
 			return w.Body.Bytes()
 		}
 	}
-	goDocs, fileDocs := serve(Site()), serve(fromFile)
+	goDocs, fileDocs := serve(site()), serve(fromFile)
 	for _, path := range []string{"/.well-known/agents.txt", "/.well-known/agents.json", "/.well-known/agents.md", "/agent.json",
 		"/agents/outdoorsupply.example/agent.json", "/.well-known/mcp/server-card.json", "/robots.txt"} {
 		if a, b := goDocs(path), fileDocs(path); !bytes.Equal(a, b) {
