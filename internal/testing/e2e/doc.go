@@ -1,8 +1,10 @@
 // Package e2e holds the library's end-to-end suites: tests that drive
 // agentready.New and its Handler over HTTP, with the memory and the Redis
-// stores, signed agents, sessions and the audit trail, through the public
-// API alone (what a test must read beyond it, internal/testhooks gives).
-// It has no code of its own, only tests.
+// stores, signed agents, sessions and the audit trail. They go through the
+// public API; what package agentready keeps unexported (a middleware's
+// verifier, the session endpoint's event names) they read through
+// internal/testhooks, and they take fixtures, helpers and a few constants
+// from internal packages. It has no code of its own, only tests.
 //
 // It is a module of its own, so that the library's go.mod requires no
 // Redis or Prometheus code: a program that imports agentready downloads
