@@ -43,7 +43,7 @@ func TestAuditRestart(t *testing.T) {
 	srv := redistest.Start(t)
 	prefix := redistest.Prefix(t)
 	connect := func() audit.Store {
-		return newAuditStore(t, srv.Client(t), prefix)
+		return newAuditStore(t, redisClient(t, srv), prefix)
 	}
 
 	first := connect()
@@ -223,7 +223,7 @@ func TestAuditReplicasRace(t *testing.T) {
 	errs := make(chan error, replicas*workers*each)
 	var last audit.Store
 	for r := range replicas {
-		s := newAuditStore(t, srv.Client(t), prefix)
+		s := newAuditStore(t, redisClient(t, srv), prefix)
 		last = s
 		for w := range workers {
 			wg.Add(1)
