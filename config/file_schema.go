@@ -1,55 +1,55 @@
 package config
 
 import (
-	_ "embed"
-	"encoding/json"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/agentready/agentready/internal/httpsyntax"
-	"github.com/agentready/agentready/internal/siteschema"
+	"github.com/agentready/agentready/internal/schemagen"
 )
 
-// siteSchema is site.schema.json as shipped; agentready schema prints it.
-//
-//go:embed site.schema.json
-var siteSchema []byte
-
-func init() { siteschema.JSON = siteSchema }
-
-// fileSchema returns the JSON Schema (2020-12) of a declaration file,
-// generated from the types (file: the Site's keys, upstream and serve):
-// every struct a closed object of its snake_case keys (fileKey), rates,
-// durations and times as the strings ParseSite reads, the validate tags'
-// rules (required, oneof, min, max), and the rules of fieldRules and
-// fileRules, which say in JSON Schema what Validate and agentready.New
-// check of a file (every document is published from a file, so the rules
-// of every format apply). It is meant to refuse what lint refuses, save
-// what JSON Schema cannot say (cmd/agentready's verdict test lists those
-// exceptions). Patterns are written for both ECMA-262 and RE2 (no
-// lookaround; a forbidden form is a "not"). The module ships it as
-// config/site.schema.json; TestSiteSchema keeps the two equal.
-func fileSchema() ([]byte, error) {
-	g := &schemaGen{defs: map[string]any{}}
-	root := g.of(reflect.TypeFor[file]())
-	def := g.defs["File"].(map[string]any)
-	def["allOf"] = fileRules()
-	g.defs["AgentPolicy"].(map[string]any)["allOf"] = agentPolicyRules()
-	g.defs["CredentialURL"] = credentialURL()
-	doc := map[string]any{
-		"$schema":     "https://json-schema.org/draft/2020-12/schema",
-		"$id":         "https://github.com/agentready/agentready/config/site.schema.json",
-		"title":       "agentready declaration file (a config.Site and the settings of agentready serve)",
-		"description": "A site's declaration for agentready, in YAML or JSON; see config.ParseSite. agentready lint FILE decides on it as agentready serve does.",
-		"$ref":        root["$ref"],
-		"$defs":       g.defs,
+// FileSchema returns the JSON Schema (2020-12) of a declaration file, for
+// editors and for programs that check a file before ParseSite reads it.
+// It is generated from the types (internal/schemagen: the Site's keys,
+// upstream and serve): every struct a closed object of its snake_case
+// keys, rates, durations and times as the strings ParseSite reads, the
+// validate tags' rules (required, oneof, min, max), and the rules of
+// fieldRules and fileRules, which say in JSON Schema what Validate and
+// agentready.New check of a file (every document is published from a
+// file, so the rules of every format apply). It is meant to refuse what
+// agentready lint refuses, save what JSON Schema cannot say (cross
+// references, uniqueness). Patterns are written for both ECMA-262 and
+// RE2 (no lookaround; a forbidden form is a "not"). The module ships it
+// as config/site.schema.json, which a test keeps equal to it.
+func FileSchema() ([]byte, error) {
+	g := &schemagen.Generator{
+		Key:   func(f reflect.StructField) string { return fileKey(f.Name) },
+		Types: schemaTypes(),
+		Rules: fieldRules(),
+		Defs:  map[string]any{},
 	}
-	return json.MarshalIndent(doc, "", "  ")
+	root := g.Of(reflect.TypeFor[file]())
+	g.Defs["File"].(map[string]any)["allOf"] = fileRules()
+	g.Defs["AgentPolicy"].(map[string]any)["allOf"] = agentPolicyRules()
+	g.Defs["CredentialURL"] = credentialURL()
+	return schemagen.Document("https://github.com/agentready/agentready/config/site.schema.json",
+		"agentready declaration file (a config.Site and the settings of agentready serve)",
+		"A site's declaration for agentready, in YAML or JSON; see config.ParseSite. agentready lint FILE decides on it as agentready serve does.",
+		root, g.Defs)
 }
 
-type schemaGen struct{ defs map[string]any }
+// schemaTypes are the types a file writes as strings.
+func schemaTypes() map[reflect.Type]map[string]any {
+	return map[reflect.Type]map[string]any{
+		typeDuration: {"type": "string", "pattern": durationPattern, "description": "a duration: 30s, 30m, 1h"},
+		typeTime:     {"type": "string", "format": "date-time"},
+		typeRaw:      {},
+		typeRate:     {"type": "string", "pattern": ratePattern(), "description": "N/window: 60/minute (second, minute, hour or day)"},
+		typeDialect:  {"type": "string"},
+	}
+}
 
 var typeRate = reflect.TypeFor[Rate]()
 
@@ -81,22 +81,9 @@ const octet = `(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])`
 func ratePattern() string {
 	var ws []string
 	for _, w := range []string{"s", "sec", "second", "seconds", "m", "min", "minute", "minutes", "h", "hr", "hour", "hours", "d", "day", "days"} {
-		ws = append(ws, anyCase(w))
+		ws = append(ws, schemagen.AnyCase(w))
 	}
 	return `^\s*\+?0*[1-9][0-9]*\s*/\s*(?:` + strings.Join(ws, "|") + `)\s*$`
-}
-
-// anyCase is a pattern matching s in any ASCII case.
-func anyCase(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if u := strings.ToUpper(string(c)); u != string(c) {
-			b.WriteString("[" + string(c) + u + "]")
-		} else {
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
 }
 
 // pathPattern is pathpattern.Check's rule for an Access or usage path
@@ -201,7 +188,7 @@ func credentialURL() map[string]any {
 	name := func(n string, suffix bool) string {
 		var parts []string
 		for _, c := range n {
-			parts = append(parts, anyCase(string(c)))
+			parts = append(parts, schemagen.AnyCase(string(c)))
 		}
 		pre := "[-_]*"
 		if suffix {
@@ -244,11 +231,11 @@ func credentialURL() map[string]any {
 func rewrittenHeader() map[string]any {
 	var names []string
 	for _, n := range append(append([]string{"Host"}, httpsyntax.HopByHop...), httpsyntax.ForwardingFields...) {
-		names = append(names, anyCase(strings.ToLower(n)))
+		names = append(names, schemagen.AnyCase(strings.ToLower(n)))
 	}
 	return map[string]any{"anyOf": []any{
 		map[string]any{"pattern": "^(?:" + strings.Join(names, "|") + ")$"},
-		map[string]any{"pattern": "^" + anyCase(strings.ToLower(httpsyntax.ForwardingPrefix))},
+		map[string]any{"pattern": "^" + schemagen.AnyCase(strings.ToLower(httpsyntax.ForwardingPrefix))},
 		map[string]any{"pattern": "[^A-Za-z0-9-]"},
 	}}
 }
@@ -378,140 +365,7 @@ func agentPolicyRules() []any {
 func methods() map[string]any {
 	var alts []string
 	for _, m := range awpMethods {
-		alts = append(alts, anyCase(strings.ToLower(m)))
+		alts = append(alts, schemagen.AnyCase(strings.ToLower(m)))
 	}
 	return map[string]any{"pattern": "^$|^(?:" + strings.Join(alts, "|") + ")$"}
-}
-
-// defName is the name of t's def: an unexported type's (file, upstream,
-// serve) capitalised as the others are.
-func defName(t reflect.Type) string {
-	name := t.Name()
-	if name != "" {
-		name = strings.ToUpper(name[:1]) + name[1:]
-	}
-	return name
-}
-
-func (g *schemaGen) of(t reflect.Type) map[string]any {
-	switch t {
-	case typeDuration:
-		return map[string]any{"type": "string", "pattern": durationPattern, "description": "a duration: 30s, 30m, 1h"}
-	case typeTime:
-		return map[string]any{"type": "string", "format": "date-time"}
-	case typeRaw:
-		return map[string]any{}
-	case typeRate:
-		return map[string]any{"type": "string", "pattern": ratePattern(), "description": "N/window: 60/minute (second, minute, hour or day)"}
-	case typeDialect:
-		return map[string]any{"type": "string"}
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		return g.of(t.Elem())
-	case reflect.Struct:
-		name := defName(t)
-		if _, ok := g.defs[name]; !ok {
-			g.defs[name] = nil // reserved: a recursive type refers to itself
-			g.defs[name] = g.object(t)
-		}
-		return map[string]any{"$ref": "#/$defs/" + name}
-	case reflect.Slice:
-		return map[string]any{"type": "array", "items": g.of(t.Elem())}
-	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": g.of(t.Elem())}
-	case reflect.String:
-		return map[string]any{"type": "string"}
-	case reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return map[string]any{"type": "integer"}
-	case reflect.Float32, reflect.Float64:
-		return map[string]any{"type": "number"}
-	}
-	return map[string]any{}
-}
-
-// object is the closed object of struct type t: its keys, the rules of
-// their validate tags and of fieldRules.
-func (g *schemaGen) object(t reflect.Type) map[string]any {
-	rules := fieldRules()
-	props := map[string]any{}
-	var required []any
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous {
-			continue
-		}
-		key := fileKey(f.Name)
-		p := g.of(f.Type)
-		if schemaTagRules(f.Tag.Get("validate"), p) {
-			required = append(required, key)
-		}
-		owner := t.Name() // "file" for the Site's fields, promoted there
-		if r, ok := rules[owner+"."+f.Name]; ok {
-			merge(p, r)
-		}
-		if r, ok := rules[owner+"."+f.Name+"[]"]; ok {
-			items := map[string]any{}
-			merge(items, p["items"].(map[string]any))
-			merge(items, r)
-			p["items"] = items
-		}
-		props[key] = p
-	}
-	obj := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		obj["required"] = required
-	}
-	return obj
-}
-
-// merge adds the keywords of r to p; a "$ref" beside them is kept (2020-12
-// applies both).
-func merge(p, r map[string]any) {
-	for k, v := range r {
-		p[k] = v
-	}
-}
-
-// schemaTagRules adds to p what a validate tag says (validate_tags.go reads the
-// same tags); it reports whether the tag makes the key required.
-func schemaTagRules(tag string, p map[string]any) (required bool) {
-	for _, rule := range strings.Split(tag, ",") {
-		name, arg, _ := strings.Cut(rule, "=")
-		switch name {
-		case "required":
-			required = true
-			switch p["type"] {
-			case "string":
-				p["minLength"] = 1
-			case "array":
-				p["minItems"] = 1
-			}
-		case "oneof":
-			enum := []any{}
-			if strings.Contains(tag, "omitempty") {
-				enum = append(enum, "")
-			}
-			for _, v := range strings.Fields(arg) {
-				enum = append(enum, v)
-			}
-			p["enum"] = enum
-		case "min", "gte", "max":
-			n, err := strconv.Atoi(arg)
-			if err != nil {
-				continue
-			}
-			switch {
-			case p["type"] == "array" && name == "min":
-				p["minItems"] = n
-			case p["type"] == "integer" && name == "max":
-				p["maximum"] = n
-			case p["type"] == "integer":
-				p["minimum"] = n
-			}
-		}
-	}
-	return required
 }
