@@ -5,6 +5,7 @@ package config
 var (
 	Key       = fileKey
 	ParseFile = parseFile
+	TagRules  = tagRules
 )
 
 // Line is Lines.line, for the tests of where a field's line is found.

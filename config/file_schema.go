@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/internal/schemagen"
 )
@@ -175,7 +176,7 @@ func fieldRules() map[string]map[string]any {
 // "not" names.
 var credentialRef = map[string]any{"$ref": "#/$defs/CredentialURL"}
 
-// credentialURL matches a URL urlCredentials refuses as it is written:
+// credentialURL matches a URL fieldcheck.URLCredentials refuses as it is written:
 // user information, a query parameter or fragment member named as a
 // credential (credentialParam; a fragment member only with "="), a JSON
 // Web Token, an AWS access key ID, or a known key prefix starting a word
@@ -197,10 +198,10 @@ func credentialURL() map[string]any {
 		return pre + strings.Join(parts, "[-_]*") + "[-_]*"
 	}
 	var names []string
-	for _, n := range credentialParamNames {
+	for _, n := range fieldcheck.CredentialParamNames {
 		names = append(names, name(n, false))
 	}
-	for _, n := range credentialParamSuffixes {
+	for _, n := range fieldcheck.CredentialParamSuffixes {
 		names = append(names, name(n, true))
 	}
 	member := "(?:" + strings.Join(names, "|") + ")"
@@ -208,14 +209,14 @@ func credentialURL() map[string]any {
 		map[string]any{"pattern": `^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@`},
 		map[string]any{"pattern": `^[^?#]*\?(?:[^#]*[&;])?` + member + `(?:[=&;#]|$)`},
 		map[string]any{"pattern": `#(?:.*[&;])?` + member + `=`},
-		map[string]any{"pattern": jwtPattern.String()},
-		map[string]any{"pattern": awsKeyPattern.String()},
+		map[string]any{"pattern": fieldcheck.JWTPattern.String()},
+		map[string]any{"pattern": fieldcheck.AWSKeyPattern.String()},
 	}
 	const word = `[A-Za-z0-9_-]`
-	for _, p := range keyPrefixes {
-		start := `(?:^|[^A-Za-z0-9_-])` + regexp.QuoteMeta(p.prefix)
+	for _, p := range fieldcheck.KeyPrefixes {
+		start := `(?:^|[^A-Za-z0-9_-])` + regexp.QuoteMeta(p.Prefix)
 		anyOf = append(anyOf, map[string]any{"allOf": []any{
-			map[string]any{"pattern": start + word + "{" + strconv.Itoa(p.rest) + ",}"},
+			map[string]any{"pattern": start + word + "{" + strconv.Itoa(p.Rest) + ",}"},
 			map[string]any{"pattern": start + word + "*[A-Z]"},
 			map[string]any{"pattern": start + word + "*[a-z]"},
 			map[string]any{"pattern": start + word + "*[0-9]"},
@@ -247,13 +248,13 @@ func fileRules() []any {
 	capabilities := func(item map[string]any) map[string]any { return map[string]any{"items": item} }
 	// draft-car 2.5 and its agents.json schema, for the draft-car dialect.
 	draftCar := obj(map[string]any{
-		"name":        map[string]any{"maxLength": draftCarMaxName},
-		"description": map[string]any{"maxLength": draftCarMaxDescription},
+		"name":        map[string]any{"maxLength": fieldcheck.DraftCarMaxName},
+		"description": map[string]any{"maxLength": fieldcheck.DraftCarMaxDescription},
 		"contact":     map[string]any{"format": "email"},
 		"capabilities": capabilities(map[string]any{
 			"properties": map[string]any{
-				"id":          map[string]any{"pattern": `^[a-z0-9][a-z0-9-]*$`, "maxLength": draftCarMaxID},
-				"description": map[string]any{"maxLength": draftCarMaxDescription},
+				"id":          map[string]any{"pattern": `^[a-z0-9][a-z0-9-]*$`, "maxLength": fieldcheck.DraftCarMaxID},
+				"description": map[string]any{"maxLength": fieldcheck.DraftCarMaxDescription},
 				"params": map[string]any{"items": obj(map[string]any{
 					"name": map[string]any{"pattern": "^[^\\t\\n\\f\\r (),]+$"},
 					"type": map[string]any{"enum": []any{"", TypeString, TypeInteger, TypeNumber, TypeBoolean}},
@@ -364,7 +365,7 @@ func agentPolicyRules() []any {
 // any case (endpoint.Method upper-cases them), or unset (GET).
 func methods() map[string]any {
 	var alts []string
-	for _, m := range awpMethods {
+	for _, m := range fieldcheck.AWPMethods {
 		alts = append(alts, schemagen.AnyCase(strings.ToLower(m)))
 	}
 	return map[string]any{"pattern": "^$|^(?:" + strings.Join(alts, "|") + ")$"}

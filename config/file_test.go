@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
@@ -244,7 +246,7 @@ func TestLocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = lines.Locate(config.Validate(&site, config.Formats{}))
+	err = lines.Locate(publish.Validate(&site, config.Formats{}))
 	var fe *config.FileError
 	found := false
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {

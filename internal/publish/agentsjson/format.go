@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/publish/agenturi"
 	"github.com/agentready/agentready/internal/publish/discovery"
 )
@@ -13,6 +14,11 @@ import (
 var Format discovery.Format = format{}
 
 type format struct{}
+
+// Check has nothing of its own to check: agents.json's rules are its dialect's (agentstxt) or agent://'s (agenturi).
+func (format) Check(*discovery.Check) {}
+
+func (format) TagRules() map[string]fieldcheck.TagRule { return nil }
 
 func (format) Kind() config.Document { return config.DocAgentsJSON }
 

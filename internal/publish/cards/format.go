@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/publish/discovery"
 )
 
@@ -12,6 +13,11 @@ import (
 var Format discovery.Format = format{}
 
 type format struct{}
+
+// Check has nothing of its own to check: the cards are derived from what the other formats check.
+func (format) Check(*discovery.Check) {}
+
+func (format) TagRules() map[string]fieldcheck.TagRule { return nil }
 
 // The cards' well-known paths and media types.
 const (

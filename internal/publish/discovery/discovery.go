@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fieldcheck"
 )
 
 // Format is one discovery format.
@@ -21,6 +22,12 @@ type Format interface {
 	// Render renders the format's documents; it is called only when the
 	// kind is served.
 	Render(s *config.Site, env *Env) ([]Doc, error)
+	// Check reports the problems of the Site under the format's rules;
+	// it is called whatever is served, and each rule says when it holds.
+	Check(c *Check)
+	// TagRules explains the validate tags of the fields the format's
+	// rules own (fieldcheck.TagRule), by field path without indices.
+	TagRules() map[string]fieldcheck.TagRule
 }
 
 // Env is what a format renders with besides the Site.
