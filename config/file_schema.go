@@ -11,19 +11,17 @@ import (
 	"github.com/agentready/agentready/internal/schemagen"
 )
 
-// FileSchema returns the JSON Schema (2020-12) of a declaration file, for
-// editors and for programs that check a file before ParseSite reads it.
-// It is generated from the types (internal/schemagen: the Site's keys,
-// upstream and serve): every struct a closed object of its snake_case
-// keys, rates, durations and times as the strings ParseSite reads, the
-// validate tags' rules (required, oneof, min, max), and the rules of
-// fieldRules and fileRules, which say in JSON Schema what Validate and
-// agentready.New check of a file (every document is published from a
-// file, so the rules of every format apply). It is meant to refuse what
-// agentready lint refuses, save what JSON Schema cannot say (cross
-// references, uniqueness). Patterns are written for both ECMA-262 and
-// RE2 (no lookaround; a forbidden form is a "not"). The module ships it
-// as config/site.schema.json, which a test keeps equal to it.
+// FileSchema returns the declaration's part of the JSON Schema (2020-12)
+// of a declaration file: what Validate and agentready.New check of a
+// file's keys whatever is published. Each discovery format adds its own
+// part, and agentready schema prints the whole, which the module ships as
+// config/site.schema.json. It is generated from the types
+// (internal/schemagen: the Site's keys, upstream and serve): every struct
+// a closed object of its snake_case keys, rates, durations and times as
+// the strings ParseSite reads, the validate tags' rules (required, oneof,
+// min, max), and the rules of fieldRules and fileRules. Patterns are
+// written for both ECMA-262 and RE2 (no lookaround; a forbidden form is a
+// "not").
 func FileSchema() ([]byte, error) {
 	g := &schemagen.Generator{
 		Key:   func(f reflect.StructField) string { return fileKey(f.Name) },
@@ -56,17 +54,6 @@ var typeRate = reflect.TypeFor[Rate]()
 
 // Patterns shared by several fields.
 const (
-	// loopbackHost is localhost, 127.0.0.0/8 or [::1]
-	// (httpsyntax.IsLoopbackHost), where plain http is accepted.
-	loopbackHost = `(?:[lL][oO][cC][aA][lL][hH][oO][sS][tT]|127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|\[(?:0{0,4}:){2,7}0{0,3}1\])(?:[:/?#]|$)`
-	// webURL is an https URL, or http on a loopback host (webURL's
-	// webSchemes; a file cannot set Formats.AllowHTTP); "" is unset.
-	webURL = `^$|^[hH][tT][tT][pP][sS]://[^/?#]|^[hH][tT][tT][pP]://` + loopbackHost
-	// webOrWSURL adds wss, and ws on a loopback host (a WebSocket
-	// capability's endpoint).
-	webOrWSURL = `^$|^(?:[hH][tT][tT][pP][sS]|[wW][sS][sS])://[^/?#]|^(?:[hH][tT][tT][pP]|[wW][sS])://` + loopbackHost
-	// semVerPattern is semVer's.
-	semVerPattern = `^$|^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`
 	// durationPattern is what time.ParseDuration reads.
 	durationPattern = `^[-+]?(?:0|(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+)$`
 	// policyNamePattern is a User-Agent product token without "*" (RFC 9110
@@ -119,16 +106,15 @@ func fieldRules() map[string]map[string]any {
 	pref := map[string]any{"enum": []any{"", Allowed, Denied}}
 	// The purposes usage.go's check names (enforce.Purpose*).
 	purpose := map[string]any{"enum": []any{"", "training-crawler", "search-crawler", "user-agent"}}
-	web := map[string]any{"pattern": webURL, "not": credentialRef}
+	web := fieldcheck.WebURLSchema()
 	return map[string]map[string]any{
 		"file.Name":               {"pattern": `\S`},
 		"file.Description":        {"pattern": `^$|\S`},
 		"file.URL":                web,
 		"file.PrivacyPolicy":      web,
-		"file.OperatesOn[]":       {"minLength": 1, "pattern": webURL, "not": credentialRef},
+		"file.OperatesOn[]":       {"minLength": 1, "pattern": fieldcheck.WebURLPattern, "not": fieldcheck.CredentialRef},
 		"file.DocsURL":            web,
 		"file.AgentsJSONURL":      web,
-		"file.Version":            {"pattern": semVerPattern},
 		"file.Dialect":            {"enum": []any{DialectIETFDraft.String(), DialectV010.String()}},
 		"file.ImplicitAccess":     {"enum": []any{"", implicitAll, implicitAI}},
 		"upstream.PathParameters": {"enum": []any{"", pathParamsStripped, pathParamsLiteral}},
@@ -152,18 +138,13 @@ func fieldRules() map[string]map[string]any {
 		"AgentPolicy.AgentDeclaration":   web,
 		"Verification.Methods[]":         {"enum": []any{VerifySignature, VerifyIPRange, VerifyReverseDNS}},
 		"Capability.Description":         {"minLength": 1},
-		"Capability.Endpoint":            {"minLength": 1, "not": credentialRef},
+		"Capability.Endpoint":            {"minLength": 1, "not": fieldcheck.CredentialRef},
 		"Capability.OpenAPI":             web,
 		"Auth.TokenEndpoint":             web,
 		"Auth.DocsURL":                   web,
 		"Auth.AuthorizationServer":       web,
 		"Auth.ProtectedResourceMetadata": web,
 		"Auth.Header":                    {"not": rewrittenHeader()},
-		"AWPAuth.Type":                   {"not": map[string]any{"const": AuthHMAC}},
-		"MCPGateway.Endpoint":            web,
-		"MCPGateway.Auth":                {"enum": []any{"", AuthNone, AuthAPIKey, AuthOAuth2}},
-		"HostedAgent.Version":            {"pattern": semVerPattern},
-		"Skill.Version":                  {"pattern": semVerPattern},
 		"Audit.Endpoint":                 web,
 		"Audit.PublicKey":                {"pattern": `^$|^[A-Za-z0-9+/]{43}=$`},
 		// An IPv4 address or CIDR (netip: no leading zeros), or what may be
@@ -171,10 +152,6 @@ func fieldRules() map[string]map[string]any {
 		"serve.TrustedProxies[]": {"pattern": `^(?:` + octet + `\.` + octet + `\.` + octet + `\.` + octet + `(?:/(?:3[0-2]|[12]?[0-9]))?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?)$`},
 	}
 }
-
-// credentialRef refers to credentialURL's def, which each URL field's
-// "not" names.
-var credentialRef = map[string]any{"$ref": "#/$defs/CredentialURL"}
 
 // credentialURL matches a URL fieldcheck.URLCredentials refuses as it is written:
 // user information, a query parameter or fragment member named as a
@@ -241,55 +218,13 @@ func rewrittenHeader() map[string]any {
 	}}
 }
 
-// fileRules are the rules of a whole file: those of each dialect, and
-// those that tie keys together.
+// fileRules are the rules of a whole file that tie keys together; each
+// format adds its own (discovery.Format.Schema).
 func fileRules() []any {
-	obj := func(props map[string]any) map[string]any { return map[string]any{"properties": props} }
-	capabilities := func(item map[string]any) map[string]any { return map[string]any{"items": item} }
-	// draft-car 2.5 and its agents.json schema, for the draft-car dialect.
-	draftCar := obj(map[string]any{
-		"name":        map[string]any{"maxLength": fieldcheck.DraftCarMaxName},
-		"description": map[string]any{"maxLength": fieldcheck.DraftCarMaxDescription},
-		"contact":     map[string]any{"format": "email"},
-		"capabilities": capabilities(map[string]any{
-			"properties": map[string]any{
-				"id":          map[string]any{"pattern": `^[a-z0-9][a-z0-9-]*$`, "maxLength": fieldcheck.DraftCarMaxID},
-				"description": map[string]any{"maxLength": fieldcheck.DraftCarMaxDescription},
-				"params": map[string]any{"items": obj(map[string]any{
-					"name": map[string]any{"pattern": "^[^\\t\\n\\f\\r (),]+$"},
-					"type": map[string]any{"enum": []any{"", TypeString, TypeInteger, TypeNumber, TypeBoolean}},
-				})},
-				// 2.5: Auth-Endpoint MUST be present when Auth is
-				// bearer-token or oauth2.
-				"auth": map[string]any{
-					"if":   map[string]any{"required": []any{"type"}, "properties": map[string]any{"type": map[string]any{"enum": []any{AuthBearerToken, AuthOAuth2}}}},
-					"then": map[string]any{"required": []any{"token_endpoint"}, "properties": map[string]any{"token_endpoint": map[string]any{"minLength": 1}}},
-				},
-			},
-			// AWP 9 takes five methods unless via names a protocol.
-			"if":   map[string]any{"not": map[string]any{"required": []any{"via"}}},
-			"then": obj(map[string]any{"method": methods()}),
-		}),
-	})
-	// The v0.1.0 agents.txt and agents.json.
-	v010 := map[string]any{
-		"required": []any{"capabilities"},
-		"properties": map[string]any{
-			"capabilities": map[string]any{"minItems": 1, "items": obj(map[string]any{
-				"id":     map[string]any{"pattern": `^[a-z][a-z0-9_.]*$`},
-				"method": methods(),
-			})},
-		},
-	}
 	nonEmpty := func(key string) map[string]any {
 		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minItems": 1}}}
 	}
 	return []any{
-		map[string]any{
-			"if":   map[string]any{"required": []any{"dialect"}, "properties": map[string]any{"dialect": map[string]any{"const": DialectV010.String()}}},
-			"then": v010,
-			"else": draftCar,
-		},
 		// Without Allow or Disallow rules, implicit_access says to whom
 		// draft-car 2.6's capability-only default applies.
 		map[string]any{
@@ -359,14 +294,4 @@ func agentPolicyRules() []any {
 			}},
 		},
 	}
-}
-
-// methods is the five methods of AWP 9 and the v0.1.0 agents.json, in
-// any case (endpoint.Method upper-cases them), or unset (GET).
-func methods() map[string]any {
-	var alts []string
-	for _, m := range fieldcheck.AWPMethods {
-		alts = append(alts, schemagen.AnyCase(strings.ToLower(m)))
-	}
-	return map[string]any{"pattern": "^$|^(?:" + strings.Join(alts, "|") + ")$"}
 }

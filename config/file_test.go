@@ -125,11 +125,11 @@ func TestParseSiteErrors(t *testing.T) {
 
 var update = flag.Bool("update", false, "rewrite site.schema.json (read the diff before committing)")
 
-// TestSiteSchema: site.schema.json is what FileSchema generates, and the
+// TestSiteSchema: site.schema.json is what publish.FileSchema generates, and the
 // Appendix A file is valid against it while a file with an unknown key is
 // not.
 func TestSiteSchema(t *testing.T) {
-	got, err := config.FileSchema()
+	got, err := publish.FileSchema()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestSiteSchema(t *testing.T) {
 	}
 	shipped, err := os.ReadFile("site.schema.json")
 	if err != nil || !bytes.Equal(shipped, got) {
-		t.Fatalf("site.schema.json is not what FileSchema generates (go test ./config -run TestSiteSchema -update): %v", err)
+		t.Fatalf("site.schema.json is not what publish.FileSchema generates (go test ./config -run TestSiteSchema -update): %v", err)
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()

@@ -8,6 +8,7 @@ package schemagen
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -120,6 +121,32 @@ func (g *Generator) key(f reflect.StructField) string {
 		}
 	}
 	return f.Name
+}
+
+// AddRules adds rules, keyed as Generator.Rules, to the generated defs
+// (a document's "$defs" decoded from JSON): key spells a field's name as
+// the defs do. A rule of a type or field the defs lack is an error.
+func AddRules(defs map[string]any, rules map[string]map[string]any, key func(string) string) error {
+	for name, r := range rules {
+		typ, field, _ := strings.Cut(name, ".")
+		field, items := strings.CutSuffix(field, "[]")
+		if typ == "" {
+			return fmt.Errorf("schemagen: %q names no type", name)
+		}
+		def, _ := defs[strings.ToUpper(typ[:1])+typ[1:]].(map[string]any)
+		props, _ := def["properties"].(map[string]any)
+		p, ok := props[key(field)].(map[string]any)
+		if !ok {
+			return fmt.Errorf("schemagen: no field %s", name)
+		}
+		if items {
+			if p, ok = p["items"].(map[string]any); !ok {
+				return fmt.Errorf("schemagen: %s is not a list", name)
+			}
+		}
+		merge(p, r)
+	}
+	return nil
 }
 
 // merge adds the keywords of r to p; a "$ref" beside them is kept (2020-12

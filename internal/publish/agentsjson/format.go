@@ -20,6 +20,8 @@ func (format) Check(*discovery.Check) {}
 
 func (format) TagRules() map[string]fieldcheck.TagRule { return nil }
 
+func (format) Schema() discovery.Schema { return discovery.Schema{} }
+
 func (format) Kind() config.Document { return config.DocAgentsJSON }
 
 func (format) Render(s *config.Site, env *discovery.Env) ([]discovery.Doc, error) {

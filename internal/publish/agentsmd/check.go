@@ -42,3 +42,11 @@ func (format) Check(c *discovery.Check) {
 		c.Addf("AgentsMD.MCP.Auth", fmtName, "%q is not one of none, api-key, oauth2 (agents.md Appendix B mcp.auth: none, api_key, oauth2)", m.Auth)
 	}
 }
+
+// Schema is agents.md's part of the file's schema: the MCP gateway.
+func (format) Schema() discovery.Schema {
+	return discovery.Schema{Fields: map[string]map[string]any{
+		"MCPGateway.Endpoint": fieldcheck.WebURLSchema(),
+		"MCPGateway.Auth":     {"enum": []any{"", config.AuthNone, config.AuthAPIKey, config.AuthOAuth2}},
+	}}
+}

@@ -223,3 +223,46 @@ func (r rules) agents() {
 		}
 	}
 }
+
+// Schema is the dialects' part of the file's schema: draft-car 2.5 and its
+// agents.json schema, or the v0.1.0 agents.txt and agents.json, as the
+// file's dialect says.
+func (format) Schema() discovery.Schema {
+	obj := func(props map[string]any) map[string]any { return map[string]any{"properties": props} }
+	capabilities := func(item map[string]any) map[string]any { return map[string]any{"items": item} }
+	draftCar := obj(map[string]any{
+		"name":        map[string]any{"maxLength": fieldcheck.DraftCarMaxName},
+		"description": map[string]any{"maxLength": fieldcheck.DraftCarMaxDescription},
+		"contact":     map[string]any{"format": "email"},
+		"capabilities": capabilities(map[string]any{
+			"properties": map[string]any{
+				"id":          map[string]any{"pattern": `^[a-z0-9][a-z0-9-]*$`, "maxLength": fieldcheck.DraftCarMaxID},
+				"description": map[string]any{"maxLength": fieldcheck.DraftCarMaxDescription},
+				"params": map[string]any{"items": obj(map[string]any{
+					"name": map[string]any{"pattern": "^[^\\t\\n\\f\\r (),]+$"},
+					"type": map[string]any{"enum": []any{"", config.TypeString, config.TypeInteger, config.TypeNumber, config.TypeBoolean}},
+				})},
+				// 2.5: Auth-Endpoint MUST be present when Auth is
+				// bearer-token or oauth2.
+				"auth": map[string]any{
+					"if":   map[string]any{"required": []any{"type"}, "properties": map[string]any{"type": map[string]any{"enum": []any{config.AuthBearerToken, config.AuthOAuth2}}}},
+					"then": map[string]any{"required": []any{"token_endpoint"}, "properties": map[string]any{"token_endpoint": map[string]any{"minLength": 1}}},
+				},
+			},
+		}),
+	})
+	v010 := map[string]any{
+		"required": []any{"capabilities"},
+		"properties": map[string]any{
+			"capabilities": map[string]any{"minItems": 1, "items": obj(map[string]any{
+				"id":     map[string]any{"pattern": `^[a-z][a-z0-9_.]*$`},
+				"method": fieldcheck.MethodsSchema(),
+			})},
+		},
+	}
+	return discovery.Schema{File: []any{map[string]any{
+		"if":   map[string]any{"required": []any{"dialect"}, "properties": map[string]any{"dialect": map[string]any{"const": config.DialectV010.String()}}},
+		"then": v010,
+		"else": draftCar,
+	}}}
+}

@@ -398,3 +398,13 @@ func (r rules) transportURL(field, value string) {
 	}
 	r.WebURL(field, value, fieldcheck.TransportSchemes)
 }
+
+// Schema is agent://'s part of the file's schema: SemVer versions.
+func (format) Schema() discovery.Schema {
+	semVer := func() map[string]any { return map[string]any{"pattern": fieldcheck.SemVerPattern} }
+	return discovery.Schema{Fields: map[string]map[string]any{
+		"File.Version":        semVer(),
+		"HostedAgent.Version": semVer(),
+		"Skill.Version":       semVer(),
+	}}
+}

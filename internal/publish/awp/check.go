@@ -118,3 +118,15 @@ func agentJSON(c *discovery.Check) {
 		c.URLOrPath("AWP.Status.StatusEndpoint", st.StatusEndpoint, fmtName, "AWP 13 status_endpoint")
 	}
 }
+
+// Schema is AWP's part of the file's schema: an action's method is one
+// of five unless via names a protocol (9), and no hmac auth (7).
+func (format) Schema() discovery.Schema {
+	return discovery.Schema{
+		Fields: map[string]map[string]any{"AWPAuth.Type": {"not": map[string]any{"const": config.AuthHMAC}}},
+		File: []any{map[string]any{"properties": map[string]any{"capabilities": map[string]any{"items": map[string]any{
+			"if":   map[string]any{"not": map[string]any{"required": []any{"via"}}},
+			"then": map[string]any{"properties": map[string]any{"method": fieldcheck.MethodsSchema()}},
+		}}}}},
+	}
+}

@@ -19,6 +19,8 @@ func (format) Check(*discovery.Check) {}
 
 func (format) TagRules() map[string]fieldcheck.TagRule { return nil }
 
+func (format) Schema() discovery.Schema { return discovery.Schema{} }
+
 // The cards' well-known paths and media types.
 const (
 	// pathMCPServerCard is SEP-1649's MCP server card location, kept as a

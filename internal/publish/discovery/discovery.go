@@ -28,6 +28,18 @@ type Format interface {
 	// TagRules explains the validate tags of the fields the format's
 	// rules own (fieldcheck.TagRule), by field path without indices.
 	TagRules() map[string]fieldcheck.TagRule
+	// Schema is the format's part of the declaration file's JSON Schema.
+	Schema() Schema
+}
+
+// Schema is a format's part of the declaration file's JSON Schema: what
+// its rules say that JSON Schema can.
+type Schema struct {
+	// Fields add keywords to fields, by "Type.Field" ("File.Field" for
+	// the Site's own), as schemagen.Generator.Rules.
+	Fields map[string]map[string]any
+	// File are rules of the whole file, added to its def's allOf.
+	File []any
 }
 
 // Env is what a format renders with besides the Site.
