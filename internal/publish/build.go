@@ -146,6 +146,3 @@ func (o *Options) env(s *config.Site) (*discovery.Env, error) {
 	}
 	return env, nil
 }
-
-// The MCP server card's media type, which the handler's tests negotiate.
-const contentTypeMCPServerCard = cards.TypeMCPServerCard
