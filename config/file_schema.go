@@ -57,7 +57,7 @@ const (
 	// durationPattern is what time.ParseDuration reads.
 	durationPattern = `^[-+]?(?:0|(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+)$`
 	// policyNamePattern is a User-Agent product token without "*" (RFC 9110
-	// 5.6.2 tchar), or "*" alone (validate_refs.go agents).
+	// 5.6.2 tchar), or "*" alone (the dialects' agents rule, internal/publish/agentstxt).
 	policyNamePattern = `^(?:\*|[!#$%&'+.^_\x60|~0-9A-Za-z-]+)$`
 )
 
@@ -252,7 +252,7 @@ func fileRules() []any {
 }
 
 // agentPolicyRules are the rules of one agent policy that tie its keys
-// together, as validate_refs.go's verification checks them: "*" names no
+// together, as validate_cross.go's verification checks them: "*" names no
 // agent, so it cannot require proof and has no addresses or host names
 // to check, only key directories, which need a proven grant beside them;
 // a policy neither verified-only nor graded (proven) has no use for

@@ -53,8 +53,8 @@ func (e *ValidationError) Unwrap() []error {
 // Validate checks the declaration's own rules: every set value of s and
 // the rules that tie its fields together (validate_cross.go), which hold
 // whatever is published. Each discovery format adds its own rules (a Site
-// valid in v0.1.0 may not be in draft-car), which agentready.New and
-// agentready.Validate check with these. It returns nil or a
+// valid in v0.1.0 may not be in draft-car), which agentready.New checks
+// with these, every problem in one *ValidationError. It returns nil or a
 // *ValidationError, and is meant for construction time.
 func Validate(s *Site, f Formats) error {
 	r := &report{f: f}
