@@ -211,7 +211,7 @@ func (m *Middleware) register(s route) http.Handler {
 func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	// The declaration's own choices apply unless an option made another:
 	// Documents.Dialect naming DialectV010, WithImplicitAccess. An unknown
-	// value is left to config.Validate to report.
+	// value is left to publish.Validate to report.
 	if st.docs.Dialect == config.DialectIETFDraft && site.Dialect == config.DialectV010 {
 		st.docs.Dialect = site.Dialect
 	}
@@ -222,7 +222,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		errs = append(errs, err)
 	}
 	formats := st.docs.formats()
-	if err := config.Validate(&site, formats); err != nil {
+	if err := publish.Validate(&site, formats); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs, checkEnforcement(&site, &st)...)

@@ -22,7 +22,7 @@ var surfaceBudget = map[string]int{
 	".":                       34, // + WithReport (issue 27), WithClock (issue 32), WithLiteralPathParameters and WithDecisionHeader (issue 33)
 	"audit":                   41,
 	"audit/audittest":         4,
-	"config":                  101, // + Grant (issue 26)
+	"config":                  102, // + Grant (issue 26), FileSchema (issue 34: replaces internal/siteschema)
 	"enforce":                 41,  // + the three Grade constants and RuleLinkPreview (issue 26), DenyHost and HeaderDecision (issue 33)
 	"metrics":                 8,
 	"ratelimit":               24,

@@ -121,8 +121,8 @@ func (l Lines) Locate(err error) error {
 		}
 		for _, fe := range ve.Errors {
 			msg := fe.Msg
-			if fe.file != "" {
-				msg = fe.file
+			if fe.File != "" {
+				msg = fe.File
 			}
 			validated = append(validated, &FileError{Line: l.line(fe.Field), Field: filePath(fe.Field), Msg: msg})
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 )
 
@@ -44,7 +46,7 @@ func TestLocateOnePass(t *testing.T) {
 		"    rateLimit: 1/s\n" // 8: an unknown key
 	site, lines, perr := config.ParseSite([]byte(src))
 	other := errors.New("an option's problem")
-	err := lines.Locate(errors.Join(perr, config.Validate(&site, config.Formats{}), other))
+	err := lines.Locate(errors.Join(perr, publish.Validate(&site, config.Formats{}), other))
 	var got []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
 		got = append(got, e.Error())
@@ -86,7 +88,7 @@ func TestLocateOnePass(t *testing.T) {
 		}
 	}
 	// Go spells the same problem as Go does.
-	if err := config.Validate(&site, config.Formats{}); !strings.Contains(err.Error(), `Usage.Train: "maybe" is not a preference: use config.Allowed, config.Denied`) {
+	if err := publish.Validate(&site, config.Formats{}); !strings.Contains(err.Error(), `Usage.Train: "maybe" is not a preference: use config.Allowed, config.Denied`) {
 		t.Errorf("Validate's own words changed: %v", err)
 	}
 	if lines.Locate(nil) != nil {
@@ -134,19 +136,19 @@ func TestParseSiteTypes(t *testing.T) {
 func TestValidateSiteDialect(t *testing.T) {
 	s := config.Site{Name: "Shop", URL: "https://shop.example", Description: "Gear", ImplicitAccess: "ai-agents",
 		Capabilities: []config.Capability{{ID: "cart.add", Description: "Add", Endpoint: "https://shop.example/.well-known/agents/api/cart/add"}}}
-	if err := config.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "is not allowed by draft-car") {
+	if err := publish.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "is not allowed by draft-car") {
 		t.Errorf("draft-car: %v", err)
 	}
 	s.Dialect = config.DialectV010
-	if err := config.Validate(&s, config.Formats{}); err != nil {
+	if err := publish.Validate(&s, config.Formats{}); err != nil {
 		t.Errorf("the site's v0.1.0: %v", err)
 	}
 	s.Dialect = config.DialectIETFDraft
-	if err := config.Validate(&s, config.Formats{Dialect: config.DialectV010}); err != nil {
+	if err := publish.Validate(&s, config.Formats{Dialect: config.DialectV010}); err != nil {
 		t.Errorf("Formats' v0.1.0: %v", err)
 	}
 	s.Dialect, s.ImplicitAccess, s.Description = config.Dialect(9), "everyone", " \t"
-	err := config.Validate(&s, config.Formats{})
+	err := publish.Validate(&s, config.Formats{})
 	for _, want := range []string{"Dialect: Dialect(9) is not a dialect: config.DialectIETFDraft or DialectV010",
 		`ImplicitAccess: "everyone" is not a scope`, "Description: is blank"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -154,7 +156,7 @@ func TestValidateSiteDialect(t *testing.T) {
 		}
 	}
 	s = config.Site{Name: "  ", URL: "https://shop.example"}
-	if err := config.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "Name: is blank") {
+	if err := publish.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "Name: is blank") {
 		t.Errorf("a blank name: %v", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
@@ -123,11 +125,11 @@ func TestParseSiteErrors(t *testing.T) {
 
 var update = flag.Bool("update", false, "rewrite site.schema.json (read the diff before committing)")
 
-// TestSiteSchema: site.schema.json is what FileSchema generates, and the
+// TestSiteSchema: site.schema.json is what publish.FileSchema generates, and the
 // Appendix A file is valid against it while a file with an unknown key is
 // not.
 func TestSiteSchema(t *testing.T) {
-	got, err := config.FileSchema()
+	got, err := publish.FileSchema()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func TestSiteSchema(t *testing.T) {
 	}
 	shipped, err := os.ReadFile("site.schema.json")
 	if err != nil || !bytes.Equal(shipped, got) {
-		t.Fatalf("site.schema.json is not what FileSchema generates (go test ./config -run TestSiteSchema -update): %v", err)
+		t.Fatalf("site.schema.json is not what publish.FileSchema generates (go test ./config -run TestSiteSchema -update): %v", err)
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
@@ -244,7 +246,7 @@ func TestLocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = lines.Locate(config.Validate(&site, config.Formats{}))
+	err = lines.Locate(publish.Validate(&site, config.Formats{}))
 	var fe *config.FileError
 	found := false
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {

@@ -1,4 +1,4 @@
-package config
+package fieldcheck
 
 import (
 	"strconv"
@@ -6,11 +6,11 @@ import (
 	"unicode"
 )
 
-// filePath spells a field path of Validate (Go field names) as a
-// declaration file writes it: every field name its key (fileKey), indexes
+// FilePath spells a field path of a FieldError (Go field names) as a
+// declaration file writes it: every field name its key (Key), indexes
 // and map keys as they are. "Agents[0].Verify.IPRanges" is
 // "agents[0].verify.ip_ranges".
-func filePath(path string) string {
+func FilePath(path string) string {
 	var b strings.Builder
 	for path != "" {
 		if path[0] == '[' {
@@ -38,17 +38,17 @@ func filePath(path string) string {
 		if i < 0 {
 			i = len(path)
 		}
-		b.WriteString(fileKey(path[:i]))
+		b.WriteString(Key(path[:i]))
 		path = path[i:]
 	}
 	return b.String()
 }
 
-// fileKey is the declaration-file key of a Go field name: its words in
+// Key is the declaration-file key of a Go field name: its words in
 // snake_case, an acronym a word of its own, and a run of known acronyms
 // split ("AgentsJSONURL" is agents_json_url, "IPRanges" ip_ranges,
 // "JWKSURI" jwks_uri, "RequiresSession" requires_session).
-func fileKey(name string) string {
+func Key(name string) string {
 	var words []string
 	r := []rune(name)
 	for i := 0; i < len(r); {

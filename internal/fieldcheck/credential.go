@@ -1,4 +1,4 @@
-package config
+package fieldcheck
 
 import (
 	"math"
@@ -13,40 +13,40 @@ import (
 // published to everyone, so a credential pasted into it leaks. These checks
 // catch the common shapes; messages never echo the suspected secret.
 
-const credentialRule = "declarations are public and MUST NOT include credentials (draft-car 5.3)"
+const CredentialRule = "declarations are public and MUST NOT include credentials (draft-car 5.3)"
 
-// urlCredentials rejects user information, credential-like query
+// URLCredentials rejects user information, credential-like query
 // parameters and fragment members in a URL, and a JWT or a known key
-// format anywhere in it (urlCredentialKind). It does not apply the
+// format anywhere in it (URLCredentialKind). It does not apply the
 // high-entropy test: paths and queries hold document ids.
-func (r *report) urlCredentials(field string, u *url.URL) {
+func (r *Report) URLCredentials(field string, u *url.URL) {
 	if u.User != nil {
-		r.add(field, "", "carries user information (user:password@); "+credentialRule)
+		r.Add(field, "", "carries user information (user:password@); "+CredentialRule)
 	}
-	for _, k := range credentialMembers(u.RawQuery, false) {
-		r.addf(field, "", "has the query parameter %q, which carries a credential; %s", k, credentialRule)
+	for _, k := range CredentialMembers(u.RawQuery, false) {
+		r.Addf(field, "", "has the query parameter %q, which carries a credential; %s", k, CredentialRule)
 	}
-	for _, k := range credentialMembers(u.EscapedFragment(), true) {
-		r.addf(field, "", "has the fragment member %q, which carries a credential (a page's script reads it); %s", k, credentialRule)
+	for _, k := range CredentialMembers(u.EscapedFragment(), true) {
+		r.Addf(field, "", "has the fragment member %q, which carries a credential (a page's script reads it); %s", k, CredentialRule)
 	}
 	for _, part := range []struct{ where, raw string }{
 		{"host", u.Host}, {"path", u.EscapedPath()}, {"query", u.RawQuery}, {"fragment", u.EscapedFragment()},
 	} {
-		if kind := urlCredentialKind(part.raw); kind != "" {
-			r.addf(field, "", "has %s in its %s; %s", kind, part.where, credentialRule)
+		if kind := URLCredentialKind(part.raw); kind != "" {
+			r.Addf(field, "", "has %s in its %s; %s", kind, part.where, CredentialRule)
 		} else if part.where == "path" {
-			if kind := credentialKind(part.raw, false); kind != "" {
-				r.addf(field, "", "has %s in its path; %s", kind, credentialRule)
+			if kind := CredentialKind(part.raw, false); kind != "" {
+				r.Addf(field, "", "has %s in its path; %s", kind, CredentialRule)
 			}
 		}
 	}
 }
 
-// credentialMembers are the names, decoded and sorted, of the members of
+// CredentialMembers are the names, decoded and sorted, of the members of
 // a query or fragment (name=value, separated by "&" or ";", as servers
-// and scripts split them) that carry a credential (credentialParam). In
+// and scripts split them) that carry a credential (CredentialParam). In
 // a fragment only a member with "=" counts: "#token" is an anchor.
-func credentialMembers(raw string, needValue bool) []string {
+func CredentialMembers(raw string, needValue bool) []string {
 	var bad []string
 	for _, m := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
 		name, _, hasValue := strings.Cut(m, "=")
@@ -56,7 +56,7 @@ func credentialMembers(raw string, needValue bool) []string {
 		if n, err := url.QueryUnescape(name); err == nil {
 			name = n
 		}
-		if credentialParam(name) && !slices.Contains(bad, name) {
+		if CredentialParam(name) && !slices.Contains(bad, name) {
 			bad = append(bad, name)
 		}
 	}
@@ -64,28 +64,28 @@ func credentialMembers(raw string, needValue bool) []string {
 	return bad
 }
 
-// urlCredentialKind says what credential one part of a URL holds, as
+// URLCredentialKind says what credential one part of a URL holds, as
 // written or percent-decoded: a JSON Web Token, an AWS access key ID, or
-// a known key prefix (keyPrefixes) starting a word (letters, digits, "_"
+// a known key prefix (KeyPrefixes) starting a word (letters, digits, "_"
 // and "-": in a URL "/", "." and "=" separate words) whose rest is as
 // long as a key's and looks random, mixing upper and lower case letters
 // and digits, as keys do and slugs ("sk-hynix-earnings-2024") do not.
-func urlCredentialKind(raw string) string {
+func URLCredentialKind(raw string) string {
 	forms := []string{raw}
 	if d, err := url.PathUnescape(raw); err == nil && d != raw {
 		forms = append(forms, d)
 	}
 	for _, s := range forms {
-		if jwtPattern.MatchString(s) {
+		if JWTPattern.MatchString(s) {
 			return "a JSON Web Token"
 		}
-		if awsKeyPattern.MatchString(s) {
+		if AWSKeyPattern.MatchString(s) {
 			return "an AWS access key ID"
 		}
 		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !urlKeyChar(r) }) {
-			for _, p := range keyPrefixes {
-				if rest, ok := strings.CutPrefix(w, p.prefix); ok && len(rest) >= p.rest && mixed(rest) {
-					return "an API key (" + p.prefix + "...)"
+			for _, p := range KeyPrefixes {
+				if rest, ok := strings.CutPrefix(w, p.Prefix); ok && len(rest) >= p.Rest && mixed(rest) {
+					return "an API key (" + p.Prefix + "...)"
 				}
 			}
 		}
@@ -93,7 +93,7 @@ func urlCredentialKind(raw string) string {
 	return ""
 }
 
-// urlKeyChar is the alphabet of the keys of keyPrefixes.
+// urlKeyChar is the alphabet of the keys of KeyPrefixes.
 func urlKeyChar(r rune) bool {
 	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-'
 }
@@ -115,16 +115,16 @@ func mixed(s string) bool {
 	return upper && lower && digit
 }
 
-// credentialParam reports whether a query parameter name is one that
+// CredentialParam reports whether a query parameter name is one that
 // carries a secret (token, access_token, api_key, apikey, key, secret,
 // client_secret, password, sig, signature, jwt, auth, authorization and
 // their spellings).
-func credentialParam(name string) bool {
+func CredentialParam(name string) bool {
 	n := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
-	if slices.Contains(credentialParamNames, n) {
+	if slices.Contains(CredentialParamNames, n) {
 		return true
 	}
-	for _, suffix := range credentialParamSuffixes {
+	for _, suffix := range CredentialParamSuffixes {
 		if strings.HasSuffix(n, suffix) {
 			return true
 		}
@@ -132,57 +132,57 @@ func credentialParam(name string) bool {
 	return false
 }
 
-// credentialParamNames are the names credentialParam refuses, lower case
-// and without "-" and "_"; credentialParamSuffixes the ends it refuses.
+// CredentialParamNames are the names CredentialParam refuses, lower case
+// and without "-" and "_"; CredentialParamSuffixes the ends it refuses.
 var (
-	credentialParamNames = []string{"token", "accesstoken", "apikey", "key", "secret", "clientsecret",
+	CredentialParamNames = []string{"token", "accesstoken", "apikey", "key", "secret", "clientsecret",
 		"password", "passwd", "pwd", "sig", "signature", "xapikey", "jwt", "auth", "authorization"}
-	credentialParamSuffixes = []string{"token", "secret", "password", "apikey", "signature", "jwt"}
+	CredentialParamSuffixes = []string{"token", "secret", "password", "apikey", "signature", "jwt"}
 )
 
-// credentialField rejects a string field that looks like a credential.
-func (r *report) credentialField(field, value string) {
-	if kind := credentialKind(value, true); kind != "" {
-		r.addf(field, "", "looks like %s; %s", kind, credentialRule)
+// CredentialField rejects a string field that looks like a credential.
+func (r *Report) CredentialField(field, value string) {
+	if kind := CredentialKind(value, true); kind != "" {
+		r.Addf(field, "", "looks like %s; %s", kind, CredentialRule)
 	}
 }
 
 var (
-	jwtPattern    = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*`)
-	awsKeyPattern = regexp.MustCompile(`AKIA[0-9A-Z]{16}`)
+	JWTPattern    = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*`)
+	AWSKeyPattern = regexp.MustCompile(`AKIA[0-9A-Z]{16}`)
 	uuidPattern   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 )
 
-// keyPrefixes are the published prefixes of common API keys, with the
+// KeyPrefixes are the published prefixes of common API keys, with the
 // least number of characters that follow them in a real key (so that a
 // scope such as "sk-read" is not mistaken for one).
-var keyPrefixes = []struct {
-	prefix string
-	rest   int
+var KeyPrefixes = []struct {
+	Prefix string
+	Rest   int
 }{
 	{"sk_live_", 16}, {"sk_test_", 16}, {"rk_live_", 16}, {"sk-", 16},
 	{"ghp_", 20}, {"gho_", 20}, {"ghs_", 20}, {"github_pat_", 20},
 	{"xoxb-", 10}, {"xoxp-", 10}, {"AIza", 20},
 }
 
-// credentialKind says what kind of credential s looks like, "" when none.
+// CredentialKind says what kind of credential s looks like, "" when none.
 // strict adds the high-entropy test, which is only meaningful for short
 // fields (scopes, header names), not for URLs whose paths may hold ids.
-func credentialKind(s string, strict bool) string {
+func CredentialKind(s string, strict bool) string {
 	l := strings.ToLower(strings.TrimSpace(s))
 	if strings.HasPrefix(l, "bearer ") || strings.HasPrefix(l, "basic ") {
 		return "an Authorization header value"
 	}
-	if jwtPattern.MatchString(s) {
+	if JWTPattern.MatchString(s) {
 		return "a JSON Web Token"
 	}
-	if awsKeyPattern.MatchString(s) {
+	if AWSKeyPattern.MatchString(s) {
 		return "an AWS access key ID"
 	}
 	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !credentialChar(r) }) {
-		for _, p := range keyPrefixes {
-			if strings.HasPrefix(w, p.prefix) && len(w)-len(p.prefix) >= p.rest {
-				return "an API key (" + p.prefix + "...)"
+		for _, p := range KeyPrefixes {
+			if strings.HasPrefix(w, p.Prefix) && len(w)-len(p.Prefix) >= p.Rest {
+				return "an API key (" + p.Prefix + "...)"
 			}
 		}
 		if strict && highEntropy(w) {

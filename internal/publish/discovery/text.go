@@ -1,4 +1,4 @@
-package config
+package discovery
 
 import (
 	"fmt"
@@ -6,13 +6,16 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/format/linetext"
 )
 
 // agents.txt (both dialects) and agents.md are line-based: validation holds
 // every string of the Site to linetext's rule (one line of UTF-8 text),
 // found by reflection so that no field added later is missed, and the
-// renderers write only validated sites. JSON Schema documents (Schema
+// renderers write only validated sites. A format says it is line-based
+// with Check.LineBased. JSON Schema documents (Schema
 // fields) and Metadata values are only rendered into JSON, which escapes
 // them.
 
@@ -22,33 +25,18 @@ const maxWalkDepth = 64
 
 var (
 	schemaType = reflect.TypeFor[map[string]any]()
-	siteType   = reflect.TypeFor[Site]()
+	siteType   = reflect.TypeFor[config.Site]()
 )
 
-// text walks every string of the Site when a line-based format is served.
-func (r *report) text() {
-	var docs, formats []string
-	if r.on.dcTxt {
-		docs = append(docs, "draft-car agents.txt")
-		formats = append(formats, fmtDraftCar)
-	}
-	if r.on.v010Txt {
-		docs = append(docs, "v0.1.0 agents.txt")
-		formats = append(formats, fmtV010)
-	}
-	if r.on.md {
-		docs = append(docs, "agents.md")
-		formats = append(formats, fmtAgentsMD)
-	}
-	if len(docs) == 0 {
-		return
-	}
-	w := textWalker{r: r, docs: prose(docs), format: joinFormats(formats...), seen: map[visit]bool{}}
-	w.walk(reflect.ValueOf(r.site).Elem(), "", 0, false)
+// text walks every string of the Site: docs are the line-based documents
+// served, format their formats.
+func (c *Check) text(docs, format string) {
+	w := textWalker{r: c.Report, docs: docs, format: format, seen: map[visit]bool{}}
+	w.walk(reflect.ValueOf(c.Site).Elem(), "", 0, false)
 }
 
 type textWalker struct {
-	r            *report
+	r            *fieldcheck.Report
 	docs, format string
 	seen         map[visit]bool // shared values below an any, walked once
 }
@@ -61,7 +49,7 @@ type visit struct {
 
 func (w *textWalker) walk(v reflect.Value, path string, depth int, dynamic bool) {
 	if depth > maxWalkDepth {
-		w.r.addf(path, "", "nests more than %d levels deep", maxWalkDepth)
+		w.r.Addf(path, "", "nests more than %d levels deep", maxWalkDepth)
 		return
 	}
 	switch v.Kind() {
@@ -97,7 +85,7 @@ func (w *textWalker) walk(v reflect.Value, path string, depth int, dynamic bool)
 			return
 		}
 		for i := 0; i < v.Len(); i++ {
-			w.walk(v.Index(i), at(path, i), depth+1, dynamic)
+			w.walk(v.Index(i), fieldcheck.At(path, i), depth+1, dynamic)
 		}
 	case reflect.Map:
 		if !w.first(v, dynamic) {
@@ -144,11 +132,11 @@ func (w *textWalker) first(v reflect.Value, dynamic bool) bool {
 func (w *textWalker) check(path, what, s string) {
 	switch c, p := linetext.Find(s, false); p {
 	case linetext.InvalidUTF8:
-		w.r.addf(path, w.format, "%sis not valid UTF-8; %s are served as UTF-8 text", what, w.docs)
+		w.r.Addf(path, w.format, "%sis not valid UTF-8; %s are served as UTF-8 text", what, w.docs)
 	case linetext.LineBreak:
-		w.r.addf(path, w.format, "%scontains a line break (%U), which would inject a line of its own into the line-based %s (agents.txt injection)", what, c, w.docs)
+		w.r.Addf(path, w.format, "%scontains a line break (%U), which would inject a line of its own into the line-based %s (agents.txt injection)", what, c, w.docs)
 	case linetext.Control:
-		w.r.addf(path, w.format, "%scontains the control character %U, which the line-based %s must not carry", what, c, w.docs)
+		w.r.Addf(path, w.format, "%scontains the control character %U, which the line-based %s must not carry", what, c, w.docs)
 	}
 }
 
