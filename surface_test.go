@@ -19,9 +19,9 @@ import (
 // decision: raise its number here in the same commit, and say why in the
 // commit message. The whole library stays under 335 names (issue 23).
 var surfaceBudget = map[string]int{
-	".":                       34, // + WithReport (issue 27), WithClock (issue 32), WithLiteralPathParameters and WithDecisionHeader (issue 33)
-	"audit":                   37, // - Target, PathParam, TargetMember, MaxParamsDepth: the middleware's, in internal/auditparams (issue 34)
-	"audit/audittest":         4,
+	".":                       34,  // + WithReport (issue 27), WithClock (issue 32), WithLiteralPathParameters and WithDecisionHeader (issue 33)
+	"audit":                   37,  // - Target, PathParam, TargetMember, MaxParamsDepth: the middleware's, in internal/auditparams (issue 34)
+	"audit/audittest":         1,   // Run; its fixed data in internal/testing/auditdata (issue 34)
 	"config":                  101, // + Grant (issue 26)
 	"enforce":                 41,  // + the three Grade constants and RuleLinkPreview (issue 26), DenyHost and HeaderDecision (issue 33)
 	"metrics":                 6,   // - Decisions, DocumentsCounter: test accessors (issue 34)
