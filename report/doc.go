@@ -22,7 +22,7 @@
 //
 // Every decision is one request, counted once: Allow is allowed, DenyRate
 // rate-limited, every other refusal (StoreError included) denied. A Pass
-// is a browser's or an infrastructure probe's, counted in the JSON's passed
+// is a browser's or an infrastructure probe's, counted in the JSON's "passed" total
 // and in no table, except a link preview's (enforce.RuleLinkPreview), an
 // agent the site serves as a browser: an agent row's allowed request. A
 // report-only denial (Decision.ReportOnly) counts as the denial it would
