@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/auditparams"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/session"
 )
@@ -40,7 +41,7 @@ type recording struct {
 	// Wrap resolved; target what the request targeted.
 	query, body map[string]any
 	bodyLen     int64
-	target      audit.Target
+	target      auditparams.Target
 	amended     bool // a route binding changed the event after it was begun
 	status      int
 	decided     bool

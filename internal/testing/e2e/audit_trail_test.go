@@ -21,6 +21,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/auditparams"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/testing/redistest"
 	"github.com/agentready/agentready/internal/testing/shop"
@@ -144,7 +145,7 @@ func TestBodyRefusedAndRecorded(t *testing.T) {
 	srv, ran := countingShop(t, site)
 	token, id := createSession(t, srv.URL, uaClaudeUser)
 	as := []string{"User-Agent", uaClaudeUser, "X-Agent-Session", token}
-	deep := strings.Repeat(`{"a":`, audit.MaxParamsDepth+1) + "1" + strings.Repeat("}", audit.MaxParamsDepth+1)
+	deep := strings.Repeat(`{"a":`, auditparams.MaxDepth+1) + "1" + strings.Repeat("}", auditparams.MaxDepth+1)
 	for _, tt := range []struct {
 		method, path, body string
 		status             int
@@ -564,7 +565,7 @@ func TestDeniedBodiesNotKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := evs[len(evs)-1]
-	if last.ResponseStatus != http.StatusTooManyRequests || len(last.Params) != 1 || last.Params[audit.TargetMember] == nil {
+	if last.ResponseStatus != http.StatusTooManyRequests || len(last.Params) != 1 || last.Params[auditparams.TargetMember] == nil {
 		t.Errorf("the refused request recorded %v: want its target only", last.Params)
 	}
 }
@@ -628,7 +629,10 @@ func TestAuditRecordsTarget(t *testing.T) {
 			t.Errorf("events %d and %d record the same params: %v", i, i+1, x.Params)
 		}
 	}
-	target := func(e audit.Event) map[string]any { m, _ := e.Params[audit.TargetMember].(map[string]any); return m }
+	target := func(e audit.Event) map[string]any {
+		m, _ := e.Params[auditparams.TargetMember].(map[string]any)
+		return m
+	}
 	for _, c := range []struct {
 		i    int
 		want map[string]any

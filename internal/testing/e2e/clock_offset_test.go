@@ -245,11 +245,11 @@ func sessionOutcomes(t *testing.T, c *testclock.Clock, opts []agentready.Option)
 	if a.Events[0].Timestamp != audit.FormatTime(start) {
 		t.Errorf("the first event is at %s, the clock said %s", a.Events[0].Timestamp, audit.FormatTime(start))
 	}
-	s := rep.Snapshot()
+	s := reportJSON(t, rep)
 	out = append(out, fmt.Sprintf("report: %d requests, %d allowed, %d denied, %d sessions opened, window to +%s",
 		s.Total.Requests, s.Total.Allowed, s.Total.Denied, s.SessionsOpened, s.To.Sub(start)))
 	c.Advance(2 * time.Hour)
-	s = rep.Snapshot()
+	s = reportJSON(t, rep)
 	out = append(out, fmt.Sprintf("report two hours on: %d requests", s.Total.Requests))
 	return out
 }

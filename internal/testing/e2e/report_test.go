@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/reportview"
 	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/internal/testing/shop"
@@ -46,7 +48,7 @@ func (y *tally) add(t *testing.T, agent string, r reply) {
 
 // check compares s with what was sent: every agent's counts, summed over
 // its rows, and the totals.
-func (y *tally) check(t *testing.T, s report.Snapshot) {
+func (y *tally) check(t *testing.T, s reportview.Snapshot) {
 	t.Helper()
 	got := newTally()
 	for _, a := range s.Agents {
@@ -144,7 +146,7 @@ func TestReport(t *testing.T) {
 	if limited == 0 {
 		t.Fatal("no request was rate-limited")
 	}
-	s := rep.Snapshot()
+	s := reportJSON(t, rep)
 	sent.check(t, s)
 	if s.SessionsOpened != 1 || s.ArtifactsSealed != 1 || s.Passed != 1 {
 		t.Errorf("sessions opened %d, artifacts sealed %d, passed %d; want 1, 1, 1", s.SessionsOpened, s.ArtifactsSealed, s.Passed)
@@ -167,7 +169,7 @@ func TestReport(t *testing.T) {
 	clock.Advance(2 * time.Hour) // past the TTL (3600 s)
 	artifact(t, base, id)
 	artifact(t, base, id)
-	s = rep.Snapshot()
+	s = reportJSON(t, rep)
 	sent.check(t, s)
 	if s.SessionsOpened != 2 || s.ArtifactsSealed != 2 {
 		t.Errorf("after the reload: sessions opened %d, artifacts sealed %d; want 2, 2", s.SessionsOpened, s.ArtifactsSealed)
@@ -184,7 +186,7 @@ func TestReport(t *testing.T) {
 	}
 	clock.Advance(2 * time.Hour)
 	artifact(t, base, id)
-	s = rep.Snapshot()
+	s = reportJSON(t, rep)
 	sent.check(t, s)
 	if s.SessionsOpened != 3 || s.ArtifactsSealed != 3 {
 		t.Errorf("an orphaned log: sessions opened %d, artifacts sealed %d; want 3, 3", s.SessionsOpened, s.ArtifactsSealed)
@@ -214,7 +216,7 @@ func TestReportShadow(t *testing.T) {
 	tok, _ := createSession(t, srv.URL, uaClaudeUser)
 	sent.allowed["Claude-User"]++
 	sent.add(t, "Claude-User", call(t, "DELETE", srv.URL+sessPath, "", "User-Agent", uaClaudeUser, "X-Agent-Session", tok))
-	s := rep.Snapshot()
+	s := reportJSON(t, rep)
 	sent.check(t, s)
 	if s.SessionsOpened != 1 || s.ArtifactsSealed != 1 {
 		t.Errorf("sessions opened %d, artifacts sealed %d; want 1, 1", s.SessionsOpened, s.ArtifactsSealed)
@@ -222,4 +224,16 @@ func TestReportShadow(t *testing.T) {
 	if _, err := agentready.New(site, agentready.WithReport(nil)); err == nil {
 		t.Error("WithReport(nil) accepted")
 	}
+}
+
+// reportJSON reads what rep serves as JSON, as a site's tooling does.
+func reportJSON(t *testing.T, rep *report.Report) reportview.Snapshot {
+	t.Helper()
+	w := httptest.NewRecorder()
+	rep.ServeHTTP(w, httptest.NewRequest("GET", "/report.json", nil))
+	var s reportview.Snapshot
+	if err := json.Unmarshal(w.Body.Bytes(), &s); err != nil {
+		t.Fatalf("the report's JSON: %v", err)
+	}
+	return s
 }

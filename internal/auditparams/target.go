@@ -1,50 +1,13 @@
-package audit
+package auditparams
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
 	"unicode/utf8"
 )
 
-// TargetMember is the params member that records Event.Target; a Params
-// or Query member of this name beside a Target is refused
-// (ErrInvalidEvent). Any v0.1.0 verifier hashes it like every param.
-const TargetMember = "$request"
-
-// Target is what a call addressed besides its query and body: the request
-// path and the capability's declared path and header params. It is
-// recorded as the params member TargetMember; docs/audit-format.md gives
-// its form, the escaping of bytes that are not UTF-8, and its redaction.
-type Target struct {
-	// Path is the request path as sent, escaped (url.URL.EscapedPath):
-	// percent-decoding it gives the path the router reads.
-	Path string
-	// Query is the request's query as sent (url.URL.RawQuery), "" for
-	// none.
-	Query string
-	// PathParams are the capability's declared path params: each names
-	// the segment of Path that holds it (Segment 1 is the segment after
-	// the first '/'), and is recorded with that segment as its value. A
-	// name given more than one segment is recorded with the first, and
-	// every one of them is redacted with it.
-	PathParams []PathParam
-	// Headers are the capability's declared header params present in the
-	// request, each value of a repeated header a Param of its own, in
-	// order: recorded grouped by name, a string, or an array for a name
-	// with several values.
-	Headers []Param
-}
-
-// PathParam is a declared path param of a Target: its name and the
-// segment of Target.Path that holds its value.
-type PathParam struct {
-	Name    string
-	Segment int
-}
-
-// segment returns the i-th segment of an escaped path ("/a/b": 1 is "a").
-func segment(path string, i int) (string, bool) {
+// Segment returns the i-th segment of an escaped path ("/a/b": 1 is "a").
+func Segment(path string, i int) (string, bool) {
 	if i < 1 {
 		return "", false
 	}
@@ -58,24 +21,6 @@ func segment(path string, i int) (string, bool) {
 		}
 		path = path[j+1:]
 	}
-}
-
-// checkTarget validates what a producer must get right of a Target.
-func checkTarget(t *Target) error {
-	for _, p := range t.PathParams {
-		if p.Name == "" {
-			return fmt.Errorf("%w: a path param of the target has no name", ErrInvalidEvent)
-		}
-		if _, ok := segment(t.Path, p.Segment); !ok {
-			return fmt.Errorf("%w: path param %q names segment %d of %q, which has none", ErrInvalidEvent, p.Name, p.Segment, truncate(t.Path))
-		}
-	}
-	for _, h := range t.Headers {
-		if h.Name == "" {
-			return fmt.Errorf("%w: a header param of the target has no name", ErrInvalidEvent)
-		}
-	}
-	return nil
 }
 
 // redactsString reports whether r redacts the member key of the string
@@ -96,12 +41,12 @@ func redactsString(r Redactor, key, raw string, query bool) bool {
 	return !ok || s != v
 }
 
-// value returns the value Target records under TargetMember, in the JSON
+// Value returns the value Target records under TargetMember, in the JSON
 // data model. r (nil: none) redacts what it cannot reach as a member: a
 // path segment whose path param r redacts is written "{name}", a query
 // pair or a ";name=value" path parameter whose name r redacts
 // name=[REDACTED].
-func (t *Target) value(r Redactor) map[string]any {
+func (t *Target) Value(r Redactor) map[string]any {
 	m := map[string]any{"path": urlText(t.redactedPath(r))}
 	if t.Query != "" {
 		m["query"] = urlText(redactedQuery(t.Query, r))
@@ -112,7 +57,7 @@ func (t *Target) value(r Redactor) map[string]any {
 			if _, ok := pp[p.Name]; ok {
 				continue // a name given more segments: each is redacted, the first recorded
 			}
-			seg, _ := segment(t.Path, p.Segment)
+			seg, _ := Segment(t.Path, p.Segment)
 			pp[p.Name] = urlText(redactedParams(seg, r))
 		}
 		m["path_params"] = pp
@@ -147,7 +92,7 @@ func (t *Target) redactedPath(r Redactor) string {
 	parts := strings.Split(t.Path, "/")
 	changed := false
 	for _, p := range t.PathParams {
-		seg, _ := segment(t.Path, p.Segment)
+		seg, _ := Segment(t.Path, p.Segment)
 		if p.Segment < len(parts) && redactsString(r, p.Name, seg, false) {
 			parts[p.Segment], changed = "{"+p.Name+"}", true
 		}
