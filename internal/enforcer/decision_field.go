@@ -9,9 +9,6 @@ import (
 	"github.com/agentready/agentready/enforce"
 )
 
-// ruleRobots is the rule of a /robots.txt request, always served.
-const ruleRobots = "robots.txt (always served)"
-
 // dropDecisionFields removes from h every field a client may have sent as
 // the decision: Agentready-Decision in any case and with '_', '.' or ' '
 // for '-', the spellings CGI, WSGI and PHP read as that field (serve

@@ -18,7 +18,7 @@ import (
 )
 
 // setReportHeader adds HeaderReportOnly for d, a denial not applied.
-func setReportHeader(w http.ResponseWriter, d *decision) {
+func setReportHeader(w http.ResponseWriter, d *scope) {
 	v := d.Outcome.String() + ";status=" + strconv.Itoa(d.Status)
 	rule := d.Rule
 	if rule == "" && d.Err != nil {
@@ -31,7 +31,7 @@ func setReportHeader(w http.ResponseWriter, d *decision) {
 }
 
 // setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response.
-func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *decision) {
+func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *scope) {
 	if d.n == 0 || d.header == nil {
 		return
 	}
@@ -42,7 +42,7 @@ func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *decision) {
 
 // deny answers a denied request with application/problem+json (RFC 9457)
 // whose detail names the declared rule, and a Link to agents.txt.
-func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
+func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 	if d.Outcome == enforce.DenySession {
 		e.denySession(w, d)
 		return
@@ -83,7 +83,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		}
 	case enforce.DenyCapability:
 		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
-		if d.capability.index() < 0 {
+		if _, ok := e.p.CapabilityIndex(d.Capability); !ok {
 			// The Recorder refused a capability a reload removed.
 			prob.Detail = d.Rule + "; the session was created before"
 		}
@@ -104,7 +104,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 			h.Set("Cache-Control", "no-store")
 		}
 	case enforce.DenyAuth:
-		ci := d.capability.index()
+		ci := d.ci
 		c := &e.p.Capabilities[ci]
 		if ch := e.lines.challenges[ci]; ch != "" {
 			h.Set("WWW-Authenticate", ch)
@@ -166,7 +166,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 
 // denySession answers 401 (or the status sessionmgr.ErrorStatus gives) in
 // problem+json with the v0.1.0 envelope members ok and error.
-func (e *Enforcer) denySession(w http.ResponseWriter, d *decision) {
+func (e *Enforcer) denySession(w http.ResponseWriter, d *scope) {
 	status, msg := sessionmgr.ErrorStatus(d.Err)
 	if status >= 500 {
 		e.log.Error("agentready: session store failed", "err", d.Err)

@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/agentready/agentready/enforce"
 )
 
 // hosts are the hosts an agent's request may name (Config.Hosts): the
@@ -132,4 +134,17 @@ func hostOnly(name string) string {
 		return h
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+}
+
+// host is the stage that answers 421 to an agent's request naming a host
+// the site does not list (Config.Hosts).
+func (e *Enforcer) host(s *scope) bool {
+	if e.hosts == nil || s.limitOnly {
+		return true
+	}
+	if err := e.hosts.check(s.r); err != nil {
+		s.Outcome, s.Err = enforce.DenyHost, err
+		return false
+	}
+	return true
 }

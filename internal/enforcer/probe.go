@@ -1,7 +1,6 @@
 package enforcer
 
 import (
-	"net/http"
 	"net/netip"
 
 	"github.com/agentready/agentready/enforce"
@@ -16,11 +15,24 @@ type probes struct {
 	nets  []netip.Prefix
 }
 
-// probe returns why r is an infrastructure probe that passes without
-// enforcement (a probe path, a probe network), or "". A request presenting
-// a session is an agent's action, to record, whoever sends it: never a
-// probe.
-func (e *Enforcer) probe(r *http.Request, d *decision) string {
+// probe passes an infrastructure probe without enforcement (a probe
+// path, a probe network).
+func (e *Enforcer) probe(s *scope) bool {
+	if s.limitOnly {
+		return true
+	}
+	if rule := e.probeRule(s); rule != "" {
+		s.Outcome, s.Rule = enforce.Pass, rule
+		return false
+	}
+	return true
+}
+
+// probeRule returns why s's request is a probe, or "". A request
+// presenting a session is an agent's action, to record, whoever sends it:
+// never a probe.
+func (e *Enforcer) probeRule(s *scope) string {
+	r := s.r
 	if (e.probes.paths == nil && e.probes.nets == nil) || len(r.Header[session.HeaderSession]) != 0 {
 		return ""
 	}
@@ -30,7 +42,7 @@ func (e *Enforcer) probe(r *http.Request, d *decision) string {
 		// method or a query may reach another handler.
 		return enforce.RuleProbePath
 	}
-	if len(e.probes.nets) > 0 && e.fromProbeNetwork(r, d) {
+	if len(e.probes.nets) > 0 && e.fromProbeNetwork(s) {
 		return enforce.RuleProbeNetwork
 	}
 	return ""
@@ -44,8 +56,8 @@ func (e *Enforcer) probe(r *http.Request, d *decision) string {
 // X-Forwarded-For, only Forwarded or X-Real-IP, an entry that does not
 // parse, a proxy that is not trusted). A load balancer's own health check
 // carries no forwarding header and passes.
-func (e *Enforcer) fromProbeNetwork(r *http.Request, d *decision) bool {
-	addr := e.clientAddr(r, d)
+func (e *Enforcer) fromProbeNetwork(s *scope) bool {
+	r, addr := s.r, e.clientAddr(s)
 	in := false
 	for _, n := range e.probes.nets {
 		if n.Contains(addr) {
@@ -62,19 +74,4 @@ func (e *Enforcer) fromProbeNetwork(r *http.Request, d *decision) bool {
 	}
 	peer, _ := clientip.ParseHostPort(r.RemoteAddr)
 	return addr != peer && !e.ip.Trusted(addr)
-}
-
-// plainGet reports whether r is a GET or HEAD without a query or a method
-// override header: what a crawler fetching /robots.txt or a health check
-// sends, and nothing an application routes elsewhere.
-func plainGet(r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead || r.URL.RawQuery != "" || r.URL.ForceQuery {
-		return false
-	}
-	for _, k := range overrideHeaders {
-		if len(r.Header[k]) > 0 {
-			return false
-		}
-	}
-	return true
 }

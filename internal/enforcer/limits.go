@@ -75,7 +75,7 @@ func newLimiter(p *policy.Policy, store ratelimit.Store, key enforce.KeyFunc, by
 			errs = append(errs, err)
 			continue
 		}
-		l.ownSets[ci] = limitSet{policy: []string{v}, rateLimit: newRateLimitField(ls)}
+		l.ownSets[ci] = limitSet{policy: []string{v}, rateLimit: newRateLimitField(ls), limits: [3]ratelimit.Limit{ls[0]}, n: 1}
 	}
 	return l, errs
 }
@@ -104,21 +104,24 @@ func declaredLimits(p *policy.Policy, ls *[3]ratelimit.Limit, ai, ci int) int {
 // set is the limit set of agent policy ai and capability ci (-1 for none).
 func (l *limiter) set(ai, ci int) *limitSet { return &l.sets[(ai+1)*l.nc+ci+1] }
 
-// fill copies into d the limits of agent policy ai and capability ci and
-// sets their Key: the client's, partitioned by agent policy (two agents
-// behind one address do not share buckets), or the agent policy alone with
-// ByAgent. One Key means one bucket group in the store: one lookup in
-// memory, one hash slot in Redis.
-func (l *limiter) fill(d *decision, ai, ci int, client ratelimit.Key) {
-	s := l.set(ai, ci)
-	k := l.key(s, client)
-	d.n = s.n
-	for i := range s.n {
-		d.limits[i] = s.limits[i]
-		d.limits[i].Key = k
-		d.Limits[i] = s.limits[i].Name
+// fill copies into s the limits of agent policy ai and capability ci (or,
+// own, the capability's own limit alone) and sets their Key: the client's,
+// partitioned by agent policy (two agents behind one address do not share
+// buckets), or the agent policy alone with ByAgent. One Key means one
+// bucket group in the store: one lookup in memory, one hash slot in Redis.
+func (l *limiter) fill(s *scope, ai, ci int, own bool) {
+	set := l.set(ai, ci)
+	k := l.key(set, s.client)
+	if own {
+		set = &l.ownSets[ci]
 	}
-	d.header, d.rateLimit = s.policy, s.rateLimit
+	s.n = set.n
+	for i := range set.n {
+		s.limits[i] = set.limits[i]
+		s.limits[i].Key = k
+		s.Limits[i] = set.limits[i].Name
+	}
+	s.header, s.rateLimit = set.policy, set.rateLimit
 }
 
 // key is the bucket Key of a request of client under limit set s.
@@ -132,29 +135,8 @@ func (l *limiter) key(s *limitSet, client ratelimit.Key) ratelimit.Key {
 	return client
 }
 
-// agentPolicy is the declared agent policy that applies to class c: the
-// policy its User-Agent names, else the "*" policy; -1 when neither exists.
-func (e *Enforcer) agentPolicy(c policy.Class) int {
-	p := e.p
-	if c.Kind == policy.Declared && c.Policy >= 0 && c.Policy < len(p.Agents) {
-		return c.Policy
-	}
-	return p.Default
-}
-
-// setAgent records in d the declared agent policy that applies to its
-// class and returns its index (-1 for none).
-func (e *Enforcer) setAgent(d *decision) int {
-	ai := e.agentPolicy(d.class)
-	if ai >= 0 {
-		d.Agent = e.p.Agents[ai].Name
-	}
-	d.agent = refTo(ai)
-	return ai
-}
-
 // count asks the store for a token of each of d's limits.
-func (l *limiter) count(r *http.Request, d *decision) error {
+func (l *limiter) count(r *http.Request, d *scope) error {
 	var err error
 	if ms, ok := l.store.(*ratelimit.MemoryStore); ok {
 		// Called directly, the built-in store keeps d on the caller's
@@ -179,7 +161,7 @@ func (l *limiter) count(r *http.Request, d *decision) error {
 
 // peek fills d's results with what the store would answer, without
 // consuming anything (Explain), and reports whether it could.
-func (l *limiter) peek(r *http.Request, d *decision) bool {
+func (l *limiter) peek(r *http.Request, d *scope) bool {
 	pk, ok := l.store.(ratelimit.Peeker)
 	if !ok {
 		return false
@@ -192,48 +174,59 @@ func (l *limiter) peek(r *http.Request, d *decision) bool {
 	return true
 }
 
-// rateLimit finishes d for a request of agent policy ai and capability ci
-// (-1 for none) that nothing else denied: it finds the limits that apply
-// (draft-car 4.3: servers MUST enforce them), and with consume asks the
-// store for a token of each; all must pass. Without consume (Explain) it
-// lists them only. Allowed or not, d carries the RateLimit headers' parts.
-func (e *Enforcer) rateLimit(r *http.Request, ai, ci int, consume bool, d *decision) {
-	var client ratelimit.Key
-	if e.lim.keyFn != nil {
-		if id, ok := e.lim.keyFn(r); ok {
-			client.ID = id
+// limits is the last stage before the session check: it finds the
+// limits that apply to the agent policy and capability in force
+// (draft-car 4.3: servers MUST enforce them) and asks the store for a
+// token of each; all must pass. Explain lists them only, with what a
+// Peeker store would answer. The session endpoint (limitOnly) is held to
+// the site and agent limits, a route binding behind Wrap (own) to its
+// capability's own limit, keyed as Wrap keyed the others. Allowed or not,
+// s carries the RateLimit headers' parts.
+func (e *Enforcer) limits(s *scope) bool {
+	r := s.r
+	if !s.own {
+		var client ratelimit.Key
+		if e.lim.keyFn != nil {
+			if id, ok := e.lim.keyFn(r); ok {
+				client.ID = id
+			}
 		}
-	}
-	if client.ID == "" && !e.lim.byAgent {
-		client = ratelimit.Key{Net: clientip.Key(e.clientAddr(r, d))}
-	}
-	d.client = client
-	e.lim.fill(d, ai, ci, client)
-	d.Outcome = enforce.Allow
-	if d.n == 0 {
-		return
-	}
-	if !consume {
-		// Explain: what the limits would answer, when the store can say.
-		if !e.lim.peek(r, d) {
-			return
+		if client.ID == "" && !e.lim.byAgent {
+			client = ratelimit.Key{Net: clientip.Key(e.clientAddr(s))}
 		}
-	} else if err := e.lim.count(r, d); err != nil {
-		d.Outcome, d.Err = enforce.StoreError, err
-		return
+		s.client = client
 	}
-	res := d.Results[:d.n]
+	if s.limitOnly {
+		s.Rule = enforce.RuleSessionEndpoint
+	}
+	e.lim.fill(s, s.ai, s.ci, s.own)
+	s.Outcome = enforce.Allow
+	if s.n == 0 {
+		return true
+	}
+	if s.explain {
+		// What the limits would answer, when the store can say.
+		if !e.lim.peek(r, s) {
+			return true
+		}
+	} else if err := e.lim.count(r, s); err != nil {
+		s.Outcome, s.Err = enforce.StoreError, err
+		return false
+	}
+	res := s.Results[:s.n]
 	if !ratelimit.Allowed(res) {
-		d.Outcome = enforce.DenyRate
-		d.RetryAfter = maxRetryAfter(res)
+		s.Outcome = enforce.DenyRate
+		s.RetryAfter = maxRetryAfter(res)
 		for i := range res {
 			if !res[i].Allowed {
-				d.Limit = d.limits[i].Name
-				d.Rule = "Rate-Limit: " + rateDecl(e.p, d.Limit)
+				s.Limit = s.limits[i].Name
+				s.Rule = "Rate-Limit: " + rateDecl(e.p, s.Limit)
 				break
 			}
 		}
+		return false
 	}
+	return true
 }
 
 // rateDecl is the declared form of a limit, by its name.

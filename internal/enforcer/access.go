@@ -2,13 +2,13 @@ package enforcer
 
 import (
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/override"
 	"github.com/agentready/agentready/internal/policy"
 )
 
@@ -50,49 +50,27 @@ import (
 // A method that is a case variant of a standard one ("delete") is refused:
 // some frameworks upper-case it, others route it as another method.
 
-// The reasons for DenyTarget that the enforcer finds itself; the others
-// are policy.CheckTarget's.
-var (
-	errRawPathMismatch = &policy.TargetError{Code: "raw-path-mismatch", Reason: "the request URL's raw path and path disagree"}
-	errTwoCapabilities = &policy.TargetError{Code: "two-capabilities", Reason: "the request's readings (its path as sent, without a trailing slash or a format extension, its method overrides) address two different capabilities"}
-)
+// errTwoCapabilities is the reason for DenyTarget of a request whose
+// readings address two capabilities.
+var errTwoCapabilities = &policy.TargetError{Code: "two-capabilities", Reason: "the request's readings (its path as sent, without a trailing slash or a format extension, its method overrides) address two different capabilities"}
 
-// access takes the path decision (draft-car 2.6, robots.txt precedence)
-// on every reading of r (see the top of this file) and resolves the
-// capability the request addresses when ci < 0 (no route binding names
-// one). rf, when not nil, is the router next in line, asked which route r
-// reaches. ok is false when d is decided (a denial).
-func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) (int, bool) {
-	if caseVariant(r.Method) {
-		d.Outcome, d.Err = enforce.DenyTarget, errMethodCase
-		return ci, false
+// access is the stage that takes the path decision (draft-car 2.6,
+// robots.txt precedence) on every reading of the canonical target (see
+// the top of this file) and resolves the capability the request
+// addresses unless a route binding names one (s.bound). s.rf, when not
+// nil, is the router next in line, asked which route the request reaches.
+func (e *Enforcer) access(s *scope) bool {
+	if s.limitOnly {
+		return true
 	}
-	v := verdict{ci: ci, bound: ci >= 0, purpose: d.class.Purpose,
-		rules: !e.implicitAI || d.class.Kind == policy.Declared || d.class.Kind == policy.Known}
-	v.methods.m[0], v.methods.n = r.Method, 1
-	// The escaped path as sent is RawPath when the client escaped more
-	// than net/url would.
-	raw := r.URL.RawPath
-	if raw == "" {
-		raw = r.URL.EscapedPath()
-	} else if p, err := url.PathUnescape(raw); err != nil || p != r.URL.Path {
-		// The URL's two paths disagree (a middleware changed one): chi
-		// routes RawPath, ServeMux the escaped Path.
-		d.Outcome, d.Err = enforce.DenyTarget, errRawPathMismatch
-		return ci, false
-	}
-	normal, err := policy.NormalPath(raw)
-	if err != nil {
-		d.Outcome, d.Err = enforce.DenyTarget, err
-		return ci, false
-	}
+	r, rf := s.r, s.rf
+	v := verdict{ci: s.ci, bound: s.bound, purpose: s.class.Purpose, methods: override.NewSet(r.Method),
+		rules: !e.implicitAI || s.class.Kind == policy.Declared || s.class.Kind == policy.Known}
 	routed := r // the request as the router next in line will see it
-	if normal != raw {
-		d.normal = normal
-		if rf != nil && !v.bound {
-			routed = withTarget(r, normal)
-		}
+	if s.normal != "" && rf != nil && !v.bound {
+		routed = withTarget(r, s.normal)
 	}
+	normal := s.path
 	// Most paths have the one reading: without a ';', a '(', a '.' or an
 	// escape that decodes to one, no server reads them otherwise
 	// (otherPaths), and one scan spares them the four.
@@ -119,8 +97,8 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 		if len(t) > policy.MaxPathLen {
 			// Rules match only the first MaxPathLen bytes; a longer path
 			// is not decided on a truncated view.
-			d.Outcome, d.Rule = enforce.DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
-			return ci, false
+			s.Outcome, s.Rule = enforce.DenyPath, "paths longer than "+strconv.Itoa(policy.MaxPathLen)+" bytes are closed to agents"
+			return false
 		}
 	}
 	e.readAll(routed, ts, rf, &v)
@@ -131,33 +109,38 @@ func (e *Enforcer) access(r *http.Request, ci int, rf routeFinder, d *decision) 
 		// which know no method, and the one capability decide alike
 		// whatever method the application takes.
 		methods := v.methods
-		if status, err := overrides(r, &methods); err != nil {
-			d.Outcome, d.Err = enforce.DenyTarget, err
+		if status, err := override.Read(r, &methods); err != nil {
+			s.Outcome, s.Err = enforce.DenyTarget, err
 			if status == http.StatusRequestEntityTooLarge {
-				d.Outcome = enforce.DenyBody
+				s.Outcome = enforce.DenyBody
 			}
-			return ci, false
+			return false
 		}
-		if methods.n > 1 {
-			v = verdict{ci: ci, bound: v.bound, purpose: v.purpose, rules: v.rules, methods: methods}
+		if methods.Len() > 1 {
+			v = verdict{ci: s.ci, bound: v.bound, purpose: v.purpose, rules: v.rules, methods: methods}
 			e.readAll(routed, ts, rf, &v)
 		}
 	}
+	return e.verdict(s, &v)
+}
+
+// verdict writes what the readings decided to s.
+func (e *Enforcer) verdict(s *scope, v *verdict) bool {
 	if v.rule != nil {
-		d.Rule = e.ruleText(v.rule)
+		s.Rule = e.ruleText(v.rule)
 	}
 	switch {
 	case v.denied:
-		d.Outcome = enforce.DenyPath
-		return v.ci, false
+		s.Outcome = enforce.DenyPath
 	case v.pref != "":
-		d.Outcome, d.Rule = enforce.DenyPreference, v.pref
-		return v.ci, false
+		s.Outcome, s.Rule = enforce.DenyPreference, v.pref
 	case v.two:
-		d.Outcome, d.Err = enforce.DenyTarget, errTwoCapabilities
-		return v.ci, false
+		s.Outcome, s.Err = enforce.DenyTarget, errTwoCapabilities
+	default:
+		s.ci = v.ci
+		return true
 	}
-	return v.ci, true
+	return false
 }
 
 // otherPaths returns the paths besides normal, the canonical path, a
@@ -209,7 +192,7 @@ func (e *Enforcer) readAll(r *http.Request, ts []string, rf routeFinder, v *verd
 	}
 	if rf != nil && !v.bound {
 		if _, pattern := rf.Handler(r); pattern != "" {
-			for _, m := range v.methods.m[:v.methods.n] {
+			for _, m := range v.methods.List() {
 				c, others := e.routes.route(e.p, m, pattern)
 				v.others = v.others || others
 				if v.two && v.has(c) {
@@ -227,7 +210,7 @@ func (e *Enforcer) readAll(r *http.Request, ts []string, rf routeFinder, v *verd
 
 // verdict gathers what the readings of one request decide.
 type verdict struct {
-	methods methodSet
+	methods override.Set
 	purpose policy.Purpose
 	rules   bool // the path rules apply to this client (ImplicitAIOnly)
 	bound   bool // a route binding names the capability: no routing
@@ -322,7 +305,7 @@ func (e *Enforcer) readPath(p *policy.Policy, s, query, withQuery, aliasOf strin
 	if v.bound {
 		return
 	}
-	for _, m := range v.methods.m[:v.methods.n] {
+	for _, m := range v.methods.List() {
 		c, others := p.RouteOthers(m, s)
 		v.route(c)
 		v.others = v.others || others

@@ -17,9 +17,9 @@ import (
 	"github.com/agentready/agentready/verify"
 )
 
-// grade works out how much of who r's client is was proven
-// (docs/design.md, "Grades of identity") and returns the agent policy that
-// applies, given ai, the one its User-Agent names (or "*"):
+// grade is the stage that works out how much of who the client is was
+// proven (docs/design.md, "Grades of identity") and the agent policy that
+// applies, given s.ai, the one its User-Agent names (or "*"):
 //
 //   - a claim the site checks (a verified-only or graded policy, or a
 //     known agent when the site grades undeclared ones) is verified by
@@ -29,17 +29,18 @@ import (
 //     directory's agent is who it is, whatever its User-Agent says;
 //   - a proven client gets its policy's proven form (config.AgentPolicy.
 //     Proven), an undeclared one the "*" policy's; an unproven claim to a
-//     verified-only policy is refused (ok false: DenyIdentity) or, with
+//     verified-only policy is refused (DenyIdentity) or, with
 //     FallBack or while a source cannot answer, served as "*" (an outage
 //     upstream never locks an honest agent out, and never hands out
 //     grants); any other unproven claim keeps its own, claimed, grants.
 //
 // The grade is set by setClass (claimed or anonymous) and raised here.
-func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int, bool) {
+func (e *Enforcer) grade(s *scope) bool {
 	v := e.verifier
 	if v == nil {
-		return ai, true
+		return true
 	}
+	r, ai, record, d := s.r, s.ai, !s.explain, s
 	p := e.p
 	var named string // the name a checked claim is made to
 	switch {
@@ -51,7 +52,7 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 	var id verify.Identity
 	var err error
 	if named != "" {
-		id, err = v.Verify(r.Context(), r, e.clientAddr(r, d), e.authority(r), named, record)
+		id, err = v.Verify(r.Context(), r, e.clientAddr(s), e.authority(r), named, record)
 		if err != nil && len(r.Header["Signature-Input"]) > 0 && otherSigner(err) {
 			// The claim's own sources did not prove it; a signature by
 			// another trusted directory proves who the client is (the
@@ -69,13 +70,14 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 	} else {
 		id, err = v.Identify(r.Context(), r, e.authority(r), record)
 		if errors.Is(err, webbotauth.ErrNoSignature) {
-			return ai, true // nothing offered, nothing checked
+			return true // nothing offered, nothing checked
 		}
 	}
 	id.Claimed = d.class.Name
 	d.Identity = id
 	if err == nil {
-		return e.proven(ai, named != "", d), true
+		e.proven(ai, named != "", s)
+		return true
 	}
 	d.Err = err
 	d.Identity.Reason = verifier.Reason(err)
@@ -89,22 +91,18 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 		}
 	}
 	if named == "" || d.class.Kind != policy.Declared || !p.Agents[ai].Verified {
-		return ai, true // claimed: the policy's own grants
+		return true // claimed: the policy's own grants
 	}
 	a := &p.Agents[ai]
 	if !unavailable && !a.FallBack {
 		d.Outcome, d.Rule = enforce.DenyIdentity, "Agent: "+a.Name+" (verified-only)"
-		return ai, false
+		return false
 	}
 	d.Unverified = true
 	// d.class keeps the claim: sessions stay bound to the identity the
 	// agent claims (Identify), and each request's grants are decided anew.
-	def := p.Default
-	d.Agent, d.agent = "", refTo(def)
-	if def >= 0 {
-		d.Agent = p.Agents[def].Name
-	}
-	return def, true
+	s.setAgent(p, p.Default)
+	return true
 }
 
 // otherSigner reports whether a claim that failed with err may still be
@@ -121,11 +119,11 @@ func otherSigner(err error) bool {
 	return false
 }
 
-// proven records in d that its client is proven and returns the policy
-// that applies: the one its claim named (checked), else the declared
-// policy of the agent a signature proved, else "*"; in its proven form
-// when it has one.
-func (e *Enforcer) proven(ai int, checked bool, d *decision) int {
+// proven records in d that its client is proven and makes the policy that
+// applies the one in force: the one its claim named (checked), else the
+// declared policy of the agent a signature proved, else "*"; in its proven
+// form when it has one.
+func (e *Enforcer) proven(ai int, checked bool, d *scope) {
 	p := e.p
 	d.Grade = enforce.GradeProven
 	if !checked || d.Identity.Purpose != "" {
@@ -146,11 +144,7 @@ func (e *Enforcer) proven(ai int, checked bool, d *decision) int {
 	if ai >= 0 && p.Agents[ai].Proven >= 0 {
 		ai = p.Agents[ai].Proven
 	}
-	d.agent = refTo(ai)
-	if ai >= 0 {
-		d.Agent = p.Agents[ai].Name
-	}
-	return ai
+	d.setAgent(p, ai)
 }
 
 // authority is the request's authority as the server received it: the
