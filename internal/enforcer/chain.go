@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fields"
 	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/session"
 )
@@ -111,8 +112,8 @@ func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
 			r = withTarget(r, s.normal)
 		}
 		if e.decisionField {
-			dropDecisionFields(r.Header, r.Trailer)
-			setDecisionField(r.Header, &s.Decision)
+			fields.DropDecision(r.Header, r.Trailer)
+			fields.SetDecision(r.Header, &s.Decision)
 		}
 	}
 	if s.sess != nil && s.rec == nil {

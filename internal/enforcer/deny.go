@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fields"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
@@ -25,7 +26,7 @@ func setReportHeader(w http.ResponseWriter, d *scope) {
 		rule = d.Err.Error()
 	}
 	if rule != "" {
-		v += ";rule=" + sfString(rule)
+		v += ";rule=" + fields.SFString(rule)
 	}
 	w.Header().Set(enforce.HeaderReportOnly, v)
 }
@@ -36,8 +37,8 @@ func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *scope) {
 		return
 	}
 	h := w.Header()
-	h[headerRateLimitPolicy] = d.header
-	h[headerRateLimit] = []string{d.rateLimit.value(d.limits[:d.n], d.Results[:d.n])}
+	h[fields.RateLimitPolicy] = d.header
+	h[fields.RateLimit] = []string{d.rateLimit.Value(d.limits[:d.n], d.Results[:d.n])}
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)
@@ -123,7 +124,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 		}
 	case enforce.DenyRate:
 		secs := problem.RetryAfterSeconds(d.RetryAfter)
-		h.Set(headerRetryAfter, strconv.Itoa(secs))
+		h.Set(fields.RetryAfter, strconv.Itoa(secs))
 		e.setRateHeaders(w, d)
 		prob.Type = problem.QuotaExceeded
 		prob.Title = "Quota Exceeded"
@@ -156,7 +157,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 		} else {
 			e.log.Error("agentready: rate-limit store failed", "err", d.Err)
 		}
-		h.Set(headerRetryAfter, strconv.Itoa(retry))
+		h.Set(fields.RetryAfter, strconv.Itoa(retry))
 		prob.Detail = "the rate-limit store is unavailable"
 	}
 	if err := problem.Write(w, prob); err != nil {
@@ -170,7 +171,7 @@ func (e *Enforcer) denySession(w http.ResponseWriter, d *scope) {
 	status, msg := sessionmgr.ErrorStatus(d.Err)
 	if status >= 500 {
 		e.log.Error("agentready: session store failed", "err", d.Err)
-		w.Header().Set(headerRetryAfter, "1")
+		w.Header().Set(fields.RetryAfter, "1")
 	}
 	if e.lines.link != nil {
 		w.Header()["Link"] = e.lines.link

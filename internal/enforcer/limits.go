@@ -2,14 +2,13 @@ package enforcer
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"time"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
+	"github.com/agentready/agentready/internal/fields"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/ratelimit"
 )
@@ -32,8 +31,8 @@ type limiter struct {
 // limitSet is what New works out once for one (agent policy, capability)
 // pair: its limits and the RateLimit headers that describe them.
 type limitSet struct {
-	policy    []string       // RateLimit-Policy value
-	rateLimit rateLimitField // renders its RateLimit values
+	policy    []string              // RateLimit-Policy value
+	rateLimit fields.RateLimitField // renders its RateLimit values
 	// limits are the pair's limits (see declaredLimits), n of them, with
 	// an empty Key for limits to fill per request.
 	limits [3]ratelimit.Limit
@@ -56,12 +55,12 @@ func newLimiter(p *policy.Policy, store ratelimit.Store, key enforce.KeyFunc, by
 			if s.n == 0 {
 				continue
 			}
-			v, err := policyHeader(s.limits[:s.n])
+			v, err := fields.PolicyHeader(s.limits[:s.n])
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			s.policy, s.rateLimit = []string{v}, newRateLimitField(s.limits[:s.n])
+			s.policy, s.rateLimit = []string{v}, fields.NewRateLimitField(s.limits[:s.n])
 		}
 	}
 	l.ownSets = make([]limitSet, len(p.Capabilities))
@@ -70,12 +69,12 @@ func newLimiter(p *policy.Policy, store ratelimit.Store, key enforce.KeyFunc, by
 			continue
 		}
 		ls := []ratelimit.Limit{{Name: c.Limit.Name, Rate: c.Limit.Rate, Period: c.Limit.Period}}
-		v, err := policyHeader(ls)
+		v, err := fields.PolicyHeader(ls)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		l.ownSets[ci] = limitSet{policy: []string{v}, rateLimit: newRateLimitField(ls), limits: [3]ratelimit.Limit{ls[0]}, n: 1}
+		l.ownSets[ci] = limitSet{policy: []string{v}, rateLimit: fields.NewRateLimitField(ls), limits: [3]ratelimit.Limit{ls[0]}, n: 1}
 	}
 	return l, errs
 }
@@ -245,23 +244,6 @@ func rateDecl(p *policy.Policy, name string) string {
 		}
 	}
 	return ""
-}
-
-// newLimit builds the Limit of a declared rate under a policy name, with an
-// empty Key for the caller to fill per request. It reports an invalid name
-// or rate; a zero rate (no limit declared) is an error too, since it cannot
-// be enforced: callers skip it.
-func newLimit(name string, r config.Rate) (ratelimit.Limit, error) {
-	if err := validPolicyName(name); err != nil {
-		return ratelimit.Limit{}, err
-	}
-	if r.IsZero() {
-		return ratelimit.Limit{}, fmt.Errorf("%w: %q: no rate declared", ratelimit.ErrInvalidLimit, name)
-	}
-	if err := r.Validate(); err != nil {
-		return ratelimit.Limit{}, fmt.Errorf("%w: %q: %v", ratelimit.ErrInvalidLimit, name, err)
-	}
-	return ratelimit.Limit{Name: name, Rate: r.Requests, Period: r.Period()}, nil
 }
 
 // maxRetryAfter is the time until every limit has a token again: the longest

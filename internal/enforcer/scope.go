@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/fields"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/ratelimit"
@@ -44,8 +45,8 @@ type scope struct {
 	n         int // limits and Decision.Limits/Results in use
 	client    ratelimit.Key
 	limits    [3]ratelimit.Limit
-	header    []string       // RateLimit-Policy value for these limits
-	rateLimit rateLimitField // renders the RateLimit value
+	header    []string              // RateLimit-Policy value for these limits
+	rateLimit fields.RateLimitField // renders the RateLimit value
 
 	// recorded: the request is a v0.1.0 session's to record (session.go);
 	// sess is its valid session, rec the recording the layer after the
