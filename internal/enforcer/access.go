@@ -2,11 +2,9 @@ package enforcer
 
 import (
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/override"
 	"github.com/agentready/agentready/internal/policy"
@@ -73,11 +71,11 @@ func (e *Enforcer) access(s *scope) bool {
 	normal := s.path
 	// Most paths have the one reading: without a ';', a '(', a '.' or an
 	// escape that decodes to one, no server reads them otherwise
-	// (otherPaths), and one scan spares them the four.
+	// (policy.OtherPaths), and one scan spares them the four.
 	decodable := policy.HasDecodable(normal)
 	var more []string
 	if decodable || strings.ContainsAny(normal, ";(.") {
-		more = e.otherPaths(normal, decodable)
+		more = policy.OtherPaths(normal, decodable, e.pathParams)
 	}
 	var buf [256]byte // most targets fit
 	// The one reading stays on the stack (nothing stored through ts
@@ -143,42 +141,6 @@ func (e *Enforcer) verdict(s *scope, v *verdict) bool {
 	return false
 }
 
-// otherPaths returns the paths besides normal, the canonical path, a
-// server may route: normal unescaped (ServeMux, when decodable), each
-// without its ";" parameters (servlet containers; a decoder that strips
-// after it decodes reads %3B as ";") and cut at its first ";" (Fastify
-// 4), each without ASP.NET's cookieless-state segments, and each one's
-// PATH_INFO after a script segment (PHP, CGI, ASP.NET).
-func (e *Enforcer) otherPaths(normal string, decodable bool) []string {
-	ps := []string{normal}
-	if decodable {
-		ps = append(ps, string(policy.Decoded(nil, normal, "")))
-	}
-	if e.pathParams {
-		for _, p := range ps {
-			ps = addReading(ps, policy.StripParams(p))
-			ps = addReading(ps, policy.CutParams(p))
-		}
-	}
-	for _, p := range ps {
-		ps = addReading(ps, policy.StripCookieless(p))
-	}
-	for _, p := range ps {
-		first, last := policy.PathInfo(p)
-		ps = addReading(ps, first)
-		ps = addReading(ps, last)
-	}
-	return ps[1:]
-}
-
-// addReading adds the path p to ps unless it is "" or there already.
-func addReading(ps []string, p string) []string {
-	if p == "" || slices.Contains(ps, p) {
-		return ps
-	}
-	return append(ps, p)
-}
-
 // readAll decides every reading of the request r whose canonical targets
 // (path and query) are ts.
 func (e *Enforcer) readAll(r *http.Request, ts []string, rf routeFinder, v *verdict) {
@@ -187,7 +149,7 @@ func (e *Enforcer) readAll(r *http.Request, ts []string, rf routeFinder, v *verd
 	}
 	if e.folded != nil {
 		for _, t := range ts {
-			e.readTarget(e.folded, foldCase(t), v)
+			e.readTarget(e.folded, policy.FoldCase(t), v)
 		}
 	}
 	if rf != nil && !v.bound {
@@ -260,7 +222,7 @@ func (v *verdict) has(c int) bool {
 func (e *Enforcer) readTarget(p *policy.Policy, t string, v *verdict) {
 	path, query, _ := strings.Cut(t, "?")
 	var ends [4]int
-	for _, n := range pathReadings(path, &ends) {
+	for _, n := range policy.Readings(path, &ends) {
 		s := path[:n]
 		withQuery := ""
 		if n == len(path) {
@@ -340,21 +302,6 @@ func (e *Enforcer) matchAlias(p *policy.Policy, alias, base string, v *verdict) 
 	v.rule, v.denied = rule, true
 }
 
-// querySensitive reports whether a rule may decide a path and the path
-// with a query differently: whether a pattern holds a '?', a '$', or a '*'
-// before its end. Otherwise every rule is a prefix of the path whenever
-// it is one of the path with its query (a literal without '?' cannot
-// reach past the path), and one match decides both readings.
-func querySensitive(r *policy.Rules) bool {
-	for _, rule := range r.List() {
-		pat := strings.TrimSuffix(rule.Pattern, "*")
-		if strings.ContainsAny(pat, "?$*") {
-			return true
-		}
-	}
-	return false
-}
-
 // matchRules matches one reading (a path, with or without its query)
 // against p's path rules.
 func (e *Enforcer) matchRules(p *policy.Policy, s string, v *verdict) {
@@ -382,96 +329,4 @@ func (e *Enforcer) matchUsage(p *policy.Policy, t string, v *verdict) {
 			v.pref = pref
 		}
 	}
-}
-
-// pathReadings returns the lengths of the prefixes of path a router may
-// route it as: path itself, without one trailing slash, without the
-// format extension of its last segment (chi's URLFormat cuts at the last
-// '.' after the last '/'), and both in either order. Each is a prefix, so
-// no reading is copied.
-func pathReadings(path string, ends *[4]int) []int {
-	if last := path[strings.LastIndexByte(path, '/')+1:]; last != "" && strings.IndexByte(last, '.') < 0 {
-		// No trailing slash, no extension: the one reading.
-		ends[0] = len(path)
-		return ends[:1]
-	}
-	n := 0
-	add := func(l int) {
-		for _, have := range ends[:n] {
-			if have == l {
-				return
-			}
-		}
-		if n < len(ends) && l > 0 {
-			ends[n] = l
-			n++
-		}
-	}
-	strip := func(l int) int {
-		if l > 1 && path[l-1] == '/' {
-			return l - 1
-		}
-		return l
-	}
-	ext := func(l int) int {
-		seg := strings.LastIndexByte(path[:l], '/') + 1
-		if dot := strings.LastIndexByte(path[seg:l], '.'); dot >= 0 {
-			return seg + dot
-		}
-		return l
-	}
-	add(len(path))
-	add(strip(len(path)))
-	add(ext(len(path)))
-	add(ext(strip(len(path))))
-	add(strip(ext(len(path))))
-	return ends[:n]
-}
-
-// foldCase returns the canonical target t with its ASCII letters in lower
-// case, but for the hex digits of escapes, which stay upper case as
-// canonical patterns keep them.
-func foldCase(t string) string {
-	i := 0
-	for ; i < len(t); i++ {
-		if c := t[i]; c >= 'A' && c <= 'Z' || c == '%' {
-			break
-		}
-	}
-	if i == len(t) {
-		return t
-	}
-	b := []byte(t)
-	for ; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '%':
-			i += 2
-		case c >= 'A' && c <= 'Z':
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-// foldSite returns a copy of s whose path patterns and endpoints are in
-// lower case (foldCase), for LenientRouting.
-func foldSite(s *config.Site) *config.Site {
-	f := *s
-	fold := func(pats []string) []string {
-		out := make([]string, len(pats))
-		for i, p := range pats {
-			out[i] = foldCase(p)
-		}
-		return out
-	}
-	f.Access.Allow, f.Access.Disallow = fold(s.Access.Allow), fold(s.Access.Disallow)
-	f.Capabilities = append([]config.Capability(nil), s.Capabilities...)
-	for i := range f.Capabilities {
-		f.Capabilities[i].Endpoint = foldCase(f.Capabilities[i].Endpoint)
-	}
-	f.Usage.Paths = append([]config.PathUsage(nil), s.Usage.Paths...)
-	for i := range f.Usage.Paths {
-		f.Usage.Paths[i].Path = foldCase(f.Usage.Paths[i].Path)
-	}
-	return &f
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/authority"
 	"github.com/agentready/agentready/internal/fields"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
@@ -132,9 +133,9 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
 	case enforce.DenyHost:
 		prob.Detail = d.Err.Error()
-		var he *errHost
+		var he *authority.Error
 		if errors.As(d.Err, &he) {
-			prob.Extra["hosts"] = he.admitted
+			prob.Extra["hosts"] = he.Admitted
 		}
 	case enforce.DenyTarget:
 		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a request that every router reads the same way", r.RequestURI, d.Err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/authority"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
@@ -169,7 +170,7 @@ type Enforcer struct {
 	// previews are the known names of link previews and feed readers,
 	// which pass as browsers (config.Access.LinkPreviews); nil otherwise.
 	previews map[string]bool
-	hosts    *hosts // nil: any Host
+	hosts    *authority.List // nil: any Host
 	// usage is the site's usage preferences when it states any: every
 	// response gets their Content-Usage header; enforceUsage refuses the
 	// crawlers they deny.
@@ -236,7 +237,7 @@ func New(cfg Config) (*Enforcer, error) {
 			}
 		}
 	}
-	hs, err := newHosts(cfg.Hosts)
+	hs, err := authority.New(cfg.Hosts)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("enforce: %w", err))
 	}
@@ -280,10 +281,10 @@ func New(cfg Config) (*Enforcer, error) {
 		}
 	}
 	e.routes = newRouteTable(p)
-	e.querySensitive = querySensitive(p.Rules)
+	e.querySensitive = policy.QuerySensitive(p.Rules)
 	if cfg.LenientRouting {
 		var err error
-		if e.folded, err = policy.Compile(foldSite(site)); err != nil {
+		if e.folded, err = policy.Compile(policy.FoldSite(site)); err != nil {
 			errs = append(errs, fmt.Errorf("enforce: the declaration in lower case (LenientRouting): %w", err))
 		}
 	}
