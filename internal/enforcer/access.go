@@ -10,43 +10,8 @@ import (
 	"github.com/agentready/agentready/internal/policy"
 )
 
-// A request reaches a handler by the reading its router, the middlewares
-// in front of the router, or the upstream behind a proxy take of it, and
-// they take it after agentready has decided. So an agent's target is
-// first given its one canonical form (policy.NormalPath), the form
-// forwarded, and then decided on every reading one of them may route
-// (docs/enforcement.md, "One canonical target"), and allowed only if
-// every reading is; the capability any reading routes to applies:
-//
-//   - the canonical target, in its RFC 9309 form, and, when the path
-//     escapes a sub-delim, unescaped (ServeMux unescapes; see
-//     policy.Canonical);
-//   - each of those without the ";" parameter of each segment, unless
-//     LiteralPathParameters (servlet containers strip it before routing:
-//     policy.StripParams), and the PATH_INFO after a script segment
-//     (PHP, CGI, ASP.NET: policy.PathInfo);
-//   - the path without its query: routers route the path, so an Allow that
-//     matches only because of the query ("/*.css$" and "/admin?.css")
-//     cannot open a path a Disallow closes;
-//   - the path with one trailing slash removed (chi's StripSlashes,
-//     Express's non-strict routing) and with a format extension removed
-//     (chi's URLFormat: from the last '.' of the last segment), each with
-//     and without the query;
-//   - with LenientRouting, each of those in ASCII lower case, against the
-//     rules and endpoints in lower case, and with a trailing slash added
-//     (Express's defaults: case-insensitive, non-strict);
-//   - every method the request may be handled as: its own and each method
-//     override it carries (override.go: X-HTTP-Method-Override and its two
-//     siblings, _method in the query or a POST body: Express's
-//     method-override, Rails, Laravel, gorilla/handlers), read where
-//     another capability's endpoint is at one of the request's paths, the
-//     one place an override can change the decision (rules know no
-//     method);
-//   - with a router that says which route a request reaches (ServeMux's
-//     Handler method), the capability whose endpoint is that route.
-//
-// A method that is a case variant of a standard one ("delete") is refused:
-// some frameworks upper-case it, others route it as another method.
+// access.go is the access stage: the path decision on every reading of
+// the canonical target (policy/readings.go lists them).
 
 // errTwoCapabilities is the reason for DenyTarget of a request whose
 // readings address two capabilities.
@@ -155,7 +120,7 @@ func (e *Enforcer) readAll(r *http.Request, ts []string, rf routeFinder, v *verd
 	if rf != nil && !v.bound {
 		if _, pattern := rf.Handler(r); pattern != "" {
 			for _, m := range v.methods.List() {
-				c, others := e.routes.route(e.p, m, pattern)
+				c, others := e.routes.Route(e.p, m, pattern)
 				v.others = v.others || others
 				if v.two && v.has(c) {
 					// The router says which of the readings' capabilities
@@ -329,4 +294,13 @@ func (e *Enforcer) matchUsage(p *policy.Policy, t string, v *verdict) {
 			v.pref = pref
 		}
 	}
+}
+
+// routeFinder is a router that says which route a request reaches without
+// serving it: *http.ServeMux (its Handler method returns the pattern, Go
+// 1.22 syntax). Wrap asks the handler it wraps, when it is one, so that a
+// capability whose endpoint is a route holds on every request that
+// reaches the route, whatever spelling of the path got it there.
+type routeFinder interface {
+	Handler(r *http.Request) (h http.Handler, pattern string)
 }

@@ -74,6 +74,16 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 	if d.Rule != "" {
 		prob.Extra["rule"] = d.Rule
 	}
+	e.explainDenial(w, r, d, &prob)
+	if err := problem.Write(w, prob); err != nil {
+		e.log.Debug("agentready: writing problem response", "err", err)
+	}
+}
+
+// explainDenial fills prob's detail, and the fields of the answer, for
+// what refused d: the rule and what would be accepted instead.
+func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scope, prob *problem.Problem) {
+	h := w.Header()
 	switch d.Outcome {
 	case enforce.DenyPath:
 		if strings.HasPrefix(d.Rule, "paths longer") {
@@ -160,9 +170,6 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 		}
 		h.Set(fields.RetryAfter, strconv.Itoa(retry))
 		prob.Detail = "the rate-limit store is unavailable"
-	}
-	if err := problem.Write(w, prob); err != nil {
-		e.log.Debug("agentready: writing problem response", "err", err)
 	}
 }
 

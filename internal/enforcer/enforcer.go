@@ -159,7 +159,7 @@ type Enforcer struct {
 	// route pattern; querySensitive: a rule may decide a path and the path
 	// with a query differently, so both are matched.
 	folded         *policy.Policy
-	routes         routeTable
+	routes         policy.RouteTable
 	querySensitive bool
 	implicitAI     bool
 	// pathParams: a path is decided on without its ";" parameters too
@@ -280,7 +280,7 @@ func New(cfg Config) (*Enforcer, error) {
 				"give the signing keys (agentready.WithRequestSignatures), or check it yourself (agentready.WithAuthenticator), or declare another auth type", c.ID))
 		}
 	}
-	e.routes = newRouteTable(p)
+	e.routes = policy.NewRouteTable(p)
 	e.querySensitive = policy.QuerySensitive(p.Rules)
 	if cfg.LenientRouting {
 		var err error

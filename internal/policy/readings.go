@@ -7,10 +7,40 @@ import (
 	"github.com/agentready/agentready/config"
 )
 
-// The readings of a canonical path: the other paths a router, a framework
-// or an upstream may route it as, which the enforcer decides on besides
-// the path itself (its access stage; docs/enforcement.md, "One canonical
-// target").
+// A request reaches a handler by the reading its router, the middlewares
+// in front of the router, or the upstream behind a proxy take of it, and
+// they take it after agentready has decided. So an agent's target is
+// first given its one canonical form (NormalPath), the form
+// forwarded, and then decided on every reading one of them may route
+// (docs/enforcement.md, "One canonical target"), and allowed only if
+// every reading is; the capability any reading routes to applies:
+//
+//   - the canonical target, in its RFC 9309 form, and, when the path
+//     escapes a sub-delim, unescaped (ServeMux unescapes; see
+//     Canonical);
+//   - each of those without the ";" parameter of each segment, unless
+//     LiteralPathParameters (servlet containers strip it before routing:
+//     StripParams), and the PATH_INFO after a script segment
+//     (PHP, CGI, ASP.NET: PathInfo);
+//   - the path without its query: routers route the path, so an Allow that
+//     matches only because of the query ("/*.css$" and "/admin?.css")
+//     cannot open a path a Disallow closes;
+//   - the path with one trailing slash removed (chi's StripSlashes,
+//     Express's non-strict routing) and with a format extension removed
+//     (chi's URLFormat: from the last '.' of the last segment), each with
+//     and without the query;
+//   - with LenientRouting, each of those in ASCII lower case, against the
+//     rules and endpoints in lower case, and with a trailing slash added
+//     (Express's defaults: case-insensitive, non-strict);
+//   - every method the request may be handled as: its own and each method
+//     override it carries (internal/override: X-HTTP-Method-Override and its two
+//     siblings, _method in the query or a POST body: Express's
+//     method-override, Rails, Laravel, gorilla/handlers), read where
+//     another capability's endpoint is at one of the request's paths, the
+//     one place an override can change the decision (rules know no
+//     method);
+//   - with a router that says which route a request reaches (ServeMux's
+//     Handler method), the capability whose endpoint is that route.
 
 // OtherPaths returns the paths besides normal, the canonical path, a
 // server may route: normal unescaped (ServeMux, when decodable), each
