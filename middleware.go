@@ -337,7 +337,7 @@ func newEnforcer(site *config.Site, st settings, pol *policy.Policy, store ratel
 	}
 	if sess != nil {
 		if ecfg.Recorder, err = trail.New(trail.Config{Policy: pol, Sessions: sess.mgr, Audit: sess.audit,
-			Removed: st.removed, ReportOnly: st.reportOnly, Logger: st.logger}); err != nil {
+			Removed: st.removed, Logger: st.logger}); err != nil {
 			return nil, nil, err
 		}
 	}

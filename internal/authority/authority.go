@@ -46,13 +46,6 @@ func New(entries []string) (*List, error) {
 	return h, errors.Join(errs...)
 }
 
-// Check reports every entry that is not a host or host:port
-// (Config.Hosts).
-func Check(entries []string) error {
-	_, err := New(entries)
-	return err
-}
-
 // Error is a DenyHost's error: the Host the request named and what is
 // admitted.
 type Error struct {

@@ -9,15 +9,11 @@ import (
 	"github.com/agentready/agentready/internal/resolve"
 )
 
-// Capability binds a route to one declared capability: requests reaching
-// next are checked against that capability's scope, auth and limit, whether
-// or not they match its declared endpoint. Behind Wrap it completes Wrap's
-// decision: the capability's stages (forCapability) run again on Wrap's
-// scope for the capability it names, when Wrap resolved another; alone, it
-// runs the whole chain with the capability bound. A route bound to an
-// undeclared ID answers 500 rather than opening. authAll checks the
-// capability's declared auth for every client, browsers included
-// (agentready.AuthForEveryClient).
+// Capability binds a route to one declared capability (agentready's
+// Middleware.Capability). Behind Wrap it completes Wrap's decision (see
+// complete); alone, it runs the whole chain with the capability bound.
+// authAll checks the capability's declared auth for every client,
+// browsers included (agentready.AuthForEveryClient).
 func (e *Enforcer) Capability(id string, authAll bool) func(http.Handler) http.Handler {
 	ci, ok := e.p.CapabilityIndex(id)
 	e.bound.Add(1)

@@ -71,9 +71,14 @@ func (e *Enforcer) Explain(r *http.Request) enforce.Decision {
 		ci = ws.ci
 	}
 	newScope(&s, r, nil, ci)
+	return e.explain(&s)
+}
+
+// explain runs the chain on s with its explain flag set.
+func (e *Enforcer) explain(s *scope) enforce.Decision {
 	s.explain = true
-	e.chain(&s)
-	e.settle(&s)
+	e.chain(s)
+	e.settle(s)
 	return s.Decision
 }
 

@@ -16,36 +16,22 @@ type probes struct {
 }
 
 // probe passes an infrastructure probe without enforcement (a probe
-// path, a probe network).
+// path, a probe network). A request presenting a session is an agent's
+// action, to record, whoever sends it: never a probe.
 func (e *Enforcer) probe(s *scope) bool {
-	if s.limitOnly {
-		return true
-	}
-	if rule := e.probeRule(s); rule != "" {
-		s.Outcome, s.Rule = enforce.Pass, rule
-		return false
-	}
-	return true
-}
-
-// probeRule returns why s's request is a probe, or "". A request
-// presenting a session is an agent's action, to record, whoever sends it:
-// never a probe.
-func (e *Enforcer) probeRule(s *scope) string {
 	r := s.r
-	if (e.probes.paths == nil && e.probes.nets == nil) || len(r.Header[session.HeaderSession]) != 0 {
-		return ""
+	if (e.probes.paths == nil && e.probes.nets == nil) || s.limitOnly || len(r.Header[session.HeaderSession]) != 0 {
+		return true
 	}
 	if e.probes.paths[r.URL.Path] && r.URL.RawPath == "" && plainGet(r) {
 		// The path as sent: a router that routes the raw path (chi) would
 		// take "/health%7A" for another one. A probe GETs it; another
 		// method or a query may reach another handler.
-		return enforce.RuleProbePath
+		s.Rule = enforce.RuleProbePath
+	} else if len(e.probes.nets) > 0 && e.fromProbeNetwork(s) {
+		s.Rule = enforce.RuleProbeNetwork
 	}
-	if len(e.probes.nets) > 0 && e.fromProbeNetwork(s) {
-		return enforce.RuleProbeNetwork
-	}
-	return ""
+	return s.Rule == "" // else a Pass: nothing later applies
 }
 
 // fromProbeNetwork reports whether r comes from a probe network. The

@@ -95,8 +95,6 @@ func (e *Enforcer) LimitOnly(next http.Handler) http.Handler {
 func (e *Enforcer) ExplainLimitOnly(r *http.Request) enforce.Decision {
 	var s scope
 	newScope(&s, r, nil, -1)
-	s.limitOnly, s.explain = true, true
-	e.chain(&s)
-	e.settle(&s)
-	return s.Decision
+	s.limitOnly = true
+	return e.explain(&s)
 }

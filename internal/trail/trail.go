@@ -43,8 +43,6 @@ type Config struct {
 	// before the removal, is refused (DenyCapability), and the refusal
 	// recorded in its audit trail.
 	Removed func(method, path string) (id string, at time.Time, ok bool)
-	// ReportOnly is the Enforcer's (enforcer.Config.ReportOnly).
-	ReportOnly bool
 	// Logger receives store failures. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -55,7 +53,6 @@ type Trail struct {
 	sessions   *sessionmgr.Manager
 	audit      audit.Store
 	removed    func(method, path string) (string, time.Time, bool)
-	reportOnly bool
 	log        *slog.Logger
 }
 
@@ -64,8 +61,7 @@ func New(cfg Config) (*Trail, error) {
 	if cfg.Policy == nil || cfg.Sessions == nil {
 		return nil, errors.New("trail: Config.Policy and Config.Sessions are required")
 	}
-	t := &Trail{p: cfg.Policy, sessions: cfg.Sessions, audit: cfg.Audit, removed: cfg.Removed,
-		reportOnly: cfg.ReportOnly, log: cfg.Logger}
+	t := &Trail{p: cfg.Policy, sessions: cfg.Sessions, audit: cfg.Audit, removed: cfg.Removed, log: cfg.Logger}
 	if t.log == nil {
 		t.log = slog.Default()
 	}
@@ -186,7 +182,7 @@ func (a *recording) Bind(d enforce.Decision) enforce.Decision {
 	if ci < 0 {
 		return d
 	}
-	if (d.Outcome == enforce.Allow || t.reportOnly) && a.bodyLen > resolve.BodyLimit(t.p.Capabilities[ci].Decl) {
+	if (d.Outcome == enforce.Allow || d.ReportOnly) && a.bodyLen > resolve.BodyLimit(t.p.Capabilities[ci].Decl) {
 		d.Outcome, d.Status, d.Err, d.ReportOnly = enforce.DenyBody, http.StatusRequestEntityTooLarge, reqbody.ErrTooLarge, false
 		d.Rule = ruleBodyLimits
 	}
