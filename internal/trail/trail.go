@@ -49,11 +49,11 @@ type Config struct {
 
 // Trail is the Recorder of an enforcer.Config.
 type Trail struct {
-	p          *policy.Policy
-	sessions   *sessionmgr.Manager
-	audit      audit.Store
-	removed    func(method, path string) (string, time.Time, bool)
-	log        *slog.Logger
+	p        *policy.Policy
+	sessions *sessionmgr.Manager
+	audit    audit.Store
+	removed  func(method, path string) (string, time.Time, bool)
+	log      *slog.Logger
 }
 
 // New returns the Trail of cfg.
