@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
 )
 
@@ -101,4 +102,26 @@ func (e *Enforcer) auth(s *scope) bool {
 		return false
 	}
 	return true
+}
+
+// verifySigned checks the RFC 9421 signature of a request to a capability
+// declaring Auth: hmac. The digest a signature may cover is over the whole
+// body, which is read first, bounded by the capability's BodyLimit, and
+// given back afterwards whatever the verifier did with it: the handler,
+// or the enforced declaration when a shadow's verifies, reads it as sent.
+func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bool) error {
+	if r.Body != nil && r.Body != http.NoBody {
+		orig := r.Body
+		limit := resolve.BodyLimit(c)
+		b, err := reqbody.Buffer(r, limit)
+		if err != nil {
+			return reqbody.ErrRead
+		}
+		if int64(len(b)) > limit {
+			return reqbody.ErrTooLarge
+		}
+		defer func() { r.Body = reqbody.Of(b, orig) }()
+	}
+	_, err := e.signed.Verify(r, record)
+	return err
 }

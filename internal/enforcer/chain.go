@@ -7,6 +7,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/fields"
 	"github.com/agentready/agentready/internal/httpsyntax"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/session"
 )
 
@@ -59,6 +60,23 @@ func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 	})
 }
 
+// setContentUsage adds the Content-Usage header of the request's target
+// (draft-ietf-aipref-attach-05 section 2) to the response: the value was
+// rendered once, so this allocates nothing. The target is matched in the
+// form the enforcement of config.Usage matches (access): the RFC 9309
+// canonical form of the path as sent and its query, so that the header
+// says what a crawler is held to.
+func (e *Enforcer) setContentUsage(w http.ResponseWriter, r *http.Request) {
+	raw := r.URL.RawPath
+	if raw == "" {
+		raw = r.URL.EscapedPath()
+	}
+	rule := e.usage.Match(string(policy.Canonical(nil, raw, r.URL.RawQuery)))
+	if rule.Header != nil {
+		w.Header()["Content-Usage"] = rule.Header
+	}
+}
+
 // Explain returns the decision for r without serving it and without
 // consuming any rate-limit token: the same stages run with the scope's
 // explain flag set. Limits lists the limits that would apply and, when the
@@ -83,9 +101,9 @@ func (e *Enforcer) explain(s *scope) enforce.Decision {
 }
 
 // settle gives the decision its status and says whether report-only
-// serves it: a denial but for a recorded one failing closed (a store
-// that cannot say whether a session is valid, or record its action).
-// Explain and the session endpoint report as enforced.
+// serves it: a denial, but for a recorded one failing closed (a session
+// store that cannot answer). Explain and the session endpoint report as
+// enforced.
 func (e *Enforcer) settle(s *scope) {
 	if s.settled {
 		return // a recording's amendments stand
@@ -99,13 +117,10 @@ func (e *Enforcer) settle(s *scope) {
 }
 
 // exit is the one way out of enforcement: it settles the decision, hands
-// it on to the recording layer, which reads it finished (the audit trail,
-// the shadow declaration, the decision hook), and carries it out: next
-// for a request it lets through, with the request in its canonical form
-// and, at most once, a context carrying the scope (for a route binding
-// behind) and the session; a problem response otherwise. A route binding
-// behind Wrap leaves through it too (own: no shadow, the field as Wrap
-// set it).
+// it to the recording layer, which reads it finished (the audit trail, the
+// shadow declaration, the decision hook), and carries it out: next, with
+// the request in its canonical form and at most one context write, or a
+// problem response. A route binding behind Wrap leaves through it too.
 func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
 	e.settle(s)
 	r := s.r
@@ -165,9 +180,8 @@ func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
 	}
 }
 
-// observe tells the decision hook and the shadow declaration of s's
-// decision, each a copy: once per request as Wrap (or a lone binding)
-// decided it for the shadow, and once per decision for the hook.
+// observe hands the decision hook and the shadow declaration a copy of
+// s's decision: the shadow once a request, the hook once a decision.
 func (e *Enforcer) observe(r *http.Request, s *scope) {
 	if s.Rule == ruleRobots {
 		return // nobody's decision: always served

@@ -78,9 +78,8 @@ type Config struct {
 	// another is answered 421. The site's own host is the caller's to
 	// list.
 	Hosts []string
-	// Recorder, when set, checks the sessions of v0.1.0 requests (the
-	// session stage) and records them once they are decided; agentready
-	// wires its audit trail here.
+	// Recorder, when set, checks and records the requests of v0.1.0
+	// sessions; agentready wires its audit trail here.
 	Recorder recorder
 	// Shadow, when set, is called with every request and its decision,
 	// before the decision is applied (agentready.WithShadow). It must not
@@ -111,12 +110,10 @@ type claimChecker interface {
 	AcceptSignature(policy string) string
 }
 
-// recorder checks and records the requests of v0.1.0 sessions; the
-// audit trail (internal/trail) is the one agentready wires. Check is the
-// session stage's (session.go): it may refuse more, never less. Start is
-// the recording layer's, after the stages (chain.go's exit): it reads the
-// finished decision, and may refuse more (DenyBody). Neither runs a stage
-// again.
+// recorder checks and records the requests of v0.1.0 sessions
+// (internal/trail). Check is the session stage's, Start the recording
+// layer's, after the stages: each may refuse more, never less, and
+// neither runs a stage again.
 type recorder interface {
 	// Check looks up the session of r, decided as d, and returns d as the
 	// session amends it and the session, nil when none is valid.
@@ -149,9 +146,8 @@ type signedRequests interface {
 	Verify(r *http.Request, record bool) (keyID string, err error)
 }
 
-// Enforcer applies a compiled policy to requests: classify, access,
-// capability scope, declared auth, rate limits. It is safe for concurrent
-// use.
+// Enforcer applies a compiled policy to requests (chain.go). It is safe
+// for concurrent use.
 type Enforcer struct {
 	p *policy.Policy
 	// folded is the policy with its patterns and endpoints in lower case

@@ -6,12 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/policy"
-	"github.com/agentready/agentready/internal/reqbody"
-	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/verify"
@@ -154,42 +151,3 @@ func (e *Enforcer) proven(ai int, checked bool, d *scope) {
 // for that site be replayed here. A proxy in front must pass Host through
 // (nginx: proxy_set_header Host $host).
 func (e *Enforcer) authority(r *http.Request) string { return r.Host }
-
-// verifySigned checks the RFC 9421 signature of a request to a capability
-// declaring Auth: hmac. The digest a signature may cover is over the whole
-// body, which is read first, bounded by the capability's BodyLimit, and
-// given back afterwards whatever the verifier did with it: the handler,
-// or the enforced declaration when a shadow's verifies, reads it as sent.
-func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bool) error {
-	if r.Body != nil && r.Body != http.NoBody {
-		orig := r.Body
-		limit := resolve.BodyLimit(c)
-		b, err := reqbody.Buffer(r, limit)
-		if err != nil {
-			return reqbody.ErrRead
-		}
-		if int64(len(b)) > limit {
-			return reqbody.ErrTooLarge
-		}
-		defer func() { r.Body = reqbody.Of(b, orig) }()
-	}
-	_, err := e.signed.Verify(r, record)
-	return err
-}
-
-// setContentUsage adds the Content-Usage header of the request's target
-// (draft-ietf-aipref-attach-05 section 2) to the response: the value was
-// rendered once, so this allocates nothing. The target is matched in the
-// form the enforcement of config.Usage matches (access): the RFC 9309
-// canonical form of the path as sent and its query, so that the header
-// says what a crawler is held to.
-func (e *Enforcer) setContentUsage(w http.ResponseWriter, r *http.Request) {
-	raw := r.URL.RawPath
-	if raw == "" {
-		raw = r.URL.EscapedPath()
-	}
-	rule := e.usage.Match(string(policy.Canonical(nil, raw, r.URL.RawQuery)))
-	if rule.Header != nil {
-		w.Header()["Content-Usage"] = rule.Header
-	}
-}

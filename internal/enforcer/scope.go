@@ -14,9 +14,9 @@ import (
 
 // scope is one request on its way through the stages (chain.go): what the
 // middleware works out once at its top and what each stage adds to it,
-// ending in the decision that the response and the recording layer read.
-// It lives on the caller's stack unless a route binding behind Wrap or a
-// recording needs it afterwards (docs/design.md, "Enforcement").
+// ending in the decision that the response and the recording layer read
+// (docs/design.md, "Enforcement"). It lives on the caller's stack; a route
+// binding behind Wrap reads a copy.
 type scope struct {
 	enforce.Decision
 
