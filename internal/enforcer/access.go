@@ -79,7 +79,7 @@ func (e *Enforcer) access(s *scope) bool {
 			}
 			return false
 		}
-		if methods.Len() > 1 {
+		if len(methods.List()) > 1 {
 			v = verdict{ci: s.ci, bound: v.bound, purpose: v.purpose, rules: v.rules, methods: methods}
 			e.readAll(routed, ts, rf, &v)
 		}

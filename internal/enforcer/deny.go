@@ -34,12 +34,12 @@ func setReportHeader(w http.ResponseWriter, d *scope) {
 
 // setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response.
 func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *scope) {
-	if d.n == 0 || d.header == nil {
+	if d.n == 0 || d.set.policy == nil {
 		return
 	}
 	h := w.Header()
-	h[fields.RateLimitPolicy] = d.header
-	h[fields.RateLimit] = []string{d.rateLimit.Value(d.limits[:d.n], d.Results[:d.n])}
+	h[fields.RateLimitPolicy] = d.set.policy
+	h[fields.RateLimit] = []string{d.set.rateLimit.Value(d.limits[:d.n], d.Results[:d.n])}
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)

@@ -34,8 +34,9 @@ type limitSet struct {
 	policy    []string              // RateLimit-Policy value
 	rateLimit fields.RateLimitField // renders its RateLimit values
 	// limits are the pair's limits (see declaredLimits), n of them, with
-	// an empty Key for limits to fill per request.
+	// an empty Key for limits to fill per request, and their declarations.
 	limits [3]ratelimit.Limit
+	decls  [3]string
 	n      int
 	agent  string // the agent policy's name, "" for none
 }
@@ -48,7 +49,7 @@ func newLimiter(p *policy.Policy, store ratelimit.Store, key enforce.KeyFunc, by
 	for ai := -1; ai < len(p.Agents); ai++ {
 		for ci := -1; ci < len(p.Capabilities); ci++ {
 			s := &l.sets[(ai+1)*l.nc+ci+1]
-			s.n = declaredLimits(p, &s.limits, ai, ci)
+			s.n = declaredLimits(p, s, ai, ci)
 			if ai >= 0 {
 				s.agent = p.Agents[ai].Name
 			}
@@ -74,18 +75,19 @@ func newLimiter(p *policy.Policy, store ratelimit.Store, key enforce.KeyFunc, by
 			errs = append(errs, err)
 			continue
 		}
-		l.ownSets[ci] = limitSet{policy: []string{v}, rateLimit: fields.NewRateLimitField(ls), limits: [3]ratelimit.Limit{ls[0]}, n: 1}
+		l.ownSets[ci] = limitSet{policy: []string{v}, rateLimit: fields.NewRateLimitField(ls),
+			limits: [3]ratelimit.Limit{ls[0]}, decls: [3]string{c.Limit.Decl}, n: 1}
 	}
 	return l, errs
 }
 
-// declaredLimits fills ls with the limits a request of agent policy ai and
+// declaredLimits fills s with the limits a request of agent policy ai and
 // capability ci (-1 for none) draws from, in order site, agent,
 // capability, with an empty Key, and returns how many.
-func declaredLimits(p *policy.Policy, ls *[3]ratelimit.Limit, ai, ci int) int {
+func declaredLimits(p *policy.Policy, s *limitSet, ai, ci int) int {
 	n := 0
 	add := func(l policy.Limit) {
-		ls[n] = ratelimit.Limit{Name: l.Name, Rate: l.Rate, Period: l.Period}
+		s.limits[n], s.decls[n] = ratelimit.Limit{Name: l.Name, Rate: l.Rate, Period: l.Period}, l.Decl
 		n++
 	}
 	if !p.SiteLimit.IsZero() {
@@ -120,7 +122,7 @@ func (l *limiter) fill(s *scope, ai, ci int, own bool) {
 		s.limits[i].Key = k
 		s.Limits[i] = set.limits[i].Name
 	}
-	s.header, s.rateLimit = set.policy, set.rateLimit
+	s.set = set
 }
 
 // key is the bucket Key of a request of client under limit set s.
@@ -219,31 +221,13 @@ func (e *Enforcer) limits(s *scope) bool {
 		for i := range res {
 			if !res[i].Allowed {
 				s.Limit = s.limits[i].Name
-				s.Rule = "Rate-Limit: " + rateDecl(e.p, s.Limit)
+				s.Rule = "Rate-Limit: " + s.set.decls[i]
 				break
 			}
 		}
 		return false
 	}
 	return true
-}
-
-// rateDecl is the declared form of a limit, by its name.
-func rateDecl(p *policy.Policy, name string) string {
-	if p.SiteLimit.Name == name {
-		return p.SiteLimit.Decl
-	}
-	for i := range p.Agents {
-		if p.Agents[i].Limit.Name == name {
-			return p.Agents[i].Limit.Decl
-		}
-	}
-	for i := range p.Capabilities {
-		if p.Capabilities[i].Limit.Name == name {
-			return p.Capabilities[i].Limit.Decl
-		}
-	}
-	return ""
 }
 
 // maxRetryAfter is the time until every limit has a token again: the longest

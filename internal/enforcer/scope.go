@@ -5,7 +5,6 @@ import (
 	"net/netip"
 
 	"github.com/agentready/agentready/enforce"
-	"github.com/agentready/agentready/internal/fields"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/ratelimit"
@@ -42,11 +41,10 @@ type scope struct {
 	// one then forwarded, "" otherwise.
 	path, normal string
 
-	n         int // limits and Decision.Limits/Results in use
-	client    ratelimit.Key
-	limits    [3]ratelimit.Limit
-	header    []string              // RateLimit-Policy value for these limits
-	rateLimit fields.RateLimitField // renders the RateLimit value
+	n      int // limits and Decision.Limits/Results in use
+	client ratelimit.Key
+	limits [3]ratelimit.Limit
+	set    *limitSet // their declarations and RateLimit fields
 
 	// recorded: the request is a v0.1.0 session's to record (session.go);
 	// sess is its valid session, rec the recording the layer after the

@@ -77,9 +77,6 @@ func NewSet(m string) Set {
 // List is the methods of s.
 func (s *Set) List() []string { return s.m[:s.n] }
 
-// Len is how many methods s holds.
-func (s *Set) Len() int { return s.n }
-
 // add adds an override method, upper-cased as frameworks do; it reports
 // false when the set is full.
 func (s *Set) add(m string) bool {
