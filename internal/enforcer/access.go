@@ -84,11 +84,6 @@ func (e *Enforcer) access(s *scope) bool {
 			e.readAll(routed, ts, rf, &v)
 		}
 	}
-	return e.verdict(s, &v)
-}
-
-// verdict writes what the readings decided to s.
-func (e *Enforcer) verdict(s *scope, v *verdict) bool {
 	if v.rule != nil {
 		s.Rule = e.ruleText(v.rule)
 	}
