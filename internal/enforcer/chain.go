@@ -109,6 +109,9 @@ func (e *Enforcer) settle(s *scope) {
 		return // a recording's amendments stand
 	}
 	s.settled = true
+	if s.Class.Kind == "" {
+		s.setClass(s.class) // a pass classify left in its policy form
+	}
 	if s.Status == 0 {
 		s.Status = statusOf(&s.Decision)
 	}
@@ -122,6 +125,10 @@ func (e *Enforcer) settle(s *scope) {
 // the request in its canonical form and at most one context write, or a
 // problem response. A route binding behind Wrap leaves through it too.
 func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
+	if s.Outcome == enforce.Pass && e.hook == nil && e.shadow == nil && !e.decisionField && (s.bound || e.bound.Load() == 0) {
+		next.ServeHTTP(w, s.r) // a browser's: nothing reads its decision
+		return
+	}
 	e.settle(s)
 	r := s.r
 	if s.handsOn() {

@@ -18,7 +18,7 @@ const ruleRobots = "robots.txt (always served)"
 // on, under the agent policy its User-Agent names (or "*").
 func (e *Enforcer) classify(s *scope) bool {
 	r := s.r
-	s.setClass(e.classOf(r))
+	s.class = e.classOf(r) // its Decision form waits for settle: a browser's is mostly never read
 	robots := !s.limitOnly && !s.bound && !s.explain && r.URL.Path == "/robots.txt" && r.URL.RawPath == "" && plainGet(r)
 	if !s.class.Agent() || robots {
 		// /robots.txt as sent, not decoded: chi would route
@@ -34,6 +34,7 @@ func (e *Enforcer) classify(s *scope) bool {
 		}
 		return false
 	}
+	s.setClass(s.class)
 	s.setAgent(e.p, e.agentPolicy(s.class))
 	s.Identity.Claimed = s.class.Name
 	return true

@@ -39,7 +39,7 @@ func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *scope) {
 	}
 	h := w.Header()
 	h[fields.RateLimitPolicy] = d.set.policy
-	h[fields.RateLimit] = []string{d.set.rateLimit.Value(d.limits[:d.n], d.Results[:d.n])}
+	h[fields.RateLimit] = []string{d.set.rateLimit.Value(d.set.limits[:d.n], d.Results[:d.n])}
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)

@@ -116,13 +116,20 @@ func (l *limiter) fill(s *scope, ai, ci int, own bool) {
 	if own {
 		set = &l.ownSets[ci]
 	}
-	s.n = set.n
+	s.n, s.set, s.key = set.n, set, k
 	for i := range set.n {
-		s.limits[i] = set.limits[i]
-		s.limits[i].Key = k
 		s.Limits[i] = set.limits[i].Name
 	}
-	s.set = set
+}
+
+// keyed is d's limits with their Key: built where the store is asked, so
+// that the scope each request zeroes stays small.
+func (d *scope) keyed() (ls [3]ratelimit.Limit) {
+	for i := range d.n {
+		ls[i] = d.set.limits[i]
+		ls[i].Key = d.key
+	}
+	return ls
 }
 
 // key is the bucket Key of a request of client under limit set s.
@@ -139,15 +146,16 @@ func (l *limiter) key(s *limitSet, client ratelimit.Key) ratelimit.Key {
 // count asks the store for a token of each of d's limits.
 func (l *limiter) count(r *http.Request, d *scope) error {
 	var err error
+	ls := d.keyed()
 	if ms, ok := l.store.(*ratelimit.MemoryStore); ok {
 		// Called directly, the built-in store keeps d on the caller's
 		// stack; slices passed through the Store interface escape, and
 		// the Decision with them (an allocation of ~900 bytes and its
 		// garbage on every agent request: a third of the pipeline,
 		// bench/compare BenchmarkPipeline).
-		err = ms.Allow(r.Context(), d.limits[:d.n], d.Results[:d.n])
+		err = ms.Allow(r.Context(), ls[:d.n], d.Results[:d.n])
 	} else {
-		limits := slices.Clone(d.limits[:d.n])
+		limits := slices.Clone(ls[:d.n])
 		res := make([]ratelimit.Result, d.n)
 		err = l.store.Allow(r.Context(), limits, res)
 		copy(d.Results[:], res)
@@ -168,7 +176,8 @@ func (l *limiter) peek(r *http.Request, d *scope) bool {
 		return false
 	}
 	res := make([]ratelimit.Result, d.n) // through an interface: see count
-	if pk.Peek(r.Context(), slices.Clone(d.limits[:d.n]), res) != nil {
+	ls := d.keyed()
+	if pk.Peek(r.Context(), slices.Clone(ls[:d.n]), res) != nil {
 		return false
 	}
 	copy(d.Results[:], res)
@@ -220,7 +229,7 @@ func (e *Enforcer) limits(s *scope) bool {
 		s.RetryAfter = maxRetryAfter(res)
 		for i := range res {
 			if !res[i].Allowed {
-				s.Limit = s.limits[i].Name
+				s.Limit = s.set.limits[i].Name
 				s.Rule = "Rate-Limit: " + s.set.decls[i]
 				break
 			}

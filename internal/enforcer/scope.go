@@ -43,8 +43,8 @@ type scope struct {
 
 	n      int // limits and Decision.Limits/Results in use
 	client ratelimit.Key
-	limits [3]ratelimit.Limit
-	set    *limitSet // their declarations and RateLimit fields
+	key    ratelimit.Key // the bucket Key of every limit
+	set    *limitSet     // their declarations and RateLimit fields
 
 	// recorded: the request is a v0.1.0 session's to record (session.go);
 	// sess is its valid session, rec the recording the layer after the
