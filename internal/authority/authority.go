@@ -1,6 +1,5 @@
 // Package authority holds the hosts an agent's request may name
-// (agentready's Clients.Hosts): a request naming another is answered 421
-// by the enforcer's host stage.
+// (agentready's Clients.Hosts), for the enforcer's host stage.
 package authority
 
 import (

@@ -55,15 +55,11 @@ type Config struct {
 	// ignoring ASCII case and a trailing slash; the rules then hold on
 	// every such spelling.
 	LenientRouting bool
-	// ReportOnly decides and reports every request but denies none: a
-	// request that would be denied is served, its decision (with
-	// ReportOnly set) goes to OnDecision, and its response carries the
-	// HeaderReportOnly header.
+	// ReportOnly serves a request that would be denied, its decision with
+	// ReportOnly set and its response with HeaderReportOnly.
 	ReportOnly bool
-	// LiteralPathParameters declares that the application reads a ";" in
-	// a path segment as data. Without it a segment's ";" parameter is
-	// assumed stripped before routing, as servlet containers do, and the
-	// path is decided on without its parameters too.
+	// LiteralPathParameters: the application reads a segment's ";" as
+	// data; without it the path is decided on without its parameters too.
 	LiteralPathParameters bool
 	// DecisionField sets the Agentready-Decision field (HeaderDecision) of
 	// every request passed to next to its decision, after removing any
@@ -73,17 +69,14 @@ type Config struct {
 	// (CIDRs or addresses), served without enforcement.
 	ProbePaths []string
 	ProbeNets  []string
-	// Hosts, when not empty, are the hosts (host or host:port) an agent's
-	// request may name besides the address it arrived on (host.go);
-	// another is answered 421. The site's own host is the caller's to
-	// list.
+	// Hosts, when not empty, are the hosts (host or host:port, the site's
+	// among them) an agent may name besides the address it arrived on.
 	Hosts []string
 	// Recorder, when set, checks and records the requests of v0.1.0
 	// sessions; agentready wires its audit trail here.
 	Recorder recorder
-	// Shadow, when set, is called with every request and its decision,
-	// before the decision is applied (agentready.WithShadow). It must not
-	// read the body.
+	// Shadow, when set, hears of every request and its decision before the
+	// decision is carried out (agentready.WithShadow); it reads no body.
 	Shadow func(r *http.Request, d enforce.Decision)
 	// SignedRequests verifies the RFC 9421 signatures of requests to
 	// capabilities that declare Auth: hmac (*verifier.RequestSignatures).

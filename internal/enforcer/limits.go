@@ -33,7 +33,7 @@ type limiter struct {
 type limitSet struct {
 	policy    []string              // RateLimit-Policy value
 	rateLimit fields.RateLimitField // renders its RateLimit values
-	// limits are the pair's limits (see declaredLimits), n of them, with
+	// limits are the pair's limits (see declare), n of them, with
 	// an empty Key for limits to fill per request, and their declarations.
 	limits [3]ratelimit.Limit
 	decls  [3]string
@@ -49,57 +49,48 @@ func newLimiter(p *policy.Policy, store ratelimit.Store, key enforce.KeyFunc, by
 	for ai := -1; ai < len(p.Agents); ai++ {
 		for ci := -1; ci < len(p.Capabilities); ci++ {
 			s := &l.sets[(ai+1)*l.nc+ci+1]
-			s.n = declaredLimits(p, s, ai, ci)
 			if ai >= 0 {
 				s.agent = p.Agents[ai].Name
 			}
-			if s.n == 0 {
-				continue
-			}
-			v, err := fields.PolicyHeader(s.limits[:s.n])
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			s.policy, s.rateLimit = []string{v}, fields.NewRateLimitField(s.limits[:s.n])
+			errs = s.declare(p, ai, ci, false, errs)
 		}
 	}
 	l.ownSets = make([]limitSet, len(p.Capabilities))
-	for ci, c := range p.Capabilities {
-		if c.Limit.IsZero() {
-			continue
-		}
-		ls := []ratelimit.Limit{{Name: c.Limit.Name, Rate: c.Limit.Rate, Period: c.Limit.Period}}
-		v, err := fields.PolicyHeader(ls)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		l.ownSets[ci] = limitSet{policy: []string{v}, rateLimit: fields.NewRateLimitField(ls),
-			limits: [3]ratelimit.Limit{ls[0]}, decls: [3]string{c.Limit.Decl}, n: 1}
+	for ci := range p.Capabilities {
+		errs = l.ownSets[ci].declare(p, -1, ci, true, errs)
 	}
 	return l, errs
 }
 
-// declaredLimits fills s with the limits a request of agent policy ai and
+// declare fills s with the limits a request of agent policy ai and
 // capability ci (-1 for none) draws from, in order site, agent,
-// capability, with an empty Key, and returns how many.
-func declaredLimits(p *policy.Policy, s *limitSet, ai, ci int) int {
-	n := 0
+// capability (own: the capability's alone), with an empty Key, and
+// renders their RateLimit fields; it appends a limit's problem to errs.
+func (s *limitSet) declare(p *policy.Policy, ai, ci int, own bool, errs []error) []error {
 	add := func(l policy.Limit) {
-		s.limits[n], s.decls[n] = ratelimit.Limit{Name: l.Name, Rate: l.Rate, Period: l.Period}, l.Decl
-		n++
+		if !l.IsZero() {
+			s.limits[s.n], s.decls[s.n] = ratelimit.Limit{Name: l.Name, Rate: l.Rate, Period: l.Period}, l.Decl
+			s.n++
+		}
 	}
-	if !p.SiteLimit.IsZero() {
+	if !own {
 		add(p.SiteLimit)
+		if ai >= 0 {
+			add(p.Agents[ai].Limit)
+		}
 	}
-	if ai >= 0 && !p.Agents[ai].Limit.IsZero() {
-		add(p.Agents[ai].Limit)
-	}
-	if ci >= 0 && !p.Capabilities[ci].Limit.IsZero() {
+	if ci >= 0 {
 		add(p.Capabilities[ci].Limit)
 	}
-	return n
+	if s.n == 0 {
+		return errs
+	}
+	v, err := fields.PolicyHeader(s.limits[:s.n])
+	if err != nil {
+		return append(errs, err)
+	}
+	s.policy, s.rateLimit = []string{v}, fields.NewRateLimitField(s.limits[:s.n])
+	return errs
 }
 
 // set is the limit set of agent policy ai and capability ci (-1 for none).

@@ -1,7 +1,6 @@
-// Package fields renders the HTTP fields agentready writes: RateLimit and
-// RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers), and the
-// Agentready-Decision field of a request passed on (enforce.HeaderDecision),
-// each in its structured-field syntax (RFC 9651).
+// Package fields renders the HTTP fields agentready writes, in their
+// structured-field syntax (RFC 9651): RateLimit and RateLimit-Policy, and
+// the Agentready-Decision field of a request passed on.
 package fields
 
 import (
@@ -16,13 +15,11 @@ import (
 	"github.com/agentready/agentready/ratelimit"
 )
 
-// Header names. The RateLimit fields are those of
-// draft-ietf-httpapi-ratelimit-headers-11 (May 2026), which replaced the
-// RateLimit-Limit/-Remaining/-Reset trio of revisions up to -06 with two
-// structured fields. They are written in net/http's canonical form
-// ("Ratelimit", "Ratelimit-Policy"; field names are case-insensitive), so
-// that they are set as map keys without canonicalising, which for these
-// names would allocate a new key on every response.
+// Header names: the RateLimit fields of
+// draft-ietf-httpapi-ratelimit-headers-11 (May 2026; it replaced the
+// RateLimit-Limit/-Remaining/-Reset trio of revisions up to -06), in
+// net/http's canonical form, so that setting them as map keys allocates
+// no canonical key on every response.
 const (
 	RateLimit       = "Ratelimit"
 	RateLimitPolicy = "Ratelimit-Policy"

@@ -1,7 +1,13 @@
-// Package override reads the methods a request may be handled as: its own
-// and every method override it carries, as the frameworks that honour one
-// read it (see the comment below). The enforcer decides an agent's request
-// on each (docs/design.md, "Enforcement").
+// Package override reads the method overrides a request carries.
+// Frameworks route a request as the method an override
+// names: Express's method-override (X-HTTP-Method-Override, or _method
+// where the app reads it), Rails and Rack (_method in a form body),
+// Laravel and Symfony (_method in the query, a form or a JSON body;
+// X-HTTP-Method-Override), gorilla/handlers (_method in a form,
+// X-HTTP-Method-Override), ASP.NET and OData (X-HTTP-Method), Google's
+// APIs (X-HTTP-Method-Override, X-Method-Override). So an agent's request
+// is decided on its own method and every override it carries; a request
+// is allowed only if each is.
 package override
 
 import (
@@ -19,16 +25,6 @@ import (
 	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
 )
-
-// Method overrides. Frameworks route a request as the method an override
-// names: Express's method-override (X-HTTP-Method-Override, or _method
-// where the app reads it), Rails and Rack (_method in a form body),
-// Laravel and Symfony (_method in the query, a form or a JSON body;
-// X-HTTP-Method-Override), gorilla/handlers (_method in a form,
-// X-HTTP-Method-Override), ASP.NET and OData (X-HTTP-Method), Google's
-// APIs (X-HTTP-Method-Override, X-Method-Override). So an agent's request
-// is decided on its own method and every override it carries; a request
-// is allowed only if each is.
 
 // The reasons for refusing a request's methods (DenyTarget, DenyBody).
 var (

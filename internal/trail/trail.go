@@ -101,17 +101,12 @@ func (t *Trail) Check(r *http.Request, d enforce.Decision, agent string, client 
 	return d, s
 }
 
-// Start begins recording r, a request of the valid session s that the
-// enforcer decided as d, and returns the writer to answer it through
-// (a Recording) and d as the recording amends it.
-//
-// A recorded request is recorded before it acts: its body is read and
-// normalised (a body over the limits is refused, DenyBody, and the refusal
-// recorded), and its event is appended (Recording.Begin) before the
-// handler runs, so a store failure answers 503 before any side effect. The
-// status is bound to the event (audit.Store.Complete) before any byte of
-// the response reaches the agent; if that fails the agent gets 503 and the
-// trail keeps the action with audit.StatusUnrecorded.
+// Start begins recording r, a request of the valid session s decided as
+// d, and returns the writer to answer it through and d as the recording
+// amends it: the body is read and normalised first (one over the limits is
+// refused, DenyBody, and the refusal recorded); the event is appended
+// before the handler runs (Begin) and its status bound to it before any
+// byte reaches the agent (writer.go).
 func (t *Trail) Start(w http.ResponseWriter, r *http.Request, d enforce.Decision, s *session.Session) (http.ResponseWriter, enforce.Decision) {
 	rec := &recording{w: w, t: t, s: s, ctx: r.Context(), seq: -1, ci: t.capIndex(&d)}
 	if t.audit != nil {
