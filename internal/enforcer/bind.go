@@ -51,9 +51,8 @@ func (e *Enforcer) Capability(id string, authAll bool) func(http.Handler) http.H
 }
 
 // authForPass checks capability ci's declared auth for a request the
-// stages pass untouched: a browser's, or an agent's that passes as a
-// probe (the stages check the other agents'). ws is Wrap's scope, nil
-// without Wrap. It reports whether it answered r (DenyAuth).
+// stages pass (a browser's, a probe's; ws is Wrap's scope, nil without
+// Wrap), and reports whether it answered r (DenyAuth).
 func (e *Enforcer) authForPass(w http.ResponseWriter, r *http.Request, next http.Handler, ws *scope, ci int) bool {
 	var s scope
 	newScope(&s, r, nil, ci)
@@ -73,11 +72,9 @@ func (e *Enforcer) authForPass(w http.ResponseWriter, r *http.Request, next http
 	return true
 }
 
-// complete finishes Wrap's decision ws for bound capability ci, which
-// Wrap did not resolve: the capability's scope, auth and own limit (Wrap
-// counted the site and agent limits), and the session check unless Wrap
-// found the session. The recording Wrap began hears of the completed
-// decision.
+// complete finishes Wrap's decision ws for bound capability ci, which Wrap
+// did not resolve: the capability's stages (Wrap counted the site and agent
+// limits), then the session check, or Wrap's recording hears of it.
 func (e *Enforcer) complete(w http.ResponseWriter, r *http.Request, next http.Handler, ws *scope, ci int) {
 	s := *ws
 	s.Decision = enforce.Decision{Outcome: enforce.Allow, Class: ws.Class, Agent: ws.Agent, Grade: ws.Grade, Identity: ws.Identity,

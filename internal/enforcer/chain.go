@@ -12,13 +12,12 @@ import (
 )
 
 // chain runs the stages, in order, on the scope of one request. A stage is
-// one file and one concern; it reads what the stages before it wrote to
-// the scope, writes what it finds, and returns false once it has decided
-// the request, which ends the chain. The session check runs whatever was
-// decided: a session's denied request is recorded too. Adding a stage is
-// one file and one line here (docs/design.md, "Enforcement"); a stage
-// that concerns the capability goes in forCapability, which a route
-// binding behind Wrap runs again for the capability it names.
+// one file and one concern: it reads what the stages before it wrote to
+// the scope, writes what it finds, and returns false once it has decided,
+// which ends the chain; the session check runs whatever was decided.
+// Adding a stage is one file and one line here, or in forCapability for a
+// stage of the capability, which a binding behind Wrap runs again
+// (docs/design.md, "Enforcement").
 func (e *Enforcer) chain(s *scope) {
 	_ = e.classify(s) &&
 		e.probe(s) &&
@@ -31,16 +30,14 @@ func (e *Enforcer) chain(s *scope) {
 	e.session(s)
 }
 
-// forCapability runs the stages of the capability in force, ending with
-// the rate limits (limits.go), which the session check follows.
+// forCapability runs the stages of the capability in force.
 func (e *Enforcer) forCapability(s *scope) bool {
 	return e.capability(s) &&
 		e.auth(s) &&
 		e.limits(s)
 }
 
-// Wrap enforces the policy on every request before next. /robots.txt is
-// always served (docs/design.md: it is always allowed).
+// Wrap enforces the policy on every request before next.
 func (e *Enforcer) Wrap(next http.Handler) http.Handler {
 	rf, _ := next.(routeFinder)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

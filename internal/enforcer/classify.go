@@ -25,12 +25,9 @@ func (e *Enforcer) classify(s *scope) bool {
 		// "/robots%2Etxt" as another path. Another method or a query is
 		// decided as any request: WordPress answers
 		// /robots.txt?rest_route=... from its REST API.
-		s.Outcome = enforce.Pass
-		if robots {
+		if s.Outcome = enforce.Pass; robots {
 			s.Rule = ruleRobots
-			if s.class.Agent() {
-				s.setAgent(e.p, e.agentPolicy(s.class))
-			}
+			s.setAgent(e.p, e.agentPolicy(s.class))
 		}
 		return false
 	}

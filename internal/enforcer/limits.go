@@ -175,12 +175,9 @@ func (l *limiter) peek(r *http.Request, d *scope) bool {
 	return true
 }
 
-// limits is the last stage before the session check: it finds the
-// limits that apply to the agent policy and capability in force
-// (draft-car 4.3: servers MUST enforce them) and asks the store for a
-// token of each; all must pass. Explain lists them only, with what a
-// Peeker store would answer. The session endpoint (limitOnly) is held to
-// the site and agent limits, a route binding behind Wrap (own) to its
+// limits is the stage of the declared rate limits (draft-car 4.3: servers
+// MUST enforce them): a token of each limit that applies, all of which
+// must pass; Explain only peeks. A binding behind Wrap (own) counts its
 // capability's own limit, keyed as Wrap keyed the others. Allowed or not,
 // s carries the RateLimit headers' parts.
 func (e *Enforcer) limits(s *scope) bool {

@@ -95,10 +95,9 @@ func (s *scope) forwarded() bool {
 	return s.Outcome == enforce.Pass || s.Outcome == enforce.Allow || s.ReportOnly
 }
 
-// handsOn reports whether the request goes on to the handler as Wrap (or
-// a lone binding) decided it, in its canonical form and with its decision
-// field: a route binding behind Wrap leaves both as Wrap set them, and the
-// session endpoint is agentready's own.
+// handsOn reports whether the request goes on in its canonical form and
+// with its decision field: not a binding's behind Wrap, nor the session
+// endpoint's.
 func (s *scope) handsOn() bool { return s.forwarded() && !s.own && !s.limitOnly }
 
 // statusOf maps a denial to its HTTP status.

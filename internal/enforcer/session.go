@@ -10,12 +10,10 @@ import (
 	"github.com/agentready/agentready/session"
 )
 
-// session is the stage of v0.1.0 sessions, after the limits: a request
-// to record (an agent's request with X-Agent-Session, or one addressing a
-// session-required capability) has its session looked up by the recorder
-// whatever the stages before decided, a denial's too (its audit trail
-// records it). The recorder may refuse more (DenySession, a capability a
-// reload removed), never less. Explain looks the session up too.
+// session is the stage of v0.1.0 sessions, after the limits: a request to
+// record (with X-Agent-Session, or to a session-required capability) has
+// its session looked up whatever was decided, a denial's too (its audit
+// trail records it); the recorder may refuse more, never less.
 func (e *Enforcer) session(s *scope) {
 	if e.rec == nil || s.limitOnly || s.Outcome == enforce.Pass {
 		return
@@ -75,11 +73,10 @@ func (e *Enforcer) agentIdentity(r *http.Request, c policy.Class) (agent string)
 // identity keeps.
 const maxProductLen = 64
 
-// LimitOnly returns a handler that applies only the site-wide and agent
-// rate limits before next, for endpoints exempt from path rules (the
-// v0.1.0 session endpoint): the stages run with the scope's limitOnly
-// flag, under which the path stages pass. Browsers pass untouched. An
-// allowed decision has Rule RuleSessionEndpoint.
+// LimitOnly applies only the site-wide and agent rate limits before next
+// (the v0.1.0 session endpoint, exempt from path rules): the chain runs
+// with the scope's limitOnly flag. An allowed decision has Rule
+// RuleSessionEndpoint.
 func (e *Enforcer) LimitOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var s scope
