@@ -67,9 +67,9 @@ func (s *recordingStore) Allow(ctx context.Context, limits []ratelimit.Limit, re
 }
 
 // TestRateLimitValueInvariant holds every response, from goroutines at
-// once, to the reference rendering of the results the store gave its own
-// request: routes whose limits are the pipeline's, a bound capability's
-// alone (completeForCapability), none; two agent policies whose limits give the same
+// once, to the rendering of the results the store gave its own request
+// (fields' tests hold the rendering to their reference): routes whose limits are the pipeline's, a bound capability's
+// alone (bind.go, complete), none; two agent policies whose limits give the same
 // numbers under other names; 429s; and a store that fails after filling
 // its results, whose results no response carries: its request gets 503,
 // with the RateLimit of the call before it on a bound route (Wrap's, whose
