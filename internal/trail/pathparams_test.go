@@ -1,7 +1,6 @@
 package trail
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -362,8 +361,7 @@ func TestBoundPathParams(t *testing.T) {
 	if len(rec.target.PathParams) != 0 {
 		t.Fatalf("product-search has no path param, recorded %v", rec.target.PathParams)
 	}
-	r = r.WithContext(context.WithValue(r.Context(), recordingKey{tr}, rec))
-	tr.Bound(r, &enforce.Decision{Outcome: enforce.Allow, Capability: "card.get"})
+	rec.Bind(enforce.Decision{Outcome: enforce.Allow, Capability: "card.get"})
 	if want := []auditparams.PathParam{{Name: "card_number", Segment: 3}}; !reflect.DeepEqual(rec.target.PathParams, want) {
 		t.Errorf("bound: path params %v, want %v", rec.target.PathParams, want)
 	}

@@ -34,7 +34,7 @@ type recording struct {
 	ev  audit.Event
 	seq int // the event's position once begun, -1 before
 	// ci is the capability the event is of: the one Wrap resolved, or the
-	// one a route binding behind named (Bound); -1 for none.
+	// one a route binding behind named (Bind); -1 for none.
 	ci int
 	// query and body are the members recorded of the query and the body;
 	// bodyLen the bytes of body read, with the limit of the capability
@@ -44,6 +44,7 @@ type recording struct {
 	target      auditparams.Target
 	amended     bool // a route binding changed the event after it was begun
 	status      int
+	served      bool // the request goes to the handler (Start)
 	decided     bool
 	failed      bool
 	discard     http.Header

@@ -1,4 +1,4 @@
-package enforcer
+package fields
 
 import (
 	"testing"
@@ -11,8 +11,8 @@ func TestPolicyHeaderThreeLimits(t *testing.T) {
 	site, _ := newLimit("site", config.PerHour(1000))
 	agent, _ := newLimit("agent", config.PerMinute(200))
 	capability, _ := newLimit("capability:product-search", config.PerSecond(10))
-	h, err := policyHeader([]ratelimit.Limit{site, agent, capability})
+	h, err := PolicyHeader([]ratelimit.Limit{site, agent, capability})
 	if want := `"site";q=1000;w=3600, "agent";q=200;w=60, "capability:product-search";q=10;w=1`; h != want || err != nil {
-		t.Errorf("policyHeader = %q, %v, want %q", h, err, want)
+		t.Errorf("PolicyHeader = %q, %v, want %q", h, err, want)
 	}
 }

@@ -6,20 +6,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/policy"
-	"github.com/agentready/agentready/internal/reqbody"
-	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/verify"
 )
 
-// grade works out how much of who r's client is was proven
-// (docs/design.md, "Grades of identity") and returns the agent policy that
-// applies, given ai, the one its User-Agent names (or "*"):
+// grade is the stage that works out how much of who the client is was
+// proven (docs/design.md, "Grades of identity") and the agent policy that
+// applies, given s.ai, the one its User-Agent names (or "*"):
 //
 //   - a claim the site checks (a verified-only or graded policy, or a
 //     known agent when the site grades undeclared ones) is verified by
@@ -29,17 +26,18 @@ import (
 //     directory's agent is who it is, whatever its User-Agent says;
 //   - a proven client gets its policy's proven form (config.AgentPolicy.
 //     Proven), an undeclared one the "*" policy's; an unproven claim to a
-//     verified-only policy is refused (ok false: DenyIdentity) or, with
+//     verified-only policy is refused (DenyIdentity) or, with
 //     FallBack or while a source cannot answer, served as "*" (an outage
 //     upstream never locks an honest agent out, and never hands out
 //     grants); any other unproven claim keeps its own, claimed, grants.
 //
 // The grade is set by setClass (claimed or anonymous) and raised here.
-func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int, bool) {
+func (e *Enforcer) grade(s *scope) bool {
 	v := e.verifier
 	if v == nil {
-		return ai, true
+		return true
 	}
+	r, ai, record, d := s.r, s.ai, !s.explain, s
 	p := e.p
 	var named string // the name a checked claim is made to
 	switch {
@@ -51,7 +49,7 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 	var id verify.Identity
 	var err error
 	if named != "" {
-		id, err = v.Verify(r.Context(), r, e.clientAddr(r, d), e.authority(r), named, record)
+		id, err = v.Verify(r.Context(), r, e.clientAddr(s), e.authority(r), named, record)
 		if err != nil && len(r.Header["Signature-Input"]) > 0 && otherSigner(err) {
 			// The claim's own sources did not prove it; a signature by
 			// another trusted directory proves who the client is (the
@@ -69,13 +67,14 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 	} else {
 		id, err = v.Identify(r.Context(), r, e.authority(r), record)
 		if errors.Is(err, webbotauth.ErrNoSignature) {
-			return ai, true // nothing offered, nothing checked
+			return true // nothing offered, nothing checked
 		}
 	}
 	id.Claimed = d.class.Name
 	d.Identity = id
 	if err == nil {
-		return e.proven(ai, named != "", d), true
+		e.proven(ai, named != "", s)
+		return true
 	}
 	d.Err = err
 	d.Identity.Reason = verifier.Reason(err)
@@ -89,22 +88,18 @@ func (e *Enforcer) grade(r *http.Request, ai int, record bool, d *decision) (int
 		}
 	}
 	if named == "" || d.class.Kind != policy.Declared || !p.Agents[ai].Verified {
-		return ai, true // claimed: the policy's own grants
+		return true // claimed: the policy's own grants
 	}
 	a := &p.Agents[ai]
 	if !unavailable && !a.FallBack {
 		d.Outcome, d.Rule = enforce.DenyIdentity, "Agent: "+a.Name+" (verified-only)"
-		return ai, false
+		return false
 	}
 	d.Unverified = true
 	// d.class keeps the claim: sessions stay bound to the identity the
 	// agent claims (Identify), and each request's grants are decided anew.
-	def := p.Default
-	d.Agent, d.agent = "", refTo(def)
-	if def >= 0 {
-		d.Agent = p.Agents[def].Name
-	}
-	return def, true
+	s.setAgent(p, p.Default)
+	return true
 }
 
 // otherSigner reports whether a claim that failed with err may still be
@@ -121,11 +116,11 @@ func otherSigner(err error) bool {
 	return false
 }
 
-// proven records in d that its client is proven and returns the policy
-// that applies: the one its claim named (checked), else the declared
-// policy of the agent a signature proved, else "*"; in its proven form
-// when it has one.
-func (e *Enforcer) proven(ai int, checked bool, d *decision) int {
+// proven records in d that its client is proven and makes the policy that
+// applies the one in force: the one its claim named (checked), else the
+// declared policy of the agent a signature proved, else "*"; in its proven
+// form when it has one.
+func (e *Enforcer) proven(ai int, checked bool, d *scope) {
 	p := e.p
 	d.Grade = enforce.GradeProven
 	if !checked || d.Identity.Purpose != "" {
@@ -146,11 +141,7 @@ func (e *Enforcer) proven(ai int, checked bool, d *decision) int {
 	if ai >= 0 && p.Agents[ai].Proven >= 0 {
 		ai = p.Agents[ai].Proven
 	}
-	d.agent = refTo(ai)
-	if ai >= 0 {
-		d.Agent = p.Agents[ai].Name
-	}
-	return ai
+	d.setAgent(p, ai)
 }
 
 // authority is the request's authority as the server received it: the
@@ -160,42 +151,3 @@ func (e *Enforcer) proven(ai int, checked bool, d *decision) int {
 // for that site be replayed here. A proxy in front must pass Host through
 // (nginx: proxy_set_header Host $host).
 func (e *Enforcer) authority(r *http.Request) string { return r.Host }
-
-// verifySigned checks the RFC 9421 signature of a request to a capability
-// declaring Auth: hmac. The digest a signature may cover is over the whole
-// body, which is read first, bounded by the capability's BodyLimit, and
-// given back afterwards whatever the verifier did with it: the handler,
-// or the enforced declaration when a shadow's verifies, reads it as sent.
-func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bool) error {
-	if r.Body != nil && r.Body != http.NoBody {
-		orig := r.Body
-		limit := resolve.BodyLimit(c)
-		b, err := reqbody.Buffer(r, limit)
-		if err != nil {
-			return reqbody.ErrRead
-		}
-		if int64(len(b)) > limit {
-			return reqbody.ErrTooLarge
-		}
-		defer func() { r.Body = reqbody.Of(b, orig) }()
-	}
-	_, err := e.signed.Verify(r, record)
-	return err
-}
-
-// setContentUsage adds the Content-Usage header of the request's target
-// (draft-ietf-aipref-attach-05 section 2) to the response: the value was
-// rendered once, so this allocates nothing. The target is matched in the
-// form the enforcement of config.Usage matches (access): the RFC 9309
-// canonical form of the path as sent and its query, so that the header
-// says what a crawler is held to.
-func (e *Enforcer) setContentUsage(w http.ResponseWriter, r *http.Request) {
-	raw := r.URL.RawPath
-	if raw == "" {
-		raw = r.URL.EscapedPath()
-	}
-	rule := e.usage.Match(string(policy.Canonical(nil, raw, r.URL.RawQuery)))
-	if rule.Header != nil {
-		w.Header()["Content-Usage"] = rule.Header
-	}
-}

@@ -1,4 +1,4 @@
-package enforcer
+package authority
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func TestNormalHost(t *testing.T) {
 			t.Errorf("normalHost(%q) = %q, want refused", bad, got)
 		}
 	}
-	if _, err := newHosts([]string{"shop.example", "https://shop.example", "shop.example/x", "user@shop.example", ""}); err == nil ||
+	if _, err := New([]string{"shop.example", "https://shop.example", "shop.example/x", "user@shop.example", ""}); err == nil ||
 		!strings.Contains(err.Error(), "https://") || !strings.Contains(err.Error(), "/x") || !strings.Contains(err.Error(), "user@") {
 		t.Errorf("bad entries: %v", err)
 	}
@@ -34,7 +34,7 @@ func TestNormalHost(t *testing.T) {
 // arrived on and, on a loopback listener, localhost, 127.0.0.1 and [::1]
 // on any port are admitted; anything else is refused with what is.
 func TestHostsCheck(t *testing.T) {
-	h, err := newHosts([]string{"shop.example", "api.shop.example:8443"})
+	h, err := New([]string{"shop.example", "api.shop.example:8443"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestHostsCheck(t *testing.T) {
 		{"LOCALHOST.:1", "127.0.0.1:8080", true},
 		{"evil.example", "127.0.0.1:8080", false},
 	} {
-		err := h.check(req(tc.host, tc.local))
+		err := h.Check(req(tc.host, tc.local))
 		if (err == nil) != tc.ok {
 			t.Errorf("Host %q on %q: %v, want admitted %v", tc.host, tc.local, err, tc.ok)
 		}

@@ -1,4 +1,7 @@
-package enforcer
+// Package fields renders the HTTP fields agentready writes, in their
+// structured-field syntax (RFC 9651): RateLimit and RateLimit-Policy, and
+// the Agentready-Decision field of a request passed on.
+package fields
 
 import (
 	"errors"
@@ -12,25 +15,23 @@ import (
 	"github.com/agentready/agentready/ratelimit"
 )
 
-// Header names. The RateLimit fields are those of
-// draft-ietf-httpapi-ratelimit-headers-11 (May 2026), which replaced the
-// RateLimit-Limit/-Remaining/-Reset trio of revisions up to -06 with two
-// structured fields. They are written in net/http's canonical form
-// ("Ratelimit", "Ratelimit-Policy"; field names are case-insensitive), so
-// that they are set as map keys without canonicalising, which for these
-// names would allocate a new key on every response.
+// Header names: the RateLimit fields of
+// draft-ietf-httpapi-ratelimit-headers-11 (May 2026; it replaced the
+// RateLimit-Limit/-Remaining/-Reset trio of revisions up to -06), in
+// net/http's canonical form, so that setting them as map keys allocates
+// no canonical key on every response.
 const (
-	headerRateLimit       = "Ratelimit"
-	headerRateLimitPolicy = "Ratelimit-Policy"
-	headerRetryAfter      = "Retry-After"
+	RateLimit       = "Ratelimit"
+	RateLimitPolicy = "Ratelimit-Policy"
+	RetryAfter      = "Retry-After"
 )
 
-// validPolicyName reports whether name can be sent as a policy name. The
+// ValidPolicyName reports whether name can be sent as a policy name. The
 // draft (section 3) makes the policy identifier an sf-string (RFC 8941
 // section 3.3.3), which holds only printable ASCII, 0x20 to 0x7E; '"' and
 // '\' are escaped when rendered. An empty name identifies nothing and is
 // rejected too.
-func validPolicyName(name string) error {
+func ValidPolicyName(name string) error {
 	if name == "" {
 		return errors.New("enforce: empty rate-limit policy name")
 	}
@@ -42,7 +43,7 @@ func validPolicyName(name string) error {
 	return nil
 }
 
-// policyHeader renders the RateLimit-Policy field value for limits, once,
+// PolicyHeader renders the RateLimit-Policy field value for limits, once,
 // when the policy is compiled (draft section 3):
 //
 //	"agent";q=200;w=60, "site";q=1000;w=3600
@@ -52,11 +53,11 @@ func validPolicyName(name string) error {
 // (3.1.3). No partition key (pk, 3.1.4) is sent: it would echo the client's
 // address. Every invalid name or rate is reported at once. No limits give
 // "", which means the field is not sent (the draft's List is non-empty).
-func policyHeader(limits []ratelimit.Limit) (string, error) {
+func PolicyHeader(limits []ratelimit.Limit) (string, error) {
 	var errs []error
 	list := make(httpsfv.List, 0, len(limits))
 	for i, l := range limits {
-		if err := validPolicyName(l.Name); err != nil {
+		if err := ValidPolicyName(l.Name); err != nil {
 			errs = append(errs, fmt.Errorf("limits[%d]: %w", i, err))
 			continue
 		}
@@ -78,29 +79,31 @@ func policyHeader(limits []ratelimit.Limit) (string, error) {
 	return httpsfv.Marshal(list)
 }
 
-// rateLimitField renders the RateLimit field of one set of limits (an agent
+// RateLimitField renders the RateLimit field of one set of limits (an agent
 // policy and capability pair's). Its elements are what depends only on the
 // limits, rendered when the policy is compiled: each limit's name as an
 // sf-string, and ";r=".
-type rateLimitField []string
+type RateLimitField []string
 
-func newRateLimitField(limits []ratelimit.Limit) rateLimitField {
-	f := make(rateLimitField, len(limits))
+// NewRateLimitField renders the parts of limits' RateLimit field that do
+// not change from one request to the next.
+func NewRateLimitField(limits []ratelimit.Limit) RateLimitField {
+	f := make(RateLimitField, len(limits))
 	for i, l := range limits {
-		f[i] = sfString(l.Name) + ";r="
+		f[i] = SFString(l.Name) + ";r="
 	}
 	return f
 }
 
-// value returns the RateLimit field value for one request (draft section
+// Value returns the RateLimit field value for one request (draft section
 // 4), one Service Limit Item per limit:
 //
 //	"agent";r=0;t=12, "site";r=41;t=1
 //
 // r is Result.Remaining (4.1.1); t is effectiveWindow in whole seconds,
 // rounded up (4.1.2). limits and res are the request's, in the order
-// newRateLimitField was given.
-func (f rateLimitField) value(limits []ratelimit.Limit, res []ratelimit.Result) string {
+// NewRateLimitField was given.
+func (f RateLimitField) Value(limits []ratelimit.Limit, res []ratelimit.Result) string {
 	var buf [256]byte // most values fit: one allocation, the string
 	b := buf[:0]
 	for i := range min(len(f), len(limits), len(res)) {
@@ -161,10 +164,10 @@ func ceilSeconds(d time.Duration) int64 {
 	return s
 }
 
-// sfString renders s as an sf-string (RFC 9651 section 4.1.6) for a
+// SFString renders s as an sf-string (RFC 9651 section 4.1.6) for a
 // diagnostic field: bytes an sf-string cannot hold (controls, non-ASCII)
 // become '?'.
-func sfString(s string) string {
+func SFString(s string) string {
 	b := []byte(s)
 	for i, c := range b {
 		if c < 0x20 || c > 0x7e {

@@ -1,4 +1,4 @@
-package enforcer
+package fields
 
 import (
 	"net/http"
@@ -9,10 +9,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 )
 
-// ruleRobots is the rule of a /robots.txt request, always served.
-const ruleRobots = "robots.txt (always served)"
-
-// dropDecisionFields removes from h every field a client may have sent as
+// DropDecision removes from h every field a client may have sent as
 // the decision: Agentready-Decision in any case and with '_', '.' or ' '
 // for '-', the spellings CGI, WSGI and PHP read as that field (serve
 // removes such names whatever they are; see its forward).
@@ -23,7 +20,7 @@ const ruleRobots = "robots.txt (always served)"
 // announced keys) is no longer announced, so that a proxy behind does not
 // forward it to an upstream that merges trailers into the header; an
 // application that reads trailers must not take one for the decision.
-func dropDecisionFields(h, trailer http.Header) {
+func DropDecision(h, trailer http.Header) {
 	for k := range trailer {
 		if sameName(k, enforce.HeaderDecision) {
 			delete(trailer, k)
@@ -78,10 +75,10 @@ func sameName(a, b string) bool {
 	return true
 }
 
-// setDecisionField sets the decision field of d in h: policy (the agent
+// SetDecision sets the decision field of d in h: policy (the agent
 // policy's name), class, grade, purpose, capability (absent when none),
 // rule and outcome (docs/enforcement.md, "The decision, handed on").
-func setDecisionField(h http.Header, d *enforce.Decision) {
+func SetDecision(h http.Header, d *enforce.Decision) {
 	var buf [256]byte
 	if b, ok := appendDecision(buf[:0], d); ok {
 		h[enforce.HeaderDecision] = []string{string(b)}
@@ -97,7 +94,7 @@ func setDecisionField(h http.Header, d *enforce.Decision) {
 }
 
 // marshalDecision renders the decision field of d with httpsfv: the
-// dictionary of setDecisionField, Display Strings for what is not
+// dictionary of SetDecision, Display Strings for what is not
 // printable ASCII.
 func marshalDecision(d *enforce.Decision) (string, error) {
 	dict := httpsfv.NewDictionary()
@@ -113,7 +110,7 @@ func marshalDecision(d *enforce.Decision) (string, error) {
 	return httpsfv.Marshal(dict)
 }
 
-// appendDecision appends to b what httpsfv marshals setDecisionField's
+// appendDecision appends to b what httpsfv marshals SetDecision's
 // dictionary to, when every String is printable ASCII and every Token one
 // (ok); otherwise httpsfv renders it (Display Strings). Built with httpsfv
 // every time, the field was a quarter of serve's own work on a request

@@ -1,4 +1,4 @@
-package enforcer
+package fields
 
 import (
 	"testing"
@@ -20,9 +20,9 @@ func BenchmarkRateLimitHeader(b *testing.B) {
 		{Allowed: true, Limit: 200, Remaining: 150, Reset: 15 * time.Second},
 		{Allowed: true, Limit: 10, Remaining: 9, Reset: 100 * time.Millisecond},
 	}
-	f := newRateLimitField(limits)
+	f := NewRateLimitField(limits)
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = f.value(limits, res)
+		_ = f.Value(limits, res)
 	}
 }

@@ -1,14 +1,12 @@
-package enforcer
+package policy
 
 import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/agentready/agentready/internal/policy"
 )
 
-// TestQueryInsensitiveRules holds the claim querySensitive rests on: when
+// TestQueryInsensitiveRules holds the claim QuerySensitive rests on: when
 // no pattern holds '?', '$' or a '*' before its end, a path and the path
 // with a query are decided by the same rule, so one match decides both.
 func TestQueryInsensitiveRules(t *testing.T) {
@@ -37,11 +35,11 @@ func TestQueryInsensitiveRules(t *testing.T) {
 				disallow = append(disallow, p)
 			}
 		}
-		rules, err := policy.CompileRules(allow, disallow)
+		rules, err := CompileRules(allow, disallow)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if querySensitive(rules) {
+		if QuerySensitive(rules) {
 			t.Fatalf("%q %q: sensitive", allow, disallow)
 		}
 		path := randPath()
@@ -54,8 +52,8 @@ func TestQueryInsensitiveRules(t *testing.T) {
 		}
 	}
 	for _, pats := range [][]string{{"/a?x"}, {"/a$"}, {"/*.css"}, {"/a*b*"}} {
-		rules, _ := policy.CompileRules(pats, nil)
-		if !querySensitive(rules) {
+		rules, _ := CompileRules(pats, nil)
+		if !QuerySensitive(rules) {
 			t.Errorf("%q: not sensitive", pats)
 		}
 	}

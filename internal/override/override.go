@@ -1,4 +1,14 @@
-package enforcer
+// Package override reads the method overrides a request carries.
+// Frameworks route a request as the method an override
+// names: Express's method-override (X-HTTP-Method-Override, or _method
+// where the app reads it), Rails and Rack (_method in a form body),
+// Laravel and Symfony (_method in the query, a form or a JSON body;
+// X-HTTP-Method-Override), gorilla/handlers (_method in a form,
+// X-HTTP-Method-Override), ASP.NET and OData (X-HTTP-Method), Google's
+// APIs (X-HTTP-Method-Override, X-Method-Override). So an agent's request
+// is decided on its own method and every override it carries; a request
+// is allowed only if each is.
+package override
 
 import (
 	"bytes"
@@ -16,19 +26,9 @@ import (
 	"github.com/agentready/agentready/internal/resolve"
 )
 
-// Method overrides. Frameworks route a request as the method an override
-// names: Express's method-override (X-HTTP-Method-Override, or _method
-// where the app reads it), Rails and Rack (_method in a form body),
-// Laravel and Symfony (_method in the query, a form or a JSON body;
-// X-HTTP-Method-Override), gorilla/handlers (_method in a form,
-// X-HTTP-Method-Override), ASP.NET and OData (X-HTTP-Method), Google's
-// APIs (X-HTTP-Method-Override, X-Method-Override). So an agent's request
-// is decided on its own method and every override it carries; a request
-// is allowed only if each is.
-
 // The reasons for refusing a request's methods (DenyTarget, DenyBody).
 var (
-	errMethodCase   = &policy.TargetError{Code: "method-case", Reason: "the method is a case variant of a standard method, which some frameworks upper-case and others route as another method"}
+	ErrMethodCase   = &policy.TargetError{Code: "method-case", Reason: "the method is a case variant of a standard method, which some frameworks upper-case and others route as another method"}
 	errManyMethods  = &policy.TargetError{Code: "many-overrides", Reason: "the request carries more method overrides than agentready decides on"}
 	errBodyMethod   = &policy.TargetError{Code: "unread-body", Reason: "the body could not be read for a _method override as frameworks read it"}
 	errBadOverride  = &policy.TargetError{Code: "bad-override", Reason: "a method override's value is not a method name"}
@@ -40,8 +40,8 @@ var (
 // standardMethods are the methods of RFC 9110 9.3 and PATCH (RFC 5789).
 var standardMethods = [...]string{"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
 
-// caseVariant reports whether m is a standard method in another case.
-func caseVariant(m string) bool {
+// CaseVariant reports whether m is a standard method in another case.
+func CaseVariant(m string) bool {
 	if strings.IndexFunc(m, func(c rune) bool { return 'a' <= c && c <= 'z' }) < 0 {
 		return false // no lower-case letter: the common case, and no variant
 	}
@@ -53,19 +53,29 @@ func caseVariant(m string) bool {
 	return false
 }
 
-// overrideHeaders are the method-override headers frameworks honour, in
+// Headers are the method-override headers frameworks honour, in
 // canonical form.
-var overrideHeaders = [...]string{"X-Http-Method-Override", "X-Http-Method", "X-Method-Override"}
+var Headers = [...]string{"X-Http-Method-Override", "X-Http-Method", "X-Method-Override"}
 
-// methodSet is the methods a request may be handled as.
-type methodSet struct {
+// Set is the methods a request may be handled as.
+type Set struct {
 	m [8]string
 	n int
 }
 
+// NewSet is the set of the one method m, the request's own.
+func NewSet(m string) Set {
+	var s Set
+	s.m[0], s.n = m, 1
+	return s
+}
+
+// List is the methods of s.
+func (s *Set) List() []string { return s.m[:s.n] }
+
 // add adds an override method, upper-cased as frameworks do; it reports
 // false when the set is full.
-func (s *methodSet) add(m string) bool {
+func (s *Set) add(m string) bool {
 	m = strings.ToUpper(m)
 	for _, have := range s.m[:s.n] {
 		if have == m {
@@ -85,7 +95,7 @@ func (s *methodSet) add(m string) bool {
 // latin1 makes of a 0xA0 byte): so a value that is not a method name (an
 // RFC 9110 token) once spaces and tabs are trimmed is refused rather than
 // read otherwise than the framework reads it.
-func (s *methodSet) addOverride(v string) error {
+func (s *Set) addOverride(v string) error {
 	v = strings.Trim(v, " \t")
 	if v == "" {
 		return nil
@@ -110,11 +120,11 @@ func isToken(v string) bool {
 	return v != ""
 }
 
-// overrides adds to s the overrides r carries: in its headers, its query
+// Read adds to s the overrides r carries: in its headers, its query
 // and, on a POST, its body. status is a refusal's (400, or 413 for a body
 // too large to read).
-func overrides(r *http.Request, s *methodSet) (status int, err error) {
-	for _, k := range overrideHeaders {
+func Read(r *http.Request, s *Set) (status int, err error) {
+	for _, k := range Headers {
 		for _, v := range r.Header[k] {
 			// Node joins repeated fields with ", "; each element counts.
 			for m := range strings.SplitSeq(v, ",") {
@@ -159,7 +169,7 @@ func methodField(name string) (exact, loose bool) {
 // methodField reads: an exact _method must be a method name; a loose one
 // counts when it is one, and is ignored otherwise ("shipping_method=UPS
 // Ground" is no override).
-func (s *methodSet) addField(name, value string) error {
+func (s *Set) addField(name, value string) error {
 	exact, loose := methodField(name)
 	switch {
 	case exact:
@@ -185,7 +195,7 @@ func overrideBody(r *http.Request) bool {
 // do is refused: too large, compressed (body-parser inflates gzip), in a
 // charset other than UTF-8, JSON that does not parse, a multipart part
 // whose disposition does not parse.
-func bodyMethods(r *http.Request, s *methodSet) (status int, err error) {
+func bodyMethods(r *http.Request, s *Set) (status int, err error) {
 	for _, ce := range r.Header["Content-Encoding"] {
 		if ce = strings.TrimSpace(ce); ce != "" && !strings.EqualFold(ce, "identity") {
 			return http.StatusBadRequest, errEncodedBody
@@ -227,7 +237,7 @@ func bodyMethods(r *http.Request, s *methodSet) (status int, err error) {
 
 // jsonMethods adds the override members of a JSON object body: a string,
 // or an array of strings (method-override takes an array's first).
-func jsonMethods(s *methodSet, b []byte) error {
+func jsonMethods(s *Set, b []byte) error {
 	var v any
 	if json.Unmarshal(bytes.TrimPrefix(b, []byte("\uFEFF")), &v) != nil {
 		// body-parser may read what encoding/json does not (its depth
@@ -254,7 +264,7 @@ func jsonMethods(s *methodSet, b []byte) error {
 // addFormMethods adds the override fields of an urlencoded query or body.
 // Pairs are split on '&' and ';' (Rack and older frameworks split on
 // both), and names are unescaped, so "%5Fmethod" counts.
-func addFormMethods(s *methodSet, q string) error {
+func addFormMethods(s *Set, q string) error {
 	for q != "" {
 		var pair string
 		if i := strings.IndexAny(q, "&;"); i >= 0 {
@@ -285,7 +295,7 @@ func addFormMethods(s *methodSet, q string) error {
 // and Laravel read the override there too). A part is named by its
 // Content-Disposition's name, whatever the disposition's type, and by its
 // Content-ID (Rack's name for a part without one).
-func multipartMethods(s *methodSet, body []byte, boundary string) error {
+func multipartMethods(s *Set, body []byte, boundary string) error {
 	if boundary == "" {
 		return errBodyMethod
 	}

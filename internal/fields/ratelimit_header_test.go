@@ -1,4 +1,4 @@
-package enforcer
+package fields
 
 import (
 	"strconv"
@@ -10,7 +10,7 @@ import (
 )
 
 // appendRateLimit is the reference rendering the tests hold the production
-// value (rateLimitField.value) to: it appends the RateLimit field value for
+// value (RateLimitField.Value) to: it appends the RateLimit field value for
 // one request to dst and returns it (draft section 4), one Service Limit
 // Item per limit:
 //
@@ -18,7 +18,7 @@ import (
 //
 // r is Result.Remaining (4.1.1); t is effectiveWindow in whole seconds,
 // rounded up (4.1.2). Appending into a reused buffer does not allocate.
-// Names should have passed validPolicyName when the policy was compiled; a
+// Names should have passed ValidPolicyName when the policy was compiled; a
 // byte outside printable ASCII is written as '?' rather than corrupt the
 // field.
 func appendRateLimit(dst []byte, limits []ratelimit.Limit, res []ratelimit.Result) []byte {
@@ -27,7 +27,7 @@ func appendRateLimit(dst []byte, limits []ratelimit.Limit, res []ratelimit.Resul
 		if i > 0 {
 			dst = append(dst, ", "...)
 		}
-		dst = append(dst, sfString(limits[i].Name)...)
+		dst = append(dst, SFString(limits[i].Name)...)
 		dst = append(dst, ";r="...)
 		dst = strconv.AppendInt(dst, int64(max(res[i].Remaining, 0)), 10)
 		dst = append(dst, ";t="...)
@@ -36,9 +36,9 @@ func appendRateLimit(dst []byte, limits []ratelimit.Limit, res []ratelimit.Resul
 	return dst
 }
 
-// rateLimitHeader is the production value (rateLimitField.value).
+// rateLimitHeader is the production value (RateLimitField.Value).
 func rateLimitHeader(limits []ratelimit.Limit, res []ratelimit.Result) []string {
-	return []string{newRateLimitField(limits).value(limits, res)}
+	return []string{NewRateLimitField(limits).Value(limits, res)}
 }
 
 func TestValidPolicyName(t *testing.T) {
@@ -57,8 +57,8 @@ func TestValidPolicyName(t *testing.T) {
 		{"café", false},
 	} {
 		t.Run(strconv.Quote(tc.name), func(t *testing.T) {
-			if err := validPolicyName(tc.name); (err == nil) != tc.ok {
-				t.Errorf("validPolicyName = %v, want ok=%v", err, tc.ok)
+			if err := ValidPolicyName(tc.name); (err == nil) != tc.ok {
+				t.Errorf("ValidPolicyName = %v, want ok=%v", err, tc.ok)
 			}
 		})
 	}
@@ -89,7 +89,7 @@ func TestPolicyHeader(t *testing.T) {
 		}, "", []string{"limits[0]: enforce: empty", "limits[1]: ratelimit: invalid rate limit", "limits[2]", "not printable"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := policyHeader(tc.limits)
+			got, err := PolicyHeader(tc.limits)
 			if tc.errs != nil {
 				if err == nil {
 					t.Fatalf("no error, got %q", got)
@@ -105,7 +105,7 @@ func TestPolicyHeader(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got != tc.want {
-				t.Errorf("policyHeader = %s\nwant           %s", got, tc.want)
+				t.Errorf("PolicyHeader = %s\nwant           %s", got, tc.want)
 			}
 		})
 	}
@@ -224,7 +224,7 @@ func TestEffectiveWindow(t *testing.T) {
 	}
 }
 
-// Any name that passes validPolicyName survives the round trip through the
+// Any name that passes ValidPolicyName survives the round trip through the
 // RateLimit field as an sf-string, and the field has one item per limit.
 func FuzzAppendRateLimit(f *testing.F) {
 	f.Add("agent", "site", 3, int64(time.Second))
@@ -238,7 +238,7 @@ func FuzzAppendRateLimit(f *testing.F) {
 			t.Fatalf("%q is not a two-item sf-list", out)
 		}
 		for i, name := range []string{a, b} {
-			if validPolicyName(name) == nil && items[i] != name {
+			if ValidPolicyName(name) == nil && items[i] != name {
 				t.Errorf("item %d = %q, want %q", i, items[i], name)
 			}
 		}

@@ -1,27 +1,14 @@
-package enforcer
+package policy
 
-import (
-	"net/http"
-	"strings"
+import "strings"
 
-	"github.com/agentready/agentready/internal/policy"
-)
+// RouteTable maps an endpoint path, its wildcards' names dropped
+// (routeKey), for a router that says which route a request reaches, to the capabilities whose endpoint it is.
+type RouteTable map[string][]int
 
-// routeFinder is a router that says which route a request reaches without
-// serving it: *http.ServeMux (its Handler method returns the pattern, Go
-// 1.22 syntax). Wrap asks the handler it wraps, when it is one, so that a
-// capability whose endpoint is a route holds on every request that
-// reaches the route, whatever spelling of the path got it there.
-type routeFinder interface {
-	Handler(r *http.Request) (h http.Handler, pattern string)
-}
-
-// routeTable maps an endpoint path, its wildcards' names dropped
-// (routeKey), to the capabilities whose endpoint it is.
-type routeTable map[string][]int
-
-func newRouteTable(p *policy.Policy) routeTable {
-	t := routeTable{}
+// NewRouteTable is the route table of p.
+func NewRouteTable(p *Policy) RouteTable {
+	t := RouteTable{}
 	for i := range p.Capabilities {
 		if path := p.Capabilities[i].Path; path != "" {
 			k := routeKey(path)
@@ -31,12 +18,12 @@ func newRouteTable(p *policy.Policy) routeTable {
 	return t
 }
 
-// route returns the capability whose endpoint is the ServeMux pattern
+// Route returns the capability whose endpoint is the ServeMux pattern
 // ("[METHOD ][HOST]/PATH") and whose method is m, or -1, and whether
 // another capability's endpoint is that path. A pattern without a method
 // serves every method from the capability's handler, so the capability at
 // its path applies to any m (the first declared, when none declares m).
-func (t routeTable) route(p *policy.Policy, m, pattern string) (ci int, others bool) {
+func (t RouteTable) Route(p *Policy, m, pattern string) (ci int, others bool) {
 	anyMethod := true
 	if i := strings.IndexAny(pattern, " \t"); i >= 0 {
 		pattern, anyMethod = strings.TrimLeft(pattern[i:], " \t"), false

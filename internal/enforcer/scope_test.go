@@ -17,7 +17,7 @@ func TestClassNamesArePublished(t *testing.T) {
 		policy.SearchCrawler: enforce.PurposeSearchCrawler, policy.UserAgent: enforce.PurposeUserAgent}
 	for k, want := range kinds {
 		for p, wantP := range purposes {
-			var d decision
+			var d scope
 			d.setClass(policy.Class{Kind: k, Name: "x", Purpose: p})
 			if d.Class != (enforce.Class{Kind: want, Name: "x", Purpose: wantP}) {
 				t.Errorf("setClass(%v, %v) = %+v", k, p, d.Class)

@@ -1,4 +1,4 @@
-package enforcer
+package fields
 
 import (
 	"net/http"
@@ -28,9 +28,9 @@ func TestDecisionFieldAsHTTPSFV(t *testing.T) {
 						t.Errorf("%+v: appendDecision declined what httpsfv renders as %q", d, want)
 					}
 					h := http.Header{}
-					setDecisionField(h, &d)
+					SetDecision(h, &d)
 					if v := h[enforce.HeaderDecision]; err == nil && (len(v) != 1 || v[0] != want) || err != nil && len(v) != 0 {
-						t.Errorf("%+v: setDecisionField %q, want %q (%v)", d, v, want, err)
+						t.Errorf("%+v: SetDecision %q, want %q (%v)", d, v, want, err)
 					}
 				}
 			}
