@@ -349,8 +349,8 @@ func newEnforcer(site *config.Site, st settings, pol *policy.Policy, store ratel
 // undecided, as problems of the declaration's fields (a declaration
 // file's report places them at their lines): a site without Allow/Disallow
 // rules that has not said to whom draft-car 2.6's capability-only default
-// applies, and an hmac capability nothing can verify (enforcer.New
-// refuses it too; reported here, it comes with the other problems).
+// applies, and an hmac capability nothing can verify (enforcer.UnverifiedHMAC, which
+// enforcer.New holds too; reported here, it comes with the other problems).
 // It logs, once, the capabilities whose auth is checked for presence only.
 func checkEnforcement(site *config.Site, st *settings) []error {
 	var problems []*config.FieldError
@@ -365,10 +365,8 @@ func checkEnforcement(site *config.Site, st *settings) []error {
 		switch resolve.AuthType(c.Auth) {
 		case config.AuthNone:
 		case config.AuthHMAC:
-			if st.auth == nil && st.requestKeys == nil {
-				// Presence-only would take any Signature value for a valid one.
-				problems = append(problems, &config.FieldError{Field: "Capabilities[" + strconv.Itoa(i) + "].Auth.Type",
-					Msg: "hmac asks for a signed request (RFC 9421) and no key is given to verify one: give the keys (Go: WithRequestSignatures, or check it yourself with WithAuthenticator), or declare another auth type"})
+			if enforcer.UnverifiedHMAC(c.Auth, st.auth != nil, st.requestKeys != nil) {
+				problems = append(problems, &config.FieldError{Field: "Capabilities[" + strconv.Itoa(i) + "].Auth.Type", Msg: enforcer.HMACProblem})
 			}
 		default:
 			if st.auth == nil {

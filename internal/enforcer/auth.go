@@ -71,6 +71,20 @@ func quoteSafe(s string) string {
 	}, s)
 }
 
+// UnverifiedHMAC says whether an hmac capability's Signature would be
+// taken on its presence alone: neither signing keys (signed) nor an
+// Authenticator (authenticated) can verify it. New refuses such an
+// Enforcer whoever builds it; agentready.New asks the same of the
+// declaration before compiling it, to report it at its field with every
+// other problem. HMACProblem is the one wording of both.
+func UnverifiedHMAC(a config.Auth, authenticated, signed bool) bool {
+	return resolve.AuthType(a) == config.AuthHMAC && !authenticated && !signed
+}
+
+// HMACProblem is what is wrong with a capability UnverifiedHMAC reports.
+const HMACProblem = "hmac asks for a signed request (RFC 9421) and no key is given to verify one: " +
+	"give the keys (Go: WithRequestSignatures, or check it yourself with WithAuthenticator), or declare another auth type"
+
 // auth is the stage of declared auth (draft-car 2.5 Auth): the
 // credential the capability in force declares is checked, and a request
 // without it, or whose credential fails, is refused (DenyAuth). It is the

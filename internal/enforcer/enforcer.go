@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/authority"
 	"github.com/agentready/agentready/internal/clientip"
@@ -263,11 +262,10 @@ func New(cfg Config) (*Enforcer, error) {
 	e.lines = newDeclLines(p)
 	for i := range p.Capabilities {
 		c := &p.Capabilities[i]
-		if resolve.AuthType(c.Auth) == config.AuthHMAC && e.authFn == nil && e.signed == nil {
-			// Presence-only would take any Signature value for a valid one.
-			errs = append(errs, fmt.Errorf("enforce: capability %q: Auth hmac asks for a signed request (RFC 9421): "+
-				"give the signing keys (agentready.WithRequestSignatures), or check it yourself (agentready.WithAuthenticator), or declare another auth type", c.ID))
+		if UnverifiedHMAC(c.Auth, e.authFn != nil, e.signed != nil) {
+			errs = append(errs, fmt.Errorf("enforce: capability %q: %s", c.ID, HMACProblem))
 		}
+
 	}
 	e.routes = policy.NewRouteTable(p)
 	e.querySensitive = policy.QuerySensitive(p.Rules)
