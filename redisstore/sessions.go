@@ -71,7 +71,10 @@ type record struct {
 // replicas' clocks should agree to well under a second, as NTP keeps them.
 //
 // It does not retry or time out by itself: configure the client's
-// timeouts. The store does not own the client: close it yourself.
+// timeouts. The store does not own the client: close it yourself. Give
+// NewLimitStore the same client: the session a request carries is then
+// read in the round trip that takes its rate limits (docs/sessions.md,
+// "Round trips").
 //
 // client is a *redis.Client, a Sentinel failover client or a
 // *redis.ClusterClient (redis.NewUniversalClient makes any of them).
@@ -178,7 +181,11 @@ func (r *sessionStore) get(ctx context.Context, hx string) (*session.Session, st
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	v, err := r.client.Get(ctx, r.tokenKey(hx)).Result()
+	return r.decode(r.client.Get(ctx, r.tokenKey(hx)).Result())
+}
+
+// decode is get's answer from the GET of a session's key, v or err.
+func (r *sessionStore) decode(v string, err error) (*session.Session, string, error) {
 	if errors.Is(err, redis.Nil) {
 		return nil, "", session.ErrNotFound
 	}
