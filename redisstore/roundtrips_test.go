@@ -94,11 +94,18 @@ func (c *tripCounter) count(f func()) []string {
 // tripsUA is a declared-agent-free agent (under "*" of Acme Ceramics).
 const tripsUA = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)"
 
+// tripsConfig varies the declaration and the options of tripsSite.
+type tripsConfig struct {
+	audited   bool        // else the declaration keeps its sessions only
+	bySubject bool        // Clients.RateLimitKey keys the limits by a subject
+	rate      config.Rate // the site's limit; zero: the fixture's
+}
+
 // tripsSite serves the demo shop under the Acme Ceramics declaration with
 // every store in Redis on one client, as docs/operations.md sets them up
 // (the limits behind a Failover), and returns the server and the client's
-// counter. Without audit the declaration keeps its sessions only.
-func tripsSite(t *testing.T, audited bool) (*httptest.Server, *tripCounter) {
+// counter.
+func tripsSite(t *testing.T, cfg tripsConfig) (*httptest.Server, *tripCounter) {
 	t.Helper()
 	client := redistest.Start(t).Client(t)
 	prefix := redistest.Prefix(t)
@@ -118,11 +125,19 @@ func tripsSite(t *testing.T, audited bool) (*httptest.Server, *tripCounter) {
 	}
 	site := fixtures.AcmeCeramics()
 	site.Audit.PublicKey = ""
+	if !cfg.rate.IsZero() {
+		site.RateLimit = cfg.rate
+	}
+	// The client is the one X-Forwarded-For names, from the test's
+	// loopback proxy.
+	clients := agentready.Clients{TrustedProxies: []string{"127.0.0.1/32"}}
+	if cfg.bySubject {
+		clients.RateLimitKey = func(*http.Request) (string, bool) { return "subject-1", true }
+	}
 	opts := []agentready.Option{agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}),
 		agentready.WithImplicitAccess(agentready.ImplicitAllAgents), agentready.WithStore(fo), agentready.WithSessions(ss),
-		// Every request from one client: the test's loopback address.
-		agentready.WithClients(agentready.Clients{TrustedProxies: []string{"127.0.0.1/32"}})}
-	if audited {
+		agentready.WithClients(clients)}
+	if cfg.audited {
 		as, err := redisstore.NewAuditStore(client, redisstore.WithKeyPrefix(prefix+"audit:"))
 		if err != nil {
 			t.Fatal(err)
@@ -171,20 +186,23 @@ func tripsCall(t *testing.T, method, url, body, token string) (int, string) {
 }
 
 // TestSessionRoundTrips counts the round trips of a session request that
-// the declaration audits (cart.add: the limits, the session, the audit
-// event before the action, its status after) and of one it does not.
+// the declaration audits (cart.add: the limits with the session, the audit
+// event before the action, its status after) and of one it does not;
+// keyed by subject, the session is read after the limits.
 func TestSessionRoundTrips(t *testing.T) {
 	tests := []struct {
-		name    string
-		audited bool
-		want    int
+		name string
+		cfg  tripsConfig
+		want int
 	}{
-		{"audited", true, 4},
-		{"unaudited", false, 2},
+		{"audited", tripsConfig{audited: true}, 4},
+		{"unaudited", tripsConfig{}, 2},
+		{"audited, keyed by subject", tripsConfig{audited: true, bySubject: true}, 4},
+		{"unaudited, keyed by subject", tripsConfig{bySubject: true}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, tc := tripsSite(t, tt.audited)
+			srv, tc := tripsSite(t, tt.cfg)
 			api := srv.URL + "/.well-known/agents/api/"
 			s, token := tripsCall(t, "POST", api+"session", `{"agent_name":"trips"}`, "")
 			if s != http.StatusCreated {
@@ -204,6 +222,33 @@ func TestSessionRoundTrips(t *testing.T) {
 			t.Logf("%d round trips: %s", len(trips), strings.Join(trips, ", "))
 			if len(trips) != tt.want {
 				t.Errorf("%d round trips (%s), want %d", len(trips), strings.Join(trips, ", "), tt.want)
+			}
+		})
+	}
+}
+
+// TestSessionRefusedConsumesLimit: a request refused for its session (401)
+// has consumed its limit token, the limits and the session being read in
+// one round trip as when they were read in turn.
+func TestSessionRefusedConsumesLimit(t *testing.T) {
+	for _, audited := range []bool{true, false} {
+		t.Run(fmt.Sprint("audited=", audited), func(t *testing.T) {
+			srv, _ := tripsSite(t, tripsConfig{audited: audited, rate: config.PerHour(3)})
+			api := srv.URL + "/.well-known/agents/api/"
+			// 1: the session's creation counts against the site's limit.
+			s, token := tripsCall(t, "POST", api+"session", `{"agent_name":"trips"}`, "")
+			if s != http.StatusCreated {
+				t.Fatalf("create: %d", s)
+			}
+			// 2: a token no session has.
+			if s, _ := tripsCall(t, "POST", api+"cart/add", `{"id":"vase-bud"}`, strings.Repeat("A", len(token))); s != http.StatusUnauthorized {
+				t.Fatalf("cart.add with an unknown session: %d, want 401", s)
+			}
+			// 3: the last token; the refused request took one.
+			for i, want := range []int{http.StatusOK, http.StatusTooManyRequests} {
+				if s, _ := tripsCall(t, "POST", api+"cart/add", `{"id":"vase-bud"}`, token); s != want {
+					t.Fatalf("cart.add %d: %d, want %d", i+3, s, want)
+				}
 			}
 		})
 	}
