@@ -81,6 +81,9 @@ func (r *rider) result(ctx context.Context) (string, error) {
 	return r.val, r.err
 }
 
+// errNotSent is the pipeline's answer to a GET it did not send.
+var errNotSent = errors.New("redisstore: the session lookup was not sent")
+
 // riderOf returns the lookup ctx carries for a limit store on client, nil
 // for none (or one for another client).
 func riderOf(ctx context.Context, client redis.UniversalClient) *rider {
@@ -124,13 +127,23 @@ func (s *limitStore) runAllow(ctx context.Context, keys []string, args []any) (a
 		script *redis.Cmd
 		get    *redis.StringCmd
 	)
+	answered := false
+	defer func() {
+		// Deferred, so that a panicking client leaves no lookup waiting:
+		// it reads the session alone.
+		if answered {
+			rd.done(get.Val(), get.Err())
+		} else {
+			rd.done("", errNotSent)
+		}
+	}()
 	// Each command's own error is read below; Pipelined's is the first.
 	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		script = allowScript.EvalSha(ctx, p, keys, args...)
 		get = p.Get(ctx, rd.key)
 		return nil
 	})
-	rd.done(get.Val(), get.Err())
+	answered = true
 	v, err := script.Result()
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
 		// Not loaded (a restarted or flushed Redis): the script did not
