@@ -22,6 +22,7 @@ import (
 	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/ratelimit"
+	"github.com/agentready/agentready/verify"
 )
 
 // Middleware publishes a site's declaration in every agent-discovery format
@@ -211,7 +212,7 @@ func (m *Middleware) register(s route) http.Handler {
 func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	// The declaration's own choices apply unless an option made another:
 	// Documents.Dialect naming DialectV010, WithImplicitAccess. An unknown
-	// value is left to config.Validate to report.
+	// value is left to publish.Validate to report.
 	if st.docs.Dialect == config.DialectIETFDraft && site.Dialect == config.DialectV010 {
 		st.docs.Dialect = site.Dialect
 	}
@@ -222,7 +223,7 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		errs = append(errs, err)
 	}
 	formats := st.docs.formats()
-	if err := config.Validate(&site, formats); err != nil {
+	if err := publish.Validate(&site, formats); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs, checkEnforcement(&site, &st)...)
@@ -282,6 +283,17 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
+	enf, sh, err := newEnforcer(&site, st, pol, store, ver, sess, vo)
+	if err != nil {
+		return nil, err
+	}
+	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh}, nil
+}
+
+// newEnforcer builds the Enforcer of build's declaration with the
+// options, and the shadow declaration it feeds (nil without WithShadow).
+func newEnforcer(site *config.Site, st settings, pol *policy.Policy, store ratelimit.Store, ver *verifier.Verifier, sess *sessionLayer,
+	vo verify.Options) (*enforcer.Enforcer, *shadow, error) {
 	ecfg := enforcer.Config{
 		Policy:                pol,
 		Store:                 store,
@@ -300,15 +312,16 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 		ProbeNets:             st.clients.ProbeNets,
 	}
 	if len(st.clients.Hosts) > 0 {
-		ecfg.Hosts = append([]string{resolve.Host(&site)}, st.clients.Hosts...)
+		ecfg.Hosts = append([]string{resolve.Host(site)}, st.clients.Hosts...)
 	}
 	var sh *shadow
+	var err error
 	if st.shadow != nil {
 		// The candidate decides nothing: it feeds no report.
 		cst := st
 		cst.report = nil
 		if sh, err = newShadow(cst, store, sess); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ecfg.Shadow = sh.observe
 	}
@@ -318,21 +331,18 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if st.requestKeys != nil {
 		rs, err := verifier.NewRequestSignatures(st.requestKeys, verifier.RequestOptions{Authorities: vo.Authorities, Replays: vo.Replays, Now: vo.Now})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ecfg.SignedRequests = rs
 	}
 	if sess != nil {
 		if ecfg.Recorder, err = trail.New(trail.Config{Policy: pol, Sessions: sess.mgr, Audit: sess.audit,
-			Removed: st.removed, ReportOnly: st.reportOnly, Logger: st.logger}); err != nil {
-			return nil, err
+			Removed: st.removed, Logger: st.logger}); err != nil {
+			return nil, nil, err
 		}
 	}
 	enf, err := enforcer.New(ecfg)
-	if err != nil {
-		return nil, err
-	}
-	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh}, nil
+	return enf, sh, err
 }
 
 // checkEnforcement reports what the declaration and the options leave

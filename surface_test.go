@@ -19,16 +19,16 @@ import (
 // decision: raise its number here in the same commit, and say why in the
 // commit message. The whole library stays under 335 names (issue 23).
 var surfaceBudget = map[string]int{
-	".":                       34, // + WithReport (issue 27), WithClock (issue 32), WithLiteralPathParameters and WithDecisionHeader (issue 33)
-	"audit":                   41,
-	"audit/audittest":         4,
-	"config":                  101, // + Grant (issue 26)
+	".":                       34,  // + WithReport (issue 27), WithClock (issue 32), WithLiteralPathParameters and WithDecisionHeader (issue 33)
+	"audit":                   37,  // - Target, PathParam, TargetMember, MaxParamsDepth: the middleware's, in internal/auditparams (issue 34)
+	"audit/audittest":         1,   // Run; its fixed data in internal/testing/auditdata (issue 34)
+	"config":                  103, // + Grant (issue 26); ParseFile (issue 34: a file with keys of a program's own) and FileSchema (issue 34: replaces internal/siteschema)
 	"enforce":                 41,  // + the three Grade constants and RuleLinkPreview (issue 26), DenyHost and HeaderDecision (issue 33)
-	"metrics":                 8,
+	"metrics":                 6,   // - Decisions, DocumentsCounter: test accessors (issue 34)
 	"ratelimit":               24,
 	"ratelimit/ratelimittest": 2,
 	"redisstore":              9,
-	"report":                  10, // the live report of agents (issue 27)
+	"report":                  7, // the live report of agents (issue 27); its JSON model in internal/reportview (issue 34)
 	"session":                 24,
 	"session/sessiontest":     1,
 	"verify":                  16,

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/audit"
-	"github.com/agentready/agentready/audit/audittest"
+	"github.com/agentready/agentready/internal/testing/auditdata"
 )
 
 // benchEvent is a typical session-bound call: a few params, one of them
@@ -110,7 +110,7 @@ func BenchmarkVerify100(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	a, err := c.Seal(audittest.Key, audittest.Meta("bench"))
+	a, err := c.Seal(auditdata.Key, auditdata.Meta("bench"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func BenchmarkVerify100(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	key := audittest.Key.Public().(ed25519.PublicKey)
+	key := auditdata.Key.Public().(ed25519.PublicKey)
 	b.Run("struct", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {

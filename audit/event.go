@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"time"
+
+	"github.com/agentready/agentready/internal/auditparams"
 )
 
 // timeLayout is the layout of every timestamp in an artifact: RFC 3339 in
@@ -43,8 +45,9 @@ type Event struct {
 	// read back hold all their parameters in Params.
 	Query []Param `json:"-"`
 	// Target is what the call addressed, recorded as the params member
-	// TargetMember. Input only, like Query.
-	Target *Target `json:"-"`
+	// "$request": the middleware's (internal/auditparams). Input only,
+	// like Query.
+	Target *auditparams.Target `json:"-"`
 	// PolicyResult is the policy decision on the call.
 	PolicyResult PolicyResult `json:"policy_result"`
 	// ResponseStatus is the HTTP status answered, or StatusUnrecorded.
@@ -61,7 +64,7 @@ type Param struct {
 
 // allParams returns the parameters e records before redaction: the Query
 // parameters grouped by name (a string, or an array for a repeated name),
-// the members of Params over them, and the Target as TargetMember.
+// the members of Params over them, and the Target as auditparams.TargetMember.
 func (e *Event) allParams() map[string]any {
 	m := e.queryParams()
 	if e.Target == nil {
@@ -69,24 +72,24 @@ func (e *Event) allParams() map[string]any {
 	}
 	out := make(map[string]any, len(m)+1)
 	maps.Copy(out, m)
-	out[TargetMember] = e.Target.value(nil)
+	out[auditparams.TargetMember] = e.Target.Value(nil)
 	return out
 }
 
 // paramsToRecord is allParams with the Target's path and query redacted
-// by r (Target.value); a Params or Query member of the Target's name
+// by r (Target.Value); a Params or Query member of the Target's name
 // beside a Target is refused.
 func (e *Event) paramsToRecord(r Redactor) (map[string]any, error) {
 	m := e.queryParams()
 	if e.Target == nil {
 		return m, nil
 	}
-	if _, ok := m[TargetMember]; ok {
-		return nil, fmt.Errorf("%w: the params member %q is reserved for the event's Target", errParams, TargetMember)
+	if _, ok := m[auditparams.TargetMember]; ok {
+		return nil, fmt.Errorf("%w: the params member %q is reserved for the event's Target", errParams, auditparams.TargetMember)
 	}
 	out := make(map[string]any, len(m)+1)
 	maps.Copy(out, m)
-	out[TargetMember] = e.Target.value(r)
+	out[auditparams.TargetMember] = e.Target.Value(r)
 	return out, nil
 }
 
@@ -257,4 +260,22 @@ func checkMeta(m *Meta) error {
 func validTime(s string) bool {
 	t, err := time.Parse(timeLayout, s)
 	return err == nil && FormatTime(t) == s
+}
+
+// checkTarget validates what a producer must get right of a Target.
+func checkTarget(t *auditparams.Target) error {
+	for _, p := range t.PathParams {
+		if p.Name == "" {
+			return fmt.Errorf("%w: a path param of the target has no name", ErrInvalidEvent)
+		}
+		if _, ok := auditparams.Segment(t.Path, p.Segment); !ok {
+			return fmt.Errorf("%w: path param %q names segment %d of %q, which has none", ErrInvalidEvent, p.Name, p.Segment, truncate(t.Path))
+		}
+	}
+	for _, h := range t.Headers {
+		if h.Name == "" {
+			return fmt.Errorf("%w: a header param of the target has no name", ErrInvalidEvent)
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/audit/audittest"
+	"github.com/agentready/agentready/internal/testing/auditdata"
 )
 
 func TestMemoryStoreConformance(t *testing.T) {
@@ -48,14 +49,14 @@ func TestMemoryStoreRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		if err := s.Append(ctx, "sealed", audittest.Event(i)); err != nil {
+		if err := s.Append(ctx, "sealed", auditdata.Event(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Append(ctx, "idle", audittest.Event(0)); err != nil {
+	if err := s.Append(ctx, "idle", auditdata.Event(0)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := audit.SealSession(ctx, s, audittest.Key, audittest.Meta("sealed")); err != nil {
+	if _, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("sealed")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -73,7 +74,7 @@ func TestMemoryStoreRetention(t *testing.T) {
 	}
 	// Appending restarts an expired session's log rather than linking to
 	// events nobody can see any more.
-	if err := s.Append(ctx, "idle", audittest.Event(5)); err != nil {
+	if err := s.Append(ctx, "idle", auditdata.Event(5)); err != nil {
 		t.Fatal(err)
 	}
 	ev, _ := s.Events(ctx, "idle")
@@ -99,7 +100,7 @@ func TestStoreCustomRedactor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(ctx, "s", audittest.Event(1)); err != nil {
+	if err := s.Append(ctx, "s", auditdata.Event(1)); err != nil {
 		t.Fatal(err)
 	}
 	ev, _ := s.Events(ctx, "s")
@@ -119,7 +120,7 @@ func TestMemoryStoreLongLog(t *testing.T) {
 	}
 	const n = 1000
 	for i := range n {
-		e := audittest.Event(i)
+		e := auditdata.Event(i)
 		if i == 500 {
 			e.Params["note"] = strings.Repeat("x", 100<<10)
 		}
@@ -132,18 +133,18 @@ func TestMemoryStoreLongLog(t *testing.T) {
 		t.Fatalf("Events: %d events, %v", len(ev), err)
 	}
 	for i, e := range ev {
-		if want := audittest.Event(i).EventID; e.EventID != want {
+		if want := auditdata.Event(i).EventID; e.EventID != want {
 			t.Fatalf("event %d is %s, want %s", i, e.EventID, want)
 		}
 	}
 	if len(ev[500].Params["note"].(string)) != 100<<10 {
 		t.Fatal("the large event lost its param")
 	}
-	a, err := audit.SealSession(ctx, s, audittest.Key, audittest.Meta("long"))
+	a, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("long"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := audit.Verify(a, audittest.Key.Public().(ed25519.PublicKey)); err != nil {
+	if err := audit.Verify(a, auditdata.Key.Public().(ed25519.PublicKey)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
-)
 
-// MaxParamsDepth bounds how deeply an event's params may nest (the params
-// object is level 1); deeper params, and cyclic maps, are ErrInvalidEvent.
-const MaxParamsDepth = 64
+	"github.com/agentready/agentready/internal/auditparams"
+)
 
 // errParams reports params that have no representation in the JSON data
 // model: NaN or infinite numbers, nesting deeper than 64 levels, values
@@ -40,8 +38,8 @@ func normalizeParams(params map[string]any, r Redactor, keepNil bool) (map[strin
 // from JSON, which is what a verifier sees, and that the Redactor meets
 // the members of a struct as a verifier will read them.
 func normalize(v any, r Redactor, depth int) (any, error) {
-	if depth > MaxParamsDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", errParams, MaxParamsDepth)
+	if depth > auditparams.MaxDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", errParams, auditparams.MaxDepth)
 	}
 	switch x := v.(type) {
 	case nil, bool:
@@ -83,8 +81,8 @@ func normalize(v any, r Redactor, depth int) (any, error) {
 }
 
 func normalizeMap(m map[string]any, r Redactor, depth int) (map[string]any, error) {
-	if depth > MaxParamsDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", errParams, MaxParamsDepth)
+	if depth > auditparams.MaxDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", errParams, auditparams.MaxDepth)
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {

@@ -1,9 +1,13 @@
 package audit
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agentready/agentready/internal/auditparams"
+)
 
 // Redacted replaces a sensitive value.
-const Redacted = "[REDACTED]"
+const Redacted = auditparams.Redacted
 
 // A Redactor returns what an audit log records of one member of an
 // event's params: value, or a replacement. Stores call it for every member

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/internal/auditparams"
 )
 
 // TestTargetDistinguishesActions: events that differ only in a path
@@ -22,11 +23,11 @@ func TestTargetDistinguishesActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	targets := []audit.Target{
-		{Path: "/orders/1001", PathParams: []audit.PathParam{{Name: "id", Segment: 2}}},
-		{Path: "/orders/2002", PathParams: []audit.PathParam{{Name: "id", Segment: 2}}},
-		{Path: "/refunds", Headers: []audit.Param{{Name: "X-Order-Id", Value: "1001"}}},
-		{Path: "/refunds", Headers: []audit.Param{{Name: "X-Order-Id", Value: "2002"}}},
+	targets := []auditparams.Target{
+		{Path: "/orders/1001", PathParams: []auditparams.PathParam{{Name: "id", Segment: 2}}},
+		{Path: "/orders/2002", PathParams: []auditparams.PathParam{{Name: "id", Segment: 2}}},
+		{Path: "/refunds", Headers: []auditparams.Header{{Name: "X-Order-Id", Value: "1001"}}},
+		{Path: "/refunds", Headers: []auditparams.Header{{Name: "X-Order-Id", Value: "2002"}}},
 		{Path: "/search", Query: "q=mug%FF"},
 		{Path: "/search", Query: "q=mug%FE"},
 	}
@@ -68,7 +69,7 @@ func FuzzTargetHeaderExact(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		rec := func(v string) []byte {
 			e := audit.Event{EventID: "e", Timestamp: "2026-01-01T00:00:00.000Z", Capability: "c", Method: "GET",
-				Target:       &audit.Target{Path: "/", Headers: []audit.Param{{Name: "X-Id", Value: v}}},
+				Target:       &auditparams.Target{Path: "/", Headers: []auditparams.Header{{Name: "X-Id", Value: v}}},
 				PolicyResult: audit.PolicyResult{Decision: audit.Allow}, ResponseStatus: 200}
 			out, err := audit.CanonicalEvent(e)
 			if err != nil {
@@ -89,7 +90,7 @@ func FuzzTargetHeaderExact(f *testing.F) {
 		if err := json.Unmarshal(ra, &ev); err != nil {
 			t.Fatal(err)
 		}
-		got := ev.Params[audit.TargetMember].Headers["X-Id"]
+		got := ev.Params[auditparams.TargetMember].Headers["X-Id"]
 		if m, ok := got.(map[string]any); ok {
 			s, _ := m["pct"].(string)
 			u, err := url.PathUnescape(s)
@@ -108,10 +109,10 @@ func FuzzTargetHeaderExact(f *testing.F) {
 // refused, not overwritten.
 func TestTargetReserved(t *testing.T) {
 	for _, e := range []audit.Event{
-		{Params: map[string]any{audit.TargetMember: "x"}},
-		{Query: []audit.Param{{Name: audit.TargetMember, Value: "x"}}},
+		{Params: map[string]any{auditparams.TargetMember: "x"}},
+		{Query: []audit.Param{{Name: auditparams.TargetMember, Value: "x"}}},
 	} {
-		e.Target = &audit.Target{Path: "/"}
+		e.Target = &auditparams.Target{Path: "/"}
 		if _, err := audit.CanonicalEvent(e); err == nil {
 			t.Errorf("%+v: no error", e)
 		}
@@ -127,20 +128,20 @@ func TestTargetReserved(t *testing.T) {
 func TestTargetRedaction(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		target audit.Target
+		target auditparams.Target
 		want   map[string]any
 	}{
-		{"path param", audit.Target{Path: "/t/tok1/x", PathParams: []audit.PathParam{{Name: "token", Segment: 2}}},
+		{"path param", auditparams.Target{Path: "/t/tok1/x", PathParams: []auditparams.PathParam{{Name: "token", Segment: 2}}},
 			map[string]any{"path": "/t/{token}/x", "path_params": map[string]any{"token": audit.Redacted}}},
-		{"session in a path parameter", audit.Target{Path: "/cart;jsessionid=A1B2;v=1/x;SID=9;session_id=s-1", Query: "jsessionid=A1&q=1"},
+		{"session in a path parameter", auditparams.Target{Path: "/cart;jsessionid=A1B2;v=1/x;SID=9;session_id=s-1", Query: "jsessionid=A1&q=1"},
 			map[string]any{"path": "/cart;jsessionid=[REDACTED];v=1/x;SID=[REDACTED];session_id=s-1", "query": "jsessionid=[REDACTED]&q=1"}},
-		{"escaped name", audit.Target{Path: "/cart;%6Asessionid=A1;=x;novalue;"},
+		{"escaped name", auditparams.Target{Path: "/cart;%6Asessionid=A1;=x;novalue;"},
 			map[string]any{"path": "/cart;%6Asessionid=[REDACTED];=x;novalue;"}},
-		{"in a param's segment", audit.Target{Path: "/orders/42;jsessionid=A1", PathParams: []audit.PathParam{{Name: "id", Segment: 2}}},
+		{"in a param's segment", auditparams.Target{Path: "/orders/42;jsessionid=A1", PathParams: []auditparams.PathParam{{Name: "id", Segment: 2}}},
 			map[string]any{"path": "/orders/42;jsessionid=[REDACTED]", "path_params": map[string]any{"id": "42;jsessionid=[REDACTED]"}}},
-		{"a name given two segments", audit.Target{Path: "/a/k1/b/k2", PathParams: []audit.PathParam{{Name: "id", Segment: 2}, {Name: "id", Segment: 4}}},
+		{"a name given two segments", auditparams.Target{Path: "/a/k1/b/k2", PathParams: []auditparams.PathParam{{Name: "id", Segment: 2}, {Name: "id", Segment: 4}}},
 			map[string]any{"path": "/a/k1/b/k2", "path_params": map[string]any{"id": "k1"}}},
-		{"a sensitive name given two segments", audit.Target{Path: "/a/k1/b/k2", PathParams: []audit.PathParam{{Name: "pin", Segment: 2}, {Name: "pin", Segment: 4}}},
+		{"a sensitive name given two segments", auditparams.Target{Path: "/a/k1/b/k2", PathParams: []auditparams.PathParam{{Name: "pin", Segment: 2}, {Name: "pin", Segment: 4}}},
 			map[string]any{"path": "/a/{pin}/b/{pin}", "path_params": map[string]any{"pin": audit.Redacted}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,7 +151,7 @@ func TestTargetRedaction(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := p.Params[audit.TargetMember]; !reflect.DeepEqual(got, tt.want) {
+			if got := p.Params[auditparams.TargetMember]; !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("recorded %#v, want %#v", got, tt.want)
 			}
 		})

@@ -3,9 +3,8 @@ package config
 // What the external tests read of the declaration file's unexported
 // helpers.
 var (
-	Key        = fileKey
-	FileSchema = fileSchema
-	ParseFile  = parseFile
+	Key      = fileKey
+	TagRules = tagRules
 )
 
 // Line is Lines.line, for the tests of where a field's line is found.

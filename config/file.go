@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/agentready/agentready/internal/clientip"
 )
 
 // A declaration file is a Site written in YAML or JSON (JSON is read as
@@ -25,7 +23,8 @@ import (
 // false, and a key is given a value or left out. A key that names no field
 // is an error, as is a value of the wrong type; every problem is reported
 // at once, each with its line. Beside the Site's keys, "upstream" and
-// "serve" hold what agentready serve runs with. site.schema.json, beside
+// "serve" hold what agentready serve runs with: ParseSite accepts them,
+// agentready serve reads them (ParseFile). site.schema.json, beside
 // this file, is the JSON Schema of the format (generated from the types by
 // TestSiteSchema).
 //
@@ -122,8 +121,8 @@ func (l Lines) Locate(err error) error {
 		}
 		for _, fe := range ve.Errors {
 			msg := fe.Msg
-			if fe.file != "" {
-				msg = fe.file
+			if fe.File != "" {
+				msg = fe.File
 			}
 			validated = append(validated, &FileError{Line: l.line(fe.Field), Field: filePath(fe.Field), Msg: msg})
 		}
@@ -160,134 +159,71 @@ func undecoded(errs []*FileError, field string) bool {
 	return false
 }
 
-// file is a declaration file: the Site, and the settings only agentready
-// serve reads (the middleware has no upstream). Its keys are the Site's,
-// "upstream" and "serve", which ParseSite checks and leaves out, and
-// cmd/agentready reads.
-type file struct {
+// siteFile is a declaration file as ParseSite reads it: the Site, and the
+// keys that are agentready serve's (cmd/agentready reads and checks them
+// with ParseFile), accepted whatever they hold. They are named here so
+// that a typo beside the Site's keys is still an unknown key, and so that
+// a program loading serve's file gets no error for them.
+type siteFile struct {
 	Site
-	// Upstream is what agentready serve assumes of the site it proxies.
-	Upstream upstream
-	// Serve is how agentready serve runs.
-	Serve serve
+	Upstream, Serve elsewhere
 }
 
-// serve holds the settings of agentready serve that are not the
-// declaration's: each is also a flag of serve, and a flag given on the
-// command line wins over the file.
-type serve struct {
-	// TrustedProxies (-trusted-proxies) are the proxies in front, CIDRs or
-	// addresses, whose X-Forwarded-For is believed
-	// (agentready.Clients.TrustedProxies).
-	TrustedProxies []string
-	// TrustAllProxies (-trust-all-proxies) says that TrustedProxies is
-	// meant to cover more than 2^24 globally routable IPv4 addresses, or
-	// a globally routable IPv6 prefix shorter than /16: every client
-	// there may name its own address (agentready.Clients.TrustAllProxies).
-	// Without it such a list is refused.
-	TrustAllProxies bool
-	// Hosts (-hosts) are the hosts (host or host:port) an agent's request
-	// may name besides the site URL's and the address serve listens on
-	// (agentready.Clients.Hosts); another is answered 421.
-	Hosts []string
-	// Robots (-robots) serves /robots.txt generated from the declaration
-	// (agentready.Documents.RobotsTxt).
-	Robots bool
-	// ReportOnly (-report-only) decides and reports, and denies nothing
-	// (agentready.WithReportOnly).
-	ReportOnly bool
-	// AuditKeyFile names the file holding the standard base64 of the
-	// 32-byte Ed25519 seed that signs the v0.1.0 audit artifacts
-	// (agentready.WithAudit), required when audit.enabled is true. A
-	// relative name is relative to the declaration file's directory.
-	AuditKeyFile string
-	// TokensFile (-tokens) names the file of the tokens serve checks
-	// bearer-token and api-key capabilities with (CAPABILITY=TOKEN or
-	// CAPABILITY=sha256:HEX a line), TokensEnv (-tokens-env) an
-	// environment variable holding the same entries, and HMACKeysFile
-	// (-hmac-keys) the file of the keys hmac capabilities' request
-	// signatures are verified with (KEYID=hmac-sha256:BASE64 or
-	// KEYID=ed25519:BASE64). Relative names are relative to the
-	// declaration file's directory.
-	TokensFile   string
-	TokensEnv    string
-	HMACKeysFile string
-}
+// elsewhere is the type of a key another reader of the file decodes:
+// ParseSite takes its value as it is and decodes none of it.
+type elsewhere struct{}
 
-// upstream says how the site behind agentready serve routes a request, so
-// that serve decides on every spelling the upstream may route alike.
-type upstream struct {
-	// Strict declares that the upstream routes a path only as it is
-	// spelled: ASCII case and a trailing slash tell routes apart. Without
-	// it serve assumes, as Express (case-insensitive, non-strict routing)
-	// and ASP.NET do by default, that they may not, and holds the rules
-	// and capability endpoints on every such spelling
-	// (agentready.WithLenientRouting). Declare it only for an upstream
-	// that routes "/ADMIN/users" and "/admin/users/" elsewhere than
-	// "/admin/users": otherwise an agent passes a rule by changing case.
-	Strict bool
-	// PathParameters says how the upstream reads a ";" in a path segment:
-	// "stripped" (the default), as servlet containers (Tomcat, Jetty,
-	// Spring) do, removing it and what follows from the segment before
-	// routing, so that serve decides "/admin;x/users" as "/admin/users"
-	// too; or "literal", as data, so that serve decides on the path only
-	// as sent (agentready.WithLiteralPathParameters).
-	PathParameters string
-}
-
-// The values of upstream.path_parameters.
-const (
-	pathParamsStripped = "stripped"
-	pathParamsLiteral  = "literal"
-)
-
-// ParseSite decodes a YAML or JSON file (site.schema.json; agentready serve's
-// "upstream" and "serve" keys are checked and dropped). Errors are *FileError, joined. It
-// does not validate: call Validate, then Lines.Locate.
+// ParseSite decodes a YAML or JSON file (site.schema.json). The keys
+// "upstream" and "serve" are agentready serve's: ParseSite accepts them
+// whatever they hold and leaves them out (agentready lint checks them).
+// Errors are *FileError, joined. It does not validate: call Validate,
+// then Lines.Locate.
 func ParseSite(data []byte) (Site, Lines, error) {
-	f, lines, err := parseFile(data)
+	var f siteFile
+	lines, err := ParseFile(data, &f)
 	return f.Site, lines, err
 }
 
-// parseFile decodes a declaration file, with the settings of agentready
-// serve.
-func parseFile(data []byte) (file, Lines, error) {
+// ParseFile decodes a declaration file into v, a non-nil pointer to a
+// struct, by ParseSite's rules: each exported field is a key, spelled
+// in snake_case as the Site's are (RateLimit is rate_limit); the fields
+// of an embedded struct are keys of the struct embedding it; a key no
+// field names is an error. A program that keeps settings of its own in
+// the file embeds Site beside them, as agentready serve reads its
+// upstream and serve keys:
+//
+//	var f struct {
+//		config.Site
+//		Serve struct{ Robots bool }
+//	}
+//	lines, err := config.ParseFile(data, &f)
+//
+// The Lines are by Go field path, the Site's as ParseSite gives them
+// ("Capabilities[0].ID") and the program's beside them ("Serve.Robots").
+// Errors are *FileError, joined.
+func ParseFile(data []byte, v any) (Lines, error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("config.ParseFile: want a non-nil pointer to a struct, got %T", v)
+	}
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
-		return file{}, nil, &FileError{Msg: "not YAML or JSON: " + err.Error(), value: true}
+		return nil, &FileError{Msg: "not YAML or JSON: " + err.Error(), value: true}
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
-		return file{}, nil, &FileError{Line: second.Line, Msg: "a second YAML document: a declaration file holds one", value: true}
+		return nil, &FileError{Line: second.Line, Msg: "a second YAML document: a declaration file holds one", value: true}
 	} else if err != io.EOF {
-		return file{}, nil, &FileError{Msg: "after the declaration, not YAML: " + err.Error(), value: true}
+		return nil, &FileError{Msg: "after the declaration, not YAML: " + err.Error(), value: true}
 	}
-	// Site's fields are promoted in file: their paths (and so Validate's
-	// field paths in Lines) are the Site's own.
-	var f file
+	// An embedded Site's fields are promoted: their paths (and so
+	// Validate's field paths in Lines) are the Site's own.
 	d := &fileDecoder{lines: Lines{}}
 	if len(root.Content) == 1 {
-		d.decode(root.Content[0], reflect.ValueOf(&f).Elem(), "")
+		d.decode(root.Content[0], rv.Elem(), "")
 	}
-	// The proxies are checked here, where their lines are known, with the
-	// parser agentready.WithClients uses; a bad one is dropped.
-	var ok []string
-	for i, p := range f.Serve.TrustedProxies {
-		if _, err := clientip.ParsePrefix(p); err != nil {
-			field := at("Serve.TrustedProxies", i)
-			d.errs = append(d.errs, &FileError{Line: d.lines.line(field), Field: filePath(field), Msg: fmt.Sprintf("%q: %v", p, err), value: true})
-			continue
-		}
-		ok = append(ok, p)
-	}
-	f.Serve.TrustedProxies = ok
-	if pp := f.Upstream.PathParameters; pp != "" && pp != pathParamsStripped && pp != pathParamsLiteral {
-		field := "Upstream.PathParameters"
-		d.errs = append(d.errs, &FileError{Line: d.lines.line(field), Field: filePath(field),
-			Msg: fmt.Sprintf("%q: want %q (the default: a \";\" parameter is removed from a segment before routing, as servlet containers do) or %q (the upstream routes \";\" as data)", pp, pathParamsStripped, pathParamsLiteral), value: true})
-	}
-	return f, d.lines, errors.Join(d.errs...)
+	return d.lines, errors.Join(d.errs...)
 }
 
 // LoadSite reads and decodes the declaration file at path.

@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The decoder of declaration files, node by node: see ParseSite.
+// The decoder of declaration files, node by node: see ParseFile.
 
 type fileDecoder struct {
 	errs   []error
@@ -64,22 +64,24 @@ var (
 	typeDuration = reflect.TypeFor[time.Duration]()
 	typeTime     = reflect.TypeFor[time.Time]()
 	typeRaw      = reflect.TypeFor[json.RawMessage]()
+	// typeElsewhere is a key another reader decodes (siteFile).
+	typeElsewhere = reflect.TypeFor[elsewhere]()
 )
 
+// decode sets v, the value at path (a Go field path), from n, reporting
+// every value it cannot set rather than stopping at the first: ParseFile
+// says all a file's problems at once.
 func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
-	if d.visits++; d.visits > maxVisits {
-		if d.visits == maxVisits+1 {
-			d.fail(n, path, "the file expands to more than %d values (aliases?)", maxVisits)
-		}
+	if !d.visit(n, path) {
 		return
 	}
-	if path != "" {
-		d.lines[path] = n.Line
+	t := v.Type()
+	if t == typeElsewhere {
+		return // whatever it holds, aliases unexpanded
 	}
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
-	t := v.Type()
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		if t.Kind() == reflect.Interface || t == typeRaw {
 			return // JSON's null, a value
@@ -89,48 +91,70 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		d.fail(n, path, "has no value: give it one, or leave the key out")
 		return
 	}
-	switch {
-	case t == typeDuration:
+	if d.decodeSpelled(n, v, path) {
+		return
+	}
+	d.decodeKind(n, v, path)
+}
+
+// visit counts n against maxVisits, reporting the first value over it
+// once, and notes the line of path. It reports whether n is to be
+// decoded.
+func (d *fileDecoder) visit(n *yaml.Node, path string) bool {
+	if d.visits++; d.visits > maxVisits {
+		if d.visits == maxVisits+1 {
+			d.fail(n, path, "the file expands to more than %d values (aliases?)", maxVisits)
+		}
+		return false
+	}
+	if path != "" {
+		d.lines[path] = n.Line
+	}
+	return true
+}
+
+// decodeSpelled decodes the types a file spells its own way (a duration,
+// a time, a rate, a dialect as strings; a JSON value as any YAML), not as
+// their Go kind would be decoded. It reports whether v is one of them.
+func (d *fileDecoder) decodeSpelled(n *yaml.Node, v reflect.Value, path string) bool {
+	switch v.Type() {
+	case typeDuration:
 		dur, err := time.ParseDuration(n.Value)
 		if n.Kind != yaml.ScalarNode || !isString(n) || err != nil {
 			d.fail(n, path, "%q is not a duration (30s, 30m, 1h)", n.Value)
-			return
+			return true
 		}
 		v.SetInt(int64(dur))
-		return
-	case t == typeTime:
+	case typeTime:
 		tm, err := time.Parse(time.RFC3339, n.Value)
 		if n.Kind != yaml.ScalarNode || err != nil {
 			d.fail(n, path, "%q is not an RFC 3339 time", n.Value)
-			return
+			return true
 		}
 		v.Set(reflect.ValueOf(tm))
-		return
-	case t == typeRaw:
+	case typeRaw:
 		x, ok := d.plain(n, path)
 		if !ok {
-			return
+			return true
 		}
 		b, err := json.Marshal(x)
 		if err != nil {
 			d.fail(n, path, "%v", err)
-			return
+			return true
 		}
 		v.SetBytes(b)
-		return
-	case t == typeRate: // "rate_limit: 60/minute"
+	case typeRate: // "rate_limit: 60/minute"
 		if n.Kind != yaml.ScalarNode || !isString(n) {
 			d.fail(n, path, "want a string N/window: 60/minute")
-			return
+			return true
 		}
 		r, err := ParseRate(n.Value)
 		if err != nil {
 			d.fail(n, path, "%v", err)
-			return
+			return true
 		}
 		v.Set(reflect.ValueOf(r))
-		return
-	case t == typeDialect: // "dialect: v0.1.0"
+	case typeDialect: // "dialect: v0.1.0"
 		switch {
 		case n.Kind == yaml.ScalarNode && isString(n) && n.Value == DialectIETFDraft.String():
 			v.SetInt(int64(DialectIETFDraft))
@@ -139,42 +163,24 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		default:
 			d.fail(n, path, "%q is not a dialect: draft-car or v0.1.0", n.Value)
 		}
-		return
+	default:
+		return false
 	}
+	return true
+}
+
+// decodeKind decodes n into v by v's kind: a struct from a mapping of its
+// file keys, a slice from a list, a map from a mapping, a scalar from a
+// scalar of its type.
+func (d *fileDecoder) decodeKind(n *yaml.Node, v reflect.Value, path string) {
+	t := v.Type()
 	switch t.Kind() {
 	case reflect.Pointer:
 		e := reflect.New(t.Elem())
 		d.decode(n, e.Elem(), path)
 		v.Set(e)
 	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			d.fail(n, path, "want a mapping of keys to values")
-			return
-		}
-		fields := fieldsByKey(t)
-		seen := map[string]int{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			if !plainKey(k) {
-				d.failKey(k, path, "a key must be a plain name")
-				continue
-			}
-			if line, dup := seen[k.Value]; dup {
-				d.failKey(k, path, "key %q is already set on line %d", k.Value, line)
-				continue
-			}
-			seen[k.Value] = k.Line
-			f, ok := fields[k.Value]
-			if !ok {
-				d.failKey(k, path, "unknown key %q (keys: %s)", k.Value, strings.Join(keysOf(t), ", "))
-				continue
-			}
-			p := f.Name
-			if path != "" {
-				p = path + "." + f.Name
-			}
-			d.decode(val, v.FieldByIndex(f.Index), p)
-		}
+		d.decodeStruct(n, v, path)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			d.fail(n, path, "want a list")
@@ -186,62 +192,126 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		v.Set(s)
 	case reflect.Map:
-		if n.Kind != yaml.MappingNode || t.Key().Kind() != reflect.String {
-			d.fail(n, path, "want a mapping")
-			return
-		}
-		m := reflect.MakeMapWithSize(t, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			if !plainKey(k) {
-				d.failKey(k, path, "a key must be a plain name")
-				continue
-			}
-			if m.MapIndex(reflect.ValueOf(k.Value).Convert(t.Key())).IsValid() {
-				d.failKey(k, path, "key %q is set twice", k.Value)
-				continue
-			}
-			e := reflect.New(t.Elem()).Elem()
-			d.decode(val, e, path+"["+strconv.Quote(k.Value)+"]")
-			m.SetMapIndex(reflect.ValueOf(k.Value).Convert(t.Key()), e)
-		}
-		v.Set(m)
+		d.decodeMap(n, v, path)
 	case reflect.Interface:
 		if x, ok := d.plain(n, path); ok && x != nil {
 			v.Set(reflect.ValueOf(x))
 		}
 	case reflect.String:
-		if n.Kind != yaml.ScalarNode {
-			d.fail(n, path, "want a string")
-			return
-		}
-		if !isString(n) {
-			// JSON, and a YAML-aware editor with site.schema.json, read
-			// 42, 1.0 and true as a number or a boolean: a string is
-			// written as one.
-			d.fail(n, path, "%s is a %s, not a string: quote it (%q)", n.Value, scalarKind(n), n.Value)
-			return
-		}
-		v.SetString(n.Value)
-	default: // bool, numbers
-		if n.Kind != yaml.ScalarNode {
-			d.fail(n, path, "want a %s", t.Kind())
-			return
-		}
-		if t.Kind() == reflect.Bool && n.ShortTag() != "!!bool" {
-			// yaml.v3 decodes YAML 1.1's yes, on, y (quoted too) into a
-			// bool; the format's booleans are true and false (the JSON
-			// Schema's boolean), and anything else is a mistake to report.
-			d.fail(n, path, "%q is not a %s", n.Value, t.Kind())
-			return
-		}
-		p := reflect.New(t)
-		if err := n.Decode(p.Interface()); err != nil {
-			d.fail(n, path, "%q is not a %s", n.Value, t.Kind())
-			return
-		}
-		v.Set(p.Elem())
+		d.decodeString(n, v, path)
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		d.decodeScalar(n, v, path)
+	default:
+		// A field of ParseFile's caller no file value can be (a channel,
+		// a function, an array).
+		d.fail(n, path, "a %s is not read from a file", t)
 	}
+}
+
+// decodeStruct decodes the mapping n into the struct v, key by key: a key
+// refused (not a plain name, set twice, unknown, a field it cannot set) is
+// reported and the mapping's other keys are decoded.
+func (d *fileDecoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "want a mapping of keys to values")
+		return
+	}
+	t := v.Type()
+	fields := fieldsByKey(t)
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if !plainKey(k) {
+			d.failKey(k, path, "a key must be a plain name")
+			continue
+		}
+		if line, dup := seen[k.Value]; dup {
+			d.failKey(k, path, "key %q is already set on line %d", k.Value, line)
+			continue
+		}
+		seen[k.Value] = k.Line
+		f, ok := fields[k.Value]
+		if !ok {
+			d.failKey(k, path, "unknown key %q (keys: %s)", k.Value, strings.Join(keysOf(t), ", "))
+			continue
+		}
+		p := f.Name
+		if path != "" {
+			p = path + "." + f.Name
+		}
+		fv := fieldAt(v, f.Index)
+		if !fv.IsValid() {
+			d.failKey(k, path, "key %q is a field ParseFile cannot set", k.Value)
+			continue
+		}
+		d.decode(val, fv, p)
+	}
+}
+
+// decodeMap decodes the mapping n into the map v, whose keys are strings:
+// a key refused (not a plain name, set twice) is reported and the others
+// are decoded.
+func (d *fileDecoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
+	t := v.Type()
+	if n.Kind != yaml.MappingNode || t.Key().Kind() != reflect.String {
+		d.fail(n, path, "want a mapping")
+		return
+	}
+	m := reflect.MakeMapWithSize(t, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if !plainKey(k) {
+			d.failKey(k, path, "a key must be a plain name")
+			continue
+		}
+		if m.MapIndex(reflect.ValueOf(k.Value).Convert(t.Key())).IsValid() {
+			d.failKey(k, path, "key %q is set twice", k.Value)
+			continue
+		}
+		e := reflect.New(t.Elem()).Elem()
+		d.decode(val, e, path+"["+strconv.Quote(k.Value)+"]")
+		m.SetMapIndex(reflect.ValueOf(k.Value).Convert(t.Key()), e)
+	}
+	v.Set(m)
+}
+
+// decodeString decodes the scalar n into the string v.
+func (d *fileDecoder) decodeString(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.ScalarNode {
+		d.fail(n, path, "want a string")
+		return
+	}
+	if !isString(n) {
+		// JSON, and a YAML-aware editor with site.schema.json, read
+		// 42, 1.0 and true as a number or a boolean: a string is
+		// written as one.
+		d.fail(n, path, "%s is a %s, not a string: quote it (%q)", n.Value, scalarKind(n), n.Value)
+		return
+	}
+	v.SetString(n.Value)
+}
+
+// decodeScalar decodes the scalar n into v, a bool or a number.
+func (d *fileDecoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
+	t := v.Type()
+	if n.Kind != yaml.ScalarNode {
+		d.fail(n, path, "want a %s", t.Kind())
+		return
+	}
+	if t.Kind() == reflect.Bool && n.ShortTag() != "!!bool" {
+		// yaml.v3 decodes YAML 1.1's yes, on, y (quoted too) into a
+		// bool; the format's booleans are true and false (the JSON
+		// Schema's boolean), and anything else is a mistake to report.
+		d.fail(n, path, "%q is not a %s", n.Value, t.Kind())
+		return
+	}
+	p := reflect.New(t)
+	if err := n.Decode(p.Interface()); err != nil {
+		d.fail(n, path, "%q is not a %s", n.Value, t.Kind())
+		return
+	}
+	v.Set(p.Elem())
 }
 
 // plain decodes n, a value of any type (a parameter's default, a JSON
@@ -334,6 +404,25 @@ func (p *plainDecoder) value(n *yaml.Node) (any, bool) {
 // quoted "<<" is a plain name).
 func plainKey(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.Tag != "!!merge"
+}
+
+// fieldAt is v's field at index, as FieldByIndex finds it, an embedded
+// pointer on the way allocated (a ParseFile caller's struct may embed
+// *Site).
+func fieldAt(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() && !v.CanSet() {
+				return reflect.Value{} // an unexported embedded pointer
+			}
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
 }
 
 // fieldsByKey maps the file keys of struct type t to its fields.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 )
 
@@ -64,7 +66,7 @@ func TestGradedKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := config.Validate(&site, config.Formats{}); err != nil {
+			if err := publish.Validate(&site, config.Formats{}); err != nil {
 				t.Fatal(lines.Locate(err))
 			}
 			if !site.Access.LinkPreviews {
@@ -116,7 +118,7 @@ access: {link_previews: "yes"}
 usage: {train: "no", unknown_purpose: bogus, paths: [{path: /a, unknown_purpose: 3}]}
 `
 	site, lines, perr := config.ParseSite([]byte(src))
-	err := lines.Locate(errors.Join(perr, config.Validate(&site, config.Formats{})))
+	err := lines.Locate(errors.Join(perr, publish.Validate(&site, config.Formats{})))
 	if err == nil {
 		t.Fatal("no error")
 	}

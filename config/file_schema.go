@@ -1,75 +1,98 @@
 package config
 
 import (
-	_ "embed"
-	"encoding/json"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/httpsyntax"
-	"github.com/agentready/agentready/internal/siteschema"
+	"github.com/agentready/agentready/internal/schemagen"
 )
 
-// siteSchema is site.schema.json as shipped; agentready schema prints it.
-//
-//go:embed site.schema.json
-var siteSchema []byte
-
-func init() { siteschema.JSON = siteSchema }
-
-// fileSchema returns the JSON Schema (2020-12) of a declaration file,
-// generated from the types (file: the Site's keys, upstream and serve):
-// every struct a closed object of its snake_case keys (fileKey), rates,
-// durations and times as the strings ParseSite reads, the validate tags'
-// rules (required, oneof, min, max), and the rules of fieldRules and
-// fileRules, which say in JSON Schema what Validate and agentready.New
-// check of a file (every document is published from a file, so the rules
-// of every format apply). It is meant to refuse what lint refuses, save
-// what JSON Schema cannot say (cmd/agentready's verdict test lists those
-// exceptions). Patterns are written for both ECMA-262 and RE2 (no
-// lookaround; a forbidden form is a "not"). The module ships it as
-// config/site.schema.json; TestSiteSchema keeps the two equal.
-func fileSchema() ([]byte, error) {
-	g := &schemaGen{defs: map[string]any{}}
-	root := g.of(reflect.TypeFor[file]())
-	def := g.defs["File"].(map[string]any)
-	def["allOf"] = fileRules()
-	g.defs["AgentPolicy"].(map[string]any)["allOf"] = agentPolicyRules()
-	g.defs["CredentialURL"] = credentialURL()
-	doc := map[string]any{
-		"$schema":     "https://json-schema.org/draft/2020-12/schema",
-		"$id":         "https://github.com/agentready/agentready/config/site.schema.json",
-		"title":       "agentready declaration file (a config.Site and the settings of agentready serve)",
-		"description": "A site's declaration for agentready, in YAML or JSON; see config.ParseSite. agentready lint FILE decides on it as agentready serve does.",
-		"$ref":        root["$ref"],
-		"$defs":       g.defs,
+// FileSchema returns the declaration's part of the JSON Schema (2020-12)
+// of a declaration file: what Validate and agentready.New check of a
+// file's keys whatever is published. Each discovery format adds its own
+// part, and agentready schema prints the whole, which the module ships as
+// config/site.schema.json. It is generated from the types
+// (internal/schemagen: the Site's keys, upstream and serve): every struct
+// a closed object of its snake_case keys, rates, durations and times as
+// the strings ParseSite reads, the validate tags' rules (required, oneof,
+// min, max), and the rules of fieldRules and fileRules. Patterns are
+// written for both ECMA-262 and RE2 (no lookaround; a forbidden form is a
+// "not").
+func FileSchema() ([]byte, error) {
+	g := &schemagen.Generator{
+		Key:   func(f reflect.StructField) string { return fileKey(f.Name) },
+		Types: schemaTypes(),
+		Rules: fieldRules(),
+		Defs:  map[string]any{},
 	}
-	return json.MarshalIndent(doc, "", "  ")
+	root := g.Of(reflect.TypeFor[file]())
+	g.Defs["File"].(map[string]any)["allOf"] = fileRules()
+	g.Defs["AgentPolicy"].(map[string]any)["allOf"] = agentPolicyRules()
+	g.Defs["CredentialURL"] = credentialURL()
+	return schemagen.Document("https://github.com/agentready/agentready/config/site.schema.json",
+		"agentready declaration file (a config.Site and the settings of agentready serve)",
+		"A site's declaration for agentready, in YAML or JSON; see config.ParseSite. agentready lint FILE decides on it as agentready serve does.",
+		root, g.Defs)
 }
 
-type schemaGen struct{ defs map[string]any }
+// schemaTypes are the types a file writes as strings.
+func schemaTypes() map[reflect.Type]map[string]any {
+	return map[reflect.Type]map[string]any{
+		typeDuration: {"type": "string", "pattern": durationPattern, "description": "a duration: 30s, 30m, 1h"},
+		typeTime:     {"type": "string", "format": "date-time"},
+		typeRaw:      {},
+		typeRate:     {"type": "string", "pattern": ratePattern(), "description": "N/window: 60/minute (second, minute, hour or day)"},
+		typeDialect:  {"type": "string"},
+	}
+}
+
+// file is what site.schema.json describes: the Site's keys, and the
+// upstream and serve keys of agentready serve, which
+// cmd/agentready/internal/settings defines, decodes and checks; these are
+// their shapes for the schema alone, until the schema's serve part is
+// generated from settings' own types (issue 34), and settings' test holds
+// the two alike.
+type file struct {
+	Site
+	Upstream upstream
+	Serve    serve
+}
+
+type upstream struct {
+	Strict         bool
+	PathParameters string
+}
+
+type serve struct {
+	TrustedProxies  []string
+	TrustAllProxies bool
+	Hosts           []string
+	Robots          bool
+	ReportOnly      bool
+	AuditKeyFile    string
+	TokensFile      string
+	TokensEnv       string
+	HMACKeysFile    string
+}
+
+// The values of upstream.path_parameters.
+const (
+	pathParamsStripped = "stripped"
+	pathParamsLiteral  = "literal"
+)
 
 var typeRate = reflect.TypeFor[Rate]()
 
 // Patterns shared by several fields.
 const (
-	// loopbackHost is localhost, 127.0.0.0/8 or [::1]
-	// (httpsyntax.IsLoopbackHost), where plain http is accepted.
-	loopbackHost = `(?:[lL][oO][cC][aA][lL][hH][oO][sS][tT]|127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|\[(?:0{0,4}:){2,7}0{0,3}1\])(?:[:/?#]|$)`
-	// webURL is an https URL, or http on a loopback host (webURL's
-	// webSchemes; a file cannot set Formats.AllowHTTP); "" is unset.
-	webURL = `^$|^[hH][tT][tT][pP][sS]://[^/?#]|^[hH][tT][tT][pP]://` + loopbackHost
-	// webOrWSURL adds wss, and ws on a loopback host (a WebSocket
-	// capability's endpoint).
-	webOrWSURL = `^$|^(?:[hH][tT][tT][pP][sS]|[wW][sS][sS])://[^/?#]|^(?:[hH][tT][tT][pP]|[wW][sS])://` + loopbackHost
-	// semVerPattern is semVer's.
-	semVerPattern = `^$|^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`
 	// durationPattern is what time.ParseDuration reads.
 	durationPattern = `^[-+]?(?:0|(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+)$`
 	// policyNamePattern is a User-Agent product token without "*" (RFC 9110
-	// 5.6.2 tchar), or "*" alone (validate_refs.go agents).
+	// 5.6.2 tchar), or "*" alone (the dialects' agents rule, internal/publish/agentstxt).
 	policyNamePattern = `^(?:\*|[!#$%&'+.^_\x60|~0-9A-Za-z-]+)$`
 )
 
@@ -81,22 +104,9 @@ const octet = `(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])`
 func ratePattern() string {
 	var ws []string
 	for _, w := range []string{"s", "sec", "second", "seconds", "m", "min", "minute", "minutes", "h", "hr", "hour", "hours", "d", "day", "days"} {
-		ws = append(ws, anyCase(w))
+		ws = append(ws, schemagen.AnyCase(w))
 	}
 	return `^\s*\+?0*[1-9][0-9]*\s*/\s*(?:` + strings.Join(ws, "|") + `)\s*$`
-}
-
-// anyCase is a pattern matching s in any ASCII case.
-func anyCase(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if u := strings.ToUpper(string(c)); u != string(c) {
-			b.WriteString("[" + string(c) + u + "]")
-		} else {
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
 }
 
 // pathPattern is pathpattern.Check's rule for an Access or usage path
@@ -131,16 +141,15 @@ func fieldRules() map[string]map[string]any {
 	pref := map[string]any{"enum": []any{"", Allowed, Denied}}
 	// The purposes usage.go's check names (enforce.Purpose*).
 	purpose := map[string]any{"enum": []any{"", "training-crawler", "search-crawler", "user-agent"}}
-	web := map[string]any{"pattern": webURL, "not": credentialRef}
+	web := fieldcheck.WebURLSchema()
 	return map[string]map[string]any{
 		"file.Name":               {"pattern": `\S`},
 		"file.Description":        {"pattern": `^$|\S`},
 		"file.URL":                web,
 		"file.PrivacyPolicy":      web,
-		"file.OperatesOn[]":       {"minLength": 1, "pattern": webURL, "not": credentialRef},
+		"file.OperatesOn[]":       {"minLength": 1, "pattern": fieldcheck.WebURLPattern, "not": fieldcheck.CredentialRef},
 		"file.DocsURL":            web,
 		"file.AgentsJSONURL":      web,
-		"file.Version":            {"pattern": semVerPattern},
 		"file.Dialect":            {"enum": []any{DialectIETFDraft.String(), DialectV010.String()}},
 		"file.ImplicitAccess":     {"enum": []any{"", implicitAll, implicitAI}},
 		"upstream.PathParameters": {"enum": []any{"", pathParamsStripped, pathParamsLiteral}},
@@ -164,18 +173,13 @@ func fieldRules() map[string]map[string]any {
 		"AgentPolicy.AgentDeclaration":   web,
 		"Verification.Methods[]":         {"enum": []any{VerifySignature, VerifyIPRange, VerifyReverseDNS}},
 		"Capability.Description":         {"minLength": 1},
-		"Capability.Endpoint":            {"minLength": 1, "not": credentialRef},
+		"Capability.Endpoint":            {"minLength": 1, "not": fieldcheck.CredentialRef},
 		"Capability.OpenAPI":             web,
 		"Auth.TokenEndpoint":             web,
 		"Auth.DocsURL":                   web,
 		"Auth.AuthorizationServer":       web,
 		"Auth.ProtectedResourceMetadata": web,
 		"Auth.Header":                    {"not": rewrittenHeader()},
-		"AWPAuth.Type":                   {"not": map[string]any{"const": AuthHMAC}},
-		"MCPGateway.Endpoint":            web,
-		"MCPGateway.Auth":                {"enum": []any{"", AuthNone, AuthAPIKey, AuthOAuth2}},
-		"HostedAgent.Version":            {"pattern": semVerPattern},
-		"Skill.Version":                  {"pattern": semVerPattern},
 		"Audit.Endpoint":                 web,
 		"Audit.PublicKey":                {"pattern": `^$|^[A-Za-z0-9+/]{43}=$`},
 		// An IPv4 address or CIDR (netip: no leading zeros), or what may be
@@ -184,11 +188,7 @@ func fieldRules() map[string]map[string]any {
 	}
 }
 
-// credentialRef refers to credentialURL's def, which each URL field's
-// "not" names.
-var credentialRef = map[string]any{"$ref": "#/$defs/CredentialURL"}
-
-// credentialURL matches a URL urlCredentials refuses as it is written:
+// credentialURL matches a URL fieldcheck.URLCredentials refuses as it is written:
 // user information, a query parameter or fragment member named as a
 // credential (credentialParam; a fragment member only with "="), a JSON
 // Web Token, an AWS access key ID, or a known key prefix starting a word
@@ -201,7 +201,7 @@ func credentialURL() map[string]any {
 	name := func(n string, suffix bool) string {
 		var parts []string
 		for _, c := range n {
-			parts = append(parts, anyCase(string(c)))
+			parts = append(parts, schemagen.AnyCase(string(c)))
 		}
 		pre := "[-_]*"
 		if suffix {
@@ -210,10 +210,10 @@ func credentialURL() map[string]any {
 		return pre + strings.Join(parts, "[-_]*") + "[-_]*"
 	}
 	var names []string
-	for _, n := range credentialParamNames {
+	for _, n := range fieldcheck.CredentialParamNames {
 		names = append(names, name(n, false))
 	}
-	for _, n := range credentialParamSuffixes {
+	for _, n := range fieldcheck.CredentialParamSuffixes {
 		names = append(names, name(n, true))
 	}
 	member := "(?:" + strings.Join(names, "|") + ")"
@@ -221,14 +221,14 @@ func credentialURL() map[string]any {
 		map[string]any{"pattern": `^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@`},
 		map[string]any{"pattern": `^[^?#]*\?(?:[^#]*[&;])?` + member + `(?:[=&;#]|$)`},
 		map[string]any{"pattern": `#(?:.*[&;])?` + member + `=`},
-		map[string]any{"pattern": jwtPattern.String()},
-		map[string]any{"pattern": awsKeyPattern.String()},
+		map[string]any{"pattern": fieldcheck.JWTPattern.String()},
+		map[string]any{"pattern": fieldcheck.AWSKeyPattern.String()},
 	}
 	const word = `[A-Za-z0-9_-]`
-	for _, p := range keyPrefixes {
-		start := `(?:^|[^A-Za-z0-9_-])` + regexp.QuoteMeta(p.prefix)
+	for _, p := range fieldcheck.KeyPrefixes {
+		start := `(?:^|[^A-Za-z0-9_-])` + regexp.QuoteMeta(p.Prefix)
 		anyOf = append(anyOf, map[string]any{"allOf": []any{
-			map[string]any{"pattern": start + word + "{" + strconv.Itoa(p.rest) + ",}"},
+			map[string]any{"pattern": start + word + "{" + strconv.Itoa(p.Rest) + ",}"},
 			map[string]any{"pattern": start + word + "*[A-Z]"},
 			map[string]any{"pattern": start + word + "*[a-z]"},
 			map[string]any{"pattern": start + word + "*[0-9]"},
@@ -244,64 +244,22 @@ func credentialURL() map[string]any {
 func rewrittenHeader() map[string]any {
 	var names []string
 	for _, n := range append(append([]string{"Host"}, httpsyntax.HopByHop...), httpsyntax.ForwardingFields...) {
-		names = append(names, anyCase(strings.ToLower(n)))
+		names = append(names, schemagen.AnyCase(strings.ToLower(n)))
 	}
 	return map[string]any{"anyOf": []any{
 		map[string]any{"pattern": "^(?:" + strings.Join(names, "|") + ")$"},
-		map[string]any{"pattern": "^" + anyCase(strings.ToLower(httpsyntax.ForwardingPrefix))},
+		map[string]any{"pattern": "^" + schemagen.AnyCase(strings.ToLower(httpsyntax.ForwardingPrefix))},
 		map[string]any{"pattern": "[^A-Za-z0-9-]"},
 	}}
 }
 
-// fileRules are the rules of a whole file: those of each dialect, and
-// those that tie keys together.
+// fileRules are the rules of a whole file that tie keys together; each
+// format adds its own (discovery.Format.Schema).
 func fileRules() []any {
-	obj := func(props map[string]any) map[string]any { return map[string]any{"properties": props} }
-	capabilities := func(item map[string]any) map[string]any { return map[string]any{"items": item} }
-	// draft-car 2.5 and its agents.json schema, for the draft-car dialect.
-	draftCar := obj(map[string]any{
-		"name":        map[string]any{"maxLength": draftCarMaxName},
-		"description": map[string]any{"maxLength": draftCarMaxDescription},
-		"contact":     map[string]any{"format": "email"},
-		"capabilities": capabilities(map[string]any{
-			"properties": map[string]any{
-				"id":          map[string]any{"pattern": `^[a-z0-9][a-z0-9-]*$`, "maxLength": draftCarMaxID},
-				"description": map[string]any{"maxLength": draftCarMaxDescription},
-				"params": map[string]any{"items": obj(map[string]any{
-					"name": map[string]any{"pattern": "^[^\\t\\n\\f\\r (),]+$"},
-					"type": map[string]any{"enum": []any{"", TypeString, TypeInteger, TypeNumber, TypeBoolean}},
-				})},
-				// 2.5: Auth-Endpoint MUST be present when Auth is
-				// bearer-token or oauth2.
-				"auth": map[string]any{
-					"if":   map[string]any{"required": []any{"type"}, "properties": map[string]any{"type": map[string]any{"enum": []any{AuthBearerToken, AuthOAuth2}}}},
-					"then": map[string]any{"required": []any{"token_endpoint"}, "properties": map[string]any{"token_endpoint": map[string]any{"minLength": 1}}},
-				},
-			},
-			// AWP 9 takes five methods unless via names a protocol.
-			"if":   map[string]any{"not": map[string]any{"required": []any{"via"}}},
-			"then": obj(map[string]any{"method": methods()}),
-		}),
-	})
-	// The v0.1.0 agents.txt and agents.json.
-	v010 := map[string]any{
-		"required": []any{"capabilities"},
-		"properties": map[string]any{
-			"capabilities": map[string]any{"minItems": 1, "items": obj(map[string]any{
-				"id":     map[string]any{"pattern": `^[a-z][a-z0-9_.]*$`},
-				"method": methods(),
-			})},
-		},
-	}
 	nonEmpty := func(key string) map[string]any {
 		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minItems": 1}}}
 	}
 	return []any{
-		map[string]any{
-			"if":   map[string]any{"required": []any{"dialect"}, "properties": map[string]any{"dialect": map[string]any{"const": DialectV010.String()}}},
-			"then": v010,
-			"else": draftCar,
-		},
 		// Without Allow or Disallow rules, implicit_access says to whom
 		// draft-car 2.6's capability-only default applies.
 		map[string]any{
@@ -329,7 +287,7 @@ func fileRules() []any {
 }
 
 // agentPolicyRules are the rules of one agent policy that tie its keys
-// together, as validate_refs.go's verification checks them: "*" names no
+// together, as validate_cross.go's verification checks them: "*" names no
 // agent, so it cannot require proof and has no addresses or host names
 // to check, only key directories, which need a proven grant beside them;
 // a policy neither verified-only nor graded (proven) has no use for
@@ -371,147 +329,4 @@ func agentPolicyRules() []any {
 			}},
 		},
 	}
-}
-
-// methods is the five methods of AWP 9 and the v0.1.0 agents.json, in
-// any case (endpoint.Method upper-cases them), or unset (GET).
-func methods() map[string]any {
-	var alts []string
-	for _, m := range awpMethods {
-		alts = append(alts, anyCase(strings.ToLower(m)))
-	}
-	return map[string]any{"pattern": "^$|^(?:" + strings.Join(alts, "|") + ")$"}
-}
-
-// defName is the name of t's def: an unexported type's (file, upstream,
-// serve) capitalised as the others are.
-func defName(t reflect.Type) string {
-	name := t.Name()
-	if name != "" {
-		name = strings.ToUpper(name[:1]) + name[1:]
-	}
-	return name
-}
-
-func (g *schemaGen) of(t reflect.Type) map[string]any {
-	switch t {
-	case typeDuration:
-		return map[string]any{"type": "string", "pattern": durationPattern, "description": "a duration: 30s, 30m, 1h"}
-	case typeTime:
-		return map[string]any{"type": "string", "format": "date-time"}
-	case typeRaw:
-		return map[string]any{}
-	case typeRate:
-		return map[string]any{"type": "string", "pattern": ratePattern(), "description": "N/window: 60/minute (second, minute, hour or day)"}
-	case typeDialect:
-		return map[string]any{"type": "string"}
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		return g.of(t.Elem())
-	case reflect.Struct:
-		name := defName(t)
-		if _, ok := g.defs[name]; !ok {
-			g.defs[name] = nil // reserved: a recursive type refers to itself
-			g.defs[name] = g.object(t)
-		}
-		return map[string]any{"$ref": "#/$defs/" + name}
-	case reflect.Slice:
-		return map[string]any{"type": "array", "items": g.of(t.Elem())}
-	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": g.of(t.Elem())}
-	case reflect.String:
-		return map[string]any{"type": "string"}
-	case reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return map[string]any{"type": "integer"}
-	case reflect.Float32, reflect.Float64:
-		return map[string]any{"type": "number"}
-	}
-	return map[string]any{}
-}
-
-// object is the closed object of struct type t: its keys, the rules of
-// their validate tags and of fieldRules.
-func (g *schemaGen) object(t reflect.Type) map[string]any {
-	rules := fieldRules()
-	props := map[string]any{}
-	var required []any
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous {
-			continue
-		}
-		key := fileKey(f.Name)
-		p := g.of(f.Type)
-		if schemaTagRules(f.Tag.Get("validate"), p) {
-			required = append(required, key)
-		}
-		owner := t.Name() // "file" for the Site's fields, promoted there
-		if r, ok := rules[owner+"."+f.Name]; ok {
-			merge(p, r)
-		}
-		if r, ok := rules[owner+"."+f.Name+"[]"]; ok {
-			items := map[string]any{}
-			merge(items, p["items"].(map[string]any))
-			merge(items, r)
-			p["items"] = items
-		}
-		props[key] = p
-	}
-	obj := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		obj["required"] = required
-	}
-	return obj
-}
-
-// merge adds the keywords of r to p; a "$ref" beside them is kept (2020-12
-// applies both).
-func merge(p, r map[string]any) {
-	for k, v := range r {
-		p[k] = v
-	}
-}
-
-// schemaTagRules adds to p what a validate tag says (validate_tags.go reads the
-// same tags); it reports whether the tag makes the key required.
-func schemaTagRules(tag string, p map[string]any) (required bool) {
-	for _, rule := range strings.Split(tag, ",") {
-		name, arg, _ := strings.Cut(rule, "=")
-		switch name {
-		case "required":
-			required = true
-			switch p["type"] {
-			case "string":
-				p["minLength"] = 1
-			case "array":
-				p["minItems"] = 1
-			}
-		case "oneof":
-			enum := []any{}
-			if strings.Contains(tag, "omitempty") {
-				enum = append(enum, "")
-			}
-			for _, v := range strings.Fields(arg) {
-				enum = append(enum, v)
-			}
-			p["enum"] = enum
-		case "min", "gte", "max":
-			n, err := strconv.Atoi(arg)
-			if err != nil {
-				continue
-			}
-			switch {
-			case p["type"] == "array" && name == "min":
-				p["minItems"] = n
-			case p["type"] == "integer" && name == "max":
-				p["maximum"] = n
-			case p["type"] == "integer":
-				p["minimum"] = n
-			}
-		}
-	}
-	return required
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 )
 
@@ -44,7 +46,7 @@ func TestLocateOnePass(t *testing.T) {
 		"    rateLimit: 1/s\n" // 8: an unknown key
 	site, lines, perr := config.ParseSite([]byte(src))
 	other := errors.New("an option's problem")
-	err := lines.Locate(errors.Join(perr, config.Validate(&site, config.Formats{}), other))
+	err := lines.Locate(errors.Join(perr, publish.Validate(&site, config.Formats{}), other))
 	var got []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
 		got = append(got, e.Error())
@@ -86,7 +88,7 @@ func TestLocateOnePass(t *testing.T) {
 		}
 	}
 	// Go spells the same problem as Go does.
-	if err := config.Validate(&site, config.Formats{}); !strings.Contains(err.Error(), `Usage.Train: "maybe" is not a preference: use config.Allowed, config.Denied`) {
+	if err := publish.Validate(&site, config.Formats{}); !strings.Contains(err.Error(), `Usage.Train: "maybe" is not a preference: use config.Allowed, config.Denied`) {
 		t.Errorf("Validate's own words changed: %v", err)
 	}
 	if lines.Locate(nil) != nil {
@@ -99,17 +101,14 @@ func TestLocateOnePass(t *testing.T) {
 func TestParseSiteTypes(t *testing.T) {
 	const head = "name: x\nurl: https://x.example\n"
 	for src, want := range map[string]string{
-		"name: 42\n":                                           `line 1: name: 42 is a number, not a string: quote it ("42")`,
-		head + "version: 1.0\n":                                `line 3: version: 1.0 is a number, not a string`,
-		head + "description: true\n":                           `line 3: description: true is a boolean, not a string`,
-		head + "contact:\n":                                    `line 3: contact: has no value`,
-		head + "access: ~\n":                                   `line 3: access: has no value`,
-		head + "session: {ttl: 60}\n":                          `line 3: session.ttl: "60" is not a duration`,
-		head + "rate_limit: 60\n":                              `line 3: rate_limit: want a string N/window`,
-		head + "dialect: v2\n":                                 `line 3: dialect: "v2" is not a dialect: draft-car or v0.1.0`,
-		head + "serve: {robots: yes}\n":                        `line 3: serve.robots: "yes" is not a bool`,
-		head + "serve:\n  trusted_proxies: [10.0.0.1, nope]\n": `line 4: serve.trusted_proxies[1]: "nope": not an IP address or CIDR`,
-		head + "serve: {tokens: x}\n":                          `line 3: serve: unknown key "tokens" (keys: trusted_proxies, trust_all_proxies, hosts, robots, report_only, audit_key_file, tokens_file, tokens_env, hmac_keys_file)`,
+		"name: 42\n":                  `line 1: name: 42 is a number, not a string: quote it ("42")`,
+		head + "version: 1.0\n":       `line 3: version: 1.0 is a number, not a string`,
+		head + "description: true\n":  `line 3: description: true is a boolean, not a string`,
+		head + "contact:\n":           `line 3: contact: has no value`,
+		head + "access: ~\n":          `line 3: access: has no value`,
+		head + "session: {ttl: 60}\n": `line 3: session.ttl: "60" is not a duration`,
+		head + "rate_limit: 60\n":     `line 3: rate_limit: want a string N/window`,
+		head + "dialect: v2\n":        `line 3: dialect: "v2" is not a dialect: draft-car or v0.1.0`,
 	} {
 		if _, _, err := config.ParseSite([]byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", src, err, want)
@@ -137,19 +136,19 @@ func TestParseSiteTypes(t *testing.T) {
 func TestValidateSiteDialect(t *testing.T) {
 	s := config.Site{Name: "Shop", URL: "https://shop.example", Description: "Gear", ImplicitAccess: "ai-agents",
 		Capabilities: []config.Capability{{ID: "cart.add", Description: "Add", Endpoint: "https://shop.example/.well-known/agents/api/cart/add"}}}
-	if err := config.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "is not allowed by draft-car") {
+	if err := publish.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "is not allowed by draft-car") {
 		t.Errorf("draft-car: %v", err)
 	}
 	s.Dialect = config.DialectV010
-	if err := config.Validate(&s, config.Formats{}); err != nil {
+	if err := publish.Validate(&s, config.Formats{}); err != nil {
 		t.Errorf("the site's v0.1.0: %v", err)
 	}
 	s.Dialect = config.DialectIETFDraft
-	if err := config.Validate(&s, config.Formats{Dialect: config.DialectV010}); err != nil {
+	if err := publish.Validate(&s, config.Formats{Dialect: config.DialectV010}); err != nil {
 		t.Errorf("Formats' v0.1.0: %v", err)
 	}
 	s.Dialect, s.ImplicitAccess, s.Description = config.Dialect(9), "everyone", " \t"
-	err := config.Validate(&s, config.Formats{})
+	err := publish.Validate(&s, config.Formats{})
 	for _, want := range []string{"Dialect: Dialect(9) is not a dialect: config.DialectIETFDraft or DialectV010",
 		`ImplicitAccess: "everyone" is not a scope`, "Description: is blank"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -157,7 +156,7 @@ func TestValidateSiteDialect(t *testing.T) {
 		}
 	}
 	s = config.Site{Name: "  ", URL: "https://shop.example"}
-	if err := config.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "Name: is blank") {
+	if err := publish.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "Name: is blank") {
 		t.Errorf("a blank name: %v", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
@@ -123,11 +125,11 @@ func TestParseSiteErrors(t *testing.T) {
 
 var update = flag.Bool("update", false, "rewrite site.schema.json (read the diff before committing)")
 
-// TestSiteSchema: site.schema.json is what FileSchema generates, and the
+// TestSiteSchema: site.schema.json is what publish.FileSchema generates, and the
 // Appendix A file is valid against it while a file with an unknown key is
 // not.
 func TestSiteSchema(t *testing.T) {
-	got, err := config.FileSchema()
+	got, err := publish.FileSchema()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func TestSiteSchema(t *testing.T) {
 	}
 	shipped, err := os.ReadFile("site.schema.json")
 	if err != nil || !bytes.Equal(shipped, got) {
-		t.Fatalf("site.schema.json is not what FileSchema generates (go test ./config -run TestSiteSchema -update): %v", err)
+		t.Fatalf("site.schema.json is not what publish.FileSchema generates (go test ./config -run TestSiteSchema -update): %v", err)
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
@@ -244,7 +246,7 @@ func TestLocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = lines.Locate(config.Validate(&site, config.Formats{}))
+	err = lines.Locate(publish.Validate(&site, config.Formats{}))
 	var fe *config.FileError
 	found := false
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
@@ -272,35 +274,82 @@ func aliasChain(n int) string {
 	return b.String()
 }
 
-// TestParseFileUpstream: "upstream" is the one key beside the Site's,
-// read by ParseFile and accepted by ParseSite (lint, serve and New read
-// one format), its mistakes reported with their lines like any other, and
-// the Site's field paths unchanged by it.
-func TestParseFileUpstream(t *testing.T) {
+// TestParseFile: a program's own keys beside the Site's, decoded by the
+// Site's rules, their mistakes reported with their lines like any other,
+// and the Site's field paths unchanged by them.
+func TestParseFile(t *testing.T) {
+	var f struct {
+		config.Site
+		Upstream struct {
+			Strict         bool
+			PathParameters string
+		}
+	}
 	src := "name: x\nurl: https://x.example\nupstream:\n  strict: true\ncapabilities:\n  - id: a\n"
-	f, lines, err := config.ParseFile([]byte(src))
+	lines, err := config.ParseFile([]byte(src), &f)
 	if err != nil || !f.Upstream.Strict || f.Name != "x" || len(f.Capabilities) != 1 {
 		t.Fatalf("%+v %v", f, err)
 	}
 	if lines.Line("Capabilities[0].ID") != 6 || lines.Line("Upstream.Strict") != 4 {
 		t.Errorf("lines: %v", lines)
 	}
-	site, _, err := config.ParseSite([]byte(src))
-	if err != nil || site.Name != "x" || len(site.Capabilities) != 1 {
-		t.Errorf("ParseSite: %+v %v", site, err)
+	for src, want := range map[string]string{
+		"name: x\nupstream:\n  strict: yes\n":   `line 3: upstream.strict: "yes" is not a bool`,
+		"name: x\nupstream:\n  strcit: true\n":  `line 3: upstream: unknown key "strcit" (keys: strict, path_parameters)`,
+		"name: x\nupstream: true\n":             `line 2: upstream: want a mapping`,
+		"name: x\nupstream: {}\nupstream: {}\n": `key "upstream" is already set on line 2`,
+		"name: x\nserve: {}\n":                  `line 2: unknown key "serve"`,
+	} {
+		f.Upstream.Strict = false
+		if _, err := config.ParseFile([]byte(src), &f); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", src, err, want)
+		}
 	}
-	if f, _, err := config.ParseFile([]byte("name: x\n")); err != nil || f.Upstream.Strict {
-		t.Errorf("no upstream key: %+v %v", f.Upstream, err)
+	var embedded struct {
+		*config.Site
+		Extra struct{ On bool }
+	}
+	if _, err := config.ParseFile([]byte("name: x\nextra: {on: true}\n"), &embedded); err != nil || embedded.Site == nil || embedded.Name != "x" || !embedded.Extra.On {
+		t.Errorf("an embedded *Site: %+v %v", embedded, err)
+	}
+	var bad struct{ C chan int }
+	if _, err := config.ParseFile([]byte("c: 1\n"), &bad); err == nil || !strings.Contains(err.Error(), "line 1: c: a chan int is not read from a file") {
+		t.Errorf("a channel: %v", err)
+	}
+	for _, v := range []any{f, nil, (*config.Site)(nil), new(int)} {
+		if _, err := config.ParseFile([]byte("name: x\n"), v); err == nil {
+			t.Errorf("%T accepted", v)
+		}
+	}
+}
+
+// TestParseSiteServeKeys: "upstream" and "serve" are agentready serve's
+// keys (cmd/agentready/internal/settings checks them): ParseSite accepts
+// them whatever they hold, and refuses any other key beside the Site's,
+// naming them among the keys.
+func TestParseSiteServeKeys(t *testing.T) {
+	for _, src := range []string{
+		"name: x\nurl: https://x.example\nupstream:\n  strict: true\ncapabilities:\n  - id: a\n",
+		"name: x\nupstream:\n  strict: yes\n",
+		"name: x\nupstream: {path_parameters: servlet}\n",
+		"name: x\nupstream: true\n",
+		"name: x\nserve:\n",
+		"name: x\nserve: {robots: yes, tokens: x, trusted_proxies: [nope]}\n",
+	} {
+		site, lines, err := config.ParseSite([]byte(src))
+		if err != nil || site.Name != "x" {
+			t.Errorf("%q: %+v %v", src, site, err)
+		}
+		if strings.Contains(src, "capabilities") && (len(site.Capabilities) != 1 || lines.Line("Capabilities[0].ID") != 6) {
+			t.Errorf("%q: the Site's paths: %v", src, lines)
+		}
 	}
 	for src, want := range map[string]string{
-		"name: x\nupstream:\n  strict: yes\n":              `line 3: upstream.strict: "yes" is not a bool`,
-		"name: x\nupstream:\n  path_parameters: servlet\n": `line 3: upstream.path_parameters: "servlet": want "stripped"`,
-		"name: x\nupstream:\n  strcit: true\n":             `line 3: upstream: unknown key "strcit" (keys: strict, path_parameters)`,
-		"name: x\nupstream: true\n":                        `line 2: upstream: want a mapping`,
-		"name: x\nupstream: {}\nupstream: {}\n":            `key "upstream" is already set on line 2`,
-		"name: x\nsite:\n  name: y\n":                      `unknown key "site"`,
+		"name: x\nupstream: {}\nupstream: {}\n": `line 3: key "upstream" is already set on line 2`,
+		"name: x\nsite:\n  name: y\n":           `line 2: unknown key "site" (keys: name, `,
+		"name: x\nServe: {}\n":                  `unknown key "Serve"`,
 	} {
-		if _, _, err := config.ParseSite([]byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+		if _, _, err := config.ParseSite([]byte(src)); err == nil || !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), "upstream, serve)") && strings.Contains(want, "keys:") {
 			t.Errorf("%q: %v, want %q", src, err, want)
 		}
 	}

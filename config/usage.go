@@ -87,7 +87,7 @@ func (r *report) usage() {
 		switch p {
 		case "", Allowed, Denied:
 		default:
-			r.addf(field, "", "%q is not a preference: %s", p, alt("use config.Allowed, config.Denied or leave it unstated", `"yes", "no" or leave it out`))
+			r.Addf(field, "", "%q is not a preference: %s", p, alt("use config.Allowed, config.Denied or leave it unstated", `"yes", "no" or leave it out`))
 		}
 	}
 	pref("Usage.Train", u.Train)
@@ -97,14 +97,14 @@ func (r *report) usage() {
 		switch p {
 		case "", "training-crawler", "search-crawler", "user-agent":
 		default:
-			r.addf(field, "", "%q is not a purpose: \"training-crawler\", \"search-crawler\", \"user-agent\" or unstated", p)
+			r.Addf(field, "", "%q is not a purpose: \"training-crawler\", \"search-crawler\", \"user-agent\" or unstated", p)
 		}
 	}
 	purpose("Usage.UnknownPurpose", u.UnknownPurpose)
 	switch u.Use {
 	case "", "immediate", "reference", "full":
 	default:
-		r.addf("Usage.Use", "", "%q is not a Content Signals use level: immediate, reference, full or unstated", u.Use)
+		r.Addf("Usage.Use", "", "%q is not a Content Signals use level: immediate, reference, full or unstated", u.Use)
 	}
 	vocab07 := false
 	switch u.Vocabulary {
@@ -112,7 +112,7 @@ func (r *report) usage() {
 	case "aipref-vocab-07":
 		vocab07 = true
 	default:
-		r.addf("Usage.Vocabulary", "", "%q is not a vocabulary: \"aipref-vocab-08\" (the default) or \"aipref-vocab-07\"", u.Vocabulary)
+		r.Addf("Usage.Vocabulary", "", "%q is not a vocabulary: \"aipref-vocab-08\" (the default) or \"aipref-vocab-07\"", u.Vocabulary)
 	}
 	seen := map[string]int{}
 	for i := range u.Paths {
@@ -122,24 +122,24 @@ func (r *report) usage() {
 		pref(f+".Search", p.Search)
 		pref(f+".AIInput", p.AIInput)
 		if p.Path == "" {
-			r.add(f+".Path", "", "is required")
+			r.Add(f+".Path", "", "is required")
 			continue
 		}
 		if err := pathpattern.Check(p.Path); err != nil {
-			r.addf(f+".Path", "", "%v", err)
+			r.Addf(f+".Path", "", "%v", err)
 		}
 		if j, ok := seen[p.Path]; ok {
-			r.addf(f+".Path", "", "%q is already %s: one pattern, one set of preferences", p.Path, ref(at("Usage.Paths", j)))
+			r.Addf(f+".Path", "", "%q is already %s: one pattern, one set of preferences", p.Path, ref(at("Usage.Paths", j)))
 		}
 		seen[p.Path] = i
 		purpose(f+".UnknownPurpose", p.UnknownPurpose)
 		switch {
 		case p.Train == "" && p.Search == "" && p.AIInput == "":
-			r.addf(f, "", "states no preference for %q", p.Path)
+			r.Addf(f, "", "states no preference for %q", p.Path)
 		case vocab07 && p.Train == "" && p.Search == "":
 			// Content Signals have no path form, and -07 no ai-use: the
 			// rule would publish nothing.
-			r.addf(f, "", "states only "+alt("AIInput", "ai_input")+" for %q, which the aipref-vocab-07 Content-Usage cannot say (it has train-ai and search); use aipref-vocab-08", p.Path)
+			r.Addf(f, "", "states only "+alt("AIInput", "ai_input")+" for %q, which the aipref-vocab-07 Content-Usage cannot say (it has train-ai and search); use aipref-vocab-08", p.Path)
 		}
 	}
 }

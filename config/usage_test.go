@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
@@ -23,7 +25,7 @@ func TestUsageValues(t *testing.T) {
 	for _, u := range valid {
 		s := fixtures.OutdoorSupply()
 		s.Usage = u
-		if err := config.Validate(&s, config.Formats{}); err != nil {
+		if err := publish.Validate(&s, config.Formats{}); err != nil {
 			t.Errorf("%+v: %v", u, err)
 		}
 	}
@@ -44,7 +46,7 @@ func TestUsageValues(t *testing.T) {
 	} {
 		s := fixtures.OutdoorSupply()
 		s.Usage = c.u
-		err := config.Validate(&s, config.Formats{})
+		err := publish.Validate(&s, config.Formats{})
 		if err == nil {
 			t.Errorf("%+v: valid", c.u)
 			continue

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
@@ -79,7 +81,7 @@ func TestValidateAccepts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.site()
-			if err := config.Validate(&s, tt.formats); err != nil {
+			if err := publish.Validate(&s, tt.formats); err != nil {
 				t.Fatalf("Validate = \n%v\nwant nil", err)
 			}
 		})
@@ -96,7 +98,7 @@ func TestValidateReportsEverything(t *testing.T) {
 	s.Access.Disallow = append(s.Access.Disallow, "admin")
 	s.Agents[1].Capabilities = []string{"product.search", "checkout"}
 
-	err := config.Validate(&s, config.Formats{Disabled: config.DocAWP | config.DocDescriptors})
+	err := publish.Validate(&s, config.Formats{Disabled: config.DocAWP | config.DocDescriptors})
 	var ve *config.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("Validate = %v, want a *ValidationError", err)
@@ -120,7 +122,7 @@ func TestValidateReportsEverything(t *testing.T) {
 		t.Errorf("Error() has %d lines, want one per problem:\n%s", len(lines), err)
 	}
 	// The same declaration gives the same report, byte for byte.
-	if again := config.Validate(&s, config.Formats{Disabled: config.DocAWP | config.DocDescriptors}); again.Error() != err.Error() {
+	if again := publish.Validate(&s, config.Formats{Disabled: config.DocAWP | config.DocDescriptors}); again.Error() != err.Error() {
 		t.Errorf("second report differs:\n%s\nvs\n%s", again, err)
 	}
 }
@@ -129,7 +131,7 @@ func TestValidationErrorUnwrap(t *testing.T) {
 	s := fixtures.OutdoorSupply()
 	s.Name = ""
 	s.Capabilities[0].Endpoint = "ftp://outdoorsupply.example/api/search"
-	err := fmt.Errorf("agentready: %w", config.Validate(&s, config.Formats{}))
+	err := fmt.Errorf("agentready: %w", publish.Validate(&s, config.Formats{}))
 
 	var ve *config.ValidationError
 	if !errors.As(err, &ve) {
@@ -159,7 +161,7 @@ func TestValidateDoesNotModify(t *testing.T) {
 	for _, fx := range fixtures.All() {
 		t.Run(fx.Name, func(t *testing.T) {
 			a, b := fx.Site, fx.Site
-			_ = config.Validate(&a, fx.Formats)
+			_ = publish.Validate(&a, fx.Formats)
 			if fmt.Sprintf("%#v", a) != fmt.Sprintf("%#v", b) {
 				t.Errorf("Validate modified the site")
 			}
@@ -174,7 +176,7 @@ func TestValidateCyclicDefault(t *testing.T) {
 	m["a"], m["b"] = m, []any{m, m}
 	s := fixtures.OutdoorSupply()
 	s.Capabilities[0].Params[0].Default = m
-	err := config.Validate(&s, config.Formats{})
+	err := publish.Validate(&s, config.Formats{})
 	if fes := fieldErrors(t, err, "Capabilities[0].Params[0].Default"); len(fes) == 0 {
 		t.Fatalf("no problem reported for a cyclic default:\n%v", err)
 	}
@@ -206,7 +208,7 @@ func FuzzValidate(f *testing.F) {
 		case 7:
 			s.Capabilities = []config.Capability{{ID: v, Endpoint: v, Auth: config.Auth{Scopes: []string{v}, Header: v}}}
 		}
-		err := config.Validate(&s, config.Formats{AgentsJSON: config.AgentsJSONRegistry, Dialect: config.Dialect(which / 8 % 2)})
+		err := publish.Validate(&s, config.Formats{AgentsJSON: config.AgentsJSONRegistry, Dialect: config.Dialect(which / 8 % 2)})
 		if err == nil {
 			return
 		}

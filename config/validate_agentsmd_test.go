@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 )
 
@@ -47,7 +49,7 @@ func TestValidateRefusesAgentsMD(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := config.Site{Name: "Shop", URL: "https://shop.example"}
 			tt.edit(&s)
-			err := config.Validate(&s, only(config.DocAgentsMD))
+			err := publish.Validate(&s, only(config.DocAgentsMD))
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
@@ -52,14 +54,14 @@ func TestValidateRefusesAgentsTxtInjection(t *testing.T) {
 			t.Run(m.Dialect.String()+"/"+m.Name+"/"+pname, func(t *testing.T) {
 				s := agentsTxtBase()
 				m.Set(&s, payload)
-				reportsField(t, config.Validate(&s, txtOnly(m.Dialect)), m.Path)
+				reportsField(t, publish.Validate(&s, txtOnly(m.Dialect)), m.Path)
 			})
 		}
 	}
 	t.Run("url host decoded into a line break", func(t *testing.T) {
 		s := agentsTxtBase()
 		s.URL = "https://a%c2%85b.example" // the host decodes to a NEL
-		reportsField(t, config.Validate(&s, txtOnly(v1)), "URL")
+		reportsField(t, publish.Validate(&s, txtOnly(v1)), "URL")
 	})
 }
 
@@ -100,11 +102,11 @@ func TestValidateRefusesAgentsTxtInexpressible(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.dialect.String()+"/"+tt.name, func(t *testing.T) {
 			s := agentsTxtBase()
-			if err := config.Validate(&s, txtOnly(tt.dialect)); err != nil {
+			if err := publish.Validate(&s, txtOnly(tt.dialect)); err != nil {
 				t.Fatalf("base site: %v", err)
 			}
 			tt.set(&s)
-			reportsField(t, config.Validate(&s, txtOnly(tt.dialect)), tt.path)
+			reportsField(t, publish.Validate(&s, txtOnly(tt.dialect)), tt.path)
 		})
 	}
 }
@@ -115,7 +117,7 @@ func TestValidateReportsEveryAgentsTxtProblem(t *testing.T) {
 		URL:          "https://s.example",
 		Capabilities: []config.Capability{{ID: ""}, {ID: "x", Description: "\r"}},
 	}
-	err := config.Validate(&s, txtOnly(config.DialectIETFDraft))
+	err := publish.Validate(&s, txtOnly(config.DialectIETFDraft))
 	for _, want := range []string{"Name", "Capabilities[0].ID", "Capabilities[1].Description"} {
 		reportsField(t, err, want)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 )
 
@@ -23,7 +25,7 @@ func ExampleValidate() {
 	// Publish only the draft-car agents.txt and agents.json.
 	formats := config.Formats{Disabled: config.DocAgentsMD | config.DocAWP | config.DocDescriptors}
 
-	err := config.Validate(site, formats)
+	err := publish.Validate(site, formats)
 	fmt.Println(err)
 
 	var ve *config.ValidationError

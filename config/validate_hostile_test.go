@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
@@ -37,7 +39,7 @@ func TestPublishedURLCredentials(t *testing.T) {
 	for _, tt := range refused {
 		s := fixtures.OutdoorSupply()
 		s.DocsURL = tt.url
-		err := config.Validate(&s, config.Formats{})
+		err := publish.Validate(&s, config.Formats{})
 		if err == nil || !strings.Contains(err.Error(), "DocsURL: ") || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("docs_url %q: %v, want DocsURL: ... %s", tt.url, err, tt.msg)
 			continue
@@ -56,7 +58,7 @@ func TestPublishedURLCredentials(t *testing.T) {
 	} {
 		s := fixtures.OutdoorSupply()
 		s.DocsURL = u
-		if err := config.Validate(&s, config.Formats{}); err != nil {
+		if err := publish.Validate(&s, config.Formats{}); err != nil {
 			t.Errorf("docs_url %q: %v", u, err)
 		}
 	}
@@ -72,7 +74,7 @@ func TestCredentialURLNotEchoed(t *testing.T) {
 	} {
 		s := fixtures.OutdoorSupply()
 		s.DocsURL = u
-		err := config.Validate(&s, config.Formats{})
+		err := publish.Validate(&s, config.Formats{})
 		if err == nil || !strings.Contains(err.Error(), "must use https") {
 			t.Fatalf("docs_url %q: %v", u, err)
 		}
@@ -96,7 +98,7 @@ func TestEveryPublishedURLChecked(t *testing.T) {
 	} {
 		s := fixtures.OutdoorSupply()
 		tt.set(&s)
-		err := config.Validate(&s, config.Formats{})
+		err := publish.Validate(&s, config.Formats{})
 		if err == nil || !strings.Contains(err.Error(), tt.field+": ") || !strings.Contains(err.Error(), "draft-car 5.3") {
 			t.Errorf("%s: %v", tt.field, err)
 		}
@@ -125,7 +127,7 @@ func TestAPIKeyHeaderRewritten(t *testing.T) {
 	} {
 		s := fixtures.OutdoorSupply()
 		s.Capabilities[0].Auth = config.Auth{Type: config.AuthAPIKey, Header: tt.header}
-		err := config.Validate(&s, config.Formats{})
+		err := publish.Validate(&s, config.Formats{})
 		if err == nil || !strings.Contains(err.Error(), "Capabilities[0].Auth.Header: ") || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("header %q: %v, want %s", tt.header, err, tt.msg)
 		}
@@ -133,7 +135,7 @@ func TestAPIKeyHeaderRewritten(t *testing.T) {
 	for _, h := range []string{"X-Api-Key", "X-API-KEY", "Authorization", "X-Partner-Key", "Api-Key"} {
 		s := fixtures.OutdoorSupply()
 		s.Capabilities[0].Auth = config.Auth{Type: config.AuthAPIKey, Header: h}
-		if err := config.Validate(&s, config.Formats{}); err != nil {
+		if err := publish.Validate(&s, config.Formats{}); err != nil {
 			t.Errorf("header %q: %v", h, err)
 		}
 	}

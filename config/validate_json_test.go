@@ -3,6 +3,8 @@ package config_test
 import (
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 )
 
@@ -45,7 +47,7 @@ func TestValidateRefusesWhatJSONDocumentsCannotCarry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reportsField(t, config.Validate(&tt.site, tt.formats), tt.field)
+			reportsField(t, publish.Validate(&tt.site, tt.formats), tt.field)
 		})
 	}
 }

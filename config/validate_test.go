@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
@@ -48,7 +50,7 @@ func TestValidateFixtures(t *testing.T) {
 	for _, fx := range fixtures.All() {
 		t.Run(fx.Name, func(t *testing.T) {
 			s := fx.Site
-			if err := config.Validate(&s, fx.Formats); err != nil {
+			if err := publish.Validate(&s, fx.Formats); err != nil {
 				t.Fatalf("fixture %s does not validate with its formats:\n%v", fx.Name, err)
 			}
 		})
@@ -56,7 +58,7 @@ func TestValidateFixtures(t *testing.T) {
 }
 
 func TestValidateNil(t *testing.T) {
-	err := config.Validate(nil, config.Formats{})
+	err := publish.Validate(nil, config.Formats{})
 	var ve *config.ValidationError
 	if !errors.As(err, &ve) || len(ve.Errors) != 1 || !strings.Contains(ve.Errors[0].Msg, "nil") {
 		t.Fatalf("Validate(nil) = %v, want one problem saying the site is nil", err)
@@ -518,7 +520,7 @@ func TestValidateRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.site()
-			err := config.Validate(&s, tt.formats)
+			err := publish.Validate(&s, tt.formats)
 			if err == nil {
 				t.Fatalf("Validate = nil, want a problem at %s", tt.field)
 			}

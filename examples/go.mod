@@ -12,6 +12,8 @@ require (
 )
 
 require (
+	github.com/agentready/agentready/metrics v0.0.0
+	github.com/agentready/agentready/redisstore v0.0.0
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dunglas/httpsfv v1.1.2 // indirect
@@ -35,3 +37,7 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/agentready/agentready/redisstore => ../redisstore
+
+replace github.com/agentready/agentready/metrics => ../metrics

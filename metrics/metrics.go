@@ -114,12 +114,6 @@ func gradeLabel(g string) string {
 	return enforce.GradeAnonymous
 }
 
-// Decisions is the decision counter, for tests and custom views.
-func (m *Metrics) Decisions() *prometheus.CounterVec { return m.decisions }
-
-// DocumentsCounter is the documents counter.
-func (m *Metrics) DocumentsCounter() *prometheus.CounterVec { return m.documents }
-
 // DocumentServer tells the paths of the documents a Middleware serves.
 type DocumentServer interface{ ServesDocument(path string) bool }
 

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/agentready/agentready/audit/audittest"
+	"github.com/agentready/agentready/internal/testing/auditdata"
 )
 
 // BenchmarkAuditBeginComplete is audit's BenchmarkBeginComplete on a real Redis:
@@ -14,7 +14,7 @@ func BenchmarkAuditBeginComplete(b *testing.B) {
 	ctx := context.Background()
 	c := startRedis(b)
 	s := newAuditStore(b, c, "bench:"+strconv.Itoa(b.N)+":")
-	e := audittest.Event(0)
+	e := auditdata.Event(0)
 	b.ReportAllocs()
 	for i := range b.N {
 		id := "sess-" + strconv.Itoa(i>>10)
@@ -34,7 +34,7 @@ func BenchmarkAuditAppend(b *testing.B) {
 	ctx := context.Background()
 	c := startRedis(b)
 	s := newAuditStore(b, c, "bench:"+strconv.Itoa(b.N)+":")
-	e := audittest.Event(0)
+	e := auditdata.Event(0)
 	b.ReportAllocs()
 	for i := range b.N {
 		if err := s.Append(ctx, "sess-"+strconv.Itoa(i>>10), e); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/audit/audittest"
+	"github.com/agentready/agentready/internal/testing/auditdata"
 	"github.com/agentready/agentready/internal/testing/redistest"
 	"github.com/agentready/agentready/redisstore"
 )
@@ -43,25 +44,25 @@ func TestAuditRestart(t *testing.T) {
 	srv := redistest.Start(t)
 	prefix := redistest.Prefix(t)
 	connect := func() audit.Store {
-		return newAuditStore(t, srv.Client(t), prefix)
+		return newAuditStore(t, redisClient(t, srv), prefix)
 	}
 
 	first := connect()
 	for i := range 3 {
-		if err := first.Append(ctx, "s1", audittest.Event(i)); err != nil {
+		if err := first.Append(ctx, "s1", auditdata.Event(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	second := connect()
 	for i := 3; i < 5; i++ {
-		if err := second.Append(ctx, "s1", audittest.Event(i)); err != nil {
+		if err := second.Append(ctx, "s1", auditdata.Event(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, st, err := second.Artifact(ctx, "s1"); err != nil || st != audit.Active {
 		t.Fatalf("state on the second store = %v, %v", st, err)
 	}
-	a, err := audit.SealSession(ctx, second, audittest.Key, audittest.Meta("s1"))
+	a, err := audit.SealSession(ctx, second, auditdata.Key, auditdata.Meta("s1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestAuditRestart(t *testing.T) {
 	if err != nil || st != audit.Sealed {
 		t.Fatalf("state on the third store = %v, %v", st, err)
 	}
-	if err := audit.Verify(got, audittest.Key.Public().(ed25519.PublicKey)); err != nil {
+	if err := audit.Verify(got, auditdata.Key.Public().(ed25519.PublicKey)); err != nil {
 		t.Fatalf("artifact read back does not verify: %v", err)
 	}
 	if got.Events[4].EventID != "evt-4" || got.RootHash != a.RootHash {
@@ -93,7 +94,7 @@ func TestAuditKeys(t *testing.T) {
 	c := startRedis(t)
 	prefix := redistest.Prefix(t)
 	s := newAuditStore(t, c, prefix)
-	if err := s.Append(ctx, "s1", audittest.Event(0)); err != nil {
+	if err := s.Append(ctx, "s1", auditdata.Event(0)); err != nil {
 		t.Fatal(err)
 	}
 	base := prefix + "{s1}:"
@@ -120,7 +121,7 @@ func TestAuditKeys(t *testing.T) {
 			t.Fatalf("TTL of %s = %v, want about %v", k, ttl, audit.MinRetention)
 		}
 	}
-	if _, err := audit.SealSession(ctx, s, audittest.Key, audittest.Meta("s1")); err != nil {
+	if _, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("s1")); err != nil {
 		t.Fatal(err)
 	}
 	if ttl := c.PTTL(ctx, base+"art").Val(); ttl < audit.MinRetention-time.Minute || ttl > audit.MinRetention {
@@ -140,22 +141,22 @@ func TestAuditCorrupt(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	s := newAuditStore(t, c, prefix)
 	for i := range 3 {
-		if err := s.Append(ctx, "lossy", audittest.Event(i)); err != nil {
+		if err := s.Append(ctx, "lossy", auditdata.Event(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c.RPop(ctx, prefix+"{lossy}:log")
-	if err := s.Append(ctx, "lossy", audittest.Event(9)); !errors.Is(err, audit.ErrCorrupt) {
+	if err := s.Append(ctx, "lossy", auditdata.Event(9)); !errors.Is(err, audit.ErrCorrupt) {
 		t.Fatalf("Append to a log that lost an event: %v, want ErrCorrupt", err)
 	}
 	if _, err := s.Events(ctx, "lossy"); !errors.Is(err, audit.ErrCorrupt) {
 		t.Fatalf("Events of a log that lost an event: %v, want ErrCorrupt", err)
 	}
 
-	if err := s.Append(ctx, "sealed", audittest.Event(0)); err != nil {
+	if err := s.Append(ctx, "sealed", auditdata.Event(0)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := audit.SealSession(ctx, s, audittest.Key, audittest.Meta("sealed")); err != nil {
+	if _, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("sealed")); err != nil {
 		t.Fatal(err)
 	}
 	c.Del(ctx, prefix+"{sealed}:art")
@@ -163,7 +164,7 @@ func TestAuditCorrupt(t *testing.T) {
 		t.Fatalf("Artifact of a sealed session without one: %v, want ErrCorrupt", err)
 	}
 
-	if err := s.Append(ctx, "garbled", audittest.Event(0)); err != nil {
+	if err := s.Append(ctx, "garbled", auditdata.Event(0)); err != nil {
 		t.Fatal(err)
 	}
 	c.LSet(ctx, prefix+"{garbled}:log", 0, `{"event_id":"x","extra":1}`)
@@ -180,11 +181,11 @@ func TestAuditDown(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	t.Cleanup(func() { _ = c.Close() })
 	s := newAuditStore(t, c, redistest.Prefix(t))
-	if err := s.Append(ctx, "s1", audittest.Event(0)); err != nil {
+	if err := s.Append(ctx, "s1", auditdata.Event(0)); err != nil {
 		t.Fatal(err)
 	}
 	srv.Stop(t)
-	if err := s.Append(ctx, "s1", audittest.Event(1)); err == nil {
+	if err := s.Append(ctx, "s1", auditdata.Event(1)); err == nil {
 		t.Fatal("Append succeeded with Redis down")
 	}
 	if _, err := s.Events(ctx, "s1"); err == nil {
@@ -193,7 +194,7 @@ func TestAuditDown(t *testing.T) {
 	if _, _, err := s.Artifact(ctx, "s1"); err == nil {
 		t.Fatal("Artifact succeeded with Redis down")
 	}
-	if _, err := audit.SealSession(ctx, s, audittest.Key, audittest.Meta("s1")); err == nil {
+	if _, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("s1")); err == nil {
 		t.Fatal("SealSession succeeded with Redis down")
 	}
 }
@@ -223,14 +224,14 @@ func TestAuditReplicasRace(t *testing.T) {
 	errs := make(chan error, replicas*workers*each)
 	var last audit.Store
 	for r := range replicas {
-		s := newAuditStore(t, srv.Client(t), prefix)
+		s := newAuditStore(t, redisClient(t, srv), prefix)
 		last = s
 		for w := range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for i := range each {
-					if err := s.Append(ctx, "race", audittest.Event((r*workers+w)*each+i)); err != nil {
+					if err := s.Append(ctx, "race", auditdata.Event((r*workers+w)*each+i)); err != nil {
 						errs <- err
 					}
 				}
@@ -242,7 +243,7 @@ func TestAuditReplicasRace(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	a, err := audit.SealSession(ctx, last, audittest.Key, audittest.Meta("race"))
+	a, err := audit.SealSession(ctx, last, auditdata.Key, auditdata.Meta("race"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ import (
 // NOSCRIPT error reaches a caller, and every store behaves as on one node.
 func TestRedisCluster(t *testing.T) {
 	cluster := redistest.StartCluster(t, 3)
-	c := cluster.Client(t)
+	c := clusterClient(t, cluster)
 	t.Run("limits", func(t *testing.T) {
 		ratelimittest.Run(t, ratelimittest.Harness{
 			New: func(t *testing.T) ratelimit.Store {

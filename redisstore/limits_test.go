@@ -36,7 +36,7 @@ func newRedisStore(t testing.TB, c redis.UniversalClient, prefix string) ratelim
 // its own key prefix, so it starts with no buckets.
 func TestRedisStoreConformance(t *testing.T) {
 	srv := redistest.Start(t)
-	c := srv.Client(t)
+	c := redisClient(t, srv)
 	ratelimittest.Run(t, ratelimittest.Harness{
 		New: func(t *testing.T) ratelimit.Store {
 			return newRedisStore(t, c, redistest.Prefix(t))
@@ -76,7 +76,7 @@ return ks`, []string{key}).StringSlice()
 
 func TestRedisStoreKeys(t *testing.T) {
 	srv := redistest.Start(t)
-	c := srv.Client(t)
+	c := redisClient(t, srv)
 	prefix := redistest.Prefix(t)
 	net4 := netip.MustParsePrefix("192.0.2.1/32")
 	net6 := netip.MustParsePrefix("2001:db8::/64")
@@ -150,7 +150,7 @@ func TestRedisStoreKeys(t *testing.T) {
 // period: idle clients cost Redis nothing.
 func TestRedisStoreKeysExpire(t *testing.T) {
 	srv := redistest.Start(t)
-	c := srv.Client(t)
+	c := redisClient(t, srv)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	l := []ratelimit.Limit{{Name: "site", Key: ratelimit.Key{ID: "x"}, Rate: 3, Period: 300 * time.Millisecond}}
@@ -181,7 +181,7 @@ func TestRedisStoreKeysExpire(t *testing.T) {
 // short one (a Capability binding counts the capability's limit alone).
 func TestRedisStoreExpiryCoversEveryBucket(t *testing.T) {
 	srv := redistest.Start(t)
-	c := srv.Client(t)
+	c := redisClient(t, srv)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	k := ratelimit.Key{Net: netip.MustParsePrefix("203.0.113.5/32")}
@@ -216,7 +216,7 @@ func TestRedisStoreExpiryCoversEveryBucket(t *testing.T) {
 // format) counts as no buckets, and is replaced.
 func TestRedisStoreForeignValue(t *testing.T) {
 	srv := redistest.Start(t)
-	c := srv.Client(t)
+	c := redisClient(t, srv)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	for _, v := range []string{"garbage", "12345.5", "\x93\x01\x02\x03"} {
@@ -239,7 +239,7 @@ func TestRedisStoreForeignValue(t *testing.T) {
 // same RetryAfter and Reset up to the time between the two calls.
 func TestRedisStoreMatchesRedisRate(t *testing.T) {
 	srv := redistest.Start(t)
-	c := srv.Client(t)
+	c := redisClient(t, srv)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	rl := redis_rate.NewLimiter(c)
@@ -292,12 +292,12 @@ func TestRedisStoreMatchesRedisRate(t *testing.T) {
 // agent buckets, which is visible in Redis itself.
 func TestRedisStoreThreeLimitsOneRoundTrip(t *testing.T) {
 	srv := redistest.Start(t)
-	c := srv.Client(t)
+	c := redisClient(t, srv)
 	prefix := redistest.Prefix(t)
 	s := newRedisStore(t, c, prefix)
 	var calls countHook
 	c.AddHook(&calls)
-	insp := srv.Client(t) // reads Redis without being counted
+	insp := redisClient(t, srv) // reads Redis without being counted
 	net4 := netip.MustParsePrefix("198.51.100.7/32")
 	limits := []ratelimit.Limit{
 		{Name: "site", Key: ratelimit.Key{Net: net4}, Rate: 10, Period: time.Hour},

@@ -18,11 +18,11 @@ import (
 func TestReplayCache(t *testing.T) {
 	srv := redistest.Start(t)
 	prefix := redistest.Prefix(t)
-	a, err := redisstore.NewReplayCache(srv.Client(t), redisstore.WithKeyPrefix(prefix))
+	a, err := redisstore.NewReplayCache(redisClient(t, srv), redisstore.WithKeyPrefix(prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := redisstore.NewReplayCache(srv.Client(t), redisstore.WithKeyPrefix(prefix)) // another replica
+	b, _ := redisstore.NewReplayCache(redisClient(t, srv), redisstore.WithKeyPrefix(prefix)) // another replica
 	ctx := context.Background()
 	now := time.Now()
 	until := now.Add(time.Minute)
@@ -78,7 +78,7 @@ func TestReplayCache(t *testing.T) {
 			t.Fatalf("clock %v: replayed: %v %v", off, seen, err)
 		}
 		h := sha256.Sum256([]byte(key))
-		ttl, err := srv.Client(t).PTTL(ctx, prefix+"nonce:"+hex.EncodeToString(h[:])).Result()
+		ttl, err := redisClient(t, srv).PTTL(ctx, prefix+"nonce:"+hex.EncodeToString(h[:])).Result()
 		if err != nil || ttl <= 50*time.Second || ttl > time.Minute {
 			t.Fatalf("clock %v: the nonce lives %v in Redis (%v), want the minute its signature has left", off, ttl, err)
 		}
@@ -86,7 +86,7 @@ func TestReplayCache(t *testing.T) {
 	if _, err := redisstore.NewReplayCache(nil); err == nil {
 		t.Error("nil client accepted")
 	}
-	if _, err := redisstore.NewReplayCache(srv.Client(t), redisstore.WithClock(time.Now)); err == nil {
+	if _, err := redisstore.NewReplayCache(redisClient(t, srv), redisstore.WithClock(time.Now)); err == nil {
 		t.Error("WithClock accepted")
 	}
 }

@@ -25,7 +25,7 @@ import (
 // returns a client on it, both closed when the test ends.
 func startRedis(t testing.TB) *redis.Client {
 	t.Helper()
-	return redistest.Start(t).Client(t)
+	return redisClient(t, redistest.Start(t))
 }
 
 // newSessionStoreAt returns a session store under prefix on c.

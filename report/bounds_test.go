@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/reportview"
 )
 
 // TestBounded: 100,000 distinct agent names, paths, rules and reasons,
@@ -42,7 +43,7 @@ func TestBounded(t *testing.T) {
 	if want := int64(n + (n+6)/7); s.Total.Requests != want {
 		t.Errorf("Total %d, want %d", s.Total.Requests, want)
 	}
-	for name, rows := range map[string][]Row{"agents": s.Agents, "rules": s.Rules, "paths": s.Paths} {
+	for name, rows := range map[string][]reportview.Row{"agents": s.Agents, "rules": s.Rules, "paths": s.Paths} {
 		if len(rows) != 6 || !rows[5].Other {
 			t.Errorf("%s: %d rows, want 5 and other", name, len(rows))
 		}

@@ -5,7 +5,7 @@
 // refused most; verification failures by reason; sessions opened and
 // audit artifacts sealed; over a window the page states. It is served as
 // an HTML page (server-rendered, no script, no external asset) and as
-// JSON (Snapshot).
+// JSON (docs/operations.md lists its members).
 //
 // Wire it to the middleware and mount it where the site chooses:
 //
@@ -22,7 +22,7 @@
 //
 // Every decision is one request, counted once: Allow is allowed, DenyRate
 // rate-limited, every other refusal (StoreError included) denied. A Pass
-// is a browser's or an infrastructure probe's, counted in Snapshot.Passed
+// is a browser's or an infrastructure probe's, counted in the JSON's "passed" total
 // and in no table, except a link preview's (enforce.RuleLinkPreview), an
 // agent the site serves as a browser: an agent row's allowed request. A
 // report-only denial (Decision.ReportOnly) counts as the denial it would

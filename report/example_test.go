@@ -1,14 +1,16 @@
 package report_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"time"
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/report"
 )
 
-func ExampleReport_Snapshot() {
+func ExampleReport_ServeHTTP() {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	rep := report.New(report.Options{Rows: 2, Now: func() time.Time { return now }})
 
@@ -26,7 +28,26 @@ func ExampleReport_Snapshot() {
 	rep.Observe(enforce.Decision{Outcome: enforce.Pass, Path: "/", Grade: enforce.GradeAnonymous, Class: enforce.Class{Kind: enforce.KindBrowser}})
 	rep.SessionOpened()
 
-	s := rep.Snapshot()
+	// The report's JSON, as a site's own tooling reads it.
+	w := httptest.NewRecorder()
+	rep.ServeHTTP(w, httptest.NewRequest("GET", "/report.json", nil))
+	type row struct {
+		Name, Grade, Purpose      string
+		Requests, Allowed, Denied int64
+		RateLimited               int64 `json:"rate_limited"`
+	}
+	var s struct {
+		From, To       time.Time
+		Resolution     time.Duration `json:"resolution_ns"`
+		Total          row
+		Agents, Rules  []row
+		Passed         int64
+		SessionsOpened int64 `json:"sessions_opened"`
+	}
+	if err := json.NewDecoder(w.Body).Decode(&s); err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Printf("from %s to %s, slots of %v\n", s.From.Format(time.TimeOnly), s.To.Format(time.TimeOnly), s.Resolution)
 	for _, r := range s.Agents {
 		fmt.Printf("%-9s %-8s %-16s allowed %d denied %d rate-limited %d\n", r.Name, r.Grade, r.Purpose, r.Allowed, r.Denied, r.RateLimited)

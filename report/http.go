@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// ServeHTTP serves the report: JSON (Snapshot) at a path ending in
+// ServeHTTP serves the report: JSON (the members docs/operations.md lists) at a path ending in
 // "report.json" or when the request's Accept prefers application/json to
 // text/html, else an HTML page. GET and HEAD only. The page is
 // server-rendered, every string escaped, with no script and no external
@@ -26,7 +26,7 @@ func (r *Report) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	h.Add("Vary", "Accept")
-	s := r.Snapshot()
+	s := r.snapshot()
 	var body bytes.Buffer
 	if wantsJSON(req) {
 		h.Set("Content-Type", "application/json; charset=utf-8")

@@ -3,12 +3,14 @@ package report
 import (
 	"html/template"
 	"time"
+
+	"github.com/agentready/agentready/internal/reportview"
 )
 
 // refusals is what the page's template of a table of refusals is given.
 type refusals struct {
 	ID, Caption, Head string
-	Rows              []Row
+	Rows              []reportview.Row
 }
 
 // page is the report's HTML: server-rendered, every value escaped by
@@ -16,7 +18,7 @@ type refusals struct {
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"show": show,
 	"when": func(t time.Time) string { return t.Format("2006-01-02 15:04:05 MST") },
-	"args": func(id, caption, head string, rows []Row) refusals {
+	"args": func(id, caption, head string, rows []reportview.Row) refusals {
 		return refusals{id, caption, head, rows}
 	},
 }).Parse(`<!DOCTYPE html>

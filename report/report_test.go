@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/reportview"
 	"github.com/agentready/agentready/report"
 	"github.com/agentready/agentready/verify"
 )
@@ -88,20 +89,20 @@ func TestCounts(t *testing.T) {
 	r := report.New(report.Options{Now: c.now})
 	knownTraffic(r)
 	s := r.Snapshot()
-	want := report.Row{Name: "total", Requests: 19, Allowed: 10, Denied: 7, RateLimited: 2, ReportOnly: 1}
+	want := reportview.Row{Name: "total", Requests: 19, Allowed: 10, Denied: 7, RateLimited: 2, ReportOnly: 1}
 	if s.Total != want {
 		t.Errorf("Total = %+v, want %+v", s.Total, want)
 	}
 	if s.Passed != 3 || s.Degraded != 1 || s.Failures != 1 || s.SessionsOpened != 1 || s.ArtifactsSealed != 2 {
 		t.Errorf("Passed %d Degraded %d Failures %d Sessions %d Artifacts %d, want 3 1 1 1 2", s.Passed, s.Degraded, s.Failures, s.SessionsOpened, s.ArtifactsSealed)
 	}
-	agents := []report.Row{
+	agents := []reportview.Row{
 		{Name: "claude", Policy: "claude", Grade: "claimed", Purpose: "user-agent", Requests: 12, Allowed: 4, Denied: 6, RateLimited: 2, ReportOnly: 1},
 		{Name: "GPTBot", Policy: "GPTBot", Grade: "proven", Purpose: "training-crawler", Requests: 5, Allowed: 5},
 		{Name: "GPTBot", Policy: "GPTBot", Grade: "claimed", Purpose: "training-crawler", Requests: 1, Denied: 1},
 		{Name: "Slackbot", Grade: "claimed", Purpose: "user-agent", Requests: 1, Allowed: 1},
 	}
-	rules := []report.Row{
+	rules := []reportview.Row{
 		{Name: "Disallow: /admin/*", Requests: 3, Denied: 3, ReportOnly: 1},
 		{Name: "Rate-Limit: 60/minute", Requests: 2, RateLimited: 2},
 		{Name: "deny-host", Requests: 1, Denied: 1},
@@ -109,13 +110,13 @@ func TestCounts(t *testing.T) {
 		{Name: "deny-target", Requests: 1, Denied: 1},
 		{Name: "store-error", Requests: 1, Denied: 1},
 	}
-	paths := []report.Row{
+	paths := []reportview.Row{
 		{Name: "/api/search", Requests: 5, Denied: 3, RateLimited: 2},
 		{Name: "/admin/users", Requests: 2, Denied: 2, ReportOnly: 1},
 		{Name: "/admin/keys", Requests: 1, Denied: 1},
 		{Name: "/api/%2e%2e/admin", Requests: 1, Denied: 1},
 	}
-	refusals := []report.Row{
+	refusals := []reportview.Row{
 		{Name: "deny-path", Requests: 3, Denied: 3, ReportOnly: 1},
 		{Name: "deny-rate", Requests: 2, RateLimited: 2},
 		{Name: "deny-host", Requests: 1, Denied: 1},
@@ -123,10 +124,10 @@ func TestCounts(t *testing.T) {
 		{Name: "dot-segment", Requests: 1, Denied: 1},
 		{Name: "store-error", Requests: 1, Denied: 1},
 	}
-	reasons := []report.Row{{Name: "unproven", Requests: 1, Denied: 1}}
+	reasons := []reportview.Row{{Name: "unproven", Requests: 1, Denied: 1}}
 	for _, tc := range []struct {
 		name      string
-		got, want []report.Row
+		got, want []reportview.Row
 	}{{"Agents", s.Agents, agents}, {"Refusals", s.Refusals, refusals}, {"Rules", s.Rules, rules}, {"Paths", s.Paths, paths}, {"Reasons", s.Reasons, reasons}} {
 		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, tc.got, tc.want)
@@ -142,7 +143,7 @@ func checkSums(t *testing.T, s report.Snapshot) {
 	refused := s.Total.Denied + s.Total.RateLimited
 	for _, tc := range []struct {
 		name string
-		rows []report.Row
+		rows []reportview.Row
 		want int64
 	}{{"Agents", s.Agents, s.Total.Requests}, {"Refusals", s.Refusals, refused}, {"Rules", s.Rules, refused}, {"Paths", s.Paths, refused}, {"Reasons", s.Reasons, s.Failures}} {
 		var sum int64
@@ -195,7 +196,7 @@ func TestWindow(t *testing.T) {
 	// A long pause clears everything, including slots never overwritten.
 	c.add(10 * time.Hour)
 	s = r.Snapshot()
-	if s.Total != (report.Row{Name: "total"}) || len(s.Agents)+len(s.Refusals)+len(s.Rules)+len(s.Paths)+len(s.Reasons) != 0 || s.Agents == nil {
+	if s.Total != (reportview.Row{Name: "total"}) || len(s.Agents)+len(s.Refusals)+len(s.Rules)+len(s.Paths)+len(s.Reasons) != 0 || s.Agents == nil {
 		t.Errorf("after a pause: %+v", s)
 	}
 	// A clock that goes back does not show counts from its future.

@@ -7,53 +7,13 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
-	"fmt"
 	"reflect"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/internal/testing/auditdata"
 )
-
-// Key is the fixed signing key the suite seals with (seed 0, 1, …, 31).
-var Key = func() ed25519.PrivateKey {
-	seed := make([]byte, ed25519.SeedSize)
-	for i := range seed {
-		seed[i] = byte(i)
-	}
-	return ed25519.NewKeyFromSeed(seed)
-}()
-
-// Event returns a valid event numbered i, with params that include a
-// value DefaultRedactor hides and an integer (recorded as a float64).
-func Event(i int) audit.Event {
-	return audit.Event{
-		EventID:    fmt.Sprintf("evt-%d", i),
-		Timestamp:  audit.FormatTime(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond)),
-		Capability: "cart.add",
-		Method:     "POST",
-		Params: map[string]any{
-			"item_id":  fmt.Sprintf("item-%d", i),
-			"quantity": i,
-			"payment":  map[string]any{"card_number": "4111111111111111", "cvv": 123, "brand": "visa"},
-		},
-		PolicyResult:   audit.PolicyResult{Decision: audit.Allow, Rule: "capability:cart.add"},
-		ResponseStatus: 201,
-		PrevHash:       "ignored: the store links the chain",
-	}
-}
-
-// Meta returns the metadata the suite seals session id with.
-func Meta(id string) audit.Meta {
-	return audit.Meta{
-		SessionID: id,
-		Site:      "https://acmeceramics.example.com",
-		CreatedAt: "2025-06-01T11:59:00.000Z",
-		EndedAt:   "2025-06-01T12:30:00.000Z",
-		Agent:     audit.Agent{Name: "ShopBot", Version: "1.2", Purpose: "conformance"},
-	}
-}
 
 // Run runs the conformance suite. newStore returns an empty store that
 // redacts with audit.DefaultRedactor; it is called once per subtest, and
@@ -76,7 +36,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 
 	t.Run("AppendLinksAndRedacts", func(t *testing.T) {
 		s := newStore(t)
-		in := Event(1)
+		in := auditdata.Event(1)
 		if err := s.Append(ctx, "s1", in); err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			t.Fatal("Append modified the caller's params")
 		}
 		for i := 2; i <= 3; i++ {
-			if err := s.Append(ctx, "s1", Event(i)); err != nil {
+			if err := s.Append(ctx, "s1", auditdata.Event(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -114,10 +74,10 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 
 	t.Run("QueryParams", func(t *testing.T) {
 		s := newStore(t)
-		in := Event(1)
+		in := auditdata.Event(1)
 		in.Params = map[string]any{"quantity": 2, "item_id": "from the body"}
 		in.Query = []audit.Param{{Name: "q", Value: "mug"}, {Name: "tag", Value: "a"}, {Name: "item_id", Value: "from the query"}, {Name: "tag", Value: "b"}, {Name: "api_key", Value: "k1"}, {Name: "api_key", Value: "k2"}}
-		only := Event(2)
+		only := auditdata.Event(2)
 		only.Params = nil
 		only.Query = in.Query[:5]
 		for _, e := range []audit.Event{in, only} {
@@ -138,11 +98,11 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		if ev[1].PrevHash != mustHash(t, ev[0]) {
 			t.Fatal("events with query params do not chain")
 		}
-		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		a, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("s1"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := audit.Verify(a, Key.Public().(ed25519.PublicKey)); err != nil {
+		if err := audit.Verify(a, auditdata.Key.Public().(ed25519.PublicKey)); err != nil {
 			t.Fatalf("artifact of events with query params: %v", err)
 		}
 	})
@@ -153,7 +113,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		ev := mustEvents(t, s, "s1", 3)
 		ev[0].Params["item_id"] = "changed"
 		ev[1].EventID = "changed"
-		if _, err := audit.SealSession(ctx, s, Key, Meta("s1")); err != nil {
+		if _, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("s1")); err != nil {
 			t.Fatalf("seal after modifying returned events: %v", err)
 		}
 		if got := mustEvents(t, s, "s1", 3); got[0].Params["item_id"] != "item-0" {
@@ -176,7 +136,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		s := newStore(t)
 		mustAppend(t, s, "s1", 4)
 		want := mustEvents(t, s, "s1", 4)
-		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		a, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("s1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +147,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		if !reflect.DeepEqual(got, a) {
 			t.Fatalf("stored artifact differs from the sealed one:\n got %+v\nwant %+v", got, a)
 		}
-		if err := audit.Verify(got, Key.Public().(ed25519.PublicKey)); err != nil {
+		if err := audit.Verify(got, auditdata.Key.Public().(ed25519.PublicKey)); err != nil {
 			t.Fatalf("stored artifact does not verify: %v", err)
 		}
 		if !reflect.DeepEqual(got.Events, want) {
@@ -205,7 +165,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 
 	t.Run("SealEmptySession", func(t *testing.T) {
 		s := newStore(t)
-		a, err := audit.SealSession(ctx, s, Key, Meta("empty"))
+		a, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("empty"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,17 +180,17 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	t.Run("SealedTakesNothingMore", func(t *testing.T) {
 		s := newStore(t)
 		mustAppend(t, s, "s1", 2)
-		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		a, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("s1"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Append(ctx, "s1", Event(9)); !errors.Is(err, audit.ErrSealed) {
+		if err := s.Append(ctx, "s1", auditdata.Event(9)); !errors.Is(err, audit.ErrSealed) {
 			t.Fatalf("Append after seal: %v, want ErrSealed", err)
 		}
 		if err := s.Seal(ctx, "s1", a); !errors.Is(err, audit.ErrSealed) {
 			t.Fatalf("Seal twice: %v, want ErrSealed", err)
 		}
-		if _, err := audit.SealSession(ctx, s, Key, Meta("s1")); !errors.Is(err, audit.ErrSealed) {
+		if _, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("s1")); !errors.Is(err, audit.ErrSealed) {
 			t.Fatalf("SealSession twice: %v, want ErrSealed", err)
 		}
 		mustEvents(t, s, "s1", 2)
@@ -240,17 +200,17 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		s := newStore(t)
 		mustAppend(t, s, "s1", 2)
 		ev := mustEvents(t, s, "s1", 2)
-		old, err := audit.Sign(ev, Key, Meta("s1"))
+		old, err := audit.Sign(ev, auditdata.Key, auditdata.Meta("s1"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Append(ctx, "s1", Event(7)); err != nil {
+		if err := s.Append(ctx, "s1", auditdata.Event(7)); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Seal(ctx, "s1", old); !errors.Is(err, audit.ErrStale) {
 			t.Fatalf("Seal with an artifact missing the last event: %v, want ErrStale", err)
 		}
-		short, err := audit.Sign(ev[:1], Key, Meta("s1"))
+		short, err := audit.Sign(ev[:1], auditdata.Key, auditdata.Meta("s1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +220,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		if _, st, _ := s.Artifact(ctx, "s1"); st != audit.Active {
 			t.Fatalf("a refused seal changed the state to %v", st)
 		}
-		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		a, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("s1"))
 		if err != nil || len(a.Events) != 3 {
 			t.Fatalf("SealSession = %v events, %v; want 3", len(a.Events), err)
 		}
@@ -270,7 +230,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		s := newStore(t)
 		mustAppend(t, s, "s1", 2)
 		ev := mustEvents(t, s, "s1", 2)
-		a, err := audit.Sign(ev, Key, Meta("s1"))
+		a, err := audit.Sign(ev, auditdata.Key, auditdata.Meta("s1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +250,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		e0.EventID = "evt-forged"
 		e1 := ev[1]
 		e1.PrevHash = mustHash(t, e0)
-		forged, err := audit.Sign([]audit.Event{e0, e1}, Key, Meta("s1"))
+		forged, err := audit.Sign([]audit.Event{e0, e1}, auditdata.Key, auditdata.Meta("s1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,13 +275,13 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			"channel param": func(e *audit.Event) { e.Params = map[string]any{"x": make(chan int)} },
 		}
 		for name, mutate := range bad {
-			e := Event(1)
+			e := auditdata.Event(1)
 			mutate(&e)
 			if err := s.Append(ctx, "s1", e); err == nil {
 				t.Errorf("%s: Append accepted it", name)
 			}
 		}
-		if err := s.Append(ctx, "", Event(1)); !errors.Is(err, audit.ErrInvalidEvent) {
+		if err := s.Append(ctx, "", auditdata.Event(1)); !errors.Is(err, audit.ErrInvalidEvent) {
 			t.Errorf("empty session id: %v, want ErrInvalidEvent", err)
 		}
 		if _, err := s.Events(ctx, ""); !errors.Is(err, audit.ErrInvalidEvent) {
@@ -339,7 +299,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		s := newStore(t)
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		if err := s.Append(cctx, "s1", Event(1)); err == nil {
+		if err := s.Append(cctx, "s1", auditdata.Event(1)); err == nil {
 			t.Fatal("Append with a cancelled context succeeded")
 		}
 		if _, err := s.Events(cctx, "s1"); err == nil {
@@ -353,7 +313,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	t.Run("ConcurrentAppendsFormOneChain", func(t *testing.T) {
 		const workers, each = 16, 25
 		a := concurrently(t, newStore(t), workers, each, func(s audit.Store, w, i int) error {
-			return s.Append(ctx, "busy", Event(w*each+i))
+			return s.Append(ctx, "busy", auditdata.Event(w*each+i))
 		})
 		seen := map[string]bool{}
 		for _, e := range a.Events {
@@ -366,11 +326,11 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 
 	t.Run("BeginAndComplete", func(t *testing.T) {
 		s := newStore(t)
-		seq0, err := s.Begin(ctx, "s1", Event(0))
+		seq0, err := s.Begin(ctx, "s1", auditdata.Event(0))
 		if err != nil || seq0 != 0 {
 			t.Fatalf("Begin = %d, %v", seq0, err)
 		}
-		seq1, err := s.Begin(ctx, "s1", Event(1))
+		seq1, err := s.Begin(ctx, "s1", auditdata.Event(1))
 		if err != nil || seq1 != 1 {
 			t.Fatalf("Begin = %d, %v", seq1, err)
 		}
@@ -378,20 +338,20 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		if ev := mustEvents(t, s, "s1", 2); ev[0].ResponseStatus != audit.StatusUnrecorded || ev[1].ResponseStatus != audit.StatusUnrecorded {
 			t.Fatalf("pending statuses %d, %d", ev[0].ResponseStatus, ev[1].ResponseStatus)
 		}
-		amend := Event(1)
+		amend := auditdata.Event(1)
 		amend.Capability, amend.Timestamp = "checkout", "2030-01-01T00:00:00.000Z"
 		amend.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: "Rate-Limit: 2/minute"}
 		if err := s.Complete(ctx, "s1", seq1, 204, &amend); err != nil {
 			t.Fatal(err)
 		}
 		if ev := mustEvents(t, s, "s1", 2); ev[1].Capability != "checkout" || ev[1].PolicyResult.Decision != audit.Deny ||
-			ev[1].EventID != Event(1).EventID || ev[1].Timestamp != Event(1).Timestamp || ev[1].ResponseStatus != 204 {
+			ev[1].EventID != auditdata.Event(1).EventID || ev[1].Timestamp != auditdata.Event(1).Timestamp || ev[1].ResponseStatus != 204 {
 			t.Fatalf("amended event %+v", ev[1])
 		}
 		if err := s.Complete(ctx, "s1", seq1, 200, nil); !errors.Is(err, audit.ErrInvalidEvent) {
 			t.Fatalf("second Complete: %v, want ErrInvalidEvent", err)
 		}
-		if err := s.Append(ctx, "s1", Event(2)); err != nil {
+		if err := s.Append(ctx, "s1", auditdata.Event(2)); err != nil {
 			t.Fatal(err)
 		}
 		for _, seq := range []int{2, 3, -1} { // final, beyond the log, negative
@@ -404,7 +364,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		}
 		// Sealed with event 0's outcome unrecorded: a verifier sees an
 		// action whose outcome is unknown, not a missing action.
-		a, err := audit.SealSession(ctx, s, Key, Meta("s1"))
+		a, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("s1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -412,25 +372,25 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		if got[0] != audit.StatusUnrecorded || got[1] != 204 || got[2] != 201 {
 			t.Fatalf("sealed statuses %v", got)
 		}
-		if err := audit.Verify(a, Key.Public().(ed25519.PublicKey)); err != nil {
+		if err := audit.Verify(a, auditdata.Key.Public().(ed25519.PublicKey)); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Complete(ctx, "s1", seq0, 200, nil); !errors.Is(err, audit.ErrSealed) {
 			t.Fatalf("Complete after the seal: %v, want ErrSealed", err)
 		}
-		if _, err := s.Begin(ctx, "s1", Event(3)); !errors.Is(err, audit.ErrSealed) {
+		if _, err := s.Begin(ctx, "s1", auditdata.Event(3)); !errors.Is(err, audit.ErrSealed) {
 			t.Fatalf("Begin after the seal: %v, want ErrSealed", err)
 		}
 	})
 
 	t.Run("CompleteMakesSealStale", func(t *testing.T) {
 		s := newStore(t)
-		seq, err := s.Begin(ctx, "s1", Event(0))
+		seq, err := s.Begin(ctx, "s1", auditdata.Event(0))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ev := mustEvents(t, s, "s1", 1)
-		a, err := audit.Sign(ev, Key, Meta("s1"))
+		a, err := audit.Sign(ev, auditdata.Key, auditdata.Meta("s1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -445,12 +405,12 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	t.Run("TimestampsNeverDecrease", func(t *testing.T) {
 		s := newStore(t)
 		for _, i := range []int{5, 3, 9, 1, 9, 12} {
-			if err := s.Append(ctx, "s1", Event(i)); err != nil {
+			if err := s.Append(ctx, "s1", auditdata.Event(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		ev := mustEvents(t, s, "s1", 6)
-		want := []string{Event(5).Timestamp, Event(5).Timestamp, Event(9).Timestamp, Event(9).Timestamp, Event(9).Timestamp, Event(12).Timestamp}
+		want := []string{auditdata.Event(5).Timestamp, auditdata.Event(5).Timestamp, auditdata.Event(9).Timestamp, auditdata.Event(9).Timestamp, auditdata.Event(9).Timestamp, auditdata.Event(12).Timestamp}
 		for i, e := range ev {
 			if e.Timestamp != want[i] {
 				t.Fatalf("event %d at %s, want %s", i, e.Timestamp, want[i])
@@ -462,7 +422,7 @@ func Run(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		a := concurrently(t, newStore(t), 32, 20, func(s audit.Store, w, i int) error {
 			// Timestamps out of order across workers, as requests that
 			// start and append in different orders.
-			seq, err := s.Begin(ctx, "busy", Event((w*7919+i*104729)%1000))
+			seq, err := s.Begin(ctx, "busy", auditdata.Event((w*7919+i*104729)%1000))
 			if err == nil {
 				err = s.Complete(ctx, "busy", seq, 200+w%3, nil)
 			}
@@ -501,7 +461,7 @@ func concurrently(t *testing.T, s audit.Store, workers, each int, record func(s 
 	for err := range errs {
 		t.Fatal(err)
 	}
-	a, err := audit.SealSession(ctx, s, Key, Meta("busy"))
+	a, err := audit.SealSession(ctx, s, auditdata.Key, auditdata.Meta("busy"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,7 +474,7 @@ func concurrently(t *testing.T, s audit.Store, workers, each int, record func(s 
 func mustAppend(t *testing.T, s audit.Store, id string, n int) {
 	t.Helper()
 	for i := range n {
-		if err := s.Append(context.Background(), id, Event(i)); err != nil {
+		if err := s.Append(context.Background(), id, auditdata.Event(i)); err != nil {
 			t.Fatal(err)
 		}
 	}

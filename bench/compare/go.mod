@@ -16,6 +16,13 @@ require (
 )
 
 require (
+	github.com/dunglas/httpsfv v1.1.2 // indirect
+	github.com/remitly-oss/httpsig-go v1.2.2 // indirect
+	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb // indirect
+)
+
+require (
+	github.com/agentready/agentready/redisstore v0.0.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/go-playground/locales v0.14.2 // indirect
@@ -31,3 +38,5 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )
+
+replace github.com/agentready/agentready/redisstore => ../../redisstore

@@ -16,9 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/cmd/agentready/internal/settings"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/enforcer"
@@ -27,11 +26,12 @@ import (
 )
 
 // lint, render and serve decide on a declaration file with one function,
-// prepare: the file is decoded (config.ParseSite) and handed to
+// prepare: the file is decoded (settings.Parse) and handed to
 // agentready.New with the options the file and the command line imply, so
 // that lint's exit status predicts render's and serve's, and a program
 // calling config.LoadSite and agentready.New with those options gets the
-// same verdict.
+// same verdict, but for a problem in serve's own keys (upstream, serve),
+// which LoadSite leaves to serve.
 
 // overrides are what a command line says over the file; the zero value
 // leaves the file's settings.
@@ -87,25 +87,13 @@ type declaration struct {
 	notes []string
 }
 
-// fileSettings are the keys of the file that are serve's, not the Site's
-// (config.ParseSite checks them and leaves them out).
-type fileSettings struct {
-	Upstream struct {
-		Strict         bool   `yaml:"strict"`
-		PathParameters string `yaml:"path_parameters"`
-	} `yaml:"upstream"`
-	Serve struct {
-		TrustedProxies  []string `yaml:"trusted_proxies"`
-		TrustAllProxies bool     `yaml:"trust_all_proxies"`
-		Hosts           []string `yaml:"hosts"`
-		Robots          bool     `yaml:"robots"`
-		ReportOnly      bool     `yaml:"report_only"`
-		AuditKeyFile    string   `yaml:"audit_key_file"`
-		TokensFile      string   `yaml:"tokens_file"`
-		TokensEnv       string   `yaml:"tokens_env"`
-		HMACKeysFile    string   `yaml:"hmac_keys_file"`
-	} `yaml:"serve"`
-}
+// readFile and parse read and decode a declaration file, once a load or
+// a reload (TestPrepareReadsOnce counts them): the Site and serve's keys
+// are one decoding, settings.Parse.
+var (
+	readFile = os.ReadFile
+	parse    = settings.Parse
+)
 
 // prepare reads the declaration file once and decides on it as serve
 // does: it decodes it and builds the Middleware with agentready.New, the
@@ -114,98 +102,22 @@ type fileSettings struct {
 // one a line as FILE:LINE: key: message, sorted by line.
 func prepare(file string, ov overrides, extra ...agentready.Option) (declaration, error) {
 	var d declaration
-	b, err := os.ReadFile(file)
+	b, err := readFile(file)
 	if err != nil {
 		return d, err
 	}
-	site, lines, parseErr := config.ParseSite(b)
-	d.Site = site
-	var fs fileSettings
-	// Best effort when ParseSite found problems: what it refused is
-	// reported once, by it.
-	_ = yaml.Unmarshal(b, &fs)
-	d.strictUpstream = pick(ov.strict, fs.Upstream.Strict)
-	d.pathParams = cmpStr(fs.Upstream.PathParameters, "stripped")
-	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
-	d.robots = pick(ov.robots, fs.Serve.Robots)
-	for _, p := range fs.Serve.TrustedProxies {
-		if _, err := clientip.ParsePrefix(p); err == nil { // ParseSite reported the others
-			d.trusted = append(d.trusted, p)
-		}
-	}
-	if ov.trusted != nil {
-		d.trusted = ov.trusted
-	}
-	// Proxies covering much of the internet let every client name its own
-	// address: refused here, at the line (or flag) that lists them, unless
-	// trust_all_proxies says it is meant; New, which would refuse them in
-	// its own words, is not given them then.
-	d.trustAll = pick(ov.trustAll, fs.Serve.TrustAllProxies)
-	d.hosts = fs.Serve.Hosts
-	var hostErr error
-	if ov.hosts != nil {
-		d.hosts = ov.hosts
-		if err := enforcer.CheckHosts(d.hosts); err != nil {
-			hostErr = fmt.Errorf("-hosts: %w", err)
-		}
-	} else if err := enforcer.CheckHosts(d.hosts); err != nil {
-		hostErr = &config.FileError{Line: lines["Serve.Hosts"], Field: "serve.hosts", Msg: err.Error()}
-	}
-	if hostErr != nil {
-		d.hosts = nil // reported here, at its line, not again by New
-	}
-	var proxyErr error
-	why := clientip.Broad(d.trusted)
-	if why != "" && d.trustAll {
-		d.trustedAll = why
-	}
-	if why != "" && !d.trustAll {
-		if ov.trusted != nil {
-			proxyErr = fmt.Errorf("-trusted-proxies: the proxies %s: every client there could write its own address in X-Forwarded-For; give -trust-all-proxies (or serve: {trust_all_proxies: true}) if that is meant", why)
-		} else {
-			proxyErr = &config.FileError{Line: lines["Serve.TrustedProxies"], Field: "serve.trusted_proxies",
-				Msg: "the proxies " + why + ": every client there could write its own address in X-Forwarded-For; say serve: {trust_all_proxies: true} (or -trust-all-proxies) if that is meant"}
-		}
-		d.trusted = nil
-	}
-	var keyErr error
-	if name := fs.Serve.AuditKeyFile; name != "" {
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(filepath.Dir(file), name)
-		}
-		if d.auditKey, err = readSeed(name); err != nil {
-			keyErr = &config.FileError{Line: lines["Serve.AuditKeyFile"], Field: "serve.audit_key_file", Msg: err.Error()}
-		}
-	}
-	// Tokens and keys: the file's, each replaced by its flag.
-	rel := func(name string) string {
-		if name != "" && !filepath.IsAbs(name) {
-			return filepath.Join(filepath.Dir(file), name)
-		}
-		return name
-	}
-	src := credentialSources{tokensFile: rel(fs.Serve.TokensFile), tokensEnv: fs.Serve.TokensEnv, keysFile: rel(fs.Serve.HMACKeysFile)}
-	src.tokensFile = cmp.Or(ov.credentials.tokensFile, src.tokensFile)
-	src.tokensEnv = cmp.Or(ov.credentials.tokensEnv, src.tokensEnv)
-	src.keysFile = cmp.Or(ov.credentials.keysFile, src.keysFile)
-	d.credSources = src
-	d.creds = new(atomic.Pointer[credentials])
-	var credErr error
-	if creds, err := readCredentials(src); err != nil {
-		credErr = &config.FileError{Line: lines["Serve"], Field: "serve", Msg: err.Error()}
-		d.creds.Store(&credentials{})
-	} else {
-		credErr = errors.Join(creds.fit(&site, lines)...)
-		d.creds.Store(creds)
-	}
-	switch ov.dialect {
-	case "":
-	case "v0.1.0":
-		d.Site.Dialect = config.DialectV010
-	default:
-		d.Site.Dialect = config.DialectIETFDraft
-	}
-	d.formats = config.Formats{Dialect: d.Site.Dialect}
+	// What Parse refused is reported once, by it, and left at its zero
+	// value (a bad trusted proxy is left out).
+	fs, lines, parseErr := parse(b)
+	d.Site = fs.Site
+	d.pickSettings(fs, ov)
+	// Each problem of serve's keys is kept apart and joined with Parse's
+	// and New's below, so that one run reports them all.
+	hostErr := d.pickHosts(fs.Serve.Hosts, ov.hosts, lines)
+	proxyErr := d.pickTrusted(fs.Serve.TrustedProxies, ov.trusted, lines)
+	keyErr := d.readAuditKey(file, fs.Serve.AuditKeyFile, lines)
+	credErr := d.pickCredentials(file, fs.Serve, ov.credentials, lines)
+	d.pickDialect(ov.dialect)
 
 	d.opts = d.options()
 	opts := append(append([]agentready.Option(nil), d.opts...), extra...)
@@ -218,13 +130,132 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 		// As New publishes it: render prints what serve serves.
 		d.Site.Audit.PublicKey = base64.StdEncoding.EncodeToString(d.auditKey.Public().(ed25519.PublicKey))
 	}
-	d.notes = append(presenceNotes(file, &d.Site, lines, d.creds.Load()), gradedNotes(file, &d.Site, lines)...)
-	d.notes = append(d.notes, rateNotes(file, &d.Site, lines)...)
+	d.notes = d.lintNotes(file, lines)
+	return d, nil
+}
+
+// pickSettings sets the settings of upstream and serve that need no check
+// here (Parse checked the file's): a flag given wins over the file.
+func (d *declaration) pickSettings(fs settings.File, ov overrides) {
+	d.strictUpstream = pick(ov.strict, fs.Upstream.Strict)
+	d.pathParams = cmpStr(fs.Upstream.PathParameters, settings.PathParamsStripped)
+	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
+	d.robots = pick(ov.robots, fs.Serve.Robots)
+	// trust_all_proxies is picked before the trusted proxies are checked
+	// (pickTrusted): it decides whether a broad list is refused.
+	d.trustAll = pick(ov.trustAll, fs.Serve.TrustAllProxies)
+}
+
+// pickHosts sets d.hosts, -hosts' (flagHosts non-nil) or the file's, and
+// checks them: a problem is reported at the flag or the file's line, and
+// the hosts are left out then so that New does not report them again.
+func (d *declaration) pickHosts(fileHosts, flagHosts []string, lines config.Lines) error {
+	d.hosts = fileHosts
+	var hostErr error
+	if flagHosts != nil {
+		d.hosts = flagHosts
+		if err := enforcer.CheckHosts(d.hosts); err != nil {
+			hostErr = fmt.Errorf("-hosts: %w", err)
+		}
+	} else if err := enforcer.CheckHosts(d.hosts); err != nil {
+		hostErr = &config.FileError{Line: lines["Serve.Hosts"], Field: "serve.hosts", Msg: err.Error()}
+	}
+	if hostErr != nil {
+		d.hosts = nil // reported here, at its line, not again by New
+	}
+	return hostErr
+}
+
+// pickTrusted sets d.trusted, -trusted-proxies' (flagProxies non-nil) or
+// the file's. Proxies covering much of the internet let every client name
+// its own address: refused here, at the line (or flag) that lists them,
+// unless trust_all_proxies says it is meant (d.trustAll, picked before);
+// New, which would refuse them in its own words, is not given them then.
+func (d *declaration) pickTrusted(fileProxies, flagProxies []string, lines config.Lines) error {
+	d.trusted = fileProxies
+	if flagProxies != nil {
+		d.trusted = flagProxies
+	}
+	why := clientip.Broad(d.trusted)
+	if why == "" {
+		return nil
+	}
+	if d.trustAll {
+		d.trustedAll = why
+		return nil
+	}
+	d.trusted = nil
+	if flagProxies != nil {
+		return fmt.Errorf("-trusted-proxies: the proxies %s: every client there could write its own address in X-Forwarded-For; give -trust-all-proxies (or serve: {trust_all_proxies: true}) if that is meant", why)
+	}
+	return &config.FileError{Line: lines["Serve.TrustedProxies"], Field: "serve.trusted_proxies",
+		Msg: "the proxies " + why + ": every client there could write its own address in X-Forwarded-For; say serve: {trust_all_proxies: true} (or -trust-all-proxies) if that is meant"}
+}
+
+// readAuditKey reads d.auditKey from serve: {audit_key_file} (name,
+// relative to the declaration file's directory), when it is given.
+func (d *declaration) readAuditKey(file, name string, lines config.Lines) error {
+	if name == "" {
+		return nil
+	}
+	var err error
+	if d.auditKey, err = readSeed(relativeTo(file, name)); err != nil {
+		return &config.FileError{Line: lines["Serve.AuditKeyFile"], Field: "serve.audit_key_file", Msg: err.Error()}
+	}
+	return nil
+}
+
+// pickCredentials reads the tokens and keys, the file's each replaced by
+// its flag, into d.creds, and checks them against the Site (fit). Without
+// them, d.creds holds none: m's Authenticator reads it whatever happened.
+func (d *declaration) pickCredentials(file string, sv settings.Serve, flags credentialSources, lines config.Lines) error {
+	src := credentialSources{tokensFile: relativeTo(file, sv.TokensFile), tokensEnv: sv.TokensEnv, keysFile: relativeTo(file, sv.HMACKeysFile)}
+	src.tokensFile = cmp.Or(flags.tokensFile, src.tokensFile)
+	src.tokensEnv = cmp.Or(flags.tokensEnv, src.tokensEnv)
+	src.keysFile = cmp.Or(flags.keysFile, src.keysFile)
+	d.credSources = src
+	d.creds = new(atomic.Pointer[credentials])
+	creds, err := readCredentials(src)
+	if err != nil {
+		d.creds.Store(&credentials{})
+		return &config.FileError{Line: lines["Serve"], Field: "serve", Msg: err.Error()}
+	}
+	d.creds.Store(creds)
+	return errors.Join(creds.fit(&d.Site, lines)...)
+}
+
+// relativeTo is name, a file the declaration file names: a relative name
+// is relative to the declaration file's directory, not to serve's working
+// directory, so a file and its keys move together. "" stays "".
+func relativeTo(file, name string) string {
+	if name != "" && !filepath.IsAbs(name) {
+		return filepath.Join(filepath.Dir(file), name)
+	}
+	return name
+}
+
+// pickDialect applies lint's and render's -dialect over the file's
+// dialect key; what is published follows it.
+func (d *declaration) pickDialect(dialect string) {
+	switch dialect {
+	case "":
+	case "v0.1.0":
+		d.Site.Dialect = config.DialectV010
+	default:
+		d.Site.Dialect = config.DialectIETFDraft
+	}
+	d.formats = config.Formats{Dialect: d.Site.Dialect}
+}
+
+// lintNotes are what lint says of d, a valid file, without refusing it.
+func (d *declaration) lintNotes(file string, lines config.Lines) []string {
+	notes := append(presenceNotes(file, &d.Site, lines, d.creds.Load()), gradedNotes(file, &d.Site, lines)...)
+	notes = append(notes, rateNotes(file, &d.Site, lines)...)
 	if d.trustedAll != "" {
-		d.notes = append(d.notes, fmt.Sprintf("%s:%d: note: serve.trust_all_proxies: the trusted proxies %s: %s",
+		notes = append(notes, fmt.Sprintf("%s:%d: note: serve.trust_all_proxies: the trusted proxies %s: %s",
 			file, cmp.Or(lines["Serve.TrustAllProxies"], lines["Serve.TrustedProxies"]), d.trustedAll, trustAllMeans))
 	}
-	return d, nil
+	return notes
 }
 
 // pick is a flag's value when it was given, else the file's.
@@ -246,7 +277,7 @@ func (d *declaration) options() []agentready.Option {
 	if !d.strictUpstream {
 		opts = append(opts, agentready.WithLenientRouting())
 	}
-	if d.pathParams == "literal" {
+	if d.pathParams == settings.PathParamsLiteral {
 		opts = append(opts, agentready.WithLiteralPathParameters())
 	}
 	if d.reportOnly {

@@ -2,10 +2,17 @@ package main
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	gotoken "go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentready/agentready/cmd/agentready/internal/settings"
+	"github.com/agentready/agentready/config"
 )
 
 // TestLintAndRender: lint accepts the demo's file and reports a broken
@@ -110,5 +117,86 @@ func TestPrepareOverrides(t *testing.T) {
 	shipped, err := os.ReadFile("../../config/site.schema.json")
 	if err != nil || out.String() != string(shipped) {
 		t.Errorf("agentready schema does not print config/site.schema.json: %v", err)
+	}
+}
+
+// TestPrepareReadsOnce: a load, serve's start and each reload read the
+// declaration file once and decode it once, the Site and serve's keys
+// together (before issue 34, serve's keys were decoded a second time).
+// It swaps the package's hooks: no test of the package runs in parallel.
+func TestPrepareReadsOnce(t *testing.T) {
+	file := "testdata/verdict/good-serve-section.yaml"
+	var reads, parses int
+	defer func(r func(string) ([]byte, error), p func([]byte) (settings.File, config.Lines, error)) {
+		readFile, parse = r, p
+	}(readFile, parse)
+	readFile = func(name string) ([]byte, error) {
+		if name == file {
+			reads++
+		}
+		return os.ReadFile(name)
+	}
+	parse = func(b []byte) (settings.File, config.Lines, error) {
+		parses++
+		return settings.Parse(b)
+	}
+	check := func(what string, err error) {
+		t.Helper()
+		if err != nil || reads != 1 || parses != 1 {
+			t.Errorf("%s: %d reads, %d decodings, want 1 each: %v", what, reads, parses, err)
+		}
+		reads, parses = 0, 0
+	}
+	d, err := prepare(file, overrides{}, quiet)
+	check("prepare", err)
+	if !d.strictUpstream || !d.robots || len(d.trusted) != 3 {
+		t.Errorf("the file's settings: %+v", d)
+	}
+	p, err := newProxy(proxyConfig{configFile: file, upstream: "http://127.0.0.1:9", log: discard})
+	check("serve's start", err)
+	if err != nil {
+		return
+	}
+	defer p.close()
+	check("a reload", p.reload())
+	check("another reload", p.reload())
+}
+
+// TestOneDecoder: the only decoder of a declaration file in the command
+// is settings.Parse, named once (the hook TestPrepareReadsOnce counts):
+// no other file of the package decodes the file's bytes with config or
+// yaml.v3 (check_docs.go reads documents' front matter with yaml.v3).
+func TestOneDecoder(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uses := map[string]int{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(gotoken.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok {
+				switch use := x.Name + "." + sel.Sel.Name; {
+				case use == "settings.Parse", use == "config.ParseSite", use == "config.ParseFile", use == "config.LoadSite":
+					uses[use]++
+				case x.Name == "yaml" && name != "check_docs.go":
+					uses[name+": "+use]++
+				}
+			}
+			return true
+		})
+	}
+	if want := map[string]int{"settings.Parse": 1}; !maps.Equal(uses, want) {
+		t.Errorf("decoders of a declaration file: %v, want %v", uses, want)
 	}
 }

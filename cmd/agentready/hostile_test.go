@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/httpsyntax"
+	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
 
@@ -142,7 +143,7 @@ func TestAPIKeyHeaderServeRewrites(t *testing.T) {
 		}
 		s := fixtures.OutdoorSupply()
 		s.Capabilities[0].Auth = config.Auth{Type: config.AuthAPIKey, Header: n}
-		if err := config.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "Capabilities[0].Auth.Header") {
+		if err := publish.Validate(&s, config.Formats{}); err == nil || !strings.Contains(err.Error(), "Capabilities[0].Auth.Header") {
 			t.Errorf("%s: %v", n, err)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentready/agentready/internal/siteschema"
+	"github.com/agentready/agentready/internal/publish"
 )
 
 // schema prints the JSON Schema of a declaration file
@@ -24,6 +24,11 @@ func schema(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentready schema: takes no arguments\n\n%s", usage)
 		return 2
 	}
-	stdout.Write(siteschema.JSON)
+	b, err := publish.FileSchema()
+	if err != nil {
+		fmt.Fprintf(stderr, "agentready schema: %v\n", err)
+		return 1
+	}
+	stdout.Write(append(b, '\n'))
 	return 0
 }

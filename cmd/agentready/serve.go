@@ -86,6 +86,9 @@ type proxy struct {
 	handler http.Handler
 	metrics http.Handler // nil without -metrics
 	close   func()
+	// closers are what close runs, last first: what newProxy opened, in
+	// the order it opened them.
+	closers []func()
 	// transport replaces the transport to the upstream (benchmarks).
 	transport func(http.RoundTripper)
 	// reload reads the declaration file (and the credentials) again and
@@ -109,147 +112,213 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	c.logInterval = cmp0(c.logInterval, 10*time.Second)
 	c.logRate = cmp0(c.logRate, 10)
 	c.upstreamTimeout = cmp0(c.upstreamTimeout, 30*time.Second)
-	var closers []func()
 	p := &proxy{}
 	p.close = func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
+		for i := len(p.closers) - 1; i >= 0; i-- {
+			p.closers[i]()
 		}
 	}
+	// Whatever was opened before a failure is closed: a caller gets no
+	// proxy to close.
 	fail := func(err error) (*proxy, error) { p.close(); return nil, err }
 
+	obs, err := p.openObservers(c)
+	if err != nil {
+		return fail(err)
+	}
 	// The tokens and keys are prepare's (the file's, or the flags').
-	opts := []agentready.Option{agentready.WithLogger(c.log)}
+	ov := c.overrides()
+	decl, err := prepare(c.configFile, ov, obs.opts...)
+	if err != nil {
+		return fail(err)
+	}
+	warnServe(c.log, decl)
+	ip, err := clientip.New(decl.trusted)
+	if err != nil {
+		return fail(fmt.Errorf("-trusted-proxies: %w", err))
+	}
+	upstreamFailed := &repeated{log: c.log, msg: "agentready serve: the upstream failed", every: c.logInterval}
+	rp := &httputil.ReverseProxy{
+		Rewrite:   rewrite(up, ip),
+		Transport: newTransport(c.upstreamTimeout),
+		// The 32 KiB buffer each response is copied through is reused,
+		// not allocated per request (httputil's default): under load that
+		// allocation is most of what the garbage collector does.
+		BufferPool:   copyBuffers{},
+		ErrorLog:     stdLogger(c.log),
+		ErrorHandler: upstreamError(upstreamFailed),
+	}
+	p.transport = func(t http.RoundTripper) { rp.Transport = t }
+	p.background(decl.m, c.logInterval, obs.dl, upstreamFailed)
+	p.reload = reloader(c.configFile, ov, obs.opts, decl)
+	var h http.Handler = decl.m.Handler(rp)
+	if obs.mx != nil {
+		h = obs.mx.Documents(h, decl.m)
+	}
+	p.handler = forwardedWarning(h, ip, c.log)
+	return p, nil
+}
+
+// observers are what serve adds to the options the file implies: its
+// logger, the Redis store, the live report, and who hears each decision
+// (metrics, the decision log).
+type observers struct {
+	opts []agentready.Option
+	mx   *metrics.Metrics // nil without -metrics
+	dl   *decisionLog     // nil with -log-decisions none
+}
+
+// openObservers opens the store and the metrics c asks for (p closes them)
+// and returns them as agentready's options.
+func (p *proxy) openObservers(c proxyConfig) (observers, error) {
+	obs := observers{opts: []agentready.Option{agentready.WithLogger(c.log)}}
 	var store ratelimit.Store
 	if c.redisAddr != "" {
 		routeRedisLog(c.log, c.logInterval)
 		rs, err := newRedisStore(c.redisAddr, c.log)
 		if err != nil {
-			return nil, err
+			return obs, err
 		}
-		closers = append(closers, rs.close)
+		p.closers = append(p.closers, rs.close)
 		store = rs.store
-		opts = append(opts, agentready.WithStore(store))
+		obs.opts = append(obs.opts, agentready.WithStore(store))
 	}
 	if c.report != nil {
-		opts = append(opts, agentready.WithReport(c.report))
+		obs.opts = append(obs.opts, agentready.WithReport(c.report))
 	}
 	var hooks []func(enforce.Decision)
-	var mx *metrics.Metrics
 	if c.metricsAddr != "" {
-		reg := prometheus.NewRegistry()
-		// The process's and the Go runtime's series (CPU, memory, file
-		// descriptors, goroutines, GC) beside agentready's.
-		if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
-			return fail(err)
+		var err error
+		if obs.mx, p.metrics, err = newMetrics(store); err != nil {
+			return obs, err
 		}
-		if err := reg.Register(collectors.NewGoCollector()); err != nil {
-			return fail(err)
-		}
-		if mx, err = metrics.New(reg); err != nil {
-			return fail(err)
-		}
-		if store != nil {
-			if err := mx.WatchStore(store); err != nil {
-				return fail(err)
-			}
-		}
-		hooks = append(hooks, mx.Observe)
-		p.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+		hooks = append(hooks, obs.mx.Observe)
 	}
 	dl, err := newDecisionLog(c.log, cmpStr(c.logDecisions, logDecisionsDeny), c.logRate)
 	if err != nil {
-		return fail(err)
+		return obs, err
 	}
 	if dl != nil {
+		obs.dl = dl
 		hooks = append(hooks, dl.observe)
 	}
+	// agentready takes one hook: the two are called in turn.
 	switch len(hooks) {
 	case 1:
-		opts = append(opts, agentready.WithOnDecision(hooks[0]))
+		obs.opts = append(obs.opts, agentready.WithOnDecision(hooks[0]))
 	case 2:
-		opts = append(opts, agentready.WithOnDecision(func(d enforce.Decision) { hooks[0](d); hooks[1](d) }))
+		obs.opts = append(obs.opts, agentready.WithOnDecision(func(d enforce.Decision) { hooks[0](d); hooks[1](d) }))
 	}
+	return obs, nil
+}
 
-	ov := c.overrides()
-	decl, err := prepare(c.configFile, ov, opts...)
-	if err != nil {
-		return fail(err)
+// newMetrics is -metrics' registry and its handler: agentready's series,
+// the store's when serve shares limits through one, and the process's and
+// the Go runtime's (CPU, memory, file descriptors, goroutines, GC) beside
+// them, so one scrape tells how serve itself is doing.
+func newMetrics(store ratelimit.Store) (*metrics.Metrics, http.Handler, error) {
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+		return nil, nil, err
 	}
+	if err := reg.Register(collectors.NewGoCollector()); err != nil {
+		return nil, nil, err
+	}
+	mx, err := metrics.New(reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if store != nil {
+		if err := mx.WatchStore(store); err != nil {
+			return nil, nil, err
+		}
+	}
+	return mx, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), nil
+}
+
+// warnServe says, at every start, what decl leaves open: credentials
+// serve cannot check, and trusted proxies that let clients name their own
+// address. Neither is refused: the file says it means them.
+func warnServe(l *slog.Logger, decl declaration) {
 	if ids := decl.creds.Load().unchecked(&decl.Site); len(ids) > 0 {
-		c.log.Warn("agentready serve: these capabilities' credentials are checked for presence only: the upstream must check them (or give their tokens in serve: {tokens_file} or {tokens_env}, or -tokens or -tokens-env)",
+		l.Warn("agentready serve: these capabilities' credentials are checked for presence only: the upstream must check them (or give their tokens in serve: {tokens_file} or {tokens_env}, or -tokens or -tokens-env)",
 			"capabilities", ids)
 	}
 	if decl.trustedAll != "" {
-		c.log.Warn("agentready serve: trust_all_proxies: "+trustAllMeans, "trusted_proxies", decl.trusted, "cover", decl.trustedAll)
+		l.Warn("agentready serve: trust_all_proxies: "+trustAllMeans, "trusted_proxies", decl.trusted, "cover", decl.trustedAll)
 	}
-	m := decl.m
-	ip, err := clientip.New(decl.trusted)
-	if err != nil {
-		return fail(fmt.Errorf("-trusted-proxies: %w", err))
-	}
-	var values valueCache
-	upstreamFailed := &repeated{log: c.log, msg: "agentready serve: the upstream failed", every: c.logInterval}
-	rp := &httputil.ReverseProxy{
-		// With Rewrite, the inbound Forwarded and X-Forwarded-* fields are
-		// removed before it runs.
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(up)
-			// The query as sent (docs/enforcement.md, "One canonical
-			// target"): ReverseProxy drops the members url.ParseQuery
-			// refuses (a ";" separator, a malformed escape) and encodes
-			// the rest anew. Every decision that reads a member reads
-			// them split on "&" and on ";" alike, so the upstream's
-			// reading, whichever, was decided on.
-			switch q := pr.In.URL.RawQuery; {
-			case up.RawQuery == "" || q == "":
-				pr.Out.URL.RawQuery = up.RawQuery + q
-			default:
-				pr.Out.URL.RawQuery = up.RawQuery + "&" + q
-			}
-			pr.Out.Host = pr.In.Host
-			// httputil.ReverseProxy forwards every Upgrade; an upstream
-			// that switches unasked is refused by it (a 101 for an
-			// upgrade not asked for).
-			httpsyntax.OnlyWebSocket(pr.Out.Header)
-			forward(pr.Out.Header, ip.Addr(pr.In), &values)
-			pr.Out.Header["X-Forwarded-Host"] = values.of(pr.In.Host)
-			pr.Out.Header["X-Forwarded-Proto"] = protoHTTP
-			if pr.In.TLS != nil {
-				pr.Out.Header["X-Forwarded-Proto"] = protoHTTPS
-			}
-		},
-		Transport: newTransport(c.upstreamTimeout),
-		// The 32 KiB buffer each response is copied through is reused,
-		// not allocated per request (httputil's default): under load that
-		// allocation is most of what the garbage collector does.
-		BufferPool: copyBuffers{},
-		ErrorLog:   stdLogger(c.log),
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			upstreamFailed.add(err, "path", r.URL.Path)
-			http.Error(w, "the site is unavailable", http.StatusBadGateway)
-		},
-	}
-	p.transport = func(t http.RoundTripper) { rp.Transport = t }
-	// The sources of verified-only policies (a reload's too) and expired
-	// sessions are looked after until close, and the counts of repeated
-	// lines written every interval.
-	bg, stop := context.WithCancel(context.Background())
-	closers = append(closers, stop)
-	go func() { _ = m.Run(bg) }()
-	go reportHeld(bg, c.logInterval, dl, upstreamFailed)
+}
 
-	running := decl
-	p.reload = func() error {
+// rewrite is the ReverseProxy's Rewrite: the request to up, with the Host
+// the client sent and only the forwarding fields agentready derived. With
+// Rewrite, the inbound Forwarded and X-Forwarded-* fields are removed
+// before it runs.
+func rewrite(up *url.URL, ip *clientip.Resolver) func(*httputil.ProxyRequest) {
+	var values valueCache
+	return func(pr *httputil.ProxyRequest) {
+		pr.SetURL(up)
+		pr.Out.URL.RawQuery = upstreamQuery(up.RawQuery, pr.In.URL.RawQuery)
+		pr.Out.Host = pr.In.Host
+		// httputil.ReverseProxy forwards every Upgrade; an upstream that
+		// switches unasked is refused by it (a 101 for an upgrade not
+		// asked for).
+		httpsyntax.OnlyWebSocket(pr.Out.Header)
+		forward(pr.Out.Header, ip.Addr(pr.In), &values)
+		pr.Out.Header["X-Forwarded-Host"] = values.of(pr.In.Host)
+		pr.Out.Header["X-Forwarded-Proto"] = protoHTTP
+		if pr.In.TLS != nil {
+			pr.Out.Header["X-Forwarded-Proto"] = protoHTTPS
+		}
+	}
+}
+
+// upstreamQuery is the query sent upstream: up's, then the client's as
+// sent (docs/enforcement.md, "One canonical target"). ReverseProxy drops
+// the members url.ParseQuery refuses (a ";" separator, a malformed escape)
+// and encodes the rest anew. Every decision that reads a member reads them
+// split on "&" and on ";" alike, so the upstream's reading, whichever, was
+// decided on.
+func upstreamQuery(up, in string) string {
+	if up == "" || in == "" {
+		return up + in
+	}
+	return up + "&" + in
+}
+
+// upstreamError answers a request the upstream failed with 502, and logs
+// the failure through failed, which counts repeats rather than writing a
+// line for each.
+func upstreamError(failed *repeated) func(http.ResponseWriter, *http.Request, error) {
+	return func(w http.ResponseWriter, r *http.Request, err error) {
+		failed.add(err, "path", r.URL.Path)
+		http.Error(w, "the site is unavailable", http.StatusBadGateway)
+	}
+}
+
+// background looks after, until p closes, the sources of verified-only
+// policies (a reload's too) and expired sessions (m.Run), and writes the
+// counts of repeated lines every interval.
+func (p *proxy) background(m *agentready.Middleware, every time.Duration, dl *decisionLog, failed *repeated) {
+	bg, stop := context.WithCancel(context.Background())
+	p.closers = append(p.closers, stop)
+	go func() { _ = m.Run(bg) }()
+	go reportHeld(bg, every, dl, failed)
+}
+
+// reloader is proxy.reload: it prepares the file again and swaps the new
+// declaration into running's Middleware, or refuses it whole.
+func reloader(file string, ov overrides, opts []agentready.Option, running declaration) func() error {
+	m, creds := running.m, running.creds
+	return func() error {
 		// New's warnings are the Reload's to say, once: the Middleware
 		// prepare builds to decide on the file is not served.
-		next, err := prepare(c.configFile, ov, append(opts[:len(opts):len(opts)], quiet)...)
+		next, err := prepare(file, ov, append(opts[:len(opts):len(opts)], quiet)...)
 		if err != nil {
 			return err
 		}
 		// What New was built with cannot change by a Reload: a file that
 		// would change it is refused, not half applied.
-		if err := sameSettings(c.configFile, running, next); err != nil {
+		if err := sameSettings(file, running, next); err != nil {
 			return err
 		}
 		if err := m.Reload(next.Site); err != nil {
@@ -257,16 +326,10 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		}
 		// m reads the tokens and keys of the declaration it was built
 		// with; they become the file's (and the flags') as read now.
-		decl.creds.Store(next.creds.Load())
+		creds.Store(next.creds.Load())
 		running = next
 		return nil
 	}
-	var h http.Handler = m.Handler(rp)
-	if mx != nil {
-		h = mx.Documents(h, m)
-	}
-	p.handler = forwardedWarning(h, ip, c.log)
-	return p, nil
 }
 
 var (

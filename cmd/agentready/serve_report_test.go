@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentready/agentready/internal/reportview"
 	livereport "github.com/agentready/agentready/report"
 )
 
@@ -64,7 +65,7 @@ const chromeUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (
 
 // gptBotCounts reads GPTBot's allowed, denied and rate-limited counts in
 // s, summed over its rows.
-func gptBotCounts(s livereport.Snapshot) (allowed, denied, limited int64) {
+func gptBotCounts(s reportview.Snapshot) (allowed, denied, limited int64) {
 	for _, a := range s.Agents {
 		if a.Name == "GPTBot" {
 			allowed += a.Allowed
@@ -141,7 +142,7 @@ func TestServeReportLoopback(t *testing.T) {
 			accept = "application/json"
 		}
 		code, h, body = getReport(t, "http://"+reportAddr, path, accept, "")
-		var s livereport.Snapshot
+		var s reportview.Snapshot
 		if err := json.Unmarshal([]byte(body), &s); code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "application/json") || err != nil {
 			t.Fatalf("%s (Accept %q): %d %q %v\n%s", path, accept, code, h.Get("Content-Type"), err, body)
 		}
@@ -173,7 +174,7 @@ func TestServeReportLoopback(t *testing.T) {
 	}
 	sendAs(t, "http://"+public, "/admin", gptBot, 403)
 	_, _, body = getReport(t, "http://"+reportAddr, "/report.json", "", "")
-	var s livereport.Snapshot
+	var s reportview.Snapshot
 	if err := json.Unmarshal([]byte(body), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func TestServeReportWiring(t *testing.T) {
 	front := httptest.NewServer(p.handler)
 	defer front.Close()
 	reportTraffic(t, front.URL)
-	if a, d, l := gptBotCounts(rep.Snapshot()); a != 4 || d != 1 || l != 1 {
+	if a, d, l := gptBotCounts(reportJSON(t, rep)); a != 4 || d != 1 || l != 1 {
 		t.Errorf("GPTBot allowed %d, denied %d, rate-limited %d; want 4, 1, 1", a, d, l)
 	}
 	if err := p.reload(); err != nil {
@@ -341,7 +342,19 @@ func TestServeReportWiring(t *testing.T) {
 	sendAs(t, front.URL, "/products", gptBot, 200)
 	sendAs(t, front.URL, "/admin/users", gptBot, 403)
 	sendAs(t, front.URL, "/api/search?q=d", gptBot, 429) // the store is kept: the limit's bucket is still empty
-	if a, d, l := gptBotCounts(rep.Snapshot()); a != 5 || d != 2 || l != 2 {
+	if a, d, l := gptBotCounts(reportJSON(t, rep)); a != 5 || d != 2 || l != 2 {
 		t.Errorf("after a reload: GPTBot allowed %d, denied %d, rate-limited %d; want 5, 2, 2", a, d, l)
 	}
+}
+
+// reportJSON reads what rep serves as JSON, as a site's tooling does.
+func reportJSON(t *testing.T, rep *livereport.Report) reportview.Snapshot {
+	t.Helper()
+	w := httptest.NewRecorder()
+	rep.ServeHTTP(w, httptest.NewRequest("GET", "/report.json", nil))
+	var s reportview.Snapshot
+	if err := json.Unmarshal(w.Body.Bytes(), &s); err != nil {
+		t.Fatalf("the report's JSON: %v", err)
+	}
+	return s
 }

@@ -50,6 +50,11 @@ type verdictCase struct {
 	// until it calls prepare. The test fails once serve takes the file, so
 	// that the mark is removed.
 	serveUnwired string
+	// serveKeys marks a file whose only problem is in the upstream or
+	// serve keys, which are agentready serve's: config.LoadSite leaves them
+	// to it (config.ParseSite accepts them whatever they hold), and they
+	// imply no option of New, so LoadSite + New take the file.
+	serveKeys string
 }
 
 const (
@@ -108,9 +113,9 @@ var verdicts = map[string]verdictCase{
 	"bad-default-signature-no-proven.yaml": {want: []string{`:19: agents[0].verify.signature_agents: trusts key directories for agents the site does not declare`,
 		"set proven beside it"}},
 	"bad-fall-back-unrequired.yaml": {want: []string{`:19: agents[0].verify.fall_back: serves a refused claim as "*", and without required: true`}},
-	"bad-trusted-proxy.yaml":        {want: []string{`:11: serve.trusted_proxies[0]: "10.0.0.0/33": not a CIDR`}},
+	"bad-trusted-proxy.yaml":        {want: []string{`:11: serve.trusted_proxies[0]: "10.0.0.0/33": not a CIDR`}, opts: proxyOptions(false, "10.0.0.0/33")},
 	"bad-no-value.yaml":             {want: []string{`:10: contact: has no value`}},
-	"bad-bool-yes.yaml":             {want: []string{`:11: serve.robots: "yes" is not a bool`}},
+	"bad-bool-yes.yaml":             {want: []string{`:11: serve.robots: "yes" is not a bool`}, serveKeys: "serve.robots: yes is not a boolean, and a program using the library has no robots setting in its file"},
 	// Hostile declarations (issue 33): trusted proxies covering much of
 	// the internet, credentials in published URLs, an api-key header that
 	// never reaches the application, a rate in name only.
@@ -248,7 +253,7 @@ func TestVerdict(t *testing.T) {
 				}
 				_, err = agentready.New(site, opts...)
 			}
-			if (err == nil) != tc.ok {
+			if (err == nil) != (tc.ok || tc.serveKeys != "") {
 				t.Errorf("config.LoadSite + agentready.New: %v", err)
 			}
 		})

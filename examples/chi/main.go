@@ -1,6 +1,8 @@
 // Command chi is the demo site of examples/stdlib on the chi router: the
 // Outdoor Supply Co. of draft-car Appendix A, published and enforced by
-// agentready.
+// agentready. The declaration is a file, examples/stdlib/site.yaml (the
+// same as stdlib's Go); the application's handlers are
+// examples/internal/demo's.
 //
 //	go run ./examples/chi -addr 127.0.0.1:8080
 //
@@ -12,6 +14,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"log"
 	"log/slog"
@@ -21,21 +24,48 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/examples/internal/demo"
 )
 
 func main() {
 	addr := flag.String("addr", ":8080", "address to listen on (host:port)")
+	siteFile := flag.String("site", "examples/stdlib/site.yaml", "the declaration file (from the repository's root)")
 	redisAddr := flag.String("redis", "", "share rate limits with other replicas through the Redis at this host:port")
 	flag.Parse()
-
-	app := demo.NewApp()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	m, closeStore, err := demo.Middleware(context.Background(), app, *redisAddr, nil, *addr, logger)
+	app := demo.NewApp()
+
+	// The declaration: every problem of the file at once, by line.
+	site, _, err := config.LoadSite(*siteFile)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer func() { _ = closeStore() }()
+	opts := []agentready.Option{
+		agentready.WithLogger(logger),
+		agentready.WithDocuments(agentready.Documents{RobotsTxt: true}),
+		agentready.WithOnDecision(demo.LogDecision(logger)),
+		agentready.WithAuthenticator(func(r *http.Request, c *config.Capability, token string) error {
+			if !app.ValidToken(token) {
+				return errors.New("unknown or expired token; get one from /auth/token")
+			}
+			return nil
+		}),
+	}
+	if *redisAddr != "" {
+		store, closeRedis, err := demo.Redis(*redisAddr, logger)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer func() { _ = closeRedis() }()
+		opts = append(opts, agentready.WithStore(store))
+	}
+	m, err := agentready.New(site, opts...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	go func() { _ = m.Run(context.Background()) }() // the background work: sources, sessions
 
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
@@ -46,7 +76,6 @@ func main() {
 	r.HandleFunc("/admin/*", app.Private)
 	r.HandleFunc("/internal/*", app.Private)
 	r.Get("/", app.Home)
-
 	if err := demo.Serve(*addr, r, os.Stdout); err != nil {
 		log.Fatal(err)
 	}

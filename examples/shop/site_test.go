@@ -24,11 +24,11 @@ func TestSiteYAML(t *testing.T) {
 		t.Fatalf("site.yaml:\n got %+v\nwant %+v", fromFile, want)
 	}
 	// The file's dialect is read without Formats saying it.
-	if err := config.Validate(&fromFile, config.Formats{}); err != nil {
+	if err := publish.Validate(&fromFile, config.Formats{}); err != nil {
 		t.Fatal(err)
 	}
 	f := config.Formats{Dialect: config.DialectV010}
-	if err := config.Validate(&fromFile, f); err != nil {
+	if err := publish.Validate(&fromFile, f); err != nil {
 		t.Fatal(err)
 	}
 	a, err := publish.Render(&want, publish.Options{Formats: f})

@@ -131,11 +131,25 @@ func demoSite(t *testing.T, trusted ...string) (target, host string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, closeStore, err := demo.Middleware(ctx, app, "", trusted, ln.Addr().String(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	// examples/stdlib's declaration and -trust-signature-agent wiring.
+	decl, _, err := config.LoadSite("../stdlib/site.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { closeStore() })
+	opts := []agentready.Option{agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	if len(trusted) > 0 {
+		for i := range decl.Agents {
+			if decl.Agents[i].Name == "claude" {
+				decl.Agents[i].Verify = config.Verification{Required: true, Methods: []string{config.VerifySignature}, SignatureAgents: trusted}
+			}
+		}
+		opts = append(opts, agentready.WithVerification(verify.Options{AllowHTTPLoopback: true, Authorities: []string{ln.Addr().String()}}))
+	}
+	m, err := agentready.New(decl, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = m.Run(ctx) }()
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/search", m.Capability("product-search")(http.HandlerFunc(app.Search)))
 	site := httptest.NewUnstartedServer(m.Handler(mux))

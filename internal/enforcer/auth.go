@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
 )
 
@@ -70,16 +71,21 @@ func quoteSafe(s string) string {
 	}, s)
 }
 
-// checkAuth checks the credential capability ci declares (draft-car 2.5
-// Auth) and reports whether it passes; when it does not, d is DenyAuth. It
-// is the one check Wrap, a route binding and AuthForEveryClient all make:
+// auth is the stage of declared auth (draft-car 2.5 Auth): the
+// credential the capability in force declares is checked, and a request
+// without it, or whose credential fails, is refused (DenyAuth). It is the
+// one check Wrap, a route binding and AuthForEveryClient all make:
 // an hmac capability's signature is verified (Config.SignedRequests),
 // other credentials go to Config.Authenticate, and without either only
 // the credential's presence is checked (d.PresenceOnly).
-func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *decision) bool {
+func (e *Enforcer) auth(s *scope) bool {
+	if s.ci < 0 || !resolve.AuthRequired(e.p.Capabilities[s.ci].Auth) {
+		return true
+	}
+	r, ci, d := s.r, s.ci, s
 	c := &e.p.Capabilities[ci]
 	hmac := resolve.AuthType(c.Auth) == config.AuthHMAC && e.signed != nil
-	d.PresenceOnly = e.auth == nil && !hmac
+	d.PresenceOnly = e.authFn == nil && !hmac
 	cred := credential(r, &c.Auth)
 	var err error
 	switch {
@@ -87,13 +93,35 @@ func (e *Enforcer) checkAuth(r *http.Request, ci int, record bool, d *decision) 
 		d.Outcome, d.Rule = enforce.DenyAuth, e.lines.auth[ci]
 		return false
 	case hmac:
-		err = e.verifySigned(r, c.Decl, record)
-	case e.auth != nil:
-		err = e.auth(r, c.Decl, cred)
+		err = e.verifySigned(r, c.Decl, !s.explain)
+	case e.authFn != nil:
+		err = e.authFn(r, c.Decl, cred)
 	}
 	if err != nil {
 		d.Outcome, d.Rule, d.Err = enforce.DenyAuth, e.lines.auth[ci], err
 		return false
 	}
 	return true
+}
+
+// verifySigned checks the RFC 9421 signature of a request to a capability
+// declaring Auth: hmac. The digest a signature may cover is over the whole
+// body, which is read first, bounded by the capability's BodyLimit, and
+// given back afterwards whatever the verifier did with it: the handler,
+// or the enforced declaration when a shadow's verifies, reads it as sent.
+func (e *Enforcer) verifySigned(r *http.Request, c *config.Capability, record bool) error {
+	if r.Body != nil && r.Body != http.NoBody {
+		orig := r.Body
+		limit := resolve.BodyLimit(c)
+		b, err := reqbody.Buffer(r, limit)
+		if err != nil {
+			return reqbody.ErrRead
+		}
+		if int64(len(b)) > limit {
+			return reqbody.ErrTooLarge
+		}
+		defer func() { r.Body = reqbody.Of(b, orig) }()
+	}
+	_, err := e.signed.Verify(r, record)
+	return err
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/authority"
+	"github.com/agentready/agentready/internal/fields"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
@@ -18,31 +20,31 @@ import (
 )
 
 // setReportHeader adds HeaderReportOnly for d, a denial not applied.
-func setReportHeader(w http.ResponseWriter, d *decision) {
+func setReportHeader(w http.ResponseWriter, d *scope) {
 	v := d.Outcome.String() + ";status=" + strconv.Itoa(d.Status)
 	rule := d.Rule
 	if rule == "" && d.Err != nil {
 		rule = d.Err.Error()
 	}
 	if rule != "" {
-		v += ";rule=" + sfString(rule)
+		v += ";rule=" + fields.SFString(rule)
 	}
 	w.Header().Set(enforce.HeaderReportOnly, v)
 }
 
 // setRateHeaders adds RateLimit-Policy and RateLimit to an allowed response.
-func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *decision) {
-	if d.n == 0 || d.header == nil {
+func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *scope) {
+	if d.n == 0 || d.set.policy == nil {
 		return
 	}
 	h := w.Header()
-	h[headerRateLimitPolicy] = d.header
-	h[headerRateLimit] = []string{d.rateLimit.value(d.limits[:d.n], d.Results[:d.n])}
+	h[fields.RateLimitPolicy] = d.set.policy
+	h[fields.RateLimit] = []string{d.set.rateLimit.Value(d.set.limits[:d.n], d.Results[:d.n])}
 }
 
 // deny answers a denied request with application/problem+json (RFC 9457)
 // whose detail names the declared rule, and a Link to agents.txt.
-func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
+func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 	if d.Outcome == enforce.DenySession {
 		e.denySession(w, d)
 		return
@@ -72,6 +74,16 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 	if d.Rule != "" {
 		prob.Extra["rule"] = d.Rule
 	}
+	e.explainDenial(w, r, d, &prob)
+	if err := problem.Write(w, prob); err != nil {
+		e.log.Debug("agentready: writing problem response", "err", err)
+	}
+}
+
+// explainDenial fills prob's detail, and the fields of the answer, for
+// what refused d: the rule and what would be accepted instead.
+func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scope, prob *problem.Problem) {
+	h := w.Header()
 	switch d.Outcome {
 	case enforce.DenyPath:
 		if strings.HasPrefix(d.Rule, "paths longer") {
@@ -83,7 +95,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		}
 	case enforce.DenyCapability:
 		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
-		if d.capability.index() < 0 {
+		if _, ok := e.p.CapabilityIndex(d.Capability); !ok {
 			// The Recorder refused a capability a reload removed.
 			prob.Detail = d.Rule + "; the session was created before"
 		}
@@ -104,7 +116,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 			h.Set("Cache-Control", "no-store")
 		}
 	case enforce.DenyAuth:
-		ci := d.capability.index()
+		ci := d.ci
 		c := &e.p.Capabilities[ci]
 		if ch := e.lines.challenges[ci]; ch != "" {
 			h.Set("WWW-Authenticate", ch)
@@ -123,7 +135,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		}
 	case enforce.DenyRate:
 		secs := problem.RetryAfterSeconds(d.RetryAfter)
-		h.Set(headerRetryAfter, strconv.Itoa(secs))
+		h.Set(fields.RetryAfter, strconv.Itoa(secs))
 		e.setRateHeaders(w, d)
 		prob.Type = problem.QuotaExceeded
 		prob.Title = "Quota Exceeded"
@@ -131,9 +143,9 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		prob.Detail = fmt.Sprintf("rate limit %q (%s) is exhausted; retry in %d s", d.Limit, strings.TrimPrefix(d.Rule, "Rate-Limit: "), secs)
 	case enforce.DenyHost:
 		prob.Detail = d.Err.Error()
-		var he *errHost
+		var he *authority.Error
 		if errors.As(d.Err, &he) {
-			prob.Extra["hosts"] = he.admitted
+			prob.Extra["hosts"] = he.Admitted
 		}
 	case enforce.DenyTarget:
 		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a request that every router reads the same way", r.RequestURI, d.Err)
@@ -156,21 +168,18 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *decision) {
 		} else {
 			e.log.Error("agentready: rate-limit store failed", "err", d.Err)
 		}
-		h.Set(headerRetryAfter, strconv.Itoa(retry))
+		h.Set(fields.RetryAfter, strconv.Itoa(retry))
 		prob.Detail = "the rate-limit store is unavailable"
-	}
-	if err := problem.Write(w, prob); err != nil {
-		e.log.Debug("agentready: writing problem response", "err", err)
 	}
 }
 
 // denySession answers 401 (or the status sessionmgr.ErrorStatus gives) in
 // problem+json with the v0.1.0 envelope members ok and error.
-func (e *Enforcer) denySession(w http.ResponseWriter, d *decision) {
+func (e *Enforcer) denySession(w http.ResponseWriter, d *scope) {
 	status, msg := sessionmgr.ErrorStatus(d.Err)
 	if status >= 500 {
 		e.log.Error("agentready: session store failed", "err", d.Err)
-		w.Header().Set(headerRetryAfter, "1")
+		w.Header().Set(fields.RetryAfter, "1")
 	}
 	if e.lines.link != nil {
 		w.Header()["Link"] = e.lines.link

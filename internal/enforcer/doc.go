@@ -1,9 +1,8 @@
-// Package enforcer is agentready's per-request pipeline: it classifies the
-// client (only a plausible browser passes untouched), refuses a target
-// routers read differently (400), then checks path rules, capability
-// scope, declared auth and rate limits, all of a request's limits in one
-// store call, and reports an enforce.Decision. A denial is an RFC 9457
-// problem+json body naming the rule, with an honest Retry-After for a rate
-// limit. docs/design.md ("Semantics that must be exactly right") has the
-// details; the root package builds the Enforcer from the options.
+// Package enforcer is agentready's per-request enforcement: a request's
+// scope (scope.go) goes through an ordered chain of stages (chain.go), one
+// file and one concern each, from classifying the client to the rate
+// limits and the session check, and leaves through one exit that carries
+// the decision out (an RFC 9457 problem+json denial names the rule) and
+// hands it to the recording layer. docs/design.md ("Enforcement") has the
+// shape, "Semantics that must be exactly right" the details.
 package enforcer

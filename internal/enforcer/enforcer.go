@@ -12,8 +12,8 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/authority"
 	"github.com/agentready/agentready/internal/clientip"
-	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
@@ -55,15 +55,11 @@ type Config struct {
 	// ignoring ASCII case and a trailing slash; the rules then hold on
 	// every such spelling.
 	LenientRouting bool
-	// ReportOnly decides and reports every request but denies none: a
-	// request that would be denied is served, its decision (with
-	// ReportOnly set) goes to OnDecision, and its response carries the
-	// HeaderReportOnly header.
+	// ReportOnly serves a request that would be denied, its decision with
+	// ReportOnly set and its response with HeaderReportOnly.
 	ReportOnly bool
-	// LiteralPathParameters declares that the application reads a ";" in
-	// a path segment as data. Without it a segment's ";" parameter is
-	// assumed stripped before routing, as servlet containers do, and the
-	// path is decided on without its parameters too.
+	// LiteralPathParameters: the application reads a segment's ";" as
+	// data; without it the path is decided on without its parameters too.
 	LiteralPathParameters bool
 	// DecisionField sets the Agentready-Decision field (HeaderDecision) of
 	// every request passed to next to its decision, after removing any
@@ -73,17 +69,14 @@ type Config struct {
 	// (CIDRs or addresses), served without enforcement.
 	ProbePaths []string
 	ProbeNets  []string
-	// Hosts, when not empty, are the hosts (host or host:port) an agent's
-	// request may name besides the address it arrived on (host.go);
-	// another is answered 421. The site's own host is the caller's to
-	// list.
+	// Hosts, when not empty, are the hosts (host or host:port, the site's
+	// among them) an agent may name besides the address it arrived on.
 	Hosts []string
-	// Recorder, when set, serves the requests of v0.1.0 sessions once they
-	// are decided; agentready wires its audit trail here.
+	// Recorder, when set, checks and records the requests of v0.1.0
+	// sessions; agentready wires its audit trail here.
 	Recorder recorder
-	// Shadow, when set, is called with every request and its decision,
-	// before the decision is applied (agentready.WithShadow). It must not
-	// read the body.
+	// Shadow, when set, hears of every request and its decision before the
+	// decision is carried out (agentready.WithShadow); it reads no body.
 	Shadow func(r *http.Request, d enforce.Decision)
 	// SignedRequests verifies the RFC 9421 signatures of requests to
 	// capabilities that declare Auth: hmac (*verifier.RequestSignatures).
@@ -110,6 +103,34 @@ type claimChecker interface {
 	AcceptSignature(policy string) string
 }
 
+// recorder checks and records the requests of v0.1.0 sessions
+// (internal/trail). Check is the session stage's, Start the recording
+// layer's, after the stages: each may refuse more, never less, and
+// neither runs a stage again.
+type recorder interface {
+	// Check looks up the session of r, decided as d, and returns d as the
+	// session amends it and the session, nil when none is valid.
+	Check(r *http.Request, d enforce.Decision, agent string, client netip.Prefix) (enforce.Decision, *session.Session)
+	// Start begins recording r, a request of the valid session s, and
+	// returns the writer to answer it through (a recording) and d as the
+	// recording amends it.
+	Start(w http.ResponseWriter, r *http.Request, d enforce.Decision, s *session.Session) (http.ResponseWriter, enforce.Decision)
+}
+
+// recording is the writer a recorder's Start returns: it binds the
+// response's status to the request's audit event.
+type recording interface {
+	http.ResponseWriter
+	// Begin records the event of a request about to be served; false
+	// when it could not, and answered 503 itself.
+	Begin() bool
+	// Bind makes the event that of the capability a route binding behind
+	// Wrap completed the decision d for, and returns d as it amends it.
+	Bind(d enforce.Decision) enforce.Decision
+	// Finish ends the recording once next has returned.
+	Finish(r *http.Request)
+}
+
 // signedRequests verifies a request's HTTP Message Signature and returns
 // the key id that signed it; *verifier.RequestSignatures is one. record is
 // false for Explain (and a shadow declaration), which must not use up the
@@ -118,9 +139,8 @@ type signedRequests interface {
 	Verify(r *http.Request, record bool) (keyID string, err error)
 }
 
-// Enforcer applies a compiled policy to requests: classify, access,
-// capability scope, declared auth, rate limits. It is safe for concurrent
-// use.
+// Enforcer applies a compiled policy to requests (chain.go). It is safe
+// for concurrent use.
 type Enforcer struct {
 	p *policy.Policy
 	// folded is the policy with its patterns and endpoints in lower case
@@ -128,7 +148,7 @@ type Enforcer struct {
 	// route pattern; querySensitive: a rule may decide a path and the path
 	// with a query differently, so both are matched.
 	folded         *policy.Policy
-	routes         routeTable
+	routes         policy.RouteTable
 	querySensitive bool
 	implicitAI     bool
 	// pathParams: a path is decided on without its ";" parameters too
@@ -139,7 +159,7 @@ type Enforcer struct {
 	// previews are the known names of link previews and feed readers,
 	// which pass as browsers (config.Access.LinkPreviews); nil otherwise.
 	previews map[string]bool
-	hosts    *hosts // nil: any Host
+	hosts    *authority.List // nil: any Host
 	// usage is the site's usage preferences when it states any: every
 	// response gets their Content-Usage header; enforceUsage refuses the
 	// crawlers they deny.
@@ -156,13 +176,13 @@ type Enforcer struct {
 	verifier claimChecker
 	declared map[string]int
 	signed   signedRequests
-	auth     enforce.Authenticator
+	authFn   enforce.Authenticator
 
 	lim   limiter
 	lines declLines
 	rec   recorder
-	// bound counts the route bindings made: while there are none, Wrap
-	// puts no decision in the request context.
+	// bound counts the route bindings made: while there are none, no
+	// request's scope outlives Wrap (chain.go's exit).
 	bound atomic.Int32
 
 	// What hears of a decision.
@@ -191,7 +211,7 @@ func New(cfg Config) (*Enforcer, error) {
 	}
 	p := cfg.Policy
 	site := p.Site()
-	e := &Enforcer{p: p, ip: cfg.ClientIP, auth: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
+	e := &Enforcer{p: p, ip: cfg.ClientIP, authFn: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
 		rec: cfg.Recorder, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow,
 		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly, pathParams: !cfg.LiteralPathParameters,
 		decisionField: cfg.DecisionField}
@@ -206,7 +226,7 @@ func New(cfg Config) (*Enforcer, error) {
 			}
 		}
 	}
-	hs, err := newHosts(cfg.Hosts)
+	hs, err := authority.New(cfg.Hosts)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("enforce: %w", err))
 	}
@@ -243,17 +263,17 @@ func New(cfg Config) (*Enforcer, error) {
 	e.lines = newDeclLines(p)
 	for i := range p.Capabilities {
 		c := &p.Capabilities[i]
-		if resolve.AuthType(c.Auth) == config.AuthHMAC && e.auth == nil && e.signed == nil {
+		if resolve.AuthType(c.Auth) == config.AuthHMAC && e.authFn == nil && e.signed == nil {
 			// Presence-only would take any Signature value for a valid one.
 			errs = append(errs, fmt.Errorf("enforce: capability %q: Auth hmac asks for a signed request (RFC 9421): "+
 				"give the signing keys (agentready.WithRequestSignatures), or check it yourself (agentready.WithAuthenticator), or declare another auth type", c.ID))
 		}
 	}
-	e.routes = newRouteTable(p)
-	e.querySensitive = querySensitive(p.Rules)
+	e.routes = policy.NewRouteTable(p)
+	e.querySensitive = policy.QuerySensitive(p.Rules)
 	if cfg.LenientRouting {
 		var err error
-		if e.folded, err = policy.Compile(foldSite(site)); err != nil {
+		if e.folded, err = policy.Compile(policy.FoldSite(site)); err != nil {
 			errs = append(errs, fmt.Errorf("enforce: the declaration in lower case (LenientRouting): %w", err))
 		}
 	}
@@ -314,91 +334,6 @@ func newDeclLines(p *policy.Policy) declLines {
 	return l
 }
 
-// decide runs the pipeline for r, classified as c. ci is the capability a
-// route binding names (-1: route by endpoint); rf, when not nil, the
-// router Wrap wraps, which says which route r reaches. consume=false
-// (Explain) checks no limit. Everything it stores in d points into the
-// policy or the request.
-func (e *Enforcer) decide(r *http.Request, c policy.Class, ci int, rf routeFinder, consume bool, d *decision) {
-	p := e.p
-	d.setClass(c)
-	if !d.class.Agent() {
-		d.Outcome = enforce.Pass
-		return
-	}
-	if rule := e.probe(r, d); rule != "" {
-		d.Outcome, d.Rule = enforce.Pass, rule
-		return
-	}
-	if e.previews[d.class.Name] && d.class.Kind == policy.Known && len(r.Header["User-Agent"]) == 1 && !agentHeaders(r.Header) {
-		// Served as a browser is: any client may send a browser's
-		// User-Agent, so this opens nothing that was closed. A second
-		// User-Agent, a session or a signature makes a browser's
-		// User-Agent an agent's (classify), and a preview's too.
-		d.Outcome, d.Rule = enforce.Pass, enforce.RuleLinkPreview
-		return
-	}
-	ai := e.setAgent(d)
-	d.Identity.Claimed = d.class.Name
-	ai, ok := e.grade(r, ai, consume, d)
-	if !ok {
-		return
-	}
-	if e.hosts != nil {
-		if err := e.hosts.check(r); err != nil {
-			d.Outcome, d.Err = enforce.DenyHost, err
-			return
-		}
-	}
-
-	ci, ok = e.access(r, ci, rf, d)
-	if !ok {
-		return
-	}
-	if ci >= 0 {
-		c := &p.Capabilities[ci]
-		d.Capability, d.capability = c.ID, refTo(ci)
-		if ai >= 0 && !p.Agents[ai].Permitted[ci] {
-			d.Outcome, d.Rule = enforce.DenyCapability, p.Agents[ai].Rule
-			return
-		}
-		// Declared auth (draft-car 2.5 Auth).
-		if resolve.AuthRequired(c.Auth) && !e.checkAuth(r, ci, consume, d) {
-			return
-		}
-	}
-
-	e.rateLimit(r, ai, ci, consume, d)
-}
-
-func (e *Enforcer) classify(r *http.Request) policy.Class {
-	v := r.Header.Values("User-Agent")
-	var c policy.Class
-	if e.classFn != nil {
-		c = e.classFn(r)
-	} else {
-		var ua string
-		if len(v) > 0 {
-			ua = v[0]
-		}
-		c = e.uas.classify(e.p.Classifier, ua)
-	}
-	if c.Kind == policy.Browser && (len(v) > 1 || agentHeaders(r.Header)) {
-		// Two User-Agents, or a browser's that comes with an agent's
-		// session or signature (ChatGPT's agent sends a Chrome User-Agent
-		// and a Web Bot Auth signature): an agent, under "*".
-		return policy.Class{Kind: policy.Unknown, Policy: -1}
-	}
-	return c
-}
-
-// agentHeaders reports whether h carries what only agents send: a v0.1.0
-// session (X-Agent-Session), a Web Bot Auth Signature-Agent, or an RFC
-// 9421 Signature-Input.
-func agentHeaders(h http.Header) bool {
-	return len(h[session.HeaderSession]) > 0 || len(h["Signature-Input"]) > 0 || len(h["Signature-Agent"]) > 0
-}
-
 // ruleText is the declaration line of a matched rule.
 func (e *Enforcer) ruleText(r *policy.Rule) string {
 	if e.p.Implicit && !r.Allow {
@@ -412,188 +347,4 @@ func (e *Enforcer) ruleText(r *policy.Rule) string {
 		return e.lines.deny[r.Index]
 	}
 	return r.Pattern
-}
-
-// Explain returns the decision for r without serving it and without
-// consuming any rate-limit token: Limits lists the limits that would apply
-// and, when the store implements Peeker, Results what each would answer
-// (an exhausted limit makes the decision DenyRate).
-func (e *Enforcer) Explain(r *http.Request) enforce.Decision {
-	var d decision
-	ci := -1
-	if wd := e.wrapped(r); wd != nil {
-		ci = wd.capability.index()
-	}
-	e.decide(r, e.classify(r), ci, nil, false, &d)
-	d.Status = statusOf(&d.Decision)
-	if e.recorded(r, &d) {
-		agent, client := e.identityOf(r, &d)
-		e.rec.Check(r, &d.Decision, agent, client)
-	}
-	return d.Decision
-}
-
-// Wrap enforces the policy on every request before next. /robots.txt is
-// always served (docs/design.md: it is always allowed).
-func (e *Enforcer) Wrap(next http.Handler) http.Handler {
-	rf, _ := next.(routeFinder)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Whoever sends it: an upgrade to HTTP/2 that next took would
-		// carry every later request on the connection past Wrap.
-		// HTTP2-Settings means nothing without an Upgrade.
-		if _, ok := r.Header["Upgrade"]; ok {
-			httpsyntax.OnlyWebSocket(r.Header)
-		}
-		if e.usage != nil {
-			e.setContentUsage(w, r)
-		}
-		if r.URL.Path == "/robots.txt" && r.URL.RawPath == "" && plainGet(r) {
-			// As sent, not decoded: chi would route "/robots%2Etxt" as
-			// another path. Another method or a query is decided as any
-			// request: WordPress answers /robots.txt?rest_route=... from
-			// its REST API.
-			if e.decisionField {
-				var d decision
-				d.setClass(e.classify(r))
-				if d.class.Agent() {
-					e.setAgent(&d)
-				}
-				d.Outcome, d.Rule = enforce.Pass, ruleRobots
-				e.handOn(r, &d.Decision)
-			}
-			next.ServeHTTP(w, r)
-			return
-		}
-		e.serve(w, r, next, -1, rf)
-	})
-}
-
-// serve decides and answers: pass, allow (with RateLimit headers) or deny.
-// ci is the capability a lone route binding names, -1 under Wrap.
-func (e *Enforcer) serve(w http.ResponseWriter, r *http.Request, next http.Handler, ci int, rf routeFinder) {
-	c := e.classify(r)
-	if !c.Agent() {
-		// A browser: nothing else applies. Its Decision is built only
-		// when something reads it.
-		if e.hook == nil && e.shadow == nil && !e.decisionField && (ci >= 0 || e.bound.Load() == 0) {
-			next.ServeHTTP(w, r)
-			return
-		}
-		var d decision
-		d.Outcome = enforce.Pass
-		d.setClass(c)
-		e.handOn(r, &d.Decision)
-		if ci < 0 && e.bound.Load() > 0 {
-			e.pass(w, r, next, onHeap(&d), ci) // a binding behind reads it
-			return
-		}
-		e.tell(r, &d.Decision) // the hook's copy; d stays on the stack
-		next.ServeHTTP(w, r)
-		return
-	}
-	var d decision
-	e.decide(r, c, ci, rf, true, &d)
-	if d.Outcome == enforce.Pass { // a probe
-		e.handOn(r, &d.Decision)
-		e.pass(w, r, next, onHeap(&d), ci)
-		return
-	}
-	d.Status = statusOf(&d.Decision)
-	d.ReportOnly = e.reportOnly && d.Outcome != enforce.Allow
-	if d.Outcome == enforce.Allow || d.ReportOnly {
-		if d.normal != "" {
-			// Forwarded as decided on: in its canonical form. The target
-			// was read as sent until now, by a signature's @path among
-			// others.
-			r = withTarget(r, d.normal)
-		}
-		e.handOn(r, &d.Decision)
-	}
-	bound := (d.Outcome == enforce.Allow || d.ReportOnly) && ci < 0 && e.bound.Load() > 0
-	recorded := e.recorded(r, &d)
-	if bound || recorded {
-		// The decision outlives this call: a Capability binding behind
-		// reads it from the request's context, the recorder keeps it.
-		hd := onHeap(&d)
-		if bound {
-			r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, hd))
-		}
-		if recorded {
-			e.record(w, r, next, hd, e.shadow)
-			return
-		}
-		e.finish(w, r, next, hd)
-		return
-	}
-	e.finish(w, r, next, &d)
-}
-
-// handOn sets the decision field of r, a request passed on, to d, after
-// removing any copy the client sent (Config.DecisionField). Under Wrap, a route binding behind narrows
-// Wrap's decision and leaves the field as Wrap set it.
-func (e *Enforcer) handOn(r *http.Request, d *enforce.Decision) {
-	if e.decisionField {
-		dropDecisionFields(r.Header, r.Trailer)
-		setDecisionField(r.Header, d)
-	}
-}
-
-// onHeap returns a copy of d that may outlive the request's stack.
-func onHeap(d *decision) *decision {
-	hd := new(decision)
-	*hd = *d
-	return hd
-}
-
-// finish reports d to a shadow and carries it out.
-func (e *Enforcer) finish(w http.ResponseWriter, r *http.Request, next http.Handler, d *decision) {
-	if e.shadow != nil {
-		e.shadow(r, d.Decision) // once per request, as Wrap (or a lone binding) decided it
-	}
-	e.answer(w, r, next, d)
-}
-
-// pass reports d, a Pass, and serves next.
-func (e *Enforcer) pass(w http.ResponseWriter, r *http.Request, next http.Handler, d *decision, ci int) {
-	if ci < 0 && e.bound.Load() > 0 {
-		// A Capability binding behind reads this decision.
-		r = r.WithContext(context.WithValue(r.Context(), decisionKey{e}, d))
-	}
-	e.tell(r, &d.Decision)
-	next.ServeHTTP(w, r)
-}
-
-// tell reports d, a Pass, to the decision hook and the shadow, each a copy.
-func (e *Enforcer) tell(r *http.Request, d *enforce.Decision) {
-	if e.hook != nil {
-		d.Method, d.Path = r.Method, r.URL.Path
-		e.hook(*d)
-	}
-	if e.shadow != nil {
-		e.shadow(r, *d)
-	}
-}
-
-// answer reports d to the decision hook and carries it out: next for Pass,
-// and for Allow with the RateLimit headers; a problem response otherwise.
-func (e *Enforcer) answer(w http.ResponseWriter, r *http.Request, next http.Handler, d *decision) {
-	if e.hook != nil {
-		d.Method, d.Path = r.Method, r.URL.Path
-		if d.Outcome != enforce.Pass {
-			e.clientAddr(r, d)
-		}
-		e.hook(d.Decision)
-	}
-	switch {
-	case d.Outcome == enforce.Pass:
-		next.ServeHTTP(w, r)
-	case d.Outcome == enforce.Allow:
-		e.setRateHeaders(w, d)
-		next.ServeHTTP(w, r)
-	case d.ReportOnly:
-		setReportHeader(w, d)
-		next.ServeHTTP(w, r)
-	default:
-		e.deny(w, r, d)
-	}
 }

@@ -1,7 +1,6 @@
 package enforcer
 
 import (
-	"net/http"
 	"net/netip"
 
 	"github.com/agentready/agentready/enforce"
@@ -16,24 +15,23 @@ type probes struct {
 	nets  []netip.Prefix
 }
 
-// probe returns why r is an infrastructure probe that passes without
-// enforcement (a probe path, a probe network), or "". A request presenting
-// a session is an agent's action, to record, whoever sends it: never a
-// probe.
-func (e *Enforcer) probe(r *http.Request, d *decision) string {
-	if (e.probes.paths == nil && e.probes.nets == nil) || len(r.Header[session.HeaderSession]) != 0 {
-		return ""
+// probe passes an infrastructure probe without enforcement (a probe
+// path, a probe network). A request presenting a session is an agent's
+// action, to record, whoever sends it: never a probe.
+func (e *Enforcer) probe(s *scope) bool {
+	r := s.r
+	if (e.probes.paths == nil && e.probes.nets == nil) || s.limitOnly || len(r.Header[session.HeaderSession]) != 0 {
+		return true
 	}
 	if e.probes.paths[r.URL.Path] && r.URL.RawPath == "" && plainGet(r) {
 		// The path as sent: a router that routes the raw path (chi) would
 		// take "/health%7A" for another one. A probe GETs it; another
 		// method or a query may reach another handler.
-		return enforce.RuleProbePath
+		s.Rule = enforce.RuleProbePath
+	} else if len(e.probes.nets) > 0 && e.fromProbeNetwork(s) {
+		s.Rule = enforce.RuleProbeNetwork
 	}
-	if len(e.probes.nets) > 0 && e.fromProbeNetwork(r, d) {
-		return enforce.RuleProbeNetwork
-	}
-	return ""
+	return s.Rule == "" // else a Pass: nothing later applies
 }
 
 // fromProbeNetwork reports whether r comes from a probe network. The
@@ -44,8 +42,8 @@ func (e *Enforcer) probe(r *http.Request, d *decision) string {
 // X-Forwarded-For, only Forwarded or X-Real-IP, an entry that does not
 // parse, a proxy that is not trusted). A load balancer's own health check
 // carries no forwarding header and passes.
-func (e *Enforcer) fromProbeNetwork(r *http.Request, d *decision) bool {
-	addr := e.clientAddr(r, d)
+func (e *Enforcer) fromProbeNetwork(s *scope) bool {
+	r, addr := s.r, e.clientAddr(s)
 	in := false
 	for _, n := range e.probes.nets {
 		if n.Contains(addr) {
@@ -62,19 +60,4 @@ func (e *Enforcer) fromProbeNetwork(r *http.Request, d *decision) bool {
 	}
 	peer, _ := clientip.ParseHostPort(r.RemoteAddr)
 	return addr != peer && !e.ip.Trusted(addr)
-}
-
-// plainGet reports whether r is a GET or HEAD without a query or a method
-// override header: what a crawler fetching /robots.txt or a health check
-// sends, and nothing an application routes elsewhere.
-func plainGet(r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead || r.URL.RawQuery != "" || r.URL.ForceQuery {
-		return false
-	}
-	for _, k := range overrideHeaders {
-		if len(r.Header[k]) > 0 {
-			return false
-		}
-	}
-	return true
 }

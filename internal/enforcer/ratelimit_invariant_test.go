@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/clientip"
+	"github.com/agentready/agentready/internal/fields"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/testclock"
 	"github.com/agentready/agentready/internal/testing/fixtures"
@@ -66,9 +67,9 @@ func (s *recordingStore) Allow(ctx context.Context, limits []ratelimit.Limit, re
 }
 
 // TestRateLimitValueInvariant holds every response, from goroutines at
-// once, to the reference rendering of the results the store gave its own
-// request: routes whose limits are the pipeline's, a bound capability's
-// alone (completeForCapability), none; two agent policies whose limits give the same
+// once, to the rendering of the results the store gave its own request
+// (fields' tests hold the rendering to their reference): routes whose limits are the pipeline's, a bound capability's
+// alone (bind.go, complete), none; two agent policies whose limits give the same
 // numbers under other names; 429s; and a store that fails after filling
 // its results, whose results no response carries: its request gets 503,
 // with the RateLimit of the call before it on a bound route (Wrap's, whose
@@ -153,7 +154,9 @@ func rateLimitInvariant(t *testing.T, random bool) {
 					continue
 				}
 				call := calls[len(calls)-1]
-				want := string(appendRateLimit(nil, call.limits, call.res))
+				// The rendering of what the store answered this request
+				// (fields' tests hold it to their reference rendering).
+				want := fields.NewRateLimitField(call.limits).Value(call.limits, call.res)
 				if len(got) != 1 || got[0] != want {
 					t.Errorf("%s: status %d, RateLimit %q, want [%q]", id, w.Code, got, want)
 				}

@@ -7,11 +7,26 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/session"
 )
 
-// This file is what the pipeline knows of v0.1.0 sessions: who a session
-// is bound to, the decisions a Recorder makes (their rules), and the
-// session endpoint's rate limits. Recording is the Recorder's.
+// session is the stage of v0.1.0 sessions, after the limits: a request to
+// record (with X-Agent-Session, or to a session-required capability) has
+// its session looked up whatever was decided, a denial's too (its audit
+// trail records it); the recorder may refuse more, never less.
+func (e *Enforcer) session(s *scope) {
+	if e.rec == nil || s.limitOnly || s.Outcome == enforce.Pass {
+		return
+	}
+	_, presented := s.r.Header[session.HeaderSession]
+	requires := s.Capability != "" && e.p.Capabilities[s.ci].Decl.RequiresSession
+	if !presented && !requires {
+		return
+	}
+	s.recorded = true
+	agent, client := e.identityOf(s)
+	s.Decision, s.sess = e.rec.Check(s.r, s.Decision, agent, client)
+}
 
 // Identify returns who is calling, the way sessions are bound: the
 // declared agent policy the User-Agent names ("claude"), else "*/" and the
@@ -19,23 +34,24 @@ import (
 // "*/ShopAgent"), or "*"; and the client's network (an IPv6 client's /64).
 // ok is false for browsers: only agents hold sessions.
 func (e *Enforcer) Identify(r *http.Request) (agent string, client netip.Prefix, ok bool) {
-	c := e.classify(r)
+	c := e.classOf(r)
 	if !c.Agent() {
 		return "", netip.Prefix{}, false
 	}
-	var d decision
-	return e.agentIdentity(r, c), clientip.Key(e.clientAddr(r, &d)), true
+	var s scope
+	newScope(&s, r, nil, -1)
+	return e.agentIdentity(r, c), clientip.Key(e.clientAddr(&s)), true
 }
 
-// identityOf is Identify from a decision already made for r: the class is
-// d's, and the client network is the one the rate limits used when they
-// were keyed by it.
-func (e *Enforcer) identityOf(r *http.Request, d *decision) (string, netip.Prefix) {
-	client := d.client.Net
+// identityOf is Identify from the scope of a request already decided: the
+// class is s's, and the client network is the one the rate limits used
+// when they were keyed by it.
+func (e *Enforcer) identityOf(s *scope) (string, netip.Prefix) {
+	client := s.client.Net
 	if e.lim.keyFn != nil || e.lim.byAgent || !client.IsValid() {
-		client = clientip.Key(e.clientAddr(r, d))
+		client = clientip.Key(e.clientAddr(s))
 	}
-	return e.agentIdentity(r, d.class), client
+	return e.agentIdentity(s.r, s.class), client
 }
 
 // agentIdentity is the agent a session is bound to (see Identify).
@@ -57,44 +73,25 @@ func (e *Enforcer) agentIdentity(r *http.Request, c policy.Class) (agent string)
 // identity keeps.
 const maxProductLen = 64
 
-// LimitOnly returns a handler that applies only the site-wide and agent
-// rate limits before next, for endpoints exempt from path rules (the
-// v0.1.0 session endpoint). Browsers pass untouched. An allowed decision
-// has Rule RuleSessionEndpoint.
+// LimitOnly applies only the site-wide and agent rate limits before next
+// (the v0.1.0 session endpoint, exempt from path rules): the chain runs
+// with the scope's limitOnly flag. An allowed decision has Rule
+// RuleSessionEndpoint.
 func (e *Enforcer) LimitOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var d decision
-		e.decideLimitOnly(r, true, &d)
-		e.answer(w, r, next, &d)
+		var s scope
+		newScope(&s, r, nil, -1)
+		s.limitOnly = true
+		e.chain(&s)
+		e.exit(w, next, &s)
 	})
 }
 
 // ExplainLimitOnly is Explain for a request LimitOnly would serve: the
 // limits that would be checked, none consumed.
 func (e *Enforcer) ExplainLimitOnly(r *http.Request) enforce.Decision {
-	var d decision
-	e.decideLimitOnly(r, false, &d)
-	return d.Decision
-}
-
-// decideLimitOnly classifies r and, for an agent, checks the site and
-// agent limits (consume=false: lists them only).
-func (e *Enforcer) decideLimitOnly(r *http.Request, consume bool, d *decision) {
-	d.setClass(e.classify(r))
-	if !d.class.Agent() {
-		d.Outcome = enforce.Pass
-		return
-	}
-	ai := e.setAgent(d)
-	d.Identity.Claimed = d.class.Name
-	// Creating a session is no way around verification: the claim is
-	// checked here as on every other request.
-	ai, ok := e.grade(r, ai, consume, d)
-	if !ok {
-		d.Status = statusOf(&d.Decision)
-		return
-	}
-	d.Rule = enforce.RuleSessionEndpoint
-	e.rateLimit(r, ai, -1, consume, d)
-	d.Status = statusOf(&d.Decision)
+	var s scope
+	newScope(&s, r, nil, -1)
+	s.limitOnly = true
+	return e.explain(&s)
 }

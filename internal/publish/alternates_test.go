@@ -3,6 +3,8 @@ package publish
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentready/agentready/internal/publish/cards"
 )
 
 func cardEntry(t testing.TB) *entry {
@@ -70,3 +72,7 @@ func TestAlternatesRefused(t *testing.T) {
 		}
 	}
 }
+
+// contentTypeMCPServerCard is the MCP server card's media type, the one
+// these tests negotiate against application/json.
+const contentTypeMCPServerCard = cards.TypeMCPServerCard

@@ -7,12 +7,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
 
@@ -33,22 +31,6 @@ func descriptorJWKS(key *ecdsa.PrivateKey) ([]byte, string, error) {
 		return nil, "", err
 	}
 	return []byte(`{"keys":[{"kty":"EC","crv":"P-256","x":"` + x + `","y":"` + y + `","kid":"` + kid + `","alg":"ES256","use":"sig"}]}`), kid, nil
-}
-
-// withJWKS returns a with the JWK Set in its authentication object (the
-// inline jwks of agent-uri-03 10.1, where 10.3 has verifiers find the key)
-// and, unless set, conformance level 3.
-func withJWKS(a config.HostedAgent, jwks []byte) config.HostedAgent {
-	auth := config.AgentAuthentication{}
-	if a.Authentication != nil {
-		auth = *a.Authentication
-	}
-	auth.JWKS = jwks
-	a.Authentication = &auth
-	if a.ConformanceLevel == nil {
-		a.ConformanceLevel = new(3)
-	}
-	return a
 }
 
 // signDescriptor adds to h the Content-Digest of body (RFC 9530 2) and an
@@ -109,25 +91,4 @@ func signResponse(h http.Header, ctype string, key *ecdsa.PrivateKey, kid string
 	h["Signature-Input"] = []string{"sig1=" + params}
 	h["Signature"] = []string{"sig1=:" + base64.StdEncoding.EncodeToString(sig) + ":"}
 	return nil
-}
-
-// deprecationHeader is what a deprecated descriptor's responses carry
-// (agent-uri-03 7.1.3): Deprecation (RFC 9745, the date as @seconds),
-// Sunset (RFC 8594) and a Link to the successor version; nil otherwise.
-func deprecationHeader(a *config.HostedAgent, lm time.Time) http.Header {
-	if a.Status != "deprecated" {
-		return nil
-	}
-	at := a.DeprecatedAt
-	if at.IsZero() {
-		at = lm
-	}
-	h := http.Header{"Deprecation": {"@" + strconv.FormatInt(at.Unix(), 10)}}
-	if !a.Sunset.IsZero() {
-		h["Sunset"] = []string{a.Sunset.UTC().Format(http.TimeFormat)}
-	}
-	if a.Successor != "" {
-		h["Link"] = []string{fmt.Sprintf(`<%s>; rel="successor-version"`, a.Successor)}
-	}
-	return h
 }

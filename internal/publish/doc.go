@@ -2,7 +2,10 @@
 // agent-discovery drafts and serves them.
 //
 // Rendering happens once, at construction, in one subpackage per format;
-// each is a pure function from a validated config.Site to bytes:
+// each is a pure function from a validated config.Site to bytes, and each
+// package's Format (discovery.Format) also holds the format's rules
+// (Validate runs them beside config.Validate's) and its part of the
+// declaration file's schema (FileSchema). Formats lists them:
 //
 //   - agentstxt: /.well-known/agents.txt (and /agents.txt), in the
 //     draft-car-agents-txt-wellknown-00 grammar or the v0.1.0 one;
@@ -18,11 +21,11 @@
 //     /server-card (SEP-2127), the A2A agent card, and the AI Catalog at
 //     /.well-known/ai-catalog.json listing them.
 //
-// Render runs the renderers a config.Formats selects and returns Documents:
+// Render runs the formats a config.Formats selects and returns Documents:
 // bytes plus the paths, content type, max-age, Last-Modified and, for
-// descriptors, the RFC 6906 profiles each is served with. The constants
-// contentType* and maxAge* carry each draft's requirements (draft-car 2.1,
-// 3.1 and 5.1, agents.md 1, agent:// 5.3 and 7.4).
+// descriptors, the RFC 6906 profiles each is served with. discovery's
+// constants Type* and MaxAge* carry each draft's requirements (draft-car
+// 2.1, 3.1 and 5.1, agents.md 1, agent:// 5.3 and 7.4).
 //
 // Serving is Handler's job. NewHandler checks the Documents (every problem
 // reported at once) and computes each one's strong ETag (a SHA-256 prefix of

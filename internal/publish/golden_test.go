@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
@@ -39,7 +38,7 @@ func TestGolden(t *testing.T) {
 	lm := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	for _, fx := range fixtures.All() {
 		t.Run(fx.Name, func(t *testing.T) {
-			if err := config.Validate(&fx.Site, fx.Formats); err != nil {
+			if err := publish.Validate(&fx.Site, fx.Formats); err != nil {
 				t.Fatalf("fixture does not validate: %v", err)
 			}
 			docs, err := publish.Render(&fx.Site, publish.Options{Formats: fx.Formats, LastModified: lm})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/publish/agentstxt"
 )
 
@@ -27,7 +28,7 @@ func TestGradedEquivalence(t *testing.T) {
 				Proven: &config.Grant{RateLimit: config.PerMinute(600), Capabilities: []string{"search", "cart"}}},
 		},
 	}
-	if err := config.Validate(&site, config.Formats{}); err != nil {
+	if err := publish.Validate(&site, config.Formats{}); err != nil {
 		t.Fatal(err)
 	}
 	body := rendered(t, &site, config.Formats{})

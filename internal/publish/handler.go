@@ -15,46 +15,23 @@ import (
 	"time"
 
 	"github.com/rs/cors"
+
+	"github.com/agentready/agentready/internal/publish/discovery"
 )
 
-// Content types of the published documents.
+// Content types the handler and its tests name (discovery holds those
+// of the documents).
 const (
-	// contentTypeText is agents.txt's: draft-car 2.1 says it MUST be served
-	// as "text/plain; charset=utf-8".
-	contentTypeText = "text/plain; charset=utf-8"
-	// contentTypeJSON is for the JSON documents without a media type of
-	// their own (agents.json, AWP agent.json). draft-car 3.1 says agents.json
-	// MUST carry the charset parameter, so all of them do.
-	contentTypeJSON = "application/json; charset=utf-8"
-	// contentTypeMarkdown is agents.md's (agents.md 1 allows text/markdown
-	// or text/plain; RFC 7763 makes charset required for text/markdown).
-	contentTypeMarkdown = "text/markdown; charset=utf-8"
-	// contentTypeAgentJSON is the agent:// descriptor media type
-	// (draft-narvaneni-agent-uri-03 7.5, 12.3). A Document with Profiles is
-	// served with the first profile as its profile parameter (7.4).
-	contentTypeAgentJSON = "application/agent+json"
+	contentTypeJSON      = discovery.TypeJSON
+	contentTypeAgentJSON = discovery.TypeAgentJSON
 	// contentTypeProblemJSON is RFC 9457's; every error this package
 	// answers carries it (agent:// 9).
 	contentTypeProblemJSON = "application/problem+json"
 )
 
-// Default Cache-Control max-ages.
-const (
-	// maxAgeAgentsTxt is draft-car 5.1's RECOMMENDED 300 s, for agents.txt
-	// and its agents.json companion.
-	maxAgeAgentsTxt = 300 * time.Second
-	// maxAgeAgentsMD is agents.md 1's "Cache-Control: public, max-age=86400".
-	maxAgeAgentsMD = 24 * time.Hour
-	// maxAgeAgentJSON is for AWP's agent.json and agent:// descriptors. Neither
-	// draft names a lifetime (agent:// 5.3 only asks for Cache-Control plus
-	// ETag or Last-Modified), so agentready uses draft-car's 300 s: short
-	// enough that an edited declaration reaches agents within minutes, and
-	// revalidation is a cheap 304 thanks to the ETag.
-	maxAgeAgentJSON = 300 * time.Second
-	// preflightMaxAge is how long browsers may cache a CORS preflight answer
-	// (Access-Control-Max-Age), in seconds.
-	preflightMaxAge = 300
-)
+// preflightMaxAge is how long browsers may cache a CORS preflight answer
+// (Access-Control-Max-Age), in seconds.
+const preflightMaxAge = 300
 
 // allowedMethods is the Allow header value of every document: what a
 // document path answers (RFC 9110 10.2.1; 405 and OPTIONS carry it).
@@ -70,7 +47,7 @@ type Document struct {
 	// "/" and matched exactly against the request path
 	// ("/.well-known/agents.txt", "/agents.txt").
 	Paths []string
-	// ContentType is the Content-Type, e.g. contentTypeText.
+	// ContentType is the Content-Type, e.g. discovery.TypeText.
 	ContentType string
 	// Body is the document, served as is.
 	Body []byte

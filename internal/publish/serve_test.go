@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
@@ -32,7 +31,7 @@ func TestServeFixtures(t *testing.T) {
 	}
 	for _, fx := range fixtures.All() {
 		t.Run(fx.Name, func(t *testing.T) {
-			if err := config.Validate(&fx.Site, fx.Formats); err != nil {
+			if err := publish.Validate(&fx.Site, fx.Formats); err != nil {
 				t.Fatalf("fixture does not validate: %v", err)
 			}
 			docs, err := publish.Render(&fx.Site, publish.Options{Formats: fx.Formats, LastModified: modified})

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentready/agentready/audit"
+	"github.com/agentready/agentready/internal/auditparams"
 	"github.com/agentready/agentready/internal/reqbody"
 )
 
@@ -24,7 +24,7 @@ import (
 const (
 	// maxBodyDepth is the deepest a recorded JSON body may nest: the body
 	// object is level 1, as the params object is in the audit trail.
-	maxBodyDepth = audit.MaxParamsDepth
+	maxBodyDepth = auditparams.MaxDepth
 	// maxBodyValues is the most values (members and array elements, at
 	// every level) a recorded JSON body may hold.
 	maxBodyValues = 10000
@@ -52,9 +52,9 @@ var (
 )
 
 // reservedMembers are the params names the trail records the target
-// (audit.TargetMember), a query that collides with the body (QueryMember)
+// (auditparams.TargetMember), a query that collides with the body (QueryMember)
 // and a body not recorded member by member (BodyMember) under.
-var reservedMembers = [...]string{audit.TargetMember, QueryMember, BodyMember}
+var reservedMembers = [...]string{auditparams.TargetMember, QueryMember, BodyMember}
 
 // readBody reads r's body, at most limit bytes, before the handler runs,
 // and puts it back byte for byte for the handler. It returns the params to

@@ -9,6 +9,7 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/auditparams"
 	"github.com/agentready/agentready/internal/resolve"
 )
 
@@ -64,7 +65,7 @@ func (rec *recording) start(r *http.Request, d *enforce.Decision, now time.Time)
 // members.
 func queryMembers(raw string) map[string]any {
 	vals, _ := url.ParseQuery(raw) // pairs that do not parse are skipped, as ParseQuery skips them
-	delete(vals, audit.TargetMember)
+	delete(vals, auditparams.TargetMember)
 	if len(vals) == 0 {
 		return nil
 	}
@@ -120,8 +121,8 @@ func copyMap(m map[string]any) map[string]any {
 // path (paramTags); for a request of no capability, the params of every
 // capability whose template a reading of the path has are, so that the
 // store's Redactor hides a sensitive one whatever the decision.
-func (t *Trail) targetOf(r *http.Request, d *enforce.Decision) audit.Target {
-	tg := audit.Target{Path: r.URL.EscapedPath(), Query: r.URL.RawQuery}
+func (t *Trail) targetOf(r *http.Request, d *enforce.Decision) auditparams.Target {
+	tg := auditparams.Target{Path: r.URL.EscapedPath(), Query: r.URL.RawQuery}
 	ci := t.capIndex(d)
 	segs := readSegments(tg.Path)
 	if ci < 0 {
@@ -135,7 +136,7 @@ func (t *Trail) targetOf(r *http.Request, d *enforce.Decision) audit.Target {
 	for i := range c.Decl.Params {
 		if p := &c.Decl.Params[i]; p.In == config.InHeader {
 			for _, v := range r.Header.Values(p.Name) {
-				tg.Headers = append(tg.Headers, audit.Param{Name: p.Name, Value: v})
+				tg.Headers = append(tg.Headers, auditparams.Header{Name: p.Name, Value: v})
 			}
 		}
 	}

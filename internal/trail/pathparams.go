@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/auditparams"
 	"github.com/agentready/agentready/internal/policy"
 )
 
-// A path param is recorded (audit.Target.PathParams) by the segment of the
+// A path param is recorded (auditparams.Target.PathParams) by the segment of the
 // path as sent that holds it, so that the store's Redactor can hide that
 // segment. Which segment holds it is a matter of reading: the enforcer
 // routes a path as sent, without a trailing slash or a format extension,
@@ -42,7 +42,7 @@ type segments struct {
 	dotted bool
 	// seen are the tags paramTags gave, so that a tag is added once (a
 	// path may repeat a template thousands of times).
-	seen map[audit.PathParam]bool
+	seen map[auditparams.PathParam]bool
 	run  []int // paramTags' buffer, kept for the next template
 }
 
@@ -70,10 +70,10 @@ func readSegments(path string) *segments {
 
 // paramTags returns the declared in:path params of the capability c that
 // segments of the path hold on some reading, each by its segment of the
-// path (audit.PathParam), appended to tags unless already there. Its cost
+// path (auditparams.PathParam), appended to tags unless already there. Its cost
 // is linear in the path: each segment is compared with the template's
 // literals by length first (==), its readings computed once.
-func (s *segments) paramTags(tags []audit.PathParam, c *policy.Capability) []audit.PathParam {
+func (s *segments) paramTags(tags []auditparams.PathParam, c *policy.Capability) []auditparams.PathParam {
 	ts := templateSegments(c)
 	if ts == nil || len(ts) >= len(s.parts) {
 		return tags
@@ -144,7 +144,7 @@ func (s *segments) paramTags(tags []audit.PathParam, c *policy.Capability) []aud
 // one per template segment) have the template ts: each "{param}" a
 // non-empty segment, each literal (lits: as written and unescaped, in
 // lower case) equal to the segment on some reading of it.
-func (s *segments) match(tags []audit.PathParam, c *policy.Capability, ts []string, lits [][]string, idx []int) []audit.PathParam {
+func (s *segments) match(tags []auditparams.PathParam, c *policy.Capability, ts []string, lits [][]string, idx []int) []auditparams.PathParam {
 	for j, t := range ts {
 		if isParam(t) {
 			if s.parts[idx[j]] == "" {
@@ -159,7 +159,7 @@ func (s *segments) match(tags []audit.PathParam, c *policy.Capability, ts []stri
 			continue
 		}
 		if name := t[1 : len(t)-1]; declaredInPath(c.Decl, name) {
-			tags = s.addTag(tags, audit.PathParam{Name: name, Segment: idx[j]})
+			tags = s.addTag(tags, auditparams.PathParam{Name: name, Segment: idx[j]})
 		}
 	}
 	return tags
@@ -212,9 +212,9 @@ func declaredInPath(c *config.Capability, name string) bool {
 }
 
 // addTag appends t to tags unless paramTags gave it before.
-func (s *segments) addTag(tags []audit.PathParam, t audit.PathParam) []audit.PathParam {
+func (s *segments) addTag(tags []auditparams.PathParam, t auditparams.PathParam) []auditparams.PathParam {
 	if s.seen == nil {
-		s.seen = map[audit.PathParam]bool{}
+		s.seen = map[auditparams.PathParam]bool{}
 		for _, have := range tags {
 			s.seen[have] = true
 		}
@@ -310,7 +310,7 @@ func unescape(s string) string {
 // session id travels there, and the container routes without it), and
 // each segment a tag holds written "{name}", so that a value the Redactor
 // hides in the target does not reach the event's capability either.
-func pathLabel(path string, tags []audit.PathParam) string {
+func pathLabel(path string, tags []auditparams.PathParam) string {
 	parts := strings.Split(path, "/")
 	for i := range parts {
 		parts[i] = unescape(cutParams(parts[i]))

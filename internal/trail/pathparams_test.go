@@ -1,7 +1,6 @@
 package trail
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/auditparams"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
@@ -294,23 +294,23 @@ func TestPathParamTags(t *testing.T) {
 	tr := cardsTrail(t)
 	for _, tt := range []struct {
 		target, capability string
-		want               []audit.PathParam
+		want               []auditparams.PathParam
 		eventCapability    string
 	}{
-		{"/api/cards/42", "card.get", []audit.PathParam{{Name: "card_number", Segment: 3}}, "card.get"},
-		{"/api/cards;x/42/Details.json", "card.details", []audit.PathParam{{Name: "card_number", Segment: 3}}, "card.details"},
-		{"/api/users/ada/tokens/t1", "token.revoke", []audit.PathParam{{Name: "user", Segment: 3}, {Name: "token", Segment: 5}}, "token.revoke"},
-		{"/v/p/1234/x", "pin.check", []audit.PathParam{{Name: "pin", Segment: 3}}, "pin.check"},
+		{"/api/cards/42", "card.get", []auditparams.PathParam{{Name: "card_number", Segment: 3}}, "card.get"},
+		{"/api/cards;x/42/Details.json", "card.details", []auditparams.PathParam{{Name: "card_number", Segment: 3}}, "card.details"},
+		{"/api/users/ada/tokens/t1", "token.revoke", []auditparams.PathParam{{Name: "user", Segment: 3}, {Name: "token", Segment: 5}}, "token.revoke"},
+		{"/v/p/1234/x", "pin.check", []auditparams.PathParam{{Name: "pin", Segment: 3}}, "pin.check"},
 		// A literal is not read without an extension: only the path is.
-		{"/v/p.json/1234/x", "", []audit.PathParam{{Name: "pin", Segment: 3}}, "/v/p.json/{pin}/x"},
+		{"/v/p.json/1234/x", "", []auditparams.PathParam{{Name: "pin", Segment: 3}}, "/v/p.json/{pin}/x"},
 		// No capability decided: every template a reading has.
-		{"/x/../api/cards/42/details", "", []audit.PathParam{{Name: "card_number", Segment: 5}},
+		{"/x/../api/cards/42/details", "", []auditparams.PathParam{{Name: "card_number", Segment: 5}},
 			"/x/../api/cards/{card_number}/details"},
 		{"/api/cards", "", nil, "/api/cards"},
 		{"/api/search", "", nil, "/api/search"},
 		{"/api/carts/42", "", nil, "/api/carts/42"},
 		{"/cart;jsessionid=A1/x%20y", "", nil, "/cart/x y"},
-		{"/api/cards/%2e%2e/42", "", []audit.PathParam{{Name: "card_number", Segment: 3}, {Name: "card_number", Segment: 4}},
+		{"/api/cards/%2e%2e/42", "", []auditparams.PathParam{{Name: "card_number", Segment: 3}, {Name: "card_number", Segment: 4}},
 			"/api/cards/{card_number}/{card_number}"},
 	} {
 		u, _ := url.ParseRequestURI(tt.target)
@@ -361,9 +361,8 @@ func TestBoundPathParams(t *testing.T) {
 	if len(rec.target.PathParams) != 0 {
 		t.Fatalf("product-search has no path param, recorded %v", rec.target.PathParams)
 	}
-	r = r.WithContext(context.WithValue(r.Context(), recordingKey{tr}, rec))
-	tr.Bound(r, &enforce.Decision{Outcome: enforce.Allow, Capability: "card.get"})
-	if want := []audit.PathParam{{Name: "card_number", Segment: 3}}; !reflect.DeepEqual(rec.target.PathParams, want) {
+	rec.Bind(enforce.Decision{Outcome: enforce.Allow, Capability: "card.get"})
+	if want := []auditparams.PathParam{{Name: "card_number", Segment: 3}}; !reflect.DeepEqual(rec.target.PathParams, want) {
 		t.Errorf("bound: path params %v, want %v", rec.target.PathParams, want)
 	}
 	rec.ev.ResponseStatus = 200

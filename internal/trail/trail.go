@@ -4,7 +4,8 @@
 // audit event before the handler runs (audit.Store.Begin) and binds the
 // response status to it before any byte reaches the agent
 // (audit.Store.Complete), answering 503 when it cannot. It runs no part
-// of the pipeline again. agentready wires it as enforcer.Config.Recorder.
+// of the pipeline again: it is the recording layer after the enforcer's
+// stages, which agentready wires as enforcer.Config.Recorder.
 package trail
 
 import (
@@ -42,20 +43,17 @@ type Config struct {
 	// before the removal, is refused (DenyCapability), and the refusal
 	// recorded in its audit trail.
 	Removed func(method, path string) (id string, at time.Time, ok bool)
-	// ReportOnly is the Enforcer's (enforcer.Config.ReportOnly).
-	ReportOnly bool
 	// Logger receives store failures. Default slog.Default().
 	Logger *slog.Logger
 }
 
 // Trail is the Recorder of an enforcer.Config.
 type Trail struct {
-	p          *policy.Policy
-	sessions   *sessionmgr.Manager
-	audit      audit.Store
-	removed    func(method, path string) (string, time.Time, bool)
-	reportOnly bool
-	log        *slog.Logger
+	p        *policy.Policy
+	sessions *sessionmgr.Manager
+	audit    audit.Store
+	removed  func(method, path string) (string, time.Time, bool)
+	log      *slog.Logger
 }
 
 // New returns the Trail of cfg.
@@ -63,17 +61,12 @@ func New(cfg Config) (*Trail, error) {
 	if cfg.Policy == nil || cfg.Sessions == nil {
 		return nil, errors.New("trail: Config.Policy and Config.Sessions are required")
 	}
-	t := &Trail{p: cfg.Policy, sessions: cfg.Sessions, audit: cfg.Audit, removed: cfg.Removed,
-		reportOnly: cfg.ReportOnly, log: cfg.Logger}
+	t := &Trail{p: cfg.Policy, sessions: cfg.Sessions, audit: cfg.Audit, removed: cfg.Removed, log: cfg.Logger}
 	if t.log == nil {
 		t.log = slog.Default()
 	}
 	return t, nil
 }
-
-// recordingKey is the request context key of the recording of a request
-// the Trail serves, for a route binding behind (Bound).
-type recordingKey struct{ t *Trail }
 
 // capIndex is the index of d's capability, -1 for none (or one a reload
 // removed).
@@ -88,76 +81,65 @@ func (t *Trail) capIndex(d *enforce.Decision) int {
 	return ci
 }
 
-// Record checks r's session and serves r as d, amended: it answers 401 for
-// a session-required capability without a valid session, records the
-// audit event of a request with a valid one, and ends the session after a
-// successful human-handoff capability.
-//
-// A recorded request is recorded before it acts: its body is read and
-// normalised (a body over the limits is refused, DenyBody, and the refusal
-// recorded), and its event is appended (audit.Store.Begin) before the
-// handler runs, so a store failure answers 503 before any side effect. The
-// status is bound to the event (audit.Store.Complete) before any byte of
-// the response reaches the agent; if that fails the agent gets 503 and the
-// trail keeps the action with audit.StatusUnrecorded.
-func (t *Trail) Record(w http.ResponseWriter, r *http.Request, next http.Handler, d *enforce.Decision, agent string, client netip.Prefix,
-	answer func(http.ResponseWriter, *http.Request, http.Handler)) {
-	// One reading of the sessions' clock serves the audit timestamp.
-	now := t.sessions.Now()
-	s := t.check(r, d, agent, client)
-	ci := t.capIndex(d)
-	if s != nil && ci < 0 && t.removed != nil {
-		// A capability a reload removed is refused to the sessions created
-		// before it, whatever the rules now say of its path (this only
-		// refuses); the refusal is recorded below like any decision.
-		// Session times are kept to the second: a session of the reload's
-		// own second counts as created after it.
+// Check looks up the session r carries, for a request the enforcer's
+// stages decided as d, and returns d as the session amends it and the
+// session, nil when there is no valid one: a session-required capability
+// without a valid session is refused (DenySession), and so is any request
+// whose session the store cannot check; a capability a reload removed is
+// refused to the sessions created before the removal (DenyCapability).
+func (t *Trail) Check(r *http.Request, d enforce.Decision, agent string, client netip.Prefix) (enforce.Decision, *session.Session) {
+	s := t.check(r, &d, agent, client)
+	if s != nil && t.capIndex(&d) < 0 && t.removed != nil {
+		// Whatever the rules now say of its path (this only refuses); the
+		// refusal is recorded like any decision. Session times are kept to
+		// the second: a session of the reload's own second counts as
+		// created after it.
 		if id, at, gone := t.removed(r.Method, r.URL.Path); gone && s.CreatedAt.Before(at.Truncate(time.Second)) {
 			d.Outcome, d.Status, d.Capability, d.Rule = enforce.DenyCapability, http.StatusForbidden, id, "capability "+id+" was removed from the declaration"
 		}
 	}
-	d.ReportOnly = t.reportOnly && d.Outcome != enforce.Allow && d.Status < 500
-	if s == nil {
-		answer(w, r, next)
-		return
-	}
-	rec := &recording{w: w, t: t, s: s, ctx: r.Context(), seq: -1, ci: ci}
+	return d, s
+}
+
+// Start begins recording r, a request of the valid session s decided as
+// d, and returns the writer to answer it through and d as the recording
+// amends it: the body is read and normalised first (one over the limits is
+// refused, DenyBody, and the refusal recorded); the event is appended
+// before the handler runs (Begin) and its status bound to it before any
+// byte reaches the agent (writer.go).
+func (t *Trail) Start(w http.ResponseWriter, r *http.Request, d enforce.Decision, s *session.Session) (http.ResponseWriter, enforce.Decision) {
+	rec := &recording{w: w, t: t, s: s, ctx: r.Context(), seq: -1, ci: t.capIndex(&d)}
 	if t.audit != nil {
-		if status, err := rec.start(r, d, now); err != nil && (d.Outcome == enforce.Allow || d.ReportOnly) {
+		if status, err := rec.start(r, &d, t.sessions.Now()); err != nil && (d.Outcome == enforce.Allow || d.ReportOnly) {
 			// The body cannot be recorded: the action does not run.
 			d.Outcome, d.Status, d.Err, d.ReportOnly = enforce.DenyBody, status, err, false
 			d.Rule = ruleBodyLimits
 			rec.ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
 		}
 	}
-	if d.Outcome != enforce.Allow && !d.ReportOnly {
-		answer(rec, r, next)
-		rec.finish()
-		return
-	}
-	r = r.WithContext(session.NewContext(context.WithValue(r.Context(), recordingKey{t}, rec), s))
-	answer(rec, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if t.audit != nil && !rec.begin() {
-			return // answered 503: nothing ran
-		}
-		next.ServeHTTP(w, r)
-	}))
-	rec.finish()
-	handedOff := !rec.failed && rec.status >= 200 && rec.status < 300
-	// rec.ci is the capability a route binding behind named, if one did
-	// (it may differ from the one the endpoint resolved, or there was none).
-	if ci := rec.ci; ci >= 0 && t.p.Capabilities[ci].Decl.HumanHandoff && handedOff {
-		// v0.1.0: a successful human_handoff checkout may end the session;
-		// ending it seals the audit trail.
-		if _, err := t.sessions.End(context.WithoutCancel(r.Context()), r, s, sessionmgr.Handoff); err != nil && !errors.Is(err, session.ErrNotFound) {
-			t.log.Error("agentready: ending the session after a human handoff", "session", s.ID, "err", err)
-		}
-	}
+	rec.served = d.Outcome == enforce.Allow || d.ReportOnly
+	return rec, d
 }
 
-// Check amends d as Record would for r's session, recording nothing.
-func (t *Trail) Check(r *http.Request, d *enforce.Decision, agent string, client netip.Prefix) {
-	t.check(r, d, agent, client)
+// Begin appends the event of a request about to be served, before the
+// handler runs; on failure it answers 503, nothing having run, and
+// reports false.
+func (a *recording) Begin() bool { return a.t.audit == nil || a.begin() }
+
+// Finish decides the status of a handler that returned without writing
+// and, after a successful human-handoff capability, ends the session.
+func (a *recording) Finish(r *http.Request) {
+	a.finish()
+	// a.ci is the capability a route binding behind named, if one did (it
+	// may differ from the one the endpoint resolved, or there was none).
+	if !a.served || a.failed || a.status < 200 || a.status >= 300 || a.ci < 0 || !a.t.p.Capabilities[a.ci].Decl.HumanHandoff {
+		return
+	}
+	// v0.1.0: a successful human_handoff checkout may end the session;
+	// ending it seals the audit trail.
+	if _, err := a.t.sessions.End(context.WithoutCancel(r.Context()), r, a.s, sessionmgr.Handoff); err != nil && !errors.Is(err, session.ErrNotFound) {
+		a.t.log.Error("agentready: ending the session after a human handoff", "session", a.s.ID, "err", err)
+	}
 }
 
 // check looks up the session r carries and returns it, nil when there is
@@ -183,28 +165,29 @@ func (t *Trail) check(r *http.Request, d *enforce.Decision, agent string, client
 	return nil
 }
 
-// Bound makes the event of r, when the Trail is recording it, that of the
-// capability a route binding behind Wrap resolved, with the binding's
-// decision d. Wrap read the body with the limit of the capability it knew
-// of (none: the default); a bound capability's own limit that is lower
-// holds here as at its endpoint, for every request that would be served,
-// report-only ones too (DenyBody).
-func (t *Trail) Bound(r *http.Request, d *enforce.Decision) {
-	rec, _ := r.Context().Value(recordingKey{t}).(*recording)
-	ci := t.capIndex(d)
-	if rec == nil || ci < 0 {
-		return
+// Bind makes the event the recording's request that of the capability a
+// route binding behind Wrap resolved, with the binding's decision d, and
+// returns d as the recording amends it. Wrap read the body with the limit
+// of the capability it knew of (none: the default); a bound capability's
+// own limit that is lower holds here as at its endpoint, for every
+// request that would be served, report-only ones too (DenyBody).
+func (a *recording) Bind(d enforce.Decision) enforce.Decision {
+	t := a.t
+	ci := t.capIndex(&d)
+	if ci < 0 {
+		return d
 	}
-	if (d.Outcome == enforce.Allow || t.reportOnly) && rec.bodyLen > resolve.BodyLimit(t.p.Capabilities[ci].Decl) {
+	if (d.Outcome == enforce.Allow || d.ReportOnly) && a.bodyLen > resolve.BodyLimit(t.p.Capabilities[ci].Decl) {
 		d.Outcome, d.Status, d.Err, d.ReportOnly = enforce.DenyBody, http.StatusRequestEntityTooLarge, reqbody.ErrTooLarge, false
 		d.Rule = ruleBodyLimits
 	}
-	rec.ci = ci
-	if !rec.decided {
+	a.ci = ci
+	if !a.decided {
 		// The bound capability's path params are recorded too, where a
 		// reading of the path has its template (the binding may sit at
 		// another path: then there are none).
-		rec.target.PathParams = readSegments(rec.target.Path).paramTags(rec.target.PathParams, &t.p.Capabilities[ci])
+		a.target.PathParams = readSegments(a.target.Path).paramTags(a.target.PathParams, &t.p.Capabilities[ci])
 	}
-	rec.bind(d)
+	a.bind(&d)
+	return d
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/auditparams"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 )
@@ -226,7 +227,7 @@ func TestEventParams(t *testing.T) {
 	r.Header.Set("Content-Type", "application/json")
 	rec, _, _ := startEvent(tr, r)
 	target := map[string]any{"path": "/cart", "query": "q=mug&tag=a&tag=b"}
-	want := map[string]any{"id": "body", "q": "mug", "tag": []any{"a", "b"}, audit.TargetMember: target}
+	want := map[string]any{"id": "body", "q": "mug", "tag": []any{"a", "b"}, auditparams.TargetMember: target}
 	if got := recorded(t, rec.ev); !reflect.DeepEqual(got, want) {
 		t.Errorf("params %#v, want %#v", got, want)
 	}
@@ -234,7 +235,7 @@ func TestEventParams(t *testing.T) {
 	// A query parameter and a body member of one name: both kept.
 	r = httptest.NewRequest("POST", "/cart?q=mug&tag=a&tag=b", strings.NewReader(`{"q":"body"}`))
 	rec, _, _ = startEvent(tr, r)
-	want = map[string]any{"q": "body", QueryMember: map[string]any{"q": "mug", "tag": []any{"a", "b"}}, audit.TargetMember: target}
+	want = map[string]any{"q": "body", QueryMember: map[string]any{"q": "mug", "tag": []any{"a", "b"}}, auditparams.TargetMember: target}
 	if got := recorded(t, rec.ev); !reflect.DeepEqual(got, want) {
 		t.Errorf("colliding params %#v, want %#v", got, want)
 	}
@@ -255,7 +256,7 @@ func TestEventTargetReserved(t *testing.T) {
 	if status != http.StatusBadRequest || !errors.Is(err, errBodyReserved) {
 		t.Fatalf("start: %d %v", status, err)
 	}
-	want := map[string]any{"q": "1", audit.TargetMember: map[string]any{"path": "/cart", "query": "q=1&%24request=x"}}
+	want := map[string]any{"q": "1", auditparams.TargetMember: map[string]any{"path": "/cart", "query": "q=1&%24request=x"}}
 	if got := recorded(t, aw.ev); !reflect.DeepEqual(got, want) {
 		t.Errorf("params %#v, want %#v", got, want)
 	}

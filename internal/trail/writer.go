@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/auditparams"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/session"
 )
@@ -33,16 +34,17 @@ type recording struct {
 	ev  audit.Event
 	seq int // the event's position once begun, -1 before
 	// ci is the capability the event is of: the one Wrap resolved, or the
-	// one a route binding behind named (Bound); -1 for none.
+	// one a route binding behind named (Bind); -1 for none.
 	ci int
 	// query and body are the members recorded of the query and the body;
 	// bodyLen the bytes of body read, with the limit of the capability
 	// Wrap resolved; target what the request targeted.
 	query, body map[string]any
 	bodyLen     int64
-	target      audit.Target
+	target      auditparams.Target
 	amended     bool // a route binding changed the event after it was begun
 	status      int
+	served      bool // the request goes to the handler (Start)
 	decided     bool
 	failed      bool
 	discard     http.Header

@@ -237,7 +237,7 @@ const (
 )
 
 // cards holds the Signature Agent Cards of the trusted agents whose URL is
-// a card's client_id, fetched by load and refreshed by run, never on the
+// a card's client_id, fetched by Load and refreshed by Run, never on the
 // request path: card reads the copy loaded last, without a lock. An agent
 // URL not given to newCards is never fetched. A card that fails to load or
 // parse is logged, once per failed fetch, and the last good copy keeps
@@ -306,22 +306,16 @@ func (c *cards) card(agentURL string) (Card, bool) {
 	return *p, true
 }
 
-// load fetches every card once, at the same time, and returns their errors
+// Load fetches every card once, at the same time, and returns their errors
 // joined. A card that fails keeps its last good copy.
-func (c *cards) load(ctx context.Context) error {
-	errs := make([]error, 0, len(c.entries))
-	var mu sync.Mutex
+func (c *cards) Load(ctx context.Context) error {
+	errs := make([]error, len(c.entries))
 	var wg sync.WaitGroup
+	i := 0
 	for _, e := range c.entries {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := c.loadOne(ctx, e); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
+		err := &errs[i]
+		wg.Go(func() { *err = c.loadOne(ctx, e) })
+		i++
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -384,11 +378,11 @@ func (c *cards) refreshAfter(h http.Header) time.Duration {
 	return max(c.minEvery, min(d, c.maxEvery))
 }
 
-// run fetches each card when it is due (at once for a card never loaded),
+// Run fetches each card when it is due (at once for a card never loaded),
 // until ctx is done. A refresh interval passes on either clock
 // (clock.Stamp.Sub): a verifier's clock that stands still does not stop
 // them.
-func (c *cards) run(ctx context.Context) {
+func (c *cards) Run(ctx context.Context) {
 	if len(c.entries) == 0 {
 		return
 	}

@@ -193,7 +193,7 @@ func TestCardsLoad(t *testing.T) {
 	if _, ok := c.card(agentURL(t, bot)); ok {
 		t.Fatal("a card before any load")
 	}
-	if err := c.load(context.Background()); err != nil {
+	if err := c.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	got, ok := c.card(agentURL(t, bot))
@@ -224,7 +224,7 @@ func TestCardsLoad(t *testing.T) {
 	for name, fail := range failures {
 		fail()
 		before := logs.Count("loading a Signature Agent Card failed")
-		if err := c.load(context.Background()); err == nil {
+		if err := c.Load(context.Background()); err == nil {
 			t.Errorf("%s: loaded", name)
 		}
 		if n := logs.Count("loading a Signature Agent Card failed") - before; n != 1 {
@@ -239,7 +239,7 @@ func TestCardsLoad(t *testing.T) {
 	}
 	// A new card replaces the old.
 	cs.serve("/bot", strings.Replace(draftCard(t, cs.URL), `"trigger": "fetcher"`, `"trigger": "crawler"`, 1), "")
-	if err := c.load(context.Background()); err != nil {
+	if err := c.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := c.card(agentURL(t, bot)); got.Purpose != "search-crawler" || got.Trigger != "crawler" {
@@ -252,14 +252,14 @@ func TestCardsLoad(t *testing.T) {
 func TestCardsNeverLoaded(t *testing.T) {
 	cs := newCardServer(t)
 	c, logs := testCards(t, cs.URL+"/missing")
-	if err := c.load(context.Background()); err == nil || logs.Count("loading a Signature Agent Card failed") != 1 {
+	if err := c.Load(context.Background()); err == nil || logs.Count("loading a Signature Agent Card failed") != 1 {
 		t.Fatalf("a 404: %v", err)
 	}
 	if _, ok := c.card(agentURL(t, cs.URL+"/missing")); ok {
 		t.Error("a card that never loaded is served")
 	}
 	cs.serve("/missing", strings.ReplaceAll(draftCard(t, cs.URL), "/bot", "/missing"), "")
-	if err := c.load(context.Background()); err != nil {
+	if err := c.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	spelled := strings.Replace(cs.URL, "http://", "HTTP://", 1) + "/./missing?x=1"
@@ -279,7 +279,7 @@ func TestCardsUntrustedNeverFetched(t *testing.T) {
 	if len(c.entries) != 1 {
 		t.Fatalf("%d entries, want the one card URL", len(c.entries))
 	}
-	if err := c.load(context.Background()); err != nil {
+	if err := c.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := c.card(agentURL(t, cs.URL+"/other")); ok {
@@ -329,7 +329,7 @@ func TestCardsRun(t *testing.T) {
 	c.minEvery = time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	var done atomic.Bool
-	go func() { c.run(ctx); done.Store(true) }()
+	go func() { c.Run(ctx); done.Store(true) }()
 	waitCard(t, func() bool { return cs.count("/bot") >= 3 })
 	if _, ok := c.card(agentURL(t, bot)); !ok {
 		t.Fatal("run loaded no card")
@@ -368,7 +368,7 @@ func TestCardsRunPinnedClock(t *testing.T) {
 	c.minEvery = 20 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	var done atomic.Bool
-	go func() { c.run(ctx); done.Store(true) }()
+	go func() { c.Run(ctx); done.Store(true) }()
 	waitCard(t, func() bool { return cs.count("/bot") >= 3 })
 	e := c.entries[agentURL(t, bot)]
 	e.mu.Lock()

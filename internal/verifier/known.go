@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/policy"
 )
 
@@ -12,7 +13,9 @@ import (
 // a policy of your own, check it against the operator's page: a site can
 // always name its sources in config.Verification instead.
 type knownRow struct {
-	Sources
+	// Only the sources are set: a row is the Verification a policy of
+	// its name gets for the kinds it names no source of.
+	config.Verification
 	// Pages are the operator's pages the row was checked against.
 	Pages []string
 	// Read is the day the pages were read (YYYY-MM-DD), in the stored
@@ -56,10 +59,10 @@ var known = map[string]knownRow{
 	// via GPT Actions"), which the IP egress page sends from the "ChatGPT
 	// integrations" ranges: both lists are ChatGPT acting for a user.
 	"chatgpt-user": {
-		Sources: Sources{IPRanges: []string{"https://openai.com/chatgpt-user.json", "https://openai.com/chatgpt-connectors.json"}},
-		Pages:   []string{openAIBots, "https://developers.openai.com/api/docs/guides/ip-addresses"},
-		Read:    "2026-11-27",
-		Note:    openAINote,
+		Verification: config.Verification{IPRanges: []string{"https://openai.com/chatgpt-user.json", "https://openai.com/chatgpt-connectors.json"}},
+		Pages:        []string{openAIBots, "https://developers.openai.com/api/docs/guides/ip-addresses"},
+		Read:         "2026-11-27",
+		Note:         openAINote,
 	},
 	// One list for the three; the article's "this list" links it.
 	"claudebot":        anthropic,
@@ -111,7 +114,7 @@ var known = map[string]knownRow{
 	// requests are signed: Signature-Agent g="https://agent.bot.goog", the
 	// key directory at its well-known URI.
 	"google-agent": {
-		Sources: Sources{
+		Verification: config.Verification{
 			SignatureAgents: []string{"https://agent.bot.goog"},
 			IPRanges:        []string{"https://developers.google.com/static/crawling/ipranges/user-triggered-agents.json"},
 		},
@@ -123,20 +126,20 @@ var known = map[string]knownRow{
 	// Auth, the keys at the origin its page links as "The location of the
 	// bot public keys" (a workers.dev host is one Cloudflare account's).
 	"cloudflarebrowserrenderingcrawler": {
-		Sources: Sources{SignatureAgents: []string{"https://web-bot-auth.cloudflare-browser-rendering-085.workers.dev"}},
-		Pages:   []string{"https://developers.cloudflare.com/browser-run/reference/automatic-request-headers/"},
-		Read:    "2026-11-27",
-		Note:    "the link target read in copies of the page source (cloudflare/cloudflare-docs)",
+		Verification: config.Verification{SignatureAgents: []string{"https://web-bot-auth.cloudflare-browser-rendering-085.workers.dev"}},
+		Pages:        []string{"https://developers.cloudflare.com/browser-run/reference/automatic-request-headers/"},
+		Read:         "2026-11-27",
+		Note:         "the link target read in copies of the page source (cloudflare/cloudflare-docs)",
 	},
 	"bingbot": {
-		Sources: Sources{IPRanges: []string{"https://www.bing.com/toolbox/bingbot.json"}, ReverseDNS: []string{"search.msn.com"}},
-		Pages:   []string{"https://www.bing.com/webmaster/help/how-to-verify-bingbot-3905dc26"},
-		Read:    "2026-11-25", Note: "the JSON URL is from secondary sources",
+		Verification: config.Verification{IPRanges: []string{"https://www.bing.com/toolbox/bingbot.json"}, ReverseDNS: []string{"search.msn.com"}},
+		Pages:        []string{"https://www.bing.com/webmaster/help/how-to-verify-bingbot-3905dc26"},
+		Read:         "2026-11-25", Note: "the JSON URL is from secondary sources",
 	},
 	"applebot": {
-		Sources: Sources{IPRanges: []string{"https://search.developer.apple.com/applebot.json"}, ReverseDNS: []string{"applebot.apple.com"}},
-		Pages:   []string{"https://support.apple.com/en-us/119829"},
-		Read:    "2026-11-25", Note: "the JSON URL is from secondary sources",
+		Verification: config.Verification{IPRanges: []string{"https://search.developer.apple.com/applebot.json"}, ReverseDNS: []string{"applebot.apple.com"}},
+		Pages:        []string{"https://support.apple.com/en-us/119829"},
+		Read:         "2026-11-25", Note: "the JSON URL is from secondary sources",
 	},
 	// Perplexity's page names https://www.perplexity.com/perplexitybot.json
 	// and .../perplexity-user.json; those are reported (issue 24) to
@@ -150,25 +153,25 @@ var known = map[string]knownRow{
 	"perplexitybot":   perplexity("https://www.perplexity.ai/perplexitybot.json"),
 	"perplexity-user": perplexity("https://www.perplexity.ai/perplexity-user.json"),
 	"ccbot": {
-		Sources: Sources{IPRanges: []string{"https://index.commoncrawl.org/ccbot.json"}, ReverseDNS: []string{"crawl.commoncrawl.org"}},
-		Pages:   []string{"https://commoncrawl.org/ccbot"},
-		Read:    "2026-11-25", Note: "from secondary sources",
+		Verification: config.Verification{IPRanges: []string{"https://index.commoncrawl.org/ccbot.json"}, ReverseDNS: []string{"crawl.commoncrawl.org"}},
+		Pages:        []string{"https://commoncrawl.org/ccbot"},
+		Read:         "2026-11-25", Note: "from secondary sources",
 	},
 	"mistralai-user": {
-		Sources: Sources{IPRanges: []string{"https://mistral.ai/mistralai-user-ips.json"}},
-		Pages:   []string{"https://docs.mistral.ai/robots"},
-		Read:    "2026-11-25",
+		Verification: config.Verification{IPRanges: []string{"https://mistral.ai/mistralai-user-ips.json"}},
+		Pages:        []string{"https://docs.mistral.ai/robots"},
+		Read:         "2026-11-25",
 	},
 	"duckassistbot": {
-		Sources: Sources{IPRanges: []string{"https://duckduckgo.com/duckassistbot.json"}},
-		Pages:   []string{"https://duckduckgo.com/duckduckgo-help-pages/results/duckassistbot/"},
-		Read:    "2026-11-27",
-		Note:    "the stored copy of the page (duckduckgo/duckduckgo-help-pages) lists its addresses inline; the JSON URL is from secondary sources",
+		Verification: config.Verification{IPRanges: []string{"https://duckduckgo.com/duckassistbot.json"}},
+		Pages:        []string{"https://duckduckgo.com/duckduckgo-help-pages/results/duckassistbot/"},
+		Read:         "2026-11-27",
+		Note:         "the stored copy of the page (duckduckgo/duckduckgo-help-pages) lists its addresses inline; the JSON URL is from secondary sources",
 	},
 	"amazonbot": {
-		Sources: Sources{ReverseDNS: []string{"crawl.amazonbot.amazon"}},
-		Pages:   []string{"https://developer.amazon.com/amazonbot"},
-		Read:    "2026-11-25",
+		Verification: config.Verification{ReverseDNS: []string{"crawl.amazonbot.amazon"}},
+		Pages:        []string{"https://developer.amazon.com/amazonbot"},
+		Read:         "2026-11-25",
 	},
 }
 
@@ -181,18 +184,18 @@ const (
 )
 
 func openAI(list string) knownRow {
-	return knownRow{Sources: Sources{IPRanges: []string{list}}, Pages: []string{openAIBots}, Read: "2026-11-27", Note: openAINote}
+	return knownRow{Verification: config.Verification{IPRanges: []string{list}}, Pages: []string{openAIBots}, Read: "2026-11-27", Note: openAINote}
 }
 
 var anthropic = knownRow{
-	Sources: Sources{IPRanges: []string{"https://claude.com/crawling/bots.json"}},
-	Pages:   []string{"https://support.claude.com/en/articles/8896518"},
-	Read:    "2026-11-27",
-	Note:    "the article's sentence read on privacy.claude.com (zh-TW); the link target in copies of the English article",
+	Verification: config.Verification{IPRanges: []string{"https://claude.com/crawling/bots.json"}},
+	Pages:        []string{"https://support.claude.com/en/articles/8896518"},
+	Read:         "2026-11-27",
+	Note:         "the article's sentence read on privacy.claude.com (zh-TW); the link target in copies of the English article",
 }
 
 func perplexity(list string) knownRow {
-	return knownRow{Sources: Sources{IPRanges: []string{list}},
+	return knownRow{Verification: config.Verification{IPRanges: []string{list}},
 		Pages: []string{"https://docs.perplexity.ai/docs/resources/perplexity-crawlers"},
 		Read:  "2026-11-27",
 		Note:  "read in a copy of the page source (pie575/perplexity-docs); the URLs, see the row comment",
@@ -208,7 +211,7 @@ var (
 
 func googleRow(list, page, rdns string) knownRow {
 	r := knownRow{
-		Sources: Sources{IPRanges: []string{"https://developers.google.com/static/crawling/ipranges/" + list}},
+		Verification: config.Verification{IPRanges: []string{"https://developers.google.com/static/crawling/ipranges/" + list}},
 		Pages: []string{"https://developers.google.com/crawling/docs/crawlers-fetchers/verify-google-requests",
 			"https://developers.google.com/crawling/docs/crawlers-fetchers/" + page},
 		Read: "2026-11-25",
@@ -236,7 +239,8 @@ func knownToken(lower string) string {
 // Known returns what the known-agent data holds for the agent product
 // token name (case-insensitive): the sources a policy of that name uses
 // when its Verification names none.
-func Known(name string) (Sources, bool) {
+func Known(name string) (config.Verification, bool) {
 	s, ok := known[strings.ToLower(name)]
-	return Sources{slices.Clone(s.SignatureAgents), slices.Clone(s.IPRanges), slices.Clone(s.ReverseDNS)}, ok
+	return config.Verification{SignatureAgents: slices.Clone(s.SignatureAgents), IPRanges: slices.Clone(s.IPRanges),
+		ReverseDNS: slices.Clone(s.ReverseDNS)}, ok
 }

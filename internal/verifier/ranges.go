@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/verify"
 
 	"go4.org/netipx"
@@ -233,6 +234,7 @@ type rangeList struct {
 	maxAge  time.Duration
 	every   time.Duration
 	log     *slog.Logger
+	shared  bool // other agents use the list too: it proves their operator
 
 	cur   atomic.Pointer[rangeSet]
 	mu    sync.Mutex // serialises loads and the staleness timer
@@ -351,4 +353,59 @@ func (r *rangeList) Run(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// rangeLists is the provider of IP range proofs: each list is a source
+// of every claim that names it, fetched once.
+type rangeLists struct {
+	f     *fetcher
+	o     *verify.Options
+	lists map[string]*rangeList // by URL
+}
+
+func (*rangeLists) method() string                             { return config.VerifyIPRange }
+func (*rangeLists) field() string                              { return "IPRanges" }
+func (*rangeLists) configured(v *config.Verification) []string { return v.IPRanges }
+func (*rangeLists) ready() error                               { return nil }
+
+func (p *rangeLists) bind(_ string, names []string, at string, users func(string) int) (src []source, errs []error) {
+	for _, u := range names {
+		r, ok := p.lists[u]
+		if !ok {
+			if err := p.f.checkURL(u); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", at, err))
+				continue
+			}
+			r = &rangeList{url: u, fetcher: p.f, maxAge: p.o.RangesMaxAge, every: p.o.RangesRefresh, log: p.o.Logger, shared: users(u) > 1}
+			p.lists[u] = r
+		}
+		src = append(src, r)
+	}
+	return src, errs
+}
+
+func (p *rangeLists) refreshers() (rs []refresher) {
+	for _, r := range p.lists {
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+func (r *rangeList) check(_ context.Context, q query) answer {
+	// A list whose prefixes name the services they serve (JAFAR) proves
+	// only those; a prefix that names this agent proves it, not only its
+	// operator.
+	in, named, err := r.ContainsFor(q.client, q.agent)
+	switch {
+	case err != nil:
+		return answer{verdict: unknown, err: err}
+	case in:
+		return answer{verdict: proven, method: verify.IPRange, source: r.url, names: named || !r.shared}
+	}
+	return answer{verdict: disproven}
+}
+
+// unproven is the refusal's line for a client outside the list.
+func (r *rangeList) unproven(client netip.Addr) string {
+	return client.String() + " is not in " + r.url
 }

@@ -10,10 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/verify"
 )
 
-// rdnsChecker checks forward-confirmed reverse DNS: the address's PTR names
+// rdnsChecker is the provider of reverse DNS proofs; it checks
+// forward-confirmed reverse DNS: the address's PTR names
 // are looked up, and a name counts only if it is in one of the operator's
 // domains and its own A/AAAA records hold the address (a PTR record is
 // the address owner's to write; the forward lookup is the domain
@@ -185,4 +188,47 @@ func inDomain(name, dom string) bool {
 func isNotFound(err error) bool {
 	var de *net.DNSError
 	return errors.As(err, &de) && de.IsNotFound
+}
+
+func (*rdnsChecker) method() string                             { return config.VerifyReverseDNS }
+func (*rdnsChecker) field() string                              { return "ReverseDNS" }
+func (*rdnsChecker) configured(v *config.Verification) []string { return v.ReverseDNS }
+func (*rdnsChecker) ready() error                               { return nil }
+func (*rdnsChecker) refreshers() []refresher                    { return nil }
+
+func (d *rdnsChecker) bind(_ string, names []string, at string, users func(string) int) ([]source, []error) {
+	var errs []error
+	s := &rdnsSource{checker: d, users: users}
+	for _, raw := range names {
+		dom, ok := httpsyntax.DomainName(raw)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: %q is not a domain name with at least two labels", at, raw))
+			continue
+		}
+		s.domains = append(s.domains, dom)
+	}
+	if len(s.domains) == 0 {
+		return nil, errs
+	}
+	return []source{s}, errs
+}
+
+// rdnsSource proves a claim by a forward-confirmed name in its domains.
+type rdnsSource struct {
+	checker *rdnsChecker
+	domains []string
+	users   func(string) int // agents using a domain: several, and it proves their operator
+}
+
+func (s *rdnsSource) check(ctx context.Context, q query) answer {
+	host, domain, err := s.checker.Check(ctx, q.client, s.domains)
+	switch {
+	case err == nil:
+		return answer{verdict: proven, method: verify.ReverseDNS, source: host, names: s.users(domain) <= 1}
+	case errors.Is(err, verify.ErrUnavailable):
+		// The client runs its own reverse zone and can make it slow:
+		// weak (decide, rule 3).
+		return answer{verdict: unknown, err: err, weak: true}
+	}
+	return answer{verdict: disproven, err: err}
 }

@@ -28,7 +28,7 @@ const (
 func Reason(err error) string {
 	if u, ok := err.(*unprovenError); ok {
 		// The common refusal, named without walking the sentinels.
-		if u.noSignature {
+		if u.c.signs {
 			return webbotauth.ReasonNoSignature
 		}
 		return ReasonUnproven
@@ -56,46 +56,58 @@ func (v *Verifier) AcceptSignature(name string) string {
 		return ""
 	}
 	c := v.claims[strings.ToLower(name)]
-	if c == nil || c.sigAgents == nil {
+	if c == nil || !c.signs {
 		return ""
 	}
-	if v.nonces {
+	if !v.sig.o.AllowNoNonce {
 		return webbotauth.AcceptSignature(webbotauth.NewNonce())
 	}
 	return webbotauth.AcceptSignature("")
 }
 
 // unprovenError is the failure of a claim that no source proved and none
-// disproved by a bad signature: it wraps verify.ErrFailed (and
+// disproved decisively: it wraps verify.ErrFailed (and
 // webbotauth.ErrNoSignature when the claim accepts signatures and none
 // was offered). Its message is written only when read: a claimed agent's
 // every request ends here, and most are never logged.
 type unprovenError struct {
-	c           *claim
-	client      netip.Addr
-	noSignature bool
-	rdns        error // reverse DNS's definite "no", nil when not asked
+	c      *claim
+	client netip.Addr
+	why    error // the disproofs' own errors (reverse DNS's), nil when none had one
+}
+
+// unprovenLine is a source whose "no" carries no error: it writes its
+// line of the refusal's message when the message is read.
+type unprovenLine interface {
+	unproven(client netip.Addr) string
 }
 
 func (e *unprovenError) Error() string {
-	var b strings.Builder
-	b.WriteString(verify.ErrFailed.Error() + ": ")
-	var lines []string
-	if e.noSignature {
-		lines = append(lines, errNoSignature.Error())
+	lines := []string{}
+	for _, s := range e.c.sources {
+		if l, ok := s.(unprovenLine); ok {
+			lines = append(lines, l.unproven(e.client))
+		}
 	}
-	for _, rg := range e.c.ranges {
-		lines = append(lines, e.client.String()+" is not in "+rg.url)
+	if e.why != nil {
+		lines = append(lines, e.why.Error())
 	}
-	if e.rdns != nil {
-		lines = append(lines, e.rdns.Error())
-	}
-	b.WriteString(strings.Join(lines, "\n"))
-	return b.String()
+	return verify.ErrFailed.Error() + ": " + strings.Join(lines, "\n")
 }
 
 func (e *unprovenError) Is(target error) bool {
-	return target == verify.ErrFailed || (e.noSignature && (target == webbotauth.ErrNoSignature || target == errNoSignature))
+	return target == verify.ErrFailed || (e.c.signs && (target == webbotauth.ErrNoSignature || target == errNoSignature))
 }
 
-func (e *unprovenError) Unwrap() error { return e.rdns }
+func (e *unprovenError) Unwrap() error { return e.why }
+
+// disproofs joins the errors the disproofs of as carry.
+func disproofs(as []answer) error {
+	var errs []error
+	for i := range as {
+		if as[i].verdict == disproven && as[i].err != nil {
+			errs = append(errs, as[i].err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -62,15 +62,13 @@ func NewRequestSignatures(keys verify.RequestKeys, o RequestOptions) (*RequestSi
 	if len(o.Authorities) == 0 {
 		return nil, errors.New("verify: NewRequestSignatures: no Authorities: signatures must be made for this site's host")
 	}
-	if err := checkAuthorities(o.Authorities); err != nil {
+	authorities, err := authoritySet(o.Authorities)
+	if err != nil {
 		return nil, err
 	}
-	s := &RequestSignatures{keys: keys, maxAge: o.MaxAge, authorities: map[string]bool{}, replays: o.Replays, now: clock.Or(o.Now)}
+	s := &RequestSignatures{keys: keys, maxAge: o.MaxAge, authorities: authorities, replays: o.Replays, now: clock.Or(o.Now)}
 	if s.maxAge <= 0 {
 		s.maxAge = 5 * time.Minute
-	}
-	for _, a := range o.Authorities {
-		s.authorities[normalAuthority(a)] = true
 	}
 	if s.replays == nil {
 		s.replays = webbotauth.NewMemoryReplays(100000)

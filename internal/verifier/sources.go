@@ -1,52 +1,84 @@
 package verifier
 
 import (
-	"fmt"
+	"context"
+	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/webbotauth"
 )
 
-// Sources are what proves an agent's claim: the Signature-Agent URLs of its
-// operator's Web Bot Auth JWK Sets (origins, for key directories at the
-// well-known URI), the URLs of its published IP range lists, and the
-// domains its forward-confirmed reverse DNS names are in.
-type Sources struct {
-	SignatureAgents []string
-	IPRanges        []string
-	ReverseDNS      []string
+// Proof sources (docs/design.md, "Verified agents"). Each kind is a
+// provider (signature.go, ranges.go, rdns.go) that binds the names a claim
+// gives it, its policy's Verification else the known-agent data's, into
+// sources; Verify asks a claim's sources in the providers' order, and
+// decide (precedence.go) says which answer wins.
+
+// provider is one kind of proof source, for the whole Verifier.
+type provider interface {
+	method() string                             // its config.Verification.Methods value
+	field() string                              // its config.Verification field, for errors
+	configured(v *config.Verification) []string // what v names for it (nil: the known-agent data's)
+	// bind returns the sources that prove the claim to agent by names
+	// (none when they give none) and every problem of names, each
+	// prefixed with at. users is how many agents use a name: a name
+	// several use proves their operator, not which of them sent a request.
+	bind(agent string, names []string, at string, users func(string) int) ([]source, []error)
+	// ready builds what the bound sources share once every claim is
+	// bound, and reports what they lack.
+	ready() error
+	// refreshers are what the bound sources fetch.
+	refreshers() []refresher
 }
 
-// sourcesFor returns the sources of a verified-only policy: those its
-// Verification names, each kind defaulting to the known-agent data's for
-// its Name.
-func sourcesFor(a *config.AgentPolicy) Sources {
-	k, _ := Known(a.Name)
-	s := Sources{SignatureAgents: a.Verify.SignatureAgents, IPRanges: a.Verify.IPRanges, ReverseDNS: a.Verify.ReverseDNS}
-	if s.SignatureAgents == nil {
-		s.SignatureAgents = k.SignatureAgents
-	}
-	if s.IPRanges == nil {
-		s.IPRanges = k.IPRanges
-	}
-	if s.ReverseDNS == nil {
-		s.ReverseDNS = k.ReverseDNS
-	}
-	return s
+// refresher is what a source fetches: Load fetches it once, Run keeps it
+// fresh until ctx is done; never on the request path.
+type refresher interface {
+	Load(ctx context.Context) error
+	Run(ctx context.Context)
 }
 
-// canonicalAgent returns the Signature-Agent URL s names in the form
-// requests are matched in (webbotauth.AgentURL: an origin for a key
-// directory at the well-known URI, else the JWK Set URL without its
-// query), refusing plain HTTP except to a loopback host when allowed.
-func canonicalAgent(s string, allowHTTPLoopback bool) (string, error) {
-	agent, err := webbotauth.AgentURL(s)
-	if err != nil {
-		return "", fmt.Errorf("%q is not an https origin or JWK Set URL: %w", s, err)
+// source is a provider's binding to one claim.
+type source interface {
+	check(ctx context.Context, q query) answer
+}
+
+// query is the request whose claim a source checks.
+type query struct {
+	r         *http.Request
+	client    netip.Addr // the client address, trusted proxies honoured
+	authority string     // the request's host as the server sees it
+	agent     string     // the claim's name
+	record    bool       // a signature's nonce is recorded against replay
+}
+
+// sourceUsers counts, per method and name, the agents whose sources
+// include it: every row of the known-agent data, whether the site
+// declares the agent or not (Anthropic's one list is shared by its three
+// agents whichever of them a site names), and the sources each declared
+// policy names itself.
+func sourceUsers(agents []config.AgentPolicy, ps []provider) func(method string) func(string) int {
+	type key struct{ method, name string }
+	users := map[key]map[string]bool{}
+	add := func(method string, names []string, agent string) {
+		for _, n := range names {
+			k := key{method, n}
+			if users[k] == nil {
+				users[k] = map[string]bool{}
+			}
+			users[k][strings.ToLower(agent)] = true
+		}
 	}
-	if rest, ok := strings.CutPrefix(agent, "http://"); ok && !(allowHTTPLoopback && webbotauth.IsLoopback(strings.SplitN(rest, "/", 2)[0])) {
-		return "", fmt.Errorf("%q: plain http is allowed only to a loopback host, with AllowHTTPLoopback", s)
+	for _, p := range ps {
+		for name, row := range known {
+			add(p.method(), p.configured(&row.Verification), name)
+		}
+		for i := range agents {
+			add(p.method(), p.configured(&agents[i].Verify), agents[i].Name)
+		}
 	}
-	return agent, nil
+	return func(m string) func(string) int {
+		return func(n string) int { return len(users[key{m, n}]) }
+	}
 }

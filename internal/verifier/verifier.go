@@ -16,7 +16,6 @@ import (
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/clock"
-	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/webbotauth"
 )
@@ -31,33 +30,28 @@ func defaults(o *verify.Options) {
 		c.CheckRedirect = noRedirect
 		o.Client = &c
 	}
-	if o.RangesMaxAge <= 0 {
-		o.RangesMaxAge = DefaultRangesMaxAge
-	}
-	if o.RangesRefresh <= 0 {
-		o.RangesRefresh = 24 * time.Hour
+	orDefault(&o.RangesMaxAge, DefaultRangesMaxAge)
+	orDefault(&o.RangesRefresh, 24*time.Hour)
+	orDefault(&o.DNSTimeout, 2*time.Second)
+	orDefault(&o.DNSConcurrency, 16)
+	orDefault(&o.DNSCacheSize, 10000)
+	orDefault(&o.SignatureMaxLifetime, 5*time.Minute)
+	if o.DNSBudget == 0 { // negative: no wait at all
+		o.DNSBudget = 100 * time.Millisecond
 	}
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
 	}
-	if o.DNSBudget == 0 {
-		o.DNSBudget = 100 * time.Millisecond
-	}
-	if o.DNSTimeout <= 0 {
-		o.DNSTimeout = 2 * time.Second
-	}
-	if o.DNSConcurrency <= 0 {
-		o.DNSConcurrency = 16
-	}
-	if o.DNSCacheSize <= 0 {
-		o.DNSCacheSize = 10000
-	}
-	if o.SignatureMaxLifetime <= 0 {
-		o.SignatureMaxLifetime = 5 * time.Minute
-	}
 	o.Now = clock.Or(o.Now)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+}
+
+// orDefault sets *p to d unless it is positive.
+func orDefault[T int | time.Duration](p *T, d T) {
+	if *p <= 0 {
+		*p = d
 	}
 }
 
@@ -69,37 +63,29 @@ func defaults(o *verify.Options) {
 // the known-agent data it relies on trusts it, never because a request
 // names it. It is safe for concurrent use.
 type Verifier struct {
-	claims      map[string]*claim // by lower-case agent name
-	authorities map[string]bool
-	authority   string // the first of Options.Authorities
-	ranges      map[string]*rangeList
-	rdns        *rdnsChecker
-	sig         *signatures // nil when no claim accepts signatures
-	nonces      bool        // signatures must carry a nonce: AcceptSignature asks for one
-	log         *slog.Logger
+	claims    map[string]*claim // by lower-case agent name, and as spelled
+	providers []provider        // in precedence order (newVerifier)
+	sig       *signatures       // the providers' key directories: Identify
+	ranges    *rangeLists       // the providers' range lists: Ranges
+	cards     *cards            // the Signature Agent Cards the site names (Verification.Card)
+}
 
-	// dirs are every trusted Signature-Agent URL (webbotauth.AgentURL
-	// form), each with the agent it belongs to ("" when the site trusts
-	// it for agents it does not declare): Identify proves a signed
-	// request by any of them, whatever its User-Agent says.
-	dirs map[string]string
-	// cards holds the Signature Agent Cards the site names
-	// (Verification.Card), cardOf each one's key by lower-case agent name.
-	cards  *cards
-	cardOf map[string]string
-	// users counts, per range list URL and reverse DNS domain, the
-	// agents whose sources include it: a source of several agents proves
-	// their operator, not which of them sent a request.
-	users map[string]int
+// newVerifier returns a Verifier of no claim, with every kind of proof
+// source in the order decide (precedence.go) relies on: the signature
+// first, then the range lists, then reverse DNS.
+func newVerifier(f *fetcher, o *verify.Options) *Verifier {
+	v := &Verifier{claims: map[string]*claim{}, sig: newSignatures(o), ranges: &rangeLists{f: f, o: o, lists: map[string]*rangeList{}}}
+	v.providers = []provider{v.sig, v.ranges, newReverseDNS(o)}
+	return v
 }
 
 // claim is what proves one agent's name: a checked policy's, or a known
 // agent's when the site grades the agents it does not declare.
 type claim struct {
-	name       string
-	sigAgents  map[string]bool // trusted Signature-Agent URLs, webbotauth.AgentURL form
-	ranges     []*rangeList
-	rdnsDomain []string
+	name    string
+	sources []source // in the providers' order
+	signs   bool     // a source accepts signatures: a refusal asks for one
+	card    string   // its Signature Agent Card's key (webbotauth.AgentURL form), if any
 }
 
 // Undeclared reports whether the site grades the agents it does not
@@ -123,154 +109,106 @@ func Undeclared(site *config.Site) bool {
 // or graded by a Proven grant) and, when Undeclared(site), for the
 // agents the known-agent data can prove; nil when there is nothing to
 // check. A checked policy with no source for any method it accepts is an
-// error naming it.
+// error naming it; every problem is reported, joined.
 func New(site *config.Site, o verify.Options) (*Verifier, error) {
 	defaults(&o)
-	agents := site.Agents
-	v := &Verifier{claims: map[string]*claim{}, ranges: map[string]*rangeList{}, log: o.Logger, nonces: !o.AllowNoNonce,
-		dirs: map[string]string{}, cardOf: map[string]string{}}
 	f := &fetcher{client: o.Client, allowHTTPLoopback: o.AllowHTTPLoopback, maxBytes: MaxRangesBytes, now: o.Now}
+	v := newVerifier(f, &o)
+	users := sourceUsers(site.Agents, v.providers)
 	var errs []error
-	var sigURLs []string // as given: a JWK Set URL is fetched as the site wrote it
 	var cardURLs []string
-	trustDir := func(field, s, agent string) {
-		canon, err := canonicalAgent(s, o.AllowHTTPLoopback)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s.SignatureAgents: %w", field, err))
-			return
-		}
-		if _, ok := v.dirs[canon]; !ok {
-			sigURLs = append(sigURLs, s)
-			v.dirs[canon] = agent
-		} else if v.dirs[canon] != agent {
-			v.dirs[canon] = "" // trusted for two agents: it proves neither
-		}
-	}
-	// addClaim binds name to its sources, by the methods accepts allows;
-	// field says where they were named, for errors.
-	addClaim := func(name, field string, src Sources, accepts *config.Verification) *claim {
-		c := &claim{name: name}
-		if resolve.Accepts(accepts, config.VerifySignature) && len(src.SignatureAgents) > 0 {
-			c.sigAgents = map[string]bool{}
-			for _, s := range src.SignatureAgents {
-				if agent, err := canonicalAgent(s, o.AllowHTTPLoopback); err == nil {
-					c.sigAgents[agent] = true
-				}
-				trustDir(field, s, name)
-			}
-		}
-		if resolve.Accepts(accepts, config.VerifyIPRange) {
-			for _, u := range src.IPRanges {
-				r, ok := v.ranges[u]
-				if !ok {
-					if err := f.checkURL(u); err != nil {
-						errs = append(errs, fmt.Errorf("%s.IPRanges: %w", field, err))
-						continue
-					}
-					r = &rangeList{url: u, fetcher: f, maxAge: o.RangesMaxAge, every: o.RangesRefresh, log: o.Logger}
-					v.ranges[u] = r
-				}
-				c.ranges = append(c.ranges, r)
-			}
-		}
-		if resolve.Accepts(accepts, config.VerifyReverseDNS) {
-			for _, raw := range src.ReverseDNS {
-				d, ok := httpsyntax.DomainName(raw)
-				if !ok {
-					errs = append(errs, fmt.Errorf("%s.ReverseDNS: %q is not a domain name with at least two labels", field, raw))
-					continue
-				}
-				c.rdnsDomain = append(c.rdnsDomain, d)
-			}
-		}
-		return c
-	}
 	declared := map[string]bool{}
-	for i := range agents {
-		a := &agents[i]
+	for i := range site.Agents {
+		a := &site.Agents[i]
 		declared[strings.ToLower(a.Name)] = true
-		field := fmt.Sprintf("Agents[%d] (%s).Verify", i, a.Name)
-		if a.Name == "*" {
-			if a.Proven != nil {
-				for _, s := range a.Verify.SignatureAgents {
-					trustDir(field, s, "")
-				}
-			}
+		at := fmt.Sprintf("Agents[%d] (%s).Verify", i, a.Name)
+		switch {
+		case a.Name == "*" && a.Proven != nil:
+			errs = append(errs, v.sig.trust("", a.Verify.SignatureAgents, at+".SignatureAgents", nil)...)
+			continue
+		case a.Name == "*", !a.Verify.Required && a.Proven == nil:
 			continue
 		}
-		if !a.Verify.Required && a.Proven == nil {
-			continue
-		}
-		c := addClaim(a.Name, field, sourcesFor(a), &a.Verify)
-		if len(c.sigAgents)+len(c.ranges)+len(c.rdnsDomain) == 0 {
-			what := "verified-only"
-			if !a.Verify.Required {
-				what = "graded (Proven)"
-			}
-			errs = append(errs, fmt.Errorf("%s: the policy is %s, but no source proves %q by the methods it accepts: "+
-				"name its SignatureAgents, IPRanges or ReverseDNS (the known-agent data has none for it)", field, what, a.Name))
+		row := known[strings.ToLower(a.Name)]
+		c, cerrs := v.bind(a.Name, at, &a.Verify, &row.Verification, users)
+		errs = append(errs, cerrs...)
+		if len(c.sources) == 0 {
+			errs = append(errs, v.sourceless(a, at))
 			continue
 		}
 		v.claims[strings.ToLower(a.Name)], v.claims[a.Name] = c, c
 		if a.Verify.Card != "" {
 			key, err := webbotauth.AgentURL(a.Verify.Card)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s.Card: %q: %w", field, a.Verify.Card, err))
+				errs = append(errs, fmt.Errorf("%s.Card: %q: %w", at, a.Verify.Card, err))
 			} else {
 				cardURLs = append(cardURLs, a.Verify.Card)
-				v.cardOf[strings.ToLower(a.Name)], v.cardOf[a.Name] = key, key
+				c.card = key
 			}
 		}
 	}
-	v.users = sourceUsers(agents)
 	if Undeclared(site) {
 		for name, row := range known {
-			if declared[name] {
-				continue
+			if !declared[name] {
+				token := knownToken(name)
+				c, cerrs := v.bind(token, "known-agent data ("+token+")", &row.Verification, nil, users)
+				errs = append(errs, cerrs...)
+				v.claims[name], v.claims[token] = c, c
 			}
-			token := knownToken(name)
-			c := addClaim(token, "known-agent data ("+token+")", row.Sources, &config.Verification{})
-			v.claims[name], v.claims[token] = c, c
+		}
+	}
+	for _, p := range v.providers {
+		if err := p.ready(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if len(v.claims) == 0 && len(v.dirs) == 0 {
+	if len(v.claims) == 0 && len(v.sig.trusted) == 0 {
 		return nil, nil
 	}
 	if len(cardURLs) > 0 {
 		v.cards = newCards(cardURLs, f, o.Logger, o.Now)
 	}
-	needDNS := false
-	for _, c := range v.claims {
-		needDNS = needDNS || len(c.rdnsDomain) > 0
-	}
-	if needDNS {
-		v.rdns = newReverseDNS(&o)
-	}
-	if len(sigURLs) > 0 {
-		if len(o.Authorities) == 0 {
-			return nil, errors.New("verify: a policy accepts Web Bot Auth signatures, and Options.Authorities names no host they may be made for")
-		}
-		if err := checkAuthorities(o.Authorities); err != nil {
-			return nil, err
-		}
-		v.authorities = map[string]bool{}
-		for _, a := range o.Authorities {
-			a = normalAuthority(a)
-			if v.authority == "" {
-				v.authority = a
-			}
-			v.authorities[a] = true
-		}
-		s, err := newSignatures(sigURLs, &o)
-		if err != nil {
-			return nil, err
-		}
-		v.sig = s
-	}
 	return v, nil
+}
+
+// bind binds the claim to name to the sources src names, by the methods
+// it accepts, each kind defaulting to what dflt names (the known-agent
+// data's row for name, nil for none); at says where they were named, for
+// errors.
+func (v *Verifier) bind(name, at string, src, dflt *config.Verification, users func(string) func(string) int) (*claim, []error) {
+	c := &claim{name: name}
+	var errs []error
+	for _, p := range v.providers {
+		if !resolve.Accepts(src, p.method()) {
+			continue
+		}
+		names := p.configured(src)
+		if names == nil && dflt != nil {
+			names = p.configured(dflt)
+		}
+		s, perrs := p.bind(name, names, at+"."+p.field(), users(p.method()))
+		c.sources, errs = append(c.sources, s...), append(errs, perrs...)
+		c.signs = c.signs || (p == provider(v.sig) && len(s) > 0)
+	}
+	return c, errs
+}
+
+// sourceless is the error of a checked policy no source proves.
+func (v *Verifier) sourceless(a *config.AgentPolicy, at string) error {
+	what := "verified-only"
+	if !a.Verify.Required {
+		what = "graded (Proven)"
+	}
+	var fields []string
+	for _, p := range v.providers {
+		fields = append(fields, p.field())
+	}
+	last := len(fields) - 1
+	return fmt.Errorf("%s: the policy is %s, but no source proves %q by the methods it accepts: "+
+		"name its %s or %s (the known-agent data has none for it)", at, what, a.Name, strings.Join(fields[:last], ", "), fields[last])
 }
 
 // Checks reports whether a claim to the agent named name is checked.
@@ -286,76 +224,38 @@ func (v *Verifier) Checks(name string) bool { return v.claim(name) != nil }
 // proved the claim, or an error wrapping ErrFailed (the claim is unproven
 // or disproven: no valid proof, a bad signature, an address outside the
 // ranges) or ErrUnavailable (a source it relies on cannot answer, and no
-// other proved the claim). A signature that is offered is decisive: a bad
-// one fails the claim whatever else might have proven it.
+// other proved the claim). Which answer wins when the claim's sources
+// disagree is decide's (precedence.go).
 func (v *Verifier) Verify(ctx context.Context, r *http.Request, client netip.Addr, authority, name string, record bool) (verify.Identity, error) {
 	c := v.claim(name)
 	if c == nil {
 		return verify.Identity{Claimed: name}, fmt.Errorf("%w: claims to %q are not checked", verify.ErrFailed, name)
 	}
 	id := verify.Identity{Claimed: c.name}
-	var unavailable []error
-	var rdnsErr error // reverse DNS's definite "no"
-	outside := 0      // range lists that answered that client is not in them
-	offered := false
-	if c.sigAgents != nil && offersSignature(r) {
-		agent, keyID, err := v.sig.verify(ctx, r, v.authorityOf(authority), c.sigAgents, record)
-		offered = !errors.Is(err, errNoSignature)
-		switch {
-		case err == nil:
-			id.Method, id.Source, id.KeyID = verify.Signature, agent, keyID
-			v.name(&id, c.name, agent, true)
-			return id, nil
-		case !offered:
-			// Signature headers of another scheme: the other sources decide.
-		case errors.Is(err, verify.ErrUnavailable):
-			unavailable = append(unavailable, err)
-		default:
-			// A bad signature disproves the claim; so does one that names
-			// no key directory, or one this claim does not trust (perhaps
-			// another policy's: the request then proves another identity
-			// than the one it claims).
-			return id, err
+	q := query{r: r, client: client, authority: authority, agent: c.name, record: record}
+	var buf [8]answer
+	as := buf[:0]
+	ver, at, final := disproven, -1, false
+	for _, s := range c.sources {
+		as = append(as, s.check(ctx, q))
+		if ver, at, final = decide(as); final {
+			break
 		}
 	}
-	for _, rg := range c.ranges {
-		// A list whose prefixes name the services they serve (JAFAR)
-		// proves only those; a prefix that names this agent proves it,
-		// not only its operator.
-		in, named, err := rg.ContainsFor(client, c.name)
-		switch {
-		case err != nil:
-			unavailable = append(unavailable, err)
-		case in:
-			id.Method, id.Source = verify.IPRange, rg.url
-			v.name(&id, c.name, rg.url, named)
-			return id, nil
-		default:
-			outside++
+	switch {
+	case ver == proven:
+		a := &as[at]
+		id.Method, id.Source, id.KeyID = a.method, a.source, a.keyID
+		if a.names {
+			id.Agent, id.Purpose = c.name, v.purposeOf(c, c.name)
 		}
+		return id, nil
+	case ver == unknown:
+		return id, unavailable(as)
+	case at >= 0:
+		return id, as[at].err
 	}
-	if len(c.rdnsDomain) > 0 {
-		host, domain, err := v.rdns.Check(ctx, client, c.rdnsDomain)
-		switch {
-		case err == nil:
-			id.Method, id.Source = verify.ReverseDNS, host
-			v.name(&id, c.name, domain, false)
-			return id, nil
-		case errors.Is(err, verify.ErrUnavailable) && outside == 0:
-			// Reverse DNS that does not answer in time says nothing; but
-			// the client runs its own reverse zone and can make it slow, so
-			// it never turns another source's definite "no" (a range list
-			// that answered) into "cannot tell".
-			unavailable = append(unavailable, err)
-		case errors.Is(err, verify.ErrUnavailable):
-		default:
-			rdnsErr = err
-		}
-	}
-	if len(unavailable) > 0 {
-		return id, errors.Join(unavailable...)
-	}
-	return id, &unprovenError{c: c, client: client, noSignature: c.sigAgents != nil && !offered, rdns: rdnsErr}
+	return id, &unprovenError{c: c, client: client, why: disproofs(as)}
 }
 
 // claim is the claim to the agent named name: looked up as spelled first
@@ -368,30 +268,16 @@ func (v *Verifier) claim(name string) *claim {
 	return v.claims[strings.ToLower(name)]
 }
 
-// offersSignature reports whether r carries an RFC 9421 signature.
-func offersSignature(r *http.Request) bool {
-	return len(r.Header["Signature-Input"]) > 0 || len(r.Header["Signature"]) > 0
-}
-
 // Load fetches every range list, key directory and card once, at most as
 // long as ctx allows, and returns the failures joined. Call it before
 // serving so that the first requests can be verified; Run keeps them
 // fresh.
 func (v *Verifier) Load(ctx context.Context) error {
-	var loads []func(context.Context) error
-	for _, r := range v.ranges {
-		loads = append(loads, r.Load)
-	}
-	if v.sig != nil {
-		loads = append(loads, v.sig.load)
-	}
-	if v.cards != nil {
-		loads = append(loads, v.cards.load)
-	}
-	errs := make([]error, len(loads))
+	rs := v.refreshers()
+	errs := make([]error, len(rs))
 	var wg sync.WaitGroup
-	for i, load := range loads {
-		wg.Go(func() { errs[i] = load(ctx) })
+	for i, r := range rs {
+		wg.Go(func() { errs[i] = r.Load(ctx) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -402,63 +288,56 @@ func (v *Verifier) Load(ctx context.Context) error {
 // copies expire. Failures are logged; the last good copy keeps serving.
 func (v *Verifier) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, r := range v.ranges {
+	for _, r := range v.refreshers() {
 		wg.Go(func() { r.Run(ctx) })
 	}
-	if v.sig != nil {
-		wg.Go(func() { v.sig.run(ctx) })
+	wg.Wait()
+}
+
+func (v *Verifier) refreshers() (rs []refresher) {
+	for _, p := range v.providers {
+		rs = append(rs, p.refreshers()...)
 	}
 	if v.cards != nil {
-		wg.Go(func() { v.cards.run(ctx) })
+		rs = append(rs, v.cards)
 	}
-	wg.Wait()
+	return rs
 }
 
 // Directories returns the state of every trusted key directory, for
 // health checks.
 func (v *Verifier) Directories() []DirectoryStatus {
-	if v.sig == nil {
+	if v.sig.dirs == nil {
 		return nil
 	}
-	var st []DirectoryStatus
-	for _, d := range v.sig.dirs.Status() {
-		st = append(st, DirectoryStatus(d))
-	}
-	return st
+	return v.sig.dirs.Status()
 }
 
 // DirectoryStatus is the state of one trusted key directory.
-type DirectoryStatus struct {
-	Agent       string    // the trusted Signature-Agent URL (an origin for the well-known directory)
-	URL         string    // the URL fetched
-	LastFetch   time.Time // last successful fetch; zero if none
-	LastAttempt time.Time // last fetch attempted; zero if none
-	LastError   error     // error of the last attempt; nil when it succeeded
-	Keys        int       // keys in the cached copy
-	Proven      int       // of which with a valid possession proof
-	FreshUntil  time.Time // when the cached copy goes stale
-}
+type DirectoryStatus = webbotauth.DirectoryStatus
 
 // Ranges returns the state of every range list, for health checks.
 func (v *Verifier) Ranges() []RangesStatus {
 	var st []RangesStatus
-	for _, r := range v.ranges {
+	for _, r := range v.ranges.lists {
 		st = append(st, r.Status())
 	}
 	return st
 }
 
-// checkAuthorities reports every entry of Options.Authorities (or
-// RequestOptions.Authorities) that is not host[:port]: a URL there would
-// match no request, and every signature would fail.
-func checkAuthorities(as []string) error {
+// authoritySet returns Options.Authorities (or RequestOptions.Authorities)
+// normalised, and reports every entry that is not host[:port]: a URL there
+// would match no request, and every signature would fail.
+func authoritySet(as []string) (map[string]bool, error) {
+	set := map[string]bool{}
 	var errs []error
 	for i, a := range as {
 		if err := webbotauth.CheckAuthority(a); err != nil {
 			errs = append(errs, fmt.Errorf("verify: Authorities[%d]: %w", i, err))
 		}
+		set[normalAuthority(a)] = true
 	}
-	return errors.Join(errs...)
+	return set, errors.Join(errs...)
 }
 
 // normalAuthority lower-cases host[:port] and drops the default port of

@@ -1,9 +1,10 @@
-// Package demo is the application behind the example sites: the Outdoor
-// Supply Co. of draft-car Appendix A, with a small in-memory product catalog
+// Package demo is the application behind the example sites (the Outdoor
+// Supply Co. of draft-car Appendix A): a small in-memory product catalog
 // behind /api/search, a minimal MCP endpoint at /mcp, a token endpoint and
-// pages agents must not reach. The examples wire it with agentready on
-// net/http and on chi; it is shared so that the two programs differ only in
-// their router wiring. Copy it along with the example you start from.
+// pages agents must not reach, with the little both programs share beyond
+// agentready (a decision log, a Redis limit store, a graceful server).
+// The declaration and agentready's wiring are in each example's main.go.
+// Copy it along with the example you start from.
 package demo
 
 import (

@@ -11,22 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/testing/fixtures"
 )
-
-// Site is the declaration of the demo: the Outdoor Supply Co. of draft-car
-// Appendix A (internal/testing/fixtures has the literal) with its usage
-// preferences. examples/stdlib/site.yaml is the same declaration as a file.
-func Site() config.Site {
-	site := fixtures.OutdoorSupply()
-	// What the catalog may be used for: search yes, training no. Published
-	// in the generated robots.txt (Content-Usage, Content-Signal) and as a
-	// Content-Usage header on every response.
-	site.Usage = config.Usage{Train: config.Denied, Search: config.Allowed}
-	return site
-}
 
 // Serve listens on addr, says where on out, and serves h until SIGINT or
 // SIGTERM, then shuts down gracefully.

@@ -81,7 +81,7 @@ const sessionPlaceholder = "/:session_id"
 // rate rounded up to whole requests per minute (the only unit v0.1.0 has);
 // audit when enabled.
 //
-// s must have passed config.Validate, which holds it to the schema: at
+// s must have passed publish.Validate, which holds it to the schema: at
 // least one capability (v0.1.0: Allow is required), params unique by name.
 func V010(s *config.Site) ([]byte, error) {
 	if s == nil {

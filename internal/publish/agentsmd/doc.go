@@ -28,7 +28,7 @@
 // Contact is AgentsMD.Contact, or Site.Contact when that is nil, written as
 // plain lines as in the examples of agents.md 3 and 7.
 //
-// Render writes sites that config.Validate has accepted: rates, the session
+// Render writes sites that publish.Validate has accepted: rates, the session
 // TTL and the MCP gateway are not checked again. The Markdown block rules
 // live here, because most lines are derived here: every line is checked
 // before it is written, and text with a line break or a control character

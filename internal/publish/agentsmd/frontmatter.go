@@ -61,7 +61,7 @@ func frontMatter(g *config.MCPGateway, p *problems) []byte {
 }
 
 // frontMatterOf maps the typed gateway to the agents.md vocabulary
-// (docs/design.md collision 6). config.Validate has required the endpoint
+// (docs/design.md collision 6). publish.Validate has required the endpoint
 // and held the transport and auth to agents.md's (Appendix B); the YAML
 // encoder quotes whatever the values hold.
 func frontMatterOf(g *config.MCPGateway) FrontMatter {

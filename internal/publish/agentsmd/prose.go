@@ -9,13 +9,13 @@ import (
 
 // rateProse writes a rate the way agents.md examples do ("Respect 1
 // request/second", "60 requests/minute"): docs/design.md collision 5 renders the
-// one typed rate as prose here. config.Validate has checked the rate.
+// one typed rate as prose here. publish.Validate has checked the rate.
 func rateProse(r config.Rate) string {
 	return count(r.Requests, "request") + "/" + string(r.Window)
 }
 
 // durationProse writes a lifetime in the largest whole unit: "1 hour",
-// "30 minutes", "90 seconds". config.Validate holds a session TTL to whole
+// "30 minutes", "90 seconds". publish.Validate holds a session TTL to whole
 // seconds.
 func durationProse(d time.Duration) string {
 	switch {

@@ -336,7 +336,7 @@ func TestRenderNil(t *testing.T) {
 
 // TestRenderRejects: values that would leave their line or change the
 // document's structure are errors naming the field, never output. (What
-// config.Validate refuses besides, rates, TTLs and the MCP gateway, is in
+// publish.Validate refuses besides, rates, TTLs and the MCP gateway, is in
 // config's tests: Render writes validated sites.)
 func TestRenderRejects(t *testing.T) {
 	tests := []struct {

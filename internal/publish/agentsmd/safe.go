@@ -16,7 +16,7 @@ import (
 
 // checkText rejects what would break a value out of its line (package
 // linetext: line breaks, other control characters, invalid UTF-8).
-// config.Validate applies the same rule to every string of a Site; it is
+// publish.Validate applies the same rule to every string of a Site; it is
 // applied here again only to the lines Render writes, because a line's
 // block is judged by how it starts, which supposes that it is one line,
 // and derived lines are assembled here, not in the Site.

@@ -38,7 +38,7 @@
 //
 // Render is pure and deterministic. It writes exactly Project(site,
 // dialect): the part of the declaration the grammar carries, with defaults
-// resolved and values trimmed. It writes sites that config.Validate has
+// resolved and values trimmed. It writes sites that publish.Validate has
 // accepted, which holds them to the grammar (package txtgrammar names its
 // rules) and names the field that breaks one; Render does not check them
 // again, but never writes a value that is not one line of text

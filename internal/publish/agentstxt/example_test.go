@@ -3,6 +3,8 @@ package agentstxt_test
 import (
 	"fmt"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/agentstxt"
 )
@@ -66,7 +68,7 @@ func ExampleRender() {
 	// Validate refuses a value that would inject a line, naming the field;
 	// Render, handed it anyway, refuses to write it.
 	site.Description = "Shop\nDisallow: /"
-	fmt.Println(config.Validate(&site, config.Formats{Disabled: config.AllDocuments &^ config.DocAgentsTxt}))
+	fmt.Println(publish.Validate(&site, config.Formats{Disabled: config.AllDocuments &^ config.DocAgentsTxt}))
 	_, err = agentstxt.Render(&site, config.DialectIETFDraft)
 	fmt.Println(err)
 	// Output:

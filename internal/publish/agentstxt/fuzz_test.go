@@ -62,7 +62,7 @@ func servedAs(d config.Dialect) config.Formats {
 // hold no line the parser doubts.
 func checkStable(t *testing.T, s *config.Site, d config.Dialect, strict bool) {
 	t.Helper()
-	if config.Validate(s, servedAs(d)) != nil {
+	if validateAll(s, servedAs(d)) != nil {
 		return
 	}
 	b1, err := Render(s, d)
@@ -114,7 +114,7 @@ func FuzzRoundTrip(f *testing.F) {
 			config.DialectV010:      {name, url, desc, id, flow, step},
 		}
 		for _, d := range dialects {
-			valid := config.Validate(&s, servedAs(d)) == nil
+			valid := validateAll(&s, servedAs(d)) == nil
 			for _, v := range carried[d] {
 				if _, bad := linetext.Find(v, false); bad != linetext.OK && valid {
 					t.Fatalf("%v: unsafe value %q validated", d, v)

@@ -13,7 +13,7 @@ import (
 
 // Project returns the part of s that the agents.txt of dialect d carries,
 // with the documented defaults resolved and values trimmed the way the
-// parser reads them: for every site config.Validate accepts,
+// parser reads them: for every site publish.Validate accepts,
 //
 //	Parse(Render(s, d)).Site deep-equals Project(s, d).
 //

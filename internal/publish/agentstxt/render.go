@@ -18,7 +18,7 @@ var ErrUnsafeValue = errors.New("value is not a single line of UTF-8 text")
 // deterministic: the same site yields the same bytes, and nothing
 // time-dependent is written unless the site sets it (Generated-At).
 //
-// s must have passed config.Validate with Formats that serve this
+// s must have passed publish.Validate with Formats that serve this
 // dialect's agents.txt: Validate holds every value to the grammar (package
 // txtgrammar) and to one line of text (package linetext), naming the
 // field, and Render does not check the declaration again. It keeps one

@@ -66,7 +66,7 @@ type depends struct {
 //
 // One @context URL renders as a string, several as an array (both JSON-LD
 // forms the schema accepts). transport is omitted when no transport is set:
-// the schema requires at least one key in it. config.Validate has required
+// the schema requires at least one key in it. publish.Validate has required
 // what 7.1.1 requires: a name, a version and a skill.
 func Descriptor(a config.HostedAgent) ([]byte, error) {
 	d := descriptor{

@@ -34,7 +34,7 @@ func Registry(s *config.Site, descriptorURL func(name string) string) ([]byte, e
 		r.Updated = s.GeneratedAt.UTC().Format(time.RFC3339Nano)
 	}
 	for i := range agents {
-		// config.Validate has held the names to the registry's pattern
+		// publish.Validate has held the names to the registry's pattern
 		// and kept them unique: they are the registry's keys.
 		name := agents[i].Name
 		u := descriptorURL(name)

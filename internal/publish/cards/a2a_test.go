@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/cards"
 	"github.com/agentready/agentready/internal/testing/fixtures"
@@ -133,7 +135,7 @@ func render(t testing.TB, c a2aCase) []byte {
 func TestA2AGolden(t *testing.T) {
 	for _, c := range a2aCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			if err := config.Validate(&c.site, config.Formats{}); err != nil {
+			if err := publish.Validate(&c.site, config.Formats{}); err != nil {
 				t.Fatalf("the declaration does not validate: %v", err)
 			}
 			b := render(t, c)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentready/agentready/internal/publish"
+
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/awp"
 	"github.com/agentready/agentready/internal/publish/cards"
@@ -84,7 +86,7 @@ func TestMCPCardsEveryHost(t *testing.T) {
 			}
 			s.Capabilities = append(s.Capabilities, config.Capability{ID: "remote-tools", Description: "Tools on another host",
 				Endpoint: "https://mcp.other.example/tools", Protocol: config.ProtocolMCP})
-			if err := config.Validate(&s, config.Formats{}); err != nil {
+			if err := publish.Validate(&s, config.Formats{}); err != nil {
 				t.Fatalf("the site does not validate: %v", err)
 			}
 			mcp, err := cards.MCPCards(&s)

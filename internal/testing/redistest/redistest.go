@@ -8,6 +8,12 @@
 //
 // Without Redis the test is skipped, unless AGENTREADY_REQUIRE_REDIS=1 (set
 // by .ci/run): then it fails, so that CI never passes by skipping.
+//
+// The package starts servers and links no Redis client: it lives in the
+// library's module, whose go.mod requires no Redis code (the Redis client
+// is redisstore's, a module of its own). A test makes its client with
+// ContextTimeoutEnabled, as the stores require (redisstore's tests'
+// redisClient).
 package redistest
 
 import (
@@ -25,8 +31,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/agentready/agentready/internal/testing/testtools"
 
@@ -327,16 +331,6 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Client returns a client of s, closed when the test ends. Request
-// deadlines bound its socket reads (ContextTimeoutEnabled), as the stores
-// require.
-func (s *Server) Client(t testing.TB) *redis.Client {
-	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, ContextTimeoutEnabled: true})
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
 // Cluster is a Redis Cluster of private servers on 127.0.0.1.
 type Cluster struct {
 	// Addrs are the masters' host:port.
@@ -378,13 +372,4 @@ func StartCluster(t testing.TB, n int) *Cluster {
 		}
 	}
 	return c
-}
-
-// Client returns a cluster client with ContextTimeoutEnabled, closed when
-// the test ends.
-func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
-	t.Helper()
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs, ContextTimeoutEnabled: true})
-	t.Cleanup(func() { _ = cc.Close() })
-	return cc
 }

@@ -14,15 +14,18 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Dir is the module's internal/specschemas directory, found by walking up from
-// the working directory (the package directory under go test) to the one
-// that holds go.mod. Tests must not depend on where the checkout lives.
+// Dir is the library's internal/specschemas directory, found by walking up
+// from the working directory (the package directory under go test) to the
+// one whose go.mod is the library's: the tests of the other modules (the
+// command, the end-to-end tests) use it too. Tests must not depend on
+// where the checkout lives.
 func Dir(t testing.TB) string {
 	t.Helper()
 	dir, err := schemaDir()
@@ -38,12 +41,12 @@ func schemaDir() (string, error) {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module github.com/agentready/agentready\n") {
 			return filepath.Join(dir, "internal", "specschemas"), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("schematest: no go.mod above the working directory")
+			return "", errors.New("schematest: no go.mod of github.com/agentready/agentready above the working directory")
 		}
 		dir = parent
 	}

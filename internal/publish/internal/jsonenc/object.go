@@ -14,7 +14,7 @@ type Member[T any] struct {
 // Object is a JSON object whose members keep the order of the declaration
 // (a map would sort them): params read in the order the site wrote them,
 // as in the specifications' examples. The caller keeps names unique:
-// config.Validate rejects a declaration that repeats one.
+// publish.Validate rejects a declaration that repeats one.
 type Object[T any] []Member[T]
 
 // MarshalJSON writes the members in order, without HTML escaping, like

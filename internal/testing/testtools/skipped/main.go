@@ -1,6 +1,8 @@
 // Command skipped ends the README's test command,
 //
-//	go test ./... ./examples/... ./routertest/... && go run ./internal/testing/testtools/skipped
+//	go test ./... ./redisstore/... ./metrics/... ./cmd/agentready/... ./internal/testing/e2e/... \
+//		./examples/... ./routertest/... ./bench/compare/... ./internal/specschemas/a2agen/... \
+//		&& go run ./internal/testing/testtools/skipped
 //
 // with one line saying whether every test ran or which groups of tests
 // skipped for lack of a program from outside Go (Redis, node and its npm
@@ -69,7 +71,7 @@ var groups = []group{
 	{tests: "serve's PHP upstream tests", found: "PHP", require: []string{envUpstreams}, missing: testtools.PHP},
 	node("lint's Ajv schema checks", "Ajv", "cmd/agentready/testdata/ajv", "ajv"),
 	node("the A2A SDK card tests", "@a2a-js/sdk", "internal/publish/cards/testdata/a2a-js", "@a2a-js/sdk"),
-	node("the Cloudflare web-bot-auth tests", "web-bot-auth", "testdata/web-bot-auth-js", "web-bot-auth/package.json"),
+	node("the Cloudflare web-bot-auth tests", "web-bot-auth", "internal/testing/e2e/testdata/web-bot-auth-js", "web-bot-auth/package.json"),
 	{tests: "the README's first-hour test", found: "bash and curl", require: []string{envUpstreams},
 		missing: func() string {
 			if why := testtools.Programs("bash", "curl"); why != "" {

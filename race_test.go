@@ -1,9 +1,0 @@
-//go:build race
-
-package agentready_test
-
-// raceSlowdown scales the time budgets that tests hold real servers to:
-// the race detector makes Go code 5 to 10 times slower, so a default tuned
-// for production (the Failover's store timeout) measures the detector
-// instead. The tests run without it too, with the defaults.
-const raceSlowdown = 5

@@ -1,5 +1,0 @@
-//go:build !race
-
-package agentready_test
-
-const raceEnabled = false

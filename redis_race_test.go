@@ -1,7 +1,0 @@
-//go:build race
-
-package agentready_test
-
-// raceEnabled: under the race detector sync.Pool drops items at random, so
-// allocation counts are not asserted.
-const raceEnabled = true
