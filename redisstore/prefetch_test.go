@@ -44,13 +44,13 @@ type pfEnv struct {
 func newPFEnv(t *testing.T, separate bool) *pfEnv {
 	t.Helper()
 	e := &pfEnv{rs: redistest.StartLocal(t)}
-	e.client = e.rs.Client(t)
+	e.client = redisClient(t, e.rs)
 	prefix := redistest.Prefix(t)
 	e.trips = &tripCounter{prefix: prefix}
 	e.client.AddHook(e.trips)
 	lc := e.client
 	if separate {
-		lc = e.rs.Client(t)
+		lc = redisClient(t, e.rs)
 		lc.AddHook(e.trips)
 	}
 	var err error

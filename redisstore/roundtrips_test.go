@@ -107,7 +107,7 @@ type tripsConfig struct {
 // counter.
 func tripsSite(t *testing.T, cfg tripsConfig) (*httptest.Server, *tripCounter) {
 	t.Helper()
-	client := redistest.Start(t).Client(t)
+	client := redisClient(t, redistest.Start(t))
 	prefix := redistest.Prefix(t)
 	tc := &tripCounter{prefix: prefix}
 	client.AddHook(tc)
