@@ -16,7 +16,7 @@ import (
 // (sessionStore.Get). When both stores are on one client, the session
 // store's Prefetch hangs the GET on a context, and the limit store's next
 // call made with that context sends it in the same pipeline as its script:
-// one round trip instead of two (docs/sessions.md, "Round trips").
+// one round trip instead of two (docs/sessions.md, "Round trips on Redis").
 //
 // The context carries it because the limit store is reached through
 // ratelimit.NewFailover, whose timeout, circuit and failure policy must

@@ -74,7 +74,7 @@ type record struct {
 // timeouts. The store does not own the client: close it yourself. Give
 // NewLimitStore the same client: the session a request carries is then
 // read in the round trip that takes its rate limits (docs/sessions.md,
-// "Round trips").
+// "Round trips on Redis").
 //
 // client is a *redis.Client, a Sentinel failover client or a
 // *redis.ClusterClient (redis.NewUniversalClient makes any of them).
