@@ -71,10 +71,7 @@ type record struct {
 // replicas' clocks should agree to well under a second, as NTP keeps them.
 //
 // It does not retry or time out by itself: configure the client's
-// timeouts. The store does not own the client: close it yourself. Give
-// NewLimitStore the same client: the session a request carries is then
-// read in the round trip that takes its rate limits (docs/sessions.md,
-// "Round trips on Redis").
+// timeouts. The store does not own the client: close it yourself.
 //
 // client is a *redis.Client, a Sentinel failover client or a
 // *redis.ClusterClient (redis.NewUniversalClient makes any of them).
