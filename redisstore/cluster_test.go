@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"net/netip"
 	"sync"
 	"testing"
@@ -91,6 +92,42 @@ func TestRedisCluster(t *testing.T) {
 			}
 		}
 		t.Logf("session keys per master: %v", perMaster)
+	})
+	t.Run("prefetch", func(t *testing.T) {
+		// A session's lookup sent with its limits' script: their keys are
+		// on different slots, so the pipeline goes to two masters at once.
+		ctx := context.Background()
+		prefix := redistest.Prefix(t)
+		ss, err := redisstore.NewSessionStore(c, redisstore.WithKeyPrefix(prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls, err := redisstore.NewLimitStore(c, redisstore.WithKeyPrefix(prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mgr := sessionmgr.MustNew(sessionmgr.Config{Store: ss})
+		client := netip.MustParsePrefix("192.0.2.9/32")
+		limits := []ratelimit.Limit{{Name: "site", Key: ratelimit.Key{Net: client}, Rate: 3, Period: time.Hour}}
+		token, h, err := sessionmgr.NewToken()
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		if err := ss.Create(ctx, h, &session.Session{ID: "c1", Agent: "a", Client: client, CreatedAt: now, ExpiresAt: now.Add(time.Minute)}, 0); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.Header.Set(session.HeaderSession, token)
+			pctx, p := mgr.Prefetch(r)
+			var res [1]ratelimit.Result
+			err := ls.Allow(pctx, limits, res[:])
+			s, lerr := p.Lookup("a", client)
+			if err != nil || !res[0].Allowed || res[0].Remaining != 2-i || lerr != nil || s.ID != "c1" {
+				t.Errorf("request %d: allow %v %+v, lookup %v %+v", i, err, res[0], lerr, s)
+			}
+		}
 	})
 	t.Run("audit", func(t *testing.T) {
 		audittest.Run(t, func(t *testing.T) audit.Store {

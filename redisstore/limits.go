@@ -186,7 +186,7 @@ func (s *limitStore) allow(ctx context.Context, limits []ratelimit.Limit, res []
 	if peek {
 		args = append(args, "peek")
 	}
-	v, err := allowScript.Run(ctx, s.client, keys, args...).Result()
+	v, err := s.runAllow(ctx, keys, args)
 	if err != nil {
 		return fmt.Errorf("redisstore: %w", err)
 	}

@@ -178,7 +178,11 @@ func (r *sessionStore) get(ctx context.Context, hx string) (*session.Session, st
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	v, err := r.client.Get(ctx, r.tokenKey(hx)).Result()
+	return r.decode(r.client.Get(ctx, r.tokenKey(hx)).Result())
+}
+
+// decode is get's answer from the GET of a session's key, v or err.
+func (r *sessionStore) decode(v string, err error) (*session.Session, string, error) {
 	if errors.Is(err, redis.Nil) {
 		return nil, "", session.ErrNotFound
 	}

@@ -80,6 +80,7 @@ func (e *Enforcer) complete(w http.ResponseWriter, r *http.Request, next http.Ha
 	s.Decision = enforce.Decision{Outcome: enforce.Allow, Class: ws.Class, Agent: ws.Agent, Grade: ws.Grade, Identity: ws.Identity,
 		Client: ws.Client}
 	s.r, s.ci, s.bound, s.own, s.n, s.settled = r, ci, true, true, 0, false
+	s.pending = nil // a lookup goes with the capability's own limit, if any
 	_ = e.forCapability(&s)
 	s.recorded = false
 	if s.sess == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/session"
 	"github.com/agentready/agentready/verify"
@@ -108,8 +109,12 @@ type claimChecker interface {
 // neither runs a stage again.
 type recorder interface {
 	// Check looks up the session of r, decided as d, and returns d as the
-	// session amends it and the session, nil when none is valid.
-	Check(r *http.Request, d enforce.Decision, agent string, client netip.Prefix) (enforce.Decision, *session.Session)
+	// session amends it and the session, nil when none is valid. pending,
+	// when not nil, is the lookup Prefetch started for r: Check finishes it.
+	Check(r *http.Request, d enforce.Decision, agent string, client netip.Prefix, pending *sessionmgr.Pending) (enforce.Decision, *session.Session)
+	// Prefetch starts the lookup of r's session and returns the context to
+	// take r's limits with (sessionmgr.Manager.Prefetch).
+	Prefetch(r *http.Request) (context.Context, *sessionmgr.Pending)
 	// Start begins recording r, a request of the valid session s, and
 	// returns the writer to answer it through (a recording) and d as the
 	// recording amends it.

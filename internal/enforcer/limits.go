@@ -1,6 +1,7 @@
 package enforcer
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -134,8 +135,8 @@ func (l *limiter) key(s *limitSet, client ratelimit.Key) ratelimit.Key {
 	return client
 }
 
-// count asks the store for a token of each of d's limits.
-func (l *limiter) count(r *http.Request, d *scope) error {
+// count asks the store for a token of each of d's limits, with ctx.
+func (l *limiter) count(ctx context.Context, d *scope) error {
 	var err error
 	ls := d.keyed()
 	if ms, ok := l.store.(*ratelimit.MemoryStore); ok {
@@ -144,11 +145,11 @@ func (l *limiter) count(r *http.Request, d *scope) error {
 		// the Decision with them (an allocation of ~900 bytes and its
 		// garbage on every agent request: a third of the pipeline,
 		// bench/compare BenchmarkPipeline).
-		err = ms.Allow(r.Context(), ls[:d.n], d.Results[:d.n])
+		err = ms.Allow(ctx, ls[:d.n], d.Results[:d.n])
 	} else {
 		limits := slices.Clone(ls[:d.n])
 		res := make([]ratelimit.Result, d.n)
-		err = l.store.Allow(r.Context(), limits, res)
+		err = l.store.Allow(ctx, limits, res)
 		copy(d.Results[:], res)
 	}
 	if err != nil && errors.Is(err, ratelimit.ErrDegraded) {
@@ -207,7 +208,7 @@ func (e *Enforcer) limits(s *scope) bool {
 		if !e.lim.peek(r, s) {
 			return true
 		}
-	} else if err := e.lim.count(r, s); err != nil {
+	} else if err := e.lim.count(e.prefetch(s), s); err != nil {
 		s.Outcome, s.Err = enforce.StoreError, err
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
+	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/internal/webbotauth"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/session"
@@ -52,6 +53,9 @@ type scope struct {
 	recorded bool
 	sess     *session.Session
 	rec      recording
+	// pending is the session's lookup the limits carried (session.go,
+	// prefetch), for the session stage to finish; nil: none.
+	pending *sessionmgr.Pending
 }
 
 // newScope starts the scope of r; ci is the capability a lone route

@@ -1,6 +1,7 @@
 package enforcer
 
 import (
+	"context"
 	"net/http"
 	"net/netip"
 
@@ -25,7 +26,26 @@ func (e *Enforcer) session(s *scope) {
 	}
 	s.recorded = true
 	agent, client := e.identityOf(s)
-	s.Decision, s.sess = e.rec.Check(s.r, s.Decision, agent, client)
+	s.Decision, s.sess = e.rec.Check(s.r, s.Decision, agent, client, s.pending)
+}
+
+// prefetch is the context the limits stage takes s's limits with. When
+// the session stage will look up the session s's request carries, and
+// the limits are keyed by its client (the default), it carries that
+// lookup: a Redis session store on the limit store's client reads the
+// session in the limits' round trip (redisstore/prefetch.go), with the
+// outcome of the two in turn (the limits first: a request refused for its
+// session has taken its tokens). Keyed by subject (Config.Key returned
+// one) or by agent policy (Config.ByAgent), the limits are not those of
+// the client the session is bound to, and the lookup stays after them
+// (docs/sessions.md, "Round trips on Redis").
+func (e *Enforcer) prefetch(s *scope) context.Context {
+	if e.rec == nil || s.limitOnly || s.explain || !s.client.Net.IsValid() || len(s.r.Header[session.HeaderSession]) == 0 {
+		return s.r.Context()
+	}
+	ctx, p := e.rec.Prefetch(s.r)
+	s.pending = p
+	return ctx
 }
 
 // Identify returns who is calling, the way sessions are bound: the

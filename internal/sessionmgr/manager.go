@@ -195,6 +195,12 @@ func (m *Manager) Lookup(r *http.Request, agent string, client netip.Prefix) (*s
 		return nil, err
 	}
 	s, err := m.store.Get(r.Context(), h)
+	return owned(s, err, agent, client)
+}
+
+// owned is s, the store's answer (or err), when it belongs to the identity
+// (agent, client); session.ErrForeign when it is another's.
+func owned(s *session.Session, err error, agent string, client netip.Prefix) (*session.Session, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -87,8 +87,8 @@ func (t *Trail) capIndex(d *enforce.Decision) int {
 // without a valid session is refused (DenySession), and so is any request
 // whose session the store cannot check; a capability a reload removed is
 // refused to the sessions created before the removal (DenyCapability).
-func (t *Trail) Check(r *http.Request, d enforce.Decision, agent string, client netip.Prefix) (enforce.Decision, *session.Session) {
-	s := t.check(r, &d, agent, client)
+func (t *Trail) Check(r *http.Request, d enforce.Decision, agent string, client netip.Prefix, pending *sessionmgr.Pending) (enforce.Decision, *session.Session) {
+	s := t.check(r, &d, agent, client, pending)
 	if s != nil && t.capIndex(&d) < 0 && t.removed != nil {
 		// Whatever the rules now say of its path (this only refuses); the
 		// refusal is recorded like any decision. Session times are kept to
@@ -99,6 +99,13 @@ func (t *Trail) Check(r *http.Request, d enforce.Decision, agent string, client 
 		}
 	}
 	return d, s
+}
+
+// Prefetch starts the lookup of r's session for Check to finish, and
+// returns the context the enforcer takes r's limits with, which carries
+// it (sessionmgr.Manager.Prefetch).
+func (t *Trail) Prefetch(r *http.Request) (context.Context, *sessionmgr.Pending) {
+	return t.sessions.Prefetch(r)
 }
 
 // Start begins recording r, a request of the valid session s decided as
@@ -146,8 +153,14 @@ func (a *recording) Finish(r *http.Request) {
 // no valid one: d is then denied (DenySession, with the status
 // sessionmgr.ErrorStatus gives) if it was allowed and its capability
 // requires a session, or whatever the capability if the store failed.
-func (t *Trail) check(r *http.Request, d *enforce.Decision, agent string, client netip.Prefix) *session.Session {
-	s, err := t.sessions.Lookup(r, agent, client)
+func (t *Trail) check(r *http.Request, d *enforce.Decision, agent string, client netip.Prefix, pending *sessionmgr.Pending) *session.Session {
+	var s *session.Session
+	var err error
+	if pending != nil {
+		s, err = pending.Lookup(agent, client)
+	} else {
+		s, err = t.sessions.Lookup(r, agent, client)
+	}
 	if err == nil {
 		return s
 	}

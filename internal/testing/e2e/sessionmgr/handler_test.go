@@ -164,6 +164,14 @@ func TestLookupFailures(t *testing.T) {
 				if !errors.Is(err, tc.want) || (tc.want == nil) != (s != nil) {
 					t.Fatalf("Lookup = %v, %v; want %v", s, err, tc.want)
 				}
+				if agent, client, ok := identify(req); ok {
+					// Started before the limits, finished after: the same.
+					_, p := e.m.Prefetch(req)
+					ps, perr := p.Lookup(agent, client)
+					if !errors.Is(perr, tc.want) || (tc.want == nil) != (ps != nil) || (ps != nil && ps.ID != s.ID) {
+						t.Fatalf("Prefetch, Lookup = %v, %v; want %v", ps, perr, tc.want)
+					}
+				}
 				if status, msg := sessionmgr.ErrorStatus(err); status != tc.status || msg != tc.msg {
 					t.Fatalf("ErrorStatus = %d %q, want %d %q", status, msg, tc.status, tc.msg)
 				}
