@@ -15,17 +15,6 @@ import (
 // defaultVersion is Site.Version's default (resolve.DefaultVersion).
 const defaultVersion = "1.0.0"
 
-// needsSession reports whether any capability requires a session
-// (resolve.NeedsSession, for the renderers).
-func (s *Site) needsSession() bool {
-	for i := range s.Capabilities {
-		if s.Capabilities[i].RequiresSession {
-			return true
-		}
-	}
-	return false
-}
-
 // PublishedAgents returns HostedAgents or, when none, the site as one agent
 // named after its host whose skills are its capabilities.
 func (s *Site) PublishedAgents() []HostedAgent {

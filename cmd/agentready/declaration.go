@@ -460,21 +460,6 @@ func unjoin(err error) []error {
 // says what matters as notes.
 var quiet = agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 
-// load is prepare for serve as it calls it today: the problems printed to
-// out, ok false when there was any; f's dialect overrides the file's.
-func load(file string, f config.Formats, out io.Writer) (declaration, bool) {
-	var ov overrides
-	if f.Dialect == config.DialectV010 {
-		ov.dialect = "v0.1.0"
-	}
-	d, err := prepare(file, ov, quiet)
-	if err != nil {
-		fmt.Fprintln(out, err)
-		return d, false
-	}
-	return d, true
-}
-
 // declFlags are the flags of lint and render: the file, and -dialect,
 // which overrides the file's dialect key. code is the exit code when the
 // command is done (-h, a bad flag), -1 otherwise.

@@ -43,10 +43,6 @@ type credentialSources struct {
 	tokensFile, tokensEnv, keysFile string
 }
 
-func (s credentialSources) any() bool {
-	return s.tokensFile != "" || s.tokensEnv != "" || s.keysFile != ""
-}
-
 // readCredentials reads the tokens and keys the sources name. A problem is
 // an error naming the source and the line.
 func readCredentials(src credentialSources) (*credentials, error) {

@@ -234,21 +234,6 @@ func removeDotSegments(in string) string {
 	return "/" + strings.Join(out, "/")
 }
 
-// NormalizeOrigin checks that s is the ASCII serialisation of an http or
-// https origin (RFC 6454 6.2; a "/" path is tolerated) and returns it
-// normalised: scheme and host lowercased, default port and "/" removed.
-// Userinfo, a query, a fragment or any other path is an error.
-func NormalizeOrigin(s string) (string, error) {
-	u, err := parseAgentURL(s)
-	if err != nil {
-		return "", err
-	}
-	if (u.rawPath != "" && u.rawPath != "/") || u.hasQuery {
-		return "", errors.New("an origin has no path or query")
-	}
-	return u.origin(), nil
-}
-
 // CheckAuthority reports whether a is a host[:port] a request's @authority
 // can be compared with (RFC 9421 2.2.3): a host name or an IP literal, an
 // optional port from 1 to 65535, nothing else.
