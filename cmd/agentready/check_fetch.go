@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"io"
 	"mime"
 	"net"
@@ -148,7 +149,7 @@ func (c *checker) get(r request) (body []byte, h http.Header, path string, ok bo
 		return nil, nil, path, false
 	}
 	if ct := res.Header.Get("Content-Type"); r.json && !r.required && !jsonType(ct) {
-		d.Status, d.Note = docMissing, join(d.Note, "answers 200 with "+cmpStr(ct, "no Content-Type")+", not JSON: a page served for every path, not this document")
+		d.Status, d.Note = docMissing, join(d.Note, "answers 200 with "+cmp.Or(ct, "no Content-Type")+", not JSON: a page served for every path, not this document")
 		c.docs = append(c.docs, d)
 		return nil, nil, path, false
 	}

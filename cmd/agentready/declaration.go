@@ -138,7 +138,7 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 // here (Parse checked the file's): a flag given wins over the file.
 func (d *declaration) pickSettings(fs settings.File, ov overrides) {
 	d.strictUpstream = pick(ov.strict, fs.Upstream.Strict)
-	d.pathParams = cmpStr(fs.Upstream.PathParameters, settings.PathParamsStripped)
+	d.pathParams = cmp.Or(fs.Upstream.PathParameters, settings.PathParamsStripped)
 	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
 	d.robots = pick(ov.robots, fs.Serve.Robots)
 	// trust_all_proxies is picked before the trusted proxies are checked

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -206,7 +207,7 @@ func (c *credentials) check(site *config.Site) []error {
 		case !ok:
 			errs = append(errs, fmt.Errorf("tokens for capability %q, which the declaration does not have", id))
 		case t != config.AuthBearerToken && t != config.AuthAPIKey:
-			errs = append(errs, fmt.Errorf("tokens for capability %q, whose auth is %q: tokens are checked for bearer-token and api-key", id, cmp0(t, config.AuthNone)))
+			errs = append(errs, fmt.Errorf("tokens for capability %q, whose auth is %q: tokens are checked for bearer-token and api-key", id, cmp.Or(t, config.AuthNone)))
 		}
 	}
 	if len(c.keys) > 0 && !hmac {
