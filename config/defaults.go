@@ -2,7 +2,8 @@ package config
 
 import (
 	"cmp"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentready/agentready/internal/endpoint"
@@ -63,10 +64,7 @@ func (s *Site) defaultAgent() HostedAgent {
 			schemes = append(schemes, sc)
 		}
 	}
-	for m := range models {
-		a.InteractionModels = append(a.InteractionModels, m)
-	}
-	sort.Strings(a.InteractionModels)
+	a.InteractionModels = slices.Sorted(maps.Keys(models))
 	if len(schemes) > 0 {
 		a.Authentication = &AgentAuthentication{Schemes: schemes}
 	}

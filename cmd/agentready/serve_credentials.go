@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -201,7 +202,7 @@ func (c *credentials) check(site *config.Site) []error {
 		hmac = hmac || cp.Auth.Type == config.AuthHMAC
 	}
 	var errs []error
-	for _, id := range sortedKeys(c.tokens) {
+	for _, id := range slices.Sorted(maps.Keys(c.tokens)) {
 		t, ok := auth[id]
 		switch {
 		case !ok:
@@ -214,15 +215,6 @@ func (c *credentials) check(site *config.Site) []error {
 		errs = append(errs, errors.New("-hmac-keys: no capability declares auth hmac"))
 	}
 	return errs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // errUnknownToken is the 401 detail of a credential no token matches.
