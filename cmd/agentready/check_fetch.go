@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/agentready/agentready/internal/fieldcheck"
 )
 
 // How check saw a document it looked for (document.Status).
@@ -264,15 +266,7 @@ func differs(a, b *url.URL) string {
 	if len(parts) == 0 {
 		return "the same site"
 	}
-	return list(parts) + " differ"
-}
-
-// list joins items as prose: "a", "a and b", "a, b and c".
-func list(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return fieldcheck.Prose(parts) + " differ"
 }
 
 // port is u's port, its scheme's default when it names none.
