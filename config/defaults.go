@@ -2,7 +2,8 @@ package config
 
 import (
 	"cmp"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentready/agentready/internal/endpoint"
@@ -14,17 +15,6 @@ import (
 
 // defaultVersion is Site.Version's default (resolve.DefaultVersion).
 const defaultVersion = "1.0.0"
-
-// needsSession reports whether any capability requires a session
-// (resolve.NeedsSession, for the renderers).
-func (s *Site) needsSession() bool {
-	for i := range s.Capabilities {
-		if s.Capabilities[i].RequiresSession {
-			return true
-		}
-	}
-	return false
-}
 
 // PublishedAgents returns HostedAgents or, when none, the site as one agent
 // named after its host whose skills are its capabilities.
@@ -74,10 +64,7 @@ func (s *Site) defaultAgent() HostedAgent {
 			schemes = append(schemes, sc)
 		}
 	}
-	for m := range models {
-		a.InteractionModels = append(a.InteractionModels, m)
-	}
-	sort.Strings(a.InteractionModels)
+	a.InteractionModels = slices.Sorted(maps.Keys(models))
 	if len(schemes) > 0 {
 		a.Authentication = &AgentAuthentication{Schemes: schemes}
 	}

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -174,11 +175,7 @@ func (c *checker) registryURLs(path string, raw json.RawMessage) map[string]stri
 // port) of the site URL the documents declare, not of the URL checked.
 func (c *checker) descriptors(registry map[string]string, registryPath string) {
 	if registryPath != "" {
-		names := make([]string, 0, len(registry))
-		for name := range registry {
-			names = append(names, name)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(registry))
 		for i, name := range names {
 			what := "agent:// descriptor " + strconv.Quote(name)
 			if i == maxLinked {

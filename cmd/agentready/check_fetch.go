@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"io"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/agentready/agentready/internal/fieldcheck"
 )
 
 // How check saw a document it looked for (document.Status).
@@ -148,7 +151,7 @@ func (c *checker) get(r request) (body []byte, h http.Header, path string, ok bo
 		return nil, nil, path, false
 	}
 	if ct := res.Header.Get("Content-Type"); r.json && !r.required && !jsonType(ct) {
-		d.Status, d.Note = docMissing, join(d.Note, "answers 200 with "+cmpStr(ct, "no Content-Type")+", not JSON: a page served for every path, not this document")
+		d.Status, d.Note = docMissing, join(d.Note, "answers 200 with "+cmp.Or(ct, "no Content-Type")+", not JSON: a page served for every path, not this document")
 		c.docs = append(c.docs, d)
 		return nil, nil, path, false
 	}
@@ -263,15 +266,7 @@ func differs(a, b *url.URL) string {
 	if len(parts) == 0 {
 		return "the same site"
 	}
-	return list(parts) + " differ"
-}
-
-// list joins items as prose: "a", "a and b", "a, b and c".
-func list(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return fieldcheck.Prose(parts) + " differ"
 }
 
 // port is u's port, its scheme's default when it names none.

@@ -138,7 +138,7 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 // here (Parse checked the file's): a flag given wins over the file.
 func (d *declaration) pickSettings(fs settings.File, ov overrides) {
 	d.strictUpstream = pick(ov.strict, fs.Upstream.Strict)
-	d.pathParams = cmpStr(fs.Upstream.PathParameters, settings.PathParamsStripped)
+	d.pathParams = cmp.Or(fs.Upstream.PathParameters, settings.PathParamsStripped)
 	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
 	d.robots = pick(ov.robots, fs.Serve.Robots)
 	// trust_all_proxies is picked before the trusted proxies are checked
@@ -459,21 +459,6 @@ func unjoin(err error) []error {
 // quiet keeps New's own warnings out of lint's and render's output: lint
 // says what matters as notes.
 var quiet = agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-
-// load is prepare for serve as it calls it today: the problems printed to
-// out, ok false when there was any; f's dialect overrides the file's.
-func load(file string, f config.Formats, out io.Writer) (declaration, bool) {
-	var ov overrides
-	if f.Dialect == config.DialectV010 {
-		ov.dialect = "v0.1.0"
-	}
-	d, err := prepare(file, ov, quiet)
-	if err != nil {
-		fmt.Fprintln(out, err)
-		return d, false
-	}
-	return d, true
-}
 
 // declFlags are the flags of lint and render: the file, and -dialect,
 // which overrides the file's dialect key. code is the exit code when the

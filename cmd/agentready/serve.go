@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -109,9 +110,9 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	c.logInterval = cmp0(c.logInterval, 10*time.Second)
-	c.logRate = cmp0(c.logRate, 10)
-	c.upstreamTimeout = cmp0(c.upstreamTimeout, 30*time.Second)
+	c.logInterval = cmp.Or(c.logInterval, 10*time.Second)
+	c.logRate = cmp.Or(c.logRate, 10)
+	c.upstreamTimeout = cmp.Or(c.upstreamTimeout, 30*time.Second)
 	p := &proxy{}
 	p.close = func() {
 		for i := len(p.closers) - 1; i >= 0; i-- {
@@ -194,7 +195,7 @@ func (p *proxy) openObservers(c proxyConfig) (observers, error) {
 		}
 		hooks = append(hooks, obs.mx.Observe)
 	}
-	dl, err := newDecisionLog(c.log, cmpStr(c.logDecisions, logDecisionsDeny), c.logRate)
+	dl, err := newDecisionLog(c.log, cmp.Or(c.logDecisions, logDecisionsDeny), c.logRate)
 	if err != nil {
 		return obs, err
 	}
@@ -368,16 +369,6 @@ func reportHeld(ctx context.Context, every time.Duration, dl *decisionLog, rs ..
 		}
 	}
 }
-
-func cmp0[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
-func cmpStr(v, def string) string { return cmp0(v, def) }
 
 // newServer is the server of serve's listener. ReadTimeout bounds a
 // trickled request body too (2 minutes: uploads to the site pass through).

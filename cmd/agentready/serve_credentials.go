@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -41,10 +43,6 @@ type credentials struct {
 // credentialSources are where credentials are read from.
 type credentialSources struct {
 	tokensFile, tokensEnv, keysFile string
-}
-
-func (s credentialSources) any() bool {
-	return s.tokensFile != "" || s.tokensEnv != "" || s.keysFile != ""
 }
 
 // readCredentials reads the tokens and keys the sources name. A problem is
@@ -204,28 +202,19 @@ func (c *credentials) check(site *config.Site) []error {
 		hmac = hmac || cp.Auth.Type == config.AuthHMAC
 	}
 	var errs []error
-	for _, id := range sortedKeys(c.tokens) {
+	for _, id := range slices.Sorted(maps.Keys(c.tokens)) {
 		t, ok := auth[id]
 		switch {
 		case !ok:
 			errs = append(errs, fmt.Errorf("tokens for capability %q, which the declaration does not have", id))
 		case t != config.AuthBearerToken && t != config.AuthAPIKey:
-			errs = append(errs, fmt.Errorf("tokens for capability %q, whose auth is %q: tokens are checked for bearer-token and api-key", id, cmp0(t, config.AuthNone)))
+			errs = append(errs, fmt.Errorf("tokens for capability %q, whose auth is %q: tokens are checked for bearer-token and api-key", id, cmp.Or(t, config.AuthNone)))
 		}
 	}
 	if len(c.keys) > 0 && !hmac {
 		errs = append(errs, errors.New("-hmac-keys: no capability declares auth hmac"))
 	}
 	return errs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // errUnknownToken is the 401 detail of a credential no token matches.

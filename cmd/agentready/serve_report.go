@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -100,7 +101,7 @@ func openReport(f reportFlags, public string, getenv func(string) string, log *s
 	// name resolving to 127.0.1.1 is loopback, ":9091" and 0.0.0.0 are not.
 	if tok == "" && !loopback(ln.Addr()) {
 		ln.Close()
-		return nil, fmt.Errorf("-report %s is not a loopback address, so the report needs a token: give it in a file (-report-token-file FILE, its first line) or in the environment variable %s (-report-token-env VAR names another); or listen on 127.0.0.1", f.addr, cmpStr(f.tokenEnv, defaultReportTokenEnv))
+		return nil, fmt.Errorf("-report %s is not a loopback address, so the report needs a token: give it in a file (-report-token-file FILE, its first line) or in the environment variable %s (-report-token-env VAR names another); or listen on 127.0.0.1", f.addr, cmp.Or(f.tokenEnv, defaultReportTokenEnv))
 	}
 	rep := livereport.New(livereport.Options{Window: f.window})
 	// The main listener's timeouts (newServer): a slow client holds no

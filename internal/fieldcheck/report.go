@@ -7,6 +7,7 @@
 package fieldcheck
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -126,19 +127,13 @@ func compareNatural(a, b string) int {
 			x, _ := strconv.ParseUint(a[:na], 10, 64)
 			y, _ := strconv.ParseUint(b[:nb], 10, 64)
 			if x != y {
-				if x < y {
-					return -1
-				}
-				return 1
+				return cmp.Compare(x, y)
 			}
 			a, b = a[na:], b[nb:]
 			continue
 		}
 		if a[0] != b[0] {
-			if a[0] < b[0] {
-				return -1
-			}
-			return 1
+			return cmp.Compare(a[0], b[0])
 		}
 		a, b = a[1:], b[1:]
 	}

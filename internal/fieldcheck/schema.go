@@ -1,6 +1,10 @@
 package fieldcheck
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agentready/agentready/internal/schemagen"
+)
 
 // The JSON Schema forms of the checks here, for the declaration file's
 // schema (config.FileSchema and the formats' parts). Patterns are written
@@ -30,20 +34,7 @@ func WebURLSchema() map[string]any {
 func MethodsSchema() map[string]any {
 	var alts []string
 	for _, m := range AWPMethods {
-		alts = append(alts, anyCase(strings.ToLower(m)))
+		alts = append(alts, schemagen.AnyCase(strings.ToLower(m)))
 	}
 	return map[string]any{"pattern": "^$|^(?:" + strings.Join(alts, "|") + ")$"}
-}
-
-// anyCase is a pattern matching s in any ASCII case.
-func anyCase(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if u := strings.ToUpper(string(c)); u != string(c) {
-			b.WriteString("[" + string(c) + u + "]")
-		} else {
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
 }

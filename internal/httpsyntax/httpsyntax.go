@@ -43,3 +43,13 @@ func DomainName(d string) (string, bool) {
 	d = strings.Trim(d, ".")
 	return d, strings.Contains(d, ".") && !strings.ContainsAny(d, " /:*")
 }
+
+// URIChar reports whether c may appear in a URI: unreserved, reserved or
+// "%" (RFC 3986 2).
+func URIChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~:/?#[]@!$&'()*+,;=%", c) >= 0
+}

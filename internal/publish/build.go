@@ -96,18 +96,8 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 		for _, d := range out {
-			docs = append(docs, Document{
-				Name:         d.Name,
-				Paths:        d.Paths,
-				ContentType:  d.ContentType,
-				Body:         d.Body,
-				MaxAge:       o.maxAge(f.Kind(), d.MaxAge),
-				LastModified: env.LastModified,
-				Profiles:     d.Profiles,
-				Alternates:   d.Alternates,
-				Header:       d.Header,
-				HeadHeader:   d.HeadHeader,
-			})
+			d.MaxAge, d.LastModified = o.maxAge(f.Kind(), d.MaxAge), env.LastModified
+			docs = append(docs, d)
 		}
 	}
 	return docs, nil

@@ -62,7 +62,7 @@ type Card struct {
 	// the agent answers to in robots.txt and its User-Agent.
 	ProductToken string
 	// IPsURI is the card's ips_uri (3.2.10): the agent's IP list, in the
-	// JAFAR format ParseRanges reads.
+	// JAFAR format parseRanges reads.
 	IPsURI string
 }
 

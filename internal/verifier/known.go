@@ -1,7 +1,6 @@
 package verifier
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/agentready/agentready/config"
@@ -234,13 +233,4 @@ func knownToken(lower string) string {
 		}
 	}
 	return lower
-}
-
-// Known returns what the known-agent data holds for the agent product
-// token name (case-insensitive): the sources a policy of that name uses
-// when its Verification names none.
-func Known(name string) (config.Verification, bool) {
-	s, ok := known[strings.ToLower(name)]
-	return config.Verification{SignatureAgents: slices.Clone(s.SignatureAgents), IPRanges: slices.Clone(s.IPRanges),
-		ReverseDNS: slices.Clone(s.ReverseDNS)}, ok
 }

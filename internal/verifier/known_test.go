@@ -301,3 +301,12 @@ func TestKnownSigningAgents(t *testing.T) {
 		t.Errorf("no signing row for %v", want)
 	}
 }
+
+// Known returns what the known-agent data holds for the agent product
+// token name (case-insensitive): the sources a policy of that name uses
+// when its Verification names none.
+func Known(name string) (config.Verification, bool) {
+	s, ok := known[strings.ToLower(name)]
+	return config.Verification{SignatureAgents: slices.Clone(s.SignatureAgents), IPRanges: slices.Clone(s.IPRanges),
+		ReverseDNS: slices.Clone(s.ReverseDNS)}, ok
+}

@@ -28,24 +28,6 @@ const MaxRangesBytes = 4 << 20
 // check fall back to the "*" policy.
 const DefaultRangesMaxAge = 7 * 24 * time.Hour
 
-// ParseRanges parses an operator's IP range list,
-//
-//	{"creationTime": "2026-11-20T12:00:00.000000", "prefixes": [{"ipv4Prefix": "192.0.2.0/24"}, {"ipv6Prefix": "2001:db8::/32"}]}
-//
-// the shape OpenAI, Anthropic, Google, Bing, Perplexity, Apple and Common
-// Crawl publish, which JAFAR (draft-illyes-aipref-jafar-01 2) codifies.
-// Every prefix must parse; an empty list is an error (a list that admits
-// nobody is a broken list, not a policy). creationTime is returned as
-// written. A prefix may name the services it serves (see parseRanges);
-// ParseRanges returns the set of every prefix, whatever it serves.
-func ParseRanges(body []byte) (*netipx.IPSet, string, error) {
-	rs, created, err := parseRanges(body)
-	if err != nil {
-		return nil, "", err
-	}
-	return rs.set, created, nil
-}
-
 // A JAFAR Prefix Object may say which service it is used by: "service",
 // a publisher-defined, case-sensitive string such as "Bingbot" or
 // "AdsBot-Google" (draft-illyes-aipref-jafar-01 2.3, Table 2), which the

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go4.org/netipx"
+
 	"github.com/agentready/agentready/verify"
 
 	"github.com/agentready/agentready/config"
@@ -329,4 +331,22 @@ func TestParseRangesServices(t *testing.T) {
 			t.Errorf("ParseRanges(%s) accepted", bad)
 		}
 	}
+}
+
+// ParseRanges parses an operator's IP range list,
+//
+//	{"creationTime": "2026-11-20T12:00:00.000000", "prefixes": [{"ipv4Prefix": "192.0.2.0/24"}, {"ipv6Prefix": "2001:db8::/32"}]}
+//
+// the shape OpenAI, Anthropic, Google, Bing, Perplexity, Apple and Common
+// Crawl publish, which JAFAR (draft-illyes-aipref-jafar-01 2) codifies.
+// Every prefix must parse; an empty list is an error (a list that admits
+// nobody is a broken list, not a policy). creationTime is returned as
+// written. A prefix may name the services it serves (see parseRanges);
+// ParseRanges returns the set of every prefix, whatever it serves.
+func ParseRanges(body []byte) (*netipx.IPSet, string, error) {
+	rs, created, err := parseRanges(body)
+	if err != nil {
+		return nil, "", err
+	}
+	return rs.set, created, nil
 }

@@ -6,6 +6,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	"github.com/agentready/agentready/internal/httpsyntax"
 )
 
 // A Signature-Agent member's value is the URL of the agent's JWK Set
@@ -90,7 +92,7 @@ func parseAgentURL(s string) (agentURL, error) {
 		return u, errors.New("not a URL")
 	}
 	for i := 0; i < len(s); i++ {
-		if !uriChar(s[i]) {
+		if !httpsyntax.URIChar(s[i]) {
 			return u, fmt.Errorf("character %q is not allowed in a URI", s[i])
 		}
 	}
@@ -126,16 +128,6 @@ func parseAgentURL(s string) (agentURL, error) {
 		return u, err
 	}
 	return u, nil
-}
-
-// uriChar reports whether c may appear in a URI: unreserved, reserved or
-// "%" (RFC 3986 2).
-func uriChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("-._~:/?#[]@!$&'()*+,;=%", c) >= 0
 }
 
 func unreserved(c byte) bool {
@@ -232,21 +224,6 @@ func removeDotSegments(in string) string {
 		}
 	}
 	return "/" + strings.Join(out, "/")
-}
-
-// NormalizeOrigin checks that s is the ASCII serialisation of an http or
-// https origin (RFC 6454 6.2; a "/" path is tolerated) and returns it
-// normalised: scheme and host lowercased, default port and "/" removed.
-// Userinfo, a query, a fragment or any other path is an error.
-func NormalizeOrigin(s string) (string, error) {
-	u, err := parseAgentURL(s)
-	if err != nil {
-		return "", err
-	}
-	if (u.rawPath != "" && u.rawPath != "/") || u.hasQuery {
-		return "", errors.New("an origin has no path or query")
-	}
-	return u.origin(), nil
 }
 
 // CheckAuthority reports whether a is a host[:port] a request's @authority

@@ -1,6 +1,9 @@
 package webbotauth
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // TestAgentURL: the identifier of a Signature-Agent value
 // (draft-ietf-webbotauth-httpsig-protocol-01 5.5: normalised per RFC 3986
@@ -68,4 +71,19 @@ func TestAgentURL(t *testing.T) {
 			t.Errorf("NormalizeOrigin(%q) = %q, %v", in, got, err)
 		}
 	}
+}
+
+// NormalizeOrigin checks that s is the ASCII serialisation of an http or
+// https origin (RFC 6454 6.2; a "/" path is tolerated) and returns it
+// normalised: scheme and host lowercased, default port and "/" removed.
+// Userinfo, a query, a fragment or any other path is an error.
+func NormalizeOrigin(s string) (string, error) {
+	u, err := parseAgentURL(s)
+	if err != nil {
+		return "", err
+	}
+	if (u.rawPath != "" && u.rawPath != "/") || u.hasQuery {
+		return "", errors.New("an origin has no path or query")
+	}
+	return u.origin(), nil
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // MaxDirectoryBytes bounds a key directory body (after content decoding):
-// ParseDirectory refuses a longer one, and Directories reads no more than
+// parseDirectory refuses a longer one, and Directories reads no more than
 // DirectoryOptions.MaxBytes, which defaults to it. 64 KiB holds well over a
 // hundred RSA-4096 JWKs; a directory lists the few keys in active use
 // (draft-ietf-webbotauth-httpsig-protocol-01 6.7, 7.4).
@@ -97,32 +97,6 @@ func Thumbprint(pub crypto.PublicKey) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(members))
 	return b64url.EncodeToString(sum[:]), nil
-}
-
-// ParseDirectory parses a key directory body, a JWK Set {"keys":[JWK, ...]}
-// (draft-ietf-webbotauth-httpsig-protocol-01 5.5.1). Ed25519 keys (kty
-// "OKP", crv "Ed25519") and RSA keys (kty "RSA", 2048 to 8192 bits) are
-// kept, each identified by its RFC 7638 thumbprint: a "kid" member is
-// ignored for identity, since the keyid a request names is the thumbprint
-// and a directory's own label is not to be trusted. Keys are skipped, not
-// refused, when they are of another type or curve, malformed, marked for
-// another use ("use" other than "sig"), restricted to another algorithm
-// ("alg" other than EdDSA/Ed25519 for OKP, PS512 for RSA: the algorithm of
-// a key is fixed by its type, see Verifier), or carry private members (a
-// published private key is compromised). A duplicate key is kept once.
-//
-// Malformed JSON, a body over MaxDirectoryBytes, a directory without a
-// usable key or with more than 64 usable keys is an error.
-func ParseDirectory(body []byte) ([]Key, error) {
-	dks, err := parseDirectory(body, MaxDirectoryBytes)
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]Key, len(dks))
-	for i, k := range dks {
-		keys[i] = k.Key
-	}
-	return keys, nil
 }
 
 func parseDirectory(body []byte, limit int64) ([]dirKey, error) {

@@ -133,3 +133,29 @@ func TestDirKeyValidity(t *testing.T) {
 		}
 	}
 }
+
+// ParseDirectory parses a key directory body, a JWK Set {"keys":[JWK, ...]}
+// (draft-ietf-webbotauth-httpsig-protocol-01 5.5.1). Ed25519 keys (kty
+// "OKP", crv "Ed25519") and RSA keys (kty "RSA", 2048 to 8192 bits) are
+// kept, each identified by its RFC 7638 thumbprint: a "kid" member is
+// ignored for identity, since the keyid a request names is the thumbprint
+// and a directory's own label is not to be trusted. Keys are skipped, not
+// refused, when they are of another type or curve, malformed, marked for
+// another use ("use" other than "sig"), restricted to another algorithm
+// ("alg" other than EdDSA/Ed25519 for OKP, PS512 for RSA: the algorithm of
+// a key is fixed by its type, see Verifier), or carry private members (a
+// published private key is compromised). A duplicate key is kept once.
+//
+// Malformed JSON, a body over MaxDirectoryBytes, a directory without a
+// usable key or with more than 64 usable keys is an error.
+func ParseDirectory(body []byte) ([]Key, error) {
+	dks, err := parseDirectory(body, MaxDirectoryBytes)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]Key, len(dks))
+	for i, k := range dks {
+		keys[i] = k.Key
+	}
+	return keys, nil
+}

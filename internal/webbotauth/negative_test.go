@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentready/agentready/internal/webbotauth/negvectors"
+	"github.com/agentready/agentready/internal/testing/wbavectors"
 )
 
 // negativeReasons maps the set's proposed reasons to this package's
@@ -44,7 +44,7 @@ var negativeReasons = map[string]string{
 // ErrNoAgent, ErrUntrusted and ErrUnavailable, "invalid" for the rest. The
 // vector's own directory is the only one trusted, served from memory.
 func TestNegativeVectors(t *testing.T) {
-	set, err := negvectors.Load()
+	set, err := wbavectors.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

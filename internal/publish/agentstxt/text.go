@@ -1,6 +1,7 @@
 package agentstxt
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -59,24 +60,6 @@ var (
 	paramLocations = [...]string{config.InQuery, config.InPath, config.InHeader, config.InBody}
 	paramTypes     = [...]string{config.TypeString, config.TypeInteger, config.TypeNumber, config.TypeBoolean}
 )
-
-func knownLocation(l string) bool {
-	for _, k := range paramLocations {
-		if l == k {
-			return true
-		}
-	}
-	return false
-}
-
-func knownType(t string) bool {
-	for _, k := range paramTypes {
-		if t == k {
-			return true
-		}
-	}
-	return false
-}
 
 // splitList splits a comma-separated value (Scopes, Capabilities), trims
 // each item and drops empty ones. The result is never nil, so that an
@@ -137,11 +120,11 @@ func parseParam(v string) (p config.Param, problem, note string) {
 		return p, "want both a location and a type in the parentheses", ""
 	}
 	p.In = parts[0]
-	if !knownLocation(p.In) {
+	if !slices.Contains(paramLocations[:], p.In) {
 		return p, "location " + quote(parts[0]) + " is not one of query, path, header, body", ""
 	}
 	p.Type = parts[1]
-	if !knownType(p.Type) {
+	if !slices.Contains(paramTypes[:], p.Type) {
 		return p, "type " + quote(parts[1]) + " is not one of string, integer, number, boolean", ""
 	}
 	for _, tok := range parts[2:] {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/endpoint"
 	"github.com/agentready/agentready/internal/fieldcheck"
+	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/internal/publish/discovery"
 )
 
@@ -313,7 +314,7 @@ func resolveLocal(agents []config.HostedAgent, bases [][]string, first []int, ke
 // 2: everything outside the unreserved, reserved and '%' characters that
 // can appear in a header): controls, space, non-ASCII and <>"{}|\^`.
 func notURIChar(c rune) bool {
-	return c <= ' ' || c >= 0x7f || strings.ContainsRune("<>\"{}|\\^`", c)
+	return c >= 0x80 || !httpsyntax.URIChar(byte(c))
 }
 
 // agentScheme matches the schemes of agent:// URIs (agent:// 4.2:
@@ -336,7 +337,7 @@ func parseAgentURI(s string) (agentURI, error) {
 		return agentURI{}, errors.New(`has the scheme "` + scheme + `"; agent:// URIs use agent or agent+<protocol> (agent:// 4.2)`)
 	}
 	for i := 0; i < len(s); i++ {
-		if !uriChar(s[i]) {
+		if !httpsyntax.URIChar(s[i]) {
 			return agentURI{}, errors.New("contains " + strconv.QuoteRune(rune(s[i])) + ", which is not allowed in an agent:// URI (RFC 3986)")
 		}
 	}
@@ -351,16 +352,6 @@ func parseAgentURI(s string) (agentURI, error) {
 		return agentURI{}, errors.New("is an agent:// URI with user information; " + fieldcheck.CredentialRule)
 	}
 	return agentURI{scheme: strings.ToLower(scheme), authority: strings.ToLower(auth), path: path}, nil
-}
-
-// uriChar reports whether c may appear in a URI (RFC 3986 2: unreserved,
-// reserved and "%").
-func uriChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("-._~:/?#[]@!$&'()*+,;=%", c) >= 0
 }
 
 // agentURIField checks a field that holds an agent:// URI.

@@ -2,6 +2,7 @@ package awp
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 
@@ -82,12 +83,7 @@ func agentJSON(c *discovery.Check) {
 	if a.Domain != "" && !fieldcheck.IsDomain(a.Domain) {
 		c.Addf("AWP.Domain", fmtName, "%q is not a domain name (AWP 3: agent.json is published at https://{domain}/agent.json)", a.Domain)
 	}
-	keys := make([]string, 0, len(a.Protocols))
-	for k := range a.Protocols {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(a.Protocols)) {
 		p := "AWP.Protocols[" + k + "]"
 		if !awpProtocolKey.MatchString(k) {
 			c.Addf(p, fmtName, "%q is not a protocol identifier (AWP 5.5: lowercase, hyphenated)", k)

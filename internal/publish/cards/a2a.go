@@ -31,14 +31,11 @@ type A2AOptions struct {
 	KeyID string
 }
 
-// A2ACard returns the site's v1.0 A2A agent card, unsigned, or nil when
-// it declares no A2A capability with an endpoint (an interface is
-// REQUIRED, 4.4.1). Each A2A capability is a skill carrying its own
+// A2ACardWith returns the site's A2A agent card, rendered as o says (v1.0
+// by default), or nil when it declares no A2A capability with an endpoint
+// (an interface is REQUIRED, 4.4.1). Each A2A capability is a skill carrying its own
 // security requirements; each distinct A2A endpoint is an interface; each
 // distinct declared auth is a security scheme (a2a_auth.go).
-func A2ACard(s *config.Site) ([]byte, error) { return A2ACardWith(s, A2AOptions{}) }
-
-// A2ACardWith is A2ACard rendered as o says.
 func A2ACardWith(s *config.Site, o A2AOptions) ([]byte, error) {
 	a := a2aAgentOf(s)
 	if len(a.interfaces) == 0 {

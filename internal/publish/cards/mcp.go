@@ -1,9 +1,10 @@
 package cards
 
 import (
+	"maps"
 	"net/netip"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/agentready/agentready/config"
@@ -26,12 +27,7 @@ func protocolVersions(s *config.Site, c *config.Capability) []string {
 	if v, ok := p[c.Via]; c.Via != "" && ok && v.Version != "" {
 		return []string{v.Version}
 	}
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(p)) {
 		if p[k].Endpoint == c.Endpoint && p[k].Version != "" {
 			return []string{p[k].Version}
 		}

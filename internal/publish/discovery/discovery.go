@@ -63,18 +63,54 @@ type Env struct {
 	A2AVersion string
 }
 
-// Doc is one rendered document; publish.Render makes it a
-// publish.Document (its MaxAge may be overridden there).
+// Doc is one rendered discovery document and how it is served: a format
+// renders it, publish.Render sets its MaxAge (the format's default unless
+// Options.MaxAge names another) and LastModified, and publish.NewHandler
+// serves it (publish.Document). NewHandler copies what it needs, so a Doc
+// may be reused or changed afterwards without affecting a
+// publish.Handler.
 type Doc struct {
-	Name        string
-	Paths       []string
+	// Name identifies the document in errors and logs ("agents.txt").
+	Name string
+	// Paths are the URL paths the document is served at, each starting with
+	// "/" and matched exactly against the request path
+	// ("/.well-known/agents.txt", "/agents.txt").
+	Paths []string
+	// ContentType is the Content-Type, e.g. TypeText.
 	ContentType string
-	Body        []byte
-	MaxAge      time.Duration // the default; Options.MaxAge overrides it
-	Profiles    []string
-	Alternates  []string
-	Header      http.Header
-	HeadHeader  http.Header
+	// Body is the document, served as is.
+	Body []byte
+	// MaxAge is sent as "Cache-Control: public, max-age=N", N in whole
+	// seconds (fractions are dropped). Zero sends max-age=0, so caches
+	// revalidate every time, which the ETag makes a 304.
+	MaxAge time.Duration
+	// LastModified is sent as Last-Modified, truncated to seconds, and
+	// answers If-Modified-Since. The zero time sends no Last-Modified and
+	// makes the date conditionals inapplicable. It must not lie in the
+	// future (RFC 9110 8.8.2.1); renderers set it once, from the declaration.
+	LastModified time.Time
+	// Profiles are the RFC 6906 profiles an application/agent+json
+	// descriptor conforms to, first the one it is labelled with
+	// (agent:// 7.4). Non-empty Profiles require a ContentType of
+	// application/agent+json and switch on Accept negotiation: see
+	// publish.Handler.
+	Profiles []string
+	// Header holds fields a 200 response carries besides the standard
+	// ones: a signed descriptor's Content-Digest, Signature-Input and
+	// Signature, a deprecated one's Deprecation, Sunset and Link. They are
+	// left off 206 and 304 responses: the signature covers "@status" 200
+	// and the digest of the whole body (agent-uri-03 10.3).
+	Header http.Header
+	// HeadHeader, when not nil, replaces Header in a 200 answering HEAD.
+	// A field whose value is computed from the content, as Content-Digest
+	// is (RFC 9530 2), differs there: a HEAD response has no content (RFC
+	// 9110 9.3.2, 6.4.1), so its Content-Digest is the digest of nothing,
+	// and a signature covering it is another signature.
+	HeadHeader http.Header
+	// Alternates are media types the document is also served as, to a
+	// request whose Accept prefers one of them to ContentType (RFC 9110
+	// 12.5.1; see publish.Handler). They cannot be combined with Profiles.
+	Alternates []string
 }
 
 // Content types of the published documents.

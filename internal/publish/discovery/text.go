@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fieldcheck"
@@ -144,14 +145,7 @@ func (w *textWalker) check(path, what, s string) {
 func sortedKeys(v reflect.Value) []reflect.Value {
 	keys := v.MapKeys()
 	slices.SortFunc(keys, func(a, b reflect.Value) int {
-		x, y := fmt.Sprint(a.Interface()), fmt.Sprint(b.Interface())
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return strings.Compare(fmt.Sprint(a.Interface()), fmt.Sprint(b.Interface()))
 	})
 	return keys
 }

@@ -30,7 +30,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/testhooks"
 	"github.com/agentready/agentready/internal/testing/fixtures"
-	"github.com/agentready/agentready/internal/webbotauth/negvectors"
+	"github.com/agentready/agentready/internal/testing/wbavectors"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -369,7 +369,7 @@ func (v *vectorDirectories) RoundTrip(r *http.Request) (*http.Response, error) {
 // them, at an instant their signature is valid, are served under claude:
 // the refusals come from the faults, not from the harness.
 func TestWebBotAuthNegativeVectors(t *testing.T) {
-	set, err := negvectors.Load()
+	set, err := wbavectors.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ func TestWebBotAuthNegativeVectors(t *testing.T) {
 		SignatureMaxLifetime: 200 * 365 * 24 * time.Hour,
 		Now:                  clock,
 	})
-	send := func(v negvectors.Vector) *http.Request {
+	send := func(v wbavectors.Vector) *http.Request {
 		u, err := url.Parse(v.Request.URL)
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,7 @@
-// Package negvectors reads the Web Bot Auth negative vectors kept in
+// Package wbavectors reads the Web Bot Auth negative vectors kept in
 // internal/webbotauth/testdata/negative (its SOURCE.md says where the set
 // comes from), for the tests of internal/webbotauth and of the middleware.
-package negvectors
+package wbavectors
 
 import (
 	"encoding/json"
@@ -52,7 +52,7 @@ type Vector struct {
 func Load() (Set, error) {
 	_, here, _, _ := runtime.Caller(0)
 	var s Set
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "testdata", "negative", "negative_vectors.json"))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "..", "webbotauth", "testdata", "negative", "negative_vectors.json"))
 	if err != nil {
 		return s, err
 	}
