@@ -39,7 +39,7 @@ func (e *Enforcer) access(s *scope) bool {
 	// (policy.OtherPaths), and one scan spares them the four.
 	decodable := policy.HasDecodable(normal)
 	var more []string
-	if decodable || strings.ContainsAny(normal, ";(.") {
+	if decodable || otherReadable(normal) {
 		more = policy.OtherPaths(normal, decodable, e.pathParams)
 	}
 	var buf [256]byte // most targets fit
@@ -99,6 +99,14 @@ func (e *Enforcer) access(s *scope) bool {
 		return true
 	}
 	return false
+}
+
+// otherReadable reports whether path holds a byte some server reads it
+// otherwise by: a ';', a '(' or a '.'. Three vectorised scans cost less
+// than strings.ContainsAny, which builds its byte set on every call, or a
+// byte loop (1% of an agent's pipeline, bench/compare).
+func otherReadable(path string) bool {
+	return strings.IndexByte(path, '.') >= 0 || strings.IndexByte(path, ';') >= 0 || strings.IndexByte(path, '(') >= 0
 }
 
 // readAll decides every reading of the request r whose canonical targets
@@ -219,7 +227,13 @@ func (e *Enforcer) readPath(p *policy.Policy, s, query, withQuery, aliasOf strin
 		if withQuery == "" {
 			withQuery = s + "?" + query
 		}
-		match(withQuery, aliasOf+"?"+query)
+		base := ""
+		if aliasOf != "" {
+			// Only an alias is decided beside its base: built for it
+			// alone, the concatenation costs the common reading nothing.
+			base = aliasOf + "?" + query
+		}
+		match(withQuery, base)
 	}
 	if query == "" || e.querySensitive {
 		match(s, aliasOf)

@@ -148,18 +148,18 @@ func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
 	}
 	rec := s.rec
 	if s.forwarded() {
-		ctx := r.Context()
+		ctx, wrote := r.Context(), false
 		if s.sess != nil && !s.own {
-			ctx = session.NewContext(ctx, s.sess)
+			ctx, wrote = session.NewContext(ctx, s.sess), true
 		}
 		if s.handsOn() && !s.bound && e.bound.Load() > 0 {
 			// A binding behind completes this decision: it reads a copy,
 			// and s stays on the caller's stack.
 			hs := new(scope)
 			*hs = *s
-			ctx = context.WithValue(ctx, scopeKey{e}, hs)
+			ctx, wrote = context.WithValue(ctx, scopeKey{e}, hs), true
 		}
-		if ctx != r.Context() {
+		if wrote { // a flag, not ctx != r.Context(): an interface comparison on every request
 			r = r.WithContext(ctx) // the one context write
 		}
 	}

@@ -39,7 +39,9 @@ func (e *Enforcer) classify(s *scope) bool {
 
 // classOf classifies r by its User-Agent (or Config.Classify).
 func (e *Enforcer) classOf(r *http.Request) policy.Class {
-	v := r.Header.Values("User-Agent")
+	// The canonical key indexed directly: Header.Values canonicalises it
+	// on every request, about 3% of an agent's pipeline (bench/compare).
+	v := r.Header["User-Agent"]
 	var c policy.Class
 	if e.classFn != nil {
 		c = e.classFn(r)
