@@ -50,7 +50,7 @@ func (e *Enforcer) classOf(r *http.Request) policy.Class {
 		if len(v) > 0 {
 			ua = v[0]
 		}
-		c = e.uas.classify(e.p.Classifier, ua)
+		c = e.uas.Classify(e.p.Classifier, ua)
 	}
 	if c.Kind == policy.Browser && (len(v) > 1 || agentHeaders(r.Header)) {
 		// Two User-Agents, or a browser's that comes with an agent's

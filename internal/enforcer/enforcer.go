@@ -175,7 +175,7 @@ type Enforcer struct {
 	// proofs of identity and declared auth. declared is the index of each
 	// site policy by lower-case name, for the agent a signature proves.
 	classFn  func(r *http.Request) policy.Class
-	uas      *uaCache
+	uas      *policy.UACache
 	ip       *clientip.Resolver
 	verifier claimChecker
 	declared map[string]int
@@ -260,7 +260,7 @@ func New(cfg Config) (*Enforcer, error) {
 	if e.ip == nil {
 		e.ip, _ = clientip.New(nil)
 	}
-	e.uas = newUACache()
+	e.uas = policy.NewUACache()
 	if e.log == nil {
 		e.log = slog.Default()
 	}

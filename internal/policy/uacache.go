@@ -1,11 +1,9 @@
-package enforcer
+package policy
 
 import (
 	"hash/maphash"
 	"strings"
 	"sync/atomic"
-
-	"github.com/agentready/agentready/internal/policy"
 )
 
 // uaCacheSize is the number of slots of the User-Agent cache (a power of
@@ -18,31 +16,31 @@ import (
 // peer with the cache, 0.4 without).
 const uaCacheSize = 4096
 
-// uaCache remembers the classification of recent User-Agents. It is
+// UACache remembers the classification of recent User-Agents. It is
 // direct-mapped and lock-free: a slot holds the last User-Agent that hashed
 // to it, so memory is bounded whatever the traffic, and a flood of distinct
 // strings only costs misses. The hash is seeded per process, so an attacker
 // cannot aim strings at one slot.
-type uaCache struct {
+type UACache struct {
 	seed  maphash.Seed
 	slots [uaCacheSize]atomic.Pointer[uaEntry]
 }
 
 type uaEntry struct {
 	ua    string
-	class policy.Class
+	class Class
 }
 
-func newUACache() *uaCache { return &uaCache{seed: maphash.MakeSeed()} }
+func NewUACache() *UACache { return &UACache{seed: maphash.MakeSeed()} }
 
-// classify returns c's classification of ua, from the cache when it can.
-func (u *uaCache) classify(c *policy.Classifier, ua string) policy.Class {
+// Classify returns c's classification of ua, from the cache when it can.
+func (u *UACache) Classify(c *Classifier, ua string) Class {
 	slot := &u.slots[maphash.String(u.seed, ua)&(uaCacheSize-1)]
 	if e := slot.Load(); e != nil && e.ua == ua {
 		return e.class
 	}
 	class := c.Classify(ua)
-	if len(ua) <= policy.MaxUserAgentLen {
+	if len(ua) <= MaxUserAgentLen {
 		// Cloned: the header value shares its memory with the rest of the
 		// request's headers, which the cache must not keep alive.
 		slot.Store(&uaEntry{ua: strings.Clone(ua), class: class})

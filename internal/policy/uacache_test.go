@@ -1,4 +1,4 @@
-package enforcer
+package policy
 
 import (
 	"bufio"
@@ -7,20 +7,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/agentready/agentready/internal/policy"
 )
 
 // The cache answers exactly what the classifier answers, for real browser
-// and crawler User-Agents (internal/policy/testdata/ua, sources in its
+// and crawler User-Agents (testdata/ua, sources in its
 // SOURCE.md), on a miss and on a hit, from several goroutines at once,
 // with strings that share a slot; a User-Agent longer than the classifier
 // reads is never kept.
 func TestUACacheAnswersAsTheClassifier(t *testing.T) {
-	c := policy.NewClassifier([]string{"claude", "SomeBot"})
+	c := NewClassifier([]string{"claude", "SomeBot"})
 	var uas []string
 	for _, name := range []string{"browsers.txt", "crawlers.txt"} {
-		f, err := os.Open("../policy/testdata/ua/" + name)
+		f, err := os.Open("testdata/ua/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,11 +31,11 @@ func TestUACacheAnswersAsTheClassifier(t *testing.T) {
 		}
 		f.Close()
 	}
-	uas = append(uas, "", "claude/1.0", "SomeBot/2.0 (+https://x.example/bot)", strings.Repeat("a", policy.MaxUserAgentLen+1))
+	uas = append(uas, "", "claude/1.0", "SomeBot/2.0 (+https://x.example/bot)", strings.Repeat("a", MaxUserAgentLen+1))
 	if len(uas) < uaCacheSize/2 {
 		t.Fatalf("%d User-Agents: too few for strings to share slots", len(uas)) // ~3000 in 4096 slots: hundreds do
 	}
-	u := newUACache()
+	u := NewUACache()
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Add(1)
@@ -46,7 +44,7 @@ func TestUACacheAnswersAsTheClassifier(t *testing.T) {
 			for round := range 2 { // a miss, then (mostly) a hit
 				for i := range uas {
 					ua := uas[(i+g*997)%len(uas)]
-					if got, want := u.classify(c, ua), c.Classify(ua); got != want {
+					if got, want := u.Classify(c, ua), c.Classify(ua); got != want {
 						t.Errorf("round %d: %q: cached %+v, classifier %+v", round, ua, got, want)
 						return
 					}
