@@ -31,6 +31,7 @@ type uaEntry struct {
 	class Class
 }
 
+// NewUACache returns an empty cache, its hash seeded for this process.
 func NewUACache() *UACache { return &UACache{seed: maphash.MakeSeed()} }
 
 // Classify returns c's classification of ua, from the cache when it can.
