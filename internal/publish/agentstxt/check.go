@@ -102,12 +102,8 @@ func (format) Check(c *discovery.Check) {
 func (r rules) site() {
 	s := r.Site
 	if r.on.dcJSON {
-		if n := utf8.RuneCountInString(s.Name); n > fieldcheck.DraftCarMaxName {
-			r.Addf("Name", fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (site.name)", n, fieldcheck.DraftCarMaxName)
-		}
-		if n := utf8.RuneCountInString(s.Description); n > fieldcheck.DraftCarMaxDescription {
-			r.Addf("Description", fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (site.description)", n, fieldcheck.DraftCarMaxDescription)
-		}
+		r.maxChars("Name", s.Name, fieldcheck.DraftCarMaxName, "site.name")
+		r.maxChars("Description", s.Description, fieldcheck.DraftCarMaxDescription, "site.description")
 	}
 	if len(s.OperatesOn) > 0 && s.DeclarationType != config.DeclarationAgent {
 		r.Add("OperatesOn", fmtDraftCar, `is set but `+fieldcheck.Alt("DeclarationType", "declaration_type")+` is not "agent"; draft-car 2.3: Operates-On is not used in platform declarations`)
@@ -127,6 +123,13 @@ func (r rules) site() {
 			}
 		}
 		r.Add(field, fmtV010, "v0.1.0 agents.txt: a site that supports sessions or audit MUST also serve agents.json, which these Formats do not publish")
+	}
+}
+
+// maxChars applies a maxLength of the draft-car agents.json schema.
+func (r rules) maxChars(field, v string, most int, key string) {
+	if n := utf8.RuneCountInString(v); n > most {
+		r.Addf(field, fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (%s)", n, most, key)
 	}
 }
 
