@@ -46,14 +46,22 @@ func FileSchema(file reflect.Type, rules map[string]map[string]any, fileRules []
 		Rules: all,
 		Defs:  map[string]any{},
 	}
-	root := g.Of(file)
 	var allOf []any
 	for _, f := range Formats {
 		part := f.Schema()
-		if err := schemagen.AddRules(g.Defs, part.Fields, fieldcheck.Key); err != nil {
-			return nil, err
+		for k, r := range part.Fields {
+			m := maps.Clone(all[k]) // a format's keywords after config's
+			if m == nil {
+				m = map[string]any{}
+			}
+			maps.Copy(m, r)
+			all[k] = m
 		}
 		allOf = append(allOf, part.File...)
+	}
+	root := g.Of(file)
+	if u := g.Unused(); len(u) > 0 {
+		return nil, fmt.Errorf("publish: rules of no field of the file: %v", u)
 	}
 	g.Defs["File"].(map[string]any)["allOf"] = append(append(allOf, siteFileRules()...), fileRules...)
 	g.Defs["AgentPolicy"].(map[string]any)["allOf"] = agentPolicyRules()
