@@ -38,8 +38,8 @@ func schema(args []string, stdout, stderr io.Writer) int {
 
 // fileSchema is the JSON Schema of a declaration file (publish.FileSchema)
 // generated from settings.File: the Site's part and serve's, its keys'
-// types and validate tags and the rules here (docs/design.md, "Each rule
-// stated once").
+// types and validate tags and the rules here, stated once
+// (docs/design.md, "Architecture").
 func fileSchema() ([]byte, error) {
 	// octet is a decimal IPv4 octet as netip.ParseAddr reads it.
 	const octet = `(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])`
