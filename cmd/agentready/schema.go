@@ -9,6 +9,7 @@ import (
 	"github.com/agentready/agentready/cmd/agentready/internal/settings"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish"
+	"github.com/agentready/agentready/internal/schemagen"
 )
 
 // schema prints the JSON Schema of a declaration file
@@ -51,16 +52,13 @@ func fileSchema() ([]byte, error) {
 	// needs is a rule of the whole file: where the Site says cond, serve
 	// names a file (Parse and agentready.New refuse the Site without it).
 	needs := func(cond map[string]any, key string) map[string]any {
-		return map[string]any{"if": cond, "then": map[string]any{"required": []any{"serve"},
-			"properties": map[string]any{"serve": map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minLength": 1}}}}}}
+		return map[string]any{"if": cond, "then": schemagen.Has("serve", schemagen.Has(key, map[string]any{"minLength": 1}))}
 	}
+	is := func(v any) map[string]any { return map[string]any{"const": v} }
 	return publish.FileSchema(reflect.TypeFor[settings.File](), rules, []any{
 		// An hmac capability needs the keys its requests are signed with.
-		needs(map[string]any{"required": []any{"capabilities"}, "properties": map[string]any{"capabilities": map[string]any{
-			"contains": map[string]any{"required": []any{"auth"}, "properties": map[string]any{"auth": map[string]any{
-				"required": []any{"type"}, "properties": map[string]any{"type": map[string]any{"const": config.AuthHMAC}}}}}}}}, "hmac_keys_file"),
+		needs(schemagen.Has("capabilities", map[string]any{"contains": schemagen.Has("auth", schemagen.Has("type", is(config.AuthHMAC)))}), "hmac_keys_file"),
 		// An audit trail needs the key that signs it.
-		needs(map[string]any{"required": []any{"audit"},
-			"properties": map[string]any{"audit": map[string]any{"required": []any{"enabled"}, "properties": map[string]any{"enabled": map[string]any{"const": true}}}}}, "audit_key_file"),
+		needs(schemagen.Has("audit", schemagen.Has("enabled", is(true))), "audit_key_file"),
 	})
 }

@@ -234,19 +234,25 @@ func rewrittenHeader() map[string]any {
 // siteFileRules are the rules of a whole file that tie keys together; each
 // format adds its own (discovery.Format.Schema).
 func siteFileRules() []any {
-	nonEmpty := func(key string) map[string]any {
-		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minItems": 1}}}
-	}
 	return []any{
 		// Without Allow or Disallow rules, implicit_access says to whom
 		// draft-car 2.6's capability-only default applies.
 		map[string]any{
-			"if": map[string]any{"not": map[string]any{"required": []any{"access"},
-				"properties": map[string]any{"access": map[string]any{"anyOf": []any{nonEmpty("allow"), nonEmpty("disallow")}}}}},
-			"then": map[string]any{"required": []any{"implicit_access"}, "properties": map[string]any{"implicit_access": map[string]any{"minLength": 1}}},
+			"if":   map[string]any{"not": schemagen.Has("access", map[string]any{"anyOf": []any{nonEmpty("allow"), nonEmpty("disallow")}})},
+			"then": nonEmptyString("implicit_access"),
 		},
 	}
 }
+
+// nonEmpty, nonEmptyString and isTrue are the rules that an object has a
+// list with items, a string that is not empty, or true at key.
+func nonEmpty(key string) map[string]any { return schemagen.Has(key, map[string]any{"minItems": 1}) }
+
+func nonEmptyString(key string) map[string]any {
+	return schemagen.Has(key, map[string]any{"minLength": 1})
+}
+
+func isTrue(key string) map[string]any { return schemagen.Has(key, map[string]any{"const": true}) }
 
 // agentPolicyRules are the rules of one agent policy that tie its keys
 // together, as validate_cross.go's verification checks them: "*" names no
@@ -255,18 +261,9 @@ func siteFileRules() []any {
 // a policy neither verified-only nor graded (proven) has no use for
 // methods, sources or fall_back, and fall_back needs required.
 func agentPolicyRules() []any {
-	nonEmpty := func(key string) map[string]any {
-		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minItems": 1}}}
-	}
-	isTrue := func(key string) map[string]any {
-		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"const": true}}}
-	}
-	isDefault := map[string]any{"required": []any{"name"}, "properties": map[string]any{"name": map[string]any{"const": "*"}}}
+	isDefault := schemagen.Has("name", map[string]any{"const": "*"})
 	verify := func(rule map[string]any) map[string]any {
 		return map[string]any{"properties": map[string]any{"verify": rule}}
-	}
-	nonEmptyString := func(key string) map[string]any {
-		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minLength": 1}}}
 	}
 	sources := []any{nonEmpty("methods"), nonEmpty("signature_agents"), nonEmpty("ip_ranges"), nonEmpty("reverse_dns"), nonEmptyString("card"), isTrue("fall_back")}
 	return []any{

@@ -193,6 +193,11 @@ func TagRules(tag string, p map[string]any) (required bool) {
 	return required
 }
 
+// Has is the rule that an object has key, its value matching rule.
+func Has(key string, rule map[string]any) map[string]any {
+	return map[string]any{"required": []any{key}, "properties": map[string]any{key: rule}}
+}
+
 // AnyCase is a pattern matching s in any ASCII case.
 func AnyCase(s string) string {
 	var b strings.Builder

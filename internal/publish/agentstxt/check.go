@@ -12,6 +12,7 @@ import (
 	"github.com/agentready/agentready/internal/format/txtgrammar"
 	"github.com/agentready/agentready/internal/publish/discovery"
 	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/schemagen"
 )
 
 // The dialects' names in FieldError.Format.
@@ -248,23 +249,18 @@ func (format) Schema() discovery.Schema {
 				// 2.5: Auth-Endpoint MUST be present when Auth is
 				// bearer-token or oauth2.
 				"auth": map[string]any{
-					"if":   map[string]any{"required": []any{"type"}, "properties": map[string]any{"type": map[string]any{"enum": []any{config.AuthBearerToken, config.AuthOAuth2}}}},
-					"then": map[string]any{"required": []any{"token_endpoint"}, "properties": map[string]any{"token_endpoint": map[string]any{"minLength": 1}}},
+					"if":   schemagen.Has("type", map[string]any{"enum": []any{config.AuthBearerToken, config.AuthOAuth2}}),
+					"then": schemagen.Has("token_endpoint", map[string]any{"minLength": 1}),
 				},
 			},
 		}),
 	})
-	v010 := map[string]any{
-		"required": []any{"capabilities"},
-		"properties": map[string]any{
-			"capabilities": map[string]any{"minItems": 1, "items": obj(map[string]any{
-				"id":     map[string]any{"pattern": `^[a-z][a-z0-9_.]*$`},
-				"method": fieldcheck.MethodsSchema(),
-			})},
-		},
-	}
+	v010 := schemagen.Has("capabilities", map[string]any{"minItems": 1, "items": obj(map[string]any{
+		"id":     map[string]any{"pattern": `^[a-z][a-z0-9_.]*$`},
+		"method": fieldcheck.MethodsSchema(),
+	})})
 	return discovery.Schema{File: []any{map[string]any{
-		"if":   map[string]any{"required": []any{"dialect"}, "properties": map[string]any{"dialect": map[string]any{"const": config.DialectV010.String()}}},
+		"if":   schemagen.Has("dialect", map[string]any{"const": config.DialectV010.String()}),
 		"then": v010,
 		"else": draftCar,
 	}}}
