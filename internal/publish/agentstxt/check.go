@@ -55,20 +55,16 @@ func servedBy(f config.Formats) served {
 func (o served) draftCar() bool { return o.dcTxt || o.dcJSON }
 func (o served) v010() bool     { return o.v010Txt || o.v010JSON }
 
-// draftCarDoc names the draft-car document a rule is quoted from: the
-// agents.txt when it is served, else the agents.json companion.
-func (o served) draftCarDoc() string {
-	if o.dcTxt {
-		return "draft-car agents.txt"
-	}
-	return "draft-car agents.json"
-}
+// draftCarDoc and v010Doc name the dialect's document a rule is quoted
+// from: the agents.txt when it is served, else its agents.json.
+func (o served) draftCarDoc() string { return quotedDoc(fmtDraftCar, o.dcTxt) }
+func (o served) v010Doc() string     { return quotedDoc(fmtV010, o.v010Txt) }
 
-func (o served) v010Doc() string {
-	if o.v010Txt {
-		return "v0.1.0 agents.txt"
+func quotedDoc(dialect string, txt bool) string {
+	if txt {
+		return dialect + " agents.txt"
 	}
-	return "v0.1.0 agents.json"
+	return dialect + " agents.json"
 }
 
 // rules are the dialects' rules, for the documents on serves.
