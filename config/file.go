@@ -25,8 +25,9 @@ import (
 // at once, each with its line. Beside the Site's keys, "upstream" and
 // "serve" hold what agentready serve runs with: ParseSite accepts them,
 // agentready serve reads them (ParseFile). site.schema.json, beside
-// this file, is the JSON Schema of the format (generated from the types by
-// TestSiteSchema).
+// this file, is the JSON Schema of the format, generated from the types
+// (agentready schema prints it; cmd/agentready's TestSiteSchema holds the
+// copy equal).
 //
 //	name: Outdoor Supply Co.
 //	url: https://outdoorsupply.example

@@ -64,6 +64,7 @@ var (
 	typeDuration = reflect.TypeFor[time.Duration]()
 	typeTime     = reflect.TypeFor[time.Time]()
 	typeRaw      = reflect.TypeFor[json.RawMessage]()
+	typeRate     = reflect.TypeFor[Rate]()
 	// typeElsewhere is a key another reader decodes (siteFile).
 	typeElsewhere = reflect.TypeFor[elsewhere]()
 )

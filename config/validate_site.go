@@ -24,7 +24,7 @@ func (r *report) siteFields() {
 			alt("config.DialectIETFDraft or DialectV010", "draft-car or v0.1.0"))
 	}
 	switch s.ImplicitAccess {
-	case "", implicitAll, implicitAI:
+	case "", fieldcheck.ImplicitAll, fieldcheck.ImplicitAI:
 	default:
 		r.Addf("ImplicitAccess", "", "%q is not a scope: %s", s.ImplicitAccess,
 			alt(`"all-agents" (agentready.ImplicitAllAgents) or "ai-agents" (ImplicitAIAgents)`, "all-agents or ai-agents"))
@@ -46,13 +46,6 @@ func (r *report) siteFields() {
 		r.Add("RateLimit", "", err.Error()+rateRule)
 	}
 }
-
-// The scopes of Site.ImplicitAccess (agentready.ImplicitAllAgents and
-// ImplicitAIAgents).
-const (
-	implicitAll = "all-agents"
-	implicitAI  = "ai-agents"
-)
 
 func validDialect(d Dialect) bool { return d == DialectIETFDraft || d == DialectV010 }
 

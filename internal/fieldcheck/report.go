@@ -157,20 +157,14 @@ func At(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]"
 func JoinFormats(names ...string) string { return strings.Join(names, ", ") }
 
 // Prose joins phrases as "a", "a and b", "a, b and c".
-func Prose(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
+func Prose(items []string) string { return joinLast(items, " and ") }
 
 // OrList joins alternatives as "a", "a or b", "a, b or c".
-func OrList(items []string) string {
+func OrList(items []string) string { return joinLast(items, " or ") }
+
+func joinLast(items []string, last string) string {
 	if len(items) <= 1 {
 		return strings.Join(items, "")
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // The JSON Schema forms of the checks here, for the declaration file's
-// schema (config.FileSchema and the formats' parts). Patterns are written
+// schema (publish.FileSchema and the formats' parts). Patterns are written
 // for both ECMA-262 and RE2.
 const (
 	// LoopbackHostPattern is localhost, 127.0.0.0/8 or [::1]
@@ -21,7 +21,7 @@ const (
 )
 
 // CredentialRef refers to the def of URLs holding a credential
-// (config's credentialURL), which each URL field's "not" names.
+// (publish's credentialURL), which each URL field's "not" names.
 var CredentialRef = map[string]any{"$ref": "#/$defs/CredentialURL"}
 
 // WebURLSchema is an https URL field's keywords (WebURL).
@@ -38,3 +38,10 @@ func MethodsSchema() map[string]any {
 	}
 	return map[string]any{"pattern": "^$|^(?:" + strings.Join(alts, "|") + ")$"}
 }
+
+// The scopes of config.Site.ImplicitAccess (agentready.ImplicitAllAgents
+// and ImplicitAIAgents), which config checks and the schema lists.
+const (
+	ImplicitAll = "all-agents"
+	ImplicitAI  = "ai-agents"
+)

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -77,7 +78,9 @@ var Formats = []discovery.Format{
 }
 
 // Render renders every document the options publish for a validated site.
-// It is called once, at construction; the result is served as is.
+// It is called once, at construction; the result is served as is. Every
+// format renders, and the errors of all that fail are reported together
+// (errors.Join), as Validate reports every problem.
 func Render(s *config.Site, o Options) ([]Document, error) {
 	if !strings.Contains(o.descriptorPath(), "{name}") || !strings.HasPrefix(o.descriptorPath(), "/") {
 		return nil, fmt.Errorf("publish: descriptor path %q must start with / and contain {name}", o.descriptorPath())
@@ -87,18 +90,23 @@ func Render(s *config.Site, o Options) ([]Document, error) {
 		return nil, err
 	}
 	var docs []Document
+	var errs []error
 	for _, f := range Formats {
 		if !o.Formats.Serves(f.Kind()) {
 			continue
 		}
 		out, err := f.Render(s, env)
 		if err != nil {
-			return nil, fmt.Errorf("publish: %w", err)
+			errs = append(errs, fmt.Errorf("publish: %w", err))
+			continue
 		}
 		for _, d := range out {
 			d.MaxAge, d.LastModified = o.maxAge(f.Kind(), d.MaxAge), env.LastModified
 			docs = append(docs, d)
 		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return docs, nil
 }

@@ -5,7 +5,7 @@
 // each is a pure function from a validated config.Site to bytes, and each
 // package's Format (discovery.Format) also holds the format's rules
 // (Validate runs them beside config.Validate's) and its part of the
-// declaration file's schema (FileSchema). Formats lists them:
+// declaration file's schema (FileSchema, with config.Site's own rules). Formats lists them:
 //
 //   - agentstxt: /.well-known/agents.txt (and /agents.txt), in the
 //     draft-car-agents-txt-wellknown-00 grammar or the v0.1.0 one;

@@ -1,15 +1,17 @@
 // Package schemagen generates JSON Schema (2020-12) from Go types: every
 // struct a closed object of its fields' keys, the rules of their
 // `validate` tags (required, oneof, min, max) and the keywords a caller
-// adds by field. config generates the declaration's schema with it, and
-// cmd/agentready can generate its own settings' part from its own types
-// and compose the two: a rule is stated once, in the types and their tags.
+// adds by field. internal/publish generates the declaration file's schema
+// with it from the type cmd/agentready gives (settings.File: config.Site
+// and serve's own settings), so that a rule is stated once, in the types
+// and their tags.
 package schemagen
 
 import (
 	"encoding/json"
-	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,6 +30,7 @@ type Generator struct {
 	Rules map[string]map[string]any
 	// Defs are the definitions generated so far, by defName.
 	Defs map[string]any
+	used map[string]bool // the keys of Rules a field took
 }
 
 // Ref is the reference to the def called name.
@@ -81,6 +84,9 @@ func DefName(t reflect.Type) string {
 // object is the closed object of struct type t: its keys, the rules of
 // their validate tags and of g.Rules.
 func (g *Generator) object(t reflect.Type) map[string]any {
+	if g.used == nil {
+		g.used = map[string]bool{}
+	}
 	props := map[string]any{}
 	var required []any
 	for _, f := range reflect.VisibleFields(t) {
@@ -92,15 +98,17 @@ func (g *Generator) object(t reflect.Type) map[string]any {
 		if TagRules(f.Tag.Get("validate"), p) {
 			required = append(required, key)
 		}
-		owner := t.Name() // the outer struct's, for a promoted field
-		if r, ok := g.Rules[owner+"."+f.Name]; ok {
+		name := t.Name() + "." + f.Name // the outer struct's, for a promoted field
+		if r, ok := g.Rules[name]; ok {
 			merge(p, r)
+			g.used[name] = true
 		}
-		if r, ok := g.Rules[owner+"."+f.Name+"[]"]; ok {
-			items := map[string]any{}
-			merge(items, p["items"].(map[string]any))
-			merge(items, r)
-			p["items"] = items
+		if r, ok := g.Rules[name+"[]"]; ok {
+			if item, ok := p["items"].(map[string]any); ok {
+				p["items"] = copyMap(item)
+				merge(p["items"].(map[string]any), r)
+				g.used[name+"[]"] = true
+			}
 		}
 		props[key] = p
 	}
@@ -109,6 +117,13 @@ func (g *Generator) object(t reflect.Type) map[string]any {
 		obj["required"] = required
 	}
 	return obj
+}
+
+// Unused are the keys of Rules that no field of the types generated so
+// far took (a misspelt type or field, or "[]" after a field that is not a
+// list), sorted: such a rule would otherwise be dropped unseen.
+func (g *Generator) Unused() []string {
+	return slices.DeleteFunc(slices.Sorted(maps.Keys(g.Rules)), func(k string) bool { return g.used[k] })
 }
 
 func (g *Generator) key(f reflect.StructField) string {
@@ -121,32 +136,6 @@ func (g *Generator) key(f reflect.StructField) string {
 		}
 	}
 	return f.Name
-}
-
-// AddRules adds rules, keyed as Generator.Rules, to the generated defs
-// (a document's "$defs" decoded from JSON): key spells a field's name as
-// the defs do. A rule of a type or field the defs lack is an error.
-func AddRules(defs map[string]any, rules map[string]map[string]any, key func(string) string) error {
-	for name, r := range rules {
-		typ, field, _ := strings.Cut(name, ".")
-		field, items := strings.CutSuffix(field, "[]")
-		if typ == "" {
-			return fmt.Errorf("schemagen: %q names no type", name)
-		}
-		def, _ := defs[strings.ToUpper(typ[:1])+typ[1:]].(map[string]any)
-		props, _ := def["properties"].(map[string]any)
-		p, ok := props[key(field)].(map[string]any)
-		if !ok {
-			return fmt.Errorf("schemagen: no field %s", name)
-		}
-		if items {
-			if p, ok = p["items"].(map[string]any); !ok {
-				return fmt.Errorf("schemagen: %s is not a list", name)
-			}
-		}
-		merge(p, r)
-	}
-	return nil
 }
 
 // merge adds the keywords of r to p; a "$ref" beside them is kept (2020-12
@@ -202,6 +191,11 @@ func TagRules(tag string, p map[string]any) (required bool) {
 		}
 	}
 	return required
+}
+
+// Has is the rule that an object has key, its value matching rule.
+func Has(key string, rule map[string]any) map[string]any {
+	return map[string]any{"required": []any{key}, "properties": map[string]any{key: rule}}
 }
 
 // AnyCase is a pattern matching s in any ASCII case.

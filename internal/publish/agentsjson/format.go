@@ -1,10 +1,7 @@
 package agentsjson
 
 import (
-	"fmt"
-
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/publish/agenturi"
 	"github.com/agentready/agentready/internal/publish/discovery"
 )
@@ -13,14 +10,8 @@ import (
 // or the agent:// registry (Formats.AgentsJSON, docs/design.md collision 2).
 var Format discovery.Format = format{}
 
-type format struct{}
-
-// Check has nothing of its own to check: agents.json's rules are its dialect's (agentstxt) or agent://'s (agenturi).
-func (format) Check(*discovery.Check) {}
-
-func (format) TagRules() map[string]fieldcheck.TagRule { return nil }
-
-func (format) Schema() discovery.Schema { return discovery.Schema{} }
+// agents.json's rules are its dialect's (agentstxt) or agent://'s (agenturi).
+type format struct{ discovery.NoRules }
 
 func (format) Kind() config.Document { return config.DocAgentsJSON }
 
@@ -35,9 +26,6 @@ func (format) Render(s *config.Site, env *discovery.Env) ([]discovery.Doc, error
 	default:
 		b, err = DraftCar(s)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("agents.json: %w", err)
-	}
-	return []discovery.Doc{{Name: "agents.json", ContentType: discovery.TypeJSON, MaxAge: discovery.MaxAgeAgentsTxt, Body: b,
-		Paths: []string{"/.well-known/agents.json"}}}, nil
+	return discovery.One(discovery.Doc{Name: "agents.json", ContentType: discovery.TypeJSON, MaxAge: discovery.MaxAgeAgentsTxt,
+		Paths: []string{"/.well-known/agents.json"}}, b, err)
 }

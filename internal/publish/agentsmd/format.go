@@ -1,8 +1,6 @@
 package agentsmd
 
 import (
-	"fmt"
-
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/discovery"
 )
@@ -16,9 +14,6 @@ func (format) Kind() config.Document { return config.DocAgentsMD }
 
 func (format) Render(s *config.Site, _ *discovery.Env) ([]discovery.Doc, error) {
 	b, err := Render(s)
-	if err != nil {
-		return nil, fmt.Errorf("agents.md: %w", err)
-	}
-	return []discovery.Doc{{Name: "agents.md", ContentType: discovery.TypeMarkdown, MaxAge: discovery.MaxAgeAgentsMD, Body: b,
-		Paths: []string{"/.well-known/agents.md", "/agents.md"}}}, nil
+	return discovery.One(discovery.Doc{Name: "agents.md", ContentType: discovery.TypeMarkdown, MaxAge: discovery.MaxAgeAgentsMD,
+		Paths: []string{"/.well-known/agents.md", "/agents.md"}}, b, err)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentready/agentready/internal/format/txtgrammar"
 	"github.com/agentready/agentready/internal/publish/discovery"
 	"github.com/agentready/agentready/internal/resolve"
+	"github.com/agentready/agentready/internal/schemagen"
 )
 
 // The dialects' names in FieldError.Format.
@@ -54,20 +55,16 @@ func servedBy(f config.Formats) served {
 func (o served) draftCar() bool { return o.dcTxt || o.dcJSON }
 func (o served) v010() bool     { return o.v010Txt || o.v010JSON }
 
-// draftCarDoc names the draft-car document a rule is quoted from: the
-// agents.txt when it is served, else the agents.json companion.
-func (o served) draftCarDoc() string {
-	if o.dcTxt {
-		return "draft-car agents.txt"
-	}
-	return "draft-car agents.json"
-}
+// draftCarDoc and v010Doc name the dialect's document a rule is quoted
+// from: the agents.txt when it is served, else its agents.json.
+func (o served) draftCarDoc() string { return quotedDoc(fmtDraftCar, o.dcTxt) }
+func (o served) v010Doc() string     { return quotedDoc(fmtV010, o.v010Txt) }
 
-func (o served) v010Doc() string {
-	if o.v010Txt {
-		return "v0.1.0 agents.txt"
+func quotedDoc(dialect string, txt bool) string {
+	if txt {
+		return dialect + " agents.txt"
 	}
-	return "v0.1.0 agents.json"
+	return dialect + " agents.json"
 }
 
 // rules are the dialects' rules, for the documents on serves.
@@ -102,12 +99,8 @@ func (format) Check(c *discovery.Check) {
 func (r rules) site() {
 	s := r.Site
 	if r.on.dcJSON {
-		if n := utf8.RuneCountInString(s.Name); n > fieldcheck.DraftCarMaxName {
-			r.Addf("Name", fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (site.name)", n, fieldcheck.DraftCarMaxName)
-		}
-		if n := utf8.RuneCountInString(s.Description); n > fieldcheck.DraftCarMaxDescription {
-			r.Addf("Description", fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (site.description)", n, fieldcheck.DraftCarMaxDescription)
-		}
+		r.maxChars("Name", s.Name, fieldcheck.DraftCarMaxName, "site.name")
+		r.maxChars("Description", s.Description, fieldcheck.DraftCarMaxDescription, "site.description")
 	}
 	if len(s.OperatesOn) > 0 && s.DeclarationType != config.DeclarationAgent {
 		r.Add("OperatesOn", fmtDraftCar, `is set but `+fieldcheck.Alt("DeclarationType", "declaration_type")+` is not "agent"; draft-car 2.3: Operates-On is not used in platform declarations`)
@@ -127,6 +120,13 @@ func (r rules) site() {
 			}
 		}
 		r.Add(field, fmtV010, "v0.1.0 agents.txt: a site that supports sessions or audit MUST also serve agents.json, which these Formats do not publish")
+	}
+}
+
+// maxChars applies a maxLength of the draft-car agents.json schema.
+func (r rules) maxChars(field, v string, most int, key string) {
+	if n := utf8.RuneCountInString(v); n > most {
+		r.Addf(field, fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (%s)", n, most, key)
 	}
 }
 
@@ -245,23 +245,18 @@ func (format) Schema() discovery.Schema {
 				// 2.5: Auth-Endpoint MUST be present when Auth is
 				// bearer-token or oauth2.
 				"auth": map[string]any{
-					"if":   map[string]any{"required": []any{"type"}, "properties": map[string]any{"type": map[string]any{"enum": []any{config.AuthBearerToken, config.AuthOAuth2}}}},
-					"then": map[string]any{"required": []any{"token_endpoint"}, "properties": map[string]any{"token_endpoint": map[string]any{"minLength": 1}}},
+					"if":   schemagen.Has("type", map[string]any{"enum": []any{config.AuthBearerToken, config.AuthOAuth2}}),
+					"then": schemagen.Has("token_endpoint", map[string]any{"minLength": 1}),
 				},
 			},
 		}),
 	})
-	v010 := map[string]any{
-		"required": []any{"capabilities"},
-		"properties": map[string]any{
-			"capabilities": map[string]any{"minItems": 1, "items": obj(map[string]any{
-				"id":     map[string]any{"pattern": `^[a-z][a-z0-9_.]*$`},
-				"method": fieldcheck.MethodsSchema(),
-			})},
-		},
-	}
+	v010 := schemagen.Has("capabilities", map[string]any{"minItems": 1, "items": obj(map[string]any{
+		"id":     map[string]any{"pattern": `^[a-z][a-z0-9_.]*$`},
+		"method": fieldcheck.MethodsSchema(),
+	})})
 	return discovery.Schema{File: []any{map[string]any{
-		"if":   map[string]any{"required": []any{"dialect"}, "properties": map[string]any{"dialect": map[string]any{"const": config.DialectV010.String()}}},
+		"if":   schemagen.Has("dialect", map[string]any{"const": config.DialectV010.String()}),
 		"then": v010,
 		"else": draftCar,
 	}}}

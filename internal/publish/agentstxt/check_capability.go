@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/endpoint"
@@ -20,9 +19,7 @@ func (r rules) capability(p string, c *config.Capability) {
 		if c.Description == "" {
 			r.Require(p+".Description", "is required by %s", fmtDraftCar, "draft-car agents.json (description minLength 1)")
 		}
-		if n := utf8.RuneCountInString(c.Description); n > fieldcheck.DraftCarMaxDescription {
-			r.Addf(p+".Description", fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (capability description)", n, fieldcheck.DraftCarMaxDescription)
-		}
+		r.maxChars(p+".Description", c.Description, fieldcheck.DraftCarMaxDescription, "capability description")
 	}
 	r.capabilityEndpoint(p, c)
 	if m := endpoint.Method(c.Method); r.on.v010JSON && (c.Method == "" || fieldcheck.IsToken(c.Method)) && !slices.Contains(fieldcheck.AWPMethods, m) {
@@ -60,8 +57,8 @@ func (r rules) capabilityID(field, id string) {
 	if r.on.draftCar() && !txtgrammar.DraftCarID.MatchString(id) {
 		r.Addf(field, fmtDraftCar, "%q is not allowed by %s (2.5: lowercase letters, digits and hyphens); serve the v0.1.0 dialect or rename it", id, r.on.draftCarDoc())
 	}
-	if r.on.dcJSON && utf8.RuneCountInString(id) > fieldcheck.DraftCarMaxID {
-		r.Addf(field, fmtDraftCar, "is %d characters; draft-car agents.json allows at most %d (capability id)", utf8.RuneCountInString(id), fieldcheck.DraftCarMaxID)
+	if r.on.dcJSON {
+		r.maxChars(field, id, fieldcheck.DraftCarMaxID, "capability id")
 	}
 	if r.on.v010() && !txtgrammar.V010ID.MatchString(id) {
 		r.Addf(field, fmtV010, "%q is not allowed by %s (capability names match ^[a-z][a-z0-9_.]*$); serve the draft-car dialect or rename it", id, r.on.v010Doc())

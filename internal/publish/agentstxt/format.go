@@ -1,8 +1,6 @@
 package agentstxt
 
 import (
-	"fmt"
-
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/discovery"
 )
@@ -16,9 +14,6 @@ func (format) Kind() config.Document { return config.DocAgentsTxt }
 
 func (format) Render(s *config.Site, env *discovery.Env) ([]discovery.Doc, error) {
 	b, err := Render(s, env.Formats.Dialect)
-	if err != nil {
-		return nil, fmt.Errorf("agents.txt: %w", err)
-	}
-	return []discovery.Doc{{Name: "agents.txt", ContentType: discovery.TypeText, MaxAge: discovery.MaxAgeAgentsTxt, Body: b,
-		Paths: []string{"/.well-known/agents.txt", "/agents.txt"}}}, nil
+	return discovery.One(discovery.Doc{Name: "agents.txt", ContentType: discovery.TypeText, MaxAge: discovery.MaxAgeAgentsTxt,
+		Paths: []string{"/.well-known/agents.txt", "/agents.txt"}}, b, err)
 }

@@ -14,44 +14,35 @@ import (
 // are trimmed (draft-car 2.2, v0.1.0 "Format Rules" 3).
 func trim(s string) string { return strings.TrimSpace(s) }
 
-// canonProtocol matches the draft-car 2.5 protocols case-insensitively; an
-// empty value is the default REST and an unknown one is kept as written.
-func canonProtocol(s string) (p string, known bool) {
+// canon matches s, trimmed, to one of vocab in any ASCII case; empty is
+// def, the draft's default, when there is one, and an unknown value is
+// kept as written.
+func canon(s, def string, vocab ...string) (string, bool) {
 	s = trim(s)
-	if s == "" {
-		return config.ProtocolREST, true
+	if s == "" && def != "" {
+		return def, true
 	}
-	for _, p := range [...]string{config.ProtocolREST, config.ProtocolMCP, config.ProtocolA2A, config.ProtocolGraphQL, config.ProtocolWebSocket} {
-		if asciiEqualFold(s, string(p)) {
-			return p, true
+	for _, v := range vocab {
+		if asciiEqualFold(s, v) {
+			return v, true
 		}
 	}
 	return s, false
 }
 
-// canonAuth matches the draft-car 2.5 auth types; empty is the default none.
-func canonAuth(s string) (a string, known bool) {
-	s = trim(s)
-	if s == "" {
-		return config.AuthNone, true
-	}
-	for _, a := range [...]string{config.AuthNone, config.AuthAPIKey, config.AuthBearerToken, config.AuthOAuth2, config.AuthHMAC} {
-		if asciiEqualFold(s, string(a)) {
-			return a, true
-		}
-	}
-	return s, false
+// canonProtocol matches the draft-car 2.5 protocols (empty: REST),
+// canonAuth its auth types (empty: none), canonDeclarationType the 2.3
+// declaration types.
+func canonProtocol(s string) (string, bool) {
+	return canon(s, config.ProtocolREST, config.ProtocolREST, config.ProtocolMCP, config.ProtocolA2A, config.ProtocolGraphQL, config.ProtocolWebSocket)
 }
 
-// canonDeclarationType matches the draft-car 2.3 declaration types.
-func canonDeclarationType(s string) (d string, known bool) {
-	s = trim(s)
-	for _, d := range [...]string{config.DeclarationPlatform, config.DeclarationAgent} {
-		if asciiEqualFold(s, string(d)) {
-			return d, true
-		}
-	}
-	return s, false
+func canonAuth(s string) (string, bool) {
+	return canon(s, config.AuthNone, config.AuthNone, config.AuthAPIKey, config.AuthBearerToken, config.AuthOAuth2, config.AuthHMAC)
+}
+
+func canonDeclarationType(s string) (string, bool) {
+	return canon(s, "", config.DeclarationPlatform, config.DeclarationAgent)
 }
 
 // paramLocations and paramTypes are the vocabularies of the draft-car 2.5

@@ -1,8 +1,6 @@
 package awp
 
 import (
-	"fmt"
-
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/publish/discovery"
 )
@@ -16,9 +14,6 @@ func (format) Kind() config.Document { return config.DocAWP }
 
 func (format) Render(s *config.Site, env *discovery.Env) ([]discovery.Doc, error) {
 	b, err := AgentJSON(s, env.A2AVersion)
-	if err != nil {
-		return nil, fmt.Errorf("agent.json: %w", err)
-	}
-	return []discovery.Doc{{Name: "agent.json", ContentType: discovery.TypeJSON, MaxAge: discovery.MaxAgeAgentJSON, Body: b,
-		Paths: []string{"/agent.json", "/.well-known/agent.json"}}}, nil
+	return discovery.One(discovery.Doc{Name: "agent.json", ContentType: discovery.TypeJSON, MaxAge: discovery.MaxAgeAgentJSON,
+		Paths: []string{"/agent.json", "/.well-known/agent.json"}}, b, err)
 }

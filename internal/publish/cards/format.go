@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/agentready/agentready/config"
-	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/publish/discovery"
 )
 
@@ -12,14 +11,8 @@ import (
 // and the AI Catalog that lists them.
 var Format discovery.Format = format{}
 
-type format struct{}
-
-// Check has nothing of its own to check: the cards are derived from what the other formats check.
-func (format) Check(*discovery.Check) {}
-
-func (format) TagRules() map[string]fieldcheck.TagRule { return nil }
-
-func (format) Schema() discovery.Schema { return discovery.Schema{} }
+// The cards are derived from what the other formats check.
+type format struct{ discovery.NoRules }
 
 // The cards' well-known paths and media types.
 const (

@@ -8,6 +8,7 @@ package discovery
 
 import (
 	"crypto/ecdsa"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -30,6 +31,28 @@ type Format interface {
 	TagRules() map[string]fieldcheck.TagRule
 	// Schema is the format's part of the declaration file's JSON Schema.
 	Schema() Schema
+}
+
+// NoRules is embedded by a format with no rules of its own (its documents
+// are derived from what the other formats check).
+type NoRules struct{}
+
+// Check checks nothing.
+func (NoRules) Check(*Check) {}
+
+// TagRules explains no tag.
+func (NoRules) TagRules() map[string]fieldcheck.TagRule { return nil }
+
+// Schema adds nothing to the file's schema.
+func (NoRules) Schema() Schema { return Schema{} }
+
+// One is a format's one document d with body b, or err naming d.
+func One(d Doc, b []byte, err error) ([]Doc, error) {
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Name, err)
+	}
+	d.Body = b
+	return []Doc{d}, nil
 }
 
 // Schema is a format's part of the declaration file's JSON Schema: what

@@ -1,7 +1,6 @@
 package settings_test
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -118,52 +117,6 @@ func field(t *testing.T, name string) reflect.StructField {
 		t.Fatalf("no File.%s", name)
 	}
 	return f
-}
-
-// TestSchemaAlike: config/site.schema.json, which still states serve's
-// part itself (config/file_schema.go), has the keys and types of Upstream
-// and Serve, and path_parameters' values are the validate tag's.
-func TestSchemaAlike(t *testing.T) {
-	b, err := os.ReadFile("../../../../config/site.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var schema struct {
-		Defs map[string]struct {
-			Properties map[string]struct {
-				Type string `json:"type"`
-				Enum []any  `json:"enum"`
-			} `json:"properties"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(b, &schema); err != nil {
-		t.Fatal(err)
-	}
-	types := map[reflect.Kind]string{reflect.Bool: "boolean", reflect.String: "string", reflect.Slice: "array"}
-	for _, section := range []reflect.StructField{field(t, "Upstream"), field(t, "Serve")} {
-		def := schema.Defs[section.Type.Name()]
-		var keys []string
-		for _, f := range reflect.VisibleFields(section.Type) {
-			key := f.Tag.Get("yaml")
-			keys = append(keys, key)
-			if got := def.Properties[key].Type; got != types[f.Type.Kind()] {
-				t.Errorf("%s.%s: the schema's type is %q, want %q", section.Name, key, got, types[f.Type.Kind()])
-			}
-		}
-		if len(def.Properties) != len(keys) {
-			t.Errorf("%s: the schema has %d keys, the type %v", section.Name, len(def.Properties), keys)
-		}
-	}
-	tag := field(t, "Upstream").Type
-	pp, _ := tag.FieldByName("PathParameters")
-	want := []any{""}
-	for _, v := range strings.Fields(strings.TrimPrefix(strings.Split(pp.Tag.Get("validate"), ",")[1], "oneof=")) {
-		want = append(want, v)
-	}
-	if got := schema.Defs["Upstream"].Properties["path_parameters"].Enum; !reflect.DeepEqual(got, want) ||
-		!slices.Equal([]any{"", settings.PathParamsStripped, settings.PathParamsLiteral}, want) {
-		t.Errorf("path_parameters: the schema's %v, the tag's %v", got, want)
-	}
 }
 
 // FuzzParse: Parse and config.ParseSite read one format. Where Parse

@@ -1,36 +1,69 @@
-package config
+package publish
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/httpsyntax"
 	"github.com/agentready/agentready/internal/schemagen"
 )
 
-// FileSchema returns the declaration's part of the JSON Schema (2020-12)
-// of a declaration file: what Validate and agentready.New check of a
-// file's keys whatever is published. Each discovery format adds its own
-// part, and agentready schema prints the whole, which the module ships as
-// config/site.schema.json. It is generated from the types
-// (internal/schemagen: the Site's keys, upstream and serve): every struct
-// a closed object of its snake_case keys, rates, durations and times as
-// the strings ParseSite reads, the validate tags' rules (required, oneof,
-// min, max), and the rules of fieldRules and fileRules. Patterns are
-// written for both ECMA-262 and RE2 (no lookaround; a forbidden form is a
-// "not").
-func FileSchema() ([]byte, error) {
+// FileSchema is the JSON Schema (2020-12) of a declaration file of type
+// file, a struct named File that embeds config.Site beside a program's
+// own keys (agentready serve's settings.File): every struct a closed
+// object of its snake_case keys, rates, durations and times as the
+// strings config.ParseSite reads, the validate tags' rules (required,
+// oneof, min, max), the Site's rules (siteRules, siteFileRules,
+// agentPolicyRules), every format's (discovery.Format.Schema), whose
+// rules apply to a file since every document is published from one, and
+// the program's own, rules by "Type.Field" as schemagen.Generator.Rules
+// and fileRules of the whole file. config/site.schema.json is its golden
+// copy; agentready schema prints it. Patterns are written for both
+// ECMA-262 and RE2 (no lookaround; a forbidden form is a "not").
+func FileSchema(file reflect.Type, rules map[string]map[string]any, fileRules []any) ([]byte, error) {
+	if file.Kind() != reflect.Struct || file.Name() != "File" {
+		return nil, fmt.Errorf("publish: a declaration file's type is a struct named File, not %v", file)
+	}
+	all := siteRules()
+	maps.Copy(all, rules)
 	g := &schemagen.Generator{
-		Key:   func(f reflect.StructField) string { return fileKey(f.Name) },
-		Types: schemaTypes(),
-		Rules: fieldRules(),
+		Key: func(f reflect.StructField) string { return fieldcheck.Key(f.Name) },
+		Types: map[reflect.Type]map[string]any{
+			reflect.TypeFor[time.Duration]():   {"type": "string", "pattern": durationPattern, "description": "a duration: 30s, 30m, 1h"},
+			reflect.TypeFor[time.Time]():       {"type": "string", "format": "date-time"},
+			reflect.TypeFor[json.RawMessage](): {},
+			reflect.TypeFor[config.Rate]():     {"type": "string", "pattern": ratePattern(), "description": "N/window: 60/minute (second, minute, hour or day)"},
+			reflect.TypeFor[config.Dialect]():  {"type": "string"},
+		},
+		Rules: all,
 		Defs:  map[string]any{},
 	}
-	root := g.Of(reflect.TypeFor[file]())
-	g.Defs["File"].(map[string]any)["allOf"] = fileRules()
+	var allOf []any
+	for _, f := range Formats {
+		part := f.Schema()
+		for k, r := range part.Fields {
+			m := maps.Clone(all[k]) // a format's keywords after config's
+			if m == nil {
+				m = map[string]any{}
+			}
+			maps.Copy(m, r)
+			all[k] = m
+		}
+		allOf = append(allOf, part.File...)
+	}
+	root := g.Of(file)
+	if u := g.Unused(); len(u) > 0 {
+		return nil, fmt.Errorf("publish: rules of no field of the file: %v", u)
+	}
+	g.Defs["File"].(map[string]any)["allOf"] = append(append(allOf, siteFileRules()...), fileRules...)
 	g.Defs["AgentPolicy"].(map[string]any)["allOf"] = agentPolicyRules()
 	g.Defs["CredentialURL"] = credentialURL()
 	return schemagen.Document("https://github.com/agentready/agentready/config/site.schema.json",
@@ -38,54 +71,6 @@ func FileSchema() ([]byte, error) {
 		"A site's declaration for agentready, in YAML or JSON; see config.ParseSite. agentready lint FILE decides on it as agentready serve does.",
 		root, g.Defs)
 }
-
-// schemaTypes are the types a file writes as strings.
-func schemaTypes() map[reflect.Type]map[string]any {
-	return map[reflect.Type]map[string]any{
-		typeDuration: {"type": "string", "pattern": durationPattern, "description": "a duration: 30s, 30m, 1h"},
-		typeTime:     {"type": "string", "format": "date-time"},
-		typeRaw:      {},
-		typeRate:     {"type": "string", "pattern": ratePattern(), "description": "N/window: 60/minute (second, minute, hour or day)"},
-		typeDialect:  {"type": "string"},
-	}
-}
-
-// file is what site.schema.json describes: the Site's keys, and the
-// upstream and serve keys of agentready serve, which
-// cmd/agentready/internal/settings defines, decodes and checks; these are
-// their shapes for the schema alone, until the schema's serve part is
-// generated from settings' own types (issue 34), and settings' test holds
-// the two alike.
-type file struct {
-	Site
-	Upstream upstream
-	Serve    serve
-}
-
-type upstream struct {
-	Strict         bool
-	PathParameters string
-}
-
-type serve struct {
-	TrustedProxies  []string
-	TrustAllProxies bool
-	Hosts           []string
-	Robots          bool
-	ReportOnly      bool
-	AuditKeyFile    string
-	TokensFile      string
-	TokensEnv       string
-	HMACKeysFile    string
-}
-
-// The values of upstream.path_parameters.
-const (
-	pathParamsStripped = "stripped"
-	pathParamsLiteral  = "literal"
-)
-
-var typeRate = reflect.TypeFor[Rate]()
 
 // Patterns shared by several fields.
 const (
@@ -95,9 +80,6 @@ const (
 	// 5.6.2 tchar), or "*" alone (the dialects' agents rule, internal/publish/agentstxt).
 	policyNamePattern = `^(?:\*|[!#$%&'+.^_\x60|~0-9A-Za-z-]+)$`
 )
-
-// octet is a decimal IPv4 octet as netip.ParseAddr reads it.
-const octet = `(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])`
 
 // ratePattern is what ParseRate reads: N/window, the window's spellings
 // in any case.
@@ -134,27 +116,26 @@ func pathPattern() map[string]any {
 	}
 }
 
-// fieldRules are the rules of single fields, by "Type.Field"; "[]" after
+// siteRules are the rules of single fields, by "Type.Field"; "[]" after
 // the name applies them to each item of a list. They merge into what the
 // type and the validate tag say.
-func fieldRules() map[string]map[string]any {
-	pref := map[string]any{"enum": []any{"", Allowed, Denied}}
+func siteRules() map[string]map[string]any {
+	pref := map[string]any{"enum": []any{"", config.Allowed, config.Denied}}
 	// The purposes usage.go's check names (enforce.Purpose*).
 	purpose := map[string]any{"enum": []any{"", "training-crawler", "search-crawler", "user-agent"}}
 	web := fieldcheck.WebURLSchema()
 	return map[string]map[string]any{
-		"file.Name":               {"pattern": `\S`},
-		"file.Description":        {"pattern": `^$|\S`},
-		"file.URL":                web,
-		"file.PrivacyPolicy":      web,
-		"file.OperatesOn[]":       {"minLength": 1, "pattern": fieldcheck.WebURLPattern, "not": fieldcheck.CredentialRef},
-		"file.DocsURL":            web,
-		"file.AgentsJSONURL":      web,
-		"file.Dialect":            {"enum": []any{DialectIETFDraft.String(), DialectV010.String()}},
-		"file.ImplicitAccess":     {"enum": []any{"", implicitAll, implicitAI}},
-		"upstream.PathParameters": {"enum": []any{"", pathParamsStripped, pathParamsLiteral}},
+		"File.Name":           {"pattern": `\S`},
+		"File.Description":    {"pattern": `^$|\S`},
+		"File.URL":            web,
+		"File.PrivacyPolicy":  web,
+		"File.OperatesOn[]":   {"minLength": 1, "pattern": fieldcheck.WebURLPattern, "not": fieldcheck.CredentialRef},
+		"File.DocsURL":        web,
+		"File.AgentsJSONURL":  web,
+		"File.Dialect":        {"enum": []any{config.DialectIETFDraft.String(), config.DialectV010.String()}},
+		"File.ImplicitAccess": {"enum": []any{"", fieldcheck.ImplicitAll, fieldcheck.ImplicitAI}},
 		// One default policy "*" (draft-car 2.7).
-		"file.Agents": {"contains": map[string]any{"required": []any{"name"}, "properties": map[string]any{"name": map[string]any{"const": "*"}}},
+		"File.Agents": {"contains": map[string]any{"required": []any{"name"}, "properties": map[string]any{"name": map[string]any{"const": "*"}}},
 			"minContains": 0, "maxContains": 1},
 		"Access.Allow[]":                 pathPattern(),
 		"Access.Disallow[]":              pathPattern(),
@@ -171,7 +152,7 @@ func fieldRules() map[string]map[string]any {
 		"PathUsage.UnknownPurpose":       purpose,
 		"AgentPolicy.Name":               {"pattern": policyNamePattern},
 		"AgentPolicy.AgentDeclaration":   web,
-		"Verification.Methods[]":         {"enum": []any{VerifySignature, VerifyIPRange, VerifyReverseDNS}},
+		"Verification.Methods[]":         {"enum": []any{config.VerifySignature, config.VerifyIPRange, config.VerifyReverseDNS}},
 		"Capability.Description":         {"minLength": 1},
 		"Capability.Endpoint":            {"minLength": 1, "not": fieldcheck.CredentialRef},
 		"Capability.OpenAPI":             web,
@@ -182,9 +163,6 @@ func fieldRules() map[string]map[string]any {
 		"Auth.Header":                    {"not": rewrittenHeader()},
 		"Audit.Endpoint":                 web,
 		"Audit.PublicKey":                {"pattern": `^$|^[A-Za-z0-9+/]{43}=$`},
-		// An IPv4 address or CIDR (netip: no leading zeros), or what may be
-		// an IPv6 one (clientip.ParsePrefix decides).
-		"serve.TrustedProxies[]": {"pattern": `^(?:` + octet + `\.` + octet + `\.` + octet + `\.` + octet + `(?:/(?:3[0-2]|[12]?[0-9]))?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?)$`},
 	}
 }
 
@@ -253,38 +231,28 @@ func rewrittenHeader() map[string]any {
 	}}
 }
 
-// fileRules are the rules of a whole file that tie keys together; each
+// siteFileRules are the rules of a whole file that tie keys together; each
 // format adds its own (discovery.Format.Schema).
-func fileRules() []any {
-	nonEmpty := func(key string) map[string]any {
-		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minItems": 1}}}
-	}
+func siteFileRules() []any {
 	return []any{
 		// Without Allow or Disallow rules, implicit_access says to whom
 		// draft-car 2.6's capability-only default applies.
 		map[string]any{
-			"if": map[string]any{"not": map[string]any{"required": []any{"access"},
-				"properties": map[string]any{"access": map[string]any{"anyOf": []any{nonEmpty("allow"), nonEmpty("disallow")}}}}},
-			"then": map[string]any{"required": []any{"implicit_access"}, "properties": map[string]any{"implicit_access": map[string]any{"minLength": 1}}},
-		},
-		// An hmac capability needs the keys its requests are signed with
-		// (New refuses it without).
-		map[string]any{
-			"if": map[string]any{"required": []any{"capabilities"}, "properties": map[string]any{"capabilities": map[string]any{
-				"contains": map[string]any{"required": []any{"auth"}, "properties": map[string]any{"auth": map[string]any{
-					"required": []any{"type"}, "properties": map[string]any{"type": map[string]any{"const": AuthHMAC}}}}}}}},
-			"then": map[string]any{"required": []any{"serve"},
-				"properties": map[string]any{"serve": map[string]any{"required": []any{"hmac_keys_file"}, "properties": map[string]any{"hmac_keys_file": map[string]any{"minLength": 1}}}}},
-		},
-		// An audit trail needs the key that signs it.
-		map[string]any{
-			"if": map[string]any{"required": []any{"audit"},
-				"properties": map[string]any{"audit": map[string]any{"required": []any{"enabled"}, "properties": map[string]any{"enabled": map[string]any{"const": true}}}}},
-			"then": map[string]any{"required": []any{"serve"},
-				"properties": map[string]any{"serve": map[string]any{"required": []any{"audit_key_file"}, "properties": map[string]any{"audit_key_file": map[string]any{"minLength": 1}}}}},
+			"if":   map[string]any{"not": schemagen.Has("access", map[string]any{"anyOf": []any{nonEmpty("allow"), nonEmpty("disallow")}})},
+			"then": nonEmptyString("implicit_access"),
 		},
 	}
 }
+
+// nonEmpty, nonEmptyString and isTrue are the rules that an object has a
+// list with items, a string that is not empty, or true at key.
+func nonEmpty(key string) map[string]any { return schemagen.Has(key, map[string]any{"minItems": 1}) }
+
+func nonEmptyString(key string) map[string]any {
+	return schemagen.Has(key, map[string]any{"minLength": 1})
+}
+
+func isTrue(key string) map[string]any { return schemagen.Has(key, map[string]any{"const": true}) }
 
 // agentPolicyRules are the rules of one agent policy that tie its keys
 // together, as validate_cross.go's verification checks them: "*" names no
@@ -293,18 +261,9 @@ func fileRules() []any {
 // a policy neither verified-only nor graded (proven) has no use for
 // methods, sources or fall_back, and fall_back needs required.
 func agentPolicyRules() []any {
-	nonEmpty := func(key string) map[string]any {
-		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minItems": 1}}}
-	}
-	isTrue := func(key string) map[string]any {
-		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"const": true}}}
-	}
-	isDefault := map[string]any{"required": []any{"name"}, "properties": map[string]any{"name": map[string]any{"const": "*"}}}
+	isDefault := schemagen.Has("name", map[string]any{"const": "*"})
 	verify := func(rule map[string]any) map[string]any {
 		return map[string]any{"properties": map[string]any{"verify": rule}}
-	}
-	nonEmptyString := func(key string) map[string]any {
-		return map[string]any{"required": []any{key}, "properties": map[string]any{key: map[string]any{"minLength": 1}}}
 	}
 	sources := []any{nonEmpty("methods"), nonEmpty("signature_agents"), nonEmpty("ip_ranges"), nonEmpty("reverse_dns"), nonEmptyString("card"), isTrue("fall_back")}
 	return []any{
