@@ -152,9 +152,10 @@ func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
 		if s.sess != nil && !s.own {
 			ctx, wrote = session.NewContext(ctx, s.sess), true
 		}
-		if s.handsOn() && !s.bound && e.bound.Load() > 0 {
+		if s.handsOn() && !s.bound && e.bound.Load() > 0 && s.Rule != ruleRobots {
 			// A binding behind completes this decision: it reads a copy,
-			// and s stays on the caller's stack.
+			// and s stays on the caller's stack. Not robots.txt's pass,
+			// Wrap's alone: a route bound behind decides it in full.
 			hs := new(scope)
 			*hs = *s
 			ctx, wrote = context.WithValue(ctx, scopeKey{e}, hs), true
