@@ -18,6 +18,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,10 +78,8 @@ func (s *Set) List() []string { return s.m[:s.n] }
 // false when the set is full.
 func (s *Set) add(m string) bool {
 	m = strings.ToUpper(m)
-	for _, have := range s.m[:s.n] {
-		if have == m {
-			return true
-		}
+	if slices.Contains(s.m[:s.n], m) {
+		return true
 	}
 	if s.n == len(s.m) {
 		return false
