@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -122,10 +123,7 @@ var loadKnown = sync.OnceValue(func() []string {
 		// this cannot happen in a tested build.
 		panic(fmt.Sprintf("policy: embedded data/ai-robots.json: %v", err))
 	}
-	names := append([]string(nil), supplementaryAgents...)
-	for k := range m {
-		names = append(names, k)
-	}
+	names := append(slices.Collect(maps.Keys(m)), supplementaryAgents...)
 	slices.Sort(names)
 	return slices.Compact(names)
 })
