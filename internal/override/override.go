@@ -264,13 +264,7 @@ func jsonMethods(s *Set, b []byte) error {
 // Pairs are split on '&' and ';' (Rack and older frameworks split on
 // both), and names are unescaped, so "%5Fmethod" counts.
 func addFormMethods(s *Set, q string) error {
-	for q != "" {
-		var pair string
-		if i := strings.IndexAny(q, "&;"); i >= 0 {
-			pair, q = q[:i], q[i+1:]
-		} else {
-			pair, q = q, ""
-		}
+	for pair := range strings.FieldsFuncSeq(q, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, v, _ := strings.Cut(pair, "=")
 		if !strings.Contains(k, "method") && !strings.Contains(k, "%") {
 			continue
