@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
@@ -99,24 +100,13 @@ func (s *Set) addOverride(v string) error {
 	if v == "" {
 		return nil
 	}
-	if !isToken(v) {
+	if !fieldcheck.IsToken(v) {
 		return errBadOverride
 	}
 	if !s.add(v) {
 		return errManyMethods
 	}
 	return nil
-}
-
-// isToken reports whether v is an RFC 9110 5.6.2 token, as a method is.
-func isToken(v string) bool {
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return v != ""
 }
 
 // Read adds to s the overrides r carries: in its headers, its query
@@ -174,7 +164,7 @@ func (s *Set) addField(name, value string) error {
 	case exact:
 		return s.addOverride(value)
 	case loose:
-		if v := strings.Trim(value, " \t"); isToken(v) && !s.add(v) {
+		if v := strings.Trim(value, " \t"); fieldcheck.IsToken(v) && !s.add(v) {
 			return errManyMethods
 		}
 	}
