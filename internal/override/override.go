@@ -47,12 +47,7 @@ func CaseVariant(m string) bool {
 	if strings.IndexFunc(m, func(c rune) bool { return 'a' <= c && c <= 'z' }) < 0 {
 		return false // no lower-case letter: the common case, and no variant
 	}
-	for _, s := range standardMethods {
-		if m != s && strings.EqualFold(m, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(standardMethods[:], func(s string) bool { return m != s && strings.EqualFold(m, s) })
 }
 
 // Headers are the method-override headers frameworks honour, in

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -321,12 +322,7 @@ func isScript(name string) bool {
 	if dot <= 0 {
 		return false
 	}
-	for _, ext := range scriptExtensions {
-		if strings.EqualFold(name[dot:], ext) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(scriptExtensions, func(ext string) bool { return strings.EqualFold(name[dot:], ext) })
 }
 
 // CutParams returns the canonical path p up to its first ';': the path a
