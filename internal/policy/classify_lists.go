@@ -149,9 +149,7 @@ func GenericClients() []string { return slices.Clone(genericClients) }
 //     "ChatGPT"), unless the word is a browser's or a generic client's
 //     token, which would misclassify ordinary traffic.
 func knownToken(name string, generic map[string]bool) (string, bool) {
-	if i := strings.IndexByte(name, '/'); i >= 0 {
-		name = name[:i]
-	}
+	name, _, _ = strings.Cut(name, "/")
 	if i := strings.IndexAny(name, " \t"); i >= 0 {
 		name = name[:i]
 		lower := asciiLower(name)

@@ -330,9 +330,7 @@ func isScript(name string) bool {
 // find-my-way, useSemicolonDelimiter), "/api/search" for
 // "/api/search;/x". It is p itself when p holds no ';'.
 func CutParams(p string) string {
-	if i := strings.IndexByte(p, ';'); i >= 0 {
-		return p[:i]
-	}
+	p, _, _ = strings.Cut(p, ";")
 	return p
 }
 
