@@ -65,32 +65,29 @@ type Param struct {
 // allParams returns the parameters e records before redaction: the Query
 // parameters grouped by name (a string, or an array for a repeated name),
 // the members of Params over them, and the Target as auditparams.TargetMember.
-func (e *Event) allParams() map[string]any {
-	m := e.queryParams()
-	if e.Target == nil {
-		return m
-	}
-	out := make(map[string]any, len(m)+1)
-	maps.Copy(out, m)
-	out[auditparams.TargetMember] = e.Target.Value(nil)
-	return out
-}
+func (e *Event) allParams() map[string]any { return e.withTarget(e.queryParams(), nil) }
 
 // paramsToRecord is allParams with the Target's path and query redacted
 // by r (Target.Value); a Params or Query member of the Target's name
 // beside a Target is refused.
 func (e *Event) paramsToRecord(r Redactor) (map[string]any, error) {
 	m := e.queryParams()
-	if e.Target == nil {
-		return m, nil
-	}
-	if _, ok := m[auditparams.TargetMember]; ok {
+	if _, ok := m[auditparams.TargetMember]; ok && e.Target != nil {
 		return nil, fmt.Errorf("%w: the params member %q is reserved for the event's Target", errParams, auditparams.TargetMember)
+	}
+	return e.withTarget(m, r), nil
+}
+
+// withTarget returns a copy of m with the Target, redacted by r, as
+// auditparams.TargetMember; m itself when e has no Target.
+func (e *Event) withTarget(m map[string]any, r Redactor) map[string]any {
+	if e.Target == nil {
+		return m
 	}
 	out := make(map[string]any, len(m)+1)
 	maps.Copy(out, m)
 	out[auditparams.TargetMember] = e.Target.Value(r)
-	return out, nil
+	return out
 }
 
 // queryParams is allParams without the Target.

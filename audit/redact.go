@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agentready/agentready/internal/auditparams"
@@ -76,12 +77,9 @@ func sensitiveKey(key string) bool {
 // isSensitiveWord reports whether a+b, ignoring case, is one of
 // sensitiveWords.
 func isSensitiveWord(a, b string) bool {
-	for _, s := range sensitiveWords {
-		if len(a)+len(b) == len(s) && strings.EqualFold(s[:len(a)], a) && strings.EqualFold(s[len(a):], b) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(sensitiveWords[:], func(s string) bool {
+		return len(a)+len(b) == len(s) && strings.EqualFold(s[:len(a)], a) && strings.EqualFold(s[len(a):], b)
+	})
 }
 
 // nextWord returns the bounds of the first word of key at or after i, or

@@ -362,15 +362,7 @@ func (sh *shard) makeRoom(now int64, refs []ref, g *group) {
 		return
 	}
 	inUse := func(x *group) bool {
-		if x == g {
-			return true
-		}
-		for _, r := range refs {
-			if r.g == x {
-				return true
-			}
-		}
-		return false
+		return x == g || slices.ContainsFunc(refs, func(r ref) bool { return r.g == x })
 	}
 	var (
 		victim *group

@@ -194,7 +194,6 @@ func count(n int, noun string) string {
 // check fetches a site's discovery documents and reports what conforms.
 func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	sites, code := parseArgs(fs, args, stdout, stderr)
 	if code >= 0 {

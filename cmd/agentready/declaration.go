@@ -465,7 +465,6 @@ var quiet = agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))
 // command is done (-h, a bad flag), -1 otherwise.
 func declFlags(name string, args []string, stdout, stderr io.Writer) (file string, ov overrides, code int) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	dialect := fs.String("dialect", "", "agents.txt grammar: draft-car or v0.1.0 (default: the file's dialect key, else draft-car)")
 	files, code := parseArgs(fs, args, stdout, stderr)
 	if code >= 0 {

@@ -147,8 +147,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 // parseArgs parses the flags of fs, which may come before or after the
 // positional arguments, and returns those. On -h it prints the usage to
 // stdout and returns code 0; on a bad flag, the error and the usage to
-// stderr and code 2; otherwise code is -1.
+// stderr and code 2; otherwise code is -1. fs itself prints nothing.
 func parseArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (positional []string, code int) {
+	fs.SetOutput(io.Discard)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -168,7 +169,6 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (posit
 
 func verifyAudit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify-audit", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	keyFlag := fs.String("key", "", "the site's Ed25519 public key, standard base64")
 	sources, code := parseArgs(fs, args, stdout, stderr)
 	if code >= 0 {

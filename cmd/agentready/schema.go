@@ -19,7 +19,6 @@ import (
 // unique).
 func schema(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	rest, code := parseArgs(fs, args, stdout, stderr)
 	if code >= 0 {
 		return code

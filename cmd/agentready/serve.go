@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -517,10 +518,5 @@ func clientWrote(k string) bool {
 	if len(k) >= len("X-Forwarded-") && strings.EqualFold(k[:len("X-Forwarded-")], "X-Forwarded-") {
 		return true
 	}
-	for _, f := range clientWritten {
-		if strings.EqualFold(k, f) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(clientWritten, func(f string) bool { return strings.EqualFold(k, f) })
 }

@@ -116,37 +116,7 @@ func redactedParams(seg string, r Redactor) string {
 	if i < 0 {
 		return seg
 	}
-	var b []byte // nil until a pair is redacted
-	start := i + 1
-	for j := start; j <= len(seg); j++ {
-		if j < len(seg) && seg[j] != ';' {
-			continue
-		}
-		pair := seg[start:j]
-		name, value, hasValue := strings.Cut(pair, "=")
-		if strings.IndexByte(name, '%') >= 0 {
-			if un, err := url.PathUnescape(name); err == nil {
-				name = un
-			}
-		}
-		if hasValue && redactsString(r, name, value, false) {
-			if b == nil {
-				b = append(make([]byte, 0, len(seg)+16), seg[:start]...)
-			}
-			b = append(b, pair[:len(pair)-len(value)]...)
-			b = append(b, Redacted...)
-		} else if b != nil {
-			b = append(b, pair...)
-		}
-		if b != nil && j < len(seg) {
-			b = append(b, ';')
-		}
-		start = j + 1
-	}
-	if b == nil {
-		return seg
-	}
-	return string(b)
+	return redactedPairs(seg, i+1, false, r)
 }
 
 // redactedQuery returns q with the value of every pair whose name r
@@ -157,35 +127,46 @@ func redactedQuery(q string, r Redactor) string {
 	if r == nil {
 		return q
 	}
+	return redactedPairs(q, 0, true, r)
+}
+
+// redactedPairs is redactedQuery (query) or redactedParams for the pairs
+// of s from start on; r is asked about a query's pair without a value
+// too, as a query parser reads it as a name with an empty value.
+func redactedPairs(s string, start int, query bool, r Redactor) string {
+	seps, escapes, unescape := ";", "%", url.PathUnescape
+	if query {
+		seps, escapes, unescape = "&;", "%+", url.QueryUnescape
+	}
 	var b []byte // nil until a pair is redacted
-	start := 0
-	for i := 0; i <= len(q); i++ {
-		if i < len(q) && q[i] != '&' && q[i] != ';' {
+	from := start
+	for i := start; i <= len(s); i++ {
+		if i < len(s) && strings.IndexByte(seps, s[i]) < 0 {
 			continue
 		}
-		pair := q[start:i]
+		pair := s[from:i]
 		name, value, hasValue := strings.Cut(pair, "=")
-		if strings.ContainsAny(name, "%+") {
-			if un, err := url.QueryUnescape(name); err == nil {
+		if strings.ContainsAny(name, escapes) {
+			if un, err := unescape(name); err == nil {
 				name = un
 			}
 		}
-		if redactsString(r, name, value, true) && hasValue {
+		if (query || hasValue) && redactsString(r, name, value, query) && hasValue {
 			if b == nil {
-				b = append(make([]byte, 0, len(q)+16), q[:start]...)
+				b = append(make([]byte, 0, len(s)+16), s[:from]...)
 			}
 			b = append(b, pair[:len(pair)-len(value)]...)
 			b = append(b, Redacted...)
 		} else if b != nil {
 			b = append(b, pair...)
 		}
-		if b != nil && i < len(q) {
-			b = append(b, q[i])
+		if b != nil && i < len(s) {
+			b = append(b, s[i])
 		}
-		start = i + 1
+		from = i + 1
 	}
 	if b == nil {
-		return q
+		return s
 	}
 	return string(b)
 }

@@ -1,6 +1,7 @@
 package fields
 
 import (
+	"maps"
 	"net/http"
 	"strings"
 
@@ -21,16 +22,9 @@ import (
 // forward it to an upstream that merges trailers into the header; an
 // application that reads trailers must not take one for the decision.
 func DropDecision(h, trailer http.Header) {
-	for k := range trailer {
-		if sameName(k, enforce.HeaderDecision) {
-			delete(trailer, k)
-		}
-	}
-	for k := range h {
-		if sameName(k, enforce.HeaderDecision) {
-			delete(h, k)
-		}
-	}
+	decision := func(k string, _ []string) bool { return sameName(k, enforce.HeaderDecision) }
+	maps.DeleteFunc(trailer, decision)
+	maps.DeleteFunc(h, decision)
 	conn := h["Connection"]
 	for i, v := range conn {
 		if !containsFieldName(v, enforce.HeaderDecision) {

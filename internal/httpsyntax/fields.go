@@ -1,6 +1,7 @@
 package httpsyntax
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,12 +60,7 @@ func Rewritten(name string) string {
 }
 
 func containsFold(list []string, s string) bool {
-	for _, v := range list {
-		if strings.EqualFold(v, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(list, func(v string) bool { return strings.EqualFold(v, s) })
 }
 
 // OnlyWebSocket removes from h, the header of a request passed on, an

@@ -18,9 +18,11 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/agentready/agentready/internal/fieldcheck"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
@@ -45,12 +47,7 @@ func CaseVariant(m string) bool {
 	if strings.IndexFunc(m, func(c rune) bool { return 'a' <= c && c <= 'z' }) < 0 {
 		return false // no lower-case letter: the common case, and no variant
 	}
-	for _, s := range standardMethods {
-		if m != s && strings.EqualFold(m, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(standardMethods[:], func(s string) bool { return m != s && strings.EqualFold(m, s) })
 }
 
 // Headers are the method-override headers frameworks honour, in
@@ -77,10 +74,8 @@ func (s *Set) List() []string { return s.m[:s.n] }
 // false when the set is full.
 func (s *Set) add(m string) bool {
 	m = strings.ToUpper(m)
-	for _, have := range s.m[:s.n] {
-		if have == m {
-			return true
-		}
+	if slices.Contains(s.m[:s.n], m) {
+		return true
 	}
 	if s.n == len(s.m) {
 		return false
@@ -100,24 +95,13 @@ func (s *Set) addOverride(v string) error {
 	if v == "" {
 		return nil
 	}
-	if !isToken(v) {
+	if !fieldcheck.IsToken(v) {
 		return errBadOverride
 	}
 	if !s.add(v) {
 		return errManyMethods
 	}
 	return nil
-}
-
-// isToken reports whether v is an RFC 9110 5.6.2 token, as a method is.
-func isToken(v string) bool {
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return v != ""
 }
 
 // Read adds to s the overrides r carries: in its headers, its query
@@ -175,7 +159,7 @@ func (s *Set) addField(name, value string) error {
 	case exact:
 		return s.addOverride(value)
 	case loose:
-		if v := strings.Trim(value, " \t"); isToken(v) && !s.add(v) {
+		if v := strings.Trim(value, " \t"); fieldcheck.IsToken(v) && !s.add(v) {
 			return errManyMethods
 		}
 	}
@@ -265,13 +249,7 @@ func jsonMethods(s *Set, b []byte) error {
 // Pairs are split on '&' and ';' (Rack and older frameworks split on
 // both), and names are unescaped, so "%5Fmethod" counts.
 func addFormMethods(s *Set, q string) error {
-	for q != "" {
-		var pair string
-		if i := strings.IndexAny(q, "&;"); i >= 0 {
-			pair, q = q[:i], q[i+1:]
-		} else {
-			pair, q = q, ""
-		}
+	for pair := range strings.FieldsFuncSeq(q, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, v, _ := strings.Cut(pair, "=")
 		if !strings.Contains(k, "method") && !strings.Contains(k, "%") {
 			continue

@@ -115,17 +115,6 @@ func WithExtraGeneric(names ...string) ClassifierOption {
 	return func(l *classifierLists) { l.generic = append(l.generic, names...) }
 }
 
-// WithKnownList replaces the built-in known-agent list (KnownAgents).
-func WithKnownList(names []string) ClassifierOption {
-	return func(l *classifierLists) { l.known = append([]string(nil), names...) }
-}
-
-// WithGenericList replaces the built-in generic-client list
-// (GenericClients).
-func WithGenericList(names []string) ClassifierOption {
-	return func(l *classifierLists) { l.generic = append([]string(nil), names...) }
-}
-
 // WithoutNames removes names (case-insensitively) from the known and
 // generic lists: for instance "okhttp" and "Dart" for a site whose own
 // mobile apps call it with those clients' default User-Agents.

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -122,10 +123,7 @@ var loadKnown = sync.OnceValue(func() []string {
 		// this cannot happen in a tested build.
 		panic(fmt.Sprintf("policy: embedded data/ai-robots.json: %v", err))
 	}
-	names := append([]string(nil), supplementaryAgents...)
-	for k := range m {
-		names = append(names, k)
-	}
+	names := append(slices.Collect(maps.Keys(m)), supplementaryAgents...)
 	slices.Sort(names)
 	return slices.Compact(names)
 })
@@ -151,9 +149,7 @@ func GenericClients() []string { return slices.Clone(genericClients) }
 //     "ChatGPT"), unless the word is a browser's or a generic client's
 //     token, which would misclassify ordinary traffic.
 func knownToken(name string, generic map[string]bool) (string, bool) {
-	if i := strings.IndexByte(name, '/'); i >= 0 {
-		name = name[:i]
-	}
+	name, _, _ = strings.Cut(name, "/")
 	if i := strings.IndexAny(name, " \t"); i >= 0 {
 		name = name[:i]
 		lower := asciiLower(name)

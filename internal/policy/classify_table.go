@@ -63,16 +63,6 @@ func hashName(s string) uint32 {
 	return uint32((b | 0x20202020 | uint64(n)<<32) * 0x9e3779b97f4a7c15 >> 32)
 }
 
-// lookup returns the class of name, compared case-insensitively, or nil.
-// Classify inlines its first step (hash, then one slot).
-func (t *nameTable) lookup(name string) *Class {
-	if name == "" || len(name) > maxNameLen || len(t.slots) == 0 {
-		return nil
-	}
-	h := hashName(name)
-	return t.probe(name, h, h&t.mask)
-}
-
 // probe walks the probe sequence of name, whose hash is h, from slot j.
 func (t *nameTable) probe(name string, h, j uint32) *Class {
 	for ; ; j = (j + 1) & t.mask {

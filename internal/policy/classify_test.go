@@ -406,3 +406,27 @@ func TestClassifyNonASCIIName(t *testing.T) {
 		t.Errorf("only ASCII letters fold: got %+v", got)
 	}
 }
+
+// Test-only options and lookups: the middleware never replaces the
+// built-in lists, and Classify inlines lookup.
+
+// WithKnownList replaces the built-in known-agent list (KnownAgents).
+func WithKnownList(names []string) ClassifierOption {
+	return func(l *classifierLists) { l.known = append([]string(nil), names...) }
+}
+
+// WithGenericList replaces the built-in generic-client list
+// (GenericClients).
+func WithGenericList(names []string) ClassifierOption {
+	return func(l *classifierLists) { l.generic = append([]string(nil), names...) }
+}
+
+// lookup returns the class of name, compared case-insensitively, or nil.
+// Classify inlines its first step (hash, then one slot).
+func (t *nameTable) lookup(name string) *Class {
+	if name == "" || len(name) > maxNameLen || len(t.slots) == 0 {
+		return nil
+	}
+	h := hashName(name)
+	return t.probe(name, h, h&t.mask)
+}

@@ -146,10 +146,7 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 		if method == "" && resolve.Protocol(c) == config.ProtocolREST {
 			method = "GET"
 		}
-		path := endpoint.Path(c.Endpoint)
-		if q := strings.IndexByte(path, '?'); q >= 0 {
-			path = path[:q]
-		}
+		path, _, _ := strings.Cut(endpoint.Path(c.Endpoint), "?")
 		cc := Capability{
 			ID:     c.ID,
 			Index:  i,

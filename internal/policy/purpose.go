@@ -140,9 +140,7 @@ var previews = map[string]bool{
 // agent's name as listed (Class.Name: "Tiny Tiny RSS", "Feedly/1.0"),
 // case-insensitively.
 func IsPreview(name string) bool {
-	if i := strings.IndexByte(name, '/'); i >= 0 {
-		name = name[:i]
-	}
+	name, _, _ = strings.Cut(name, "/")
 	if i := strings.IndexAny(name, " \t"); i >= 0 {
 		name = name[:i]
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -321,12 +322,7 @@ func isScript(name string) bool {
 	if dot <= 0 {
 		return false
 	}
-	for _, ext := range scriptExtensions {
-		if strings.EqualFold(name[dot:], ext) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(scriptExtensions, func(ext string) bool { return strings.EqualFold(name[dot:], ext) })
 }
 
 // CutParams returns the canonical path p up to its first ';': the path a
@@ -334,9 +330,7 @@ func isScript(name string) bool {
 // find-my-way, useSemicolonDelimiter), "/api/search" for
 // "/api/search;/x". It is p itself when p holds no ';'.
 func CutParams(p string) string {
-	if i := strings.IndexByte(p, ';'); i >= 0 {
-		return p[:i]
-	}
+	p, _, _ = strings.Cut(p, ";")
 	return p
 }
 

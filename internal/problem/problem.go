@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -64,8 +63,8 @@ func (p Problem) MarshalJSON() ([]byte, error) {
 		title = http.StatusText(status)
 	}
 	var buf bytes.Buffer
-	member := func(first bool, key string, v any) error {
-		if !first {
+	member := func(key string, v any) error {
+		if buf.Len() > 1 { // past the '{'
 			buf.WriteByte(',')
 		}
 		k, _ := json.Marshal(key) // a string always encodes
@@ -79,20 +78,13 @@ func (p Problem) MarshalJSON() ([]byte, error) {
 		return nil
 	}
 	buf.WriteByte('{')
-	if err := member(true, "type", typ); err != nil {
-		return nil, err
-	}
-	if title != "" {
-		if err := member(false, "title", title); err != nil {
-			return nil, err
-		}
-	}
-	if err := member(false, "status", status); err != nil {
-		return nil, err
-	}
-	for _, m := range [...]struct{ k, v string }{{"detail", p.Detail}, {"instance", p.Instance}} {
-		if m.v != "" {
-			if err := member(false, m.k, m.v); err != nil {
+	for _, m := range [...]struct {
+		k  string
+		v  any
+		ok bool
+	}{{"type", typ, true}, {"title", title, title != ""}, {"status", status, true}, {"detail", p.Detail, p.Detail != ""}, {"instance", p.Instance, p.Instance != ""}} {
+		if m.ok {
+			if err := member(m.k, m.v); err != nil {
 				return nil, err
 			}
 		}
@@ -105,7 +97,7 @@ func (p Problem) MarshalJSON() ([]byte, error) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if err := member(false, k, p.Extra[k]); err != nil {
+		if err := member(k, p.Extra[k]); err != nil {
 			return nil, err
 		}
 	}
@@ -164,12 +156,7 @@ func DescribedBy(target string) (string, error) {
 			return "", fmt.Errorf("problem: Link target %q: byte %#02x at %d is not allowed in a URI reference", target, c, i)
 		}
 	}
-	var b strings.Builder
-	b.Grow(len(target) + 22)
-	b.WriteByte('<')
-	b.WriteString(target)
-	b.WriteString(`>; rel="describedby"`)
-	return b.String(), nil
+	return "<" + target + `>; rel="describedby"`, nil
 }
 
 // RetryAfterSeconds is the Retry-After value (delay-seconds, RFC 9110

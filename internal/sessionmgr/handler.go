@@ -255,10 +255,5 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	b, _ := json.Marshal(errEnvelope{OK: false, Error: msg}) // cannot fail
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	writeJSON(w, status, errEnvelope{OK: false, Error: msg}) // an errEnvelope always marshals
 }

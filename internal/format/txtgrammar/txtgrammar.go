@@ -10,6 +10,7 @@ package txtgrammar
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -34,15 +35,7 @@ var FlowArrows = [...]string{"→", "->"}
 // FlowNameOK reports whether name can be written before a flow's arrow: it
 // holds neither an arrow nor the ',' that separates the steps.
 func FlowNameOK(name string) bool {
-	if strings.Contains(name, ",") {
-		return false
-	}
-	for _, a := range FlowArrows {
-		if strings.Contains(name, a) {
-			return false
-		}
-	}
-	return true
+	return !strings.Contains(name, ",") && !slices.ContainsFunc(FlowArrows[:], func(a string) bool { return strings.Contains(name, a) })
 }
 
 // GeneratedAtLayout is RFC 3339 in UTC with whole seconds, as draft-car
