@@ -7,10 +7,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/testclock"
 )
 
 // The attacks of the review of issue 34's enforcement chain: each is a
@@ -38,7 +40,10 @@ func rvSite() config.Site {
 
 func rvNew(t *testing.T, site config.Site, opts ...agentready.Option) *agentready.Middleware {
 	t.Helper()
-	opts = append(opts, agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	// The limits in memory follow this clock alone: a machine slow enough
+	// to spread a test over half a minute refills no token.
+	clock := testclock.New(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
+	opts = append(opts, agentready.WithClock(clock.Now), agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	m, err := agentready.New(site, opts...)
 	if err != nil {
 		t.Fatal(err)
