@@ -45,9 +45,8 @@ type Event struct {
 	// read back hold all their parameters in Params.
 	Query []Param `json:"-"`
 	// Target is what the call addressed, recorded as the params member
-	// "$request": the middleware's (internal/auditparams). Input only,
-	// like Query.
-	Target *auditparams.Target `json:"-"`
+	// "$request"; nil but from the middleware. Input only, like Query.
+	Target Target `json:"-"`
 	// PolicyResult is the policy decision on the call.
 	PolicyResult PolicyResult `json:"policy_result"`
 	// ResponseStatus is the HTTP status answered, or StatusUnrecorded.
@@ -60,6 +59,13 @@ type Event struct {
 // Param is one parameter of Event.Query: a name and a string value.
 type Param struct {
 	Name, Value string
+}
+
+// Target is what a call addressed besides its query and body: the
+// middleware's, recorded through Prepare (docs/audit-format.md).
+type Target interface {
+	Check() error                                           // what its producer got wrong
+	Value(r func(key string, value any) any) map[string]any // the member, redacted by r
 }
 
 // allParams returns the parameters e records before redaction: the Query
@@ -196,7 +202,9 @@ func checkEvent(e *Event, final bool) error {
 	case !final && e.ResponseStatus != StatusUnrecorded:
 		return fmt.Errorf("%w: response_status %d of an event whose outcome is to come", ErrInvalidEvent, e.ResponseStatus)
 	case e.Target != nil:
-		return checkTarget(e.Target)
+		if err := e.Target.Check(); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidEvent, err)
+		}
 	}
 	return nil
 }
@@ -257,22 +265,4 @@ func checkMeta(m *Meta) error {
 func validTime(s string) bool {
 	t, err := time.Parse(timeLayout, s)
 	return err == nil && FormatTime(t) == s
-}
-
-// checkTarget validates what a producer must get right of a Target.
-func checkTarget(t *auditparams.Target) error {
-	for _, p := range t.PathParams {
-		if p.Name == "" {
-			return fmt.Errorf("%w: a path param of the target has no name", ErrInvalidEvent)
-		}
-		if _, ok := auditparams.Segment(t.Path, p.Segment); !ok {
-			return fmt.Errorf("%w: path param %q names segment %d of %q, which has none", ErrInvalidEvent, p.Name, p.Segment, truncate(t.Path))
-		}
-	}
-	for _, h := range t.Headers {
-		if h.Name == "" {
-			return fmt.Errorf("%w: a header param of the target has no name", ErrInvalidEvent)
-		}
-	}
-	return nil
 }

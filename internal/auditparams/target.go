@@ -1,6 +1,8 @@
 package auditparams
 
 import (
+	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -224,4 +226,23 @@ func appendPercent(b []byte, s string, pct bool) []byte {
 		i += size
 	}
 	return b
+}
+
+// Check reports what a producer must get right of a Target: every path
+// param and header named, every path param's segment present.
+func (t *Target) Check() error {
+	for _, p := range t.PathParams {
+		if p.Name == "" {
+			return errors.New("a path param of the target has no name")
+		}
+		if _, ok := Segment(t.Path, p.Segment); !ok {
+			return fmt.Errorf("path param %q names segment %d of %.80q, which has none", p.Name, p.Segment, t.Path)
+		}
+	}
+	for _, h := range t.Headers {
+		if h.Name == "" {
+			return errors.New("a header param of the target has no name")
+		}
+	}
+	return nil
 }
