@@ -22,6 +22,13 @@ func (a span) add(b span, rate uint64) span {
 	return span{ns, f}
 }
 
+// times is a multiplied by c, with the same rate.
+func (a span) times(c, rate uint64) span {
+	hi, lo := bits.Mul64(a.frac, c)
+	q, r := bits.Div64(hi, lo, rate) // hi < rate: a.frac < rate
+	return span{a.ns*int64(c) + int64(q), r}
+}
+
 // ceil rounds up to whole nanoseconds, so that a client waiting that long
 // really finds what it was promised.
 func (a span) ceil() time.Duration {
@@ -81,10 +88,18 @@ func (b *bucket) full(now int64) bool {
 	return b.tat < now || (b.tat == now && b.frac == 0)
 }
 
-// fits reports whether one more request fits: debt plus one interval is
+// step is what a request of cost tokens adds to the debt: cost intervals.
+func (b *bucket) step(cost int) span {
+	if cost == 1 {
+		return b.interval
+	}
+	return b.interval.times(uint64(cost), b.rate)
+}
+
+// fits reports whether one more request fits: debt plus its step is
 // within the period (GCRA: new TAT minus the burst offset is not after now).
-func (b *bucket) fits(d span) bool {
-	s := d.add(b.interval, b.rate)
+func (b *bucket) fits(d, step span) bool {
+	s := d.add(step, b.rate)
 	return s.ns < b.period || (s.ns == b.period && s.frac == 0)
 }
 

@@ -235,27 +235,27 @@ func (s *MemoryStore) update(limits []Limit, res []Result, refs []ref, now int64
 	ok := true
 	for i := range refs {
 		b := at(i)
-		if !b.fits(b.debt(now)) {
+		if !b.fits(b.debt(now), b.step(limits[i].cost())) {
 			ok = false
 		}
 	}
 	for i := range refs {
 		b := at(i)
-		d := b.debt(now)
+		d, step := b.debt(now), b.step(limits[i].cost())
 		r := Result{Limit: int(b.rate)}
 		switch {
 		case ok:
-			d = d.add(b.interval, b.rate)
+			d = d.add(step, b.rate)
 			if consume {
 				b.tat, b.frac = now+d.ns, d.frac
 			}
 			r.Allowed, r.Remaining = true, b.remaining(d)
-		case b.fits(d):
-			// This limit had a token, another did not: nothing consumed.
+		case b.fits(d, step):
+			// This limit had its tokens, another did not: nothing consumed.
 			r.Allowed, r.Remaining = true, b.remaining(d)
 		default:
-			// Admitted when debt + interval <= period: wait for the excess.
-			over := d.add(b.interval, b.rate)
+			// Admitted when debt + step <= period: wait for the excess.
+			over := d.add(step, b.rate)
 			over.ns -= b.period
 			r.RetryAfter = over.ceil()
 		}

@@ -325,7 +325,7 @@ func FuzzGCRAMatchesRateLimiter(f *testing.F) {
 		now := int64(0)
 		for i := range int(requests) {
 			d := b.debt(now)
-			mine := b.fits(d)
+			mine := b.fits(d, b.interval)
 			theirs := ref.AllowN(start.Add(time.Duration(now)), 1)
 			if mine != theirs {
 				over := d.add(b.interval, b.rate)

@@ -43,7 +43,13 @@ type Limit struct {
 	Rate int
 	// Period is the window the Rate is declared over.
 	Period time.Duration
+	// Cost is the tokens a request takes, for expensive calls: 0 or 1
+	// take one; at most Rate. Remaining counts tokens, not requests.
+	Cost int
 }
+
+// cost is the tokens a request of l takes.
+func (l *Limit) cost() int { return max(l.Cost, 1) }
 
 // Key identifies whose bucket a Limit draws from: a network prefix plus an
 // optional partition, so that no IP address is formatted per request. It is
@@ -98,7 +104,7 @@ func CheckLimits(limits []Limit, res []Result) error {
 	for i := range limits {
 		l := &limits[i]
 		if !l.valid() {
-			return fmt.Errorf("%w: %q: %d per %v", ErrInvalidLimit, l.Name, l.Rate, l.Period)
+			return fmt.Errorf("%w: %q: %d per %v at a cost of %d", ErrInvalidLimit, l.Name, l.Rate, l.Period, l.Cost)
 		}
 		if l.Name == "" {
 			// A bucket needs its name (validPolicyName); the Redis store
@@ -115,7 +121,7 @@ func CheckLimits(limits []Limit, res []Result) error {
 }
 
 func (l *Limit) valid() bool {
-	return l.Rate > 0 && l.Period > 0 && l.Period <= maxPeriod
+	return l.Rate > 0 && l.Period > 0 && l.Period <= maxPeriod && l.Cost >= 0 && l.Cost <= l.Rate
 }
 
 // Allowed reports whether a request with these results was served: every

@@ -157,9 +157,9 @@ func (s *limitStore) allow(ctx context.Context, limits []ratelimit.Limit, res []
 	}
 	var keys []string // one per client tag, usually one
 	var buf [128]byte // a key, on the stack unless an ID is long
-	// MessagePack: (key index, field, rate, period) per limit, each about
-	// 40 bytes with the usual names.
-	arg := appendArrayHeader(make([]byte, 0, 8+48*n), 4*n)
+	// MessagePack: (key index, field, rate, period, cost) per limit, each
+	// about 40 bytes with the usual names.
+	arg := appendArrayHeader(make([]byte, 0, 8+48*n), 5*n)
 	for i := range limits {
 		l := &limits[i]
 		kb := s.appendKey(buf[:0], &l.Key)
@@ -181,6 +181,7 @@ func (s *limitStore) allow(ctx context.Context, limits []ratelimit.Limit, res []
 		arg = appendField(arg, l)
 		arg = appendUint(arg, uint64(l.Rate))
 		arg = appendUint(arg, uint64(micros(l.Period)))
+		arg = appendUint(arg, uint64(max(l.Cost, 1)))
 	}
 	args := []any{arg}
 	if peek {
@@ -267,16 +268,17 @@ func parseReply(v any, limits []ratelimit.Limit, res []ratelimit.Result) error {
 		p := float64(micros(l.Period))
 		rate := float64(l.Rate)
 		e := p / rate
+		c := e * float64(max(l.Cost, 1)) // as the script computes it
 		ep := min(e/2, 0.5)
 		if !(d >= 0 && d <= p+ep) { // the script caps debts; NaN fails too
 			return errBadReply
 		}
 		r := ratelimit.Result{Limit: l.Rate, Reset: ceilMicros(d)}
-		if all || d+e <= p+ep {
+		if all || d+c <= p+ep {
 			r.Allowed = true
 			r.Remaining = int(min(math.Floor((p-d+ep)/e), rate))
 		} else {
-			r.RetryAfter = ceilMicros(d + e - p)
+			r.RetryAfter = ceilMicros(d + c - p)
 		}
 		res[i] = r
 	}

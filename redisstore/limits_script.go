@@ -26,7 +26,8 @@ import "github.com/redis/go-redis/v9"
 // (site, its agent policies, the capabilities it uses).
 //
 // ARGV[1] is a MessagePack array of (key index, field, rate, period in
-// microseconds) per limit, and ARGV[2], when "peek", asks for the answer
+// microseconds, cost) per limit (a request of cost c adds c emission
+// intervals to its debt, as redis_rate's allowN does), and ARGV[2], when "peek", asks for the answer
 // with nothing written (the store's Peek); and the reply is a MessagePack sequence
 // (allowed, debt_1, ..., debt_n): the debt after the request when it was
 // allowed, before it when it was not, in microseconds. Go computes
@@ -36,7 +37,7 @@ import "github.com/redis/go-redis/v9"
 // decimal conversion (strtod, printf) is most of the cost of a small
 // script, and cmsgpack, built into Redis, converts binary numbers.
 //
-// A request fits when debt + e <= period + eps, eps being half an
+// A request fits when debt + c <= period + eps, c = e * cost, eps being half an
 // emission interval but at most half a microsecond (below the clock's
 // resolution): it absorbs float rounding, so that a burst of N is N even
 // when the period does not divide by the rate. A TAT more than a period
@@ -51,7 +52,7 @@ var allowScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = (t[1] - 1577836800) * 1000000 + t[2]
 local a = cmsgpack.unpack(ARGV[1])
-local n, nk = #a / 4, #KEYS
+local n, nk = #a / 5, #KEYS
 local maps = {}
 for j = 1, nk do
   local m
@@ -65,9 +66,10 @@ end
 local out = {true}
 local ok = true
 for i = 1, n do
-  local b = 4 * i - 4
+  local b = 5 * i - 5
   local p = a[b+4]
   local e = p / a[b+3]
+  local c = e * a[b+5]
   local d = maps[a[b+1]][a[b+2]]
   if d and d > now then
     d = d - now
@@ -78,14 +80,14 @@ for i = 1, n do
   out[i+1] = d
   local ep = e / 2
   if ep > 0.5 then ep = 0.5 end
-  if d + e > p + ep then ok = false end
+  if d + c > p + ep then ok = false end
 end
 if ok then
   local span = {}
   for i = 1, n do
-    local b = 4 * i - 4
+    local b = 5 * i - 5
     local j, p = a[b+1], a[b+4]
-    local d = out[i+1] + p / a[b+3]
+    local d = out[i+1] + p / a[b+3] * a[b+5]
     out[i+1] = d
     maps[j][a[b+2]] = now + d
     if not span[j] or p > span[j] then span[j] = p end

@@ -152,6 +152,8 @@ func (s *suite) invalidInput(t *testing.T) {
 		{"period above a century", []ratelimit.Limit{good, limit("p+", clientA, 1, maxPeriod+1)}, 2, ratelimit.ErrInvalidLimit},
 		{"duplicate bucket", []ratelimit.Limit{good, good}, 2, ratelimit.ErrInvalidLimit},
 		{"empty name", []ratelimit.Limit{good, {Key: ratelimit.Key{ID: "shared"}, Rate: 3, Period: long}}, 2, ratelimit.ErrInvalidLimit},
+		{"cost above the rate", []ratelimit.Limit{good, {Name: "c+", Key: clientA, Rate: 3, Period: long, Cost: 4}}, 2, ratelimit.ErrInvalidLimit},
+		{"negative cost", []ratelimit.Limit{good, {Name: "c-", Key: clientA, Rate: 3, Period: long, Cost: -1}}, 2, ratelimit.ErrInvalidLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var res []ratelimit.Result
@@ -179,4 +181,28 @@ func (s *suite) resultsBeyondLimits(t *testing.T) {
 	if res[1] != sentinel {
 		t.Errorf("res[1] = %+v, want it untouched", res[1])
 	}
+}
+
+// cost: a request of Cost c takes c tokens (Remaining counts tokens), is
+// refused once fewer than c remain, then waits for the c-th token, and a
+// refusal of a costly limit beside a cheap one consumes neither.
+func (s *suite) cost(t *testing.T) {
+	st := s.newStore(t)
+	l := limit("cost", clientA, 10, long)
+	l.Cost = 4
+	expect(t, "first call", allow(t, st, l)[0], true, 6)
+	expect(t, "second call", allow(t, st, l)[0], true, 2)
+	r := allow(t, st, l)[0]
+	expect(t, "third call, 2 tokens left", r, false, 0)
+	s.near(t, "RetryAfter", r.RetryAfter, 2*long/10) // two more tokens
+	cheap := limit("cheap", clientA, 10, long)
+	res := allow(t, st, cheap, l)
+	expect(t, "cheap beside it, nothing consumed", res[0], true, 10)
+	if res[1].Allowed {
+		t.Error("the costly limit allowed with 2 tokens for a cost of 4")
+	}
+	expect(t, "cheap alone after", allow(t, st, cheap)[0], true, 9)
+	one := limit("one", clientA, 3, long)
+	one.Cost = 1
+	expect(t, "Cost 1 is one token", allow(t, st, one)[0], true, 2)
 }

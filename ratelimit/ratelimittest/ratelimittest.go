@@ -90,6 +90,7 @@ func Run(t *testing.T, h Harness) {
 		{"AllOrNothing", s.allOrNothing},
 		{"AllOrNothingThreeLimits", s.allOrNothingThree},
 		{"ManyLimits", s.manyLimits},
+		{"Cost", s.cost},
 		{"Concurrent", s.concurrent},
 		{"ConcurrentAllOrNothing", s.concurrentAllOrNothing},
 		{"ContextCancelled", s.contextCancelled},
