@@ -42,6 +42,39 @@ type Capability struct {
 	StreamingFormat string
 	Depends         []Depends `validate:"dive"`
 	Output          map[string]any
+
+	// Tools are the tools of an MCP capability (Protocol MCP), each call
+	// of which is decided per tool: a capability that lists tools is
+	// closed to every tool it does not list (docs/mcp.md).
+	Tools []Tool `validate:"dive"`
+}
+
+// Tool is one tool of an MCP capability. A call to it (tools/call) needs
+// the capability and the tool granted, the capability's auth with the
+// tool's scopes added, and a token of the capability's limit and Cost of
+// the tool's own.
+type Tool struct {
+	// Name is the MCP tool name, matched exactly, case and all: 1 to 128
+	// of A-Z a-z 0-9 _ - . (MCP 2025-11-25, Tools: tool names).
+	Name        string `validate:"required"`
+	Description string
+	RateLimit   Rate
+	// Cost is what a call takes from RateLimit, for expensive tools (0:
+	// 1); it needs a RateLimit of at least Cost.
+	Cost int `validate:"gte=0"`
+	// Auth adds scopes to the capability's: its type and servers are the
+	// capability's.
+	Auth            ToolAuth
+	Sensitivity     string `validate:"omitempty,oneof=standard destructive irreversible"`
+	RequiresSession bool   // a call needs an X-Agent-Session (v0.1.0)
+	// Params are the tool's arguments, for redaction in the audit trail
+	// and for publishing; In is not used.
+	Params []Param `validate:"dive"`
+}
+
+// ToolAuth is what a Tool's call needs beyond its capability's auth.
+type ToolAuth struct {
+	Scopes []string // OAuth2 scopes required besides the capability's
 }
 
 // Protocols (draft-car 2.5) of Capability.Protocol; REST is the default.

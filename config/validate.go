@@ -69,6 +69,7 @@ func Validate(s *Site, f Formats) error {
 	r.structTags(s)
 	r.siteFields()
 	r.capabilities()
+	r.tools()
 	r.access()
 	r.agents()
 	r.usage()

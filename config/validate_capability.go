@@ -45,6 +45,9 @@ func (r *report) capabilityID(field, id string) {
 	if strings.Contains(id, ",") {
 		r.Addf(field, "", `%q contains ",", which separates capability IDs in lists (draft-car 2.7 Capabilities, v0.1.0 Flow steps)`, id)
 	}
+	if strings.Contains(id, "/") {
+		r.Addf(field, "", `%q contains "/", which separates a capability from its tool in an agent's grants (CAPABILITY/TOOL)`, id)
+	}
 	if strings.TrimSpace(id) != id {
 		r.Addf(field, "", "%q has leading or trailing whitespace, which agents.txt parsers trim", id)
 	}
@@ -82,17 +85,7 @@ func (r *report) auth(p string, a *Auth) {
 	r.WebURL(p+".DocsURL", a.DocsURL, fieldcheck.WebSchemes)
 	r.WebURL(p+".AuthorizationServer", a.AuthorizationServer, fieldcheck.WebSchemes)
 	r.WebURL(p+".ProtectedResourceMetadata", a.ProtectedResourceMetadata, fieldcheck.WebSchemes)
-	for j, sc := range a.Scopes {
-		f := at(p+".Scopes", j)
-		switch {
-		case fieldcheck.CredentialKind(sc, true) != "":
-			r.CredentialField(f, sc)
-		case sc == "":
-			r.Add(f, "", "is empty")
-		case !fieldcheck.IsScopeToken(sc):
-			r.Addf(f, "", "%q is not an OAuth scope (RFC 6749 3.3: printable ASCII without spaces, '\"' or '\\')", sc)
-		}
-	}
+	r.scopes(p+".Scopes", a.Scopes)
 	if a.Header != "" {
 		switch {
 		case fieldcheck.CredentialKind(a.Header, true) != "":
@@ -101,6 +94,21 @@ func (r *report) auth(p string, a *Auth) {
 			r.Addf(p+".Header", "", "%q is not an HTTP header field name (RFC 9110 5.1: a token)", a.Header)
 		case httpsyntax.Rewritten(a.Header) != "":
 			r.Addf(p+".Header", "", "%q %s; name a field of the application's own (X-API-Key)", a.Header, httpsyntax.Rewritten(a.Header))
+		}
+	}
+}
+
+// scopes checks OAuth scopes, at p.
+func (r *report) scopes(p string, scopes []string) {
+	for j, sc := range scopes {
+		f := at(p, j)
+		switch {
+		case fieldcheck.CredentialKind(sc, true) != "":
+			r.CredentialField(f, sc)
+		case sc == "":
+			r.Add(f, "", "is empty")
+		case !fieldcheck.IsScopeToken(sc):
+			r.Addf(f, "", "%q is not an OAuth scope (RFC 6749 3.3: printable ASCII without spaces, '\"' or '\\')", sc)
 		}
 	}
 }

@@ -1,13 +1,16 @@
 // The rules that tie fields of a Site together: references to declared
-// capabilities, the Requires graph, agent policies and their proofs, and
-// the access rules. Every cross-field rule of the declaration is in this
+// capabilities, the Requires graph, agent policies and their proofs,
+// the tools of MCP capabilities and the grants of single tools, and the
+// access rules. Every cross-field rule of the declaration is in this
 // file; the formats' own cross-field rules are in their packages
 // (internal/publish/<format>/check.go).
 
 package config
 
 import (
+	"cmp"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/agentready/agentready/internal/fieldcheck"
@@ -37,7 +40,7 @@ func (r *report) agents() {
 			r.Add(p+".RateLimit", "", err.Error()+rateRule)
 		}
 		for k, id := range a.Capabilities {
-			r.CapabilityRef(at(p+".Capabilities", k), id)
+			r.grantRef(at(p+".Capabilities", k), id)
 		}
 		r.WebURL(p+".AgentDeclaration", a.AgentDeclaration, fieldcheck.WebSchemes)
 	}
@@ -72,7 +75,7 @@ func (r *report) grant(p string, g *Grant) {
 		r.Add(p+".RateLimit", "", err.Error()+rateRule)
 	}
 	for j, id := range g.Capabilities {
-		r.CapabilityRef(at(p+".Capabilities", j), id)
+		r.grantRef(at(p+".Capabilities", j), id)
 	}
 }
 
@@ -154,5 +157,86 @@ func (r *report) access() {
 				r.Add(at(list.name, i), "", err.Error()+" (draft-car 2.6: robots.txt path syntax)")
 			}
 		}
+	}
+}
+
+// toolName is MCP's tool-name rule (MCP 2025-11-25, Server Features,
+// Tools, "Tool Names"): 1 to 128 characters of A-Z, a-z, 0-9, "_", "-"
+// and ".", case-sensitive.
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,128}$`)
+
+// tools checks the tools of each capability: only an MCP capability has
+// them, each named as MCP names tools and once, its scopes added to an
+// auth that carries scopes, its cost within its limit.
+func (r *report) tools() {
+	for i := range r.site.Capabilities {
+		c := &r.site.Capabilities[i]
+		p := at("Capabilities", i)
+		if len(c.Tools) > 0 && c.Protocol != ProtocolMCP {
+			r.Addf(p+".Tools", "", "lists tools, which only a capability of %s MCP has", alt("Protocol", "protocol:"))
+		}
+		seen := make(map[string]int, len(c.Tools))
+		for k := range c.Tools {
+			r.tool(at(p+".Tools", k), c, k, seen)
+		}
+	}
+}
+
+func (r *report) tool(p string, c *Capability, k int, seen map[string]int) {
+	t := &c.Tools[k]
+	if t.Name != "" && !toolName.MatchString(t.Name) {
+		r.Addf(p+".Name", "", "%q is not an MCP tool name: 1 to 128 of A-Z a-z 0-9 _ - . (MCP 2025-11-25 Tools, tool names; matched exactly, case and all)", t.Name)
+	}
+	if j, ok := seen[t.Name]; ok && t.Name != "" {
+		r.Addf(p+".Name", "", "%q is already the name of %s", t.Name, ref(at(p[:strings.LastIndexByte(p, '[')], j)))
+	} else {
+		seen[t.Name] = k
+	}
+	if err := t.RateLimit.Validate(); err != nil {
+		r.Add(p+".RateLimit", "", err.Error()+rateRule)
+	}
+	switch {
+	case t.Cost > 0 && t.RateLimit.IsZero():
+		r.Addf(p+".Cost", "", "is %d tokens of a limit the tool does not declare: set %s", t.Cost, alt("RateLimit", "rate_limit"))
+	case t.Cost > t.RateLimit.Requests && !t.RateLimit.IsZero():
+		r.Addf(p+".Cost", "", "is %d tokens, more than the %d of %s: no call could ever pass", t.Cost, t.RateLimit.Requests, alt("RateLimit", "rate_limit"))
+	}
+	if len(t.Auth.Scopes) > 0 {
+		switch c.Auth.Type {
+		case AuthOAuth2, AuthBearerToken:
+		default:
+			r.Addf(p+".Auth.Scopes", "", "adds scopes to the capability's auth, which is %q: scopes need %s oauth2 or bearer-token on the capability", cmp.Or(c.Auth.Type, AuthNone), alt("Auth.Type", "auth: {type:"))
+		}
+	}
+	r.scopes(p+".Auth.Scopes", t.Auth.Scopes)
+}
+
+// grantRef checks one entry of an agent policy's Capabilities: a
+// capability ID, or CAPABILITY/TOOL (split at the first "/") naming a
+// tool the capability lists, exactly.
+func (r *report) grantRef(field, id string) {
+	capID, tool, isTool := strings.Cut(id, "/")
+	if !isTool {
+		r.CapabilityRef(field, id)
+		return
+	}
+	i, ok := r.IDs[capID]
+	if !ok {
+		r.Addf(field, "", "%q names the tool %q of %q, which is not the ID of a declared capability", id, tool, capID)
+		return
+	}
+	c := &r.site.Capabilities[i]
+	for _, t := range c.Tools {
+		if t.Name == tool {
+			return
+		}
+	}
+	switch {
+	case len(c.Tools) == 0:
+		r.Addf(field, "", "%q grants a single tool of %q, which lists no tools: grant %q whole, or list its tools", id, capID, capID)
+	case !toolName.MatchString(tool):
+		r.Addf(field, "", "%q names the tool %q, which is not an MCP tool name (1 to 128 of A-Z a-z 0-9 _ - .; matched exactly)", id, tool)
+	default:
+		r.Addf(field, "", "%q names the tool %q, which %q does not list (tool names are matched exactly, case and all)", id, tool, capID)
 	}
 }

@@ -14,6 +14,13 @@ var tagRules = map[string]fieldcheck.TagRule{
 	"Capabilities.Params.Name": {Ref: "every format keys parameters by name"},
 	"Capabilities.Params.Type": {Ref: "the JSON types of v0.1.0 agents.json params"},
 	"Capabilities.BodyLimit":   {Ref: "a body limit is a number of bytes (0: the 1 MiB default)"},
+	// A tool is enforced whatever is published (docs/mcp.md).
+	"Capabilities.Tools.Name":        {Ref: "a tools/call names its tool (MCP 2025-11-25 Tools)"},
+	"Capabilities.Tools.Cost":        {Ref: "a cost is a number of tokens (0: 1)"},
+	"Capabilities.Tools.Sensitivity": {Ref: "AWP 9 sensitivity, as a capability's"},
+	"Capabilities.Tools.Params.Name": {Ref: "a tool's arguments are keyed by name"},
+	"Capabilities.Tools.Params.In":   {Ref: "draft-car 2.5 Param location, as a capability's"},
+	"Capabilities.Tools.Params.Type": {Ref: "the JSON types of a tool's arguments"},
 }
 
 // structTags runs the `validate` tags and words the failures of the

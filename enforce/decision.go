@@ -97,6 +97,9 @@ type Decision struct {
 	// Capability is the ID of the capability the request addresses, "" when
 	// it addresses none.
 	Capability string
+	// Tool is the MCP tool a tools/call to the capability names, "" for
+	// any other request (docs/mcp.md).
+	Tool string
 	// Rule is the declared rule that decided, as written in agents.txt:
 	// "Disallow: /admin/*", "Allow: /api/*", "Agent: claude / Capabilities:
 	// product-search", "Auth: bearer-token", "Rate-Limit: 60/minute". It is
@@ -106,9 +109,10 @@ type Decision struct {
 	// ("capability/product-search"), "" otherwise.
 	Limit string
 	// Limits are the names of the limits that applied, in order (site,
-	// agent, capability), and Results what the store answered for each.
-	Limits  [3]string
-	Results [3]ratelimit.Result
+	// agent, capability, tool), and Results what the store answered for
+	// each.
+	Limits  [4]string
+	Results [4]ratelimit.Result
 	// RetryAfter is, for DenyRate, the time until every limit has a token.
 	RetryAfter time.Duration
 	// Err is the store's error for StoreError or a Degraded decision, the

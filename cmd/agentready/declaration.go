@@ -251,6 +251,7 @@ func (d *declaration) pickDialect(dialect string) {
 func (d *declaration) lintNotes(file string, lines config.Lines) []string {
 	notes := append(presenceNotes(file, &d.Site, lines, d.creds.Load()), gradedNotes(file, &d.Site, lines)...)
 	notes = append(notes, rateNotes(file, &d.Site, lines)...)
+	notes = append(notes, toolGrantNotes(file, &d.Site, d.formats, lines)...)
 	if d.trustedAll != "" {
 		notes = append(notes, fmt.Sprintf("%s:%d: note: serve.trust_all_proxies: the trusted proxies %s: %s",
 			file, cmp.Or(lines["Serve.TrustAllProxies"], lines["Serve.TrustedProxies"]), d.trustedAll, trustAllMeans))
@@ -391,11 +392,35 @@ func rateNotes(file string, s *config.Site, lines config.Lines) []string {
 	note("RateLimit", "rate_limit", s.RateLimit)
 	for i, c := range s.Capabilities {
 		note(fmt.Sprintf("Capabilities[%d].RateLimit", i), fmt.Sprintf("capabilities[%d].rate_limit", i), c.RateLimit)
+		for k, t := range c.Tools {
+			note(fmt.Sprintf("Capabilities[%d].Tools[%d].RateLimit", i, k), fmt.Sprintf("capabilities[%d].tools[%d].rate_limit", i, k), t.RateLimit)
+		}
 	}
 	for i, a := range s.Agents {
 		note(fmt.Sprintf("Agents[%d].RateLimit", i), fmt.Sprintf("agents[%d].rate_limit", i), a.RateLimit)
 		if a.Proven != nil {
 			note(fmt.Sprintf("Agents[%d].Proven.RateLimit", i), fmt.Sprintf("agents[%d].proven.rate_limit", i), a.Proven.RateLimit)
+		}
+	}
+	return notes
+}
+
+// toolGrantNotes are the grants of single tools (CAPABILITY/TOOL) when
+// the draft-car agents.txt is served: its Capabilities line, whose IDs are
+// [a-z0-9-], leaves them out (the agent is enforced as declared), and
+// agents.json and agents.md publish them.
+func toolGrantNotes(file string, s *config.Site, f config.Formats, lines config.Lines) []string {
+	if !f.Serves(config.DocAgentsTxt) || s.Dialect == config.DialectV010 {
+		return nil
+	}
+	var notes []string
+	for i, a := range s.Agents {
+		for k, id := range a.Capabilities {
+			if strings.Contains(id, "/") {
+				at := fmt.Sprintf("Agents[%d].Capabilities[%d]", i, k)
+				notes = append(notes, fmt.Sprintf("%s:%d: note: agents[%d].capabilities[%d]: %s grants a single tool, which agents.txt's Capabilities line cannot carry: agents.json (tools) and agents.md publish it",
+					file, lines[at], i, k, id))
+			}
 		}
 	}
 	return notes

@@ -109,7 +109,11 @@ func (e *Enforcer) auth(s *scope) bool {
 	case hmac:
 		err = e.verifySigned(r, c.Decl, !s.explain)
 	case e.authFn != nil:
-		err = e.authFn(r, c.Decl, cred)
+		decl := c.Decl
+		if s.ti >= 0 {
+			decl = c.Tools[s.ti].Decl // the tool's scopes added
+		}
+		err = e.authFn(r, decl, cred)
 	}
 	if err != nil {
 		d.Outcome, d.Rule, d.Err = enforce.DenyAuth, e.lines.auth[ci], err

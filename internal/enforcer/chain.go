@@ -30,9 +30,11 @@ func (e *Enforcer) chain(s *scope) {
 	e.session(s)
 }
 
-// forCapability runs the stages of the capability in force.
+// forCapability runs the stages of the capability in force: the tool a
+// tools/call names, the capability's scope, auth and limits.
 func (e *Enforcer) forCapability(s *scope) bool {
-	return e.capability(s) &&
+	return e.tool(s) &&
+		e.capability(s) &&
 		e.auth(s) &&
 		e.limits(s)
 }

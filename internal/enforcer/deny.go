@@ -75,6 +75,13 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 		prob.Extra["rule"] = d.Rule
 	}
 	e.explainDenial(w, r, d, &prob)
+	if d.rpc {
+		if d.Tool != "" {
+			prob.Extra["tool"] = d.Tool
+		}
+		writeRPCError(w, d, prob)
+		return
+	}
 	if err := problem.Write(w, prob); err != nil {
 		e.log.Debug("agentready: writing problem response", "err", err)
 	}
@@ -118,7 +125,11 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 	case enforce.DenyAuth:
 		ci := d.ci
 		c := &e.p.Capabilities[ci]
-		if ch := e.lines.challenges[ci]; ch != "" {
+		ch := e.lines.challenges[ci]
+		if d.ti >= 0 {
+			ch = e.lines.toolChallenges[ci][d.ti]
+		}
+		if ch != "" {
 			h.Set("WWW-Authenticate", ch)
 		}
 		if d.Err != nil {
@@ -148,6 +159,10 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 			prob.Extra["hosts"] = he.Admitted
 		}
 	case enforce.DenyTarget:
+		if d.rpc {
+			prob.Detail = fmt.Sprintf("the MCP message is refused: %v", d.Err)
+			break
+		}
 		prob.Detail = fmt.Sprintf("the request target %q is refused: %v; agents must send a request that every router reads the same way", r.RequestURI, d.Err)
 		var te *policy.TargetError
 		if errors.As(d.Err, &te) {

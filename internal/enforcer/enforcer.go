@@ -206,6 +206,9 @@ type declLines struct {
 	deny       []string // "Disallow: <pattern>" per Access.Disallow index
 	challenges []string // WWW-Authenticate per capability ("" when none)
 	auth       []string // "Auth: bearer-token" per capability
+	// toolChallenges is WWW-Authenticate per tool of each capability,
+	// naming the capability's scopes and the tool's.
+	toolChallenges [][]string
 }
 
 // New returns an Enforcer for cfg, reporting every configuration problem.
@@ -333,6 +336,11 @@ func newDeclLines(p *policy.Policy) declLines {
 		c := &p.Capabilities[i]
 		l.challenges = append(l.challenges, challenge(site, &c.Auth))
 		l.auth = append(l.auth, "Auth: "+string(resolve.AuthType(c.Auth)))
+		var tools []string
+		for _, t := range c.Tools {
+			tools = append(tools, challenge(site, &t.Decl.Auth))
+		}
+		l.toolChallenges = append(l.toolChallenges, tools)
 	}
 	return l
 }

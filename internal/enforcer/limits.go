@@ -27,6 +27,13 @@ type limiter struct {
 	// which counted the others.
 	sets, ownSets []limitSet
 	nc            int // capabilities + 1: the stride of sets
+	// toolSets holds the limits of every (agent policy, tool) pair, at
+	// (agent+1)*nt + the tool's place among every capability's tools,
+	// which for capability ci start at toolBase[ci]; ownToolSets, per
+	// tool, its capability's own limit and its own.
+	toolSets, ownToolSets []limitSet
+	toolBase              []int
+	nt                    int
 }
 
 // limitSet is what New works out once for one (agent policy, capability)
@@ -36,8 +43,8 @@ type limitSet struct {
 	rateLimit fields.RateLimitField // renders its RateLimit values
 	// limits are the pair's limits (see declare), n of them, with
 	// an empty Key for limits to fill per request, and their declarations.
-	limits [3]ratelimit.Limit
-	decls  [3]string
+	limits [4]ratelimit.Limit
+	decls  [4]string
 	n      int
 	agent  string // the agent policy's name, "" for none
 }
@@ -53,24 +60,45 @@ func newLimiter(p *policy.Policy, store ratelimit.Store, key enforce.KeyFunc, by
 			if ai >= 0 {
 				s.agent = p.Agents[ai].Name
 			}
-			errs = s.declare(p, ai, ci, false, errs)
+			errs = s.declare(p, ai, ci, -1, false, errs)
 		}
 	}
 	l.ownSets = make([]limitSet, len(p.Capabilities))
 	for ci := range p.Capabilities {
-		errs = l.ownSets[ci].declare(p, -1, ci, true, errs)
+		errs = l.ownSets[ci].declare(p, -1, ci, -1, true, errs)
+	}
+	l.toolBase = make([]int, len(p.Capabilities))
+	for ci := range p.Capabilities {
+		l.toolBase[ci] = l.nt
+		l.nt += len(p.Capabilities[ci].Tools)
+	}
+	l.toolSets = make([]limitSet, (len(p.Agents)+1)*l.nt)
+	l.ownToolSets = make([]limitSet, l.nt)
+	for ci := range p.Capabilities {
+		for ti := range p.Capabilities[ci].Tools {
+			t := l.toolBase[ci] + ti
+			for ai := -1; ai < len(p.Agents); ai++ {
+				s := &l.toolSets[(ai+1)*l.nt+t]
+				if ai >= 0 {
+					s.agent = p.Agents[ai].Name
+				}
+				errs = s.declare(p, ai, ci, ti, false, errs)
+			}
+			errs = l.ownToolSets[t].declare(p, -1, ci, ti, true, errs)
+		}
 	}
 	return l, errs
 }
 
-// declare fills s with the limits a request of agent policy ai and
-// capability ci (-1 for none) draws from, in order site, agent,
-// capability (own: the capability's alone), with an empty Key, and
-// renders their RateLimit fields; it appends a limit's problem to errs.
-func (s *limitSet) declare(p *policy.Policy, ai, ci int, own bool, errs []error) []error {
+// declare fills s with the limits a request of agent policy ai,
+// capability ci and its tool ti (-1 for none) draws from, in order site,
+// agent, capability, tool (own: the capability's and the tool's alone),
+// with an empty Key, and renders their RateLimit fields; it appends a
+// limit's problem to errs.
+func (s *limitSet) declare(p *policy.Policy, ai, ci, ti int, own bool, errs []error) []error {
 	add := func(l policy.Limit) {
 		if !l.IsZero() {
-			s.limits[s.n], s.decls[s.n] = ratelimit.Limit{Name: l.Name, Rate: l.Rate, Period: l.Period}, l.Decl
+			s.limits[s.n], s.decls[s.n] = ratelimit.Limit{Name: l.Name, Rate: l.Rate, Period: l.Period, Cost: l.Cost}, l.Decl
 			s.n++
 		}
 	}
@@ -82,6 +110,9 @@ func (s *limitSet) declare(p *policy.Policy, ai, ci int, own bool, errs []error)
 	}
 	if ci >= 0 {
 		add(p.Capabilities[ci].Limit)
+	}
+	if ti >= 0 {
+		add(p.Capabilities[ci].Tools[ti].Limit)
 	}
 	if s.n == 0 {
 		return errs
@@ -97,15 +128,21 @@ func (s *limitSet) declare(p *policy.Policy, ai, ci int, own bool, errs []error)
 // set is the limit set of agent policy ai and capability ci (-1 for none).
 func (l *limiter) set(ai, ci int) *limitSet { return &l.sets[(ai+1)*l.nc+ci+1] }
 
-// fill copies into s the limits of agent policy ai and capability ci (or,
-// own, the capability's own limit alone) and sets their Key: the client's,
+// fill copies into s the limits of agent policy ai and capability ci, and
+// of the tool s.ti of a tools/call (own: the capability's own limit and
+// the tool's alone) and sets their Key: the client's,
 // partitioned by agent policy (two agents behind one address do not share
 // buckets), or the agent policy alone with ByAgent. One Key means one
 // bucket group in the store: one lookup in memory, one hash slot in Redis.
 func (l *limiter) fill(s *scope, ai, ci int, own bool) {
 	set := l.set(ai, ci)
 	k := l.key(set, s.client)
-	if own {
+	switch {
+	case s.ti >= 0 && own:
+		set = &l.ownToolSets[l.toolBase[ci]+s.ti]
+	case s.ti >= 0:
+		set = &l.toolSets[(ai+1)*l.nt+l.toolBase[ci]+s.ti]
+	case own:
 		set = &l.ownSets[ci]
 	}
 	s.n, s.set, s.key = set.n, set, k
@@ -116,7 +153,7 @@ func (l *limiter) fill(s *scope, ai, ci int, own bool) {
 
 // keyed is d's limits with their Key: built where the store is asked, so
 // that the scope each request zeroes stays small.
-func (d *scope) keyed() (ls [3]ratelimit.Limit) {
+func (d *scope) keyed() (ls [4]ratelimit.Limit) {
 	for i := range d.n {
 		ls[i] = d.set.limits[i]
 		ls[i].Key = d.key

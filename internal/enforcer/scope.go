@@ -29,6 +29,14 @@ type scope struct {
 	class  policy.Class
 	ai, ci int
 	bound  bool
+	// ti is the tool of capability ci a tools/call names (-1: none);
+	// rpcID the id of the JSON-RPC request an MCP POST carries, which a
+	// refusal answers (nil: none); rpc: the request is an MCP POST whose
+	// refusal is a JSON-RPC error; rpcMismatch: its headers and body
+	// disagree (-32020).
+	ti               int
+	rpcID            []byte
+	rpc, rpcMismatch bool
 	// explain: Explain, which consumes no token and records nothing;
 	// limitOnly: the session endpoint, held to the site and agent limits
 	// alone; own: a route binding behind Wrap, which counts only its
@@ -61,7 +69,7 @@ type scope struct {
 // newScope starts the scope of r; ci is the capability a lone route
 // binding names (-1 under Wrap).
 func newScope(s *scope, r *http.Request, rf routeFinder, ci int) {
-	s.r, s.rf, s.ai, s.ci, s.bound = r, rf, -1, ci, ci >= 0
+	s.r, s.rf, s.ai, s.ci, s.ti, s.bound = r, rf, -1, ci, -1, ci >= 0
 }
 
 // clientAddr is the client address of r (trusted proxies honoured, the

@@ -20,7 +20,7 @@ func (e *Enforcer) session(s *scope) {
 		return
 	}
 	_, presented := s.r.Header[session.HeaderSession]
-	requires := s.Capability != "" && e.p.Capabilities[s.ci].Decl.RequiresSession
+	requires := s.Capability != "" && e.p.Capabilities[s.ci].RequiresSession(s.Tool)
 	if !presented && !requires {
 		return
 	}

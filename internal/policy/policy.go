@@ -63,6 +63,9 @@ type Agent struct {
 	// (config.AgentPolicy.Proven), -1 for none. Proven forms follow the
 	// site's own policies in Agents, each with a limit of its own.
 	Proven int
+	// tools[ci][ti] says which tools of capability ci the policy may call,
+	// nil (or tools[ci] nil) when it is granted whole (ToolPermitted).
+	tools [][]bool
 }
 
 // agent compiles one agent policy or proven form: its limit, named
@@ -73,13 +76,24 @@ func (p *Policy) agent(name, limitName, rule string, rate config.Rate, caps []st
 	ag := Agent{Name: name, Limit: limitOf(limitName, rate), All: caps == nil, Proven: -1, Rule: rule}
 	ag.Permitted = make([]bool, len(p.Capabilities))
 	var errs []error
+	whole := make([]bool, len(p.Capabilities))
 	for _, id := range caps {
+		if strings.Contains(id, "/") {
+			continue // a tool's grant, once the whole grants are known
+		}
 		j, ok := p.ids[id]
 		if !ok {
 			errs = append(errs, fmt.Errorf("unknown capability %q", id))
 			continue
 		}
-		ag.Permitted[j] = true
+		ag.Permitted[j], whole[j] = true, true
+	}
+	for _, id := range caps {
+		if strings.Contains(id, "/") {
+			if err := p.grantTool(&ag, whole, id); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
 	if ag.All {
 		for j := range ag.Permitted {
@@ -111,6 +125,10 @@ type Capability struct {
 	Limit    Limit
 	// Decl is the capability itself.
 	Decl *config.Capability
+	// Tools are an MCP capability's tools (config.Capability.Tools),
+	// tools their index by name.
+	Tools []Tool
+	tools map[string]int
 }
 
 // Limit is a declared rate limit, ready for a store: Name is the policy
@@ -121,6 +139,8 @@ type Limit struct {
 	Period time.Duration
 	// Decl is the declared form ("60/minute"), for messages.
 	Decl string
+	// Cost is the tokens a request takes (ratelimit.Limit.Cost).
+	Cost int
 }
 
 // IsZero reports whether no limit is declared.
@@ -159,6 +179,7 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 		// Route and the implicit rules read the same canonical form of the
 		// path, so that a path is admitted exactly when it is routed to a
 		// capability (and gets its auth and limits).
+		p.compileTools(&cc, c)
 		canon, templated := canonicalEndpoint(path)
 		endpoints = append(endpoints, canon)
 		if templated {

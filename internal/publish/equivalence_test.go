@@ -101,6 +101,7 @@ func readDraftCarJSON(t *testing.T, b []byte) facts {
 				Window   string
 			}
 			Capabilities []string
+			Tools        map[string][]string // agentready's extension
 		}
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
@@ -119,7 +120,13 @@ func readDraftCarJSON(t *testing.T, b []byte) facts {
 		if a.RateLimit != nil {
 			limit = rate(a.RateLimit.Requests, a.RateLimit.Window)
 		}
-		f.agents[name] = agentFacts(limit, a.Capabilities)
+		caps := a.Capabilities
+		for c, tools := range a.Tools {
+			for _, tool := range tools {
+				caps = append(caps, c+"/"+tool)
+			}
+		}
+		f.agents[name] = agentFacts(limit, caps)
 	}
 	return f
 }
@@ -156,7 +163,8 @@ func readAWP(t *testing.T, b []byte) facts {
 var (
 	mdCannot   = regexp.MustCompile(`(?m)^- Access (\S+)$`)
 	mdCapLimit = regexp.MustCompile(`(?m)^- ([a-z0-9.\-_]+): at most (\d+) requests/(\w+)$`)
-	mdAgent    = regexp.MustCompile(`(?m)^- Agent (\S+): (?:(\d+) requests/(\w+))?(?:; )?(?:capabilities (.+))?$`)
+	mdAgent    = regexp.MustCompile(`(?m)^- Agent (\S+): (.+)$`)
+	mdRate     = regexp.MustCompile(`^(\d+) requests/(\w+)$`)
 )
 
 // readAgentsMD reads agents.md: the front matter with a YAML parser (the
@@ -183,12 +191,20 @@ func readAgentsMD(t *testing.T, b []byte) (facts, string) {
 	}
 	for _, m := range mdAgent.FindAllSubmatch(b, -1) {
 		limit := ""
-		if len(m[2]) > 0 {
-			limit = rate(atoi(m[2]), string(m[3]))
-		}
 		var caps []string
-		if len(m[4]) > 0 {
-			caps = strings.Split(string(m[4]), ", ")
+		for _, part := range strings.Split(string(m[2]), "; ") {
+			if r := mdRate.FindStringSubmatch(part); r != nil {
+				limit = rate(atoi([]byte(r[1])), r[2])
+			} else if ids, ok := strings.CutPrefix(part, "capabilities "); ok {
+				caps = append(caps, strings.Split(ids, ", ")...)
+			} else if part == "no capabilities" {
+				caps = []string{}
+			} else if rest, ok := strings.CutPrefix(part, "tools of "); ok {
+				c, names, _ := strings.Cut(rest, ": ")
+				for _, n := range strings.Split(names, ", ") {
+					caps = append(caps, c+"/"+n)
+				}
+			}
 		}
 		f.agents[string(m[1])] = agentFacts(limit, caps)
 	}
@@ -214,7 +230,12 @@ func TestEquivalence(t *testing.T) {
 		t.Run(fx.Name, func(t *testing.T) {
 			body := rendered(t, &fx.Site, fx.Formats)
 			want := declared(&fx.Site, true, false)
-			same(t, "agents.txt", want, readDraftCarTxt(t, body["agents.txt"]))
+			// agents.txt's Capabilities line carries no single tool's grant.
+			wantTxt := declared(&fx.Site, true, false)
+			for _, a := range fx.Site.Agents {
+				wantTxt.agents[a.Name] = agentFacts(a.RateLimit.String(), resolve.WholeGrants(a.Capabilities))
+			}
+			same(t, "agents.txt", wantTxt, readDraftCarTxt(t, body["agents.txt"]))
 			same(t, "agents.json", want, readDraftCarJSON(t, body["agents.json"]))
 
 			// The derived agent:// descriptor: its skills are the capabilities.

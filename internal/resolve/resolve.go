@@ -181,3 +181,35 @@ func RequestsPerMinute(r config.Rate) int {
 func Accepts(v *config.Verification, m string) bool {
 	return len(v.Methods) == 0 || slices.Contains(v.Methods, m)
 }
+
+// WholeGrants are the entries of an agent policy's Capabilities that grant
+// a capability whole: every entry but a single tool's (CAPABILITY/TOOL),
+// which agents.txt's Capabilities line cannot carry (draft-car 2.5: IDs
+// of [a-z0-9-]). nil stays nil: every capability.
+func WholeGrants(caps []string) []string {
+	if caps == nil {
+		return nil
+	}
+	whole := make([]string, 0, len(caps))
+	for _, id := range caps {
+		if !strings.Contains(id, "/") {
+			whole = append(whole, id)
+		}
+	}
+	return whole
+}
+
+// ToolGrants are the single tools an agent policy's Capabilities grant,
+// by capability ID, in the order declared; nil for none.
+func ToolGrants(caps []string) map[string][]string {
+	var tools map[string][]string
+	for _, id := range caps {
+		if c, t, ok := strings.Cut(id, "/"); ok {
+			if tools == nil {
+				tools = map[string][]string{}
+			}
+			tools[c] = append(tools[c], t)
+		}
+	}
+	return tools
+}

@@ -172,7 +172,7 @@ func (t *Trail) check(r *http.Request, d *enforce.Decision, agent string, client
 		d.Outcome, d.Rule, d.Err, d.Status = enforce.DenySession, enforce.RuleSessionStore, err, status
 		return nil
 	}
-	if ci := t.capIndex(d); ci >= 0 && t.p.Capabilities[ci].Decl.RequiresSession && d.Outcome == enforce.Allow {
+	if ci := t.capIndex(d); ci >= 0 && t.p.Capabilities[ci].RequiresSession(d.Tool) && d.Outcome == enforce.Allow {
 		d.Outcome, d.Rule, d.Err, d.Status = enforce.DenySession, enforce.RuleRequiresSession, err, status
 	}
 	return nil

@@ -52,6 +52,20 @@ type carCapability struct {
 	// fields MUST be ignored): where a capability that requires a v0.1.0
 	// session gets one.
 	SessionEndpoint string `json:"sessionEndpoint,omitempty"`
+	// Tools is agentready's extension (2.5): the tools of an MCP
+	// capability, each call of which is decided per tool (docs/mcp.md).
+	Tools []carTool `json:"tools,omitempty"`
+}
+
+// carTool is one tool of an MCP capability, in the capability's shape.
+type carTool struct {
+	Name            string   `json:"name"`
+	Description     string   `json:"description,omitempty"`
+	RateLimit       *carRate `json:"rateLimit,omitempty"`
+	Cost            int      `json:"cost,omitempty"`
+	Scopes          []string `json:"scopes,omitempty"`
+	Sensitivity     string   `json:"sensitivity,omitempty"`
+	RequiresSession bool     `json:"requiresSession,omitempty"`
 }
 
 type carAuth struct {
@@ -97,12 +111,17 @@ type carPolicy struct {
 	// it stay what a client naming the agent gets (4.2); {} is a proven
 	// form without limit or restriction.
 	Proven *carGrant `json:"proven,omitempty"`
+	// Tools is agentready's extension (2.5), as agents.txt has no place
+	// for it: the single tools granted, by capability ID, besides the
+	// capabilities granted whole (docs/mcp.md).
+	Tools map[string][]string `json:"tools,omitempty"`
 }
 
 // carGrant is a carPolicy's proven form, in the policy's own shape.
 type carGrant struct {
-	RateLimit    *carRate  `json:"rateLimit,omitempty"`
-	Capabilities *[]string `json:"capabilities,omitempty"`
+	RateLimit    *carRate            `json:"rateLimit,omitempty"`
+	Capabilities *[]string           `json:"capabilities,omitempty"`
+	Tools        map[string][]string `json:"tools,omitempty"`
 }
 
 // DraftCar renders the agents.json companion of
@@ -147,9 +166,11 @@ func DraftCar(s *config.Site) ([]byte, error) {
 		doc.Capabilities = append(doc.Capabilities, cc)
 	}
 	for _, a := range s.Agents {
-		p := carPolicy{RateLimit: carRateOf(a.RateLimit), Capabilities: carIDs(a.Capabilities), AgentDeclaration: a.AgentDeclaration}
+		p := carPolicy{RateLimit: carRateOf(a.RateLimit), Capabilities: carIDs(resolve.WholeGrants(a.Capabilities)),
+			AgentDeclaration: a.AgentDeclaration, Tools: resolve.ToolGrants(a.Capabilities)}
 		if g := a.Proven; g != nil {
-			p.Proven = &carGrant{RateLimit: carRateOf(g.RateLimit), Capabilities: carIDs(g.Capabilities)}
+			p.Proven = &carGrant{RateLimit: carRateOf(g.RateLimit), Capabilities: carIDs(resolve.WholeGrants(g.Capabilities)),
+				Tools: resolve.ToolGrants(g.Capabilities)}
 		}
 		doc.Agents[a.Name] = p
 	}
@@ -165,8 +186,20 @@ func carIDs(ids []string) *[]string {
 	return &ids
 }
 
+// carTools are c's tools, each with the scopes its call needs beyond the
+// capability's.
+func carTools(c *config.Capability) []carTool {
+	var out []carTool
+	for _, t := range c.Tools {
+		out = append(out, carTool{Name: t.Name, Description: t.Description, RateLimit: carRateOf(t.RateLimit),
+			Cost: t.Cost, Scopes: t.Auth.Scopes, Sensitivity: t.Sensitivity, RequiresSession: t.RequiresSession})
+	}
+	return out
+}
+
 func carCap(c *config.Capability) carCapability {
 	out := carCapability{
+		Tools:       carTools(c),
 		ID:          c.ID,
 		Description: c.Description,
 		Endpoint:    c.Endpoint,

@@ -81,6 +81,18 @@ func deriveBehavior(s *config.Site) []item {
 		}
 		items = append(items, item{text: c.ID + ": at most " + rateProse(c.RateLimit), field: fmt.Sprintf("Capabilities[%d].ID", i)})
 	}
+	for i := range s.Capabilities {
+		for k, t := range s.Capabilities[i].Tools {
+			if t.RateLimit.IsZero() {
+				continue
+			}
+			text := s.Capabilities[i].ID + "/" + t.Name + ": at most " + rateProse(t.RateLimit)
+			if t.Cost > 1 {
+				text += fmt.Sprintf(", a call counting %d", t.Cost)
+			}
+			items = append(items, item{text: text, field: fmt.Sprintf("Capabilities[%d].Tools[%d].Name", i, k)})
+		}
+	}
 	for i := range s.Agents {
 		items = append(items, agentLines(&s.Agents[i], fmt.Sprintf("Agents[%d]", i))...)
 	}
@@ -153,13 +165,23 @@ func grantProse(r config.Rate, ids []string) []string {
 	if !r.IsZero() {
 		parts = append(parts, rateProse(r))
 	}
+	whole, tools := resolve.WholeGrants(ids), resolve.ToolGrants(ids)
 	switch {
 	case ids == nil:
 		// nil: every declared capability; nothing to say.
-	case len(ids) == 0:
+	case len(whole) == 0 && tools == nil:
 		parts = append(parts, "no capabilities")
-	default:
-		parts = append(parts, "capabilities "+strings.Join(ids, ", "))
+	case len(whole) > 0:
+		parts = append(parts, "capabilities "+strings.Join(whole, ", "))
+	}
+	// Single tools (CAPABILITY/TOOL), which agents.txt cannot say, per
+	// capability in the order declared.
+	for _, id := range ids {
+		c, _, ok := strings.Cut(id, "/")
+		if ok && tools[c] != nil {
+			parts = append(parts, "tools of "+c+": "+strings.Join(tools[c], ", "))
+			delete(tools, c)
+		}
 	}
 	return parts
 }

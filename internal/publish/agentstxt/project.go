@@ -72,12 +72,15 @@ func projectDraftCar(s *config.Site) config.Site {
 			RateLimit:        projectRate(a.RateLimit),
 			AgentDeclaration: trim(a.AgentDeclaration),
 		}
-		pa.Capabilities = projectIDs(a.Capabilities)
+		// A single tool's grant (CAPABILITY/TOOL) has no place in the
+		// line, whose IDs are [a-z0-9-] (2.5): agents.json and agents.md
+		// publish it (docs/mcp.md). Left out, it permits nothing more.
+		pa.Capabilities = projectIDs(resolve.WholeGrants(a.Capabilities))
 		// Proven-Rate-Limit and Proven-Capabilities (agentready's
 		// extension) carry a proven grant that limits something; an empty
 		// one (no limit, every capability) has no line to say it.
 		if g := a.Proven; g != nil && (!g.RateLimit.IsZero() || g.Capabilities != nil) {
-			pa.Proven = &config.Grant{RateLimit: projectRate(g.RateLimit), Capabilities: projectIDs(g.Capabilities)}
+			pa.Proven = &config.Grant{RateLimit: projectRate(g.RateLimit), Capabilities: projectIDs(resolve.WholeGrants(g.Capabilities))}
 		}
 		p.Agents = append(p.Agents, pa)
 	}

@@ -473,7 +473,7 @@ func TestExplain(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		m.Explain(r)
 	}
-	if d := m.Explain(r); d.Limits != [3]string{"agent/claude", "capability/product-search", ""} {
+	if d := m.Explain(r); d.Limits != [4]string{"agent/claude", "capability/product-search", ""} {
 		t.Errorf("limits %q", d.Limits)
 	}
 	w := httptest.NewRecorder()

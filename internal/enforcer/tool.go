@@ -1,0 +1,156 @@
+package enforcer
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/mcprpc"
+	"github.com/agentready/agentready/internal/problem"
+	"github.com/agentready/agentready/internal/reqbody"
+	"github.com/agentready/agentready/internal/resolve"
+)
+
+// tool is the stage of MCP tools (docs/mcp.md), before capability's, so
+// that every refusal of an MCP message answers its id: a POST to an MCP
+// capability is read, bounded by the capability's BodyLimit and given
+// back as sent, and a tools/call is held to its tool. The tool must be one
+// the capability lists, when it lists any, and one the agent policy
+// grants (the capability whole, or CAPABILITY/TOOL); the stages after
+// hold it to the tool's scopes and limit. Every other method is held to
+// the capability alone. A body read two ways (headers that disagree with
+// it, a member spelt twice) is refused (DenyTarget), as is a batch that
+// calls a tool and does anything else: one request, one decision.
+func (e *Enforcer) tool(s *scope) bool {
+	if s.ci < 0 || s.r.Method != http.MethodPost {
+		return true
+	}
+	c := &e.p.Capabilities[s.ci]
+	if resolve.Protocol(c.Decl) != config.ProtocolMCP {
+		return true
+	}
+	r := s.r
+	s.Capability, s.rpc = c.ID, true
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		limit := resolve.BodyLimit(c.Decl)
+		b, err := reqbody.Buffer(r, limit)
+		switch {
+		case err != nil:
+			s.Outcome, s.Err = enforce.DenyBody, reqbody.ErrRead
+			return false
+		case int64(len(b)) > limit:
+			s.Outcome, s.Err = enforce.DenyBody, reqbody.ErrTooLarge
+			return false
+		}
+		body = b
+	}
+	msgs, batch, err := mcprpc.Parse(body)
+	if err == nil {
+		err = mcprpc.HeadersAgree(r.Header, msgs, batch)
+		s.rpcMismatch = err != nil
+	}
+	if err != nil {
+		s.Outcome, s.Rule, s.Err = enforce.DenyTarget, "MCP: "+err.Error(), err
+		return false
+	}
+	s.rpcID = msgs[0].ID
+	calls := 0
+	for i := range msgs {
+		if msgs[i].Method == mcprpc.ToolsCall {
+			calls++
+			s.Tool = msgs[i].Name
+		}
+	}
+	if calls == 0 {
+		return true
+	}
+	if batch {
+		err := fmt.Errorf("a batch of %d messages calls a tool: agentready decides one tools/call a request, send it alone", len(msgs))
+		s.Outcome, s.Rule, s.Err = enforce.DenyTarget, "MCP: "+err.Error(), err
+		return false
+	}
+	if len(c.Tools) == 0 {
+		return true // the capability decides its tools as one
+	}
+	ti, ok := c.Tool(s.Tool)
+	if !ok {
+		names := make([]string, len(c.Tools))
+		for i := range c.Tools {
+			names[i] = c.Tools[i].Name
+		}
+		s.Outcome, s.Rule = enforce.DenyCapability, "Capability: "+c.ID+" / Tools: "+strings.Join(names, ", ")
+		return false
+	}
+	s.ti = ti
+	if s.ai >= 0 && !e.p.Agents[s.ai].ToolPermitted(s.ci, ti) {
+		s.Outcome, s.Rule = enforce.DenyCapability, e.p.Agents[s.ai].Rule
+		return false
+	}
+	return true
+}
+
+// JSON-RPC error codes of a refused MCP message.
+const (
+	// rpcHeaderMismatch: the Mcp-Method or Mcp-Name header disagrees with
+	// the body (MCP 2026-07-28, Streamable HTTP).
+	rpcHeaderMismatch = -32020
+	// rpcInvalidRequest: a body agentready cannot read one way only
+	// (JSON-RPC 2.0, 5.1).
+	rpcInvalidRequest = -32600
+	// rpcRefused: the site's declaration refuses the call; the HTTP
+	// status and error.data say why (JSON-RPC 2.0 5.1 leaves -32000 to
+	// -32099 to the server).
+	rpcRefused = -32001
+)
+
+// writeRPCError answers a refused MCP POST with the HTTP status and
+// headers of any refusal and a JSON-RPC error for the request's id (null
+// when it has none), whose data is the problem (RFC 9457 members), so
+// that an MCP client can show its user why.
+func writeRPCError(w http.ResponseWriter, d *scope, prob problem.Problem) {
+	code := rpcRefused
+	switch {
+	case d.rpcMismatch:
+		code = rpcHeaderMismatch
+	case d.Outcome == enforce.DenyTarget:
+		code = rpcInvalidRequest
+	}
+	data, err := prob.MarshalJSON()
+	if err != nil {
+		prob.Extra = nil
+		data, _ = prob.MarshalJSON()
+	}
+	id := json.RawMessage(d.rpcID)
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	msg := prob.Detail
+	if msg == "" {
+		msg = http.StatusText(d.Status)
+	}
+	body, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcError{code, msg, data}})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(d.Status)
+	_, _ = w.Write(body)
+}
+
+// rpcResponse is a JSON-RPC 2.0 error response (5, 5.1).
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   rpcError        `json:"error"`
+}
+
+type rpcError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}

@@ -1,0 +1,360 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentready/agentready/config"
+)
+
+// MCP enforced per tool (issue 35), against the official Go SDK's server
+// (v1.8.0) wrapped in the middleware, and its client: stateful (MCP
+// 2025-11-25, sessions, no Mcp-Method or Mcp-Name) and stateless (MCP
+// 2026-07-28, the headers on every POST). Every case records what
+// reached the server and asserts that no refused call did.
+
+const (
+	mcpGPT    = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+	mcpClaude = "ClaudeBot/1.0 (+claudebot@anthropic.com)"
+	mcpOther  = "Bytespider/1.0"
+)
+
+// mcpSite declares the store's MCP endpoint with three tools: GPTBot may
+// search only, ClaudeBot may call every tool, "*" nothing. The server has
+// a fourth tool, admin_reset, which the declaration does not list.
+func mcpSite() config.Site {
+	return config.Site{
+		Name: "MCP Shop", URL: "https://shop.example", Description: "a store over MCP",
+		Contact: "ops@shop.example",
+		Capabilities: []config.Capability{{
+			ID: "store-assistant", Description: "Full store interaction via MCP", Endpoint: "https://shop.example/mcp",
+			Protocol: config.ProtocolMCP, RateLimit: config.PerMinute(60),
+			Tools: []config.Tool{
+				{Name: "search_products", RateLimit: config.PerMinute(30)},
+				{Name: "checkout", Sensitivity: config.SensitivityIrreversible, RateLimit: config.PerMinute(2)},
+				{Name: "report", Description: "an expensive report", RateLimit: config.PerMinute(4), Cost: 2},
+			},
+		}},
+		Access: config.Access{Allow: []string{"/mcp"}},
+		Agents: []config.AgentPolicy{
+			{Name: "*", Capabilities: []string{}},
+			{Name: "GPTBot", Capabilities: []string{"store-assistant/search_products"}},
+			{Name: "ClaudeBot", Capabilities: []string{"store-assistant"}},
+		},
+	}
+}
+
+type mcpArgs struct {
+	Query string `json:"query,omitempty"`
+}
+
+type mcpOut struct {
+	Result string `json:"result"`
+}
+
+func mcpShopServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1.0.0"}, nil)
+	for _, name := range []string{"search_products", "checkout", "report", "admin_reset"} {
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: name},
+			func(ctx context.Context, req *mcp.CallToolRequest, in mcpArgs) (*mcp.CallToolResult, mcpOut, error) {
+				return nil, mcpOut{Result: name + ":" + in.Query}, nil
+			})
+	}
+	return s
+}
+
+// reached records the tools/call names that reached the MCP server, read
+// as the server reads them (encoding/json).
+type reached struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (rc *reached) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var msgs []struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &msgs) != nil {
+			msgs = msgs[:0]
+			var one struct {
+				Method string `json:"method"`
+				Params struct {
+					Name string `json:"name"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(body, &one) == nil {
+				msgs = append(msgs, one)
+			}
+		}
+		rc.mu.Lock()
+		for _, m := range msgs {
+			if m.Method == "tools/call" {
+				rc.calls = append(rc.calls, m.Params.Name)
+			}
+		}
+		rc.mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (rc *reached) count(name string) int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	n := 0
+	for _, c := range rc.calls {
+		if c == name {
+			n++
+		}
+	}
+	return n
+}
+
+// mcpServe starts the SDK server behind the middleware on 127.0.0.1.
+func mcpServe(t *testing.T, stateless bool) (*httptest.Server, *reached) {
+	t.Helper()
+	m := rvNew(t, mcpSite())
+	rc := &reached{}
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpShopServer() },
+		&mcp.StreamableHTTPOptions{Stateless: stateless, JSONResponse: stateless})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", rc.wrap(sdk))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(m.Handler(mux))
+	ts.Listener.Close()
+	ts.Listener = l
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts, rc
+}
+
+// uaTransport sends every request with its User-Agent.
+type uaTransport struct{ ua string }
+
+func (u uaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", u.ua)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func mcpConnect(t *testing.T, ctx context.Context, url, ua string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1.0.0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp",
+		HTTPClient: &http.Client{Transport: uaTransport{ua}}}, nil)
+	if err != nil {
+		t.Fatalf("%s connects: %v", ua, err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// refusedCall calls tool and asserts agentready's JSON-RPC refusal.
+func refusedCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool, why string) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"query": "x"}})
+	if strings.Contains(why, "spent") {
+		// The SDK reads no body of a 429, a transient status to it
+		// (streamable.go, checkResponse); TestMCPHostileRequests reads it.
+		if err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
+			t.Fatalf("%s: CallTool(%s) = %+v, %v; want 429", why, tool, res, err)
+		}
+		return
+	}
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != -32001 {
+		t.Fatalf("%s: CallTool(%s) = %+v, %v; want the JSON-RPC error -32001", why, tool, res, err)
+	}
+	var data map[string]any
+	if json.Unmarshal(je.Data, &data) != nil || data["capability"] != "store-assistant" {
+		t.Errorf("%s: error.data = %s, want the problem naming the capability", why, je.Data)
+	}
+}
+
+func TestMCPPerToolGoSDK(t *testing.T) {
+	for _, mode := range []struct {
+		name      string
+		stateless bool
+		version   string
+	}{
+		{"stateful 2025-11-25", false, "2025-11-25"},
+		{"stateless 2026-07-28", true, "2026-07-28"},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			ts, rc := mcpServe(t, mode.stateless)
+
+			gpt := mcpConnect(t, ctx, ts.URL, mcpGPT)
+			if v := gpt.InitializeResult().ProtocolVersion; v != mode.version {
+				t.Fatalf("negotiated %s, want %s", v, mode.version)
+			}
+			if _, err := gpt.ListTools(ctx, nil); err != nil {
+				t.Fatalf("GPTBot lists tools: %v", err)
+			}
+			res, err := gpt.CallTool(ctx, &mcp.CallToolParams{Name: "search_products", Arguments: map[string]any{"query": "tent"}})
+			if err != nil || res.IsError {
+				t.Fatalf("GPTBot calls search_products: %+v, %v", res, err)
+			}
+			refusedCall(t, ctx, gpt, "checkout", "GPTBot is granted search_products alone")
+			if n := rc.count("checkout"); n != 0 {
+				t.Errorf("%d refused checkout calls reached the server", n)
+			}
+
+			claude := mcpConnect(t, ctx, ts.URL, mcpClaude)
+			for i := range 2 {
+				if res, err := claude.CallTool(ctx, &mcp.CallToolParams{Name: "checkout"}); err != nil || res.IsError {
+					t.Fatalf("ClaudeBot checkout %d: %+v, %v", i+1, res, err)
+				}
+			}
+			refusedCall(t, ctx, claude, "checkout", "checkout's 2/minute are spent")
+			for i := range 2 { // a cost of 2 of 4 a minute: two calls
+				if res, err := claude.CallTool(ctx, &mcp.CallToolParams{Name: "report"}); err != nil || res.IsError {
+					t.Fatalf("ClaudeBot report %d: %+v, %v", i+1, res, err)
+				}
+			}
+			refusedCall(t, ctx, claude, "report", "report's tokens are spent")
+			refusedCall(t, ctx, claude, "admin_reset", "the declaration lists no admin_reset")
+			if got := [...]int{rc.count("checkout"), rc.count("report"), rc.count("admin_reset")}; got != [...]int{2, 2, 0} {
+				t.Errorf("reached the server: checkout, report, admin_reset = %v, want [2 2 0]", got)
+			}
+		})
+	}
+}
+
+// mcpPost sends one raw MCP POST, as a hostile client writes it, to the
+// stateless server and returns the status and the JSON-RPC error code.
+func mcpPost(t *testing.T, url, ua, body string, h map[string]string) (int, int) {
+	t.Helper()
+	r, _ := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
+	r.Header.Set("User-Agent", ua)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Error *struct{ Code int } `json:"error"`
+	}
+	b, _ := io.ReadAll(resp.Body)
+	code := 0
+	if json.Unmarshal(b, &out) == nil && out.Error != nil {
+		code = out.Error.Code
+	}
+	return resp.StatusCode, code
+}
+
+func TestMCPHostileRequests(t *testing.T) {
+	ts, rc := mcpServe(t, true)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	call := func(name string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + meta + `,"name":` + name + `,"arguments":{}}}`
+	}
+	v := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"}
+	with := func(name string) map[string]string {
+		h := map[string]string{"Mcp-Name": name}
+		for k, x := range v {
+			h[k] = x
+		}
+		return h
+	}
+	// The control: a granted call, as a client sends it, reaches the server.
+	if st, _ := mcpPost(t, ts.URL, mcpGPT, call(`"search_products"`), with("search_products")); st != http.StatusOK || rc.count("search_products") != 1 {
+		t.Fatalf("the granted raw call: %d, %d reached", st, rc.count("search_products"))
+	}
+	for _, tc := range []struct {
+		name, ua, body string
+		h              map[string]string
+		status, code   int
+	}{
+		{"Mcp-Name says a granted tool, the body another", mcpGPT, call(`"checkout"`), with("search_products"), 400, -32020},
+		{"Mcp-Method says another method", mcpGPT, call(`"checkout"`), map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list", "Mcp-Name": "checkout"}, 400, -32020},
+		{"no headers at 2026-07-28", mcpGPT, call(`"checkout"`), map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, 400, -32020},
+		{"a batch hides a refused call", mcpGPT, `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},` + call(`"checkout"`) + `]`, nil, 400, -32600},
+		{"another case", mcpClaude, call(`"Checkout"`), with("Checkout"), 403, -32001},
+		// net/http trims a header value (RFC 9110 5.5): MCP sends such a
+		// name in Base64, and the plain header disagrees with the body.
+		{"trailing spaces, plain header", mcpClaude, call(`"checkout  "`), with("checkout  "), 400, -32020},
+		{"trailing spaces, Base64 header", mcpClaude, call(`"checkout  "`), with("=?base64?Y2hlY2tvdXQgIA==?="), 403, -32001},
+		{"an escaped name of an undeclared tool", mcpClaude, call(`"admin\u005freset"`), with("admin_reset"), 403, -32001},
+		{"the name twice", mcpGPT, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_products","name":"checkout"}}`, nil, 400, -32600},
+		{"the name in another case", mcpGPT, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_products","Name":"checkout"}}`, nil, 400, -32600},
+		{"an agent granted nothing", mcpOther, call(`"search_products"`), with("search_products"), 403, -32001},
+	} {
+		st, code := mcpPost(t, ts.URL, tc.ua, tc.body, tc.h)
+		if st != tc.status || code != tc.code {
+			t.Errorf("%s: %d with JSON-RPC error %d, want %d with %d", tc.name, st, code, tc.status, tc.code)
+		}
+	}
+	// A spent tool limit: 429 with Retry-After and the RateLimit fields,
+	// and the JSON-RPC error for the request's id.
+	for i := range 2 {
+		if st, _ := mcpPost(t, ts.URL, mcpClaude, call(`"checkout"`), with("checkout")); st != http.StatusOK {
+			t.Fatalf("ClaudeBot's checkout %d: %d", i+1, st)
+		}
+	}
+	r, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(call(`"checkout"`)))
+	r.Header.Set("User-Agent", mcpClaude)
+	r.Header.Set("Content-Type", "application/json")
+	for k, x := range with("checkout") {
+		r.Header.Set(k, x)
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var rpc struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code int `json:"code"`
+			Data struct {
+				Limit string `json:"limit"`
+				Tool  string `json:"tool"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &rpc); err != nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" ||
+		resp.Header.Get("RateLimit-Policy") == "" || rpc.ID != 7 || rpc.Error.Code != -32001 ||
+		rpc.Error.Data.Limit != "tool/store-assistant/checkout" || rpc.Error.Data.Tool != "checkout" {
+		t.Errorf("the third checkout: %d %v, %s", resp.StatusCode, resp.Header, b)
+	}
+	if n := rc.count("checkout"); n != 2 {
+		t.Errorf("checkout reached the server %d times, want 2", n)
+	}
+	for _, name := range []string{"Checkout", "checkout  ", "admin_reset"} {
+		if n := rc.count(name); n != 0 {
+			t.Errorf("%d refused calls of %q reached the server", n, name)
+		}
+	}
+	if n := rc.count("search_products"); n != 1 {
+		t.Errorf("search_products reached the server %d times, want the control's 1", n)
+	}
+}
