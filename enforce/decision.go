@@ -97,8 +97,9 @@ type Decision struct {
 	// Capability is the ID of the capability the request addresses, "" when
 	// it addresses none.
 	Capability string
-	// Tool is the MCP tool a tools/call to the capability names, "" for
-	// any other request (docs/mcp.md).
+	// Tool is the declared MCP tool a tools/call to the capability names
+	// (config.Tool.Name), "" for any other request and for a tool the
+	// capability does not list (docs/mcp.md).
 	Tool string
 	// Rule is the declared rule that decided, as written in agents.txt:
 	// "Disallow: /admin/*", "Allow: /api/*", "Agent: claude / Capabilities:

@@ -13,7 +13,7 @@
 //
 // Every label value comes from the declaration or from agentready's own
 // enums (outcomes, classes, verification methods and reasons, refusal
-// reasons, policy and capability names, document paths), never from the
+// reasons, policy, capability and tool names, document paths), never from the
 // request, so a hostile client cannot grow the number of series.
 package metrics
 
@@ -31,6 +31,7 @@ import (
 // Metrics holds the collectors. It is safe for concurrent use.
 type Metrics struct {
 	decisions  *prometheus.CounterVec
+	toolCalls  *prometheus.CounterVec
 	refusals   *prometheus.CounterVec
 	unverified *prometheus.CounterVec
 	failures   *prometheus.CounterVec
@@ -46,6 +47,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Namespace: "agentready", Name: "decisions_total",
 			Help: "Agent decisions by outcome, client class, agent policy, capability, how the agent's identity was verified and its grade (proven, claimed, anonymous).",
 		}, []string{"outcome", "class", "policy", "capability", "verified", "grade"}),
+		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "agentready", Name: "tool_calls_total",
+			Help: "MCP tools/call decisions by outcome, agent policy, capability and declared tool (docs/mcp.md).",
+		}, []string{"outcome", "policy", "capability", "tool"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "agentready", Name: "refusals_total",
 			Help: "Agent requests refused (report-only ones included), by outcome and reason: a refused target's or body's fault (dot-segment, encoded-slash, bad-override, ...; other when it names none), else the outcome.",
@@ -63,7 +68,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Discovery documents served, by path and status (200, 304, ...).",
 		}, []string{"path", "status"}),
 	}
-	for _, c := range []prometheus.Collector{m.decisions, m.refusals, m.unverified, m.failures, m.documents} {
+	for _, c := range []prometheus.Collector{m.decisions, m.toolCalls, m.refusals, m.unverified, m.failures, m.documents} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -80,6 +85,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 // value (a Decision made without one) counts as "anonymous", the grade
 // that claims nothing, so a hook's own Decisions cannot add series.
 //
+// A tools/call to a declared tool is counted in tool_calls_total too, by
+// outcome, policy, capability and tool (Decision.Tool is the declared
+// name, never the request's).
+//
 // A refusal (any outcome but Pass and Allow, a report-only one too) is
 // counted in refusals_total by outcome and reason: for deny-target and
 // deny-body the fault the target or body has, one token
@@ -94,6 +103,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 // reason, one of verifier's and webbotauth's short stable names.
 func (m *Metrics) Observe(d enforce.Decision) {
 	m.decisions.WithLabelValues(d.Outcome.String(), d.Class.Kind, d.Agent, d.Capability, d.Identity.Method.String(), gradeLabel(d.Grade)).Inc()
+	if d.Tool != "" {
+		m.toolCalls.WithLabelValues(d.Outcome.String(), d.Agent, d.Capability, d.Tool).Inc()
+	}
 	if reason := refusal.Reason(&d); reason != "" {
 		m.refusals.WithLabelValues(d.Outcome.String(), reason).Inc()
 	}

@@ -255,3 +255,45 @@ agentready_refusals_total{outcome="deny-target",reason="other"} 1
 		t.Error(err)
 	}
 }
+
+// TestToolCalls: a tools/call to a declared tool is counted by policy,
+// capability and tool; calls of made-up tool names add no series.
+func TestToolCalls(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	mx, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := agentready.New(fixtures.MCPStore(), agentready.WithOnDecision(mx.Observe),
+		agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	call := func(ua, tool string) int {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `"}}`
+		r := httptest.NewRequest(http.MethodPost, "https://shop.example/mcp", strings.NewReader(body))
+		r.Header.Set("User-Agent", ua)
+		r.Header.Set("Authorization", "Bearer t")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	if c := call("ClaudeBot/1.0", "search_products"); c != http.StatusOK {
+		t.Fatalf("ClaudeBot's search: %d", c)
+	}
+	if c := call("GPTBot/1.0", "checkout"); c != http.StatusForbidden {
+		t.Fatalf("GPTBot's checkout: %d", c)
+	}
+	want := "agentready_tool_calls_total"
+	got, err := testutil.GatherAndCount(reg, want)
+	if err != nil || got != 2 {
+		t.Fatalf("%s has %d series (%v), want 2: ClaudeBot's search, GPTBot's refused checkout", want, got, err)
+	}
+	for i := range 100 {
+		call("ClaudeBot/1.0", fmt.Sprintf("made_up_%d", i))
+	}
+	if got, _ := testutil.GatherAndCount(reg, want); got != 2 {
+		t.Errorf("made-up tool names grew %s to %d series: its labels come from requests", want, got)
+	}
+}

@@ -102,6 +102,12 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 		}
 	case enforce.DenyCapability:
 		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
+		switch {
+		case d.toolAsked != "" && d.ti < 0:
+			prob.Detail = fmt.Sprintf("capability %q does not list the tool %q (%s; tool names are matched exactly)", d.Capability, d.toolAsked, d.Rule)
+		case d.ti >= 0:
+			prob.Detail = fmt.Sprintf("agent policy %q does not permit the tool %q of capability %q (%s)", d.Agent, d.Tool, d.Capability, d.Rule)
+		}
 		if _, ok := e.p.CapabilityIndex(d.Capability); !ok {
 			// The Recorder refused a capability a reload removed.
 			prob.Detail = d.Rule + "; the session was created before"

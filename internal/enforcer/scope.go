@@ -35,6 +35,7 @@ type scope struct {
 	// refusal is a JSON-RPC error; rpcMismatch: its headers and body
 	// disagree (-32020).
 	ti               int
+	toolAsked        string // the tool a tools/call names, as sent
 	rpcID            []byte
 	rpc, rpcMismatch bool
 	// explain: Explain, which consumes no token and records nothing;

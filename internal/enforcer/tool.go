@@ -63,7 +63,7 @@ func (e *Enforcer) tool(s *scope) bool {
 	for i := range msgs {
 		if msgs[i].Method == mcprpc.ToolsCall {
 			calls++
-			s.Tool = msgs[i].Name
+			s.toolAsked = msgs[i].Name
 		}
 	}
 	if calls == 0 {
@@ -77,7 +77,7 @@ func (e *Enforcer) tool(s *scope) bool {
 	if len(c.Tools) == 0 {
 		return true // the capability decides its tools as one
 	}
-	ti, ok := c.Tool(s.Tool)
+	ti, ok := c.Tool(s.toolAsked)
 	if !ok {
 		names := make([]string, len(c.Tools))
 		for i := range c.Tools {
@@ -86,7 +86,8 @@ func (e *Enforcer) tool(s *scope) bool {
 		s.Outcome, s.Rule = enforce.DenyCapability, "Capability: "+c.ID+" / Tools: "+strings.Join(names, ", ")
 		return false
 	}
-	s.ti = ti
+	// The declared name, never the request's: metrics label by it.
+	s.ti, s.Tool = ti, c.Tools[ti].Name
 	if s.ai >= 0 && !e.p.Agents[s.ai].ToolPermitted(s.ci, ti) {
 		s.Outcome, s.Rule = enforce.DenyCapability, e.p.Agents[s.ai].Rule
 		return false

@@ -70,8 +70,8 @@ func sameName(a, b string) bool {
 }
 
 // SetDecision sets the decision field of d in h: policy (the agent
-// policy's name), class, grade, purpose, capability (absent when none),
-// rule and outcome (docs/enforcement.md, "The decision, handed on").
+// policy's name), class, grade, purpose, capability and tool (absent when
+// none), rule and outcome (docs/enforcement.md, "The decision, handed on").
 func SetDecision(h http.Header, d *enforce.Decision) {
 	var buf [256]byte
 	if b, ok := appendDecision(buf[:0], d); ok {
@@ -98,6 +98,9 @@ func marshalDecision(d *enforce.Decision) (string, error) {
 	dict.Add("purpose", httpsfv.NewItem(httpsfv.Token(d.Class.Purpose)))
 	if d.Capability != "" {
 		dict.Add("capability", httpsfv.NewItem(sfBareString(d.Capability)))
+	}
+	if d.Tool != "" {
+		dict.Add("tool", httpsfv.NewItem(sfBareString(d.Tool)))
 	}
 	dict.Add("rule", httpsfv.NewItem(sfBareString(d.Rule)))
 	dict.Add("outcome", httpsfv.NewItem(httpsfv.Token(d.Outcome.String())))
@@ -140,6 +143,9 @@ func appendDecision(b []byte, d *enforce.Decision) ([]byte, bool) {
 	tok("purpose", d.Class.Purpose)
 	if d.Capability != "" {
 		str("capability", d.Capability)
+	}
+	if d.Tool != "" {
+		str("tool", d.Tool)
 	}
 	str("rule", d.Rule)
 	tok("outcome", d.Outcome.String())

@@ -260,6 +260,13 @@ func TestEquivalence(t *testing.T) {
 			}
 			awpWant := declared(&fx.Site, false, true)
 			awpWant.allow, awpWant.deny, awpWant.agents = nil, nil, nil
+			// An MCP capability's tools are actions via "mcp" (AWP 9).
+			for _, c := range fx.Site.Capabilities {
+				for _, tool := range c.Tools {
+					awpWant.caps[c.ID+"/"+tool.Name] = capFacts{limit: tool.RateLimit.String(),
+						auth: map[bool]string{true: "required", false: "none"}[resolve.AuthRequired(c.Auth)]}
+				}
+			}
 			same(t, "agent.json", awpWant, readAWP(t, body["agent.json"]))
 
 			md, endpoint := readAgentsMD(t, body["agents.md"])

@@ -148,7 +148,52 @@ func AgentJSON(s *config.Site, a2aVersion string) ([]byte, error) {
 			d.Dependencies[c.ID] = c.Requires
 		}
 	}
+	if mcp, ok := d.Protocols["mcp"]; ok {
+		for i := range s.Capabilities {
+			if c := &s.Capabilities[i]; c.Protocol == config.ProtocolMCP && c.Endpoint == mcp.Endpoint {
+				d.Actions = append(d.Actions, toolActions(c, requiredFor[c.ID])...)
+			}
+		}
+	}
 	return jsonenc.Encode(d)
+}
+
+// toolActions are the tools of c, the MCP capability AWP protocols' "mcp"
+// entry names, as actions invoked via it: AWP 9 (v0.2) "operation", the
+// protocol-specific operation name, "e.g. MCP tool name". Each is
+// "CAPABILITY/TOOL", as an agent policy grants it (docs/mcp.md).
+func toolActions(c *config.Capability, listedRequired bool) []action {
+	var out []action
+	for _, t := range c.Tools {
+		a := action{
+			ID:           c.ID + "/" + t.Name,
+			Description:  t.Description,
+			AuthRequired: resolve.AuthRequired(c.Auth) || listedRequired,
+			Inputs:       make(jsonenc.Object[input], 0, len(t.Params)),
+			Outputs:      map[string]string{},
+			Via:          "mcp",
+			Operation:    t.Name,
+			RateLimit:    t.RateLimit.String(),
+			Sensitivity:  t.Sensitivity,
+		}
+		a.Inputs = appendInputs(a.Inputs, t.Params)
+		out = append(out, a)
+	}
+	return out
+}
+
+// appendInputs appends params to in as AWP inputs (AWP 9).
+func appendInputs(in jsonenc.Object[input], params []config.Param) jsonenc.Object[input] {
+	for _, p := range params {
+		in = append(in, jsonenc.Member[input]{Name: p.Name, Value: input{
+			Type:        inputType(p),
+			Required:    p.Required,
+			Default:     p.Default,
+			Options:     p.Enum,
+			Description: p.Description,
+		}})
+	}
+	return in
 }
 
 func actionOf(s *config.Site, c *config.Capability, listedRequired bool) action {
@@ -191,15 +236,7 @@ func actionOf(s *config.Site, c *config.Capability, listedRequired bool) action 
 			Window:    c.Idempotency.Window,
 		}
 	}
-	for _, p := range c.Params {
-		a.Inputs = append(a.Inputs, jsonenc.Member[input]{Name: p.Name, Value: input{
-			Type:        inputType(p),
-			Required:    p.Required,
-			Default:     p.Default,
-			Options:     p.Enum,
-			Description: p.Description,
-		}})
-	}
+	a.Inputs = appendInputs(a.Inputs, c.Params)
 	return a
 }
 

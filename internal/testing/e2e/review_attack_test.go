@@ -38,7 +38,7 @@ func rvSite() config.Site {
 	}
 }
 
-func rvNew(t *testing.T, site config.Site, opts ...agentready.Option) *agentready.Middleware {
+func rvNew(t testing.TB, site config.Site, opts ...agentready.Option) *agentready.Middleware {
 	t.Helper()
 	// The limits in memory follow this clock alone: a machine slow enough
 	// to spread a test over half a minute refills no token.
