@@ -44,6 +44,12 @@ func (rec *recording) start(r *http.Request, d *enforce.Decision, now time.Time)
 	ev.Params, ev.Target = rec.params(), &rec.target
 	ev.EventID, ev.Timestamp = rand.Text(), audit.FormatTime(now)
 	ev.Capability, ev.Method = d.Capability, r.Method
+	if d.Tool != "" {
+		// A tools/call is recorded as the tool it calls, as an agent
+		// policy grants it; its arguments are in the params, redacted as
+		// any body's (docs/mcp.md).
+		ev.Capability += "/" + d.Tool
+	}
 	ev.PolicyResult = audit.PolicyResult{Decision: audit.Deny, Rule: d.Rule}
 	if ev.Capability == "" {
 		// Not a declared capability: the audit log names the path called,

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/config"
 )
 
@@ -356,5 +359,68 @@ func TestMCPHostileRequests(t *testing.T) {
 	}
 	if n := rc.count("search_products"); n != 1 {
 		t.Errorf("search_products reached the server %d times, want the control's 1", n)
+	}
+}
+
+// TestMCPAuditNamesTool: in a v0.1.0 session's audit trail, a tools/call
+// is recorded as CAPABILITY/TOOL with its arguments, a sensitive one
+// redacted as in any body, and a refused call is recorded refused.
+func TestMCPAuditNamesTool(t *testing.T) {
+	site := acme()
+	site.Capabilities = append(site.Capabilities, config.Capability{
+		ID: "store", Description: "the store over MCP", Endpoint: "https://acmeceramics.example.com/mcp",
+		Protocol: config.ProtocolMCP, RequiresSession: true,
+		Tools: []config.Tool{{Name: "search_products"}, {Name: "checkout"}},
+	})
+	m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{Dialect: config.DialectV010}),
+		agentready.WithAudit(testAuditKey, nil), agentready.WithImplicitAccess(agentready.ImplicitAllAgents))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &reached{}
+	server := mcpShopServer()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", rc.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})))
+	srv := httptest.NewServer(m.Handler(mux))
+	t.Cleanup(srv.Close)
+	token, id := createSession(t, srv.URL, uaClaudeUser)
+	post := func(body string) int {
+		r, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+		for k, v := range map[string]string{"User-Agent": uaClaudeUser, "X-Agent-Session": token,
+			"Content-Type": "application/json", "Accept": "application/json, text/event-stream"} {
+			r.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"checkout","arguments":{"query":"mug","card_number":"4111111111111111"}}}`); st != http.StatusOK {
+		t.Fatalf("checkout: %d", st)
+	}
+	if st := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"admin_reset","arguments":{}}}`); st != http.StatusForbidden {
+		t.Fatalf("admin_reset: %d", st)
+	}
+	call(t, "DELETE", srv.URL+sessPath, "", "User-Agent", uaClaudeUser, "X-Agent-Session", token)
+	var got []string
+	for _, ev := range artifact(t, srv.URL, id).Events {
+		got = append(got, ev.Capability+" "+ev.PolicyResult.Decision)
+		if ev.Capability != "store/checkout" {
+			continue
+		}
+		p, _ := ev.Params["params"].(map[string]any)
+		args, _ := p["arguments"].(map[string]any)
+		if p["name"] != "checkout" || args["query"] != "mug" || args["card_number"] != audit.Redacted {
+			t.Errorf("the checkout's params: %v", ev.Params)
+		}
+	}
+	if !slices.Contains(got, "store/checkout allow") || !slices.Contains(got, "store deny") {
+		t.Errorf("events %q, want store/checkout allowed and the unlisted tool refused as store", got)
+	}
+	if rc.count("checkout") != 1 || rc.count("admin_reset") != 0 {
+		t.Errorf("reached: %v", rc.calls)
 	}
 }
