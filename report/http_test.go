@@ -107,8 +107,8 @@ func TestPage(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if n := strings.Count(page, "<caption>"); n != 6 {
-		t.Errorf("%d captions, want one a table (6)", n)
+	if n := strings.Count(page, "<caption>"); n != 7 {
+		t.Errorf("%d captions, want one a table (7)", n)
 	}
 	if strings.Contains(page, "<script") || strings.Contains(page, "http://") || strings.Contains(page, "https://") {
 		t.Error("the page has a script or an external reference")

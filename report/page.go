@@ -76,6 +76,17 @@ tr.total td { font-weight: 600; border-top: 2px solid #999; }
 <tr class="total"><td>total</td><td></td><td></td><td></td><td class="n">{{.Total.Requests}}</td><td class="n">{{.Total.Allowed}}</td><td class="n">{{.Total.Denied}}</td><td class="n">{{.Total.RateLimited}}</td><td class="n">{{.Total.ReportOnly}}</td></tr>
 </tfoot>
 </table>
+<table id="tools">
+<caption>MCP tools called</caption>
+<thead><tr><th>Tool</th><th class="n">Requests</th><th class="n">Allowed</th><th class="n">Denied</th><th class="n">Rate-limited</th><th class="n">Report-only</th></tr></thead>
+<tbody>
+{{- range .Tools}}
+<tr{{if .Other}} class="other"{{end}}><td class="name">{{if .Other}}other{{else}}{{show .Name}}{{end}}</td><td class="n">{{.Requests}}</td><td class="n">{{.Allowed}}</td><td class="n">{{.Denied}}</td><td class="n">{{.RateLimited}}</td><td class="n">{{.ReportOnly}}</td></tr>
+{{- else}}
+<tr><td colspan="6">No tool calls in the window.</td></tr>
+{{- end}}
+</tbody>
+</table>
 {{template "refusals" (args "refusals" "Refusals by reason" "Reason" .Refusals)}}
 {{template "refusals" (args "rules" "Rules that refused most" "Rule" .Rules)}}
 {{template "refusals" (args "paths" "Paths refused most" "Path" .Paths)}}

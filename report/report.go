@@ -194,6 +194,7 @@ type slot struct {
 	agents                     table[variant]
 	rules, paths, reasons      table[struct{}]
 	refusals                   table[struct{}] // by refusal.Reason
+	tools                      table[struct{}] // tools/call by CAPABILITY/TOOL
 }
 
 // current returns slot e (in resolutions since the Unix epoch), emptied
@@ -208,6 +209,7 @@ func (r *Report) current(e int64) *slot {
 		s.paths.reset()
 		s.reasons.reset()
 		s.refusals.reset()
+		s.tools.reset()
 	}
 	return s
 }
@@ -240,7 +242,7 @@ func (r *Report) Observe(d enforce.Decision) {
 	// What each table is keyed by is prepared before the lock, and only
 	// for the tables the decision goes to: an allowed agent's request
 	// touches the agents table alone.
-	var name, rule, path, reason, why string
+	var name, rule, path, reason, why, tool string
 	var v variant
 	if agent {
 		name, v = agentName(&d), variant{policy: clip(d.Agent), grade: clip(d.Grade), purpose: clip(d.Class.Purpose)}
@@ -256,6 +258,9 @@ func (r *Report) Observe(d enforce.Decision) {
 	if d.Identity.Reason != "" {
 		reason = clip(d.Identity.Reason)
 	}
+	if d.Tool != "" {
+		tool = clip(d.Capability + "/" + d.Tool) // declared names: bounded
+	}
 
 	s := r.lock()
 	if d.Degraded {
@@ -270,6 +275,9 @@ func (r *Report) Observe(d enforce.Decision) {
 	} else {
 		s.total.add(c)
 		s.agents.add(name, v, c, r.limit)
+		if tool != "" {
+			s.tools.add(tool, struct{}{}, c, r.limit)
+		}
 		if refused {
 			s.rules.add(rule, struct{}{}, c, r.limit)
 			s.paths.add(path, struct{}{}, c, r.limit)

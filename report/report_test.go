@@ -242,3 +242,27 @@ func TestTopN(t *testing.T) {
 	}
 	checkSums(t, s)
 }
+
+// TestToolsTable: tools/call decisions are counted by CAPABILITY/TOOL,
+// allowed, denied and rate-limited, beside the agent rows they also
+// count in; a request naming no declared tool is in no tool row.
+func TestToolsTable(t *testing.T) {
+	r := report.New(report.Options{Now: newClock().now})
+	call := func(tool string) enforce.Decision {
+		return with(claudeClaimed, func(d *enforce.Decision) { d.Path, d.Capability, d.Tool = "/mcp", "store", tool })
+	}
+	r.Observe(call("search"))
+	r.Observe(call("search"))
+	r.Observe(deny(call("checkout"), enforce.DenyRate, 429, "Rate-Limit: 2/minute", "/mcp"))
+	r.Observe(deny(call("checkout"), enforce.DenyCapability, 403, "Agent: claude / Capabilities: store/search", "/mcp"))
+	r.Observe(with(claudeClaimed, func(d *enforce.Decision) { d.Path, d.Capability = "/mcp", "store" })) // tools/list
+	s := r.Snapshot()
+	rows := map[string]struct{ Allowed, Denied, RateLimited int64 }{}
+	for _, w := range s.Tools {
+		rows[w.Name] = struct{ Allowed, Denied, RateLimited int64 }{w.Allowed, w.Denied, w.RateLimited}
+	}
+	if len(s.Tools) != 2 || rows["store/search"].Allowed != 2 || rows["store/checkout"].Denied != 1 ||
+		rows["store/checkout"].RateLimited != 1 || s.Total.Requests != 5 {
+		t.Errorf("tools %+v, total %+v", s.Tools, s.Total)
+	}
+}

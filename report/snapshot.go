@@ -14,12 +14,12 @@ func row(name string, c counts) reportview.Row {
 }
 
 // snapshot merges the slots of the window. It runs under the lock for a
-// copy of at most 60 slots' counts (60 × 5 tables × 4*Rows keys); the
+// copy of at most 60 slots' counts (60 × 6 tables × 4*Rows keys); the
 // sorting is done after.
 func (r *Report) snapshot() reportview.Snapshot {
 	now := clock.Or(r.now)()
 	e := now.UnixNano() / int64(r.res)
-	agents, rules, paths, reasons, refusals := merged[variant]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}
+	agents, rules, paths, reasons, refusals, tools := merged[variant]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}
 	var total counts
 	r.mu.Lock()
 	if r.now == nil {
@@ -48,6 +48,7 @@ func (r *Report) snapshot() reportview.Snapshot {
 		paths.merge(&sl.paths)
 		reasons.merge(&sl.reasons)
 		refusals.merge(&sl.refusals)
+		tools.merge(&sl.tools)
 	}
 	r.mu.Unlock()
 	s.Total = row("total", total)
@@ -64,6 +65,7 @@ func (r *Report) snapshot() reportview.Snapshot {
 	s.Rules = rules.top(r.rows, plain, same)
 	s.Paths = paths.top(r.rows, plain, same)
 	s.Reasons = reasons.top(r.rows, plain, same)
+	s.Tools = tools.top(r.rows, plain, same)
 	return s
 }
 

@@ -55,6 +55,9 @@ type Snapshot struct {
 	Paths []Row `json:"paths"`
 	// Reasons are the verification failures by reason.
 	Reasons []Row `json:"verification_failures_by_reason"`
+	// Tools are the MCP tools/call requests by declared tool
+	// (CAPABILITY/TOOL), most first: a subset of Total (docs/mcp.md).
+	Tools []Row `json:"tools"`
 }
 
 // Row is one row of a table: a name (an agent's, a rule, a path, a
