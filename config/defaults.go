@@ -49,6 +49,9 @@ func (s *Site) defaultAgent() HostedAgent {
 	for i := range s.Capabilities {
 		c := &s.Capabilities[i]
 		a.Skills = append(a.Skills, c.skill())
+		for k := range c.Tools {
+			a.Skills = append(a.Skills, c.toolSkill(&c.Tools[k]))
+		}
 		switch cmp.Or(c.Protocol, ProtocolREST) {
 		case ProtocolMCP:
 			models["mcp"] = true
@@ -134,15 +137,30 @@ func (c *Capability) skill() Skill {
 	return sk
 }
 
+// toolSkill is a tool of an MCP capability as an agent:// skill,
+// "CAPABILITY/TOOL" as agent policies grant it, with the capability's
+// authentication (docs/mcp.md).
+func (c *Capability) toolSkill(t *Tool) Skill {
+	sk := c.skill()
+	sk.ID, sk.Name = c.ID+"/"+t.Name, t.Name
+	sk.Description = cmp.Or(t.Description, "The tool "+t.Name+" of "+cmp.Or(c.Name, c.ID))
+	sk.Input, sk.Output, sk.Tags, sk.Depends = paramsSchema(t.Params), nil, nil, nil
+	sk.Streaming, sk.StreamingFormat, sk.Idempotent = false, "", false
+	return sk
+}
+
 // inputSchema is the JSON Schema of the capability's params (nil without
 // params).
-func (c *Capability) inputSchema() map[string]any {
-	if len(c.Params) == 0 {
+func (c *Capability) inputSchema() map[string]any { return paramsSchema(c.Params) }
+
+// paramsSchema is the JSON Schema of params (nil without params).
+func paramsSchema(params []Param) map[string]any {
+	if len(params) == 0 {
 		return nil
 	}
 	props := map[string]any{}
 	var required []string
-	for _, p := range c.Params {
+	for _, p := range params {
 		ps := map[string]any{"type": string(cmp.Or(p.Type, TypeString))}
 		if p.Description != "" {
 			ps["description"] = p.Description

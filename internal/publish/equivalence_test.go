@@ -253,6 +253,9 @@ func TestEquivalence(t *testing.T) {
 				}
 				for _, c := range fx.Site.Capabilities {
 					want = append(want, c.ID)
+					for _, tool := range c.Tools { // a tool is a skill of its own
+						want = append(want, c.ID+"/"+tool.Name)
+					}
 				}
 				if len(fx.Site.HostedAgents) == 0 && !slices.Equal(got, want) {
 					t.Errorf("%s: skills %q, the declaration's capabilities %q", name, got, want)
