@@ -250,7 +250,13 @@ func TestMCPPerToolGoSDK(t *testing.T) {
 // stateless server and returns the status and the JSON-RPC error code.
 func mcpPost(t *testing.T, url, ua, body string, h map[string]string) (int, int) {
 	t.Helper()
-	r, _ := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
+	return mcpPostAt(t, url+"/mcp", ua, body, h)
+}
+
+// mcpPostAt is mcpPost to the URL target.
+func mcpPostAt(t *testing.T, target, ua, body string, h map[string]string) (int, int) {
+	t.Helper()
+	r, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(body))
 	r.Header.Set("User-Agent", ua)
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json, text/event-stream")
@@ -422,5 +428,36 @@ func TestMCPAuditNamesTool(t *testing.T) {
 	}
 	if rc.count("checkout") != 1 || rc.count("admin_reset") != 0 {
 		t.Errorf("reached: %v", rc.calls)
+	}
+}
+
+// TestMCPBoundRoute: an MCP handler the router serves at more paths than
+// the capability's endpoint (a ServeMux subtree, "/mcp/") and bound to the
+// capability (Middleware.Capability) is decided per tool at every one of
+// them; a path the capability does not name gets no pass around it.
+func TestMCPBoundRoute(t *testing.T) {
+	site := mcpSite()
+	site.Access.Allow = []string{"/mcp"} // a prefix: /mcp/anything too
+	m := rvNew(t, site)
+	rc := &reached{}
+	server := mcpShopServer()
+	sdk := rc.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	mux := http.NewServeMux()
+	mux.Handle("/mcp/", m.Capability("store-assistant")(sdk))
+	mux.Handle("/mcp", m.Capability("store-assistant")(sdk))
+	ts := httptest.NewServer(m.Handler(mux))
+	t.Cleanup(ts.Close)
+	for _, path := range []string{"/mcp", "/mcp/", "/mcp/x", "/mcp;x", "/%6dcp/"} {
+		if st, _ := mcpPostAt(t, ts.URL+path, mcpGPT, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"checkout"}}`, nil); st == http.StatusOK {
+			t.Errorf("GPTBot's checkout at %s: %d", path, st)
+		}
+	}
+	if n := rc.count("checkout"); n != 0 {
+		t.Errorf("%d refused checkouts reached the server", n)
+	}
+	// The control: ClaudeBot's call reaches the server at a bound subpath.
+	if st, _ := mcpPostAt(t, ts.URL+"/mcp/x", mcpClaude, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"checkout"}}`, nil); st != http.StatusOK || rc.count("checkout") != 1 {
+		t.Errorf("ClaudeBot's checkout at /mcp/x: %d, %d reached", st, rc.count("checkout"))
 	}
 }
