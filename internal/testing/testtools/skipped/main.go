@@ -70,6 +70,7 @@ var groups = []group{
 		missing: func() string { _, why := testtools.Jetty(); return why }},
 	{tests: "serve's PHP upstream tests", found: "PHP", require: []string{envUpstreams}, missing: testtools.PHP},
 	node("lint's Ajv schema checks", "Ajv", "cmd/agentready/testdata/ajv", "ajv"),
+	node("serve's MCP test with server-everything", "server-everything", "cmd/agentready/testdata/mcp-everything", "@modelcontextprotocol/server-everything"),
 	node("the A2A SDK card tests", "@a2a-js/sdk", "internal/publish/cards/testdata/a2a-js", "@a2a-js/sdk"),
 	node("the Cloudflare web-bot-auth tests", "web-bot-auth", "internal/testing/e2e/testdata/web-bot-auth-js", "web-bot-auth/package.json"),
 	{tests: "the README's first-hour test", found: "bash and curl", require: []string{envUpstreams},
