@@ -81,7 +81,7 @@ func (e *Enforcer) complete(w http.ResponseWriter, r *http.Request, next http.Ha
 		Client: ws.Client}
 	s.r, s.ci, s.bound, s.own, s.n, s.settled = r, ci, true, true, 0, false
 	s.pending = nil // a lookup goes with the capability's own limit, if any
-	s.ti, s.toolAsked, s.rpcID, s.rpc, s.rpcMismatch = -1, "", nil, false, false
+	s.ti, s.calls, s.toolAsked, s.rpcID, s.rpc, s.rpcMismatch = -1, 0, "", nil, false, false
 	_ = e.forCapability(&s)
 	s.recorded = false
 	if s.sess == nil {

@@ -47,6 +47,9 @@ type limitSet struct {
 	decls  [4]string
 	n      int
 	agent  string // the agent policy's name, "" for none
+	// perCall are the limits that a batch of tool calls draws from once a
+	// call (the capability's and the tool's), as bits by index.
+	perCall uint8
 }
 
 // newLimiter works out the limit sets of every pair of p.
@@ -96,23 +99,26 @@ func newLimiter(p *policy.Policy, store ratelimit.Store, key enforce.KeyFunc, by
 // with an empty Key, and renders their RateLimit fields; it appends a
 // limit's problem to errs.
 func (s *limitSet) declare(p *policy.Policy, ai, ci, ti int, own bool, errs []error) []error {
-	add := func(l policy.Limit) {
+	add := func(l policy.Limit, perCall bool) {
 		if !l.IsZero() {
+			if perCall {
+				s.perCall |= 1 << s.n
+			}
 			s.limits[s.n], s.decls[s.n] = ratelimit.Limit{Name: l.Name, Rate: l.Rate, Period: l.Period, Cost: l.Cost}, l.Decl
 			s.n++
 		}
 	}
 	if !own {
-		add(p.SiteLimit)
+		add(p.SiteLimit, false)
 		if ai >= 0 {
-			add(p.Agents[ai].Limit)
+			add(p.Agents[ai].Limit, false)
 		}
 	}
 	if ci >= 0 {
-		add(p.Capabilities[ci].Limit)
+		add(p.Capabilities[ci].Limit, true)
 	}
 	if ti >= 0 {
-		add(p.Capabilities[ci].Tools[ti].Limit)
+		add(p.Capabilities[ci].Tools[ti].Limit, true)
 	}
 	if s.n == 0 {
 		return errs
@@ -157,6 +163,9 @@ func (d *scope) keyed() (ls [4]ratelimit.Limit) {
 	for i := range d.n {
 		ls[i] = d.set.limits[i]
 		ls[i].Key = d.key
+		if d.calls > 1 && d.set.perCall&(1<<i) != 0 {
+			ls[i].Cost = max(ls[i].Cost, 1) * d.calls // within Rate: tool.go
+		}
 	}
 	return ls
 }

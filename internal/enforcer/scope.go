@@ -35,6 +35,7 @@ type scope struct {
 	// refusal is a JSON-RPC error; rpcMismatch: its headers and body
 	// disagree (-32020).
 	ti               int
+	calls            int    // the tools/calls of tool ti the request makes (a batch's)
 	toolAsked        string // the tool a tools/call names, as sent
 	rpcID            []byte
 	rpc, rpcMismatch bool

@@ -10,6 +10,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/mcprpc"
+	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
@@ -24,7 +25,8 @@ import (
 // hold it to the tool's scopes and limit. Every other method is held to
 // the capability alone. A body read two ways (headers that disagree with
 // it, a member spelt twice) is refused (DenyTarget), as is a batch that
-// calls a tool and does anything else: one request, one decision.
+// calls two tools: one request, one decision. A batch of calls of one
+// tool is held to it, each call taking its tokens.
 func (e *Enforcer) tool(s *scope) bool {
 	if s.ci < 0 || s.r.Method != http.MethodPost {
 		return true
@@ -61,21 +63,21 @@ func (e *Enforcer) tool(s *scope) bool {
 	s.rpcID = msgs[0].ID
 	calls := 0
 	for i := range msgs {
-		if msgs[i].Method == mcprpc.ToolsCall {
-			calls++
-			s.toolAsked = msgs[i].Name
+		if msgs[i].Method != mcprpc.ToolsCall {
+			continue
 		}
+		if calls > 0 && msgs[i].Name != s.toolAsked {
+			// Each call would need a tool limit of its own; a request
+			// is decided once, and a batch (MCP 2025-03-26) is rare.
+			err := fmt.Errorf("a batch calls the tools %q and %q: agentready decides one tool a request; send them apart", s.toolAsked, msgs[i].Name)
+			s.Outcome, s.Rule, s.Err = enforce.DenyTarget, "MCP: "+err.Error(), err
+			return false
+		}
+		calls++
+		s.toolAsked = msgs[i].Name
 	}
-	if calls == 0 {
-		return true
-	}
-	if batch {
-		err := fmt.Errorf("a batch of %d messages calls a tool: agentready decides one tools/call a request, send it alone", len(msgs))
-		s.Outcome, s.Rule, s.Err = enforce.DenyTarget, "MCP: "+err.Error(), err
-		return false
-	}
-	if len(c.Tools) == 0 {
-		return true // the capability decides its tools as one
+	if calls == 0 || len(c.Tools) == 0 {
+		return true // none, or the capability decides its tools as one
 	}
 	ti, ok := c.Tool(s.toolAsked)
 	if !ok {
@@ -91,6 +93,16 @@ func (e *Enforcer) tool(s *scope) bool {
 	if s.ai >= 0 && !e.p.Agents[s.ai].ToolPermitted(s.ci, ti) {
 		s.Outcome, s.Rule = enforce.DenyCapability, e.p.Agents[s.ai].Rule
 		return false
+	}
+	// A batch of calls of the tool takes each call's tokens, all or none
+	// (limits.go); more than a limit holds could never pass.
+	s.calls = calls
+	for _, l := range [...]policy.Limit{c.Limit, c.Tools[ti].Limit} {
+		if !l.IsZero() && calls*max(l.Cost, 1) > l.Rate {
+			err := fmt.Errorf("a batch of %d calls of %q needs %d tokens of %q, which holds %d", calls, s.Tool, calls*max(l.Cost, 1), l.Name, l.Rate)
+			s.Outcome, s.Rule, s.Err = enforce.DenyTarget, "MCP: "+err.Error(), err
+			return false
+		}
 	}
 	return true
 }

@@ -99,6 +99,8 @@ func (p *Policy) agent(name, limitName, rule string, rate config.Rate, caps []st
 		for j := range ag.Permitted {
 			ag.Permitted[j] = true
 		}
+	} else if len(caps) == 0 {
+		ag.Rule += " / Capabilities: (none)"
 	} else {
 		ag.Rule += " / Capabilities: " + strings.Join(caps, ", ")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -305,7 +306,8 @@ func TestMCPHostileRequests(t *testing.T) {
 		{"Mcp-Name says a granted tool, the body another", mcpGPT, call(`"checkout"`), with("search_products"), 400, -32020},
 		{"Mcp-Method says another method", mcpGPT, call(`"checkout"`), map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list", "Mcp-Name": "checkout"}, 400, -32020},
 		{"no headers at 2026-07-28", mcpGPT, call(`"checkout"`), map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, 400, -32020},
-		{"a batch hides a refused call", mcpGPT, `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},` + call(`"checkout"`) + `]`, nil, 400, -32600},
+		{"a batch hides a refused call", mcpGPT, `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},` + call(`"checkout"`) + `]`, nil, 403, -32001},
+		{"a batch calls two tools", mcpClaude, `[` + call(`"search_products"`) + `,` + call(`"checkout"`) + `]`, nil, 400, -32600},
 		{"another case", mcpClaude, call(`"Checkout"`), with("Checkout"), 403, -32001},
 		// net/http trims a header value (RFC 9110 5.5): MCP sends such a
 		// name in Base64, and the plain header disagrees with the body.
@@ -459,5 +461,57 @@ func TestMCPBoundRoute(t *testing.T) {
 	// The control: ClaudeBot's call reaches the server at a bound subpath.
 	if st, _ := mcpPostAt(t, ts.URL+"/mcp/x", mcpClaude, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"checkout"}}`, nil); st != http.StatusOK || rc.count("checkout") != 1 {
 		t.Errorf("ClaudeBot's checkout at /mcp/x: %d, %d reached", st, rc.count("checkout"))
+	}
+}
+
+// TestMCPBatches: at MCP 2025-03-26, the one version with JSON-RPC
+// batches, a batch of calls of one tool is held to it, each call taking
+// its tokens; a batch hiding a refused call, or calling two tools, is
+// refused whole and reaches nothing.
+func TestMCPBatches(t *testing.T) {
+	ts, rc := mcpServe(t, false)
+	open := func(ua string) map[string]string {
+		r, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+		r.Header.Set("User-Agent", ua)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		h := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-03-26"}
+		if resp.StatusCode != http.StatusOK || h["Mcp-Session-Id"] == "" {
+			t.Fatalf("initialize as %s: %d", ua, resp.StatusCode)
+		}
+		if st, _ := mcpPost(t, ts.URL, ua, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h); st != http.StatusAccepted {
+			t.Fatalf("initialized: %d", st)
+		}
+		return h
+	}
+	c := func(id int, tool string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, id, tool)
+	}
+	gpt, claude := open(mcpGPT), open(mcpClaude)
+	for _, tc := range []struct {
+		name, ua, body string
+		h              map[string]string
+		status         int
+	}{
+		{"GPTBot: two searches", mcpGPT, "[" + c(1, "search_products") + "," + c(2, "search_products") + "]", gpt, 200},
+		{"GPTBot: a search hiding a checkout", mcpGPT, "[" + c(3, "search_products") + "," + c(4, "checkout") + "]", gpt, 400},
+		{"GPTBot: checkout behind a list", mcpGPT, `[{"jsonrpc":"2.0","id":5,"method":"tools/list"},` + c(6, "checkout") + "]", gpt, 403},
+		{"ClaudeBot: three checkouts of 2/minute", mcpClaude, "[" + c(7, "checkout") + "," + c(8, "checkout") + "," + c(9, "checkout") + "]", claude, 400},
+		{"ClaudeBot: two checkouts", mcpClaude, "[" + c(10, "checkout") + "," + c(11, "checkout") + "]", claude, 200},
+		{"ClaudeBot: one more", mcpClaude, "[" + c(12, "checkout") + "]", claude, 429},
+	} {
+		if st, _ := mcpPost(t, ts.URL, tc.ua, tc.body, tc.h); st != tc.status {
+			t.Errorf("%s: %d, want %d", tc.name, st, tc.status)
+		}
+	}
+	if got := [...]int{rc.count("search_products"), rc.count("checkout")}; got != [...]int{2, 2} {
+		t.Errorf("reached: search_products, checkout = %v, want [2 2]", got)
 	}
 }
