@@ -10,7 +10,6 @@ package config
 import (
 	"cmp"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/agentready/agentready/internal/fieldcheck"
@@ -160,11 +159,6 @@ func (r *report) access() {
 	}
 }
 
-// toolName is MCP's tool-name rule (MCP 2025-11-25, Server Features,
-// Tools, "Tool Names"): 1 to 128 characters of A-Z, a-z, 0-9, "_", "-"
-// and ".", case-sensitive.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,128}$`)
-
 // tools checks the tools of each capability: only an MCP capability has
 // them, each named as MCP names tools and once, its scopes added to an
 // auth that carries scopes, its cost within its limit.
@@ -184,7 +178,7 @@ func (r *report) tools() {
 
 func (r *report) tool(p string, c *Capability, k int, seen map[string]int) {
 	t := &c.Tools[k]
-	if t.Name != "" && !toolName.MatchString(t.Name) {
+	if t.Name != "" && !fieldcheck.ToolName.MatchString(t.Name) {
 		r.Addf(p+".Name", "", "%q is not an MCP tool name: 1 to 128 of A-Z a-z 0-9 _ - . (MCP 2025-11-25 Tools, tool names; matched exactly, case and all)", t.Name)
 	}
 	if j, ok := seen[t.Name]; ok && t.Name != "" {
@@ -234,7 +228,7 @@ func (r *report) grantRef(field, id string) {
 	switch {
 	case len(c.Tools) == 0:
 		r.Addf(field, "", "%q grants a single tool of %q, which lists no tools: grant %q whole, or list its tools", id, capID, capID)
-	case !toolName.MatchString(tool):
+	case !fieldcheck.ToolName.MatchString(tool):
 		r.Addf(field, "", "%q names the tool %q, which is not an MCP tool name (1 to 128 of A-Z a-z 0-9 _ - .; matched exactly)", id, tool)
 	default:
 		r.Addf(field, "", "%q names the tool %q, which %q does not list (tool names are matched exactly, case and all)", id, tool, capID)

@@ -61,6 +61,7 @@ const (
 	crossReference = "a cross reference: JSON Schema validates a value by its own shape and cannot look up the IDs declared elsewhere in the file"
 	uniqueMember   = "uniqueness of one member across the items of a list: JSON Schema's uniqueItems compares whole items"
 	proxyUnion     = "the union of CIDRs, less the networks that are not globally routable: JSON Schema matches each string on its own and cannot count addresses"
+	rateCount      = "a number compared with the count inside a rate string (10/hour): JSON Schema cannot read a number out of a string"
 )
 
 var verdicts = map[string]verdictCase{
@@ -74,7 +75,12 @@ var verdicts = map[string]verdictCase{
 	"good-usage.yaml":         {ok: true},
 	"good-loopback-http.yaml": {ok: true},
 	"good-json.json":          {ok: true},
-	"good-verified.yaml":      {ok: true, want: []string{"2 agent policies"}},
+	"good-mcp-tools.yaml":     {ok: true, want: []string{":20: note: agents[0].capabilities[0]: store-assistant/search_products grants a single tool"}},
+	"bad-tool-name.yaml":      {want: []string{`:15: capabilities[0].tools[0].name: "search products" is not an MCP tool name`}},
+	"bad-tool-grant.yaml": {want: []string{`:19: agents[0].capabilities[0]: "store-assistant/Search_products" names the tool "Search_products", which "store-assistant" does not list`},
+		schemaCannot: crossReference},
+	"bad-tool-cost.yaml": {want: []string{":17: capabilities[0].tools[2].cost: is 11 tokens, more than the 10 of rate_limit"}, schemaCannot: rateCount},
+	"good-verified.yaml": {ok: true, want: []string{"2 agent policies"}},
 	// Graded identity (issue 26): proven grants, a fall-back, "*" for
 	// proven undeclared agents, unknown purposes and link previews.
 	"good-graded.yaml": {ok: true, want: []string{"2 capabilities, 2 agent policies"}},

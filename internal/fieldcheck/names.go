@@ -11,6 +11,14 @@ import (
 // SemVer is the SemVer 2.0.0 pattern of the agent:// descriptor schema.
 var SemVer = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
 
+// ToolNamePattern is MCP's tool-name rule (MCP 2025-11-25, Server
+// Features, Tools, "Tool Names"): 1 to 128 of A-Z a-z 0-9 _ - ., matched
+// case-sensitively. config checks it, and the file's schema states it.
+const ToolNamePattern = `^[A-Za-z0-9_.\-]{1,128}$`
+
+// ToolName matches ToolNamePattern.
+var ToolName = regexp.MustCompile(ToolNamePattern)
+
 // IsEmail reports whether s is a bare addr-spec whose domain is a host
 // name, as JSON Schema's "email" format wants.
 func IsEmail(s string) bool {

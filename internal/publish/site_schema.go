@@ -154,6 +154,10 @@ func siteRules() map[string]map[string]any {
 		"AgentPolicy.AgentDeclaration":   web,
 		"Verification.Methods[]":         {"enum": []any{config.VerifySignature, config.VerifyIPRange, config.VerifyReverseDNS}},
 		"Capability.Description":         {"minLength": 1},
+		"Capability.ID":                  {"pattern": `^[^/]*$`}, // "/" separates a tool in grants
+		"Tool.Name":                      {"pattern": fieldcheck.ToolNamePattern},
+		"AgentPolicy.Capabilities[]":     {"pattern": toolGrantPattern},
+		"Grant.Capabilities[]":           {"pattern": toolGrantPattern},
 		"Capability.Endpoint":            {"minLength": 1, "not": fieldcheck.CredentialRef},
 		"Capability.OpenAPI":             web,
 		"Auth.TokenEndpoint":             web,
@@ -165,6 +169,10 @@ func siteRules() map[string]map[string]any {
 		"Audit.PublicKey":                {"pattern": `^$|^[A-Za-z0-9+/]{43}=$`},
 	}
 }
+
+// toolGrantPattern is an agent policy's grant: a capability ID, or
+// CAPABILITY/TOOL with a tool name MCP allows (docs/mcp.md).
+var toolGrantPattern = `^[^/]*(?:/` + strings.TrimPrefix(fieldcheck.ToolNamePattern, "^") + `)?$`
 
 // credentialURL matches a URL fieldcheck.URLCredentials refuses as it is written:
 // user information, a query parameter or fragment member named as a
