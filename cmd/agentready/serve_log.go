@@ -103,7 +103,7 @@ func (l *decisionLog) observe(d enforce.Decision) {
 		purpose = "" // left out, as the other empty fields are
 	}
 	for _, a := range [...]struct{ k, v string }{
-		{"agent", d.Class.Name}, {"purpose", purpose}, {"policy", d.Agent}, {"capability", d.Capability}, {"rule", d.Rule}, {"limit", d.Limit},
+		{"agent", d.Class.Name}, {"purpose", purpose}, {"policy", d.Agent}, {"capability", d.Capability}, {"tool", d.Tool}, {"rule", d.Rule}, {"limit", d.Limit},
 		{"claimed", d.Identity.Claimed}, {"reason", d.Identity.Reason},
 	} {
 		if a.v != "" {

@@ -16,7 +16,7 @@ func LogDecision(log *slog.Logger) func(enforce.Decision) {
 			return // a browser: not an agent request
 		}
 		attrs := []any{"outcome", d.Outcome.String(), "status", d.Status, "agent", d.Agent,
-			"class", d.Class.Kind, "ua", d.Class.Name, "capability", d.Capability, "rule", d.Rule, "limit", d.Limit}
+			"class", d.Class.Kind, "ua", d.Class.Name, "capability", d.Capability, "tool", d.Tool, "rule", d.Rule, "limit", d.Limit}
 		if d.Err != nil {
 			attrs = append(attrs, "err", d.Err.Error())
 		}
