@@ -28,7 +28,9 @@ import (
 // calls two tools: one request, one decision. A batch of calls of one
 // tool is held to it, each call taking its tokens.
 func (e *Enforcer) tool(s *scope) bool {
-	if s.ci < 0 || s.r.Method != http.MethodPost {
+	// A POST, or a request of another method that carries a body: an
+	// app's method override (internal/override) could route it as one.
+	if s.ci < 0 || s.r.Method != http.MethodPost && (s.r.Body == nil || s.r.Body == http.NoBody) {
 		return true
 	}
 	c := &e.p.Capabilities[s.ci]

@@ -515,3 +515,26 @@ func TestMCPBatches(t *testing.T) {
 		t.Errorf("reached: search_products, checkout = %v, want [2 2]", got)
 	}
 }
+
+// TestMCPMethodOverride: a body sent with another method and a method
+// override (an app with Express's method-override, gorilla's
+// HTTPMethodOverrideHandler) is read as the POST it may be routed as.
+func TestMCPMethodOverride(t *testing.T) {
+	ts, rc := mcpServe(t, true)
+	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPatch} {
+		r, _ := http.NewRequest(m, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"checkout"}}`))
+		r.Header.Set("User-Agent", mcpGPT)
+		r.Header.Set("X-HTTP-Method-Override", "POST")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s with an override to POST: %d, want 403", m, resp.StatusCode)
+		}
+	}
+	if n := rc.count("checkout"); n != 0 {
+		t.Errorf("%d refused checkouts reached the server", n)
+	}
+}
