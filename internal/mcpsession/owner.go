@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"hash"
 	"net/netip"
 
 	"github.com/agentready/agentready/enforce"
@@ -54,20 +53,25 @@ type Identity struct {
 // The forms are told apart by a tag, and every field is length-prefixed,
 // so no two identities share a key by concatenation.
 func Owner(id Identity) string {
-	h := sha256.New()
+	var buf [512]byte // most identities fit: Sum256 of it then allocates nothing
+	b := buf[:0]
 	switch {
 	case id.Subject != "":
-		fields(h, "subject", id.Issuer, id.Subject)
+		b = fields(b, "subject", id.Issuer, id.Subject)
 	case id.Grade == enforce.GradeProven:
-		fields(h, "proven", id.Policy, id.Grade, id.Operator, id.Method)
+		b = fields(b, "proven", id.Policy, id.Grade, id.Operator, id.Method)
 	default:
-		net := ""
+		var nb [64]byte
+		net := nb[:0]
 		if p := network(id.Client); p.IsValid() {
-			net = p.String()
+			net = p.AppendTo(net)
 		}
-		fields(h, "network", id.Policy, id.Grade, net)
+		b = fields(b, "network", id.Policy, id.Grade)
+		b = binary.AppendUvarint(b, uint64(len(net)))
+		b = append(b, net...)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // network is the /24 or /64 of a, IPv4-mapped addresses as IPv4 and zones
@@ -85,11 +89,11 @@ func network(a netip.Addr) netip.Prefix {
 	return p
 }
 
-// fields writes each field to h preceded by its length.
-func fields(h hash.Hash, f ...string) {
-	var n [binary.MaxVarintLen64]byte
+// fields appends each field to b preceded by its length.
+func fields(b []byte, f ...string) []byte {
 	for _, s := range f {
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-		h.Write([]byte(s))
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
 	}
+	return b
 }
