@@ -6,7 +6,9 @@
 //     All of one request's limits are checked in one script call, all or
 //     nothing, on the Redis clock.
 //   - NewSessionStore: v0.1.0 sessions, a session.Store; max_sessions
-//     holds across replicas, and every session ends once.
+//     holds across replicas, and every session ends once. It also keeps
+//     which client opened each MCP session (Mcp-Session-Id), so that
+//     every replica answers anyone else as for a session it does not have.
 //   - NewReplayCache: the nonces of signed requests, a verify.ReplayCache,
 //     so that a signature is refused when replayed to another replica.
 //   - NewAuditStore: the audit trail, an audit.Store; an
