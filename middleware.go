@@ -15,6 +15,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/enforcer"
+	"github.com/agentready/agentready/internal/mcpsession"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/resolve"
@@ -58,9 +59,10 @@ type compiled struct {
 	policy *policy.Policy
 	enf    *enforcer.Enforcer
 	store  ratelimit.Store
-	sess   *sessionLayer      // nil without v0.1.0 sessions
-	ver    *verifier.Verifier // nil without verified-only agent policies
-	shadow *shadow            // nil without WithShadow
+	sess   *sessionLayer        // nil without v0.1.0 sessions
+	ver    *verifier.Verifier   // nil without verified-only agent policies
+	shadow *shadow              // nil without WithShadow
+	mcp    *mcpsession.Sessions // nil without an MCP capability
 	// handlers are the routes' handlers, built for this declaration.
 	handlers []http.Handler
 }
@@ -117,6 +119,9 @@ func (m *Middleware) Reload(site config.Site) error {
 	old := m.cur.Load()
 	st := m.st
 	st.store = old.store
+	if old.mcp != nil {
+		st.mcpSessions = old.mcp
+	}
 	if old.sess != nil {
 		st.sessionStore = old.sess.mgr.Store()
 		if old.sess.audit != nil {
@@ -283,11 +288,32 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.mcpSessions, err = mcpSessions(&site, &st); err != nil {
+		return nil, err
+	}
 	enf, sh, err := newEnforcer(&site, st, pol, store, ver, sess, vo)
 	if err != nil {
 		return nil, err
 	}
-	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh}, nil
+	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh, mcp: st.mcpSessions}, nil
+}
+
+// mcpSessions is where the sessions of the site's MCP capabilities are
+// bound to who opened them (docs/mcp.md): the bindings a Reload keeps, the
+// session store's when it keeps them (redisstore's, across replicas), else
+// memory's; nil for a site without an MCP capability.
+func mcpSessions(site *config.Site, st *settings) (*mcpsession.Sessions, error) {
+	if st.mcpSessions != nil {
+		return st.mcpSessions, nil
+	}
+	if !slices.ContainsFunc(site.Capabilities, func(c config.Capability) bool { return c.Protocol == config.ProtocolMCP }) {
+		return nil, nil
+	}
+	store, ok := st.sessionStore.(mcpsession.Provider)
+	if ok {
+		return mcpsession.New(store.MCPSessions(), 0, st.clock)
+	}
+	return mcpsession.New(mcpsession.NewMemory(mcpsession.MemoryConfig{Now: st.clock}), 0, st.clock)
 }
 
 // newEnforcer builds the Enforcer of build's declaration with the
@@ -310,6 +336,7 @@ func newEnforcer(site *config.Site, st settings, pol *policy.Policy, store ratel
 		DecisionField:         st.decisionHeader,
 		ProbePaths:            st.clients.ProbePaths,
 		ProbeNets:             st.clients.ProbeNets,
+		MCPSessions:           st.mcpSessions,
 	}
 	if len(st.clients.Hosts) > 0 {
 		ecfg.Hosts = append([]string{resolve.Host(site)}, st.clients.Hosts...)

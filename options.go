@@ -13,6 +13,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/enforcer"
+	"github.com/agentready/agentready/internal/mcpsession"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/ratelimit"
@@ -53,6 +54,7 @@ type settings struct {
 	sessionStore session.Store
 	auditStore   audit.Store
 	auditKey     ed25519.PrivateKey
+	mcpSessions  *mcpsession.Sessions // set by Reload: the bindings carry on
 }
 
 // Documents says which discovery documents are published and how
@@ -452,7 +454,10 @@ func WithRequestSignatures(keys verify.RequestKeys) Option {
 
 // WithSessions sets where the v0.1.0 sessions live. The default is a
 // session.MemoryStore (per process); redisstore.NewSessionStore shares
-// sessions between replicas and keeps them across restarts.
+// sessions between replicas and keeps them across restarts. The store
+// redisstore.NewSessionStore returns also keeps the bindings of MCP
+// sessions to who opened them (docs/mcp.md); otherwise they live in
+// memory, per process.
 func WithSessions(s session.Store) Option {
 	return func(st *settings) error {
 		if s == nil {

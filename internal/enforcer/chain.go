@@ -31,12 +31,14 @@ func (e *Enforcer) chain(s *scope) {
 }
 
 // forCapability runs the stages of the capability in force: the tool a
-// tools/call names, the capability's scope, auth and limits.
+// tools/call names, the capability's scope, auth, limits and an MCP
+// session's owner.
 func (e *Enforcer) forCapability(s *scope) bool {
 	return e.tool(s) &&
 		e.capability(s) &&
 		e.auth(s) &&
-		e.limits(s)
+		e.limits(s) &&
+		e.mcpSession(s)
 }
 
 // Wrap enforces the policy on every request before next.
@@ -175,6 +177,9 @@ func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
 			e.setRateHeaders(w, s)
 		} else {
 			setReportHeader(w, s)
+		}
+		if s.mcpPresented != nil {
+			w = &mcpAnswer{ResponseWriter: w, e: e, r: r, s: s}
 		}
 		if rec == nil || s.own || rec.Begin() {
 			next.ServeHTTP(w, r)

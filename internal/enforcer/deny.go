@@ -45,7 +45,18 @@ func (e *Enforcer) setRateHeaders(w http.ResponseWriter, d *scope) {
 // deny answers a denied request with application/problem+json (RFC 9457)
 // whose detail names the declared rule, and a Link to agents.txt.
 func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
-	if d.Outcome == enforce.DenySession {
+	switch {
+	case d.Rule == ruleMCPSession, d.Rule == ruleMCPSessionStore:
+		detail := errMCPSession.Error() // nothing of the verdict: a 404 says no more
+		if d.Status >= 500 {
+			e.log.Error("agentready: MCP session bindings", "err", d.Err)
+			w.Header().Set(fields.RetryAfter, "1")
+			detail = ruleMCPSessionStore + "; retry"
+		}
+		writeRPCError(w, d, problem.Problem{Status: d.Status, Detail: detail,
+			Extra: map[string]any{"capability": d.Capability, "rule": d.Rule}})
+		return
+	case d.Outcome == enforce.DenySession:
 		e.denySession(w, d)
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/authority"
 	"github.com/agentready/agentready/internal/clientip"
+	"github.com/agentready/agentready/internal/mcpsession"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
@@ -85,6 +86,9 @@ type Config struct {
 	// Verifier checks claims to verified-only agent policies
 	// (config.Verification); required when the policy has any.
 	Verifier claimChecker
+	// MCPSessions binds the sessions of MCP capabilities to who opened
+	// them (internal/mcpsession); nil binds none.
+	MCPSessions *mcpsession.Sessions
 }
 
 // claimChecker checks a request's claim to a verified-only agent policy;
@@ -185,6 +189,7 @@ type Enforcer struct {
 	lim   limiter
 	lines declLines
 	rec   recorder
+	mcp   *mcpsession.Sessions
 	// bound counts the route bindings made: while there are none, no
 	// request's scope outlives Wrap (chain.go's exit).
 	bound atomic.Int32
@@ -219,7 +224,7 @@ func New(cfg Config) (*Enforcer, error) {
 	p := cfg.Policy
 	site := p.Site()
 	e := &Enforcer{p: p, ip: cfg.ClientIP, authFn: cfg.Authenticate, hook: cfg.OnDecision, classFn: cfg.Classify, log: cfg.Logger,
-		rec: cfg.Recorder, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow,
+		rec: cfg.Recorder, mcp: cfg.MCPSessions, verifier: cfg.Verifier, signed: cfg.SignedRequests, shadow: cfg.Shadow,
 		implicitAI: cfg.ImplicitAIOnly && p.Implicit, reportOnly: cfg.ReportOnly, pathParams: !cfg.LiteralPathParameters,
 		decisionField: cfg.DecisionField}
 	var errs []error

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/mcpsession"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/internal/webbotauth"
@@ -39,6 +40,12 @@ type scope struct {
 	toolAsked        string // the tool a tools/call names, as sent
 	rpcID            []byte
 	rpc, rpcMismatch bool
+	// subject and issuer are the verified token's (auth.go), "" without
+	// one; mcpOwner and mcpPresented are what the MCP session stage found
+	// (nil: it let nothing through it must hear the answer to).
+	subject, issuer string
+	mcpOwner        string
+	mcpPresented    *mcpsession.Presented
 	// explain: Explain, which consumes no token and records nothing;
 	// limitOnly: the session endpoint, held to the site and agent limits
 	// alone; own: a route binding behind Wrap, which counts only its

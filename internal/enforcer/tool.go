@@ -28,9 +28,7 @@ import (
 // calls two tools: one request, one decision. A batch of calls of one
 // tool is held to it, each call taking its tokens.
 func (e *Enforcer) tool(s *scope) bool {
-	// A POST, or a request of another method that carries a body: an
-	// app's method override (internal/override) could route it as one.
-	if s.ci < 0 || s.r.Method != http.MethodPost && (s.r.Body == nil || s.r.Body == http.NoBody) {
+	if s.ci < 0 {
 		return true
 	}
 	c := &e.p.Capabilities[s.ci]
@@ -39,6 +37,11 @@ func (e *Enforcer) tool(s *scope) bool {
 	}
 	r := s.r
 	s.Capability, s.rpc = c.ID, true
+	// A POST, or a request of another method that carries a body: an
+	// app's method override (internal/override) could route it as one.
+	if r.Method != http.MethodPost && (r.Body == nil || r.Body == http.NoBody) {
+		return true
+	}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		limit := resolve.BodyLimit(c.Decl)
@@ -146,14 +149,14 @@ func writeRPCError(w http.ResponseWriter, d *scope, prob problem.Problem) {
 	}
 	msg := prob.Detail
 	if msg == "" {
-		msg = http.StatusText(d.Status)
+		msg = http.StatusText(prob.Status)
 	}
 	body, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcError{code, msg, data}})
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(d.Status)
+	w.WriteHeader(prob.Status)
 	_, _ = w.Write(body)
 }
 
