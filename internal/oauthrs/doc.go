@@ -11,6 +11,7 @@
 // request path (Run), and Verify checks a token on it, returning its
 // subject and scopes or an *Error naming the check that failed and the
 // answer it calls for (401 invalid_token, 403 insufficient_scope, 503
-// when the issuer's keys cannot be had). The model is described in
-// docs/design.md.
+// when the issuer's keys cannot be had). A token's own pointers to
+// keys (jwk, jku, x5u, x5c) are never used: only the issuer's JWK Set,
+// found through its metadata, verifies (RFC 8725 3.10).
 package oauthrs

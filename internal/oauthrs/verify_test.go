@@ -5,11 +5,14 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 func TestVerifyValid(t *testing.T) {
@@ -147,6 +150,39 @@ func TestVerifyAccepts(t *testing.T) {
 				t.Errorf("scopes = %q, want %q", c.Scopes, tc.scopes)
 			}
 		})
+	}
+}
+
+// TestVerifyIgnoresTokenKeys: a token naming its own key (an embedded
+// jwk, a jku) is verified with the issuer's key all the same, and makes
+// nothing be fetched.
+func TestVerifyIgnoresTokenKeys(t *testing.T) {
+	keys(t)
+	is := newIssuer(t, "", ecKey)
+	v, _ := is.verifier(t, Options{})
+	if _, err := v.Verify(context.Background(), sign(t, ecKey, is.claims(), ""), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, kid := range []string{ecKey.kid, ""} {
+		opts := (&jose.SignerOptions{EmbedJWK: true}).WithHeader("jku", is.srv.URL+"/attacker-jwks")
+		if kid != "" {
+			opts = opts.WithHeader("kid", kid)
+		}
+		s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: ec2.priv}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload, _ := json.Marshal(is.claims())
+		jws, err := s.Sign(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _ := jws.CompactSerialize()
+		_, err = v.Verify(context.Background(), tok, nil)
+		asError(t, err, InvalidToken, CheckSignature)
+	}
+	if n := is.fetches.Load(); n != 2 {
+		t.Errorf("%d requests reached the issuer, want 2 (its metadata and JWK Set)", n)
 	}
 }
 
