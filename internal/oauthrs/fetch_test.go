@@ -211,6 +211,11 @@ func TestColdMissesShareOneFetch(t *testing.T) {
 	if m, j := is.metaFetches.Load(), is.jwksFetches.Load(); m != 1 || j != 1 {
 		t.Errorf("metadata fetched %d times, JWK Set %d, want 1 and 1", m, j)
 	}
+	st := v.Status()
+	if st.JWKSURI != is.srv.URL+"/jwks" || st.Keys != 1 || st.LastError != nil || !st.LastFetch.Equal(t0) ||
+		!st.FreshUntil.Equal(t0.Add(DefaultRefresh)) {
+		t.Errorf("Status = %+v", st)
+	}
 }
 
 func TestStaleKeys(t *testing.T) {
@@ -228,12 +233,20 @@ func TestStaleKeys(t *testing.T) {
 	if _, err := v.Verify(context.Background(), tok, nil); err != nil {
 		t.Fatalf("stale copy: %v", err)
 	}
+	settle(v)
+	if n := is.fetches.Load(); n <= 2 {
+		t.Errorf("no refresh attempted for a stale copy (%d requests reached the issuer)", n)
+	}
 	// Past MaxStale it verifies nothing: fail closed.
 	clk.Advance(time.Hour)
 	claims := is.claims()
 	claims["exp"] = t0.Add(3 * time.Hour).Unix()
 	_, err := v.Verify(context.Background(), sign(t, ecKey, claims, ""), nil)
 	asError(t, err, Unavailable, CheckJWKS)
+	settle(v)
+	if st := v.Status(); st.LastError == nil || st.Keys != 1 {
+		t.Errorf("Status = %+v, want the failed refresh and the stale copy", st)
+	}
 }
 
 func TestRunPrefetches(t *testing.T) {
@@ -299,5 +312,16 @@ func TestSSRF(t *testing.T) {
 	}
 	if _, err := NewVerifier("https://as.example", "", Options{}); err == nil {
 		t.Error("no audience accepted")
+	}
+}
+
+// settle waits for the refresh under way, if any: one a stale copy
+// started in the background.
+func settle(v *Verifier) {
+	v.ks.mu.Lock()
+	call := v.ks.inflight
+	v.ks.mu.Unlock()
+	if call != nil {
+		<-call.done
 	}
 }

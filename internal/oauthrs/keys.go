@@ -324,3 +324,23 @@ func (v *Verifier) Run(ctx context.Context) {
 		}
 	}
 }
+
+// Status is the state of a Verifier's key set, for logs and metrics.
+type Status struct {
+	Issuer      string
+	JWKSURI     string    // from the last good metadata; "" before
+	Keys        int       // usable keys cached
+	LastFetch   time.Time // last successful refresh; zero if none
+	LastAttempt time.Time // last refresh attempted; zero if none
+	LastError   error     // of the last attempt; nil when it succeeded
+	FreshUntil  time.Time // when the cached set goes stale
+}
+
+// Status reports the state of the key set.
+func (v *Verifier) Status() Status {
+	ks := &v.ks
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	return Status{Issuer: v.issuer, JWKSURI: ks.jwksURI, Keys: ks.n, LastFetch: ks.fetched.Wall,
+		LastAttempt: ks.attempt.Wall, LastError: ks.lastErr, FreshUntil: ks.freshUntil}
+}
