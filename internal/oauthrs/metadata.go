@@ -85,10 +85,16 @@ func (m Metadata) Render() ([]byte, error) {
 	})
 }
 
-// Location is where a metadata document is served.
+// Location is where a metadata document is served, and the resource it
+// must name there.
 type Location struct {
 	URL  string // absolute, for a challenge's resource_metadata
 	Path string // the request path on the resource's host
+	// Resource is the resource member of the document served at URL: RFC
+	// 9728 3.3 requires it to be the identifier the URL was formed from,
+	// and clients check it (the Go SDK v1.8.0 refuses any other). At the
+	// root that is the origin, "https://shop.example", not the endpoint.
+	Resource string
 }
 
 // WellKnown returns where the metadata of resource is served (RFC 9728
@@ -97,10 +103,9 @@ type Location struct {
 // "https://shop.example/.well-known/oauth-protected-resource/mcp"), and
 // root, the well-known URI alone, which MCP 2025-11-25 clients try next
 // ("Protected Resource Metadata Discovery Requirements"). For a resource
-// without a path the two are the same. By RFC 9728 3.3 the document at
-// root names the host's resource without a path; a client that tries it
-// for another resource must compare its resource member (MCP clients
-// fall back to it for one endpoint per host).
+// without a path the two are the same. The document at root names the
+// origin (Location.Resource): a client that found it there asks for a
+// token whose audience is the origin (RFC 8707), not the endpoint.
 func WellKnown(resource string) (suffixed, root Location, err error) {
 	u, err := resourceURL(resource)
 	if err != nil {
@@ -110,7 +115,10 @@ func WellKnown(resource string) (suffixed, root Location, err error) {
 	// component MUST be removed before inserting /.well-known/".
 	p := strings.TrimSuffix(u.EscapedPath(), "/")
 	base := u.Scheme + "://" + u.Host
-	root = Location{URL: base + WellKnownPath, Path: WellKnownPath}
-	suffixed = Location{URL: base + WellKnownPath + p, Path: WellKnownPath + p}
+	root = Location{URL: base + WellKnownPath, Path: WellKnownPath, Resource: base}
+	suffixed = Location{URL: base + WellKnownPath + p, Path: WellKnownPath + p, Resource: resource}
+	if p == "" {
+		suffixed.Resource, root.Resource = resource, resource
+	}
 	return suffixed, root, nil
 }

@@ -96,11 +96,18 @@ func TestWellKnown(t *testing.T) {
 			if suffixed.URL != tc.url || suffixed.Path != tc.path {
 				t.Errorf("suffixed = %+v, want %s at %s", suffixed, tc.url, tc.path)
 			}
+			if suffixed.Resource != tc.resource || (root.Resource != tc.resource && root.Resource+root.Path != root.URL) {
+				t.Errorf("resources %q %q", suffixed.Resource, root.Resource)
+			}
 			if root.Path != WellKnownPath || !strings.HasSuffix(root.URL, "/.well-known/oauth-protected-resource") ||
 				!strings.HasPrefix(tc.url, strings.TrimSuffix(root.URL, WellKnownPath)) {
 				t.Errorf("root = %+v", root)
 			}
 		})
+	}
+	_, root, _ := WellKnown("https://shop.example/mcp")
+	if root.Resource != "https://shop.example" {
+		t.Errorf("root resource %q, want the origin (RFC 9728 3.3)", root.Resource)
 	}
 	for _, bad := range []string{"", "shop.example/mcp", "ftp://shop.example/mcp", "https://shop.example/mcp?x=1", "https://shop.example/#f", "http://shop.example/mcp"} {
 		if _, _, err := WellKnown(bad); err == nil {
