@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/dunglas/httpsfv v1.1.2
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/gobwas/glob v1.1.0
 	github.com/gowebpki/jcs v1.0.2

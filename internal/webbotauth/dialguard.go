@@ -51,12 +51,22 @@ func hostOnly(hostport string) string {
 }
 
 // guardDial makes c's connections to the directory hosts refuse forbidden
-// addresses. It applies to the default transport and to an *http.Transport
-// that dials the default way (cloned, so the caller's is left alone); a
-// transport with its own DialContext, or another RoundTripper, is the
-// caller's to guard. Connections to other hosts (a proxy the environment
-// names) are not checked: the proxy resolves the directory's name.
+// addresses (GuardDial).
 func guardDial(c *http.Client, hosts map[string]bool, allowLoopback bool) {
+	GuardDial(c, func(host string) bool { return hosts[host] }, allowLoopback)
+}
+
+// GuardDial makes c's connections to the hosts guarded reports true for (a
+// lower-case name or IP address, without port or brackets) refuse
+// private, loopback (unless allowLoopback) and link-local addresses, as
+// key directory fetches do (6.7); internal/oauthrs fetches an
+// authorization server's metadata and JWK Set through it. It applies to
+// the default transport and to an *http.Transport that dials the default
+// way (cloned, so the caller's is left alone); a transport with its own
+// DialContext, or another RoundTripper, is the caller's to guard.
+// Connections to other hosts (a proxy the environment names) are not
+// checked: the proxy resolves the fetched host's name.
+func GuardDial(c *http.Client, guarded func(host string) bool, allowLoopback bool) {
 	var t *http.Transport
 	switch rt := c.Transport.(type) {
 	case nil:
@@ -74,7 +84,7 @@ func guardDial(c *http.Client, hosts map[string]bool, allowLoopback bool) {
 		return
 	}
 	plain := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	guarded := &net.Dialer{
+	guardedDialer := &net.Dialer{
 		Timeout:   30 * time.Second,
 		KeepAlive: 30 * time.Second,
 		Control: func(_, address string, _ syscall.RawConn) error {
@@ -89,8 +99,8 @@ func guardDial(c *http.Client, hosts map[string]bool, allowLoopback bool) {
 		},
 	}
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if hosts[strings.ToLower(hostOnly(addr))] {
-			return guarded.DialContext(ctx, network, addr)
+		if guarded(strings.ToLower(hostOnly(addr))) {
+			return guardedDialer.DialContext(ctx, network, addr)
 		}
 		return plain.DialContext(ctx, network, addr)
 	}
