@@ -95,9 +95,19 @@ type Auth struct {
 	Scopes        []string // OAuth2 scopes required
 	Header        string   // carries an api-key; default "X-API-Key", unpublished
 	// AuthorizationServer and ProtectedResourceMetadata are agent:// OAuth
-	// metadata URLs (RFC 8414 issuer, RFC 9728 document).
+	// metadata URLs (RFC 8414 issuer, RFC 9728 document). agentready
+	// serves the RFC 9728 document of an oauth2 capability, or of a
+	// bearer-token one with an AuthorizationServer, unless one is named
+	// here (docs/mcp.md).
 	AuthorizationServer       string
 	ProtectedResourceMetadata string
+	// JWT verifies a bearer token as a JWT access token of the
+	// AuthorizationServer (its RFC 8414 metadata and JWK Set): issuer,
+	// audience, lifetime, signature and the scopes the call needs.
+	// Audience, when set, is the audience the token must name (and sets
+	// JWT); the default is the capability's Endpoint (RFC 8707).
+	JWT      bool
+	Audience string
 }
 
 // Auth types (draft-car 2.5), the values of Auth.Type; empty is none.

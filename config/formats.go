@@ -184,9 +184,10 @@ const (
 	DocAgentsMD
 	DocAWP
 	DocDescriptors
-	DocCards // MCP server cards, the A2A agent card
+	DocCards            // MCP server cards, the A2A agent card
+	DocResourceMetadata // RFC 9728 protected resource metadata (docs/mcp.md)
 
-	AllDocuments = DocAgentsTxt | DocAgentsJSON | DocAgentsMD | DocAWP | DocDescriptors | DocCards
+	AllDocuments = DocAgentsTxt | DocAgentsJSON | DocAgentsMD | DocAWP | DocDescriptors | DocCards | DocResourceMetadata
 )
 
 func (d Document) String() string {
@@ -203,6 +204,8 @@ func (d Document) String() string {
 		return "agent:// descriptor"
 	case DocCards:
 		return "MCP server and A2A agent cards"
+	case DocResourceMetadata:
+		return "OAuth protected resource metadata"
 	}
 	return fmt.Sprintf("Document(%d)", uint8(d))
 }

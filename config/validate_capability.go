@@ -1,10 +1,12 @@
 package config
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/agentready/agentready/internal/endpoint"
 	"github.com/agentready/agentready/internal/fieldcheck"
@@ -86,6 +88,17 @@ func (r *report) auth(p string, a *Auth) {
 	r.WebURL(p+".AuthorizationServer", a.AuthorizationServer, fieldcheck.WebSchemes)
 	r.WebURL(p+".ProtectedResourceMetadata", a.ProtectedResourceMetadata, fieldcheck.WebSchemes)
 	r.scopes(p+".Scopes", a.Scopes)
+	if a.JWT || a.Audience != "" {
+		switch {
+		case a.Type != AuthOAuth2 && a.Type != AuthBearerToken:
+			r.Addf(p+".JWT", "", "verifies a bearer token, and %s is %q: declare oauth2 or bearer-token", alt("Type", "type"), cmp.Or(a.Type, AuthNone))
+		case a.AuthorizationServer == "":
+			r.Addf(p+".AuthorizationServer", "", "is required to verify a JWT: the issuer whose metadata (RFC 8414) and keys verify it")
+		}
+		if strings.TrimSpace(a.Audience) != a.Audience || strings.ContainsFunc(a.Audience, unicode.IsControl) {
+			r.Addf(p+".Audience", "", "%q has leading or trailing white space or a control character, which no token's aud holds", a.Audience)
+		}
+	}
 	if a.Header != "" {
 		switch {
 		case fieldcheck.CredentialKind(a.Header, true) != "":

@@ -1,11 +1,14 @@
 package enforcer
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/oauthrs"
+	"github.com/agentready/agentready/internal/publish/resourcemeta"
 	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
 )
@@ -37,20 +40,15 @@ func credential(r *http.Request, a *config.Auth) string {
 }
 
 // challenge is the WWW-Authenticate value for a missing credential (RFC
-// 9110 11.6.1), computed once per capability.
-func challenge(site *config.Site, a *config.Auth) string {
+// 9110 11.6.1), computed once per capability (and tool, whose scopes a
+// carries): a Bearer challenge names the scopes needed and the protected
+// resource metadata (RFC 9728 5.1; MCP 2025-11-25 "Authorization"), the
+// declared document or the one agentready serves.
+func challenge(site *config.Site, c *config.Capability, a *config.Auth) string {
 	realm := `realm="` + quoteSafe(site.Name) + `"`
 	switch resolve.AuthType(*a) {
 	case config.AuthBearerToken, config.AuthOAuth2:
-		v := "Bearer " + realm
-		if len(a.Scopes) > 0 {
-			v += `, scope="` + quoteSafe(strings.Join(a.Scopes, " ")) + `"`
-		}
-		if a.ProtectedResourceMetadata != "" {
-			// RFC 9728 5.1.
-			v += `, resource_metadata="` + quoteSafe(a.ProtectedResourceMetadata) + `"`
-		}
-		return v
+		return oauthrs.Challenge{Realm: site.Name, Scopes: a.Scopes, ResourceMetadata: metadataURL(c)}.String()
 	case config.AuthAPIKey:
 		// No registered scheme exists for API keys; the auth-param names
 		// the header the key travels in.
@@ -59,6 +57,13 @@ func challenge(site *config.Site, a *config.Auth) string {
 		return `Signature ` + realm
 	}
 	return ""
+}
+
+// metadataURL is the protected resource metadata a Bearer challenge of c
+// names: the declared document, else the one agentready serves, "" for
+// none.
+func metadataURL(c *config.Capability) string {
+	return cmp.Or(c.Auth.ProtectedResourceMetadata, resourcemeta.URL(c))
 }
 
 // quoteSafe drops the characters a quoted-string cannot hold as is.

@@ -339,11 +339,11 @@ func newDeclLines(p *policy.Policy) declLines {
 	}
 	for i := range p.Capabilities {
 		c := &p.Capabilities[i]
-		l.challenges = append(l.challenges, challenge(site, &c.Auth))
+		l.challenges = append(l.challenges, challenge(site, c.Decl, &c.Auth))
 		l.auth = append(l.auth, "Auth: "+string(resolve.AuthType(c.Auth)))
 		var tools []string
 		for _, t := range c.Tools {
-			tools = append(tools, challenge(site, &t.Decl.Auth))
+			tools = append(tools, challenge(site, c.Decl, &t.Decl.Auth))
 		}
 		l.toolChallenges = append(l.toolChallenges, tools)
 	}

@@ -37,9 +37,11 @@ func (e *Enforcer) tool(s *scope) bool {
 	}
 	r := s.r
 	s.Capability, s.rpc = c.ID, true
-	// A POST, or a request of another method that carries a body: an
-	// app's method override (internal/override) could route it as one.
-	if r.Method != http.MethodPost && (r.Body == nil || r.Body == http.NoBody) {
+	// A capability that lists no tools decides its calls as one, as it did
+	// before tools were declared: its body decides nothing. Otherwise a
+	// POST, or a request of another method that carries a body (an app's
+	// method override, internal/override, could route it as one), is read.
+	if len(c.Tools) == 0 || r.Method != http.MethodPost && (r.Body == nil || r.Body == http.NoBody) {
 		return true
 	}
 	var body []byte
@@ -81,8 +83,8 @@ func (e *Enforcer) tool(s *scope) bool {
 		calls++
 		s.toolAsked = msgs[i].Name
 	}
-	if calls == 0 || len(c.Tools) == 0 {
-		return true // none, or the capability decides its tools as one
+	if calls == 0 {
+		return true
 	}
 	ti, ok := c.Tool(s.toolAsked)
 	if !ok {

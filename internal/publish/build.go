@@ -17,6 +17,7 @@ import (
 	"github.com/agentready/agentready/internal/publish/awp"
 	"github.com/agentready/agentready/internal/publish/cards"
 	"github.com/agentready/agentready/internal/publish/discovery"
+	"github.com/agentready/agentready/internal/publish/resourcemeta"
 	"github.com/agentready/agentready/internal/resolve"
 )
 
@@ -75,6 +76,7 @@ var Formats = []discovery.Format{
 	awp.Format,
 	agenturi.Format,
 	cards.Format,
+	resourcemeta.Format,
 }
 
 // Render renders every document the options publish for a validated site.

@@ -28,6 +28,9 @@ func goldenName(d publish.Document) string {
 	if d.Name == "A2A agent card" {
 		return "agent-card.json"
 	}
+	if name, ok := strings.CutPrefix(d.Name, "protected resource metadata "); ok {
+		return "oauth-protected-resource-" + name + ".json"
+	}
 	return d.Name
 }
 

@@ -56,6 +56,9 @@ func TestServeFixtures(t *testing.T) {
 					if path == "/.well-known/ai-catalog.json" {
 						want.ctype, want.cacheControl = "application/ai-catalog+json", "public, max-age=300"
 					}
+					if strings.HasPrefix(path, "/.well-known/oauth-protected-resource") {
+						want.ctype, want.cacheControl = "application/json; charset=utf-8", "public, max-age=300"
+					}
 					if strings.HasPrefix(path, "/agents/") {
 						want.ctype = `application/agent+json; profile="https://agent-uri.org/profile/v3"`
 						want.cacheControl = "public, max-age=300"

@@ -89,6 +89,23 @@ func problem(t *testing.T, body string) map[string]any {
 	return p
 }
 
+// rpcProblem is the problem a refused MCP request carries in its JSON-RPC
+// error's data (docs/mcp.md).
+func rpcProblem(t *testing.T, body string) map[string]any {
+	t.Helper()
+	var m struct {
+		JSONRPC string `json:"jsonrpc"`
+		Error   struct {
+			Code int            `json:"code"`
+			Data map[string]any `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(body), &m); err != nil || m.JSONRPC != "2.0" || m.Error.Code != -32001 {
+		t.Fatalf("not a JSON-RPC refusal: %v: %s", err, body)
+	}
+	return m.Error.Data
+}
+
 // TestAppendixAEnforced is the issue's acceptance list on the Appendix A
 // site: paths closed to agents, browsers untouched, the claude block's
 // limit and capabilities, product-search's own limit, store-assistant's 401.
@@ -156,7 +173,7 @@ func TestAppendixAEnforced(t *testing.T) {
 		if wa := res.Header.Get("WWW-Authenticate"); !strings.HasPrefix(wa, "Bearer ") {
 			t.Errorf("WWW-Authenticate %q", wa)
 		}
-		pr := problem(t, body)
+		pr := rpcProblem(t, body) // an MCP endpoint's refusal: JSON-RPC
 		if pr["capability"] != "store-assistant" || pr["token_endpoint"] != "https://outdoorsupply.example/auth/token" ||
 			!strings.Contains(pr["detail"].(string), "bearer-token") {
 			t.Errorf("problem %v", pr)
@@ -286,7 +303,7 @@ func TestCapabilityScope(t *testing.T) {
 	if res.StatusCode != http.StatusForbidden {
 		t.Fatalf("%d %s", res.StatusCode, body)
 	}
-	pr := problem(t, body)
+	pr := rpcProblem(t, body) // an MCP endpoint's refusal: JSON-RPC
 	if pr["agent"] != "GPTBot" || pr["capability"] != "store-assistant" || pr["rule"] != "Agent: GPTBot / Capabilities: product-search" {
 		t.Errorf("problem %v", pr)
 	}
