@@ -16,6 +16,7 @@ import (
 	"github.com/agentready/agentready/internal/clock"
 	"github.com/agentready/agentready/internal/enforcer"
 	"github.com/agentready/agentready/internal/mcpsession"
+	"github.com/agentready/agentready/internal/oauthrs"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/publish"
 	"github.com/agentready/agentready/internal/resolve"
@@ -63,6 +64,7 @@ type compiled struct {
 	ver    *verifier.Verifier   // nil without verified-only agent policies
 	shadow *shadow              // nil without WithShadow
 	mcp    *mcpsession.Sessions // nil without an MCP capability
+	tokens []*oauthrs.Verifier  // by capability: the JWT verifiers, nil for none
 	// handlers are the routes' handlers, built for this declaration.
 	handlers []http.Handler
 }
@@ -122,6 +124,7 @@ func (m *Middleware) Reload(site config.Site) error {
 	if old.mcp != nil {
 		st.mcpSessions = old.mcp
 	}
+	st.tokens = old.tokens // reused where a capability's issuer and audience stay
 	if old.sess != nil {
 		st.sessionStore = old.sess.mgr.Store()
 		if old.sess.audit != nil {
@@ -291,29 +294,14 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if st.mcpSessions, err = mcpSessions(&site, &st); err != nil {
 		return nil, err
 	}
+	if st.tokens, err = tokenVerifiers(&site, &st); err != nil {
+		return nil, err
+	}
 	enf, sh, err := newEnforcer(&site, st, pol, store, ver, sess, vo)
 	if err != nil {
 		return nil, err
 	}
-	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh, mcp: st.mcpSessions}, nil
-}
-
-// mcpSessions is where the sessions of the site's MCP capabilities are
-// bound to who opened them (docs/mcp.md): the bindings a Reload keeps, the
-// session store's when it keeps them (redisstore's, across replicas), else
-// memory's; nil for a site without an MCP capability.
-func mcpSessions(site *config.Site, st *settings) (*mcpsession.Sessions, error) {
-	if st.mcpSessions != nil {
-		return st.mcpSessions, nil
-	}
-	if !slices.ContainsFunc(site.Capabilities, func(c config.Capability) bool { return c.Protocol == config.ProtocolMCP }) {
-		return nil, nil
-	}
-	store, ok := st.sessionStore.(mcpsession.Provider)
-	if ok {
-		return mcpsession.New(store.MCPSessions(), 0, st.clock)
-	}
-	return mcpsession.New(mcpsession.NewMemory(mcpsession.MemoryConfig{Now: st.clock}), 0, st.clock)
+	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh, mcp: st.mcpSessions, tokens: st.tokens}, nil
 }
 
 // newEnforcer builds the Enforcer of build's declaration with the
@@ -337,6 +325,7 @@ func newEnforcer(site *config.Site, st settings, pol *policy.Policy, store ratel
 		ProbePaths:            st.clients.ProbePaths,
 		ProbeNets:             st.clients.ProbeNets,
 		MCPSessions:           st.mcpSessions,
+		Tokens:                st.tokens,
 	}
 	if len(st.clients.Hosts) > 0 {
 		ecfg.Hosts = append([]string{resolve.Host(site)}, st.clients.Hosts...)
@@ -396,7 +385,7 @@ func checkEnforcement(site *config.Site, st *settings) []error {
 				problems = append(problems, &config.FieldError{Field: "Capabilities[" + strconv.Itoa(i) + "].Auth.Type", Msg: enforcer.HMACProblem})
 			}
 		default:
-			if st.auth == nil {
+			if st.auth == nil && !c.Auth.JWT && c.Auth.Audience == "" {
 				presence = append(presence, c.ID)
 			}
 		}
@@ -438,7 +427,7 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 // (until a source is loaded, its claims are served under "*"), and ends
 // expired v0.1.0 sessions, which seals their audit trails.
 func (m *Middleware) Run(ctx context.Context) error {
-	running := map[*verifier.Verifier]context.CancelFunc{}
+	running := map[runner]context.CancelFunc{}
 	defer func() {
 		for _, cancel := range running {
 			cancel()
@@ -467,25 +456,49 @@ func (m *Middleware) Run(ctx context.Context) error {
 	}
 }
 
-// runVerifiers loads and runs the Verifiers of c that running does not
-// hold yet, and stops those c no longer uses.
-func (m *Middleware) runVerifiers(ctx context.Context, c *compiled, running map[*verifier.Verifier]context.CancelFunc) {
-	current := map[*verifier.Verifier]bool{}
+// runner is what refreshes its sources in the background, Run returning
+// once ctx is done: the claim verifier (which Load loads first) and the
+// issuers' token verifiers.
+type runner interface{ Run(ctx context.Context) }
+
+// runners are c's runners: its claim verifier and its shadow's, and the
+// token verifiers of its capabilities.
+func (c *compiled) runners() []runner {
+	var rs []runner
 	for _, v := range []*verifier.Verifier{c.ver, c.shadowVerifier()} {
-		if v == nil || current[v] {
+		if v != nil {
+			rs = append(rs, v)
+		}
+	}
+	for _, v := range c.tokens {
+		if v != nil {
+			rs = append(rs, v)
+		}
+	}
+	return rs
+}
+
+// runVerifiers loads and runs the runners of c that running does not hold
+// yet, and stops those c no longer uses.
+func (m *Middleware) runVerifiers(ctx context.Context, c *compiled, running map[runner]context.CancelFunc) {
+	current := map[runner]bool{}
+	for _, v := range c.runners() {
+		if current[v] {
 			continue
 		}
 		current[v] = true
 		if running[v] != nil {
 			continue
 		}
-		// A source that cannot be loaded now is retried by Run on its
-		// schedule; meanwhile its claims are served under "*".
-		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		if err := v.Load(lctx); err != nil && ctx.Err() == nil {
-			m.st.log().Warn("agentready: a verification source could not be loaded; its claims are served under \"*\" until it can", "err", err)
+		if l, ok := v.(interface{ Load(context.Context) error }); ok {
+			// A source that cannot be loaded now is retried by Run on its
+			// schedule; meanwhile its claims are served under "*".
+			lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			if err := l.Load(lctx); err != nil && ctx.Err() == nil {
+				m.st.log().Warn("agentready: a verification source could not be loaded; its claims are served under \"*\" until it can", "err", err)
+			}
+			cancel()
 		}
-		cancel()
 		vctx, stop := context.WithCancel(ctx)
 		running[v] = stop
 		go v.Run(vctx)

@@ -14,6 +14,7 @@ import (
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/enforcer"
 	"github.com/agentready/agentready/internal/mcpsession"
+	"github.com/agentready/agentready/internal/oauthrs"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/verifier"
 	"github.com/agentready/agentready/ratelimit"
@@ -55,6 +56,7 @@ type settings struct {
 	auditStore   audit.Store
 	auditKey     ed25519.PrivateKey
 	mcpSessions  *mcpsession.Sessions // set by Reload: the bindings carry on
+	tokens       []*oauthrs.Verifier  // set by Reload: the JWT verifiers to reuse
 }
 
 // Documents says which discovery documents are published and how

@@ -11,6 +11,8 @@ require (
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
+require github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+
 require (
 	github.com/agentready/agentready/metrics v0.0.0
 	github.com/agentready/agentready/redisstore v0.0.0

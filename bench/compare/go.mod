@@ -17,6 +17,7 @@ require (
 
 require (
 	github.com/dunglas/httpsfv v1.1.2 // indirect
+	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
 	github.com/remitly-oss/httpsig-go v1.2.2 // indirect
 	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb // indirect
 )

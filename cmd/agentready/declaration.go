@@ -356,8 +356,8 @@ func readSeed(name string) (ed25519.PrivateKey, error) {
 func presenceNotes(file string, s *config.Site, lines config.Lines, creds *credentials) []string {
 	var notes []string
 	for i, c := range s.Capabilities {
-		if creds.tokens[c.ID] != nil {
-			continue // serve checks them
+		if creds.tokens[c.ID] != nil || c.Auth.JWT || c.Auth.Audience != "" {
+			continue // serve checks them: its token files, or as JWTs
 		}
 		switch c.Auth.Type {
 		case config.AuthAPIKey, config.AuthBearerToken, config.AuthOAuth2:

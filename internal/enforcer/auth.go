@@ -2,6 +2,7 @@ package enforcer
 
 import (
 	"cmp"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -104,8 +105,13 @@ func (e *Enforcer) auth(s *scope) bool {
 	r, ci, d := s.r, s.ci, s
 	c := &e.p.Capabilities[ci]
 	hmac := resolve.AuthType(c.Auth) == config.AuthHMAC && e.signed != nil
-	d.PresenceOnly = e.authFn == nil && !hmac
+	jwt := e.tokens[ci]
+	d.PresenceOnly = e.authFn == nil && !hmac && jwt == nil
 	cred := credential(r, &c.Auth)
+	decl := c.Decl
+	if s.ti >= 0 {
+		decl = c.Tools[s.ti].Decl // the tool's scopes added
+	}
 	var err error
 	switch {
 	case cred == "":
@@ -113,11 +119,10 @@ func (e *Enforcer) auth(s *scope) bool {
 		return false
 	case hmac:
 		err = e.verifySigned(r, c.Decl, !s.explain)
-	case e.authFn != nil:
-		decl := c.Decl
-		if s.ti >= 0 {
-			decl = c.Tools[s.ti].Decl // the tool's scopes added
-		}
+	case jwt != nil:
+		err = e.verifyToken(s, jwt, cred, decl.Auth.Scopes)
+	}
+	if err == nil && !hmac && e.authFn != nil {
 		err = e.authFn(r, decl, cred)
 	}
 	if err != nil {
@@ -125,6 +130,27 @@ func (e *Enforcer) auth(s *scope) bool {
 		return false
 	}
 	return true
+}
+
+// verifyToken verifies a bearer token as a JWT access token of the
+// capability's authorization server (Auth.JWT, Audience) carrying the
+// scopes the call needs; its subject becomes the scope's, for the MCP
+// session's owner. A refusal's status is the check's: 401 for an invalid
+// token, 403 for one that lacks a scope (RFC 6750 3.1; MCP 2025-11-25
+// "Runtime Insufficient Scope Errors"), 503 when the issuer's keys cannot
+// be had.
+func (e *Enforcer) verifyToken(s *scope, v *oauthrs.Verifier, token string, scopes []string) error {
+	claims, err := v.Verify(s.r.Context(), token, scopes)
+	var oe *oauthrs.Error
+	if errors.As(err, &oe) {
+		s.Status = oe.Status()
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	s.subject, s.issuer = claims.Subject, v.Issuer()
+	return nil
 }
 
 // verifySigned checks the RFC 9421 signature of a request to a capability

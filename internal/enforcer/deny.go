@@ -11,6 +11,7 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/authority"
 	"github.com/agentready/agentready/internal/fields"
+	"github.com/agentready/agentready/internal/oauthrs"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
@@ -145,6 +146,22 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 		ch := e.lines.challenges[ci]
 		if d.ti >= 0 {
 			ch = e.lines.toolChallenges[ci][d.ti]
+		}
+		var oe *oauthrs.Error
+		if errors.As(d.Err, &oe) {
+			// The verified token's answer: invalid_token, or
+			// insufficient_scope with every scope the call needs; none
+			// while the issuer's keys cannot be had (503).
+			ch = ""
+			if oe.Status() != http.StatusServiceUnavailable {
+				decl := c.Decl
+				if d.ti >= 0 {
+					decl = c.Tools[d.ti].Decl
+				}
+				ch = oe.Challenge(e.p.Site().Name, metadataURL(c.Decl), decl.Auth.Scopes).String()
+			} else {
+				h.Set(fields.RetryAfter, "1")
+			}
 		}
 		if ch != "" {
 			h.Set("WWW-Authenticate", ch)

@@ -14,6 +14,7 @@ import (
 	"github.com/agentready/agentready/internal/authority"
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/mcpsession"
+	"github.com/agentready/agentready/internal/oauthrs"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
@@ -89,6 +90,9 @@ type Config struct {
 	// MCPSessions binds the sessions of MCP capabilities to who opened
 	// them (internal/mcpsession); nil binds none.
 	MCPSessions *mcpsession.Sessions
+	// Tokens verify the JWT access tokens of the capabilities that declare
+	// Auth.JWT or an Audience, by capability index (nil: none).
+	Tokens []*oauthrs.Verifier
 }
 
 // claimChecker checks a request's claim to a verified-only agent policy;
@@ -190,6 +194,8 @@ type Enforcer struct {
 	lines declLines
 	rec   recorder
 	mcp   *mcpsession.Sessions
+	// tokens verify JWT access tokens, by capability (Config.Tokens).
+	tokens []*oauthrs.Verifier
 	// bound counts the route bindings made: while there are none, no
 	// request's scope outlives Wrap (chain.go's exit).
 	bound atomic.Int32
@@ -278,8 +284,12 @@ func New(cfg Config) (*Enforcer, error) {
 		if UnverifiedHMAC(c.Auth, e.authFn != nil, e.signed != nil) {
 			errs = append(errs, fmt.Errorf("enforce: capability %q: %s", c.ID, HMACProblem))
 		}
-
+		if (c.Auth.JWT || c.Auth.Audience != "") && (i >= len(cfg.Tokens) || cfg.Tokens[i] == nil) {
+			errs = append(errs, fmt.Errorf("enforce: capability %q verifies JWTs and Config.Tokens has no verifier for it", c.ID))
+		}
 	}
+	e.tokens = make([]*oauthrs.Verifier, len(p.Capabilities))
+	copy(e.tokens, cfg.Tokens)
 	e.routes = policy.NewRouteTable(p)
 	e.querySensitive = policy.QuerySensitive(p.Rules)
 	if cfg.LenientRouting {
