@@ -3,6 +3,8 @@ package mcplist
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -138,4 +140,25 @@ func FuzzMessage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkMessage: the filter alone, on a page of 50 tools with schemas
+// as the Go SDK renders them, half of them allowed.
+func BenchmarkMessage(b *testing.B) {
+	var tools []string
+	for i := range 50 {
+		name := "search"
+		if i%2 == 1 {
+			name = "admin" + strconv.Itoa(i)
+		}
+		tools = append(tools, `{"description":"looks things up","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"what to look for"},"limit":{"type":"integer","description":"how many results at most"}},"required":["query"],"additionalProperties":false},"name":"`+name+`","outputSchema":{"type":"object","properties":{"results":{"type":["null","array"],"items":{"type":"string"}}},"required":["results"],"additionalProperties":false}}`)
+	}
+	msg := []byte(`{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","tools":[` + strings.Join(tools, ",") + `]}}`)
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, k, err := message(msg, []byte(`7`), allowSearch); err != nil || k != answer {
+			b.Fatal(k, err)
+		}
+	}
 }
