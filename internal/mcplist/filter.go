@@ -38,10 +38,11 @@ const (
 // filtered by allow; every other byte stays as the server sent it.
 //
 // It reads strictly: a member agentready reads (jsonrpc, id, method,
-// result, error, the result's tools, a tool's name) that appears twice or
-// in another case is an error, since a client decoding with
-// encoding/json matches member names case-insensitively and keeps the
-// last of duplicates, and would read a list other than the one filtered.
+// result, error, the result's tools) that appears twice or in another
+// case is an error, since a client decoding with encoding/json matches
+// member names case-insensitively and keeps the last of duplicates, the
+// Go SDK's matches them exactly, and either would read a list other than
+// the one filtered (a tool's name: toolName).
 // A response is any message with a result or an error, whatever else it
 // has: the TypeScript SDK reads {"method":...,"result":...} as a
 // response, the Go SDK as a request, so a method beside a result is an
@@ -154,97 +155,65 @@ func result(dec *json.Decoder, raw []byte, allow func(string) bool) (span, []byt
 
 // toolList reads the tools array, keeping the tools allow permits, each
 // as the server sent it. A member that is not a tool read one way only
-// (not an object, no string name, a name twice or in another case) is
-// not listed: a tool agentready cannot name is one the caller may not
-// call.
+// (not an object, no string name, a name in another case) is not listed:
+// a tool agentready cannot name is one the caller may not call.
 func toolList(dec *json.Decoder, raw []byte, allow func(string) bool) (span, []byte, error) {
-	t, err := dec.Token()
-	if err != nil || t != json.Delim('[') {
+	// The value begins after the ':' and whitespace the offset still
+	// counts.
+	from := int(dec.InputOffset())
+	var elems []json.RawMessage
+	if err := dec.Decode(&elems); err != nil || elems == nil {
 		return span{}, nil, fmt.Errorf("%w: tools is not an array", errUnreadable)
 	}
-	sp := span{start: int(dec.InputOffset()) - 1}
-	out := []byte{'['}
-	for dec.More() {
-		start := int(dec.InputOffset())
-		name, ok, err := tool(dec)
-		if err != nil {
-			return span{}, nil, err
-		}
-		if !ok || !allow(name) {
+	sp := span{end: int(dec.InputOffset())}
+	sp.start = from + bytes.IndexByte(raw[from:sp.end], '[')
+	out := make([]byte, 1, sp.end-sp.start)
+	out[0] = '['
+	for _, e := range elems {
+		if name, ok := toolName(e); !ok || !allow(name) {
 			continue
 		}
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		// The element begins after the comma and whitespace that the
-		// offset before it still counts.
-		elem := bytes.TrimLeft(raw[start:dec.InputOffset()], ", \t\n\r")
-		out = append(out, elem...)
+		out = append(out, e...)
 	}
-	if _, err := dec.Token(); err != nil { // ']'
-		return span{}, nil, fmt.Errorf("%w: %v", errUnreadable, err)
-	}
-	sp.end = int(dec.InputOffset())
 	return sp, append(out, ']'), nil
 }
 
-// tool reads one element of tools and returns its name, ok false when it
-// is not a tool read one way only.
-func tool(dec *json.Decoder) (string, bool, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return "", false, fmt.Errorf("%w: %v", errUnreadable, err)
+// toolName returns the name of the tool e, ok false when it is not a tool
+// read one way only. Its members are read into a map, whose keys keep
+// their case: a name spelt in another case beside it ("Name", "NAME")
+// makes it unreadable, since the Go SDK matches member names exactly and
+// encoding/json in any case. A member that appears twice is read as every
+// JSON reader of MCP's SDKs reads it, the last one.
+func toolName(e json.RawMessage) (string, bool) {
+	var members map[string]value
+	if len(e) == 0 || e[0] != '{' || json.Unmarshal(e, &members) != nil {
+		return "", false
 	}
-	if d, isDelim := t.(json.Delim); !isDelim || d != '{' {
-		return "", false, skipRest(dec, t)
-	}
-	var (
-		name  string
-		names int
-		ok    = true
-		skip  json.RawMessage
-	)
-	for dec.More() {
-		k, err := key(dec)
-		if err != nil {
-			return "", false, err
-		}
-		if err := dec.Decode(&skip); err != nil {
-			return "", false, fmt.Errorf("%w: %v", errUnreadable, err)
-		}
-		if !strings.EqualFold(k, "name") {
-			continue
-		}
-		names++
-		if k != "name" || names > 1 || len(skip) == 0 || skip[0] != '"' || json.Unmarshal(skip, &name) != nil {
-			ok = false
+	n := 0
+	for k := range members {
+		if strings.EqualFold(k, "name") {
+			n++
 		}
 	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return "", false, fmt.Errorf("%w: %v", errUnreadable, err)
+	v, ok := members["name"]
+	var name string
+	if n != 1 || !ok || len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &name) != nil {
+		return "", false
 	}
-	return name, ok && names == 1, nil
+	return name, true
 }
 
-// skipRest consumes the rest of a value whose first token was t.
-func skipRest(dec *json.Decoder, t json.Token) error {
-	depth := 0
-	for {
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-		if depth == 0 {
-			return nil
-		}
-		var err error
-		if t, err = dec.Token(); err != nil {
-			return fmt.Errorf("%w: %v", errUnreadable, err)
-		}
-	}
+// value is a member's value as sent. It keeps the slice encoding/json
+// hands it, a part of the tool's bytes, which outlive the map it is in.
+type value []byte
+
+// UnmarshalJSON keeps data.
+func (v *value) UnmarshalJSON(data []byte) error {
+	*v = data
+	return nil
 }
 
 // key reads a member name.

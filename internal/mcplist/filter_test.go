@@ -37,7 +37,8 @@ func TestMessage(t *testing.T) {
 		{name: "the id 7.0", in: `{"jsonrpc":"2.0","id":7.0,"result":{"tools":[{"name":"admin"}]}}`, out: `{"jsonrpc":"2.0","id":7.0,"result":{"tools":[]}}`, kind: answer},
 		// Tools that cannot be read one way only are not listed.
 		{name: "a name in another case", in: `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"search","Name":"admin"},{"NAME":"search"}]}}`, out: `{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`, kind: answer},
-		{name: "a name twice", in: `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"search","name":"admin"}]}}`, out: `{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`, kind: answer},
+		// A name twice is read as every client reads it, the last.
+		{name: "a name twice", in: `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"search","name":"admin"},{"name":"admin","name":"search"}]}}`, out: `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"admin","name":"search"}]}}`, kind: answer},
 		{name: "no name, a name not a string, not objects", in: `{"jsonrpc":"2.0","id":7,"result":{"tools":[{},{"name":["search"]},"search",["search"],null,{"name":"search"}]}}`, out: `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"search"}]}}`, kind: answer},
 		// Messages that cannot be read one way only fail closed.
 		{name: "tools in another case", in: `{"jsonrpc":"2.0","id":7,"result":{"tools":[],"Tools":[{"name":"admin"}]}}`, bad: true},
