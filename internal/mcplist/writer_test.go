@@ -255,3 +255,54 @@ func TestInformationalStatus(t *testing.T) {
 		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
 }
+
+// FuzzSSE: whatever the server streams, split into whatever writes, no
+// event of what is passed on gives the response to id 7 a tool the
+// caller may not call, read as the HTML standard reads a stream (lines
+// end at CRLF, LF or CR) or as the Go SDK's client does (at LF).
+func FuzzSSE(f *testing.F) {
+	f.Add("id: 0\ndata: \n\n"+sse(listChanged)+sse(listAnswer), uint8(7))
+	f.Add("data: {\"id\":7,\r\"result\":{\"tools\":[{\"name\":\"admin\"}]}}\n\n", uint8(3))
+	f.Add("data: "+listAnswer+"\r\r\ndata: "+listAnswer, uint8(1))
+	f.Fuzz(func(t *testing.T, stream string, step uint8) {
+		rec := httptest.NewRecorder()
+		w := New(rec, json.RawMessage(`7`), allowSearch, 512)
+		w.Header().Set("Content-Type", "text/event-stream")
+		n := int(step%16) + 1
+		for i := 0; i < len(stream); i += n {
+			if _, err := w.Write([]byte(stream[i:min(i+n, len(stream))])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = w.Finish()
+		out := rec.Body.String()
+		whatwg := strings.ReplaceAll(strings.ReplaceAll(out, "\r\n", "\n"), "\r", "\n")
+		for _, s := range []string{whatwg, out} {
+			// Lines end at LF; a CR before it is trimmed (the Go SDK's
+			// reading; the HTML standard's once CRs are LFs).
+			var data []string
+			for _, line := range strings.Split(s+"\n", "\n") {
+				line = strings.TrimRight(line, "\r")
+				if v, ok := strings.CutPrefix(line, "data:"); ok {
+					data = append(data, strings.TrimPrefix(v, " "))
+				}
+				if line != "" {
+					continue
+				}
+				var r struct {
+					ID     json.RawMessage
+					Result struct {
+						Tools []struct{ Name string } `json:"tools"`
+					} `json:"result"`
+				}
+				ok := json.Unmarshal([]byte(strings.Join(data, "\n")), &r) == nil && sameID(r.ID, []byte(`7`))
+				data = nil
+				for _, tl := range r.Result.Tools {
+					if ok && !allowSearch(tl.Name) {
+						t.Fatalf("%q passes %q on: %q", stream, tl.Name, out)
+					}
+				}
+			}
+		}
+	})
+}
