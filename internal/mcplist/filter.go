@@ -34,8 +34,9 @@ const (
 )
 
 // message reads one JSON-RPC message of the server's answer and, when it
-// is the response to id with a result, returns it with the result's tools
-// filtered by allow; every other byte stays as the server sent it.
+// is the response to id (to any id, when id is nil) with a result,
+// returns it with the result's tools filtered by allow; every other byte
+// stays as the server sent it.
 //
 // It reads strictly: a member agentready reads (jsonrpc, id, method,
 // result, error, the result's tools) that appears twice or in another
@@ -53,14 +54,11 @@ func message(raw, id []byte, allow func(string) bool) ([]byte, kind, error) {
 		return nil, 0, fmt.Errorf("%w: not a JSON object", errUnreadable)
 	}
 	var (
-		seen                   [5]bool // jsonrpc, id, method, result, error
-		gotID                  json.RawMessage
-		tools                  span // the result's tools, offsets in raw
-		filtered               []byte
-		hasResult, hasMethod   bool
-		skip                   json.RawMessage
-		topNames               = [...]string{"jsonrpc", "id", "method", "result", "error"}
-		resultIdx, methodIndex = 3, 2
+		seen     [len(topNames)]bool
+		gotID    json.RawMessage
+		tools    span // the result's tools, offsets in raw
+		filtered []byte
+		skip     json.RawMessage
 	)
 	for dec.More() {
 		k, err := key(dec)
@@ -74,37 +72,32 @@ func message(raw, id []byte, allow func(string) bool) ([]byte, kind, error) {
 			}
 			seen[i] = true
 		}
-		switch {
-		case i == resultIdx:
-			hasResult = true
-			if tools, filtered, err = result(dec, raw, allow); err != nil {
-				return nil, 0, err
-			}
-			continue
-		case i == 1:
-			if err := dec.Decode(&gotID); err != nil {
-				return nil, 0, fmt.Errorf("%w: %v", errUnreadable, err)
-			}
-			continue
-		case i == methodIndex:
-			hasMethod = true
+		switch i {
+		case memberResult:
+			tools, filtered, err = result(dec, raw, allow)
+		case memberID:
+			err = dec.Decode(&gotID)
+		default:
+			err = dec.Decode(&skip)
 		}
-		if err := dec.Decode(&skip); err != nil {
-			return nil, 0, fmt.Errorf("%w: %v", errUnreadable, err)
+		if err != nil && !errors.Is(err, errUnreadable) {
+			err = fmt.Errorf("%w: %v", errUnreadable, err)
+		}
+		if err != nil {
+			return nil, 0, err
 		}
 	}
 	if err := end(dec); err != nil {
 		return nil, 0, err
 	}
-	response := hasResult || seen[4]
 	switch {
-	case !response:
+	case !seen[memberResult] && !seen[memberError]:
 		return nil, other, nil
-	case hasMethod:
+	case seen[memberMethod]:
 		return nil, 0, fmt.Errorf("%w: a method beside a result or an error", errUnreadable)
-	case !sameID(gotID, id):
+	case id != nil && !sameID(gotID, id):
 		return nil, stray, nil
-	case !hasResult || filtered == nil:
+	case filtered == nil:
 		return raw, answer, nil // an error, or a result without tools: nothing to filter
 	}
 	out := make([]byte, 0, tools.start+len(filtered)+len(raw)-tools.end)
@@ -112,6 +105,17 @@ func message(raw, id []byte, allow func(string) bool) ([]byte, kind, error) {
 	out = append(out, filtered...)
 	return append(out, raw[tools.end:]...), answer, nil
 }
+
+// The members of a JSON-RPC message agentready reads (JSON-RPC 2.0, 4
+// and 5), by their index in topNames.
+var topNames = [...]string{"jsonrpc", "id", "method", "result", "error"}
+
+const (
+	memberID     = 1
+	memberMethod = 2
+	memberResult = 3
+	memberError  = 4
+)
 
 // span is where a value lies in the message.
 type span struct{ start, end int }

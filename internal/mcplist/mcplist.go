@@ -21,6 +21,7 @@ package mcplist
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +75,13 @@ const (
 // caller may call the tool named; it is called once per tool of the
 // answer. limit bounds the bytes buffered, one JSON body or one event
 // (0: DefaultLimit).
+//
+// A nil id is a stream that answers no one known request: a GET stream,
+// which a server resuming a POST's stream (Last-Event-ID, MCP 2025-11-25,
+// Transports, "Resumability and Redelivery") may replay a tools/list
+// answer on. Every response on it has its result's tools filtered, and an
+// event that cannot be read ends what is passed on: Write returns
+// ErrRefused, since there is no id to answer with an error.
 func New(w http.ResponseWriter, id json.RawMessage, allow func(toolName string) bool, limit int) *Writer {
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -156,6 +164,10 @@ func (w *Writer) Write(p []byte) (int, error) {
 		if err := w.writeSSE(p); err != nil {
 			return 0, err
 		}
+	case modeDiscard:
+		if w.id == nil {
+			return 0, ErrRefused
+		}
 	case modeDone:
 		return 0, errFinished
 	}
@@ -172,6 +184,11 @@ func (w *Writer) Flush() {
 		w.flush()
 	}
 }
+
+// ErrRefused is what Write returns once a stream of no known request
+// (New's nil id) has carried an event it cannot read: nothing more of the
+// stream is passed on.
+var ErrRefused = errors.New("mcplist: the stream carried an event that cannot be filtered; it is not passed on")
 
 // errFinished is a write after Finish: the handler wrote after it
 // returned.
@@ -227,7 +244,7 @@ func (w *Writer) finishJSON() error {
 	case err != nil:
 	case w.over:
 		err = fmt.Errorf("the answer is larger than %d bytes", w.limit)
-	case len(strings.TrimSpace(string(body))) == 0:
+	case len(bytes.TrimSpace(body)) == 0:
 		// No body (a 202 Accepted): nothing to filter.
 	default:
 		var k kind

@@ -131,7 +131,7 @@ func (w *Writer) event(raw []byte, ended bool) error {
 	}
 	w.answered = true
 	var b bytes.Buffer
-	b.Grow(len(raw) + len(out) - len(data) + 16)
+	b.Grow(len(raw) + len(out))
 	wrote := false
 	lines(e, func(line, rawLine []byte) {
 		if name, _ := field(line); len(line) == 0 || line[0] == ':' || string(name) != "data" {
@@ -166,10 +166,15 @@ func (w *Writer) event(raw []byte, ended bool) error {
 // refuseStream fails closed on an answer that cannot be read: when no
 // response to the request has been passed on, the event is replaced with
 // a JSON-RPC error for the request's id and nothing more of the stream is
-// passed on (the POST's stream ends with its response, MCP 2025-11-25,
-// Transports, "Sending Messages to the Server" 6); after the response, the
-// event is dropped.
+// passed on (the server "SHOULD terminate the SSE stream" after the
+// response, MCP 2025-11-25, Transports, "Sending Messages to the Server"
+// 6); after the response, the event is dropped. On a stream of no known
+// request, nothing more is passed on, and ErrRefused tells the handler.
 func (w *Writer) refuseStream(err error) error {
+	if w.id == nil {
+		w.mode = modeDiscard
+		return ErrRefused
+	}
 	if w.answered {
 		return nil
 	}

@@ -306,3 +306,33 @@ func FuzzSSE(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamOfNoRequest: a GET stream (nil id), on which a resumed
+// POST's stream may replay a tools/list answer: every response is
+// filtered, whatever its id; an event that cannot be read ends what is
+// passed on.
+func TestStreamOfNoRequest(t *testing.T) {
+	rec := httptest.NewRecorder()
+	w := New(rec, nil, allowSearch, 1024)
+	w.Header().Set("Content-Type", "text/event-stream")
+	other := strings.Replace(listAnswer, `"id":7`, `"id":"x"`, 1)
+	call := `{"jsonrpc":"2.0","id":9,"result":{"content":[]}}`
+	for _, s := range []string{"id: 1\ndata: \n\n", sse(listChanged), sse(listAnswer), sse(other), sse(call)} {
+		if _, err := w.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "id: 1\ndata: \n\n" + sse(listChanged) + sse(listFiltered) + sse(strings.Replace(listFiltered, `"id":7`, `"id":"x"`, 1)) + sse(call)
+	if rec.Body.String() != want {
+		t.Fatalf("%q\nwant\n%q", rec.Body, want)
+	}
+	for _, s := range []string{sse("{nope"), sse(listChanged)} {
+		if _, err := w.Write([]byte(s)); !errors.Is(err, ErrRefused) {
+			t.Fatalf("Write after an unreadable event: %v", err)
+		}
+	}
+	_ = w.Finish()
+	if rec.Body.String() != want {
+		t.Fatalf("passed on after the unreadable event: %q", rec.Body.String()[len(want):])
+	}
+}

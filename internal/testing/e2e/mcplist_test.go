@@ -1,8 +1,10 @@
 package e2e_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,10 +27,17 @@ import (
 // 2026-07-28) with SSE and with JSON answers, across pages.
 
 // listFilter serves every POST whose JSON-RPC request is a tools/list
-// through an mcplist.Writer for allow, as the enforcer does; everything
-// else reaches next untouched.
+// through an mcplist.Writer for allow and its id, and every GET (a stream
+// a server may replay a POST's answers on) through one for any id, as the
+// enforcer does; everything else reaches next untouched.
 func listFilter(next http.Handler, allow func(string) bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			lw := mcplist.New(w, nil, allow, 0)
+			next.ServeHTTP(lw, r)
+			_ = lw.Finish()
+			return
+		}
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
 			return
@@ -71,7 +80,7 @@ func listServer(n, pageSize int) *mcp.Server {
 	}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && method == "tools/list" && p.GetProgressToken() != nil {
+			if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p != nil && method == "tools/list" && p.GetProgressToken() != nil {
 				ss, _ := req.GetSession().(*mcp.ServerSession)
 				if err := ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: p.GetProgressToken(), Progress: 1, Message: "listing"}); err != nil {
 					return nil, err
@@ -334,4 +343,107 @@ func BenchmarkToolsList(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestMCPListResumed: a client that resumes its tools/list stream with
+// Last-Event-ID (MCP 2025-11-25, Transports, "Resumability and
+// Redelivery") has the server replay the answer on a GET stream: the
+// replay is filtered too.
+func TestMCPListResumed(t *testing.T) {
+	s := listServer(6, 0)
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	for _, tc := range []struct {
+		name string
+		h    http.Handler
+		want []string
+	}{
+		{"bare: the replay carries the answer", sdk, []string{"tool00", "tool01", "tool02", "tool03", "tool04", "tool05"}},
+		{"filtered", listFilter(sdk, even), []string{"tool00", "tool02", "tool04"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := httptest.NewServer(tc.h)
+			defer ts.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			res, _ := rawMCP(t, ctx, ts.URL, http.MethodPost, "", "",
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+			session := res.Header.Get("Mcp-Session-Id")
+			rawMCP(t, ctx, ts.URL, http.MethodPost, session, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			_, events := rawMCP(t, ctx, ts.URL, http.MethodPost, session, "", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			if len(events) == 0 || events[0].id == "" {
+				t.Fatalf("no event id to resume from: %+v", events)
+			}
+			if got := answerTools(t, events); !slices.Equal(got, tc.want) {
+				t.Errorf("the answer: %v, want %v", got, tc.want)
+			}
+			_, replay := rawMCP(t, ctx, ts.URL, http.MethodGet, session, events[0].id, "")
+			if got := answerTools(t, replay); !slices.Equal(got, tc.want) {
+				t.Errorf("the replay: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+type sseEvent struct{ id, data string }
+
+// rawMCP sends one request as a client writes it and reads its events
+// until the response to id 2 (a stream ends there for this test).
+func rawMCP(t *testing.T, ctx context.Context, url, method, session, lastEvent, body string) (*http.Response, []sseEvent) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	if lastEvent != "" {
+		req.Header.Set("Last-Event-ID", lastEvent)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var (
+		events []sseEvent
+		ev     sseEvent
+	)
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "id:"):
+			ev.id = strings.TrimSpace(line[3:])
+		case strings.HasPrefix(line, "data:"):
+			ev.data += strings.TrimSpace(line[5:])
+		case line == "":
+			events = append(events, ev)
+			if strings.Contains(ev.data, `"id":2,`) {
+				return res, events
+			}
+			ev = sseEvent{}
+		}
+	}
+	return res, events
+}
+
+// answerTools reads the tools of the response to id 2 among events.
+func answerTools(t *testing.T, events []sseEvent) []string {
+	t.Helper()
+	for _, ev := range events {
+		var r struct {
+			ID     int `json:"id"`
+			Result mcp.ListToolsResult
+		}
+		if json.Unmarshal([]byte(ev.data), &r) == nil && r.ID == 2 {
+			return toolNames(r.Result.Tools)
+		}
+	}
+	t.Fatalf("no response to id 2 in %+v", events)
+	return nil
 }
