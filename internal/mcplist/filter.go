@@ -278,3 +278,36 @@ func sameID(got, want []byte) bool {
 	b, errB := strconv.ParseFloat(string(want), 64)
 	return errA == nil && errB == nil && a == b
 }
+
+// read reads the data of an event or a JSON body. On a stream of no one
+// request (nil id) it may be a batch of responses: the POST of a batch
+// (MCP 2025-03-26, Basic, "Batching"; the Go SDK v1.8.0 still answers one
+// at that version) is answered by an array, or by an event each.
+func (w *Writer) read(raw []byte) ([]byte, kind, error) {
+	if t := bytes.TrimLeft(raw, " \t\r\n"); w.id != nil || len(t) == 0 || t[0] != '[' {
+		return message(raw, w.id, w.allow)
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil || len(elems) == 0 {
+		return nil, 0, fmt.Errorf("%w: not a batch of messages", errUnreadable)
+	}
+	out := []byte{'['}
+	k := other
+	for i, e := range elems {
+		m, mk, err := message(e, nil, w.allow)
+		if err != nil {
+			return nil, 0, fmt.Errorf("batch member %d: %w", i, err)
+		}
+		if mk == answer {
+			e, k = m, answer
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	if k == other {
+		return nil, other, nil // requests and notifications: passed as sent
+	}
+	return append(out, ']'), answer, nil
+}

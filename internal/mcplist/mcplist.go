@@ -76,12 +76,14 @@ const (
 // answer. limit bounds the bytes buffered, one JSON body or one event
 // (0: DefaultLimit).
 //
-// A nil id is a stream that answers no one known request: a GET stream,
-// which a server resuming a POST's stream (Last-Event-ID, MCP 2025-11-25,
+// A nil id is an answer to no one known request: a GET stream, which a
+// server resuming a POST's stream (Last-Event-ID, MCP 2025-11-25,
 // Transports, "Resumability and Redelivery") may replay a tools/list
-// answer on. Every response on it has its result's tools filtered, and an
-// event that cannot be read ends what is passed on: Write returns
-// ErrRefused, since there is no id to answer with an error.
+// answer on, or the answer to a batch (MCP 2025-03-26), an array of
+// responses or an event each. Every response in it has its result's tools
+// filtered, and on a stream an event that cannot be read ends what is
+// passed on: Write returns ErrRefused, since there is no id to answer
+// with an error (a JSON body is replaced with an error for the id null).
 func New(w http.ResponseWriter, id json.RawMessage, allow func(toolName string) bool, limit int) *Writer {
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -249,7 +251,7 @@ func (w *Writer) finishJSON() error {
 	default:
 		var k kind
 		var out []byte
-		out, k, err = message(body, w.id, w.allow)
+		out, k, err = w.read(body)
 		switch {
 		case err == nil && k == stray:
 			err = fmt.Errorf("%w: a response to another id", errUnreadable)

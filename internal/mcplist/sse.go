@@ -120,7 +120,7 @@ func (w *Writer) event(raw []byte, ended bool) error {
 		// dispatches none of them as a message.
 		return w.pass(raw)
 	}
-	out, k, err := message(data, w.id, w.allow)
+	out, k, err := w.read(data)
 	switch {
 	case err != nil:
 		return w.refuseStream(err)

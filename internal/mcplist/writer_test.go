@@ -336,3 +336,46 @@ func TestStreamOfNoRequest(t *testing.T) {
 		t.Fatalf("passed on after the unreadable event: %q", rec.Body.String()[len(want):])
 	}
 }
+
+// TestBatchAnswer: the answer to a batch (nil id), an array of responses
+// in JSON or in an event, has every response filtered.
+func TestBatchAnswer(t *testing.T) {
+	ping := `{"jsonrpc":"2.0","id":6,"result":{}}`
+	other := strings.Replace(listAnswer, `"id":7`, `"id":5`, 1)
+	in := " [" + ping + ",\n" + listAnswer + "," + other + "]"
+	want := "[" + ping + "," + listFiltered + "," + strings.Replace(listFiltered, `"id":7`, `"id":5`, 1) + "]"
+	for _, ct := range []string{"application/json", "text/event-stream"} {
+		rec := httptest.NewRecorder()
+		w := New(rec, nil, allowSearch, 0)
+		w.Header().Set("Content-Type", ct)
+		body, out := in, want
+		if ct == "text/event-stream" {
+			// The array's LF begins a line of its own: data again.
+			body = sse(listChanged) + "data:" + strings.Replace(in, "\n", "\ndata:", 1) + "\n\n"
+			out = sse(listChanged) + "data: " + want + "\n\n"
+		}
+		_, _ = w.Write([]byte(body))
+		_ = w.Finish()
+		if rec.Body.String() != out {
+			t.Errorf("%s: %q\nwant %q", ct, rec.Body, out)
+		}
+	}
+	for name, bad := range map[string]string{
+		"a member unreadable": "[" + ping + "," + strings.Replace(listAnswer, `"tools"`, `"Tools"`, 1) + "]",
+		"empty":               "[]",
+		"malformed":           "[" + ping,
+	} {
+		rec := httptest.NewRecorder()
+		w := New(rec, nil, allowSearch, 0)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(bad))
+		_ = w.Finish()
+		var r struct {
+			ID    json.RawMessage `json:"id"`
+			Error struct{ Code int }
+		}
+		if json.Unmarshal(rec.Body.Bytes(), &r) != nil || string(r.ID) != "null" || r.Error.Code != -32603 {
+			t.Errorf("%s: %s", name, rec.Body)
+		}
+	}
+}

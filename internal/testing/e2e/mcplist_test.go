@@ -27,9 +27,10 @@ import (
 // 2026-07-28) with SSE and with JSON answers, across pages.
 
 // listFilter serves every POST whose JSON-RPC request is a tools/list
-// through an mcplist.Writer for allow and its id, and every GET (a stream
-// a server may replay a POST's answers on) through one for any id, as the
-// enforcer does; everything else reaches next untouched.
+// through an mcplist.Writer for allow and its id, a batch with a
+// tools/list and every GET (a stream a server may replay a POST's answers
+// on) through one for any id, as the enforcer does; everything else
+// reaches next untouched.
 func listFilter(next http.Handler, allow func(string) bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
@@ -49,12 +50,17 @@ func listFilter(next http.Handler, allow func(string) bool) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		msgs, batch, err := mcprpc.Parse(body)
-		if err != nil || batch || msgs[0].Method != "tools/list" {
+		lists := err == nil && slices.ContainsFunc(msgs, func(m mcprpc.Message) bool { return m.Method == "tools/list" })
+		if !lists {
 			next.ServeHTTP(w, r)
 			return
 		}
+		id := msgs[0].ID
+		if batch {
+			id = nil // the answer of a batch: every response filtered
+		}
 		r.Header.Del("Accept-Encoding") // an answer mcplist can read
-		lw := mcplist.New(w, msgs[0].ID, allow, 0)
+		lw := mcplist.New(w, id, allow, 0)
 		next.ServeHTTP(lw, r)
 		_ = lw.Finish()
 	})
@@ -436,14 +442,78 @@ func rawMCP(t *testing.T, ctx context.Context, url, method, session, lastEvent, 
 func answerTools(t *testing.T, events []sseEvent) []string {
 	t.Helper()
 	for _, ev := range events {
-		var r struct {
-			ID     int `json:"id"`
-			Result mcp.ListToolsResult
-		}
+		var r listAnswer
 		if json.Unmarshal([]byte(ev.data), &r) == nil && r.ID == 2 {
 			return toolNames(r.Result.Tools)
 		}
 	}
 	t.Fatalf("no response to id 2 in %+v", events)
 	return nil
+}
+
+// TestMCPListBatch: at MCP 2025-03-26 a POST may be a batch, and the Go
+// SDK v1.8.0 answers one holding a tools/list (an array of responses in
+// JSON, an event each in SSE): the answer is filtered as well.
+func TestMCPListBatch(t *testing.T) {
+	s := listServer(4, 0)
+	for _, jsonAns := range []bool{false, true} {
+		sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: jsonAns})
+		for _, tc := range []struct {
+			name string
+			h    http.Handler
+			want []string
+		}{
+			{"bare", sdk, []string{"tool00", "tool01", "tool02", "tool03"}},
+			{"filtered", listFilter(sdk, even), []string{"tool00", "tool02"}},
+		} {
+			t.Run(fmt.Sprintf("%s, JSON answers %v", tc.name, jsonAns), func(t *testing.T) {
+				ts := httptest.NewServer(tc.h)
+				defer ts.Close()
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				res, _ := rawMCP(t, ctx, ts.URL, http.MethodPost, "", "",
+					`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+				session := res.Header.Get("Mcp-Session-Id")
+				rawMCP(t, ctx, ts.URL, http.MethodPost, session, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL,
+					strings.NewReader(`[{"jsonrpc":"2.0","id":6,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`))
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Mcp-Session-Id", session)
+				req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var answers []listAnswer
+				if jsonAns {
+					if err := json.Unmarshal(b, &answers); err != nil {
+						t.Fatalf("%v: %s", err, b)
+					}
+				} else {
+					for line := range strings.SplitSeq(string(b), "\n") {
+						if data, ok := strings.CutPrefix(line, "data: "); ok {
+							var a listAnswer
+							if err := json.Unmarshal([]byte(data), &a); err != nil {
+								t.Fatalf("%v: %s", err, data)
+							}
+							answers = append(answers, a)
+						}
+					}
+				}
+				i := slices.IndexFunc(answers, func(a listAnswer) bool { return a.ID == 2 })
+				if len(answers) != 2 || i < 0 || !slices.Equal(toolNames(answers[i].Result.Tools), tc.want) {
+					t.Fatalf("%d answers, the tools/list's %v (want %v): %s", len(answers), answers, tc.want, b)
+				}
+			})
+		}
+	}
+}
+
+// listAnswer is a response to a tools/list.
+type listAnswer struct {
+	ID     int `json:"id"`
+	Result mcp.ListToolsResult
 }
