@@ -3,6 +3,7 @@ package mcplist
 import (
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,7 +120,17 @@ func FuzzMessage(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	f.Add(`[{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"search"},{"name":"admin"}]}},{"id":1,"result":{}}]`)
 	f.Fuzz(func(t *testing.T, in string) {
+		// A JSON body, of one request (id 7) or of a batch (nil id).
+		for _, id := range []json.RawMessage{json.RawMessage(`7`), nil} {
+			rec := httptest.NewRecorder()
+			w := New(rec, id, allowSearch, 0)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(in))
+			_ = w.Finish()
+			checkPassed(t, rec.Body.Bytes(), id, in, rec.Body.String())
+		}
 		out, k, err := message([]byte(in), []byte(`7`), allowSearch)
 		if err != nil || k == stray {
 			return

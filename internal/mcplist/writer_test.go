@@ -264,13 +264,20 @@ func FuzzSSE(f *testing.F) {
 	f.Add("id: 0\ndata: \n\n"+sse(listChanged)+sse(listAnswer), uint8(7))
 	f.Add("data: {\"id\":7,\r\"result\":{\"tools\":[{\"name\":\"admin\"}]}}\n\n", uint8(3))
 	f.Add("data: "+listAnswer+"\r\r\ndata: "+listAnswer, uint8(1))
+	f.Add("data: ["+listAnswer+","+listAnswer+"]\n\n", uint8(0x85))
 	f.Fuzz(func(t *testing.T, stream string, step uint8) {
+		// The high bit: a stream of no one request (every response
+		// filtered, batches read).
+		id := json.RawMessage(`7`)
+		if step&0x80 != 0 {
+			id = nil
+		}
 		rec := httptest.NewRecorder()
-		w := New(rec, json.RawMessage(`7`), allowSearch, 512)
+		w := New(rec, id, allowSearch, 512)
 		w.Header().Set("Content-Type", "text/event-stream")
 		n := int(step%16) + 1
 		for i := 0; i < len(stream); i += n {
-			if _, err := w.Write([]byte(stream[i:min(i+n, len(stream))])); err != nil {
+			if _, err := w.Write([]byte(stream[i:min(i+n, len(stream))])); err != nil && (id != nil || !errors.Is(err, ErrRefused)) {
 				t.Fatal(err)
 			}
 		}
@@ -289,22 +296,41 @@ func FuzzSSE(f *testing.F) {
 				if line != "" {
 					continue
 				}
-				var r struct {
-					ID     json.RawMessage
-					Result struct {
-						Tools []struct{ Name string } `json:"tools"`
-					} `json:"result"`
-				}
-				ok := json.Unmarshal([]byte(strings.Join(data, "\n")), &r) == nil && sameID(r.ID, []byte(`7`))
+				checkPassed(t, []byte(strings.Join(data, "\n")), id, stream, out)
 				data = nil
-				for _, tl := range r.Result.Tools {
-					if ok && !allowSearch(tl.Name) {
-						t.Fatalf("%q passes %q on: %q", stream, tl.Name, out)
-					}
-				}
 			}
 		}
 	})
+}
+
+// checkPassed fails if the data of an event passed on gives a response to
+// id (to any, nil) a tool the caller may not call.
+func checkPassed(t *testing.T, data []byte, id json.RawMessage, stream, out string) {
+	t.Helper()
+	type response struct {
+		ID     json.RawMessage
+		Result struct {
+			Tools []struct{ Name string } `json:"tools"`
+		} `json:"result"`
+	}
+	var msgs []response
+	if json.Unmarshal(data, &msgs) != nil {
+		var one response
+		if json.Unmarshal(data, &one) != nil {
+			return
+		}
+		msgs = []response{one}
+	}
+	for _, r := range msgs {
+		if id != nil && !sameID(r.ID, id) {
+			continue
+		}
+		for _, tl := range r.Result.Tools {
+			if !allowSearch(tl.Name) {
+				t.Fatalf("%q passes %q on: %q", stream, tl.Name, out)
+			}
+		}
+	}
 }
 
 // TestStreamOfNoRequest: a GET stream (nil id), on which a resumed
