@@ -5,7 +5,8 @@
 // Tools, Capabilities).
 //
 // A Writer stands in for the server's http.ResponseWriter on one POST
-// whose JSON-RPC request is a tools/list. It reads both answers of MCP's
+// whose JSON-RPC request is a tools/list (or, for no one id, on a batch
+// or a GET stream: New). It reads both answers of MCP's
 // Streamable HTTP transport (MCP 2025-11-25 and 2026-07-28, Transports):
 // an application/json body, one JSON-RPC response, buffered whole; and a
 // text/event-stream, passed on event by event as the server flushes it,
@@ -37,7 +38,8 @@ import (
 const DefaultLimit = 4 << 20
 
 // Writer is the http.ResponseWriter a tools/list request is served
-// through. Call Finish after the handler returns.
+// through. Call Finish after the handler returns. Like any
+// ResponseWriter, it is not for concurrent use.
 type Writer struct {
 	w     http.ResponseWriter
 	id    json.RawMessage
@@ -110,11 +112,15 @@ func (w *Writer) WriteHeader(code int) {
 	h := w.w.Header()
 	w.mode = bodyMode(h)
 	if w.mode != modePass {
-		if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-			// A compressed answer cannot be read here; the enforcer asks
-			// for none (it removes Accept-Encoding from a tools/list).
-			w.failed = fmt.Errorf("the answer is sent with Content-Encoding %q", ce)
-			h.Del("Content-Encoding")
+		for _, ce := range h.Values("Content-Encoding") {
+			if strings.TrimSpace(ce) != "" && !strings.EqualFold(strings.TrimSpace(ce), "identity") {
+				// A compressed answer cannot be read here; the enforcer
+				// asks for none (it removes Accept-Encoding from the
+				// request).
+				w.failed = fmt.Errorf("the answer is sent with Content-Encoding %q", ce)
+				h.Del("Content-Encoding")
+				break
+			}
 		}
 	}
 	switch w.mode {
@@ -132,11 +138,11 @@ func (w *Writer) WriteHeader(code int) {
 	w.w.WriteHeader(code)
 }
 
-// bodyMode reads the Content-Type as clients do. The Go SDK's client
-// compares the media type; the TypeScript SDK's looks for
-// "text/event-stream", then "application/json", anywhere in the field:
-// the looser reading decides here, so that no answer a client reads
-// passes unread.
+// bodyMode reads the Content-Type more loosely than any client: the Go
+// SDK's client and the TypeScript SDK's (1.32.2) compare the media type,
+// a lenient client may look for it anywhere in the field; here a media
+// type anywhere in any Content-Type field decides, so that no answer a
+// client may read as JSON or as an event stream passes unread.
 func bodyMode(h http.Header) mode {
 	ct := strings.ToLower(strings.Join(h.Values("Content-Type"), ", "))
 	switch {
@@ -221,18 +227,15 @@ func (w *Writer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // filtered, with its Content-Length; the last event of a stream that the
 // end of the body ends. It returns the error of the write to the client.
 func (w *Writer) Finish() error {
-	m := w.mode
-	w.mode = modeDone
-	switch m {
+	var err error
+	switch w.mode {
 	case modeJSON:
-		return w.finishJSON()
+		err = w.finishJSON()
 	case modeSSE:
-		w.mode = modeSSE
-		err := w.finishSSE()
-		w.mode = modeDone
-		return err
+		err = w.finishSSE()
 	}
-	return nil
+	w.mode = modeDone
+	return err
 }
 
 // finishJSON writes the JSON body: the response to the request with its
@@ -261,6 +264,7 @@ func (w *Writer) finishJSON() error {
 	}
 	if err != nil {
 		body = w.errorBody(err)
+		w.w.Header().Set("Content-Type", "application/json")
 	}
 	w.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.w.WriteHeader(w.status)
@@ -276,16 +280,20 @@ func (w *Writer) errorBody(err error) []byte {
 	if !json.Valid(id) {
 		id = json.RawMessage("null")
 	}
-	b, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{-32603, "agentready could not filter the MCP server's tools/list answer (" + err.Error() + "); it lists no tool rather than one the caller may not call"}})
+	msg := "agentready could not filter the MCP server's tools/list answer (" + err.Error() +
+		"); it lists no tool rather than one the caller may not call"
+	b, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcError{Code: -32603, Message: msg}})
 	return b
+}
+
+// rpcResponse is a JSON-RPC 2.0 error response (5, 5.1).
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   rpcError        `json:"error"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
 }

@@ -38,8 +38,8 @@ func serve(t *testing.T, ct string, status int, limit int, writes ...string) *ht
 	return rec
 }
 
-// rpcError reads the JSON-RPC error that replaced an answer.
-func rpcError(t *testing.T, body string) {
+// wantRPCError reads the JSON-RPC error that replaced an answer.
+func wantRPCError(t *testing.T, body string) {
 	t.Helper()
 	var r struct {
 		ID    json.RawMessage `json:"id"`
@@ -78,7 +78,7 @@ func TestJSONAnswer(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			rec := serve(t, "application/json", http.StatusOK, 0, body)
-			rpcError(t, rec.Body.String())
+			wantRPCError(t, rec.Body.String())
 			if rec.Header().Get("Content-Length") != "" && rec.Header().Get("Content-Length") != itoa(rec.Body.Len()) {
 				t.Errorf("Content-Length %s for %d bytes", rec.Header().Get("Content-Length"), rec.Body.Len())
 			}
@@ -86,7 +86,7 @@ func TestJSONAnswer(t *testing.T) {
 	}
 	t.Run("past the limit", func(t *testing.T) {
 		rec := serve(t, "application/json", http.StatusOK, 64, listAnswer[:40], listAnswer[40:])
-		rpcError(t, rec.Body.String())
+		wantRPCError(t, rec.Body.String())
 	})
 	t.Run("compressed", func(t *testing.T) {
 		rec := httptest.NewRecorder()
@@ -95,7 +95,7 @@ func TestJSONAnswer(t *testing.T) {
 		w.Header().Set("Content-Encoding", "gzip")
 		_, _ = w.Write([]byte("\x1f\x8b..."))
 		_ = w.Finish()
-		rpcError(t, rec.Body.String())
+		wantRPCError(t, rec.Body.String())
 		if rec.Header().Get("Content-Encoding") != "" {
 			t.Errorf("Content-Encoding %q kept", rec.Header().Get("Content-Encoding"))
 		}
@@ -200,7 +200,7 @@ func TestSSEHostile(t *testing.T) {
 			if !ok || !okData || !strings.HasSuffix(data, "\n\n") || strings.Count(data, "\n") != 2 {
 				t.Fatalf("%q", rec.Body)
 			}
-			rpcError(t, strings.TrimSpace(data))
+			wantRPCError(t, strings.TrimSpace(data))
 		})
 	}
 	t.Run("an unreadable event after the answer is dropped", func(t *testing.T) {
