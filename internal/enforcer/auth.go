@@ -149,7 +149,7 @@ func (e *Enforcer) verifyToken(s *scope, v *oauthrs.Verifier, token string, scop
 	if err != nil {
 		return err
 	}
-	s.subject, s.issuer = claims.Subject, v.Issuer()
+	s.subject, s.issuer, s.tokenScopes = claims.Subject, v.Issuer(), claims.Scopes
 	return nil
 }
 

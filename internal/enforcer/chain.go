@@ -181,8 +181,17 @@ func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
 		if s.mcpPresented != nil {
 			w = &mcpAnswer{ResponseWriter: w, e: e, r: r, s: s}
 		}
+		lw := e.listFilter(w, r, s)
+		if lw != nil {
+			w = lw
+		}
 		if rec == nil || s.own || rec.Begin() {
 			next.ServeHTTP(w, r)
+		}
+		if lw != nil {
+			if err := lw.Finish(); err != nil {
+				e.log.Debug("agentready: filtering a tools/list answer", "err", err)
+			}
 		}
 	default:
 		e.deny(w, r, s)

@@ -44,6 +44,10 @@ type scope struct {
 	// one; mcpOwner and mcpPresented are what the MCP session stage found
 	// (nil: it let nothing through it must hear the answer to).
 	subject, issuer string
+	tokenScopes     []string // the verified token's scopes; nil: unknown
+	// listing says whether the answer may list tools, to filter by what
+	// the caller may call (mcp_list.go).
+	listing listing
 	mcpOwner        string
 	mcpPresented    *mcpsession.Presented
 	// explain: Explain, which consumes no token and records nothing;

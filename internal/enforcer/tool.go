@@ -41,7 +41,13 @@ func (e *Enforcer) tool(s *scope) bool {
 	// before tools were declared: its body decides nothing. Otherwise a
 	// POST, or a request of another method that carries a body (an app's
 	// method override, internal/override, could route it as one), is read.
-	if len(c.Tools) == 0 || r.Method != http.MethodPost && (r.Body == nil || r.Body == http.NoBody) {
+	if len(c.Tools) == 0 {
+		return true
+	}
+	if r.Method != http.MethodPost && (r.Body == nil || r.Body == http.NoBody) {
+		// A GET stream may carry (or replay, with Last-Event-ID) a
+		// tools/list answer: it is filtered as any (mcp_list.go).
+		s.listing = listStream
 		return true
 	}
 	var body []byte
@@ -68,6 +74,7 @@ func (e *Enforcer) tool(s *scope) bool {
 		return false
 	}
 	s.rpcID = msgs[0].ID
+	s.listing = listingOf(msgs, batch)
 	calls := 0
 	for i := range msgs {
 		if msgs[i].Method != mcprpc.ToolsCall {

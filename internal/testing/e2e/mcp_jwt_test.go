@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +209,20 @@ func TestMCPSessionBoundToSubject(t *testing.T) {
 	}
 	if n := rc.count("search_products"); n != 2 {
 		t.Errorf("search_products reached the server %d times, want alice's 2", n)
+	}
+	// A token without store.checkout is not shown checkout.
+	narrow := &bearerTransport{ua: mcpClaude, token: is.token(t, is.key, map[string]any{"scope": "store", "sub": "carol"})}
+	cn, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1.0.0"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: narrow}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cn.Close() })
+	if names := shownTools(t, ctx, cn); !slices.Equal(names, []string{"report", "search_products"}) {
+		t.Errorf("a token without store.checkout is shown %q", names)
+	}
+	if names := shownTools(t, ctx, cs); !slices.Equal(names, []string{"checkout", "report", "search_products"}) {
+		t.Errorf("alice is shown %q", names)
 	}
 }
 

@@ -174,6 +174,20 @@ func mcpConnect(t *testing.T, ctx context.Context, url, ua string) *mcp.ClientSe
 	return cs
 }
 
+// shownTools are the tools cs is shown (tools/list, every page), sorted.
+func shownTools(t *testing.T, ctx context.Context, cs *mcp.ClientSession) []string {
+	t.Helper()
+	var names []string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // refusedCall calls tool and asserts agentready's JSON-RPC refusal.
 func refusedCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool, why string) {
 	t.Helper()
@@ -214,8 +228,8 @@ func TestMCPPerToolGoSDK(t *testing.T) {
 			if v := gpt.InitializeResult().ProtocolVersion; v != mode.version {
 				t.Fatalf("negotiated %s, want %s", v, mode.version)
 			}
-			if _, err := gpt.ListTools(ctx, nil); err != nil {
-				t.Fatalf("GPTBot lists tools: %v", err)
+			if names := shownTools(t, ctx, gpt); !slices.Equal(names, []string{"search_products"}) {
+				t.Errorf("GPTBot is shown %q, want the one tool it may call", names)
 			}
 			res, err := gpt.CallTool(ctx, &mcp.CallToolParams{Name: "search_products", Arguments: map[string]any{"query": "tent"}})
 			if err != nil || res.IsError {
@@ -227,6 +241,9 @@ func TestMCPPerToolGoSDK(t *testing.T) {
 			}
 
 			claude := mcpConnect(t, ctx, ts.URL, mcpClaude)
+			if names := shownTools(t, ctx, claude); !slices.Equal(names, []string{"checkout", "report", "search_products"}) {
+				t.Errorf("ClaudeBot is shown %q, want the declared tools (not admin_reset)", names)
+			}
 			for i := range 2 {
 				if res, err := claude.CallTool(ctx, &mcp.CallToolParams{Name: "checkout"}); err != nil || res.IsError {
 					t.Fatalf("ClaudeBot checkout %d: %+v, %v", i+1, res, err)
