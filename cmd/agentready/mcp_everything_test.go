@@ -275,8 +275,8 @@ func TestServeMCPEverythingTypeScript(t *testing.T) {
 		tsCall("get-sum", sum),
 		tsCall("echo", map[string]any{"message": "still here"}))
 	wantLines(t, "GPTBot", gpt, 4)
-	if l := gpt[1]; !l.OK || !slices.Contains(l.Tools, "echo") {
-		t.Errorf("GPTBot lists tools: %s, want echo among them", l.raw)
+	if l := gpt[1]; !l.OK || !slices.Equal(l.Tools, []string{"echo"}) {
+		t.Errorf("GPTBot lists tools: %s, want echo alone, the one it may call", l.raw)
 	}
 	wantText(t, "GPTBot calls echo", gpt[2], "Echo: hello")
 	wantRefused(t, "GPTBot calls get-sum, not granted it", gpt[3], "403")
@@ -293,8 +293,8 @@ func TestServeMCPEverythingTypeScript(t *testing.T) {
 		tsCall("get-annotated-message", map[string]any{"messageType": "success"}),
 		tsCall("echo", map[string]any{"message": "after the limit"}))
 	wantLines(t, "ClaudeBot", claude, 7)
-	if l := claude[1]; !l.OK || !slices.Contains(l.Tools, "get-sum") || !slices.Contains(l.Tools, "echo") {
-		t.Errorf("ClaudeBot lists tools: %s, want echo and get-sum among them", l.raw)
+	if l := claude[1]; !l.OK || !slices.Equal(slices.Sorted(slices.Values(l.Tools)), []string{"echo", "get-annotated-message", "get-sum"}) {
+		t.Errorf("ClaudeBot lists tools: %s, want the three the declaration lists", l.raw)
 	}
 	wantText(t, "ClaudeBot's first get-sum", claude[2], "The sum of 2 and 3 is 5.")
 	wantText(t, "ClaudeBot's second get-sum", claude[3], "The sum of 2 and 3 is 5.")
