@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -107,43 +108,43 @@ func parseOne(raw []byte, m *Message) error {
 }
 
 // members reads the JSON object raw and returns the values of the member
-// names given, refusing any member that repeats one of them or spells it
-// in another case.
+// names given, refusing any member that appears twice, and any that spells
+// one of names in another case: one pass of the decoder over raw.
 func members(raw []byte, names ...string) (map[string]json.RawMessage, error) {
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &all); err != nil || all == nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrInvalid)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // '{'
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	seen := make(map[string]bool, len(all))
+	out := make(map[string]json.RawMessage, len(names))
+	var seen []string // few members: a slice beats a map
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 		k, _ := t.(string)
+		if slices.Contains(seen, k) {
+			return nil, fmt.Errorf("%w: member %q appears twice", ErrInvalid, k)
+		}
+		seen = append(seen, k)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
 		for _, n := range names {
-			if strings.EqualFold(k, n) && k != n {
+			switch {
+			case k == n:
+				out[n] = v
+			case strings.EqualFold(k, n):
 				return nil, fmt.Errorf("%w: member %q spells %q in another case", ErrInvalid, k, n)
 			}
 		}
-		if seen[k] {
-			return nil, fmt.Errorf("%w: member %q appears twice", ErrInvalid, k)
-		}
-		seen[k] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
 	}
-	out := make(map[string]json.RawMessage, len(names))
-	for _, n := range names {
-		if v, ok := all[n]; ok {
-			out[n] = v
-		}
+	if _, err := dec.Token(); err != nil { // '}'
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if dec.More() || dec.InputOffset() != int64(len(bytes.TrimRight(raw, " \t\n\r"))) {
+		return nil, fmt.Errorf("%w: data after the object", ErrInvalid)
 	}
 	return out, nil
 }

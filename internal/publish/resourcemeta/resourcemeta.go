@@ -32,22 +32,39 @@ func Served(c *config.Capability) bool {
 	return a.Type == config.AuthOAuth2 || a.Type == config.AuthBearerToken
 }
 
-// URL is the URL of c's metadata agentready serves (the path-suffixed form
-// of RFC 9728 3.1), "" when it serves none.
+// URL is the URL of c's metadata agentready serves, "" when it serves
+// none.
 func URL(c *config.Capability) string {
-	if !Served(c) {
+	l, ok := location(c)
+	if !ok {
 		return ""
 	}
-	suffixed, _, err := oauthrs.WellKnown(c.Endpoint)
-	if err != nil {
-		return ""
-	}
-	return suffixed.URL
+	return l.URL
 }
 
-// Render renders one document per capability Served, at the path-suffixed
-// location of its endpoint (RFC 9728 3.1), naming the endpoint as the
-// resource (3.3: the resource a client derived the URL from).
+// location is where c's metadata is served, and the resource it names:
+// the path-suffixed location of its endpoint, naming the endpoint (RFC
+// 9728 3.1, 3.3), which is the root location for an endpoint without a
+// path; the root location, naming the origin, when the capability's
+// tokens are for the origin (Auth.Audience): a client that read the
+// endpoint's would get tokens the capability refuses.
+func location(c *config.Capability) (oauthrs.Location, bool) {
+	if !Served(c) {
+		return oauthrs.Location{}, false
+	}
+	suffixed, root, err := oauthrs.WellKnown(c.Endpoint)
+	if err != nil {
+		return oauthrs.Location{}, false
+	}
+	if c.Auth.Audience == root.Resource {
+		return root, true
+	}
+	return suffixed, true
+}
+
+// Render renders one document per capability Served, at its location.
+// An endpoint the resource identifier rules refuse (RFC 9728 1.2: https,
+// no query or fragment) is an error.
 func (format) Render(s *config.Site, _ *discovery.Env) ([]discovery.Doc, error) {
 	var docs []discovery.Doc
 	seen := map[string]bool{}
@@ -56,23 +73,20 @@ func (format) Render(s *config.Site, _ *discovery.Env) ([]discovery.Doc, error) 
 		if !Served(c) {
 			continue
 		}
-		// The path-suffixed form is the root form for an endpoint without
-		// a path; an endpoint with one is not published at the root,
-		// whose document must name the origin (3.3), not the endpoint.
-		suffixed, _, err := oauthrs.WellKnown(c.Endpoint)
-		if err != nil {
+		if _, _, err := oauthrs.WellKnown(c.Endpoint); err != nil {
 			return nil, fmt.Errorf("protected resource metadata of %q: %w", c.ID, err)
 		}
-		if seen[suffixed.Path] {
-			continue // two capabilities at one endpoint: the first's
+		l, _ := location(c)
+		if seen[l.Path] {
+			continue // two capabilities at one location: the first's
 		}
-		seen[suffixed.Path] = true
-		body, err := oauthrs.Metadata{Resource: suffixed.Resource, AuthorizationServers: []string{c.Auth.AuthorizationServer},
+		seen[l.Path] = true
+		body, err := oauthrs.Metadata{Resource: l.Resource, AuthorizationServers: []string{c.Auth.AuthorizationServer},
 			ScopesSupported: scopes(c), ResourceName: c.Name, ResourceDocumentation: c.Auth.DocsURL}.Render()
 		if err != nil {
 			return nil, fmt.Errorf("protected resource metadata of %q: %w", c.ID, err)
 		}
-		docs = append(docs, discovery.Doc{Name: "protected resource metadata " + c.ID, Paths: []string{suffixed.Path},
+		docs = append(docs, discovery.Doc{Name: "protected resource metadata " + c.ID, Paths: []string{l.Path},
 			ContentType: discovery.TypeJSON, Body: body, MaxAge: discovery.MaxAgeAgentJSON})
 	}
 	return docs, nil
