@@ -47,9 +47,9 @@ type scope struct {
 	tokenScopes     []string // the verified token's scopes; nil: unknown
 	// listing says whether the answer may list tools, to filter by what
 	// the caller may call (mcp_list.go).
-	listing listing
-	mcpOwner        string
-	mcpPresented    *mcpsession.Presented
+	listing      listing
+	mcpOwner     string
+	mcpPresented *mcpsession.Presented
 	// explain: Explain, which consumes no token and records nothing;
 	// limitOnly: the session endpoint, held to the site and agent limits
 	// alone; own: a route binding behind Wrap, which counts only its
