@@ -109,8 +109,8 @@ func (e *Enforcer) auth(s *scope) bool {
 	d.PresenceOnly = e.authFn == nil && !hmac && jwt == nil
 	cred := credential(r, &c.Auth)
 	decl := c.Decl
-	if s.ti >= 0 {
-		decl = c.Tools[s.ti].Decl // the tool's scopes added
+	if s.mcp.ti >= 0 {
+		decl = c.Tools[s.mcp.ti].Decl // the tool's scopes added
 	}
 	var err error
 	switch {

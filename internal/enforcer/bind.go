@@ -80,9 +80,8 @@ func (e *Enforcer) complete(w http.ResponseWriter, r *http.Request, next http.Ha
 	s.Decision = enforce.Decision{Outcome: enforce.Allow, Class: ws.Class, Agent: ws.Agent, Grade: ws.Grade, Identity: ws.Identity,
 		Client: ws.Client}
 	s.r, s.ci, s.bound, s.own, s.n, s.settled = r, ci, true, true, 0, false
-	s.pending = nil // a lookup goes with the capability's own limit, if any
-	s.ti, s.calls, s.toolAsked, s.rpcID, s.rpc, s.rpcMismatch = -1, 0, "", nil, false, false
-	s.mcpOwner, s.mcpPresented, s.listing = "", nil, listNone // Wrap's hears its own answer
+	s.pending = nil          // a lookup goes with the capability's own limit, if any
+	s.mcp = mcpScope{ti: -1} // the binding's capability's, found again; Wrap's hears its own answer
 	_ = e.forCapability(&s)
 	s.recorded = false
 	if s.sess == nil {

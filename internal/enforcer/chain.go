@@ -178,7 +178,7 @@ func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
 		} else {
 			setReportHeader(w, s)
 		}
-		if s.mcpPresented != nil {
+		if s.mcp.presented != nil {
 			w = &mcpAnswer{ResponseWriter: w, e: e, r: r, s: s}
 		}
 		lw := e.listFilter(w, r, s)

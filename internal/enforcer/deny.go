@@ -87,7 +87,7 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 		prob.Extra["rule"] = d.Rule
 	}
 	e.explainDenial(w, r, d, &prob)
-	if d.rpc {
+	if d.mcp.rpc {
 		if d.Tool != "" {
 			prob.Extra["tool"] = d.Tool
 		}
@@ -115,9 +115,9 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 	case enforce.DenyCapability:
 		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
 		switch {
-		case d.toolAsked != "" && d.ti < 0:
-			prob.Detail = fmt.Sprintf("capability %q does not list the tool %q (%s; tool names are matched exactly)", d.Capability, d.toolAsked, d.Rule)
-		case d.ti >= 0:
+		case d.mcp.asked != "" && d.mcp.ti < 0:
+			prob.Detail = fmt.Sprintf("capability %q does not list the tool %q (%s; tool names are matched exactly)", d.Capability, d.mcp.asked, d.Rule)
+		case d.mcp.ti >= 0:
 			prob.Detail = fmt.Sprintf("agent policy %q does not permit the tool %q of capability %q (%s)", d.Agent, d.Tool, d.Capability, d.Rule)
 		}
 		if _, ok := e.p.CapabilityIndex(d.Capability); !ok {
@@ -144,8 +144,8 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 		ci := d.ci
 		c := &e.p.Capabilities[ci]
 		ch := e.lines.challenges[ci]
-		if d.ti >= 0 {
-			ch = e.lines.toolChallenges[ci][d.ti]
+		if d.mcp.ti >= 0 {
+			ch = e.lines.toolChallenges[ci][d.mcp.ti]
 		}
 		var oe *oauthrs.Error
 		if errors.As(d.Err, &oe) {
@@ -155,8 +155,8 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 			ch = ""
 			if oe.Status() != http.StatusServiceUnavailable {
 				decl := c.Decl
-				if d.ti >= 0 {
-					decl = c.Tools[d.ti].Decl
+				if d.mcp.ti >= 0 {
+					decl = c.Tools[d.mcp.ti].Decl
 				}
 				ch = oe.Challenge(e.p.Site().Name, metadataURL(c.Decl), decl.Auth.Scopes).String()
 			} else {
@@ -193,7 +193,7 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 			prob.Extra["hosts"] = he.Admitted
 		}
 	case enforce.DenyTarget:
-		if d.rpc {
+		if d.mcp.rpc {
 			prob.Detail = fmt.Sprintf("the MCP message is refused: %v", d.Err)
 			break
 		}

@@ -135,7 +135,7 @@ func (s *limitSet) declare(p *policy.Policy, ai, ci, ti int, own bool, errs []er
 func (l *limiter) set(ai, ci int) *limitSet { return &l.sets[(ai+1)*l.nc+ci+1] }
 
 // fill copies into s the limits of agent policy ai and capability ci, and
-// of the tool s.ti of a tools/call (own: the capability's own limit and
+// of the tool s.mcp.ti of a tools/call (own: the capability's own limit and
 // the tool's alone) and sets their Key: the client's,
 // partitioned by agent policy (two agents behind one address do not share
 // buckets), or the agent policy alone with ByAgent. One Key means one
@@ -144,10 +144,10 @@ func (l *limiter) fill(s *scope, ai, ci int, own bool) {
 	set := l.set(ai, ci)
 	k := l.key(set, s.client)
 	switch {
-	case s.ti >= 0 && own:
-		set = &l.ownToolSets[l.toolBase[ci]+s.ti]
-	case s.ti >= 0:
-		set = &l.toolSets[(ai+1)*l.nt+l.toolBase[ci]+s.ti]
+	case s.mcp.ti >= 0 && own:
+		set = &l.ownToolSets[l.toolBase[ci]+s.mcp.ti]
+	case s.mcp.ti >= 0:
+		set = &l.toolSets[(ai+1)*l.nt+l.toolBase[ci]+s.mcp.ti]
 	case own:
 		set = &l.ownSets[ci]
 	}
@@ -163,8 +163,8 @@ func (d *scope) keyed() (ls [4]ratelimit.Limit) {
 	for i := range d.n {
 		ls[i] = d.set.limits[i]
 		ls[i].Key = d.key
-		if d.calls > 1 && d.set.perCall&(1<<i) != 0 {
-			ls[i].Cost = max(ls[i].Cost, 1) * d.calls // within Rate: tool.go
+		if d.mcp.calls > 1 && d.set.perCall&(1<<i) != 0 {
+			ls[i].Cost = max(ls[i].Cost, 1) * d.mcp.calls // within Rate: tool.go
 		}
 	}
 	return ls

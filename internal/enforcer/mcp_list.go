@@ -41,7 +41,7 @@ func listingOf(msgs []mcprpc.Message, batch bool) listing {
 // the answer lists no tools. The server's answer is asked for without a
 // Content-Encoding: a compressed one cannot be read, and fails closed.
 func (e *Enforcer) listFilter(w http.ResponseWriter, r *http.Request, s *scope) *mcplist.Writer {
-	if s.listing == listNone || s.ci < 0 {
+	if s.mcp.listing == listNone || s.ci < 0 {
 		return nil
 	}
 	c, ag := &e.p.Capabilities[s.ci], s.ai
@@ -62,8 +62,8 @@ func (e *Enforcer) listFilter(w http.ResponseWriter, r *http.Request, s *scope) 
 	}
 	r.Header.Del("Accept-Encoding")
 	var id []byte
-	if s.listing == listAnswer {
-		id = s.rpcID
+	if s.mcp.listing == listAnswer {
+		id = s.mcp.id
 	}
 	return mcplist.New(w, id, allow, 0)
 }

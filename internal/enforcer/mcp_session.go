@@ -32,7 +32,7 @@ var errMCPSession = errors.New("the Mcp-Session-Id is not a session of this clie
 // every request to an MCP capability, after auth (the subject is known)
 // and limits (guessing ids spends the guesser's tokens).
 func (e *Enforcer) mcpSession(s *scope) bool {
-	if e.mcp == nil || !s.rpc || s.limitOnly {
+	if e.mcp == nil || !s.mcp.rpc || s.limitOnly {
 		return true
 	}
 	owner := mcpsession.Owner(mcpsession.Identity{Subject: s.subject, Issuer: s.issuer, Policy: s.Agent, Grade: s.Grade,
@@ -47,7 +47,7 @@ func (e *Enforcer) mcpSession(s *scope) bool {
 		s.Outcome, s.Rule, s.Err, s.Status = enforce.DenySession, ruleMCPSession, errMCPSession, http.StatusNotFound
 		return false
 	}
-	s.mcpOwner, s.mcpPresented = owner, &p
+	s.mcp.owner, s.mcp.presented = owner, &p
 	return true
 }
 
@@ -71,7 +71,7 @@ func (a *mcpAnswer) hear(status int) {
 	}
 	a.heard = true
 	h := a.ResponseWriter.Header()
-	err := a.e.mcp.Answered(context.WithoutCancel(a.r.Context()), a.r.Method, *a.s.mcpPresented, a.s.mcpOwner, status, h)
+	err := a.e.mcp.Answered(context.WithoutCancel(a.r.Context()), a.r.Method, *a.s.mcp.presented, a.s.mcp.owner, status, h)
 	switch {
 	case errors.Is(err, mcpsession.ErrBound):
 		a.e.log.Error("agentready: the MCP server handed out a session bound to another client; not delivered", "capability", a.s.Capability)

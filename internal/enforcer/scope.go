@@ -30,26 +30,12 @@ type scope struct {
 	class  policy.Class
 	ai, ci int
 	bound  bool
-	// ti is the tool of capability ci a tools/call names (-1: none);
-	// rpcID the id of the JSON-RPC request an MCP POST carries, which a
-	// refusal answers (nil: none); rpc: the request is an MCP POST whose
-	// refusal is a JSON-RPC error; rpcMismatch: its headers and body
-	// disagree (-32020).
-	ti               int
-	calls            int    // the tools/calls of tool ti the request makes (a batch's)
-	toolAsked        string // the tool a tools/call names, as sent
-	rpcID            []byte
-	rpc, rpcMismatch bool
+	// mcp is what the stages found of a request to an MCP capability.
+	mcp mcpScope
 	// subject and issuer are the verified token's (auth.go), "" without
-	// one; mcpOwner and mcpPresented are what the MCP session stage found
-	// (nil: it let nothing through it must hear the answer to).
+	// one, and tokenScopes its scopes (nil: unknown).
 	subject, issuer string
-	tokenScopes     []string // the verified token's scopes; nil: unknown
-	// listing says whether the answer may list tools, to filter by what
-	// the caller may call (mcp_list.go).
-	listing      listing
-	mcpOwner     string
-	mcpPresented *mcpsession.Presented
+	tokenScopes     []string
 	// explain: Explain, which consumes no token and records nothing;
 	// limitOnly: the session endpoint, held to the site and agent limits
 	// alone; own: a route binding behind Wrap, which counts only its
@@ -79,10 +65,32 @@ type scope struct {
 	pending *sessionmgr.Pending
 }
 
+// mcpScope is what the stages find of a request to an MCP capability
+// (tool.go, mcp_session.go, mcp_list.go).
+type mcpScope struct {
+	// rpc: a refusal is a JSON-RPC error, for id (nil: none); mismatch:
+	// the Mcp-Method or Mcp-Name header disagrees with the body (-32020).
+	rpc, mismatch bool
+	id            []byte
+	// ti is the declared tool a tools/call names (-1: none), asked the
+	// name as sent, calls how many calls of it the request makes (a
+	// batch's).
+	ti    int
+	asked string
+	calls int
+	// listing: the answer may list tools, filtered by what the caller may
+	// call.
+	listing listing
+	// owner and presented are what the session stage found, presented nil
+	// when there is no answer to hear.
+	owner     string
+	presented *mcpsession.Presented
+}
+
 // newScope starts the scope of r; ci is the capability a lone route
 // binding names (-1 under Wrap).
 func newScope(s *scope, r *http.Request, rf routeFinder, ci int) {
-	s.r, s.rf, s.ai, s.ci, s.ti, s.bound = r, rf, -1, ci, -1, ci >= 0
+	s.r, s.rf, s.ai, s.ci, s.mcp.ti, s.bound = r, rf, -1, ci, -1, ci >= 0
 }
 
 // clientAddr is the client address of r (trusted proxies honoured, the

@@ -36,7 +36,7 @@ func (e *Enforcer) tool(s *scope) bool {
 		return true
 	}
 	r := s.r
-	s.Capability, s.rpc = c.ID, true
+	s.Capability, s.mcp.rpc = c.ID, true
 	// A capability that lists no tools decides its calls as one, as it did
 	// before tools were declared: its body decides nothing. Otherwise a
 	// POST, or a request of another method that carries a body (an app's
@@ -47,7 +47,7 @@ func (e *Enforcer) tool(s *scope) bool {
 	if r.Method != http.MethodPost && (r.Body == nil || r.Body == http.NoBody) {
 		// A GET stream may carry (or replay, with Last-Event-ID) a
 		// tools/list answer: it is filtered as any (mcp_list.go).
-		s.listing = listStream
+		s.mcp.listing = listStream
 		return true
 	}
 	var body []byte
@@ -67,33 +67,33 @@ func (e *Enforcer) tool(s *scope) bool {
 	msgs, batch, err := mcprpc.Parse(body)
 	if err == nil {
 		err = mcprpc.HeadersAgree(r.Header, msgs, batch)
-		s.rpcMismatch = err != nil
+		s.mcp.mismatch = err != nil
 	}
 	if err != nil {
 		s.Outcome, s.Rule, s.Err = enforce.DenyTarget, "MCP: "+err.Error(), err
 		return false
 	}
-	s.rpcID = msgs[0].ID
-	s.listing = listingOf(msgs, batch)
+	s.mcp.id = msgs[0].ID
+	s.mcp.listing = listingOf(msgs, batch)
 	calls := 0
 	for i := range msgs {
 		if msgs[i].Method != mcprpc.ToolsCall {
 			continue
 		}
-		if calls > 0 && msgs[i].Name != s.toolAsked {
+		if calls > 0 && msgs[i].Name != s.mcp.asked {
 			// Each call would need a tool limit of its own; a request
 			// is decided once, and a batch (MCP 2025-03-26) is rare.
-			err := fmt.Errorf("a batch calls the tools %q and %q: agentready decides one tool a request; send them apart", s.toolAsked, msgs[i].Name)
+			err := fmt.Errorf("a batch calls the tools %q and %q: agentready decides one tool a request; send them apart", s.mcp.asked, msgs[i].Name)
 			s.Outcome, s.Rule, s.Err = enforce.DenyTarget, "MCP: "+err.Error(), err
 			return false
 		}
 		calls++
-		s.toolAsked = msgs[i].Name
+		s.mcp.asked = msgs[i].Name
 	}
 	if calls == 0 {
 		return true
 	}
-	ti, ok := c.Tool(s.toolAsked)
+	ti, ok := c.Tool(s.mcp.asked)
 	if !ok {
 		names := make([]string, len(c.Tools))
 		for i := range c.Tools {
@@ -103,14 +103,14 @@ func (e *Enforcer) tool(s *scope) bool {
 		return false
 	}
 	// The declared name, never the request's: metrics label by it.
-	s.ti, s.Tool = ti, c.Tools[ti].Name
+	s.mcp.ti, s.Tool = ti, c.Tools[ti].Name
 	if s.ai >= 0 && !e.p.Agents[s.ai].ToolPermitted(s.ci, ti) {
 		s.Outcome, s.Rule = enforce.DenyCapability, e.p.Agents[s.ai].Rule
 		return false
 	}
 	// A batch of calls of the tool takes each call's tokens, all or none
 	// (limits.go); more than a limit holds could never pass.
-	s.calls = calls
+	s.mcp.calls = calls
 	for _, l := range [...]policy.Limit{c.Limit, c.Tools[ti].Limit} {
 		if !l.IsZero() && calls*max(l.Cost, 1) > l.Rate {
 			err := fmt.Errorf("a batch of %d calls of %q needs %d tokens of %q, which holds %d", calls, s.Tool, calls*max(l.Cost, 1), l.Name, l.Rate)
@@ -142,7 +142,7 @@ const (
 func writeRPCError(w http.ResponseWriter, d *scope, prob problem.Problem) {
 	code := rpcRefused
 	switch {
-	case d.rpcMismatch:
+	case d.mcp.mismatch:
 		code = rpcHeaderMismatch
 	case d.Outcome == enforce.DenyTarget:
 		code = rpcInvalidRequest
@@ -152,7 +152,7 @@ func writeRPCError(w http.ResponseWriter, d *scope, prob problem.Problem) {
 		prob.Extra = nil
 		data, _ = prob.MarshalJSON()
 	}
-	id := json.RawMessage(d.rpcID)
+	id := json.RawMessage(d.mcp.id)
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
