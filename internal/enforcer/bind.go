@@ -82,6 +82,7 @@ func (e *Enforcer) complete(w http.ResponseWriter, r *http.Request, next http.Ha
 	s.r, s.ci, s.bound, s.own, s.n, s.settled = r, ci, true, true, 0, false
 	s.pending = nil          // a lookup goes with the capability's own limit, if any
 	s.mcp = mcpScope{ti: -1} // the binding's capability's, found again; Wrap's hears its own answer
+	s.subject, s.issuer, s.tokenScopes = "", "", nil
 	_ = e.forCapability(&s)
 	s.recorded = false
 	if s.sess == nil {
