@@ -76,6 +76,8 @@ var verdicts = map[string]verdictCase{
 	"good-loopback-http.yaml": {ok: true},
 	"good-json.json":          {ok: true},
 	"good-mcp-tools.yaml":     {ok: true, want: []string{":20: note: agents[0].capabilities[0]: store-assistant/search_products grants a single tool"}},
+	"good-mcp-jwt.yaml":       {ok: true, want: []string{"valid (draft-car, 1 capabilities"}},
+	"bad-jwt-api-key.yaml":    {want: []string{`:12: capabilities[0].auth.jwt: verifies a bearer token, and type is "api-key": declare oauth2 or bearer-token`}},
 	"bad-tool-name.yaml":      {want: []string{`:15: capabilities[0].tools[0].name: "search products" is not an MCP tool name`}},
 	"bad-tool-grant.yaml": {want: []string{`:19: agents[0].capabilities[0]: "store-assistant/Search_products" names the tool "Search_products", which "store-assistant" does not list`},
 		schemaCannot: crossReference},

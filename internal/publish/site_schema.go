@@ -65,6 +65,7 @@ func FileSchema(file reflect.Type, rules map[string]map[string]any, fileRules []
 	}
 	g.Defs["File"].(map[string]any)["allOf"] = append(append(allOf, siteFileRules()...), fileRules...)
 	g.Defs["AgentPolicy"].(map[string]any)["allOf"] = agentPolicyRules()
+	g.Defs["Auth"].(map[string]any)["allOf"] = authRules()
 	g.Defs["CredentialURL"] = credentialURL()
 	return schemagen.Document("https://github.com/agentready/agentready/config/site.schema.json",
 		"agentready declaration file (a config.Site and the settings of agentready serve)",
@@ -114,6 +115,20 @@ func pathPattern() map[string]any {
 			map[string]any{"pattern": `^[^?]*/(?:\.|%2[eE]){1,2}(?:/|\?|\$$|$)`},
 		}},
 	}
+}
+
+// authRules are config's rule of a JWT's auth (validate_capability.go):
+// jwt or an audience needs an oauth2 or bearer-token type and the
+// authorization server whose keys verify the token.
+func authRules() []any {
+	verifies := map[string]any{"anyOf": []any{
+		map[string]any{"required": []any{"jwt"}, "properties": map[string]any{"jwt": map[string]any{"const": true}}},
+		map[string]any{"required": []any{"audience"}, "properties": map[string]any{"audience": map[string]any{"minLength": 1}}},
+	}}
+	return []any{map[string]any{"if": verifies, "then": map[string]any{
+		"required":   []any{"type", "authorization_server"},
+		"properties": map[string]any{"type": map[string]any{"enum": []any{config.AuthOAuth2, config.AuthBearerToken}}},
+	}}}
 }
 
 // siteRules are the rules of single fields, by "Type.Field"; "[]" after

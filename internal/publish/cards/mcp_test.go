@@ -176,3 +176,23 @@ func TestMCPCardProtocolVersions(t *testing.T) {
 		t.Errorf("declared: %v", got)
 	}
 }
+
+// TestServerCardHasNoTools: the card of an MCP capability that lists its
+// tools names none (SEP-2127 keeps the server card tool-free: a client
+// lists the tools from the server, filtered by what it may call).
+func TestServerCardHasNoTools(t *testing.T) {
+	s := fixtures.MCPStore()
+	cards, err := cards.MCPCards(&s)
+	if err != nil || len(cards) != 1 {
+		t.Fatalf("%d cards, %v", len(cards), err)
+	}
+	for _, tool := range s.Capabilities[0].Tools {
+		if strings.Contains(string(cards[0].Body), tool.Name) {
+			t.Errorf("the card names the tool %q: %s", tool.Name, cards[0].Body)
+		}
+	}
+	var card map[string]any
+	if err := json.Unmarshal(cards[0].Body, &card); err != nil || card["tools"] != nil {
+		t.Errorf("the card has tools: %s", cards[0].Body)
+	}
+}
