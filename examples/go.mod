@@ -11,7 +11,10 @@ require (
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
-require github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+require (
+	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+)
 
 require (
 	github.com/agentready/agentready/metrics v0.0.0
