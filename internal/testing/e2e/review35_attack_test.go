@@ -182,6 +182,9 @@ func TestReview35HostileListServer(t *testing.T) {
 		{"SSE: a huge event after the headers", func(w http.ResponseWriter, id json.RawMessage) {
 			sse(w, "data: "+strings.Replace(rv35AllTools(id), `"inputSchema"`, `"x":"`+strings.Repeat("a", 5<<20)+`","inputSchema"`, 1)+"\n\n")
 		}},
+		{"JSON: no Content-Type (sniffed text/plain)", func(w http.ResponseWriter, id json.RawMessage) {
+			_, _ = io.WriteString(w, rv35AllTools(id))
+		}},
 		{"SSE: the answer for the id as a string", func(w http.ResponseWriter, id json.RawMessage) {
 			sse(w, "data: "+rv35AllTools(json.RawMessage(`"`+string(id)+`"`))+"\n\n", "data: "+rv35AllTools(id)+"\n\n")
 		}},
@@ -278,5 +281,68 @@ func TestReview35AuthForEveryClientToolScopes(t *testing.T) {
 	if st := post(rv35Browser, narrow); st != http.StatusForbidden {
 		t.Errorf("HOLE: POST /mcp tools/call checkout, User-Agent Chrome, a token with scope \"store\" only, behind AuthForEveryClient: %d, %d checkouts reached the server",
 			st, rc.count("checkout"))
+	}
+}
+
+// TestReview35SessionAcrossNetworks: behind a trusted proxy, a session is
+// bound to the agent and the client's /24: the same agent from another
+// network finds none, on POST, GET and DELETE alike.
+func TestReview35SessionAcrossNetworks(t *testing.T) {
+	m := rvNew(t, sessionSite(), agentready.WithClients(agentready.Clients{TrustedProxies: []string{"127.0.0.1/32"}}))
+	rc := &reached{}
+	server := mcpShopServer()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", rc.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	ts := httptest.NewServer(m.Handler(mux))
+	t.Cleanup(ts.Close)
+	send := func(method, from, id, body string) (int, string) {
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		r, _ := http.NewRequest(method, ts.URL+"/mcp", rd)
+		r.Header.Set("User-Agent", mcpClaude)
+		r.Header.Set("X-Forwarded-For", from)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		if id != "" {
+			r.Header.Set("Mcp-Session-Id", id)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		resp, err := http.DefaultClient.Do(r.WithContext(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if method != http.MethodGet || resp.StatusCode != http.StatusOK {
+			_, _ = io.Copy(io.Discard, resp.Body)
+		}
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+	}
+	st, id := send(http.MethodPost, "203.0.113.5", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if st != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %q", st, id)
+	}
+	_, _ = send(http.MethodPost, "203.0.113.5", id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_products","arguments":{}}}`
+	for _, from := range []string{"198.51.100.7", "203.0.114.5", "203.0.113.5, 198.51.100.7", "::ffff:198.51.100.7"} {
+		for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+			body := ""
+			if method == http.MethodPost {
+				body = call
+			}
+			if st, _ := send(method, from, id, body); st != http.StatusNotFound {
+				t.Errorf("%s from %s in a session opened from 203.0.113.5: %d, want 404", method, from, st)
+			}
+		}
+	}
+	// The owner's network (the same /24: by design) still has it.
+	if st, _ := send(http.MethodPost, "203.0.113.77", id, call); st != http.StatusOK {
+		t.Errorf("the session from its /24 after the replays: %d", st)
+	}
+	if n := rc.count("search_products"); n != 1 {
+		t.Errorf("%d calls reached the server, want the owner's 1", n)
 	}
 }
