@@ -185,6 +185,24 @@ func TestReview35HostileListServer(t *testing.T) {
 		{"JSON: no Content-Type (sniffed text/plain)", func(w http.ResponseWriter, id json.RawMessage) {
 			_, _ = io.WriteString(w, rv35AllTools(id))
 		}},
+		// net/http writes a header map key as it is spelt, and a nil
+		// Content-Type keeps it from sniffing one (ResponseWriter.Header);
+		// every client reads the field name case-insensitively.
+		{"JSON: Content-Type spelt content-type", func(w http.ResponseWriter, id json.RawMessage) {
+			w.Header()["Content-Type"] = nil
+			w.Header()["content-type"] = []string{"application/json"}
+			_, _ = io.WriteString(w, rv35AllTools(id))
+		}},
+		{"SSE: Content-Type spelt CONTENT-TYPE", func(w http.ResponseWriter, id json.RawMessage) {
+			w.Header()["Content-Type"] = nil
+			w.Header()["CONTENT-TYPE"] = []string{"text/event-stream"}
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "data: "+rv35AllTools(id)+"\n\n")
+		}},
+		{"JSON: result\\u0000", func(w http.ResponseWriter, id json.RawMessage) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, strings.Replace(rv35AllTools(id), `"result"`, `"result\u0000"`, 1))
+		}},
 		{"SSE: the answer for the id as a string", func(w http.ResponseWriter, id json.RawMessage) {
 			sse(w, "data: "+rv35AllTools(json.RawMessage(`"`+string(id)+`"`))+"\n\n", "data: "+rv35AllTools(id)+"\n\n")
 		}},
