@@ -439,3 +439,36 @@ func TestReview35JWT(t *testing.T) {
 		t.Errorf("20 unknown kids fetched the issuer %d times", n)
 	}
 }
+
+// TestReview35TokenWithoutSubject: RFC 9068 2.2 makes sub REQUIRED in a
+// JWT access token; a token without one is verified, and the session it
+// opens falls back to the network owner, which another token holder at
+// the same address (the same agent policy) then shares.
+func TestReview35TokenWithoutSubject(t *testing.T) {
+	is := newTestIssuer(t)
+	ts, rc := jwtServe(t, is.srv.URL)
+	alice := is.token(t, is.key, map[string]any{"sub": nil, "client_id": "alice-app"})
+	bob := is.token(t, is.key, map[string]any{"sub": nil, "client_id": "bob-app", "scope": "store"})
+	r, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+	r.Header.Set("User-Agent", mcpClaude)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("Authorization", "Bearer "+alice)
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Logf("a token without sub opening a session: %d (refused: holds)", resp.StatusCode)
+		return
+	}
+	before := rc.count("search_products")
+	if r, _ := jwtCall(t, ts.URL, bob, "search_products", map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}); r.StatusCode != http.StatusNotFound {
+		t.Errorf("HOLE: POST /mcp with bob's token (no sub, client_id bob-app) and the session alice's token (no sub) opened: %d, %d calls reached the server in it",
+			r.StatusCode, rc.count("search_products")-before)
+	}
+}
