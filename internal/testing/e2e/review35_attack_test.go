@@ -199,6 +199,14 @@ func TestReview35HostileListServer(t *testing.T) {
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, "data: "+rv35AllTools(id)+"\n\n")
 		}},
+		{"SSE: gzip, its Content-Encoding spelt content-encoding", func(w http.ResponseWriter, id json.RawMessage) {
+			var b bytes.Buffer
+			z := gzip.NewWriter(&b)
+			_, _ = io.WriteString(z, "event: message\ndata: "+rv35AllTools(id)+"\n\n")
+			_ = z.Close()
+			w.Header()["content-encoding"] = []string{"gzip"}
+			sse(w, b.String())
+		}},
 		{"JSON: result\\u0000", func(w http.ResponseWriter, id json.RawMessage) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = io.WriteString(w, strings.Replace(rv35AllTools(id), `"result"`, `"result\u0000"`, 1))
