@@ -227,8 +227,8 @@ func TestReview35HostileHeaders(t *testing.T) {
 }
 
 // rv35Raw writes raw to the server's socket and returns the status lines
-// of the answers it reads back.
-func rv35Raw(t *testing.T, addr, raw string) []string {
+// of the n answers it reads back (fewer if the server closes first).
+func rv35Raw(t *testing.T, addr, raw string, n int) []string {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -239,10 +239,9 @@ func rv35Raw(t *testing.T, addr, raw string) []string {
 	if _, err := io.WriteString(c, raw); err != nil {
 		t.Fatal(err)
 	}
-	_ = c.(*net.TCPConn).CloseWrite() // the server closes once it has answered
 	var out []string
 	br := bufio.NewReader(c)
-	for {
+	for len(out) < n {
 		resp, err := http.ReadResponse(br, nil)
 		if err != nil {
 			return out
@@ -254,6 +253,7 @@ func rv35Raw(t *testing.T, addr, raw string) []string {
 			return out
 		}
 	}
+	return out
 }
 
 func rv35Req(addr, method, target, body, extra string) string {
@@ -266,18 +266,25 @@ func TestReview35Transport(t *testing.T) {
 	ts, ran := rv35Serve(t, mcpSite(), false)
 	addr := ts.Listener.Addr().String()
 	ok, bad := rv35Call(`"search_products"`), rv35Call(`"checkout"`)
-	for _, tc := range []struct{ name, raw string }{
-		{"pipelined", rv35Req(addr, "POST", "/mcp", ok, "") + rv35Req(addr, "POST", "/mcp", bad, "")},
-		{"Content-Length shorter than the body, a call after", rv35Req(addr, "POST", "/mcp", ok, "") + bad},
-		{"Expect: 100-continue", rv35Req(addr, "POST", "/mcp", bad, "Expect: 100-continue\r\n")},
+	for _, tc := range []struct {
+		name, raw string
+		n         int
+	}{
+		{"pipelined", rv35Req(addr, "POST", "/mcp", ok, "") + rv35Req(addr, "POST", "/mcp", bad, ""), 2},
+		{"Content-Length shorter than the body, a call after", rv35Req(addr, "POST", "/mcp", ok, "") + bad + "\r\n\r\n", 2},
+		{"Expect: 100-continue", rv35Req(addr, "POST", "/mcp", bad, "Expect: 100-continue\r\n"), 2},
 		{"Content-Length and chunked", "POST /mcp HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: " + mcpGPT +
 			"\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" +
-			fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(bad), bad)},
-		{"a session id with a control byte", rv35Req(addr, "POST", "/mcp", bad, "Mcp-Session-Id: a\x01b\r\n")},
-		{"absolute-form target", rv35Req(addr, "POST", "http://"+addr+"/mcp", bad, "")},
-		{"the Mcp-Name header folded", rv35Req(addr, "POST", "/mcp", bad, "Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: search_products\r\n checkout\r\n")},
+			fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(bad), bad), 1},
+		{"a session id with a control byte", rv35Req(addr, "POST", "/mcp", bad, "Mcp-Session-Id: a\x01b\r\n"), 1},
+		{"absolute-form target", rv35Req(addr, "POST", "http://"+addr+"/mcp", bad, ""), 1},
+		{"the Mcp-Name header folded", rv35Req(addr, "POST", "/mcp", bad, "Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: search_products\r\n checkout\r\n"), 1},
 	} {
-		for _, st := range rv35Raw(t, addr, tc.raw) {
+		got := rv35Raw(t, addr, tc.raw, tc.n)
+		if len(got) == 0 {
+			t.Errorf("%s: no answer", tc.name)
+		}
+		for _, st := range got {
 			if strings.HasPrefix(st, "5") {
 				t.Errorf("%s: %s", tc.name, st)
 			}
@@ -297,7 +304,7 @@ func TestReview35Paths(t *testing.T) {
 	addr := ts.Listener.Addr().String()
 	for _, p := range []string{"/mcp/", "/MCP", "/Mcp", "/mcp;x", "/mcp?x", "/%6dcp", "/%6Dcp", "//mcp", "/mcp/.", "/./mcp",
 		"/mcp%2f", "/mcp.json", "/mcp//", "/x/../mcp", "/mcp%3bx", "/mcp#x"} {
-		for _, st := range rv35Raw(t, addr, rv35Req(addr, "POST", p, rv35Call(`"checkout"`), "")) {
+		for _, st := range rv35Raw(t, addr, rv35Req(addr, "POST", p, rv35Call(`"checkout"`), ""), 1) {
 			if strings.HasPrefix(st, "5") {
 				t.Errorf("%s: %s", p, st)
 			}
