@@ -110,6 +110,7 @@ func (w *Writer) WriteHeader(code int) {
 		return
 	}
 	h := w.w.Header()
+	canonical(h)
 	w.mode = bodyMode(h)
 	if w.mode != modePass {
 		for _, ce := range h.Values("Content-Encoding") {
@@ -136,6 +137,20 @@ func (w *Writer) WriteHeader(code int) {
 		return
 	}
 	w.w.WriteHeader(code)
+}
+
+// canonical moves the fields a handler set under a key not in canonical
+// form (h["content-type"]) to their canonical key: net/http sends them as
+// they are, and clients read them by name whatever the case (RFC 9110
+// 5.1), so Content-Type and Content-Encoding are read as every client
+// reads them.
+func canonical(h http.Header) {
+	for k, v := range h {
+		if ck := http.CanonicalHeaderKey(k); ck != k {
+			h[ck] = append(h[ck], v...)
+			delete(h, k)
+		}
+	}
 }
 
 // bodyMode reads the Content-Type more loosely than any client: the Go

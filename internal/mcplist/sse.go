@@ -2,12 +2,15 @@ package mcplist
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 )
 
 // An answer in text/event-stream is read as the HTML Living Standard's
 // event stream parser reads it (9.2.6 "Interpreting an event stream"):
-// lines end at CRLF, LF or CR; a blank line ends an event; a line
+// lines end at CRLF, LF or CR (an event with a line ended by a CR alone
+// fails closed: clients that read lines at LF read it otherwise); a blank
+// line ends an event; a line
 // beginning with ':' is a comment; the data of an event is its data lines
 // joined with LF, one space after "data:" removed. Each event is passed on
 // as soon as its blank line arrives: the server's own bytes for every
@@ -113,6 +116,13 @@ func (w *Writer) event(raw []byte, ended bool) error {
 		// first line (9.2.6); the event passes with it.
 		e, _ = bytes.CutPrefix(e, []byte("\xEF\xBB\xBF"))
 	}
+	if loneCR(e) {
+		// A line ended by a CR alone is one line to the HTML standard and
+		// none to a client reading lines at LF (the Go SDK's event
+		// reader): "data:\r{...}" is empty data here and the answer
+		// there. Read two ways, it fails closed.
+		return w.refuseStream(errLoneCR)
+	}
 	data := bytes.TrimSpace(eventData(e))
 	if len(data) == 0 {
 		// No data: a comment, a keep-alive, the priming event of an id and
@@ -161,6 +171,21 @@ func (w *Writer) event(raw []byte, ended bool) error {
 		b.WriteByte('\n')
 	}
 	return w.pass(b.Bytes())
+}
+
+// errLoneCR is an event with a line ended by a CR alone.
+var errLoneCR = errors.New("an event has a line ended by a CR alone, which clients read differently")
+
+// loneCR reports whether e holds a CR not followed by LF. An event passed
+// whole ends with its blank line, so a CR at its end is one too.
+func loneCR(e []byte) bool {
+	for i := bytes.IndexByte(e, '\r'); i >= 0; i = bytes.IndexByte(e, '\r') {
+		if i+1 >= len(e) || e[i+1] != '\n' {
+			return true
+		}
+		e = e[i+2:]
+	}
+	return false
 }
 
 // refuseStream fails closed on an answer that cannot be read: when no

@@ -134,18 +134,28 @@ func TestSSEAnswer(t *testing.T) {
 			t.Fatalf("%q", rec.Body)
 		}
 	})
-	for name, eol := range map[string]string{"CRLF": "\r\n", "CR": "\r"} {
-		t.Run(name, func(t *testing.T) {
-			in := strings.ReplaceAll(stream, "\n", eol)
-			out := strings.ReplaceAll(priming+sse(listChanged)+comment, "\n", eol) +
-				strings.ReplaceAll("event: message\n", "\n", eol) + "data: " + listFiltered + "\n" + eol
-			for _, writes := range [][]string{{in}, strings.Split(in, "")} {
-				if rec := serve(t, "text/event-stream", http.StatusOK, 0, writes...); rec.Body.String() != out {
-					t.Fatalf("%q\nwant\n%q", rec.Body, out)
-				}
+	t.Run("CRLF", func(t *testing.T) {
+		in := strings.ReplaceAll(stream, "\n", "\r\n")
+		out := strings.ReplaceAll(priming+sse(listChanged)+comment, "\n", "\r\n") +
+			strings.ReplaceAll("event: message\n", "\n", "\r\n") + "data: " + listFiltered + "\n\r\n"
+		for _, writes := range [][]string{{in}, strings.Split(in, "")} {
+			if rec := serve(t, "text/event-stream", http.StatusOK, 0, writes...); rec.Body.String() != out {
+				t.Fatalf("%q\nwant\n%q", rec.Body, out)
 			}
-		})
-	}
+		}
+	})
+	// A line ended by a CR alone is a line to the HTML standard and none
+	// to the Go SDK's reader (LF only): such a stream fails closed, the
+	// answer an error, whatever the writes.
+	t.Run("CR", func(t *testing.T) {
+		in := strings.ReplaceAll(stream, "\n", "\r")
+		for _, writes := range [][]string{{in}, strings.Split(in, "")} {
+			rec := serve(t, "text/event-stream", http.StatusOK, 0, writes...)
+			if body := rec.Body.String(); strings.Contains(body, `"tools"`) || !strings.Contains(body, "-32603") {
+				t.Fatalf("%q", body)
+			}
+		}
+	})
 	t.Run("data on several lines", func(t *testing.T) {
 		in := "id: 5\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"id\":7,\"result\":{\"tools\":[{\"name\":\"admin\"},\ndata:{\"name\":\"search\"}]}}\n\n"
 		out := "id: 5\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"}]}}\n\n"
