@@ -2,6 +2,8 @@ package enforcer
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
@@ -149,8 +151,23 @@ func (e *Enforcer) verifyToken(s *scope, v *oauthrs.Verifier, token string, scop
 	if err != nil {
 		return err
 	}
-	s.subject, s.issuer, s.tokenScopes = claims.Subject, v.Issuer(), claims.Scopes
+	s.subject, s.issuer, s.tokenScopes = tokenOwner(claims, token), v.Issuer(), claims.Scopes
 	return nil
+}
+
+// tokenOwner is who a verified token speaks for, as an MCP session's owner
+// knows it: its subject; without one (RFC 9068 2.2 requires it; not every
+// issuer sends it), its client; without either, the token itself, so that
+// a session is no other token's.
+func tokenOwner(c oauthrs.Claims, token string) string {
+	switch {
+	case c.Subject != "":
+		return "sub:" + c.Subject
+	case c.ClientID != "":
+		return "client_id:" + c.ClientID
+	}
+	sum := sha256.Sum256([]byte(token))
+	return "token:" + hex.EncodeToString(sum[:])
 }
 
 // verifySigned checks the RFC 9421 signature of a request to a capability

@@ -52,7 +52,8 @@ func (e *Enforcer) Capability(id string, authAll bool) func(http.Handler) http.H
 
 // authForPass checks capability ci's declared auth for a request the
 // stages pass (a browser's, a probe's; ws is Wrap's scope, nil without
-// Wrap), and reports whether it answered r (DenyAuth).
+// Wrap), with the scopes of the MCP tool it calls, and reports whether it
+// answered r (DenyAuth, or the tool's refusal).
 func (e *Enforcer) authForPass(w http.ResponseWriter, r *http.Request, next http.Handler, ws *scope, ci int) bool {
 	var s scope
 	newScope(&s, r, nil, ci)
@@ -65,7 +66,8 @@ func (e *Enforcer) authForPass(w http.ResponseWriter, r *http.Request, next http
 	}
 	s.Outcome, s.Rule, s.own = enforce.Allow, "", true
 	s.Capability = e.p.Capabilities[ci].ID
-	if e.auth(&s) {
+	// An MCP call's tool first: its scopes are the call's (tool.go).
+	if e.tool(&s) && e.auth(&s) {
 		return false
 	}
 	e.exit(w, next, &s)

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/agentready/agentready/enforce"
+	"github.com/agentready/agentready/internal/mcprpc"
+	"github.com/agentready/agentready/internal/mcpsession"
 	"github.com/agentready/agentready/internal/override"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/session"
@@ -62,10 +64,14 @@ func (e *Enforcer) classOf(r *http.Request) policy.Class {
 }
 
 // agentHeaders reports whether h carries what only agents send: a v0.1.0
-// session (X-Agent-Session), a Web Bot Auth Signature-Agent, or an RFC
-// 9421 Signature-Input.
+// session (X-Agent-Session), a Web Bot Auth Signature-Agent, an RFC 9421
+// Signature-Input, or an MCP client's session or request headers
+// (Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method): an MCP session is
+// bound to its agent, and a browser's User-Agent must not carry another's
+// past the binding (docs/mcp.md).
 func agentHeaders(h http.Header) bool {
-	return len(h[session.HeaderSession]) > 0 || len(h["Signature-Input"]) > 0 || len(h["Signature-Agent"]) > 0
+	return len(h[session.HeaderSession]) > 0 || len(h["Signature-Input"]) > 0 || len(h["Signature-Agent"]) > 0 ||
+		len(h[mcpsession.Header]) > 0 || len(h["Mcp-Protocol-Version"]) > 0 || len(h[mcprpc.HeaderMethod]) > 0
 }
 
 // agentPolicy is the declared agent policy that applies to class c: the

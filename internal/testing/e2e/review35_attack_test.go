@@ -22,7 +22,10 @@ import (
 // An attacker's review of issue 35 (per-tool MCP enforcement): a hostile
 // MCP server whose tools/list answers carry tricks, read by the official
 // Go SDK's client through agentready; and clients that claim a browser's
-// User-Agent. A test that fails names a hole.
+// User-Agent. A test that fails names a hole; the six the review found
+// (a lone CR, header keys in another case, a browser carrying a session,
+// AuthForEveryClient without the tool's scopes, a token without sub) were
+// closed after it, and these tests hold them closed.
 
 const rv35Browser = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 
