@@ -116,7 +116,7 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 		prob.Detail = fmt.Sprintf("agent policy %q does not permit capability %q (%s)", d.Agent, d.Capability, d.Rule)
 		switch {
 		case d.mcp.asked != "" && d.mcp.ti < 0:
-			prob.Detail = fmt.Sprintf("capability %q does not list the tool %q (%s; tool names are matched exactly)", d.Capability, d.mcp.asked, d.Rule)
+			prob.Detail = fmt.Sprintf("capability %q does not list the tool %.128q (%s; tool names are matched exactly)", d.Capability, d.mcp.asked, d.Rule)
 		case d.mcp.ti >= 0:
 			prob.Detail = fmt.Sprintf("agent policy %q does not permit the tool %q of capability %q (%s)", d.Agent, d.Tool, d.Capability, d.Rule)
 		}
