@@ -1,7 +1,6 @@
 package enforcer
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -152,32 +151,15 @@ func writeRPCError(w http.ResponseWriter, d *scope, prob problem.Problem) {
 		prob.Extra = nil
 		data, _ = prob.MarshalJSON()
 	}
-	id := json.RawMessage(d.mcp.id)
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
 	msg := prob.Detail
 	if msg == "" {
 		msg = http.StatusText(prob.Status)
 	}
-	body, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcError{code, msg, data}})
+	body := mcprpc.ErrorResponse(d.mcp.id, code, msg, data)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(prob.Status)
 	_, _ = w.Write(body)
-}
-
-// rpcResponse is a JSON-RPC 2.0 error response (5, 5.1).
-type rpcResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Error   rpcError        `json:"error"`
-}
-
-type rpcError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
 }

@@ -30,6 +30,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/agentready/agentready/internal/mcprpc"
 )
 
 // DefaultLimit is the limit of New's limit 0: the bytes of one JSON body
@@ -291,24 +293,7 @@ func (w *Writer) finishJSON() error {
 // answer agentready cannot read: -32603, Internal error (JSON-RPC 2.0,
 // 5.1).
 func (w *Writer) errorBody(err error) []byte {
-	id := w.id
-	if !json.Valid(id) {
-		id = json.RawMessage("null")
-	}
 	msg := "agentready could not filter the MCP server's tools/list answer (" + err.Error() +
 		"); it lists no tool rather than one the caller may not call"
-	b, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcError{Code: -32603, Message: msg}})
-	return b
-}
-
-// rpcResponse is a JSON-RPC 2.0 error response (5, 5.1).
-type rpcResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Error   rpcError        `json:"error"`
-}
-
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	return mcprpc.ErrorResponse(w.id, -32603, msg, nil)
 }

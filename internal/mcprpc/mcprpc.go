@@ -213,3 +213,26 @@ func headerValue(v string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(enc)
 	return string(b), err
 }
+
+// ErrorResponse is a JSON-RPC 2.0 error response (5, 5.1) to the request
+// id (null when id is not a JSON value: none, or one agentready could not
+// read), with data when not nil.
+func ErrorResponse(id json.RawMessage, code int, message string, data json.RawMessage) []byte {
+	if !json.Valid(id) {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: rpcError{code, message, data}}) // nothing unmarshalable
+	return b
+}
+
+type errorResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   rpcError        `json:"error"`
+}
+
+type rpcError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
