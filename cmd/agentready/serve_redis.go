@@ -145,7 +145,8 @@ func redisName(o *redis.Options) string {
 }
 
 // redisStore is the rate-limit store of -redis: redisstore's, behind a
-// failover (fallback-memory: limits hold per replica while Redis fails).
+// failover (-redis-policy; fallback-memory, the default: limits hold per
+// replica while Redis fails).
 type redisStore struct {
 	client *redis.Client
 	name   string
@@ -165,7 +166,7 @@ const redisCheckTimeout = 2 * time.Second
 // serve starts anyway (limits follow the failure policy, per replica,
 // until it answers, which another line says): agentready is in front of
 // the whole site, which a Redis outage should not take down.
-func newRedisStore(addr string, l *slog.Logger) (*redisStore, error) {
+func newRedisStore(addr, policy string, l *slog.Logger) (*redisStore, error) {
 	o, err := redisOptions(addr)
 	if err != nil {
 		return nil, err
@@ -176,7 +177,7 @@ func newRedisStore(addr string, l *slog.Logger) (*redisStore, error) {
 		s.client.Close()
 		return nil, err
 	}
-	if s.store, err = ratelimit.NewFailover(rs, ratelimit.FailoverConfig{Logger: l.With("redis", s.name),
+	if s.store, err = ratelimit.NewFailover(rs, ratelimit.FailoverConfig{Policy: policy, Logger: l.With("redis", s.name),
 		OnStateChange: s.changed}); err != nil {
 		s.client.Close()
 		return nil, err
