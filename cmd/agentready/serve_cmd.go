@@ -98,7 +98,7 @@ func parseServeFlags(args []string, stderr io.Writer) (f *serveFlags, code int) 
 		return nil, 2
 	}
 	var err error
-	if f.envUnknown, err = applyEnv(fs, os.Environ(), f.report.tokenEnv, f.c.credentials.tokensEnv); err != nil {
+	if f.envUnknown, err = applyEnv(fs, os.Environ(), "tokens-env", "report-token-env"); err != nil {
 		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
 		return nil, 2
 	}

@@ -20,13 +20,18 @@ func envName(name string) string {
 
 // applyEnv sets every flag of fs not given on the command line (fs is
 // parsed) from its environment variable in environ (os.Environ's form),
-// so the command line wins. A value the flag refuses is an error naming
-// the variable and the flag, never the value: it may be a secret (a
-// Redis URL's password). unknown are the names of the other AGENTREADY_*
-// variables, except those in also (variables a flag names, as
-// -report-token-env does), for a debug line: a typo is findable, and
-// nothing else reads them.
-func applyEnv(fs *flag.FlagSet, environ []string, also ...string) (unknown []string, err error) {
+// so the command line wins. An empty variable counts as unset, as
+// container tools pass one (Compose's ${X} of an unset X). A value the
+// flag refuses is an error naming the variable and the flag, never the
+// value: it may be a secret (a Redis URL's password).
+//
+// namers are the flags whose value names a variable holding secrets
+// (-tokens-env, -report-token-env): they are set first, and the variables
+// they name are never read as a flag's, so -tokens-env AGENTREADY_TOKENS
+// does not also give -tokens its tokens as a file name. unknown are the
+// names of the other AGENTREADY_* variables, for a debug line: a typo is
+// findable, and nothing else reads them.
+func applyEnv(fs *flag.FlagSet, environ []string, namers ...string) (unknown []string, err error) {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	env := map[string]string{}
@@ -37,22 +42,32 @@ func applyEnv(fs *flag.FlagSet, environ []string, also ...string) (unknown []str
 	}
 	known := map[string]bool{}
 	var errs []string
-	fs.VisitAll(func(f *flag.Flag) {
+	set := func(f *flag.Flag) {
 		n := envName(f.Name)
 		known[n] = true
-		v, ok := env[n]
-		if !ok || given[f.Name] {
-			return
+		if v := env[n]; v != "" && !given[f.Name] {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: not a valid value for -%s", n, f.Name))
+			}
 		}
-		if err := fs.Set(f.Name, v); err != nil {
-			errs = append(errs, fmt.Sprintf("%s: not a valid value for -%s", n, f.Name))
+	}
+	named := map[string]bool{}
+	for _, name := range namers {
+		if f := fs.Lookup(name); f != nil {
+			set(f)
+			named[f.Value.String()] = true
+		}
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(namers, f.Name) && !named[envName(f.Name)] {
+			set(f)
 		}
 	})
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	for k := range env {
-		if !known[k] && !slices.Contains(also, k) {
+		if !known[k] && !named[k] {
 			unknown = append(unknown, k)
 		}
 	}

@@ -15,8 +15,10 @@ import (
 // TestServeFlagsFromEnv: every flag is also read from AGENTREADY_ and its
 // name in upper case, dashes as underscores; the command line wins; a
 // value from the environment counts as given (over the file's setting);
-// an unknown AGENTREADY_ variable is ignored, listed by name only; a
-// value a flag refuses names the variable, never the value.
+// an empty variable is unset; the variables -tokens-env and
+// -report-token-env name are no flag's; an unknown AGENTREADY_ variable
+// is ignored, listed by name only; a value a flag refuses names the
+// variable, never the value.
 func TestServeFlagsFromEnv(t *testing.T) {
 	if got := envName("trusted-proxies"); got != "AGENTREADY_TRUSTED_PROXIES" {
 		t.Errorf("envName: %q", got)
@@ -28,6 +30,9 @@ func TestServeFlagsFromEnv(t *testing.T) {
 	t.Setenv("AGENTREADY_UPSTREAM_TIMEOUT", "3s")
 	t.Setenv("AGENTREADY_NO_SUCH_FLAG", "s3cret-value")
 	t.Setenv("AGENTREADY_REPORT_TOKEN", "a-token-named-by-a-flag")
+	t.Setenv("AGENTREADY_TOKENS_ENV", "AGENTREADY_TOKENS")
+	t.Setenv("AGENTREADY_TOKENS", "search=s3cret-token")
+	t.Setenv("AGENTREADY_HOSTS", "") // empty: unset, the file's hosts kept
 	var errOut bytes.Buffer
 	f, code := parseServeFlags([]string{"-config", upstreamSite, "-addr", "127.0.0.1:2"}, &errOut)
 	if code != -1 {
@@ -42,7 +47,15 @@ func TestServeFlagsFromEnv(t *testing.T) {
 	if !slices.Equal(f.c.ov.trusted, []string{"10.0.0.0/8", "192.0.2.1/32"}) || f.c.ov.robots == nil || !*f.c.ov.robots {
 		t.Errorf("the environment's values are not over the file's: trusted %v, robots %v", f.c.ov.trusted, f.c.ov.robots)
 	}
-	if !slices.Contains(f.envUnknown, "AGENTREADY_NO_SUCH_FLAG") || slices.Contains(f.envUnknown, "AGENTREADY_REPORT_TOKEN") {
+	// The variable -tokens-env names holds tokens: it is not -tokens'
+	// file name.
+	if f.c.credentials.tokensEnv != "AGENTREADY_TOKENS" || f.c.credentials.tokensFile != "" {
+		t.Errorf("-tokens-env %q, -tokens %q", f.c.credentials.tokensEnv, f.c.credentials.tokensFile)
+	}
+	if f.c.ov.hosts != nil {
+		t.Errorf("an empty AGENTREADY_HOSTS replaced the file's hosts with %v", f.c.ov.hosts)
+	}
+	if !slices.Contains(f.envUnknown, "AGENTREADY_NO_SUCH_FLAG") || slices.Contains(f.envUnknown, "AGENTREADY_REPORT_TOKEN") || slices.Contains(f.envUnknown, "AGENTREADY_TOKENS") {
 		t.Errorf("unknown: %v", f.envUnknown)
 	}
 

@@ -89,12 +89,19 @@ func (m *serveMetrics) transport(rt http.RoundTripper) http.RoundTripper {
 	if m == nil {
 		return rt
 	}
-	return &observedTransport{rt: rt, m: m}
+	t := &observedTransport{rt: rt, m: m}
+	for c := 1; c <= 5; c++ {
+		t.byClass[c] = m.upRequests.WithLabelValues(strconv.Itoa(c) + "xx")
+	}
+	return t
 }
 
 type observedTransport struct {
 	rt http.RoundTripper
 	m  *serveMetrics
+	// byClass are upRequests' counters of 1xx to 5xx (byClass[1] to
+	// [5]), resolved once: no label lookup per request.
+	byClass [6]prometheus.Counter
 }
 
 func (t *observedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -106,11 +113,11 @@ func (t *observedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return res, err
 	}
 	t.m.upLatency.Observe(time.Since(start).Seconds())
-	class := "5xx"
-	if c := res.StatusCode / 100; c >= 1 && c <= 5 {
-		class = strconv.Itoa(c) + "xx"
+	c := res.StatusCode / 100
+	if c < 1 || c > 5 {
+		c = 5 // a status outside 100-599 is the upstream's fault
 	}
-	t.m.upRequests.WithLabelValues(class).Inc()
+	t.byClass[c].Inc()
 	return res, nil
 }
 
