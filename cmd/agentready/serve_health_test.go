@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -113,5 +114,43 @@ func TestServeHealthReadiness(t *testing.T) {
 				t.Errorf("Redis restarted: %d %s", code, body)
 			}
 		})
+	}
+}
+
+// TestServeRedisPolicy: -redis-policy reaches the failover: with Redis
+// unreachable from the start, fail-closed refuses a rate-limited request
+// 503 and says so at start, and /readyz fails; fallback-memory serves it.
+func TestServeRedisPolicy(t *testing.T) {
+	up := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(up.Close)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := ln.Addr().String()
+	ln.Close()
+	for _, tc := range []struct {
+		policy, line string
+		code, readyz int
+	}{
+		{ratelimit.FailClosed, "agentready serve: Redis does not answer; rate-limited requests are refused 503 until it does (fail-closed)", 503, 503},
+		{ratelimit.FallbackMemory, "agentready serve: Redis does not answer; rate limits are counted per replica until it does", 404, 200},
+	} {
+		var logs syncBuffer
+		l, _ := newLogger(&logs, "json")
+		c := proxyConfig{configFile: upstreamSite, upstream: up.URL, redisAddr: closed, redisPolicy: tc.policy, healthAddr: "127.0.0.1:0", log: l}
+		_, base := healthFront(t, c)
+		if got := len(logRecords(t, &logs, tc.line)); got != 1 {
+			t.Errorf("%s: the start line: %d\n%s", tc.policy, got, logs.String())
+		}
+		p, err := newProxy(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A 404 is the upstream's: the request was served.
+		if got := serveGet(p.handler, "/api/search?q=x", gptBot); got != tc.code {
+			t.Errorf("%s: a rate-limited request with Redis down: %d, want %d", tc.policy, got, tc.code)
+		}
+		p.close()
+		if code, rd, body := probe(t, base+"/readyz"); code != tc.readyz || rd.Redis != "down" {
+			t.Errorf("%s: /readyz %d %s", tc.policy, code, body)
+		}
 	}
 }

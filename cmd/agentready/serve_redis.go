@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -158,6 +159,14 @@ type redisStore struct {
 	probes time.Duration // between start-up checks while unreachable
 }
 
+// whileDown says what rate limits do while Redis does not answer, by
+// failure policy (-redis-policy).
+var whileDown = map[string]string{
+	ratelimit.FallbackMemory: "rate limits are counted per replica until it does",
+	ratelimit.FailOpen:       "rate limits are not counted until it does (fail-open)",
+	ratelimit.FailClosed:     "rate-limited requests are refused 503 until it does (fail-closed)",
+}
+
 // redisCheckTimeout bounds the check at start and a diagnosis.
 const redisCheckTimeout = 2 * time.Second
 
@@ -185,7 +194,7 @@ func newRedisStore(addr, policy string, l *slog.Logger) (*redisStore, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
 	if err := s.ping(ctx); err != nil {
-		l.Error("agentready serve: Redis does not answer; rate limits are counted per replica until it does",
+		l.Error("agentready serve: Redis does not answer; "+whileDown[cmp.Or(policy, ratelimit.FallbackMemory)],
 			"redis", s.name, "err", cause(err))
 		s.wg.Add(1)
 		go s.waitUp(ctx)
