@@ -73,9 +73,12 @@ const usage = `Usage:
       Print the declaration file's JSON Schema (config/site.schema.json),
       for editors; lint agrees with it.
   agentready serve -config FILE -upstream URL [-addr HOST:PORT] [-metrics HOST:PORT]
+                   [-health-addr HOST:PORT] [-tls-cert FILE -tls-key FILE]
                    [-report-only] [-robots] [-redis HOST:PORT|redis://...|rediss://...]
+                   [-redis-policy fallback-memory|fail-open|fail-closed]
                    [-trusted-proxies CIDRS [-trust-all-proxies]] [-hosts HOSTS] [-upstream-timeout DURATION] [-strict-upstream]
-                   [-log-format text|json] [-log-decisions none|deny|all] [-log-rate N]
+                   [-log-format text|json] [-log-level debug|info|warn|error]
+                   [-log-decisions none|deny|all] [-log-rate N]
                    [-log-interval DURATION] [-tokens FILE] [-tokens-env VAR] [-hmac-keys FILE]
                    [-report HOST:PORT [-report-token-file FILE] [-report-token-env VAR]
                     [-report-window DURATION]]
@@ -104,6 +107,13 @@ const usage = `Usage:
       AGENTREADY_REPORT_TOKEN), as "Authorization: Bearer TOKEN" or as the
       password of Basic authentication; without one serve does not start.
       The report is this process's: the fleet's view is Prometheus's.
+      /healthz (alive) and /readyz (the declaration loaded; Redis's state
+      in its JSON body, failing for Redis only under -redis-policy
+      fail-closed) are served on -metrics' listener, or -health-addr's.
+      -tls-cert and -tls-key serve TLS with HTTP/2; SIGHUP reloads them.
+      Every flag is also read from AGENTREADY_ and its name in upper case,
+      dashes as underscores (-trusted-proxies: AGENTREADY_TRUSTED_PROXIES);
+      a flag on the command line wins.
   agentready -h
       Show this help.
 `

@@ -33,6 +33,11 @@ import (
 // proxyConfig is what serve runs with.
 type proxyConfig struct {
 	configFile, upstream, addr, metricsAddr, redisAddr string
+	// redisPolicy is -redis-policy, the failover's (ratelimit's
+	// FallbackMemory when empty); healthAddr -health-addr.
+	redisPolicy, healthAddr string
+	// tls is -tls-cert and -tls-key (serve_tls.go).
+	tls tlsFiles
 	// reportOnly, robots, strictUpstream and trusted are the flags over
 	// the file's settings: a false bool and a nil list leave the file's
 	// (the command line sets ov instead, to say -report-only=false too).
@@ -97,6 +102,10 @@ type proxy struct {
 	// swaps them in (agentready's Reload); a file with problems is
 	// refused and the running declaration keeps serving.
 	reload func() error
+	// redis is -redis's store (nil without), sm serve's own metrics (nil
+	// without -metrics).
+	redis *redisStore
+	sm    *serveMetrics
 }
 
 // newProxy builds the proxy of c. The upstream sees, in X-Real-IP and
@@ -142,7 +151,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	upstreamFailed := &repeated{log: c.log, msg: "agentready serve: the upstream failed", every: c.logInterval}
 	rp := &httputil.ReverseProxy{
 		Rewrite:   rewrite(up, ip),
-		Transport: newTransport(c.upstreamTimeout),
+		Transport: p.sm.transport(newTransport(c.upstreamTimeout)),
 		// The 32 KiB buffer each response is copied through is reused,
 		// not allocated per request (httputil's default): under load that
 		// allocation is most of what the garbage collector does.
@@ -150,7 +159,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 		ErrorLog:     stdLogger(c.log),
 		ErrorHandler: upstreamError(upstreamFailed),
 	}
-	p.transport = func(t http.RoundTripper) { rp.Transport = t }
+	p.transport = func(t http.RoundTripper) { rp.Transport = p.sm.transport(t) }
 	p.background(decl.m, c.logInterval, obs.dl, upstreamFailed)
 	p.reload = reloader(c.configFile, ov, obs.opts, decl)
 	var h http.Handler = decl.m.Handler(rp)
@@ -177,11 +186,12 @@ func (p *proxy) openObservers(c proxyConfig) (observers, error) {
 	var store ratelimit.Store
 	if c.redisAddr != "" {
 		routeRedisLog(c.log, c.logInterval)
-		rs, err := newRedisStore(c.redisAddr, c.log)
+		rs, err := newRedisStore(c.redisAddr, c.redisPolicy, c.log)
 		if err != nil {
 			return obs, err
 		}
 		p.closers = append(p.closers, rs.close)
+		p.redis = rs
 		store = rs.store
 		obs.opts = append(obs.opts, agentready.WithStore(store))
 	}
@@ -191,7 +201,7 @@ func (p *proxy) openObservers(c proxyConfig) (observers, error) {
 	var hooks []func(enforce.Decision)
 	if c.metricsAddr != "" {
 		var err error
-		if obs.mx, p.metrics, err = newMetrics(store); err != nil {
+		if obs.mx, p.sm, p.metrics, err = newMetrics(store); err != nil {
 			return obs, err
 		}
 		hooks = append(hooks, obs.mx.Observe)
@@ -218,24 +228,28 @@ func (p *proxy) openObservers(c proxyConfig) (observers, error) {
 // the store's when serve shares limits through one, and the process's and
 // the Go runtime's (CPU, memory, file descriptors, goroutines, GC) beside
 // them, so one scrape tells how serve itself is doing.
-func newMetrics(store ratelimit.Store) (*metrics.Metrics, http.Handler, error) {
+func newMetrics(store ratelimit.Store) (*metrics.Metrics, *serveMetrics, http.Handler, error) {
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := reg.Register(collectors.NewGoCollector()); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	mx, err := metrics.New(reg)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if store != nil {
 		if err := mx.WatchStore(store); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return mx, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), nil
+	sm, err := newServeMetrics(reg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return mx, sm, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), nil
 }
 
 // warnServe says, at every start, what decl leaves open: credentials

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/cmd/agentready/internal/earlysignal"
+	"github.com/agentready/agentready/ratelimit"
 )
 
 // serve runs the proxy until SIGINT or SIGTERM. SIGHUP reloads the
@@ -31,9 +33,15 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	c := f.c
 	var err error
-	if c.log, err = newLogger(stderr, f.logFormat); err != nil {
+	if c.log, err = newLevelLogger(stderr, f.logFormat, f.logLevel); err != nil {
 		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
 		return 2
+	}
+	logUnknownEnv(c.log, f.envUnknown)
+	cert, err := loadCertificate(c.tls)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
+		return 1
 	}
 	rs, err := openReport(f.report, c.addr, os.Getenv, c.log)
 	if err != nil {
@@ -50,13 +58,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer p.close()
-	s, err := startServers(c, p, rs)
+	s, err := startServers(c, p, rs, cert)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
 		return 1
 	}
-	go watch(c.configFile, 2*time.Second, hup, logReload(c, p))(ctx)
-	fmt.Fprintf(stdout, "agentready serve: %s in front of %s (declaration %s%s%s)\n", s.addr, c.upstream, c.configFile, s.metricsAt, rs.banner())
+	go watch(c.configFile, 2*time.Second, hup, reloadAll(c, p, cert))(ctx)
+	fmt.Fprintf(stdout, "agentready serve: %s in front of %s (declaration %s%s%s%s)\n", s.addr, redactedURL(c.upstream), c.configFile, s.tlsAt, s.metricsAt, rs.banner())
 	select {
 	case err := <-s.errc:
 		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
@@ -71,9 +79,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 // flags serve reads before building the proxy (the log's format, the
 // report's) or only when given (those over the file's settings).
 type serveFlags struct {
-	c         proxyConfig
-	report    reportFlags
-	logFormat string
+	c                   proxyConfig
+	report              reportFlags
+	logFormat, logLevel string
+	// envUnknown are the AGENTREADY_* variables no flag reads.
+	envUnknown []string
 	// The flags over the file's settings: overrides takes those given.
 	trusted, hosts                       string
 	reportOnly, robots, strict, trustAll bool
@@ -85,6 +95,17 @@ func parseServeFlags(args []string, stderr io.Writer) (f *serveFlags, code int) 
 	f = &serveFlags{}
 	fs := f.flagSet(stderr)
 	if err := fs.Parse(args); err != nil {
+		return nil, 2
+	}
+	var err error
+	if f.envUnknown, err = applyEnv(fs, os.Environ(), "tokens-env", "report-token-env"); err != nil {
+		fmt.Fprintf(stderr, "agentready serve: %v\n", err)
+		return nil, 2
+	}
+	switch f.c.redisPolicy {
+	case ratelimit.FallbackMemory, ratelimit.FailOpen, ratelimit.FailClosed:
+	default:
+		fmt.Fprintf(stderr, "agentready serve: -redis-policy %q: want fallback-memory, fail-open or fail-closed\n", f.c.redisPolicy)
 		return nil, 2
 	}
 	if f.c.configFile == "" || f.c.upstream == "" || fs.NArg() != 0 {
@@ -110,6 +131,10 @@ func (f *serveFlags) flagSet(stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus metrics at /metrics on this address (agentready's, the process's and the Go runtime's)")
 	fs.StringVar(&c.redisAddr, "redis", "", "share rate limits through this Redis: host:port, or a redis:// or rediss:// (TLS) URL with user, password and database")
+	fs.StringVar(&c.redisPolicy, "redis-policy", ratelimit.FallbackMemory, "what rate limits do while Redis fails: fallback-memory (counted per replica), fail-open (not counted) or fail-closed (rate-limited requests refused 503; /readyz fails too)")
+	fs.StringVar(&c.healthAddr, "health-addr", "", "serve /healthz and /readyz on this address (without it, on -metrics' address if given)")
+	fs.StringVar(&c.tls.cert, "tls-cert", "", "serve TLS (HTTP/2 and HTTP/1.1) with this PEM certificate chain, reloaded on SIGHUP; with -tls-key")
+	fs.StringVar(&c.tls.key, "tls-key", "", "the PEM private key of -tls-cert")
 	fs.BoolVar(&f.reportOnly, "report-only", false, "decide and report, deny nothing (over the file's serve.report_only)")
 	fs.BoolVar(&f.robots, "robots", false, "serve /robots.txt generated from the declaration (over the file's serve.robots)")
 	fs.StringVar(&f.trusted, "trusted-proxies", "", "comma-separated CIDRs of proxies in front whose X-Forwarded-For is believed (over the file's serve.trusted_proxies)")
@@ -118,6 +143,7 @@ func (f *serveFlags) flagSet(stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&c.upstreamTimeout, "upstream-timeout", 30*time.Second, "longest wait for the upstream's response headers")
 	fs.BoolVar(&f.strict, "strict-upstream", false, "the upstream routes a path only as spelled (case and a trailing slash matter), as the file's upstream: {strict: true} says; without either, rules and capability endpoints hold on every case and trailing-slash spelling, as Express routes them")
 	fs.StringVar(&f.logFormat, "log-format", "text", "the format of every line serve logs: text or json")
+	fs.StringVar(&f.logLevel, "log-level", "info", "the least level of the lines serve logs: debug, info, warn or error")
 	fs.StringVar(&c.logDecisions, "log-decisions", logDecisionsDeny, "which decisions are logged: none, deny (denials, and report-only's would-be denials) or all")
 	fs.IntVar(&c.logRate, "log-rate", 10, "the most decision lines logged a second; the lines over it are counted, and the count logged every -log-interval")
 	fs.DurationVar(&c.logInterval, "log-interval", 10*time.Second, "how often repeated failures (the upstream's, Redis's) and dropped decision lines are logged, with their count")
@@ -173,27 +199,41 @@ func commaList(s string) []string {
 // servers are serve's listeners at work: the proxy's, the metrics' (nil
 // without -metrics) and the report's (nil without -report).
 type servers struct {
-	srv, metrics *http.Server
-	report       *reportServer
+	srv, metrics, health *http.Server
+	report               *reportServer
 	// errc hears the first server to stop: serve ends then.
 	errc chan error
 	// addr is where the proxy listens, metricsAt the banner's words for
 	// the metrics' ("" without).
-	addr      net.Addr
-	metricsAt string
+	addr             net.Addr
+	metricsAt, tlsAt string
 }
 
 // startServers listens on c's addresses and serves p (and rs) there. Each
 // address is bound before serve prints its banner: when it is printed,
 // connections are accepted.
-func startServers(c proxyConfig, p *proxy, rs *reportServer) (*servers, error) {
+func startServers(c proxyConfig, p *proxy, rs *reportServer, cert *certificate) (*servers, error) {
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return nil, err
 	}
-	s := &servers{srv: newServer(p.handler), report: rs, errc: make(chan error, 3), addr: ln.Addr()}
+	s := &servers{srv: newServer(p.handler), report: rs, errc: make(chan error, 4), addr: ln.Addr()}
 	s.srv.ErrorLog = stdLogger(c.log)
-	go func() { s.errc <- s.srv.Serve(ln) }()
+	if cert != nil {
+		s.srv.TLSConfig = cert.config()
+		s.tlsAt = ", TLS"
+		go func() { s.errc <- s.srv.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { s.errc <- s.srv.Serve(ln) }()
+	}
+	hl := &health{redis: p.redis, policy: c.redisPolicy}
+	hl.loaded.Store(true) // p is built: its declaration is loaded
+	if c.healthAddr != "" {
+		if err := s.startHealth(c, hl); err != nil {
+			s.srv.Close()
+			return nil, err
+		}
+	}
 	if p.metrics != nil {
 		mln, err := net.Listen("tcp", c.metricsAddr)
 		if err != nil {
@@ -202,9 +242,12 @@ func startServers(c proxyConfig, p *proxy, rs *reportServer) (*servers, error) {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", p.metrics)
+		if c.healthAddr == "" {
+			hl.mount(mux)
+		}
 		s.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: stdLogger(c.log)}
 		go func() { s.errc <- s.metrics.Serve(mln) }()
-		s.metricsAt = fmt.Sprintf(", metrics at http://%s/metrics", mln.Addr())
+		s.metricsAt += fmt.Sprintf(", metrics at http://%s/metrics", mln.Addr())
 	}
 	if rs != nil {
 		go func() { s.errc <- rs.serve() }()
@@ -221,6 +264,9 @@ func (s *servers) shutdown() {
 	if s.metrics != nil {
 		_ = s.metrics.Shutdown(ctx)
 	}
+	if s.health != nil {
+		_ = s.health.Shutdown(ctx)
+	}
 	if s.report != nil {
 		_ = s.report.srv.Shutdown(ctx)
 	}
@@ -230,7 +276,9 @@ func (s *servers) shutdown() {
 // logged; a file refused leaves the running declaration serving.
 func logReload(c proxyConfig, p *proxy) func() {
 	return func() {
-		if err := p.reload(); err != nil {
+		err := p.reload()
+		p.sm.reloaded(err)
+		if err != nil {
 			c.log.Error("agentready serve: the declaration file was not reloaded; the running one keeps serving", "err", err)
 			return
 		}
@@ -269,4 +317,37 @@ func watch(file string, every time.Duration, hup <-chan os.Signal, reload func()
 			}
 		}
 	}
+}
+
+// startHealth serves hl alone on -health-addr.
+func (s *servers) startHealth(c proxyConfig, hl *health) error {
+	hln, err := net.Listen("tcp", c.healthAddr)
+	if err != nil {
+		return fmt.Errorf("-health-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	hl.mount(mux)
+	s.health = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: stdLogger(c.log)}
+	go func() { s.errc <- s.health.Serve(hln) }()
+	s.metricsAt += fmt.Sprintf(", health at http://%s/healthz", hln.Addr())
+	return nil
+}
+
+// reloadAll is what SIGHUP (and a change of the declaration file) does:
+// the declaration reloaded, and the TLS certificate (cert, nil without
+// TLS), each logged and each keeping the running one when it fails.
+func reloadAll(c proxyConfig, p *proxy, cert *certificate) func() {
+	decl := logReload(c, p)
+	return func() {
+		decl()
+		cert.logReload(c.log)
+	}
+}
+
+// redactedURL is u without its password, for the banner.
+func redactedURL(u string) string {
+	if pu, err := url.Parse(u); err == nil {
+		return pu.Redacted()
+	}
+	return u
 }

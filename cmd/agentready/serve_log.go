@@ -29,11 +29,22 @@ const (
 // newLogger returns serve's logger writing to w in format "text" or
 // "json".
 func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	return newLevelLogger(w, format, "")
+}
+
+// newLevelLogger is newLogger writing the lines of level (-log-level:
+// debug, info, warn or error; "" is info) and above.
+func newLevelLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); level != "" && err != nil {
+		return nil, fmt.Errorf("-log-level %q: want debug, info, warn or error", level)
+	}
+	o := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text", "":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(slog.NewTextHandler(w, o)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(slog.NewJSONHandler(w, o)), nil
 	}
 	return nil, fmt.Errorf("-log-format %q: want text or json", format)
 }

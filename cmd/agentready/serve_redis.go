@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -145,7 +146,8 @@ func redisName(o *redis.Options) string {
 }
 
 // redisStore is the rate-limit store of -redis: redisstore's, behind a
-// failover (fallback-memory: limits hold per replica while Redis fails).
+// failover (-redis-policy; fallback-memory, the default: limits hold per
+// replica while Redis fails).
 type redisStore struct {
 	client *redis.Client
 	name   string
@@ -157,6 +159,14 @@ type redisStore struct {
 	probes time.Duration // between start-up checks while unreachable
 }
 
+// whileDown says what rate limits do while Redis does not answer, by
+// failure policy (-redis-policy).
+var whileDown = map[string]string{
+	ratelimit.FallbackMemory: "rate limits are counted per replica until it does",
+	ratelimit.FailOpen:       "rate limits are not counted until it does (fail-open)",
+	ratelimit.FailClosed:     "rate-limited requests are refused 503 until it does (fail-closed)",
+}
+
 // redisCheckTimeout bounds the check at start and a diagnosis.
 const redisCheckTimeout = 2 * time.Second
 
@@ -165,7 +175,7 @@ const redisCheckTimeout = 2 * time.Second
 // serve starts anyway (limits follow the failure policy, per replica,
 // until it answers, which another line says): agentready is in front of
 // the whole site, which a Redis outage should not take down.
-func newRedisStore(addr string, l *slog.Logger) (*redisStore, error) {
+func newRedisStore(addr, policy string, l *slog.Logger) (*redisStore, error) {
 	o, err := redisOptions(addr)
 	if err != nil {
 		return nil, err
@@ -176,7 +186,7 @@ func newRedisStore(addr string, l *slog.Logger) (*redisStore, error) {
 		s.client.Close()
 		return nil, err
 	}
-	if s.store, err = ratelimit.NewFailover(rs, ratelimit.FailoverConfig{Logger: l.With("redis", s.name),
+	if s.store, err = ratelimit.NewFailover(rs, ratelimit.FailoverConfig{Policy: policy, Logger: l.With("redis", s.name),
 		OnStateChange: s.changed}); err != nil {
 		s.client.Close()
 		return nil, err
@@ -184,7 +194,7 @@ func newRedisStore(addr string, l *slog.Logger) (*redisStore, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
 	if err := s.ping(ctx); err != nil {
-		l.Error("agentready serve: Redis does not answer; rate limits are counted per replica until it does",
+		l.Error("agentready serve: Redis does not answer; "+whileDown[cmp.Or(policy, ratelimit.FallbackMemory)],
 			"redis", s.name, "err", cause(err))
 		s.wg.Add(1)
 		go s.waitUp(ctx)
