@@ -134,6 +134,7 @@ func TestReportInChromium(t *testing.T) {
 	runChromium(t, chromium, dir, "--screenshot="+shot, srv.URL+"/")
 	tShot := time.Since(start) - tDOM
 	checkPNG(t, shot, 1280, 1600)
+	keepScreenshot(t, shot)
 
 	// What a person reads: tesseract's OCR of the screenshot.
 	ocrNames(t, shot, want)
@@ -145,6 +146,26 @@ func TestReportInChromium(t *testing.T) {
 		if p != "/" && p != "/favicon.ico" {
 			t.Errorf("the page asked for %s: it must need no other asset", p)
 		}
+	}
+}
+
+// envKeepScreenshot names a file the screenshot is copied to, for a
+// person to look at it (go test -run Chromium with it set).
+const envKeepScreenshot = "AGENTREADY_REPORT_SCREENSHOT"
+
+// keepScreenshot copies shot to the file envKeepScreenshot names, if any.
+func keepScreenshot(t *testing.T, shot string) {
+	t.Helper()
+	dst := os.Getenv(envKeepScreenshot)
+	if dst == "" {
+		return
+	}
+	b, err := os.ReadFile(shot)
+	if err == nil {
+		err = os.WriteFile(dst, b, 0o644)
+	}
+	if err != nil {
+		t.Errorf("%s: %v", envKeepScreenshot, err)
 	}
 }
 

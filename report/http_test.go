@@ -87,7 +87,7 @@ func TestPage(t *testing.T) {
 	knownTraffic(r)
 	page := get(t, r, "GET", "/", "").Body.String()
 	for _, want := range []string{
-		"From 2026-05-01 11:01:00 UTC to 2026-05-01 12:00:00 UTC", "60 slots of 1m0s",
+		"From 2026-05-01 12:00:00 UTC to 2026-05-01 12:00:00 UTC", "since the report started", "60 slots of 1m0s",
 		"This report is this replica's", "The fleet's view is Prometheus's (docs/operations.md)",
 		"Agents by name, grade and purpose", "Refusals by reason", "Rules that refused most", "Paths refused most", "Verification failures by reason", "Totals",
 		tr("claude", "claude", "claimed", "user-agent", "12", "4", "6", "2", "1"),
@@ -95,8 +95,8 @@ func TestPage(t *testing.T) {
 		tr("GPTBot", "GPTBot", "claimed", "training-crawler", "1", "0", "1", "0", "0"),
 		tr("Slackbot", "(none)", "claimed", "user-agent", "1", "1", "0", "0", "0"),
 		tr("total", "", "", "", "19", "10", "7", "2", "1"),
-		tr("Disallow: /admin/*", "3", "3", "0", "1"),
-		tr("deny-identity", "1", "1", "0", "0"),
+		tr("Disallow: /admin/*", "claude", "claimed", "(none)", "3", "3", "0", "1"),
+		tr("deny-identity", "GPTBot", "claimed", "(none)", "1", "1", "0", "0"),
 		tr("/api/search", "5", "3", "2", "0"),
 		tr("dot-segment", "1", "1", "0", "0"),
 		tr("deny-path", "3", "3", "0", "1"),
@@ -107,8 +107,11 @@ func TestPage(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if n := strings.Count(page, "<caption>"); n != 7 {
-		t.Errorf("%d captions, want one a table (7)", n)
+	if n := strings.Count(page, "<caption>"); n != 9 {
+		t.Errorf("%d captions, want one a table (9)", n)
+	}
+	if strings.Contains(page, `http-equiv="refresh"`) {
+		t.Error("the page refreshes itself unasked")
 	}
 	if strings.Contains(page, "<script") || strings.Contains(page, "http://") || strings.Contains(page, "https://") {
 		t.Error("the page has a script or an external reference")
