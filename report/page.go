@@ -59,7 +59,7 @@ tr.other td { font-style: italic; color: #555; }
 tr.total td { font-weight: 600; border-top: 2px solid #999; padding-top: .45em; }
 .note { color: #555; }
 .side { display: flex; flex-wrap: wrap; gap: 0 2.5em; align-items: flex-start; }
-figure { margin: 1.2em 0; }
+figure { margin: 1.2em 0; max-width: 660px; }
 figcaption { font-weight: 600; font-size: 1.1em; padding: .3em 0; }
 svg text { font: 11px system-ui, sans-serif; fill: #555; }
 .allowed { fill: #2e7d32; background: #2e7d32; }
@@ -69,6 +69,7 @@ svg text { font: 11px system-ui, sans-serif; fill: #555; }
 .start { stroke: #555; stroke-width: 1; stroke-dasharray: 3 3; }
 .key { display: inline-block; width: .8em; height: .8em; margin: 0 .3em 0 1em; vertical-align: -.05em; }
 .bad { color: #c62828; font-weight: 600; }
+td.msg { max-width: 26em; overflow-wrap: anywhere; }
 </style>
 </head>
 <body>
@@ -93,9 +94,9 @@ svg text { font: 11px system-ui, sans-serif; fill: #555; }
 <tr><th>Audit artifacts sealed</th><td class="n">{{.ArtifactsSealed}}</td></tr>
 </tbody>
 </table>
-{{template "health" .}}
-</div>
 {{template "chart" .}}
+</div>
+{{template "health" .}}
 
 <table id="agents">
 <caption>Agents by name, grade and purpose</caption>
@@ -169,7 +170,7 @@ svg text { font: 11px system-ui, sans-serif; fill: #555; }
 {{- with .LastReload}}
 <tr><th>Last reload</th><td>{{when .At}}: {{if .OK}}taken{{else}}<span class="bad">refused</span>, the running declaration kept serving{{end}}</td></tr>
 {{- if not .OK}}
-<tr><th>Why refused</th><td class="name">{{show .Error}}</td></tr>
+<tr><th>Why refused</th><td class="msg">{{show .Error}}</td></tr>
 {{- end}}
 <tr><th>Last reload taken</th><td>{{if .LastOK.IsZero}}none{{else}}{{when .LastOK}}{{end}}</td></tr>
 <tr><th>Reloads in the window</th><td>{{.Succeeded}} taken, {{.Failed}} refused</td></tr>
@@ -180,7 +181,7 @@ svg text { font: 11px system-ui, sans-serif; fill: #555; }
 <tr><th>Upstream requests</th><td class="n">{{.Requests}}</td></tr>
 <tr><th>Upstream errors (no answer)</th><td class="n">{{if .Errors}}<span class="bad">{{.Errors}}</span>{{else}}0{{end}}</td></tr>
 <tr><th>Upstream 5xx answers</th><td class="n">{{.ServerErrors}}</td></tr>
-<tr><th>Last upstream error</th><td class="name">{{if .LastErrorAt.IsZero}}none{{else}}{{when .LastErrorAt}}: {{show .LastError}}{{end}}</td></tr>
+<tr><th>Last upstream error</th><td class="msg">{{if .LastErrorAt.IsZero}}none{{else}}{{when .LastErrorAt}}: {{show .LastError}}{{end}}</td></tr>
 {{- else}}
 <tr><th>Upstream</th><td>not told of (agentready serve tells it)</td></tr>
 {{- end}}
