@@ -67,7 +67,7 @@ func New(o Options) *Report {
 		o.Rows = 20
 	}
 	r := &Report{res: max(o.Window/slots, time.Millisecond), rows: o.Rows, limit: 4 * o.Rows, now: o.Now,
-		start: clock.Or(o.Now)(), refresh: refreshSeconds(int64(o.Refresh / time.Second))}
+		start: clock.Or(o.Now)(), refresh: refreshSeconds(int64((o.Refresh + time.Second - 1) / time.Second))} // a part of a second is a second
 	for i := range r.slots {
 		r.slots[i].epoch = -1 // never current: a clock may start at the epoch's 0
 	}

@@ -14,7 +14,7 @@ func row(name string, c counts) reportview.Row {
 }
 
 // snapshot merges the slots of the window. It runs under the lock for a
-// copy of at most 60 slots' counts (60 × 6 tables × 4*Rows keys); the
+// copy of at most 60 slots' counts (60 × 8 tables × 4*Rows keys); the
 // sorting is done after.
 func (r *Report) snapshot() reportview.Snapshot {
 	now := clock.Or(r.now)()
