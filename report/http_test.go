@@ -229,6 +229,11 @@ func TestRefresh(t *testing.T) {
 			t.Errorf("Options.Refresh 1m, %s: refresh %q, want %q", path, got, want)
 		}
 	}
+	for d, want := range map[time.Duration]string{time.Millisecond: "", 4500 * time.Millisecond: "5", 2 * time.Hour: "3600", time.Duration(1<<63 - 1): "3600", -time.Second: ""} {
+		if got := refreshOf(report.New(report.Options{Now: newClock().now, Refresh: d}), "/"); got != want {
+			t.Errorf("Options.Refresh %v: refresh %q, want %q", d, got, want)
+		}
+	}
 	if body := get(t, r, "GET", "/report.json?refresh=10", "").Body.String(); strings.Contains(body, "refresh") {
 		t.Error("the JSON carries the refresh")
 	}

@@ -36,8 +36,9 @@ type Options struct {
 	// is called on every Observe.
 	Now func() time.Time
 	// Refresh, when set, makes the page reload itself this often
-	// (<meta http-equiv="refresh">: no script), bounded to 5s..1h; a
-	// request's ?refresh=SECONDS overrides it, ?refresh=0 turns it off.
+	// (<meta http-equiv="refresh">: no script), rounded to a second (under
+	// half a second is none) and bounded to 5s..1h; a request's
+	// ?refresh=SECONDS overrides it, ?refresh=0 turns it off.
 	Refresh time.Duration
 }
 
@@ -67,7 +68,7 @@ func New(o Options) *Report {
 		o.Rows = 20
 	}
 	r := &Report{res: max(o.Window/slots, time.Millisecond), rows: o.Rows, limit: 4 * o.Rows, now: o.Now,
-		start: clock.Or(o.Now)(), refresh: refreshSeconds(int64((o.Refresh + time.Second - 1) / time.Second))} // a part of a second is a second
+		start: clock.Or(o.Now)(), refresh: refreshSeconds(int64(max(o.Refresh, o.Refresh.Round(time.Second)) / time.Second))}
 	for i := range r.slots {
 		r.slots[i].epoch = -1 // never current: a clock may start at the epoch's 0
 	}
