@@ -21,7 +21,7 @@ func TestBounded(t *testing.T) {
 	const n = 100_000
 	for i := range n {
 		s := strconv.Itoa(i)
-		r.Observe(enforce.Decision{Outcome: enforce.DenyPath, Path: "/p/" + s, Rule: "Disallow: /" + s, Agent: "a" + s, Grade: "g" + s,
+		r.Observe(enforce.Decision{Outcome: enforce.DenyPath, Path: "/p/" + s, Rule: "Disallow: /" + s, Agent: "a" + s, Grade: "g" + s, Limit: "l" + s, Capability: "c" + s, Tool: "t" + s,
 			Class: enforce.Class{Kind: enforce.KindDeclared, Name: "agent-" + s, Purpose: "p" + s}})
 		if i%7 == 0 {
 			// The same name in ever new variants: bounded by the same limit.
@@ -33,7 +33,7 @@ func TestBounded(t *testing.T) {
 	}
 	for i := range r.slots {
 		sl := &r.slots[i]
-		for name, tb := range map[string]interface{ size() (int, int, int) }{"agents": &sl.agents, "rules": &sl.rules, "paths": &sl.paths, "reasons": &sl.reasons, "refusals": &sl.refusals} {
+		for name, tb := range map[string]interface{ size() (int, int, int) }{"agents": &sl.agents, "rules": &sl.rules, "paths": &sl.paths, "reasons": &sl.reasons, "refusals": &sl.refusals, "capabilities": &sl.capabilities, "tools": &sl.tools} {
 			if m, l, c := tb.size(); m > r.limit || l > r.limit || c > r.limit {
 				t.Errorf("slot %d %s: %d map entries, %d rows (capacity %d), limit %d", i, name, m, l, c, r.limit)
 			}
@@ -43,7 +43,7 @@ func TestBounded(t *testing.T) {
 	if want := int64(n + (n+6)/7); s.Total.Requests != want {
 		t.Errorf("Total %d, want %d", s.Total.Requests, want)
 	}
-	for name, rows := range map[string][]reportview.Row{"agents": s.Agents, "rules": s.Rules, "paths": s.Paths} {
+	for name, rows := range map[string][]reportview.Row{"agents": s.Agents, "rules": s.Rules, "paths": s.Paths, "capabilities": s.Capabilities} {
 		if len(rows) != 6 || !rows[5].Other {
 			t.Errorf("%s: %d rows, want 5 and other", name, len(rows))
 		}
@@ -51,7 +51,7 @@ func TestBounded(t *testing.T) {
 		for _, w := range rows {
 			sum += w.Requests
 		}
-		if want := s.Total.Requests; name != "agents" {
+		if want := s.Total.Requests; name != "agents" { // the rest count the refusals alone (the allowed name no capability)
 			want = s.Total.Denied
 			if sum != want {
 				t.Errorf("%s sum %d, want %d", name, sum, want)

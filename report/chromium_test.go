@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"image"
@@ -65,13 +66,22 @@ func browserTraffic(rep *report.Report) []pageRow {
 	send(gpt, enforce.DenyPath, "Disallow: /private/*", 3)
 	send(gpt, enforce.DenyRate, "Rate-Limit: 60/minute", 2)
 	send(claude, enforce.Allow, "Allow: /blog/*", 5)
+	// The rule GPTBot's policy was refused by refuses ClaudeBot's too: a
+	// row each, never one of 3.
+	send(claude, enforce.DenyRate, "Rate-Limit: 60/minute", 1)
+	tool := gpt
+	tool.Capability, tool.Tool, tool.Path = "catalog", "search", "/mcp"
+	send(tool, enforce.Allow, "", 2)
 	send(curl, enforce.DenyPath, "Disallow: /admin/*", 4)
 	send(bad, enforce.Allow, "", 1)
 	send(bad, enforce.DenyPath, "Disallow: /*", 1)
 	send(enforce.Decision{Class: enforce.Class{Kind: enforce.KindBrowser}, Grade: enforce.GradeAnonymous}, enforce.Pass, "", 7)
+	rep.Reloaded(errors.New("site.yaml:7: unknown key \"allw\""))
+	rep.Upstream(200, nil)
+	rep.Upstream(0, errors.New("dial tcp 127.0.0.1:3000: connect: connection refused"))
 	return []pageRow{
-		{"GPTBot", "GPTBot", enforce.GradeProven, enforce.PurposeTrainingCrawler, 17, 12, 3, 2, 0},
-		{"ClaudeBot", "*", enforce.GradeClaimed, enforce.PurposeTrainingCrawler, 5, 5, 0, 0, 0},
+		{"GPTBot", "GPTBot", enforce.GradeProven, enforce.PurposeTrainingCrawler, 19, 14, 3, 2, 0},
+		{"ClaudeBot", "*", enforce.GradeClaimed, enforce.PurposeTrainingCrawler, 6, 5, 0, 1, 0},
 		{"curl", "*", enforce.GradeAnonymous, "(none)", 4, 0, 4, 0, 0},
 		{hostileName, "*", enforce.GradeClaimed, "(none)", 2, 1, 1, 0, 0},
 	}
@@ -110,7 +120,7 @@ func TestReportInChromium(t *testing.T) {
 			t.Errorf("row %q shows %+v, want %+v", w.name, got, w)
 		}
 	}
-	if got, w := table.total, (pageRow{"total", "", "", "", 28, 18, 8, 2, 0}); got != w {
+	if got, w := table.total, (pageRow{"total", "", "", "", 31, 20, 8, 3, 0}); got != w {
 		t.Errorf("the total row shows %+v, want %+v", got, w)
 	}
 	if got := domTotals(dom)["Browsers and probes passed (not agents)"]; got != "7" {
@@ -128,12 +138,20 @@ func TestReportInChromium(t *testing.T) {
 	if strings.Contains(dom, "<script") {
 		t.Errorf("the page runs a script: it must need none")
 	}
+	checkDOMExtras(t, dom)
+
+	// Asked with ?refresh=N, the page says it reloads itself, by a meta
+	// element Chromium kept in the DOM.
+	if dom := runChromium(t, chromium, dir, "--dump-dom", srv.URL+"/?refresh=30"); !strings.Contains(dom, `<meta http-equiv="refresh" content="30">`) {
+		t.Errorf("?refresh=30: the DOM holds no refresh: %s", aroundOf(dom, "<title>"))
+	}
 
 	// The screenshot: a PNG of the window, with something drawn on it.
 	shot := filepath.Join(dir, "report.png")
 	runChromium(t, chromium, dir, "--screenshot="+shot, srv.URL+"/")
 	tShot := time.Since(start) - tDOM
 	checkPNG(t, shot, 1280, 1600)
+	keepScreenshot(t, shot)
 
 	// What a person reads: tesseract's OCR of the screenshot.
 	ocrNames(t, shot, want)
@@ -142,8 +160,69 @@ func TestReportInChromium(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range asked {
-		if p != "/" && p != "/favicon.ico" {
+		if p != "/" && p != "/favicon.ico" && p != "/?refresh=30" {
 			t.Errorf("the page asked for %s: it must need no other asset", p)
+		}
+	}
+}
+
+// envKeepScreenshot names a file the screenshot is copied to, for a
+// person to look at it (go test -run Chromium with it set).
+const envKeepScreenshot = "AGENTREADY_REPORT_SCREENSHOT"
+
+// keepScreenshot copies shot to the file envKeepScreenshot names, if any.
+func keepScreenshot(t *testing.T, shot string) {
+	t.Helper()
+	dst := os.Getenv(envKeepScreenshot)
+	if dst == "" {
+		return
+	}
+	b, err := os.ReadFile(shot)
+	if err == nil {
+		err = os.WriteFile(dst, b, 0o644)
+	}
+	if err != nil {
+		t.Errorf("%s: %v", envKeepScreenshot, err)
+	}
+}
+
+// checkDOMExtras: the DOM Chromium built holds the chart (an SVG of bars,
+// no image fetched), the rules table a row per policy, the capabilities
+// and tools tables, and the last reload and the upstream's health.
+func checkDOMExtras(t *testing.T, dom string) {
+	t.Helper()
+	svg := regexp.MustCompile(`(?s)<svg\b.*?</svg>`).FindString(dom)
+	if n := strings.Count(svg, "<rect "); n < 3 {
+		t.Errorf("the chart has %d bars' segments, want 3 (allowed, rate-limited, denied): %.300s", n, svg)
+	}
+	var rules, usage [][]string
+	for _, tm := range reDOMTable.FindAllString(dom, -1) {
+		switch {
+		case strings.Contains(tm, `id="rules"`):
+			rules = domCells(tm)
+		case strings.Contains(tm, `id="capabilities"`), strings.Contains(tm, `id="tools"`):
+			usage = append(usage, domCells(tm)...)
+		}
+	}
+	var limited []string
+	for _, cs := range rules {
+		if len(cs) > 4 && cs[0] == "Rate-Limit: 60/minute" {
+			limited = append(limited, strings.Join(cs[1:5], " "))
+		}
+	}
+	if want := []string{"GPTBot proven (none) 2", "* claimed (none) 1"}; !slices.Equal(limited, want) {
+		t.Errorf("the rules table's Rate-Limit rows: %q, want %q", limited, want)
+	}
+	for _, want := range [][]string{{"catalog", "2", "2", "0", "0", "0"}, {"catalog/search", "2", "2", "0", "0", "0"}} {
+		if !slices.ContainsFunc(usage, func(cs []string) bool { return slices.Equal(cs, want) }) {
+			t.Errorf("the capabilities and tools tables lack the row %q: %q", want, usage)
+		}
+	}
+	totals := domTotals(dom)
+	for k, want := range map[string]string{"Upstream requests": "2", "Upstream errors (no answer)": "1", "Reloads in the window": "0 taken, 1 refused",
+		"Why refused": `site.yaml:7: unknown key "allw"`} {
+		if totals[k] != want {
+			t.Errorf("the page shows %s %q, want %q", k, totals[k], want)
 		}
 	}
 }

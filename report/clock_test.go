@@ -48,8 +48,8 @@ func TestCollected(t *testing.T) {
 	t.Fatal("a Report nobody holds is kept (by its timer)")
 }
 
-// TestConcurrent: Observe, the session and artifact counts, Snapshot and
-// the page at once (run with -race); every count is there after.
+// TestConcurrent: Observe, the session and artifact counts, the upstream
+// and reload reports, Snapshot and the page at once (run with -race); every count is there after.
 func TestConcurrent(t *testing.T) {
 	c := newClock()
 	r := report.New(report.Options{Rows: 3, Now: c.now})
@@ -65,6 +65,10 @@ func TestConcurrent(t *testing.T) {
 				d.Class.Name = string(rune('a' + (g+i)%10))
 				r.Observe(d)
 				r.SessionOpened()
+				r.Upstream(200, nil)
+				if i%500 == 0 {
+					r.Reloaded(nil)
+				}
 				if i%100 == 0 {
 					c.add(time.Second)
 				}
@@ -82,6 +86,9 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	s := r.Snapshot()
+	if s.Upstream == nil || s.Upstream.Requests != workers*each || s.LastReload == nil || s.LastReload.Succeeded != workers*each/500 {
+		t.Errorf("upstream %+v, last reload %+v", s.Upstream, s.LastReload)
+	}
 	if s.Total.Requests != workers*each || s.SessionsOpened != workers*each || len(s.Agents) != 4 {
 		t.Errorf("%d requests %d sessions %d rows, want %d %d 4", s.Total.Requests, s.SessionsOpened, len(s.Agents), workers*each, workers*each)
 	}

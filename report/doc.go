@@ -2,10 +2,16 @@
 // replica: the agents seen, by name, grade and purpose, with
 // their allowed, denied and rate-limited requests; refusals by reason (a
 // refused target's fault, else the outcome); the rules and paths that
-// refused most; verification failures by reason; sessions opened and
-// audit artifacts sealed; over a window the page states. It is served as
-// an HTML page (server-rendered, no script, no external asset) and as
-// JSON (docs/operations.md lists its members).
+// refused most (a row per rule, policy, grade and rate limit: never two
+// policies merged by one limit's text); verification failures by reason;
+// capabilities and MCP tools used; sessions opened and audit artifacts
+// sealed; the requests slot by slot (a chart on the page); over a window
+// the page states, which never starts before the report was made. A proxy
+// in front of an upstream (agentready serve) also tells it its reloads
+// (Reloaded) and the upstream's answers (Upstream). It is served as an
+// HTML page (server-rendered, no script, no external asset; ?refresh=N
+// reloads it by a meta element) and as JSON (docs/operations.md lists its
+// members).
 //
 // Wire it to the middleware and mount it where the site chooses:
 //

@@ -57,7 +57,7 @@ func ExampleReport_ServeHTTP() {
 	}
 	fmt.Printf("agent requests %d, browsers passed %d, sessions %d\n", s.Total.Requests, s.Passed, s.SessionsOpened)
 	// Output:
-	// from 11:01:00 to 12:00:00, slots of 1m0s
+	// from 12:00:00 to 12:00:00, slots of 1m0s
 	// GPTBot    claimed  training-crawler allowed 2 denied 1 rate-limited 0
 	// (unknown) anonymous unknown          allowed 1 denied 0 rate-limited 0
 	// other                               allowed 0 denied 0 rate-limited 1

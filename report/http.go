@@ -38,7 +38,7 @@ func (r *Report) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	} else {
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		if err := page.Execute(&body, s); err != nil {
+		if err := page.Execute(&body, newPageData(s, r.refreshOf(req))); err != nil {
 			http.Error(w, "report: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -116,4 +116,19 @@ func show(s string) string {
 		}
 	}
 	return s
+}
+
+// refreshOf is the seconds after which the page asked by req reloads
+// itself: its ?refresh=SECONDS (0 for never), bounded to 5..3600, else
+// Options.Refresh. A value that is no integer is ignored.
+func (r *Report) refreshOf(req *http.Request) int {
+	v := req.URL.Query().Get("refresh")
+	if v == "" {
+		return r.refresh
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return r.refresh
+	}
+	return refreshSeconds(n)
 }

@@ -35,6 +35,11 @@ type Options struct {
 	// a timer at each slot's start, and Observe reads none; a Now given
 	// is called on every Observe.
 	Now func() time.Time
+	// Refresh, when set, makes the page reload itself this often
+	// (<meta http-equiv="refresh">: no script), rounded to a second (under
+	// half a second is none) and bounded to 5s..1h; a request's
+	// ?refresh=SECONDS overrides it, ?refresh=0 turns it off.
+	Refresh time.Duration
 }
 
 // Report is a live, bounded count of the enforcement decisions of one
@@ -44,10 +49,14 @@ type Report struct {
 	rows  int              // rows a table lists before "other"
 	limit int              // distinct keys a slot's table keeps (4*rows)
 	now   func() time.Time // Options.Now; nil for the ticking clock
+	start time.Time        // when New made it: the window never starts before
+	// refresh is Options.Refresh in seconds, bounded; 0 for none.
+	refresh int
 
-	mu    sync.Mutex
-	epoch int64 // the current slot, kept by tick when now is nil
-	slots [slots]slot
+	mu     sync.Mutex
+	epoch  int64 // the current slot, kept by tick when now is nil
+	slots  [slots]slot
+	health health // the last reload and the upstream's last failure
 }
 
 // New returns an empty Report.
@@ -58,7 +67,8 @@ func New(o Options) *Report {
 	if o.Rows <= 0 {
 		o.Rows = 20
 	}
-	r := &Report{res: max(o.Window/slots, time.Millisecond), rows: o.Rows, limit: 4 * o.Rows, now: o.Now}
+	r := &Report{res: max(o.Window/slots, time.Millisecond), rows: o.Rows, limit: 4 * o.Rows, now: o.Now,
+		start: clock.Or(o.Now)(), refresh: refreshSeconds(int64(max(o.Refresh, o.Refresh.Round(time.Second)) / time.Second))}
 	for i := range r.slots {
 		r.slots[i].epoch = -1 // never current: a clock may start at the epoch's 0
 	}
@@ -122,9 +132,14 @@ func (c *counts) add(o counts) {
 }
 
 // variant is what tells apart an agent's rows besides its name: the
-// policy that applied, how proven, for what purpose. The other tables
-// have none (struct{}).
+// policy that applied, how proven, for what purpose.
 type variant struct{ policy, grade, purpose string }
+
+// ruleVariant is what tells apart a rule's rows besides its text: the
+// policy and grade it refused, and the rate limit that did (its name),
+// so that two policies refused by the same "Rate-Limit: 5/minute" are
+// two rows. The other tables have none (struct{}).
+type ruleVariant struct{ policy, grade, limit string }
 
 // table is one slot's counts of a table, bounded: it keeps at most limit
 // entries. A name (or variant) first seen when it is full is counted in
@@ -192,9 +207,13 @@ type slot struct {
 	passed, degraded, failures int64
 	sessions, artifacts        int64
 	agents                     table[variant]
-	rules, paths, reasons      table[struct{}]
+	rules                      table[ruleVariant]
+	paths, reasons             table[struct{}]
 	refusals                   table[struct{}] // by refusal.Reason
 	tools                      table[struct{}] // tools/call by CAPABILITY/TOOL
+	capabilities               table[struct{}] // by Decision.Capability
+	up                         upstreamCounts  // Upstream's
+	reloads, reloadsFailed     int64
 }
 
 // current returns slot e (in resolutions since the Unix epoch), emptied
@@ -204,12 +223,14 @@ func (r *Report) current(e int64) *slot {
 	if s.epoch != e {
 		s.epoch = e
 		s.total, s.passed, s.degraded, s.failures, s.sessions, s.artifacts = counts{}, 0, 0, 0, 0, 0
+		s.up, s.reloads, s.reloadsFailed = upstreamCounts{}, 0, 0
 		s.agents.reset()
 		s.rules.reset()
 		s.paths.reset()
 		s.reasons.reset()
 		s.refusals.reset()
 		s.tools.reset()
+		s.capabilities.reset()
 	}
 	return s
 }
@@ -242,8 +263,9 @@ func (r *Report) Observe(d enforce.Decision) {
 	// What each table is keyed by is prepared before the lock, and only
 	// for the tables the decision goes to: an allowed agent's request
 	// touches the agents table alone.
-	var name, rule, path, reason, why, tool string
+	var name, rule, path, reason, why, tool, capability string
 	var v variant
+	var rv ruleVariant
 	if agent {
 		name, v = agentName(&d), variant{policy: clip(d.Agent), grade: clip(d.Grade), purpose: clip(d.Class.Purpose)}
 	}
@@ -253,6 +275,7 @@ func (r *Report) Observe(d enforce.Decision) {
 			rule = d.Outcome.String()
 		}
 		rule, path = clip(rule), clip(d.Path)
+		rv = ruleVariant{policy: v.policy, grade: v.grade, limit: clip(d.Limit)}
 		why = refusal.Reason(&d) // a token of agentready's: no clip
 	}
 	if d.Identity.Reason != "" {
@@ -260,6 +283,9 @@ func (r *Report) Observe(d enforce.Decision) {
 	}
 	if d.Tool != "" {
 		tool = clip(d.Capability + "/" + d.Tool) // declared names: bounded
+	}
+	if d.Capability != "" {
+		capability = clip(d.Capability)
 	}
 
 	s := r.lock()
@@ -278,8 +304,11 @@ func (r *Report) Observe(d enforce.Decision) {
 		if tool != "" {
 			s.tools.add(tool, struct{}{}, c, r.limit)
 		}
+		if capability != "" {
+			s.capabilities.add(capability, struct{}{}, c, r.limit)
+		}
 		if refused {
-			s.rules.add(rule, struct{}{}, c, r.limit)
+			s.rules.add(rule, rv, c, r.limit)
 			s.paths.add(path, struct{}{}, c, r.limit)
 			s.refusals.add(why, struct{}{}, c, r.limit)
 		}

@@ -103,12 +103,12 @@ func TestCounts(t *testing.T) {
 		{Name: "Slackbot", Grade: "claimed", Purpose: "user-agent", Requests: 1, Allowed: 1},
 	}
 	rules := []reportview.Row{
-		{Name: "Disallow: /admin/*", Requests: 3, Denied: 3, ReportOnly: 1},
-		{Name: "Rate-Limit: 60/minute", Requests: 2, RateLimited: 2},
-		{Name: "deny-host", Requests: 1, Denied: 1},
-		{Name: "deny-identity", Requests: 1, Denied: 1},
-		{Name: "deny-target", Requests: 1, Denied: 1},
-		{Name: "store-error", Requests: 1, Denied: 1},
+		{Name: "Disallow: /admin/*", Policy: "claude", Grade: "claimed", Requests: 3, Denied: 3, ReportOnly: 1},
+		{Name: "Rate-Limit: 60/minute", Policy: "claude", Grade: "claimed", Requests: 2, RateLimited: 2},
+		{Name: "deny-host", Policy: "claude", Grade: "claimed", Requests: 1, Denied: 1},
+		{Name: "deny-identity", Policy: "GPTBot", Grade: "claimed", Requests: 1, Denied: 1},
+		{Name: "deny-target", Policy: "claude", Grade: "claimed", Requests: 1, Denied: 1},
+		{Name: "store-error", Policy: "claude", Grade: "claimed", Requests: 1, Denied: 1},
 	}
 	paths := []reportview.Row{
 		{Name: "/api/search", Requests: 5, Denied: 3, RateLimited: 2},
@@ -160,6 +160,18 @@ func checkSums(t *testing.T, s report.Snapshot) {
 			t.Errorf("%s rows sum to %d, total %d", tc.name, sum, tc.want)
 		}
 	}
+	// The series holds every count of the window: none is before the
+	// report's start.
+	var requests, passed int64
+	for _, p := range s.Series {
+		if p.Requests != p.Allowed+p.Denied+p.RateLimited {
+			t.Errorf("series point %+v: columns do not add up", p)
+		}
+		requests, passed = requests+p.Requests, passed+p.Passed
+	}
+	if requests != s.Total.Requests || passed != s.Passed {
+		t.Errorf("the series sums to %d requests %d passed, totals %d %d", requests, passed, s.Total.Requests, s.Passed)
+	}
 }
 
 func TestWindow(t *testing.T) {
@@ -174,8 +186,11 @@ func TestWindow(t *testing.T) {
 	if s.Total.Requests != 3 || s.SessionsOpened != 1 {
 		t.Fatalf("after 30m: %d requests %d sessions, want 3 1", s.Total.Requests, s.SessionsOpened)
 	}
-	if s.Window != time.Hour || s.Resolution != time.Minute || !s.To.Equal(c.now()) || !s.From.Equal(c.now().Add(-59*time.Minute)) {
-		t.Errorf("window %v resolution %v from %v to %v", s.Window, s.Resolution, s.From, s.To)
+	// Half an hour after its start, the window starts at the start, not
+	// 59 minutes back: the report claims no time before it existed.
+	start := c.now().Add(-30 * time.Minute)
+	if s.Window != time.Hour || s.Resolution != time.Minute || !s.To.Equal(c.now()) || !s.From.Equal(start) || !s.Started.Equal(start) || len(s.Series) != 31 {
+		t.Errorf("window %v resolution %v from %v to %v started %v, %d points", s.Window, s.Resolution, s.From, s.To, s.Started, len(s.Series))
 	}
 	// 59 minutes on, the first slot is still the oldest of the window.
 	c.add(29*time.Minute + 59*time.Second)
@@ -185,6 +200,10 @@ func TestWindow(t *testing.T) {
 	// At 60 minutes its slot has left the window; the other two remain.
 	c.add(time.Second)
 	s = r.Snapshot()
+	// A full window on, it starts 59 slots back.
+	if !s.From.Equal(c.now().Add(-59*time.Minute)) || len(s.Series) != 60 || !s.Series[0].Start.Equal(s.From) {
+		t.Errorf("at 60m: from %v, %d points, want %v 60", s.From, len(s.Series), c.now().Add(-59*time.Minute))
+	}
 	if s.Total.Requests != 2 || s.SessionsOpened != 0 || len(s.Agents) != 1 || s.Agents[0].Name != "claude" {
 		t.Errorf("at 60m: %d requests %d sessions %+v, want 2 0 [claude]", s.Total.Requests, s.SessionsOpened, s.Agents)
 	}
@@ -196,7 +215,7 @@ func TestWindow(t *testing.T) {
 	// A long pause clears everything, including slots never overwritten.
 	c.add(10 * time.Hour)
 	s = r.Snapshot()
-	if s.Total != (reportview.Row{Name: "total"}) || len(s.Agents)+len(s.Refusals)+len(s.Rules)+len(s.Paths)+len(s.Reasons) != 0 || s.Agents == nil {
+	if s.Total != (reportview.Row{Name: "total"}) || len(s.Agents)+len(s.Refusals)+len(s.Rules)+len(s.Paths)+len(s.Reasons)+len(s.Capabilities) != 0 || s.Agents == nil || s.Capabilities == nil {
 		t.Errorf("after a pause: %+v", s)
 	}
 	// A clock that goes back does not show counts from its future.
@@ -204,6 +223,12 @@ func TestWindow(t *testing.T) {
 	c.add(-2 * time.Hour)
 	if s := r.Snapshot(); s.Total.Requests != 0 {
 		t.Errorf("clock back 2h: %d requests, want 0", s.Total.Requests)
+	}
+	// Back before the report's start: an empty series, and the window
+	// from the start.
+	c.add(-10 * time.Hour)
+	if s := r.Snapshot(); s.Series == nil || len(s.Series) != 0 || !s.From.Equal(start) {
+		t.Errorf("clock before the start: %d points, from %v", len(s.Series), s.From)
 	}
 }
 
@@ -265,4 +290,81 @@ func TestToolsTable(t *testing.T) {
 		rows["store/checkout"].RateLimited != 1 || s.Total.Requests != 5 {
 		t.Errorf("tools %+v, total %+v", s.Tools, s.Total)
 	}
+	// The capabilities table counts every request to one, tools/list
+	// too; a request to none is in no row.
+	r.Observe(with(claudeClaimed, func(d *enforce.Decision) { d.Capability = "catalog" }))
+	r.Observe(claudeClaimed)
+	s = r.Snapshot()
+	want := []reportview.Row{
+		{Name: "store", Requests: 5, Allowed: 3, Denied: 1, RateLimited: 1},
+		{Name: "catalog", Requests: 1, Allowed: 1},
+	}
+	if fmt.Sprint(s.Capabilities) != fmt.Sprint(want) || s.Total.Requests != 7 {
+		t.Errorf("capabilities %+v, want %+v; total %+v", s.Capabilities, want, s.Total)
+	}
+}
+
+// TestRulesNeverMerged: one rule's text refusing two policies, or one
+// policy at two grades, or through two limits, is a row each; the rows
+// still sum to the refusals.
+func TestRulesNeverMerged(t *testing.T) {
+	r := report.New(report.Options{Now: newClock().now})
+	limited := func(d enforce.Decision, limit string) enforce.Decision {
+		d = deny(d, enforce.DenyRate, 429, "Rate-Limit: 5/minute", "/api/search")
+		d.Limit = limit
+		return d
+	}
+	gpt := with(gptProven, func(d *enforce.Decision) { d.Agent = "GPTBot" })
+	claude := with(claudeClaimed, func(d *enforce.Decision) { d.Agent, d.Class.Name = "ClaudeBot", "ClaudeBot" })
+	for range 3 {
+		r.Observe(limited(gpt, "agent/GPTBot/proven"))
+	}
+	for range 2 {
+		r.Observe(limited(claude, "agent/ClaudeBot"))
+	}
+	r.Observe(limited(claude, "site"))
+	r.Observe(limited(with(gpt, func(d *enforce.Decision) { d.Grade = enforce.GradeClaimed }), "agent/GPTBot"))
+	s := r.Snapshot()
+	want := []reportview.Row{
+		{Name: "Rate-Limit: 5/minute", Policy: "GPTBot", Grade: "proven", Limit: "agent/GPTBot/proven", Requests: 3, RateLimited: 3},
+		{Name: "Rate-Limit: 5/minute", Policy: "ClaudeBot", Grade: "claimed", Limit: "agent/ClaudeBot", Requests: 2, RateLimited: 2},
+		{Name: "Rate-Limit: 5/minute", Policy: "ClaudeBot", Grade: "claimed", Limit: "site", Requests: 1, RateLimited: 1},
+		{Name: "Rate-Limit: 5/minute", Policy: "GPTBot", Grade: "claimed", Limit: "agent/GPTBot", Requests: 1, RateLimited: 1},
+	}
+	if fmt.Sprint(s.Rules) != fmt.Sprint(want) {
+		t.Errorf("rules:\n got %+v\nwant %+v", s.Rules, want)
+	}
+	checkSums(t, s)
+	// With room for one row, the rest is "other", still summing.
+	r = report.New(report.Options{Rows: 1, Now: newClock().now})
+	r.Observe(limited(gpt, "agent/GPTBot"))
+	r.Observe(limited(claude, "agent/ClaudeBot"))
+	r.Observe(limited(claude, "agent/ClaudeBot"))
+	s = r.Snapshot()
+	if len(s.Rules) != 2 || s.Rules[0].Policy != "ClaudeBot" || !s.Rules[1].Other || s.Rules[1].Requests != 1 {
+		t.Errorf("rules of one row: %+v", s.Rules)
+	}
+	checkSums(t, s)
+}
+
+// TestSeries: the window slot by slot, from the report's start.
+func TestSeries(t *testing.T) {
+	c := newClock()
+	r := report.New(report.Options{Now: c.now})
+	r.Observe(gptProven)
+	r.Observe(browserPass)
+	c.add(2 * time.Minute)
+	r.Observe(deny(claudeClaimed, enforce.DenyPath, 403, "Disallow: /admin/*", "/admin"))
+	r.Observe(deny(claudeClaimed, enforce.DenyRate, 429, "Rate-Limit: 60/minute", "/api"))
+	c.add(30 * time.Second)
+	s := r.Snapshot()
+	want := []reportview.Point{
+		{Start: s.Started, Requests: 1, Allowed: 1, Passed: 1},
+		{Start: s.Started.Add(time.Minute)},
+		{Start: s.Started.Add(2 * time.Minute), Requests: 2, Denied: 1, RateLimited: 1},
+	}
+	if fmt.Sprint(s.Series) != fmt.Sprint(want) {
+		t.Errorf("series:\n got %+v\nwant %+v", s.Series, want)
+	}
+	checkSums(t, s)
 }

@@ -14,13 +14,16 @@ func row(name string, c counts) reportview.Row {
 }
 
 // snapshot merges the slots of the window. It runs under the lock for a
-// copy of at most 60 slots' counts (60 × 6 tables × 4*Rows keys); the
+// copy of at most 60 slots' counts (60 × 8 tables × 4*Rows keys); the
 // sorting is done after.
 func (r *Report) snapshot() reportview.Snapshot {
 	now := clock.Or(r.now)()
 	e := now.UnixNano() / int64(r.res)
-	agents, rules, paths, reasons, refusals, tools := merged[variant]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}
+	agents, rules := merged[variant]{}, merged[ruleVariant]{}
+	paths, reasons, refusals, tools, capabilities := merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}, merged[struct{}]{}
 	var total counts
+	var up upstreamCounts
+	var reloads, reloadsFailed int64
 	r.mu.Lock()
 	if r.now == nil {
 		e = max(e, r.epoch) // the ticking clock's slot, should now's lag it
@@ -29,14 +32,22 @@ func (r *Report) snapshot() reportview.Snapshot {
 	s := reportview.Snapshot{
 		From:       time.Unix(0, first*int64(r.res)).In(now.Location()),
 		To:         now,
+		Started:    r.start.In(now.Location()),
 		Window:     slots * r.res,
 		Resolution: r.res,
 	}
+	// The window never starts before the report did: a page an instant
+	// after a start says "from the start", not "the last hour".
+	if s.From.Before(s.Started) {
+		s.From = s.Started
+	}
+	series := newSeries(max(first, r.start.UnixNano()/int64(r.res)), e, r.res, now.Location())
 	for i := range r.slots {
 		sl := &r.slots[i]
 		if sl.epoch < first || sl.epoch > e {
 			continue // emptied by time, or (a clock that went back) ahead of now
 		}
+		series.add(sl)
 		total.add(sl.total)
 		s.Passed += sl.passed
 		s.Degraded += sl.degraded
@@ -49,8 +60,16 @@ func (r *Report) snapshot() reportview.Snapshot {
 		reasons.merge(&sl.reasons)
 		refusals.merge(&sl.refusals)
 		tools.merge(&sl.tools)
+		capabilities.merge(&sl.capabilities)
+		reloads, reloadsFailed = reloads+sl.reloads, reloadsFailed+sl.reloadsFailed
+		up.requests, up.errors, up.serverErrors = up.requests+sl.up.requests, up.errors+sl.up.errors, up.serverErrors+sl.up.serverErrors
 	}
+	s.LastReload, s.Upstream = r.health.view(now.Location(), reloads, reloadsFailed)
 	r.mu.Unlock()
+	s.Series = series.points
+	if s.Upstream != nil {
+		s.Upstream.Requests, s.Upstream.Errors, s.Upstream.ServerErrors = up.requests, up.errors, up.serverErrors
+	}
 	s.Total = row("total", total)
 	s.Agents = agents.top(r.rows, func(name string, v variant, c counts) reportview.Row {
 		w := row(name, c)
@@ -62,10 +81,17 @@ func (r *Report) snapshot() reportview.Snapshot {
 	plain := func(name string, _ struct{}, c counts) reportview.Row { return row(name, c) }
 	same := func(struct{}, struct{}) int { return 0 }
 	s.Refusals = refusals.top(r.rows, plain, same)
-	s.Rules = rules.top(r.rows, plain, same)
+	s.Rules = rules.top(r.rows, func(name string, v ruleVariant, c counts) reportview.Row {
+		w := row(name, c)
+		w.Policy, w.Grade, w.Limit = v.policy, v.grade, v.limit
+		return w
+	}, func(a, b ruleVariant) int {
+		return cmp.Or(cmp.Compare(a.policy, b.policy), cmp.Compare(a.grade, b.grade), cmp.Compare(a.limit, b.limit))
+	})
 	s.Paths = paths.top(r.rows, plain, same)
 	s.Reasons = reasons.top(r.rows, plain, same)
 	s.Tools = tools.top(r.rows, plain, same)
+	s.Capabilities = capabilities.top(r.rows, plain, same)
 	return s
 }
 

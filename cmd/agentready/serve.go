@@ -162,6 +162,7 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	p.transport = func(t http.RoundTripper) { rp.Transport = p.sm.transport(t) }
 	p.background(decl.m, c.logInterval, obs.dl, upstreamFailed)
 	p.reload = reloader(c.configFile, ov, obs.opts, decl)
+	p.tellReport(c.report, rp) // serve_report.go
 	var h http.Handler = decl.m.Handler(rp)
 	if obs.mx != nil {
 		h = obs.mx.Documents(h, decl.m)

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	livereport "github.com/agentready/agentready/report"
 )
 
 // benchSite is the declaration of the throughput benchmark: limits no run
@@ -219,6 +221,15 @@ func BenchmarkServeHandler(b *testing.B) {
 	}
 	defer p.close()
 	p.transport(cannedTransport{})
+	// The same with -report: what the report's counting (the decision, the
+	// upstream's answer) adds.
+	withReport, err := newProxy(proxyConfig{configFile: benchSite, upstream: up.String(), log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		report: livereport.New(livereport.Options{})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer withReport.close()
+	withReport.transport(cannedTransport{})
 	for _, c := range []struct{ name, ua string }{
 		{"browser", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"},
 		{"agent", "claude/1.0 (+https://anthropic.com)"},
@@ -226,7 +237,7 @@ func BenchmarkServeHandler(b *testing.B) {
 		for _, impl := range []struct {
 			name string
 			h    http.Handler
-		}{{"reverseproxy", peer}, {"reverseproxy-pooled", pooled}, {"agentready", p.handler}} {
+		}{{"reverseproxy", peer}, {"reverseproxy-pooled", pooled}, {"agentready", p.handler}, {"agentready-report", withReport.handler}} {
 			b.Run(fmt.Sprintf("case=%s/impl=%s", c.name, impl.name), func(b *testing.B) {
 				r := httptest.NewRequest("GET", "http://outdoorsupply.example/api/search?q=tent", nil)
 				r.RemoteAddr = "127.0.0.1:50000"

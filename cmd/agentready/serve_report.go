@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"os"
 	"strings"
 	"time"
@@ -192,4 +193,44 @@ func reportCredential(r *http.Request) (string, bool) {
 		return pw, true
 	}
 	return "", false
+}
+
+// tellReport makes rep hear what p does beside its decisions, which no
+// decision carries: each reload of the declaration and its result
+// (p.reload, SIGHUP's and the file watch's), and each request to the
+// upstream, by the status it answered (rp.ModifyResponse) or the error it
+// gave none by (rp.ErrorHandler, which answered the client 502). It
+// wraps what rp and p have, so it runs after newProxy set them. A request
+// the client abandoned is not the upstream's failure and is not counted.
+// A nil rep (no -report) changes nothing.
+func (p *proxy) tellReport(rep *livereport.Report, rp *httputil.ReverseProxy) {
+	if rep == nil {
+		return
+	}
+	reload := p.reload
+	p.reload = func() error {
+		err := reload()
+		rep.Reloaded(err)
+		return err
+	}
+	modify, failed := rp.ModifyResponse, rp.ErrorHandler
+	rp.ModifyResponse = func(res *http.Response) error {
+		if modify != nil {
+			if err := modify(res); err != nil {
+				return err // ErrorHandler counts it
+			}
+		}
+		rep.Upstream(res.StatusCode, nil)
+		return nil
+	}
+	rp.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		if r.Context().Err() == nil {
+			rep.Upstream(0, err)
+		}
+		if failed == nil {
+			w.WriteHeader(http.StatusBadGateway) // httputil's default
+			return
+		}
+		failed(w, r, err)
+	}
 }

@@ -181,6 +181,11 @@ func TestServeReportLoopback(t *testing.T) {
 	if a, d, l := gptBotCounts(s); a != 4 || d != 2 || l != 1 {
 		t.Errorf("after a reload: GPTBot allowed %d, denied %d, rate-limited %d; want 4, 2, 1", a, d, l)
 	}
+	// The process told its report of the SIGHUP's reload and of the 6
+	// requests it sent the upstream (5 of reportTraffic, /report.json).
+	if r, u := s.LastReload, s.Upstream; r == nil || !r.OK || r.Succeeded != 1 || u == nil || u.Requests != 6 || u.Errors != 0 {
+		t.Errorf("after a reload: last reload %+v, upstream %+v", r, u)
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("serve ended with %v, want status 0", err)
@@ -344,6 +349,63 @@ func TestServeReportWiring(t *testing.T) {
 	sendAs(t, front.URL, "/api/search?q=d", gptBot, 429) // the store is kept: the limit's bucket is still empty
 	if a, d, l := gptBotCounts(reportJSON(t, rep)); a != 5 || d != 2 || l != 2 {
 		t.Errorf("after a reload: GPTBot allowed %d, denied %d, rate-limited %d; want 5, 2, 2", a, d, l)
+	}
+}
+
+// TestServeReportHealth: serve tells the report of each request to the
+// upstream (answered, or failed with a 502) and of each reload, taken or
+// refused.
+func TestServeReportHealth(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/blog/broken" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer up.Close()
+	src, err := os.ReadFile(upstreamSite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "site.yaml")
+	os.WriteFile(file, src, 0o600)
+	rep := livereport.New(livereport.Options{Window: time.Hour})
+	p, err := newProxy(proxyConfig{configFile: file, upstream: up.URL, report: rep, log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	front := httptest.NewServer(p.handler)
+	defer front.Close()
+	if s := reportJSON(t, rep); s.Upstream != nil || s.LastReload != nil {
+		t.Fatalf("before any request: upstream %+v reload %+v", s.Upstream, s.LastReload)
+	}
+	reportTraffic(t, front.URL) // 5 requests reach the upstream, 2 are refused before it
+	sendAs(t, front.URL, "/blog/broken", chromeUA, 503)
+	s := reportJSON(t, rep)
+	if s.Upstream == nil || s.Upstream.Requests != 6 || s.Upstream.Errors != 0 || s.Upstream.ServerErrors != 1 {
+		t.Fatalf("upstream %+v, want 6 requests, 0 errors, 1 5xx", s.Upstream)
+	}
+	if err := p.reload(); err != nil {
+		t.Fatal(err)
+	}
+	if s := reportJSON(t, rep); s.LastReload == nil || !s.LastReload.OK || s.LastReload.Succeeded != 1 {
+		t.Fatalf("after a reload: %+v", s.LastReload)
+	}
+	os.WriteFile(file, []byte("site: [unclosed\n"), 0o600)
+	if err := p.reload(); err == nil {
+		t.Fatal("a broken file was reloaded")
+	}
+	s = reportJSON(t, rep)
+	if r := s.LastReload; r == nil || r.OK || r.Error == "" || r.Succeeded != 1 || r.Failed != 1 || r.LastOK.IsZero() {
+		t.Errorf("after a refused reload: %+v", r)
+	}
+	// The upstream gone: the client has a 502, the report an error.
+	up.Close()
+	sendAs(t, front.URL, "/products", chromeUA, http.StatusBadGateway)
+	s = reportJSON(t, rep)
+	if u := s.Upstream; u.Requests != 7 || u.Errors != 1 || !strings.Contains(u.LastError, "connect") || u.LastErrorAt.IsZero() {
+		t.Errorf("the upstream down: %+v", u)
 	}
 }
 
