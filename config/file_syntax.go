@@ -49,18 +49,24 @@ func syntaxAt(data []byte, problem string, reported int) (line, col int) {
 	switch {
 	case strings.HasPrefix(problem, "did not find expected ',' or ']'"):
 		if m, ok := s.unclosed('['); ok {
-			return m.line, m.col
+			return m.line, m.column(data)
 		}
 		return inLine(lines, reported+1, "[")
 	case strings.HasPrefix(problem, "did not find expected ',' or '}'"):
 		if m, ok := s.unclosed('{'); ok {
-			return m.line, m.col
+			return m.line, m.column(data)
 		}
 		return inLine(lines, reported+1, "{")
 	case problem == "found unexpected end of stream" || problem == "found unexpected document indicator":
 		// In a quoted scalar (scannerc.go's only sources of these two).
 		if s.quote.line > 0 {
-			return s.quote.line, s.quote.col
+			return s.quote.line, s.quote.column(data)
+		}
+	case problem == "found unknown escape character" || problem == "did not find expected hexdecimal number" ||
+		problem == "found invalid Unicode character escape code":
+		// "while parsing a quoted scalar": at its opening quote.
+		if s.escape.line > 0 {
+			return s.escape.line, s.escape.column(data)
 		}
 	case strings.Contains(problem, "tab character"), problem == "found character that cannot start any token":
 		// A scanner error, its line 1-based (none on the first line);
@@ -76,11 +82,17 @@ func syntaxAt(data []byte, problem string, reported int) (line, col int) {
 	case strings.HasPrefix(problem, "did not find expected"):
 		// A parser error ("key", "'-' indicator", "node content"): N
 		// is 0-based, the collection the token does not fit; the token
-		// is the first line after it indented as no open block is.
+		// is the first line after it indented as no open block is. A
+		// flow collection still open at the end is what failed, though
+		// yaml.v3 names the end ("x: [" as the last line).
+		if len(s.open) > 0 {
+			m := s.open[len(s.open)-1]
+			return m.line, m.column(data)
+		}
 		if l, c := misindented(lines, reported+1); l > 0 {
 			return l, c
 		}
-		return firstContent(lines, reported+1)
+		return firstContent(lines, min(reported+1, len(lines)))
 	}
 	if reported > 0 {
 		return firstContent(lines, reported)
@@ -88,11 +100,17 @@ func syntaxAt(data []byte, problem string, reported int) (line, col int) {
 	return 0, 0
 }
 
-// mark is a position in the source, 1-based, and the byte there.
+// mark is a position in the source: its line (1-based), the offsets of
+// the line's start and of the byte, and the byte there. The column is
+// counted only for the mark reported: counting it for every bracket of a
+// long line would be quadratic.
 type mark struct {
-	line, col int
-	c         byte
+	line, start, pos int
+	c                byte
 }
+
+// column is m's column, 1-based, in characters.
+func (m mark) column(data []byte) int { return utf8.RuneCount(data[m.start:m.pos]) + 1 }
 
 // syntaxScan is what scanSyntax found: the flow collections still open
 // where it stopped (at the end, or at a closing bracket of the wrong
@@ -100,6 +118,9 @@ type mark struct {
 type syntaxScan struct {
 	open  []mark
 	quote mark
+	// escape is the first double-quoted scalar holding an escape YAML
+	// 1.2 (5.7) does not define.
+	escape mark
 }
 
 // unclosed is the innermost open flow collection opened by c.
@@ -130,9 +151,7 @@ func scanSyntax(data []byte) syntaxScan {
 		}
 		return j - lineStart
 	}
-	at := func(i int) mark {
-		return mark{line: line, col: utf8.RuneCount(data[lineStart:i]) + 1, c: data[i]}
-	}
+	at := func(i int) mark { return mark{line: line, start: lineStart, pos: i, c: data[i]} }
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if c == '\n' {
@@ -169,6 +188,9 @@ func scanSyntax(data []byte) syntaxScan {
 				s.quote = at(i)
 				return s
 			}
+			if c == '"' && s.escape.line == 0 && badEscape(data[i+1:end-1]) {
+				s.escape = at(i)
+			}
 			for _, b := range data[i:end] {
 				if b == '\n' {
 					line++
@@ -201,6 +223,45 @@ func scanSyntax(data []byte) syntaxScan {
 		}
 	}
 	return s
+}
+
+// badEscape reports whether the body of a double-quoted scalar holds an
+// escape YAML 1.2 (5.7) does not define, or \x, \u, \U without their hex
+// digits.
+func badEscape(body []byte) bool {
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		if i+1 == len(body) {
+			return true
+		}
+		i++
+		digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[body[i]]
+		switch {
+		case digits > 0:
+			if i+digits >= len(body)+1 || !isHex(body[i+1:min(i+1+digits, len(body))], digits) {
+				return true
+			}
+			i += digits
+		case !strings.ContainsRune("0abt\tnvfre \"/\\N_LP\n\r", rune(body[i])):
+			return true
+		}
+	}
+	return false
+}
+
+// isHex reports whether b is n hex digits.
+func isHex(b []byte, n int) bool {
+	if len(b) != n {
+		return false
+	}
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // quoteEnd is the index after the quote closing the quoted scalar opened

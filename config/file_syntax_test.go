@@ -36,6 +36,9 @@ var syntaxCases = []struct {
 	{"an unterminated \" on line 1", "name: \"Shop\nurl: https://shop.example\nagents: []\n", 1, 7, "found unexpected end of stream"},
 	{"an unterminated ' on line 2", "name: Shop\nurl: 'https://shop.example\nagents: []\n", 2, 6, "found unexpected end of stream"},
 	{"an unterminated \" after an escaped one", "name: Shop\ndescription: \"a \\\" b\n", 2, 14, "found unexpected end of stream"},
+	{"an unclosed [ at the end", "name: Shop\nurl: https://shop.example\ntags: [", 3, 7, "did not find expected node content"},
+	{"an unknown escape on line 1", "name: \"a\\qb\"\n", 1, 7, "found unknown escape character"},
+	{"a short \\u escape", "name: Shop\ndescription: 'ok \\q'\ncontact: \"\\u12\"\n", 3, 10, "did not find expected hexdecimal number"},
 	{"a stray ] at the top", "name: Shop\n]\n", 2, 1, "did not find expected key"},
 }
 
