@@ -62,34 +62,35 @@ func LogDecision(log *slog.Logger) func(enforce.Decision) {
 // a binding's refusal is the decision hook's to log.
 func Served(log *slog.Logger, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		decision, agent := decisionAttrs(r.Header.Values(enforce.HeaderDecision))
+		outcome, decision, agent := decisionAttrs(r.Header.Values(enforce.HeaderDecision))
 		if !agent {
 			h.ServeHTTP(w, r)
 			return
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		h.ServeHTTP(sw, r)
-		attrs := []any{"status", sw.written(), "method", r.Method, "path", r.URL.Path}
+		// In LogDecision's order: outcome, status, method, path, then the rest.
+		attrs := append(outcome, "status", sw.written(), "method", r.Method, "path", r.URL.Path)
 		log.Info("agent request", append(attrs, decision...)...)
 	})
 }
 
 // decisionAttrs are the members of an Agentready-Decision field (an RFC
 // 8941 dictionary: outcome, policy, class, grade, purpose, capability,
-// tool, rule) as log attributes, outcome first, and whether it is an
+// tool, rule) as log attributes, the outcome apart, and whether it is an
 // agent's: present, and not a browser's pass. A field that does not parse
 // is logged as it is.
-func decisionAttrs(field []string) (attrs []any, agent bool) {
+func decisionAttrs(field []string) (outcome, attrs []any, agent bool) {
 	if len(field) == 0 {
-		return nil, false
+		return nil, nil, false
 	}
 	dict, err := httpsfv.UnmarshalDictionary(field)
 	if err != nil {
-		return []any{"decision", strings.Join(field, ", ")}, true
+		return nil, []any{"decision", strings.Join(field, ", ")}, true
 	}
 	if o, ok := dict.Get("outcome"); ok {
 		if it, ok := o.(httpsfv.Item); ok && it.Value == httpsfv.Token("pass") {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	var out, rest []any
@@ -112,7 +113,7 @@ func decisionAttrs(field []string) (attrs []any, agent bool) {
 		}
 		rest = append(rest, name, v)
 	}
-	return append(out, rest...), true
+	return out, rest, true
 }
 
 // statusWriter records the status an application writes. Unwrap lets

@@ -51,8 +51,8 @@ func TestLogStatus(t *testing.T) {
 		status               int
 		logged               string // "" for no line
 	}{
-		{"allowed", "GPTBot/1.2", "/", "", 200, `msg="agent request" status=200 method=GET path=/ outcome=allow agent=GPTBot`},
-		{"allowed, the application's 404", "GPTBot/1.2", "/missing", "", 404, `status=404 method=GET path=/missing outcome=allow`},
+		{"allowed", "GPTBot/1.2", "/", "", 200, `msg="agent request" outcome=allow status=200 method=GET path=/ agent=GPTBot`},
+		{"allowed, the application's 404", "GPTBot/1.2", "/missing", "", 404, `outcome=allow status=404 method=GET path=/missing`},
 		{"disallowed", "GPTBot/1.2", "/admin/users", "", 403, `outcome=deny-path status=403 method=GET path=/admin/users agent=GPTBot`},
 		{"refused by the binding", "curl/8.5.0", "/api/search", "Bearer nope", 401, `outcome=deny-auth status=401 method=GET path=/api/search agent=*`},
 		{"a browser", "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "/", "", 200, ""},
