@@ -46,6 +46,9 @@ import (
 // FileError is one problem of a declaration file.
 type FileError struct {
 	Line int // 0 when unknown
+	// Column is where on Line a YAML syntax error's failing construct
+	// starts (1-based, in characters), 0 for the other problems.
+	Column int
 	// Field is the path of the key as the file writes it:
 	// "capabilities[1].rate_limit" for FieldError's
 	// "Capabilities[1].RateLimit".
@@ -59,7 +62,11 @@ type FileError struct {
 func (e *FileError) Error() string {
 	var b strings.Builder
 	if e.Line > 0 {
-		b.WriteString("line " + strconv.Itoa(e.Line) + ": ")
+		b.WriteString("line " + strconv.Itoa(e.Line))
+		if e.Column > 0 {
+			b.WriteString(", column " + strconv.Itoa(e.Column))
+		}
+		b.WriteString(": ")
 	}
 	if e.Field != "" {
 		b.WriteString(e.Field + ": ")
@@ -210,13 +217,13 @@ func ParseFile(data []byte, v any) (Lines, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
-		return nil, &FileError{Msg: "not YAML or JSON: " + err.Error(), value: true}
+		return nil, syntaxError(data, "not YAML or JSON: ", err)
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
 		return nil, &FileError{Line: second.Line, Msg: "a second YAML document: a declaration file holds one", value: true}
 	} else if err != io.EOF {
-		return nil, &FileError{Msg: "after the declaration, not YAML: " + err.Error(), value: true}
+		return nil, syntaxError(data, "after the declaration, not YAML: ", err)
 	}
 	// An embedded Site's fields are promoted: their paths (and so
 	// Validate's field paths in Lines) are the Site's own.

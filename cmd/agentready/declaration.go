@@ -109,6 +109,11 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 	// What Parse refused is reported once, by it, and left at its zero
 	// value (a bad trusted proxy is left out).
 	fs, lines, parseErr := parse(b)
+	if parseErr != nil && lines == nil {
+		// Not YAML (a syntax error): nothing was decoded, and New would
+		// only add the problems of an empty Site.
+		return d, fileProblems(file, parseErr)
+	}
 	d.Site = fs.Site
 	d.pickSettings(fs, ov)
 	// Each problem of serve's keys is kept apart and joined with Parse's
@@ -252,6 +257,7 @@ func (d *declaration) lintNotes(file string, lines config.Lines) []string {
 	notes := append(presenceNotes(file, &d.Site, lines, d.creds.Load()), gradedNotes(file, &d.Site, lines)...)
 	notes = append(notes, rateNotes(file, &d.Site, lines)...)
 	notes = append(notes, toolGrantNotes(file, &d.Site, d.formats, lines)...)
+	notes = append(notes, nameNotes(file, &d.Site, lines)...)
 	if d.trustedAll != "" {
 		notes = append(notes, fmt.Sprintf("%s:%d: note: serve.trust_all_proxies: the trusted proxies %s: %s",
 			file, cmp.Or(lines["Serve.TrustAllProxies"], lines["Serve.TrustedProxies"]), d.trustedAll, trustAllMeans))
@@ -457,7 +463,8 @@ func gradedNotes(file string, s *config.Site, lines config.Lines) []string {
 }
 
 // fileProblems is err, the problems of file (config.Lines.Locate's), one
-// a line: FILE:LINE: key: message, or FILE: message without a line.
+// a line: FILE:LINE: key: message, FILE:LINE:COLUMN: message for a YAML
+// syntax error, or FILE: message without a line.
 func fileProblems(file string, err error) error {
 	var b strings.Builder
 	for i, e := range unjoin(err) {
@@ -465,9 +472,13 @@ func fileProblems(file string, err error) error {
 			b.WriteByte('\n')
 		}
 		var fe *config.FileError
-		if errors.As(e, &fe) && fe.Line > 0 {
+		switch {
+		case errors.As(e, &fe) && fe.Line > 0 && fe.Column > 0:
+			// A YAML syntax error: where its construct starts.
+			fmt.Fprintf(&b, "%s:%d:%d: %s", file, fe.Line, fe.Column, strings.TrimPrefix(fe.Error(), fmt.Sprintf("line %d, column %d: ", fe.Line, fe.Column)))
+		case errors.As(e, &fe) && fe.Line > 0:
 			fmt.Fprintf(&b, "%s:%d: %s", file, fe.Line, strings.TrimPrefix(fe.Error(), fmt.Sprintf("line %d: ", fe.Line)))
-		} else {
+		default:
 			fmt.Fprintf(&b, "%s: %v", file, e)
 		}
 	}

@@ -30,7 +30,7 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", ":8080", "address to listen on (host:port)")
+	addr := flag.String("addr", demo.DefaultAddr, "address to listen on (host:port; :8080 for every interface)")
 	siteFile := flag.String("site", "examples/stdlib/site.yaml", "the declaration file (from the repository's root)")
 	redisAddr := flag.String("redis", "", "share rate limits with other replicas through the Redis at this host:port")
 	flag.Parse()
@@ -45,7 +45,10 @@ func main() {
 	opts := []agentready.Option{
 		agentready.WithLogger(logger),
 		agentready.WithDocuments(agentready.Documents{RobotsTxt: true}),
+		// Refusals are logged by the hook; what the application answers,
+		// by demo.Served, with the status it wrote.
 		agentready.WithOnDecision(demo.LogDecision(logger)),
+		agentready.WithDecisionHeader(),
 		agentready.WithAuthenticator(func(r *http.Request, c *config.Capability, token string) error {
 			if !app.ValidToken(token) {
 				return errors.New("unknown or expired token; get one from /auth/token")
@@ -70,12 +73,13 @@ func main() {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
 	r.Use(m.Handler) // documents first, then enforcement, then the routes
-	r.With(m.Capability("product-search")).Get("/api/search", app.Search)
-	r.With(m.Capability("store-assistant")).Handle("/mcp", http.HandlerFunc(app.MCP))
-	r.Post("/auth/token", app.Token)
-	r.HandleFunc("/admin/*", app.Private)
-	r.HandleFunc("/internal/*", app.Private)
-	r.Get("/", app.Home)
+	served := func(h http.HandlerFunc) http.HandlerFunc { return demo.Served(logger, h).ServeHTTP }
+	r.With(m.Capability("product-search")).Get("/api/search", served(app.Search))
+	r.With(m.Capability("store-assistant")).Handle("/mcp", served(app.MCP))
+	r.Post("/auth/token", served(app.Token))
+	r.HandleFunc("/admin/*", served(app.Private))
+	r.HandleFunc("/internal/*", served(app.Private))
+	r.Get("/", served(app.Home))
 	if err := demo.Serve(*addr, r, os.Stdout); err != nil {
 		log.Fatal(err)
 	}

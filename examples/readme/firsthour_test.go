@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,12 +47,18 @@ func TestREADMEFirstHour(t *testing.T) {
 	}
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "-addr", addr)
-	cmd.Stderr = os.Stderr
+	var started syncBuffer
+	cmd.Stderr = &started
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	waitFor(t, "http://"+addr+"/")
+	// It says where it listens before it does: by the time it answers,
+	// the line is written.
+	if !strings.Contains(started.String(), "http://"+addr) {
+		t.Errorf("the first hour's program printed %q when it started, want where it listens (http://%s)", started.String(), addr)
+	}
 
 	for _, step := range steps(transcripts[0]) {
 		run := strings.ReplaceAll(step.command, "localhost:8080", addr)
@@ -66,6 +74,25 @@ func TestREADMEFirstHour(t *testing.T) {
 }
 
 type step struct{ command, output string }
+
+// syncBuffer is a bytes.Buffer the program's output is copied into while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
 
 // steps reads a console block: a line starting "$ " is a command, the
 // lines under it until the next command what it prints.

@@ -3,7 +3,7 @@
 // declaration is Go (site.yaml beside it is the same, as a file), the
 // application's handlers are examples/internal/demo's.
 //
-//	go run ./examples/stdlib -addr 127.0.0.1:8080
+//	go run ./examples/stdlib          # on 127.0.0.1:8080
 //
 // Two replicas sharing their rate limits through Redis:
 //
@@ -61,7 +61,7 @@ func site() config.Site {
 }
 
 func main() {
-	addr := flag.String("addr", ":8080", "address to listen on (host:port)")
+	addr := flag.String("addr", demo.DefaultAddr, "address to listen on (host:port; :8080 for every interface)")
 	redisAddr := flag.String("redis", "", "share rate limits with other replicas through the Redis at this host:port")
 	var trust demo.List
 	flag.Var(&trust, "trust-signature-agent", "make the claude policy verified-only, trusting this Web Bot Auth Signature-Agent: the URL of a JWK Set, or an origin whose key directory is at /.well-known/http-message-signatures-directory (repeatable; http only for loopback)")
@@ -73,7 +73,11 @@ func main() {
 	opts := []agentready.Option{
 		agentready.WithLogger(logger),
 		agentready.WithDocuments(agentready.Documents{RobotsTxt: true}),
+		// Refusals are logged by the hook; what the application answers,
+		// by demo.Served, with the status it wrote (the decision field
+		// hands it the decision).
 		agentready.WithOnDecision(demo.LogDecision(logger)),
+		agentready.WithDecisionHeader(),
 		agentready.WithAuthenticator(func(r *http.Request, c *config.Capability, token string) error {
 			if !app.ValidToken(token) {
 				return errors.New("unknown or expired token; get one from /auth/token")
@@ -105,13 +109,14 @@ func main() {
 	}
 	go func() { _ = m.Run(context.Background()) }() // the background work: key directories, sessions
 
+	served := func(h http.HandlerFunc) http.Handler { return demo.Served(logger, h) }
 	mux := http.NewServeMux()
-	mux.Handle("GET /api/search", m.Capability("product-search")(http.HandlerFunc(app.Search)))
-	mux.Handle("/mcp", m.Capability("store-assistant")(http.HandlerFunc(app.MCP)))
-	mux.HandleFunc("POST /auth/token", app.Token)
-	mux.HandleFunc("/admin/", app.Private)
-	mux.HandleFunc("/internal/", app.Private)
-	mux.HandleFunc("/", app.Home)
+	mux.Handle("GET /api/search", m.Capability("product-search")(served(app.Search)))
+	mux.Handle("/mcp", m.Capability("store-assistant")(served(app.MCP)))
+	mux.Handle("POST /auth/token", served(app.Token))
+	mux.Handle("/admin/", served(app.Private))
+	mux.Handle("/internal/", served(app.Private))
+	mux.Handle("/", served(app.Home))
 	if err := demo.Serve(*addr, m.Handler(mux), os.Stdout); err != nil {
 		log.Fatal(err)
 	}

@@ -13,6 +13,11 @@ import (
 	"time"
 )
 
+// DefaultAddr is the demos' -addr default: loopback only, so that a demo
+// started to try agentready is reachable from this machine alone; give
+// -addr :8080 to listen on every interface.
+const DefaultAddr = "127.0.0.1:8080"
+
 // Serve listens on addr, says where on out, and serves h until SIGINT or
 // SIGTERM, then shuts down gracefully.
 func Serve(addr string, h http.Handler, out io.Writer) error {
