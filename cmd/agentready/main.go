@@ -73,7 +73,7 @@ const usage = `Usage:
       Print the declaration file's JSON Schema (config/site.schema.json),
       for editors; lint agrees with it.
   agentready serve -config FILE -upstream URL [-addr HOST:PORT] [-metrics HOST:PORT]
-                   [-report-only] [-robots] [-redis HOST:PORT|redis://...|rediss://...]
+                   [-report-only] [-robots] [-a2a-version 1.0|0.3] [-redis HOST:PORT|redis://...|rediss://...]
                    [-trusted-proxies CIDRS [-trust-all-proxies]] [-hosts HOSTS] [-upstream-timeout DURATION] [-strict-upstream]
                    [-log-format text|json] [-log-decisions none|deny|all] [-log-rate N]
                    [-log-interval DURATION] [-tokens FILE] [-tokens-env VAR] [-hmac-keys FILE]
