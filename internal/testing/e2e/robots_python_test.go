@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/agentready/agentready"
@@ -87,11 +88,13 @@ func TestUrllibRobotparser(t *testing.T) {
 		// differ: urllib.robotparser's verdict differs from the
 		// enforcement's on some pairs (by D1 only); false: on none.
 		differ bool
+		// line is in the robots.txt: the pattern as declared.
+		line string
 	}{
-		{"examples/stdlib", stdlib, "", false},
-		{"trailing '*' (fixtures.OutdoorSupply)", fixtures.OutdoorSupply(), "", true},
-		{"implicit, every automated client", implicit, agentready.ImplicitAllAgents, true},
-		{"implicit, AI agents only", implicit, agentready.ImplicitAIAgents, true},
+		{"examples/stdlib", stdlib, "", false, "\nDisallow: /admin/\n"},
+		{"trailing '*' (fixtures.OutdoorSupply)", fixtures.OutdoorSupply(), "", true, "\nDisallow: /admin/*\n"},
+		{"implicit, every automated client", implicit, agentready.ImplicitAllAgents, true, "\nDisallow: /\n"},
+		{"implicit, AI agents only", implicit, agentready.ImplicitAIAgents, true, "\nDisallow: /\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			opts := []agentready.Option{agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(discardLogger())}
@@ -105,6 +108,9 @@ func TestUrllibRobotparser(t *testing.T) {
 			rec := httptest.NewRecorder()
 			m.Handler(app).ServeHTTP(rec, httptest.NewRequest("GET", "/robots.txt", nil))
 			body := rec.Body.String()
+			if !strings.Contains(body, c.line) {
+				t.Errorf("robots.txt lacks %q, the pattern as declared:\n%s", c.line, body)
+			}
 			p, err := policy.Compile(&c.site)
 			if err != nil {
 				t.Fatal(err)
