@@ -96,9 +96,12 @@ type jwksKeys struct {
 
 func (k *jwksKeys) FetchByKeyID(_ context.Context, _ http.Header, kid string) (httpsig.KeySpecer, error) {
 	found := k.set.Key(kid)
-	if len(found) != 1 {
+	if len(found) == 0 {
 		k.missing = kid
-		return nil, fmt.Errorf("keyid %q: %d keys in authentication.jwks", kid, len(found))
+		return nil, fmt.Errorf("keyid %q: not in authentication.jwks", kid)
+	}
+	if len(found) > 1 {
+		return nil, fmt.Errorf("keyid %q: %d keys in authentication.jwks, which names a key once (RFC 7517 4.5)", kid, len(found))
 	}
 	switch pub := found[0].Key.(type) {
 	case *ecdsa.PublicKey:

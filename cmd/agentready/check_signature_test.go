@@ -102,3 +102,42 @@ func TestCheckDescriptorSignature(t *testing.T) {
 		t.Errorf("a second signature passes:\n%s", out)
 	}
 }
+
+// TestDescriptorSignatureHostile: what a hostile or broken server sends
+// never panics and never passes: no key, keys check cannot use, a
+// Signature-Input that does not parse, a keyid named twice.
+func TestDescriptorSignatureHostile(t *testing.T) {
+	const ec = `{"kty":"EC","crv":"P-256","kid":"k","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}`
+	signed := http.Header{"Content-Type": {"application/agent+json"}, "Content-Digest": {"sha-256=:x:"},
+		"Signature": {"sig1=:AAAA:"}, "Signature-Input": {`sig1=("@status" "content-type" "content-digest");keyid="k";alg="ecdsa-p256-sha256"`}}
+	for _, c := range []struct {
+		name, body string
+		h          http.Header
+		level      string
+		want       string
+	}{
+		{"no jwks", `{"authentication":{}}`, signed, "fail", "publishes no key"},
+		{"jwksUri only", `{"authentication":{"jwksUri":"https://keys.example/jwks"}}`, signed, "warn", "does not fetch"},
+		{"oct key", `{"authentication":{"jwks":{"keys":[{"kty":"oct","kid":"k","k":"c2VjcmV0"}]}}}`, signed, "fail", "does not verify"},
+		{"kid twice", `{"authentication":{"jwks":{"keys":[` + ec + `,` + ec + `]}}}`, signed, "fail", "does not verify"},
+		{"bad input", `{"authentication":{"jwks":{"keys":[` + ec + `]}}}`,
+			http.Header{"Signature": {"sig1=:AAAA:"}, "Signature-Input": {"sig1=(((("}}, "fail", "Signature-Input"},
+		{"no input", `{"authentication":{"jwks":{"keys":[` + ec + `]}}}`, http.Header{"Signature": {"sig1=:AAAA:"}}, "fail", "0 signatures"},
+		{"bad digest", `{"authentication":{"jwks":{"keys":[` + ec + `]}}}`, signed, "fail", "does not verify"},
+		{"not JSON", `[`, signed, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ch := newChecker(mustURL(t, "https://x.example"), http.DefaultClient)
+			ch.descriptorSignature("/d", []byte(c.body), c.h)
+			if c.level == "" {
+				if len(ch.findings) != 0 {
+					t.Errorf("findings %+v, want none (the schema check reports it)", ch.findings)
+				}
+				return
+			}
+			if len(ch.findings) != 1 || ch.findings[0].Level != c.level || !strings.Contains(ch.findings[0].Message, c.want) {
+				t.Errorf("findings %+v, want one %s with %q", ch.findings, c.level, c.want)
+			}
+		})
+	}
+}
