@@ -13,7 +13,7 @@
 //			Endpoint:    "https://example.com/api/search",
 //			RateLimit:   config.PerMinute(60),
 //		}},
-//		Access: config.Access{Allow: []string{"/"}, Disallow: []string{"/admin/*"}},
+//		Access: config.Access{Allow: []string{"/"}, Disallow: []string{"/admin/"}},
 //	})
 //	if err != nil {
 //		log.Fatal(err)

@@ -226,9 +226,7 @@ func (c *checker) checkDescriptor(path string, body []byte, h http.Header) {
 	if len(c.findings) == n {
 		c.add(path, "agent://", "pass", "valid")
 	}
-	if h.Get("Signature") == "" {
-		c.add(path, "agent://", "warn", "unsigned (agent-uri-03 10.3: descriptors SHOULD be signed)")
-	}
+	c.descriptorSignature(path, body, h)
 }
 
 // agentsMD checks agents.md: the well-known location, or the root one

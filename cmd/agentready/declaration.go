@@ -43,6 +43,7 @@ type overrides struct {
 	trustAll   *bool    // serve -trust-all-proxies
 	hosts      []string // serve -hosts; nil: the file's
 	strict     *bool    // serve -strict-upstream
+	a2aVersion string   // serve -a2a-version; "": the file's
 	// credentials are serve -tokens, -tokens-env and -hmac-keys; each
 	// one given replaces the file's.
 	credentials credentialSources
@@ -71,6 +72,8 @@ type declaration struct {
 	// hosts are serve: {hosts} or -hosts: what agents may name in Host
 	// besides the site's host and serve's own address.
 	hosts []string
+	// a2aVersion is serve: {a2a_version} or -a2a-version.
+	a2aVersion string
 	// auditKey is read from serve: {audit_key_file}.
 	auditKey ed25519.PrivateKey
 	// credSources name the tokens and keys (serve: {tokens_file,
@@ -146,6 +149,7 @@ func (d *declaration) pickSettings(fs settings.File, ov overrides) {
 	d.pathParams = cmp.Or(fs.Upstream.PathParameters, settings.PathParamsStripped)
 	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
 	d.robots = pick(ov.robots, fs.Serve.Robots)
+	d.a2aVersion = cmp.Or(ov.a2aVersion, fs.Serve.A2AVersion)
 	// trust_all_proxies is picked before the trusted proxies are checked
 	// (pickTrusted): it decides whether a broad list is refused.
 	d.trustAll = pick(ov.trustAll, fs.Serve.TrustAllProxies)
@@ -258,6 +262,7 @@ func (d *declaration) lintNotes(file string, lines config.Lines) []string {
 	notes = append(notes, rateNotes(file, &d.Site, lines)...)
 	notes = append(notes, toolGrantNotes(file, &d.Site, d.formats, lines)...)
 	notes = append(notes, nameNotes(file, &d.Site, lines)...)
+	notes = append(notes, starNotes(file, &d.Site, lines)...)
 	if d.trustedAll != "" {
 		notes = append(notes, fmt.Sprintf("%s:%d: note: serve.trust_all_proxies: the trusted proxies %s: %s",
 			file, cmp.Or(lines["Serve.TrustAllProxies"], lines["Serve.TrustedProxies"]), d.trustedAll, trustAllMeans))
@@ -290,9 +295,9 @@ func (d *declaration) options() []agentready.Option {
 	if d.reportOnly {
 		opts = append(opts, agentready.WithReportOnly())
 	}
-	if d.robots {
+	if d.robots || d.a2aVersion != "" {
 		// The dialect stays the Site's (Documents' zero value defers to it).
-		opts = append(opts, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}))
+		opts = append(opts, agentready.WithDocuments(agentready.Documents{RobotsTxt: d.robots, A2AVersion: d.a2aVersion}))
 	}
 	if d.auditKey != nil {
 		opts = append(opts, agentready.WithAudit(d.auditKey, nil))
@@ -322,6 +327,7 @@ func sameSettings(file string, running, next declaration) error {
 		{"upstream.path_parameters", running.pathParams, next.pathParams, running.pathParams == next.pathParams},
 		{"serve.report_only", running.reportOnly, next.reportOnly, running.reportOnly == next.reportOnly},
 		{"serve.robots", running.robots, next.robots, running.robots == next.robots},
+		{"serve.a2a_version", running.a2aVersion, next.a2aVersion, running.a2aVersion == next.a2aVersion},
 		{"serve.trusted_proxies", running.trusted, next.trusted, slices.Equal(running.trusted, next.trusted)},
 		{"serve.trust_all_proxies", running.trustAll, next.trustAll, running.trustAll == next.trustAll},
 		{"serve.hosts", running.hosts, next.hosts, slices.Equal(running.hosts, next.hosts)},
@@ -552,7 +558,7 @@ func render(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	docs, err := publish.Render(&d.Site, publish.Options{Formats: d.formats})
+	docs, err := publish.Render(&d.Site, publish.Options{Formats: d.formats, A2AVersion: d.a2aVersion})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", file, err)
 		return 1

@@ -74,7 +74,7 @@ const usage = `Usage:
       for editors; lint agrees with it.
   agentready serve -config FILE -upstream URL [-addr HOST:PORT] [-metrics HOST:PORT]
                    [-health-addr HOST:PORT] [-tls-cert FILE -tls-key FILE]
-                   [-report-only] [-robots] [-redis HOST:PORT|redis://...|rediss://...]
+                   [-report-only] [-robots] [-a2a-version 1.0|0.3] [-redis HOST:PORT|redis://...|rediss://...]
                    [-redis-policy fallback-memory|fail-open|fail-closed]
                    [-trusted-proxies CIDRS [-trust-all-proxies]] [-hosts HOSTS] [-upstream-timeout DURATION] [-strict-upstream]
                    [-log-format text|json] [-log-level debug|info|warn|error]

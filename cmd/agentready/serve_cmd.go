@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready/cmd/agentready/internal/earlysignal"
+	"github.com/agentready/agentready/cmd/agentready/internal/settings"
 	"github.com/agentready/agentready/ratelimit"
 )
 
@@ -85,7 +86,7 @@ type serveFlags struct {
 	// envUnknown are the AGENTREADY_* variables no flag reads.
 	envUnknown []string
 	// The flags over the file's settings: overrides takes those given.
-	trusted, hosts                       string
+	trusted, hosts, a2aVersion           string
 	reportOnly, robots, strict, trustAll bool
 }
 
@@ -110,6 +111,10 @@ func parseServeFlags(args []string, stderr io.Writer) (f *serveFlags, code int) 
 	}
 	if f.c.configFile == "" || f.c.upstream == "" || fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "agentready serve: -config and -upstream are required\n\n%s", usage)
+		return nil, 2
+	}
+	if err := settings.CheckA2AVersion(f.a2aVersion); err != nil {
+		fmt.Fprintf(stderr, "agentready serve: -a2a-version %v\n", err)
 		return nil, 2
 	}
 	ov, reportSet := f.overrides(fs)
@@ -137,6 +142,7 @@ func (f *serveFlags) flagSet(stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.tls.key, "tls-key", "", "the PEM private key of -tls-cert")
 	fs.BoolVar(&f.reportOnly, "report-only", false, "decide and report, deny nothing (over the file's serve.report_only)")
 	fs.BoolVar(&f.robots, "robots", false, "serve /robots.txt generated from the declaration (over the file's serve.robots)")
+	fs.StringVar(&f.a2aVersion, "a2a-version", "", `the A2A agent card's version: "1.0" (the default) or "0.3", for clients not yet on 1.0 (over the file's serve.a2a_version)`)
 	fs.StringVar(&f.trusted, "trusted-proxies", "", "comma-separated CIDRs of proxies in front whose X-Forwarded-For is believed (over the file's serve.trusted_proxies)")
 	fs.BoolVar(&f.trustAll, "trust-all-proxies", false, "the trusted proxies are meant to cover more than a /8 of global IPv4 addresses or an IPv6 prefix shorter than /16: every client there names its own address (over the file's serve.trust_all_proxies; warned at every start)")
 	fs.StringVar(&f.hosts, "hosts", "", "comma-separated hosts (host or host:port) agents may name in Host besides the site URL's and this address (over the file's serve.hosts); any other is answered 421")
@@ -170,6 +176,8 @@ func (f *serveFlags) overrides(fs *flag.FlagSet) (ov overrides, reportSet []stri
 			ov.reportOnly = &f.reportOnly
 		case "robots":
 			ov.robots = &f.robots
+		case "a2a-version":
+			ov.a2aVersion = f.a2aVersion
 		case "strict-upstream":
 			ov.strict = &f.strict
 		case "trust-all-proxies":

@@ -49,7 +49,7 @@ func site() config.Site {
 			Endpoint: "https://outdoorsupply.example/mcp", Protocol: config.ProtocolMCP,
 			Auth: config.Auth{Type: config.AuthBearerToken, TokenEndpoint: "https://outdoorsupply.example/auth/token"},
 		}},
-		Access: config.Access{Allow: []string{"/api/*", "/mcp"}, Disallow: []string{"/admin/*", "/internal/*"}},
+		Access: config.Access{Allow: []string{"/api/", "/mcp"}, Disallow: []string{"/admin/", "/internal/"}},
 		Agents: []config.AgentPolicy{
 			{Name: "*"},
 			{Name: "claude", RateLimit: config.PerMinute(200), Capabilities: []string{"product-search", "store-assistant"}},

@@ -113,3 +113,15 @@ func sign(n int) int {
 	}
 	return 0
 }
+
+// TestKey: a field name's key, acronyms and digits among them.
+func TestKey(t *testing.T) {
+	for name, want := range map[string]string{
+		"AgentsJSONURL": "agents_json_url", "IPRanges": "ip_ranges", "JWKSURI": "jwks_uri",
+		"RequiresSession": "requires_session", "A2AVersion": "a2a_version", "X402": "x402", "V1Name": "v1_name",
+	} {
+		if got := Key(name); got != want {
+			t.Errorf("Key(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -47,16 +47,17 @@ func FilePath(path string) string {
 // Key is the declaration-file key of a Go field name: its words in
 // snake_case, an acronym a word of its own, and a run of known acronyms
 // split ("AgentsJSONURL" is agents_json_url, "IPRanges" ip_ranges,
-// "JWKSURI" jwks_uri, "RequiresSession" requires_session).
+// "JWKSURI" jwks_uri, "RequiresSession" requires_session). A digit
+// after a capital is part of the acronym ("A2AVersion" is a2a_version).
 func Key(name string) string {
 	var words []string
 	r := []rune(name)
 	for i := 0; i < len(r); {
 		j := i + 1
-		if unicode.IsUpper(r[i]) && j < len(r) && unicode.IsUpper(r[j]) {
+		if unicode.IsUpper(r[i]) && j < len(r) && upperOrDigit(r[j]) {
 			// An acronym run; its last letter starts the next word when a
 			// lower case letter follows it.
-			for j < len(r) && unicode.IsUpper(r[j]) {
+			for j < len(r) && upperOrDigit(r[j]) {
 				j++
 			}
 			if j < len(r) && unicode.IsLower(r[j]) {
@@ -74,6 +75,9 @@ func Key(name string) string {
 	}
 	return strings.ToLower(strings.Join(words, "_"))
 }
+
+// upperOrDigit is whether r continues an acronym run.
+func upperOrDigit(r rune) bool { return unicode.IsUpper(r) || unicode.IsDigit(r) }
 
 // acronyms are those the field names run together.
 var acronyms = []string{"JWKS", "JSON", "HTTP", "URL", "URI", "API", "MCP", "AWP", "TTL", "ID", "IP", "AI"}

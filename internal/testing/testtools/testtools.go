@@ -143,6 +143,15 @@ func javaApp(name, pkg string, jars ...string) (classpath, missing string) {
 	return strings.Join(paths, string(os.PathListSeparator)), ""
 }
 
+// Python3 says what is missing to run python3 with its standard library
+// (urllib.robotparser), "" when nothing is.
+func Python3() string {
+	if _, err := exec.LookPath("python3"); err != nil {
+		return "python3 is not on PATH (apt-get install python3)"
+	}
+	return ""
+}
+
 // PHP says what is missing to run PHP's built-in web server, "" when
 // nothing is.
 func PHP() string {

@@ -65,6 +65,27 @@ type Serve struct {
 	TokensFile   string `yaml:"tokens_file"`
 	TokensEnv    string `yaml:"tokens_env"`
 	HMACKeysFile string `yaml:"hmac_keys_file"`
+	// A2AVersion (-a2a-version) is the version of the A2A agent card at
+	// /.well-known/agent-card.json (agentready.Documents.A2AVersion):
+	// "1.0" (the default) or "0.3", for the clients that read only v0.3
+	// cards (a2a-go v0.3.3 finds no transport in a v1.0 card).
+	A2AVersion string `yaml:"a2a_version" validate:"omitempty,oneof=1.0 0.3"`
+}
+
+// The values of Serve.A2AVersion, those of the cards package
+// (cards.A2AVersion10, cards.A2AVersion03).
+const (
+	A2AVersion10 = "1.0"
+	A2AVersion03 = "0.3"
+)
+
+// CheckA2AVersion refuses an A2A card version agentready does not
+// publish; "" is the default, 1.0.
+func CheckA2AVersion(v string) error {
+	if v != "" && v != A2AVersion10 && v != A2AVersion03 {
+		return fmt.Errorf("%q: want %q (the default, A2A v1.0.1) or %q (A2A v0.3.0, for clients not yet on 1.0)", v, A2AVersion10, A2AVersion03)
+	}
+	return nil
 }
 
 // Upstream says how the site behind agentready serve routes a request, so
@@ -123,6 +144,10 @@ func Parse(data []byte) (File, config.Lines, error) {
 	if pp := f.Upstream.PathParameters; pp != "" && pp != PathParamsStripped && pp != PathParamsLiteral {
 		errs = append(errs, &config.FileError{Line: lines["Upstream.PathParameters"], Field: "upstream.path_parameters",
 			Msg: fmt.Sprintf("%q: want %q (the default: a \";\" parameter is removed from a segment before routing, as servlet containers do) or %q (the upstream routes \";\" as data)", pp, PathParamsStripped, PathParamsLiteral)})
+	}
+	if err := CheckA2AVersion(f.Serve.A2AVersion); err != nil {
+		errs = append(errs, &config.FileError{Line: lines["Serve.A2AVersion"], Field: "serve.a2a_version", Msg: err.Error()})
+		f.Serve.A2AVersion = ""
 	}
 	return f, lines, errors.Join(errs...)
 }

@@ -35,6 +35,7 @@ func TestParseUpstream(t *testing.T) {
 	for src, want := range map[string]string{
 		"name: x\nupstream:\n  strict: yes\n":              `line 3: upstream.strict: "yes" is not a bool`,
 		"name: x\nupstream:\n  path_parameters: servlet\n": `line 3: upstream.path_parameters: "servlet": want "stripped"`,
+		"name: x\nserve:\n  a2a_version: \"0.2\"\n":        `line 3: serve.a2a_version: "0.2": want "1.0"`,
 		"name: x\nupstream:\n  strcit: true\n":             `line 3: upstream: unknown key "strcit" (keys: strict, path_parameters)`,
 		"name: x\nupstream: true\n":                        `line 2: upstream: want a mapping`,
 		"name: x\nupstream: {}\nupstream: {}\n":            `key "upstream" is already set on line 2`,
@@ -54,7 +55,7 @@ func TestParseServe(t *testing.T) {
 	for src, want := range map[string]string{
 		head + "serve: {robots: yes}\n":                        `line 3: serve.robots: "yes" is not a bool`,
 		head + "serve:\n  trusted_proxies: [10.0.0.1, nope]\n": `line 4: serve.trusted_proxies[1]: "nope": not an IP address or CIDR`,
-		head + "serve: {tokens: x}\n":                          `line 3: serve: unknown key "tokens" (keys: trusted_proxies, trust_all_proxies, hosts, robots, report_only, audit_key_file, tokens_file, tokens_env, hmac_keys_file)`,
+		head + "serve: {tokens: x}\n":                          `line 3: serve: unknown key "tokens" (keys: trusted_proxies, trust_all_proxies, hosts, robots, report_only, audit_key_file, tokens_file, tokens_env, hmac_keys_file, a2a_version)`,
 		head + "serve:\n":                                      `line 3: serve: has no value`,
 	} {
 		if _, _, err := settings.Parse([]byte(src)); err == nil || !strings.Contains(err.Error(), want) {
@@ -84,6 +85,9 @@ func TestKeys(t *testing.T) {
 		fmt.Fprintf(&b, "%s:\n", section.Tag.Get("yaml"))
 		for _, f := range reflect.VisibleFields(section.Type) {
 			v := map[reflect.Kind]string{reflect.Bool: "true", reflect.String: `"literal"`, reflect.Slice: `["10.0.0.1"]`}[f.Type.Kind()]
+			if f.Name == "A2AVersion" {
+				v = `"0.3"` // one of the two versions
+			}
 			if v == "" {
 				t.Fatalf("%s.%s: a %s: extend the test", section.Name, f.Name, f.Type)
 			}

@@ -68,6 +68,7 @@ var groups = []group{
 		missing: func() string { _, why := testtools.Tomcat(); return why }},
 	{tests: "serve's Jetty upstream tests", found: "Jetty 9", require: []string{envUpstreams},
 		missing: func() string { _, why := testtools.Jetty(); return why }},
+	{tests: "the urllib.robotparser comparison", found: "python3", require: []string{envUpstreams}, missing: testtools.Python3},
 	{tests: "serve's PHP upstream tests", found: "PHP", require: []string{envUpstreams}, missing: testtools.PHP},
 	node("lint's Ajv schema checks", "Ajv", "cmd/agentready/testdata/ajv", "ajv"),
 	node("serve's MCP test with server-everything", "server-everything", "cmd/agentready/testdata/mcp-everything", "@modelcontextprotocol/server-everything"),
