@@ -8,9 +8,10 @@ import (
 	"net/http"
 	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // serveMetrics are serve's own series on -metrics' registry
@@ -105,14 +106,14 @@ type observedTransport struct {
 }
 
 func (t *observedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	start := time.Now()
+	start := clock.Monotonic()
 	res, err := t.rt.RoundTrip(r)
 	if err != nil {
 		t.m.upRequests.WithLabelValues("error").Inc()
 		t.m.upErrors.WithLabelValues(upstreamErrorKind(r.Context(), err)).Inc()
 		return res, err
 	}
-	t.m.upLatency.Observe(time.Since(start).Seconds())
+	t.m.upLatency.Observe(clock.Since(start).Seconds())
 	c := res.StatusCode / 100
 	if c < 1 || c > 5 {
 		c = 5 // a status outside 100-599 is the upstream's fault
