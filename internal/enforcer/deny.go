@@ -141,43 +141,7 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 			h.Set("Cache-Control", "no-store")
 		}
 	case enforce.DenyAuth:
-		ci := d.ci
-		c := &e.p.Capabilities[ci]
-		ch := e.lines.challenges[ci]
-		if d.mcp.ti >= 0 {
-			ch = e.lines.toolChallenges[ci][d.mcp.ti]
-		}
-		var oe *oauthrs.Error
-		if errors.As(d.Err, &oe) {
-			// The verified token's answer: invalid_token, or
-			// insufficient_scope with every scope the call needs; none
-			// while the issuer's keys cannot be had (503).
-			ch = ""
-			if oe.Status() != http.StatusServiceUnavailable {
-				decl := c.Decl
-				if d.mcp.ti >= 0 {
-					decl = c.Tools[d.mcp.ti].Decl
-				}
-				ch = oe.Challenge(e.p.Site().Name, metadataURL(c.Decl), decl.Auth.Scopes).String()
-			} else {
-				h.Set(fields.RetryAfter, "1")
-			}
-		}
-		if ch != "" {
-			h.Set("WWW-Authenticate", ch)
-		}
-		if d.Err != nil {
-			prob.Detail = fmt.Sprintf("capability %q rejected the credential: %v", d.Capability, d.Err)
-		} else {
-			prob.Detail = fmt.Sprintf("capability %q declares %q: %s", d.Capability, d.Rule, credentialHint(&c.Auth))
-		}
-		if c.Auth.TokenEndpoint != "" {
-			prob.Extra["token_endpoint"] = c.Auth.TokenEndpoint
-			prob.Detail += "; tokens from " + c.Auth.TokenEndpoint
-		}
-		if c.Auth.DocsURL != "" {
-			prob.Extra["auth_docs"] = c.Auth.DocsURL
-		}
+		e.explainAuth(h, d, prob)
 	case enforce.DenyRate:
 		secs := problem.RetryAfterSeconds(d.RetryAfter)
 		h.Set(fields.RetryAfter, strconv.Itoa(secs))
@@ -256,4 +220,48 @@ func credentialHint(a *config.Auth) string {
 		return "sign the request (Signature, RFC 9421) or send an Authorization header"
 	}
 	return ""
+}
+
+// explainAuth fills prob and the answer's fields for a refused credential:
+// the challenge (the capability's and tool's scopes and metadata, or a
+// verified token's own answer), what credential is wanted and where it is
+// had.
+func (e *Enforcer) explainAuth(h http.Header, d *scope, prob *problem.Problem) {
+	ci := d.ci
+	c := &e.p.Capabilities[ci]
+	ch := e.lines.challenges[ci]
+	if d.mcp.ti >= 0 {
+		ch = e.lines.toolChallenges[ci][d.mcp.ti]
+	}
+	var oe *oauthrs.Error
+	if errors.As(d.Err, &oe) {
+		// The verified token's answer: invalid_token, or
+		// insufficient_scope with every scope the call needs; none
+		// while the issuer's keys cannot be had (503).
+		ch = ""
+		if oe.Status() != http.StatusServiceUnavailable {
+			decl := c.Decl
+			if d.mcp.ti >= 0 {
+				decl = c.Tools[d.mcp.ti].Decl
+			}
+			ch = oe.Challenge(e.p.Site().Name, metadataURL(c.Decl), decl.Auth.Scopes).String()
+		} else {
+			h.Set(fields.RetryAfter, "1")
+		}
+	}
+	if ch != "" {
+		h.Set("WWW-Authenticate", ch)
+	}
+	if d.Err != nil {
+		prob.Detail = fmt.Sprintf("capability %q rejected the credential: %v", d.Capability, d.Err)
+	} else {
+		prob.Detail = fmt.Sprintf("capability %q declares %q: %s", d.Capability, d.Rule, credentialHint(&c.Auth))
+	}
+	if c.Auth.TokenEndpoint != "" {
+		prob.Extra["token_endpoint"] = c.Auth.TokenEndpoint
+		prob.Detail += "; tokens from " + c.Auth.TokenEndpoint
+	}
+	if c.Auth.DocsURL != "" {
+		prob.Extra["auth_docs"] = c.Auth.DocsURL
+	}
 }
