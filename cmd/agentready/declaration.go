@@ -505,9 +505,12 @@ var quiet = agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))
 // declFlags are the flags of lint and render: the file, and -dialect,
 // which overrides the file's dialect key. code is the exit code when the
 // command is done (-h, a bad flag), -1 otherwise.
-func declFlags(name string, args []string, stdout, stderr io.Writer) (file string, ov overrides, code int) {
+func declFlags(name string, args []string, stdout, stderr io.Writer, more ...func(*flag.FlagSet)) (file string, ov overrides, code int) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	dialect := fs.String("dialect", "", "agents.txt grammar: draft-car or v0.1.0 (default: the file's dialect key, else draft-car)")
+	for _, m := range more {
+		m(fs)
+	}
 	files, code := parseArgs(fs, args, stdout, stderr)
 	if code >= 0 {
 		return "", ov, code
@@ -549,7 +552,10 @@ func lint(args []string, stdout, stderr io.Writer) int {
 // render prints every document a declaration file yields, each under a
 // header naming it and its paths.
 func render(args []string, stdout, stderr io.Writer) int {
-	file, ov, code := declFlags("render", args, stdout, stderr)
+	var out string
+	file, ov, code := declFlags("render", args, stdout, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&out, "out", "", "write every document under `DIR`, robots.txt included, as a static host serves them")
+	})
 	if code >= 0 {
 		return code
 	}
@@ -557,6 +563,9 @@ func render(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
+	}
+	if out != "" {
+		return renderTree(out, &d, stdout, stderr)
 	}
 	docs, err := publish.Render(&d.Site, publish.Options{Formats: d.formats, A2AVersion: d.a2aVersion})
 	if err != nil {

@@ -2,7 +2,7 @@
 //
 //	agentready check [-json] URL
 //	agentready lint [-dialect draft-car|v0.1.0] FILE
-//	agentready render [-dialect draft-car|v0.1.0] FILE
+//	agentready render [-dialect draft-car|v0.1.0] [-out DIR] FILE
 //	agentready schema
 //	agentready serve -config FILE -upstream URL [flags]
 //	agentready verify-audit [-key BASE64] FILE|URL
@@ -67,7 +67,7 @@ const usage = `Usage:
       Validate a declaration file (YAML or JSON, snake_case keys; see
       config.ParseSite and config/site.schema.json): every problem with its
       line and field path. Exit status: 0 valid, 1 not, 2 usage error.
-  agentready render [-dialect draft-car|v0.1.0] FILE
+  agentready render [-dialect draft-car|v0.1.0] [-out DIR] FILE
       Print every document the declaration file yields.
   agentready schema
       Print the declaration file's JSON Schema (config/site.schema.json),
