@@ -430,6 +430,14 @@ func rawMCP(t *testing.T, ctx context.Context, url, method, session, lastEvent, 
 		case line == "":
 			events = append(events, ev)
 			if strings.Contains(ev.data, `"id":2,`) {
+				if method == http.MethodPost {
+					// Read the POST's stream to its end: the server
+					// stores its events and ends the stream after the
+					// response, and a replay asked while it is still open
+					// can find none (go-sdk v1.8.0). A GET stream stays
+					// open: it is left here.
+					_, _ = io.Copy(io.Discard, res.Body)
+				}
 				return res, events
 			}
 			ev = sseEvent{}
