@@ -50,7 +50,9 @@ func (e *Enforcer) deny(w http.ResponseWriter, r *http.Request, d *scope) {
 	case d.Rule == ruleMCPSession, d.Rule == ruleMCPSessionStore:
 		detail := errMCPSession.Error() // nothing of the verdict: a 404 says no more
 		if d.Status >= 500 {
-			e.log.Error("agentready: MCP session bindings", "err", d.Err)
+			if r.Context().Err() == nil { // else the client went away: no outage
+				e.log.Error("agentready: MCP session bindings", "err", d.Err)
+			}
 			w.Header().Set(fields.RetryAfter, "1")
 			detail = ruleMCPSessionStore + "; retry"
 		}
@@ -174,11 +176,16 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 	case enforce.StoreError:
 		retry := 1
 		var ue *ratelimit.UnavailableError
-		if errors.As(d.Err, &ue) {
+		switch {
+		case errors.As(d.Err, &ue):
 			// A Failover failing closed: it logged the outage once, and
 			// knows when it probes the store again.
 			retry = problem.RetryAfterSeconds(ue.RetryAfter)
-		} else {
+		case r.Context().Err() != nil && errors.Is(d.Err, r.Context().Err()):
+			// The client went away while its limits were asked: no outage,
+			// and no error line a client can make at will.
+			e.log.Debug("agentready: a request ended while its limits were counted", "err", d.Err)
+		default:
 			e.log.Error("agentready: rate-limit store failed", "err", d.Err)
 		}
 		h.Set(fields.RetryAfter, strconv.Itoa(retry))
