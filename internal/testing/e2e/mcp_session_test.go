@@ -19,6 +19,7 @@ import (
 	"github.com/agentready/agentready/internal/mcpsession"
 	"github.com/agentready/agentready/internal/testing/redistest"
 	"github.com/agentready/agentready/redisstore"
+	"github.com/agentready/agentready/session"
 )
 
 // MCP sessions bound to who opened them (issue 35), against the official
@@ -213,5 +214,41 @@ func TestMCPSessionStatelessGoSDK(t *testing.T) {
 	}
 	if len(bt.ids) != 0 {
 		t.Fatalf("session ids %q: want none", bt.ids)
+	}
+}
+
+// failingBindings is an MCP binding store that cannot be reached.
+type failingBindings struct{}
+
+var errBindings = errors.New("connection refused")
+
+func (failingBindings) Bind(context.Context, string, string, time.Duration) error { return errBindings }
+func (failingBindings) Owner(context.Context, string) (string, time.Time, error) {
+	return "", time.Time{}, errBindings
+}
+func (failingBindings) Forget(context.Context, string) error { return errBindings }
+
+// sessionsWithFailingBindings is a v0.1.0 session store whose MCP bindings
+// fail (mcpsession.Provider).
+type sessionsWithFailingBindings struct{ session.Store }
+
+func (sessionsWithFailingBindings) MCPSessions() mcpsession.Store { return failingBindings{} }
+
+// TestMCPSessionStoreDown: with the bindings unreachable (a store failing
+// mid-request), a request that presents a session fails closed: 503, and
+// nothing reaches the server.
+func TestMCPSessionStoreDown(t *testing.T) {
+	m := rvNew(t, sessionSite(), agentready.WithSessions(sessionsWithFailingBindings{session.NewMemoryStore()}))
+	rc := &reached{}
+	server := mcpShopServer()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", rc.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	ts := httptest.NewServer(m.Handler(mux))
+	t.Cleanup(ts.Close)
+	if got := rawSessionCall(t, ts.URL, http.MethodPost, mcpClaude, "a-session-id"); got != http.StatusServiceUnavailable {
+		t.Errorf("a presented session with the bindings down: %d, want 503", got)
+	}
+	if n := rc.count("search_products"); n != 0 {
+		t.Errorf("%d calls reached the server", n)
 	}
 }
