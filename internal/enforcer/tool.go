@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
@@ -94,11 +93,7 @@ func (e *Enforcer) tool(s *scope) bool {
 	}
 	ti, ok := c.Tool(s.mcp.asked)
 	if !ok {
-		names := make([]string, len(c.Tools))
-		for i := range c.Tools {
-			names[i] = c.Tools[i].Name
-		}
-		s.Outcome, s.Rule = enforce.DenyCapability, "Capability: "+c.ID+" / Tools: "+strings.Join(names, ", ")
+		s.Outcome, s.Rule = enforce.DenyCapability, c.ToolsRule
 		return false
 	}
 	// The declared name, never the request's: metrics label by it.

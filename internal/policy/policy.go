@@ -128,9 +128,11 @@ type Capability struct {
 	// Decl is the capability itself.
 	Decl *config.Capability
 	// Tools are an MCP capability's tools (config.Capability.Tools),
-	// tools their index by name.
-	Tools []Tool
-	tools map[string]int
+	// tools their index by name, and ToolsRule the declaration line that
+	// refuses a tool it does not list.
+	Tools     []Tool
+	ToolsRule string
+	tools     map[string]int
 }
 
 // Limit is a declared rate limit, ready for a store: Name is the policy

@@ -27,6 +27,11 @@ func (p *Policy) compileTools(cc *Capability, c *config.Capability) {
 		return
 	}
 	cc.tools = make(map[string]int, len(c.Tools))
+	names := make([]string, len(c.Tools))
+	for k := range c.Tools {
+		names[k] = c.Tools[k].Name
+	}
+	cc.ToolsRule = "Capability: " + c.ID + " / Tools: " + strings.Join(names, ", ")
 	for k := range c.Tools {
 		t := &c.Tools[k]
 		decl := *c
