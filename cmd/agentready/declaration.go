@@ -61,6 +61,9 @@ type declaration struct {
 	// pathParams is upstream.path_parameters: "stripped" (the default) or
 	// "literal".
 	pathParams string
+	// methodOverrides is upstream.method_overrides: "any" (the default)
+	// or "none".
+	methodOverrides string
 	// reportOnly, robots, trusted and trustAll are serve: {report_only,
 	// robots, trusted_proxies, trust_all_proxies} or their flags.
 	reportOnly, robots, trustAll bool
@@ -147,6 +150,7 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 func (d *declaration) pickSettings(fs settings.File, ov overrides) {
 	d.strictUpstream = pick(ov.strict, fs.Upstream.Strict)
 	d.pathParams = cmp.Or(fs.Upstream.PathParameters, settings.PathParamsStripped)
+	d.methodOverrides = cmp.Or(fs.Upstream.MethodOverrides, settings.MethodOverridesAny)
 	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
 	d.robots = pick(ov.robots, fs.Serve.Robots)
 	d.a2aVersion = cmp.Or(ov.a2aVersion, fs.Serve.A2AVersion)
@@ -325,6 +329,7 @@ func sameSettings(file string, running, next declaration) error {
 	}{
 		{"upstream.strict", running.strictUpstream, next.strictUpstream, running.strictUpstream == next.strictUpstream},
 		{"upstream.path_parameters", running.pathParams, next.pathParams, running.pathParams == next.pathParams},
+		{"upstream.method_overrides", running.methodOverrides, next.methodOverrides, running.methodOverrides == next.methodOverrides},
 		{"serve.report_only", running.reportOnly, next.reportOnly, running.reportOnly == next.reportOnly},
 		{"serve.robots", running.robots, next.robots, running.robots == next.robots},
 		{"serve.a2a_version", running.a2aVersion, next.a2aVersion, running.a2aVersion == next.a2aVersion},

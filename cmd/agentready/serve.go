@@ -36,6 +36,9 @@ type proxyConfig struct {
 	// redisPolicy is -redis-policy, the failover's (ratelimit's
 	// FallbackMemory when empty); healthAddr -health-addr.
 	redisPolicy, healthAddr string
+	// forwardAuthAddr is -forward-auth: where decision subrequests are
+	// answered (serve_forward_auth.go); "" for none.
+	forwardAuthAddr string
 	// tls is -tls-cert and -tls-key (serve_tls.go).
 	tls tlsFiles
 	// reportOnly, robots, strictUpstream and trusted are the flags over
@@ -106,6 +109,8 @@ type proxy struct {
 	// without -metrics).
 	redis *redisStore
 	sm    *serveMetrics
+	// forwardAuth answers -forward-auth's subrequests (nil without).
+	forwardAuth *forwardAuth
 }
 
 // newProxy builds the proxy of c. The upstream sees, in X-Real-IP and
@@ -161,7 +166,12 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	}
 	p.transport = func(t http.RoundTripper) { rp.Transport = p.sm.transport(t) }
 	p.background(decl.m, c.logInterval, obs.dl, upstreamFailed)
-	p.reload = reloader(c.configFile, ov, obs.opts, decl)
+	if c.forwardAuthAddr != "" {
+		if p.forwardAuth, err = newForwardAuth(decl, c.log); err != nil {
+			return fail(err)
+		}
+	}
+	p.reload = reloader(c.configFile, ov, obs.opts, decl, p.forwardAuth)
 	p.tellReport(c.report, rp) // serve_report.go
 	var h http.Handler = decl.m.Handler(rp)
 	if obs.mx != nil {
@@ -323,8 +333,9 @@ func (p *proxy) background(m *agentready.Middleware, every time.Duration, dl *de
 }
 
 // reloader is proxy.reload: it prepares the file again and swaps the new
-// declaration into running's Middleware, or refuses it whole.
-func reloader(file string, ov overrides, opts []agentready.Option, running declaration) func() error {
+// declaration into running's Middleware (and fa's, nil without
+// -forward-auth), or refuses it whole.
+func reloader(file string, ov overrides, opts []agentready.Option, running declaration, fa *forwardAuth) func() error {
 	m, creds := running.m, running.creds
 	return func() error {
 		// New's warnings are the Reload's to say, once: the Middleware
@@ -344,6 +355,9 @@ func reloader(file string, ov overrides, opts []agentready.Option, running decla
 		// m reads the tokens and keys of the declaration it was built
 		// with; they become the file's (and the flags') as read now.
 		creds.Store(next.creds.Load())
+		if fa != nil {
+			fa.update(next)
+		}
 		running = next
 		return nil
 	}

@@ -137,6 +137,7 @@ func (f *serveFlags) flagSet(stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus metrics at /metrics on this address (agentready's, the process's and the Go runtime's)")
 	fs.StringVar(&c.redisAddr, "redis", "", "share rate limits through this Redis: host:port, or a redis:// or rediss:// (TLS) URL with user, password and database")
 	fs.StringVar(&c.redisPolicy, "redis-policy", ratelimit.FallbackMemory, "what rate limits do while Redis fails: fallback-memory (counted per replica), fail-open (not counted) or fail-closed (rate-limited requests refused 503; /readyz fails too)")
+	fs.StringVar(&c.forwardAuthAddr, "forward-auth", "", "also answer decision subrequests of nginx auth_request, Caddy forward_auth or Traefik forwardAuth on this address, for the trusted proxies only (docs/forward-auth.md)")
 	fs.StringVar(&c.healthAddr, "health-addr", "", "serve /healthz and /readyz on this address (without it, on -metrics' address if given)")
 	fs.StringVar(&c.tls.cert, "tls-cert", "", "serve TLS (HTTP/2 and HTTP/1.1) with this PEM certificate chain, reloaded on SIGHUP; with -tls-key")
 	fs.StringVar(&c.tls.key, "tls-key", "", "the PEM private key of -tls-cert")
@@ -207,8 +208,8 @@ func commaList(s string) []string {
 // servers are serve's listeners at work: the proxy's, the metrics' (nil
 // without -metrics) and the report's (nil without -report).
 type servers struct {
-	srv, metrics, health *http.Server
-	report               *reportServer
+	srv, metrics, health, forwardAuth *http.Server
+	report                            *reportServer
 	// errc hears the first server to stop: serve ends then.
 	errc chan error
 	// addr is where the proxy listens, metricsAt the banner's words for
@@ -225,7 +226,7 @@ func startServers(c proxyConfig, p *proxy, rs *reportServer, cert *certificate) 
 	if err != nil {
 		return nil, err
 	}
-	s := &servers{srv: newServer(p.handler), report: rs, errc: make(chan error, 4), addr: ln.Addr()}
+	s := &servers{srv: newServer(p.handler), report: rs, errc: make(chan error, 5), addr: ln.Addr()}
 	s.srv.ErrorLog = stdLogger(c.log)
 	if cert != nil {
 		s.srv.TLSConfig = cert.config()
@@ -233,6 +234,12 @@ func startServers(c proxyConfig, p *proxy, rs *reportServer, cert *certificate) 
 		go func() { s.errc <- s.srv.ServeTLS(ln, "", "") }()
 	} else {
 		go func() { s.errc <- s.srv.Serve(ln) }()
+	}
+	if p.forwardAuth != nil {
+		if err := s.startForwardAuth(c, p.forwardAuth); err != nil {
+			s.srv.Close()
+			return nil, err
+		}
 	}
 	hl := &health{redis: p.redis, policy: c.redisPolicy}
 	hl.loaded.Store(true) // p is built: its declaration is loaded
@@ -274,6 +281,9 @@ func (s *servers) shutdown() {
 	}
 	if s.health != nil {
 		_ = s.health.Shutdown(ctx)
+	}
+	if s.forwardAuth != nil {
+		_ = s.forwardAuth.Shutdown(ctx)
 	}
 	if s.report != nil {
 		_ = s.report.srv.Shutdown(ctx)
@@ -338,6 +348,19 @@ func (s *servers) startHealth(c proxyConfig, hl *health) error {
 	s.health = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: stdLogger(c.log)}
 	go func() { s.errc <- s.health.Serve(hln) }()
 	s.metricsAt += fmt.Sprintf(", health at http://%s/healthz", hln.Addr())
+	return nil
+}
+
+// startForwardAuth serves fa on -forward-auth.
+func (s *servers) startForwardAuth(c proxyConfig, fa *forwardAuth) error {
+	ln, err := net.Listen("tcp", c.forwardAuthAddr)
+	if err != nil {
+		return fmt.Errorf("-forward-auth: %w", err)
+	}
+	s.forwardAuth = newServer(fa)
+	s.forwardAuth.ErrorLog = stdLogger(c.log)
+	go func() { s.errc <- s.forwardAuth.Serve(ln) }()
+	s.metricsAt += fmt.Sprintf(", forward-auth at http://%s%s", ln.Addr(), forwardAuthPath)
 	return nil
 }
 

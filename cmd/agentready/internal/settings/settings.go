@@ -107,12 +107,26 @@ type Upstream struct {
 	// too; or "literal", as data, so that serve decides on the path only
 	// as sent (agentready.WithLiteralPathParameters).
 	PathParameters string `yaml:"path_parameters" validate:"omitempty,oneof=stripped literal"`
+	// MethodOverrides says whether the upstream may route a request as
+	// the method a _method field of its body names: "any" (the default),
+	// as Rails, Laravel and Express's method-override can, or "none". It
+	// matters only to serve's forward-auth listener, which decides on a
+	// subrequest that carries no body: without "none" it refuses an
+	// agent's request whose body could carry an override it must read
+	// (docs/forward-auth.md).
+	MethodOverrides string `yaml:"method_overrides" validate:"omitempty,oneof=any none"`
 }
 
 // The values of Upstream.PathParameters.
 const (
 	PathParamsStripped = "stripped"
 	PathParamsLiteral  = "literal"
+)
+
+// The values of Upstream.MethodOverrides.
+const (
+	MethodOverridesAny  = "any"
+	MethodOverridesNone = "none"
 )
 
 // Parse decodes a declaration file, the Site and serve's keys at once, and
@@ -144,6 +158,11 @@ func Parse(data []byte) (File, config.Lines, error) {
 	if pp := f.Upstream.PathParameters; pp != "" && pp != PathParamsStripped && pp != PathParamsLiteral {
 		errs = append(errs, &config.FileError{Line: lines["Upstream.PathParameters"], Field: "upstream.path_parameters",
 			Msg: fmt.Sprintf("%q: want %q (the default: a \";\" parameter is removed from a segment before routing, as servlet containers do) or %q (the upstream routes \";\" as data)", pp, PathParamsStripped, PathParamsLiteral)})
+	}
+	if mo := f.Upstream.MethodOverrides; mo != "" && mo != MethodOverridesAny && mo != MethodOverridesNone {
+		errs = append(errs, &config.FileError{Line: lines["Upstream.MethodOverrides"], Field: "upstream.method_overrides",
+			Msg: fmt.Sprintf("%q: want %q (the default: the upstream may route a POST as the method a _method field of its body names) or %q (it honours no override in a body)", mo, MethodOverridesAny, MethodOverridesNone)})
+		f.Upstream.MethodOverrides = ""
 	}
 	if err := CheckA2AVersion(f.Serve.A2AVersion); err != nil {
 		errs = append(errs, &config.FileError{Line: lines["Serve.A2AVersion"], Field: "serve.a2a_version", Msg: err.Error()})

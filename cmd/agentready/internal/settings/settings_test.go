@@ -34,9 +34,10 @@ func TestParseUpstream(t *testing.T) {
 	}
 	for src, want := range map[string]string{
 		"name: x\nupstream:\n  strict: yes\n":              `line 3: upstream.strict: "yes" is not a bool`,
+		"name: x\nupstream:\n  method_overrides: body\n":   `line 3: upstream.method_overrides: "body": want "any"`,
 		"name: x\nupstream:\n  path_parameters: servlet\n": `line 3: upstream.path_parameters: "servlet": want "stripped"`,
 		"name: x\nserve:\n  a2a_version: \"0.2\"\n":        `line 3: serve.a2a_version: "0.2": want "1.0"`,
-		"name: x\nupstream:\n  strcit: true\n":             `line 3: upstream: unknown key "strcit" (keys: strict, path_parameters)`,
+		"name: x\nupstream:\n  strcit: true\n":             `line 3: upstream: unknown key "strcit" (keys: strict, path_parameters, method_overrides)`,
 		"name: x\nupstream: true\n":                        `line 2: upstream: want a mapping`,
 		"name: x\nupstream: {}\nupstream: {}\n":            `key "upstream" is already set on line 2`,
 		"name: x\nsite:\n  name: y\n":                      `unknown key "site"`,
@@ -85,8 +86,11 @@ func TestKeys(t *testing.T) {
 		fmt.Fprintf(&b, "%s:\n", section.Tag.Get("yaml"))
 		for _, f := range reflect.VisibleFields(section.Type) {
 			v := map[reflect.Kind]string{reflect.Bool: "true", reflect.String: `"literal"`, reflect.Slice: `["10.0.0.1"]`}[f.Type.Kind()]
-			if f.Name == "A2AVersion" {
+			switch f.Name {
+			case "A2AVersion":
 				v = `"0.3"` // one of the two versions
+			case "MethodOverrides":
+				v = `"none"` // one of the two values
 			}
 			if v == "" {
 				t.Fatalf("%s.%s: a %s: extend the test", section.Name, f.Name, f.Type)
