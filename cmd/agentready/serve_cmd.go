@@ -212,10 +212,11 @@ type servers struct {
 	report                            *reportServer
 	// errc hears the first server to stop: serve ends then.
 	errc chan error
-	// addr is where the proxy listens, metricsAt the banner's words for
-	// the metrics' ("" without).
-	addr             net.Addr
-	metricsAt, tlsAt string
+	// addr is where the proxy listens (forwardAuthAddr the forward-auth
+	// listener, nil without), metricsAt the banner's words for the
+	// metrics' ("" without).
+	addr, forwardAuthAddr net.Addr
+	metricsAt, tlsAt      string
 }
 
 // startServers listens on c's addresses and serves p (and rs) there. Each
@@ -357,7 +358,7 @@ func (s *servers) startForwardAuth(c proxyConfig, fa *forwardAuth) error {
 	if err != nil {
 		return fmt.Errorf("-forward-auth: %w", err)
 	}
-	s.forwardAuth = newServer(fa)
+	s.forwardAuth, s.forwardAuthAddr = newServer(fa), ln.Addr()
 	s.forwardAuth.ErrorLog = stdLogger(c.log)
 	go func() { s.errc <- s.forwardAuth.Serve(ln) }()
 	s.metricsAt += fmt.Sprintf(", forward-auth at http://%s%s", ln.Addr(), forwardAuthPath)

@@ -321,7 +321,7 @@ func routeToServe(w http.ResponseWriter, path string) {
 // notCanonical answers an agent's request whose target is not canonical:
 // a redirect to the canonical target, which the agent then sends as it
 // is. A canonical target that would read as another host (//host) is
-// refused instead (unreachable: NormalPath merges empty segments).
+// refused instead (unreachable: NormalPath refuses empty segments).
 func (fa *forwardAuth) notCanonical(w http.ResponseWriter, canonical string) {
 	if !strings.HasPrefix(canonical, "/") || strings.HasPrefix(canonical, "//") || strings.HasPrefix(canonical, "/\\") {
 		problem.Write(w, problem.Problem{Status: http.StatusBadRequest, Detail: "agentready forward-auth: the request target is not canonical"})

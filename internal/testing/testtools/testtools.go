@@ -179,3 +179,29 @@ func Chromium() (path, missing string) {
 	}
 	return path, missing
 }
+
+// Nginx returns the path of nginx (Debian installs it in /usr/sbin, which
+// is not on every user's PATH) with its auth_request module, as the
+// forward-auth tests run it.
+func Nginx() (path, missing string) {
+	path, err := exec.LookPath("nginx")
+	if err != nil {
+		path = "/usr/sbin/nginx"
+		if _, err := os.Stat(path); err != nil {
+			return "", "nginx is not installed (apt-get install nginx-light)"
+		}
+	}
+	out, _ := exec.Command(path, "-V").CombinedOutput()
+	if !strings.Contains(string(out), "http_auth_request_module") {
+		return "", path + " has no auth_request module (apt-get install nginx-light)"
+	}
+	return path, ""
+}
+
+// Caddy says what is missing to run Caddy, "" when nothing is.
+func Caddy() string {
+	if _, err := exec.LookPath("caddy"); err != nil {
+		return "caddy is not on PATH (apt-get install caddy)"
+	}
+	return ""
+}
