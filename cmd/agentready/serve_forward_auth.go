@@ -297,6 +297,10 @@ func (fa *forwardAuth) original(r *http.Request) (*http.Request, error) {
 // cannotSee reports whether the decision (Agentready-Decision) is on a
 // capability a subrequest cannot decide.
 func (fa *forwardAuth) cannotSee(decision string) bool {
+	unseen := *fa.unseen.Load()
+	if len(unseen) == 0 {
+		return false
+	}
 	d, err := httpsfv.UnmarshalDictionary([]string{decision})
 	if err != nil {
 		return true // unreachable: agentready wrote it
@@ -307,8 +311,8 @@ func (fa *forwardAuth) cannotSee(decision string) bool {
 	}
 	item, _ := m.(httpsfv.Item)
 	id, _ := item.Value.(string)
-	_, unseen := (*fa.unseen.Load())[id]
-	return unseen
+	_, ok = unseen[id]
+	return ok
 }
 
 // routeToServe refuses a request a subrequest cannot decide: 421, which
