@@ -73,7 +73,7 @@ const usage = `Usage:
       Print the declaration file's JSON Schema (config/site.schema.json),
       for editors; lint agrees with it.
   agentready serve -config FILE -upstream URL [-addr HOST:PORT] [-metrics HOST:PORT]
-                   [-health-addr HOST:PORT] [-tls-cert FILE -tls-key FILE]
+                   [-health-addr HOST:PORT] [-forward-auth HOST:PORT] [-tls-cert FILE -tls-key FILE]
                    [-report-only] [-robots] [-a2a-version 1.0|0.3] [-redis HOST:PORT|redis://...|rediss://...]
                    [-redis-policy fallback-memory|fail-open|fail-closed]
                    [-trusted-proxies CIDRS [-trust-all-proxies]] [-hosts HOSTS] [-upstream-timeout DURATION] [-strict-upstream]
@@ -111,6 +111,10 @@ const usage = `Usage:
       in its JSON body, failing for Redis only under -redis-policy
       fail-closed) are served on -metrics' listener, or -health-addr's.
       -tls-cert and -tls-key serve TLS with HTTP/2; SIGHUP reloads them.
+      -forward-auth answers the decision subrequests of nginx auth_request
+      (at /auth/nginx), Caddy forward_auth and Traefik forwardAuth (at
+      /auth) from the trusted proxies, beside the proxy the site runs
+      (docs/forward-auth.md).
       Every flag is also read from AGENTREADY_ and its name in upper case,
       dashes as underscores (-trusted-proxies: AGENTREADY_TRUSTED_PROXIES);
       a flag on the command line wins.

@@ -5,7 +5,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -206,4 +208,65 @@ func TestForwardAuthMethodOverridesNone(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Agentready-Decision"), `capability="cart-add"`) {
 		t.Errorf("%d %s %q", res.StatusCode, body, res.Header.Get("Agentready-Decision"))
 	}
+}
+
+// FuzzForwardAuth: whatever target a proxy names, an agent is let
+// through only where no reading of it an upstream may route by (the
+// path decoded, its dot segments resolved, its ";" parameters removed,
+// its case folded) is under the Disallowed /admin/; and nothing panics.
+func FuzzForwardAuth(f *testing.F) {
+	for _, s := range []string{"/admin/users", "/api/search?q=x", "/%61dmin/", "/api/../admin/", "/admin;x/users", "/ADMIN/users",
+		"/api/%2e%2e/admin/", "/api/search/..%2fadmin", "//admin/", "/admin%2fusers", "/.well-known/../admin/", "/api;/../admin/"} {
+		f.Add("GET", s)
+	}
+	p, err := newProxy(proxyConfig{configFile: forwardSite, upstream: "http://127.0.0.1:1", forwardAuthAddr: "x",
+		log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(p.close)
+	f.Fuzz(func(t *testing.T, method, target string) {
+		r := httptest.NewRequest("GET", forwardAuthPath, nil)
+		r.RemoteAddr = "127.0.0.1:4000"
+		r.Header[hdrForwardedMethod] = []string{method}
+		r.Header[hdrForwardedURI] = []string{target}
+		r.Header.Set(hdrForwardedHost, "shop.example")
+		r.Header.Set("User-Agent", agentUA)
+		rec := httptest.NewRecorder()
+		p.forwardAuth.ServeHTTP(rec, r)
+		if rec.Code != 200 {
+			return
+		}
+		u, err := url.ParseRequestURI(target)
+		if err != nil {
+			t.Fatalf("%s %q let through, which no upstream parses: %v", method, target, err)
+		}
+		for _, reading := range upstreamReadings(u) {
+			if strings.HasPrefix(reading, "/admin/") || reading == "/admin" {
+				t.Fatalf("%s %q let through, which an upstream may read as %q", method, target, reading)
+			}
+		}
+	})
+}
+
+// upstreamReadings are the paths an upstream may route u by.
+func upstreamReadings(u *url.URL) []string {
+	var out []string
+	for _, p := range []string{u.Path, u.EscapedPath()} {
+		var segs []string
+		for _, s := range strings.Split(p, "/") {
+			s, _, _ = strings.Cut(s, ";")
+			segs = append(segs, s)
+		}
+		stripped := strings.Join(segs, "/")
+		for _, q := range []string{p, stripped} {
+			for _, v := range []string{q, path.Clean(q), strings.ToLower(path.Clean(q))} {
+				if d, err := url.PathUnescape(v); err == nil {
+					v = path.Clean("/" + d)
+				}
+				out = append(out, v, strings.ToLower(v))
+			}
+		}
+	}
+	return out
 }
