@@ -3,9 +3,9 @@ module github.com/agentready/agentready/cmd/agentready
 go 1.26.8
 
 require (
-	github.com/agentready/agentready v0.0.0
-	github.com/agentready/agentready/metrics v0.0.0
-	github.com/agentready/agentready/redisstore v0.0.0
+	github.com/agentready/agentready v0.1.0
+	github.com/agentready/agentready/metrics v0.1.0
+	github.com/agentready/agentready/redisstore v0.1.0
 	github.com/dunglas/httpsfv v1.1.2
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/prometheus/client_golang v1.25.0

@@ -4,8 +4,8 @@ go 1.26.8
 
 require (
 	github.com/a2aproject/a2a-go v0.3.3
-	github.com/agentready/agentready v0.0.0
-	github.com/agentready/agentready/redisstore v0.0.0
+	github.com/agentready/agentready v0.1.0
+	github.com/agentready/agentready/redisstore v0.1.0
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
