@@ -78,10 +78,11 @@ func TestGoInstallRelease(t *testing.T) {
 		// installed module below; no lookup leaves the machine.
 		"GONOSUMDB=github.com/agentready/agentready",
 		"GOSUMDB=off",
-		// -trimpath: the build cache then keys the packages by module
-		// path and version, not by this run's fresh GOMODCACHE, so a second
-		// run does not compile them all again.
-		"GOFLAGS=-mod=mod -trimpath",
+		// No -mod flag, as a user's go install runs (this machine's
+		// GOFLAGS set aside). -trimpath: the build cache then keys the
+		// packages by module path and version, not by this run's fresh
+		// GOMODCACHE, so a second run does not compile them all again.
+		"GOFLAGS=-trimpath",
 		"GOWORK=off",
 		"GOTOOLCHAIN=local",
 		"GOMODCACHE="+filepath.Join(tmp, "modcache"),
