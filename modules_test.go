@@ -83,6 +83,21 @@ func TestGoModHoldsOnlyWhatTheLibraryUses(t *testing.T) {
 // dependency.
 var libraryModules = []string{".", "redisstore", "metrics", "cmd/agentready"}
 
+// release is the version the tree's modules require the library's at,
+// which go.work replaces with the tree's own copies: the release being
+// made, or the last one made (docs/releasing.md).
+const release = "v0.1.0"
+
+// isLibraryModule reports whether a module path is one of libraryModules'.
+func isLibraryModule(p string) bool {
+	for _, dir := range libraryModules {
+		if p == path.Join("github.com/agentready/agentready", dir) {
+			return true
+		}
+	}
+	return false
+}
+
 // modules returns the directory of every go.mod in the tree, relative to
 // the root ("." for the library), outside testdata and node_modules.
 func modules(t *testing.T) []string {
@@ -124,7 +139,8 @@ func pattern(dir string) string {
 // at the root stops at a nested go.mod). The README's command must name
 // every module's pattern, .ci/run must run that very command and list
 // every module in its modules (the gofmt, vet and -race passes), and
-// go.work must use every module, and replace no module but at v0.0.0.
+// go.work must use every module, and replace no module but the library's
+// own at their release.
 func TestEveryModuleNamed(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
@@ -175,8 +191,8 @@ func TestEveryModuleNamed(t *testing.T) {
 		used[path.Clean(u.DiskPath)] = true
 	}
 	for _, r := range ws.Replace {
-		if r.Old.Version != "v0.0.0" {
-			t.Errorf("go.work replaces %s at %q: only the library's own modules at v0.0.0, their untagged version", r.Old.Path, r.Old.Version)
+		if r.Old.Version != release || !isLibraryModule(r.Old.Path) {
+			t.Errorf("go.work replaces %s at %q: only the library's own modules at %s, the version they require one another at", r.Old.Path, r.Old.Version, release)
 		}
 	}
 	commandFields := strings.Fields(command)
@@ -211,6 +227,39 @@ func TestLibraryModulesHaveNoReplace(t *testing.T) {
 				t.Errorf("%s/go.mod: %s", dir, line)
 			}
 		}
+	}
+}
+
+// TestModulesRequireTheRelease: every go.mod of the tree requires the
+// library's modules at release, the version go.work replaces: a
+// requirement left at another version would resolve from a proxy (or not
+// at all) rather than from the tree, and a tagged cmd/agentready would
+// install a library other than the one tagged with it.
+func TestModulesRequireTheRelease(t *testing.T) {
+	required := 0
+	for _, dir := range modules(t) {
+		out, err := exec.Command(goTool(t), "mod", "edit", "-json", filepath.Join(dir, "go.mod")).Output()
+		if err != nil {
+			t.Fatalf("go mod edit -json %s/go.mod: %v", dir, err)
+		}
+		var mod struct {
+			Require []struct{ Path, Version string }
+		}
+		if err := json.Unmarshal(out, &mod); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range mod.Require {
+			if !isLibraryModule(r.Path) {
+				continue
+			}
+			required++
+			if r.Version != release {
+				t.Errorf("%s/go.mod requires %s %s, not the release %s", dir, r.Path, r.Version, release)
+			}
+		}
+	}
+	if required < 10 {
+		t.Fatalf("found %d requirements of the library's modules: the walk is wrong", required)
 	}
 }
 

@@ -5,7 +5,7 @@ go 1.26.8
 replace github.com/agentready/agentready => ../
 
 require (
-	github.com/agentready/agentready v0.0.0
+	github.com/agentready/agentready v0.1.0
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
@@ -17,8 +17,8 @@ require (
 )
 
 require (
-	github.com/agentready/agentready/metrics v0.0.0
-	github.com/agentready/agentready/redisstore v0.0.0
+	github.com/agentready/agentready/metrics v0.1.0
+	github.com/agentready/agentready/redisstore v0.1.0
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dunglas/httpsfv v1.1.2 // indirect

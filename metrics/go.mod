@@ -3,7 +3,7 @@ module github.com/agentready/agentready/metrics
 go 1.26.8
 
 require (
-	github.com/agentready/agentready v0.0.0
+	github.com/agentready/agentready v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 )
 

@@ -3,7 +3,7 @@ module github.com/agentready/agentready/redisstore
 go 1.26.8
 
 require (
-	github.com/agentready/agentready v0.0.0
+	github.com/agentready/agentready v0.1.0
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/redis/go-redis/v9 v9.23.0
 )

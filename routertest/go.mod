@@ -5,7 +5,7 @@ go 1.26.8
 replace github.com/agentready/agentready => ../
 
 require (
-	github.com/agentready/agentready v0.0.0
+	github.com/agentready/agentready v0.1.0
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/gorilla/mux v1.8.1
 )

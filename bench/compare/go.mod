@@ -5,7 +5,7 @@ go 1.26.8
 replace github.com/agentready/agentready => ../..
 
 require (
-	github.com/agentready/agentready v0.0.0
+	github.com/agentready/agentready v0.1.0
 	github.com/go-chi/httprate v0.16.1
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/gobwas/glob v1.1.0
@@ -23,7 +23,7 @@ require (
 )
 
 require (
-	github.com/agentready/agentready/redisstore v0.0.0
+	github.com/agentready/agentready/redisstore v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/go-playground/locales v0.14.2 // indirect

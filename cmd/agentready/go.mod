@@ -3,9 +3,9 @@ module github.com/agentready/agentready/cmd/agentready
 go 1.26.8
 
 require (
-	github.com/agentready/agentready v0.0.0
-	github.com/agentready/agentready/metrics v0.0.0
-	github.com/agentready/agentready/redisstore v0.0.0
+	github.com/agentready/agentready v0.1.0
+	github.com/agentready/agentready/metrics v0.1.0
+	github.com/agentready/agentready/redisstore v0.1.0
 	github.com/dunglas/httpsfv v1.1.2
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/prometheus/client_golang v1.25.0
@@ -14,6 +14,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.60.0
+	golang.org/x/sys v0.49.0
 	golang.org/x/time v0.16.0
 )
 
@@ -34,7 +35,6 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -6,6 +6,7 @@
 //	agentready schema
 //	agentready serve -config FILE -upstream URL [flags]
 //	agentready verify-audit [-key BASE64] FILE|URL
+//	agentready version
 //
 // serve runs agentready as a reverse proxy in front of any site. lint
 // validates a declaration file, render prints the documents it yields and
@@ -118,6 +119,10 @@ const usage = `Usage:
       Every flag is also read from AGENTREADY_ and its name in upper case,
       dashes as underscores (-trusted-proxies: AGENTREADY_TRUSTED_PROXIES);
       a flag on the command line wins.
+  agentready version
+      Print the command's module version: v0.1.0 when installed with
+      go install github.com/agentready/agentready/cmd/agentready@v0.1.0,
+      (devel) when built in a clone (a go.work build carries no version).
   agentready -h
       Show this help.
 `
@@ -153,6 +158,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return schema(args[1:], stdout, stderr)
 	case "check":
 		return check(args[1:], stdout, stderr)
+	case "version", "-version", "--version":
+		return version(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "agentready: unknown command %q\n\n%s", args[0], usage)
 	return 2

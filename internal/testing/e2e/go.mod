@@ -4,8 +4,8 @@ go 1.26.8
 
 require (
 	github.com/a2aproject/a2a-go v0.3.3
-	github.com/agentready/agentready v0.0.0
-	github.com/agentready/agentready/redisstore v0.0.0
+	github.com/agentready/agentready v0.1.0
+	github.com/agentready/agentready/redisstore v0.1.0
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -34,6 +34,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb // indirect
 	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect

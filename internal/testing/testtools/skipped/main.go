@@ -7,7 +7,7 @@
 // with one line saying whether every test ran or which groups of tests
 // skipped for lack of a program from outside Go (Redis, node and its npm
 // packages, Flask, Django, java with Tomcat's or Jetty's jars, PHP, bash
-// and curl, Chromium and tesseract), and how to install it. go test hides
+// and curl, Chromium and tesseract, podman), and how to install it. go test hides
 // a passing package's output, skips included: this line is where a reader
 // learns of them.
 //
@@ -33,6 +33,7 @@ const (
 	envRedis     = "AGENTREADY_REQUIRE_REDIS" // redistest.EnvRequire
 	envUpstreams = testtools.EnvRequire
 	envBrowser   = "AGENTREADY_REQUIRE_BROWSER" // report's envRequireBrowser
+	envContainer = testtools.EnvRequireContainer
 )
 
 // A group is the tests that skip together, for one missing program.
@@ -86,6 +87,8 @@ var groups = []group{
 		}},
 	{tests: "the report page's Chromium test", found: "Chromium and tesseract", require: []string{envBrowser, envUpstreams},
 		missing: func() string { _, why := testtools.Chromium(); return why }},
+	{tests: "the container image test", found: "podman", require: []string{envContainer},
+		missing: func() string { _, _, why := testtools.Container(); return why }},
 }
 
 func main() {

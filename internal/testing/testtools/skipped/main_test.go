@@ -36,7 +36,8 @@ func TestLineWithEmptyPath(t *testing.T) {
 		"serve's PHP upstream tests skipped because php is not on PATH (apt-get install php-cli);",
 		"the README's first-hour test skipped because bash is not on PATH (apt-get install bash curl);",
 		"the report page's Chromium test skipped because chromium (or chromium-browser) is not on PATH (apt-get install chromium tesseract-ocr);",
-		"; set AGENTREADY_REQUIRE_REDIS=1 AGENTREADY_REQUIRE_UPSTREAMS=1 AGENTREADY_REQUIRE_BROWSER=1 to fail instead",
+		"the container image test skipped because podman is not on PATH (apt-get install podman runc);",
+		"; set AGENTREADY_REQUIRE_REDIS=1 AGENTREADY_REQUIRE_UPSTREAMS=1 AGENTREADY_REQUIRE_BROWSER=1 AGENTREADY_REQUIRE_CONTAINER=1 to fail instead",
 	} {
 		if !strings.Contains(line, want) {
 			t.Errorf("the line lacks %q:\n%s", want, line)
@@ -61,7 +62,7 @@ func TestLineAllPresent(t *testing.T) {
 		t.Errorf("failed %v, line %q", failed, line)
 	}
 	// CI requires every group: there, the real checks find everything.
-	if os.Getenv(envRedis) == "1" && os.Getenv(envUpstreams) == "1" && os.Getenv(envBrowser) == "1" {
+	if os.Getenv(envRedis) == "1" && os.Getenv(envUpstreams) == "1" && os.Getenv(envBrowser) == "1" && os.Getenv(envContainer) == "1" {
 		inRoot(t)
 		if line, failed := report(groups, os.Getenv); failed || !strings.HasPrefix(line, "agentready tests: every test ran (found ") {
 			t.Errorf("with every AGENTREADY_REQUIRE_*=1: failed %v, line %s", failed, line)
