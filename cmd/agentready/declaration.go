@@ -104,11 +104,17 @@ var (
 // logger). The error lists every problem, decoding and validation alike,
 // one a line as FILE:LINE: key: message, sorted by line.
 func prepare(file string, ov overrides, extra ...agentready.Option) (declaration, error) {
-	var d declaration
 	b, err := readFile(file)
 	if err != nil {
-		return d, err
+		return declaration{}, err
 	}
+	return prepareData(file, b, ov, extra...)
+}
+
+// prepareData is prepare on the bytes b of the file named file: init
+// checks the declaration it writes with it before writing it.
+func prepareData(file string, b []byte, ov overrides, extra ...agentready.Option) (declaration, error) {
+	var d declaration
 	// What Parse refused is reported once, by it, and left at its zero
 	// value (a bad trusted proxy is left out).
 	fs, lines, parseErr := parse(b)
