@@ -38,6 +38,9 @@ type initNote struct {
 	// otherwise than the original, as RFC 9309 reads them (or, for a
 	// line only Google's parser reads, as Google reads the original).
 	diffs []verdictDiff
+	// google marks diffs between Google's reading of the original and
+	// RFC 9309's, not between the original and the generated file.
+	google bool
 }
 
 // initCmd writes a declaration: from a robots.txt (-robots), its "*"
@@ -97,13 +100,7 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	o.name = cmp.Or(o.name, u.Hostname())
 	o.description = cmp.Or(o.description, o.name)
 
-	var plan initPlan
-	if f != nil {
-		plan = planFromRobots(f, body)
-	} else {
-		plan = planFromFlags(o)
-	}
-	doc, code := writeDeclaration(o, src, plan, stderr)
+	plan, doc, code := initDeclaration(o, src, f, body, stderr)
 	if code != 0 {
 		return code
 	}
@@ -117,10 +114,13 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	return output(o, doc, stdout, stderr)
 }
 
+// initStdin is what -robots - reads; tests replace it.
+var initStdin io.Reader = os.Stdin
+
 // readRobots reads name ("-": stdin), at most maxRobotsBytes of UTF-8
 // text (RFC 9309 2.3 and 2.5).
 func readRobots(name string) ([]byte, error) {
-	var r io.Reader = os.Stdin
+	r := initStdin
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
@@ -184,12 +184,27 @@ func output(o initOptions, doc []byte, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// initDeclaration is the declaration of f (parsed from body), nil for one
+// of the flags alone, with its notes; code is the exit status when it is
+// not 0.
+func initDeclaration(o initOptions, src string, f *robotsFile, body []byte, stderr io.Writer) (plan *initPlan, doc []byte, code int) {
+	if f != nil {
+		p := planFromRobots(f, body)
+		plan = &p
+	} else {
+		p := planFromFlags(o)
+		plan = &p
+	}
+	doc, code = writeDeclaration(o, src, plan, stderr)
+	return plan, doc, code
+}
+
 // writeDeclaration writes the declaration of plan, checks it as lint
 // does and, from a robots.txt, adds to plan.notes every agent/path pair
 // its robots.txt decides otherwise than the original. A declaration lint
 // refuses is a usage error: init refuses every part of a robots.txt that
 // lint would, so the flags' values are what it refuses.
-func writeDeclaration(o initOptions, src string, plan initPlan, stderr io.Writer) ([]byte, int) {
+func writeDeclaration(o initOptions, src string, plan *initPlan, stderr io.Writer) ([]byte, int) {
 	body := plan.yaml(o, src)
 	name := cmp.Or(o.out, "init.yaml")
 	d, err := prepareData(name, body, overrides{}, quiet)

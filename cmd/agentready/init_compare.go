@@ -41,7 +41,8 @@ func robotsAgents(files ...*robotsFile) []string {
 
 // robotsProbes are the paths on which the files' rules can differ,
 // sorted: see above. Only paths of characters a URL carries as they are
-// are kept, so that a crawler reads the same path.
+// are kept, '%' only before two hex digits, so that a crawler reads the
+// same path.
 func robotsProbes(files ...*robotsFile) []string {
 	set := map[string]bool{"/": true, "/x": true}
 	add := func(p string) {
@@ -49,8 +50,8 @@ func robotsProbes(files ...*robotsFile) []string {
 			p = "/" + p
 		}
 		for i := 0; i < len(p); i++ {
-			if !isProbeChar(p[i]) {
-				return
+			if !isProbeChar(p[i]) || p[i] == '%' && (i+2 >= len(p) || !isHexDigit(p[i+1]) || !isHexDigit(p[i+2])) {
+				return // a URL can carry it only otherwise
 			}
 		}
 		set[p] = true

@@ -195,7 +195,7 @@ func (p *initPlan) explain(rendered *robotsFile) {
 		byLine[l] = append(byLine[l], d)
 	}
 	for l, ds := range byLine {
-		p.notes = append(p.notes, initNote{line: l, msg: "a line Google's parser reads and RFC 9309 does not: " + examples(ds, "Google's reading of robots.txt", "RFC 9309's reading of it", true), diffs: ds})
+		p.notes = append(p.notes, initNote{line: l, msg: "a line Google's parser reads and RFC 9309 does not: " + examples(ds, "Google's reading of robots.txt", "RFC 9309's reading of it", true), diffs: ds, google: true})
 	}
 	slices.SortStableFunc(p.notes, func(a, b initNote) int { return a.line - b.line })
 }
