@@ -44,6 +44,9 @@ type overrides struct {
 	hosts      []string // serve -hosts; nil: the file's
 	strict     *bool    // serve -strict-upstream
 	a2aVersion string   // serve -a2a-version; "": the file's
+	// noNotes leaves out lint's notes, which decide nothing: init asks
+	// for them once, of the file it writes.
+	noNotes bool
 	// credentials are serve -tokens, -tokens-env and -hmac-keys; each
 	// one given replaces the file's.
 	credentials credentialSources
@@ -144,7 +147,9 @@ func prepareData(file string, b []byte, ov overrides, extra ...agentready.Option
 		// As New publishes it: render prints what serve serves.
 		d.Site.Audit.PublicKey = base64.StdEncoding.EncodeToString(d.auditKey.Public().(ed25519.PublicKey))
 	}
-	d.notes = d.lintNotes(file, lines)
+	if !ov.noNotes {
+		d.notes = d.lintNotes(file, lines)
+	}
 	return d, nil
 }
 

@@ -207,7 +207,7 @@ func initDeclaration(o initOptions, src string, f *robotsFile, body []byte, stde
 func writeDeclaration(o initOptions, src string, plan *initPlan, stderr io.Writer) ([]byte, int) {
 	body := plan.yaml(o, src)
 	name := cmp.Or(o.out, "init.yaml")
-	d, err := prepareData(name, body, overrides{}, quiet)
+	d, err := prepareData(name, body, overrides{noNotes: true}, quiet)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentready init: the flags give a declaration lint refuses:\n%v\n", err)
 		return nil, 2

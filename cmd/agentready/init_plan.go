@@ -162,9 +162,13 @@ func recordNote(r robotsRecord) string {
 // otherwise than RFC 9309 because it reads a line the RFC does not.
 func (p *initPlan) explain(rendered *robotsFile) {
 	agents := robotsAgents(p.robots, p.lenient, rendered)
-	probes := robotsProbes(p.robots, p.lenient, rendered)
 	byAgent := map[string][]verdictDiff{}
-	for _, d := range robotsDiffs(p.robots, rendered, agents, probes) {
+	diffs, complete := robotsDiffs(p.robots, rendered, agents)
+	google, gcomplete := robotsDiffs(p.lenient, p.robots, agents)
+	if !complete || !gcomplete {
+		p.notes = append(p.notes, initNote{msg: fmt.Sprintf("the file is too large to compare in full (%d agents): the differences below are some of those there are", len(agents))})
+	}
+	for _, d := range diffs {
 		byAgent[d.agent] = append(byAgent[d.agent], d)
 	}
 	for _, a := range agents {
@@ -187,7 +191,7 @@ func (p *initPlan) explain(rendered *robotsFile) {
 	// Lines only Google reads: each is noted (recordNote); here, what
 	// they change, at the line that changes it.
 	byLine := map[int][]verdictDiff{}
-	for _, d := range robotsDiffs(p.lenient, p.robots, agents, probes) {
+	for _, d := range google {
 		l := 0
 		if d.was != nil && d.was.lenient {
 			l = d.was.line

@@ -69,6 +69,11 @@ const (
 type robotsFile struct {
 	groups  []robotsGroup
 	records []robotsRecord
+	// named and global index the groups for rulesFor: the groups naming
+	// each product token (lower-cased), and those naming "*" and no other
+	// token a lookup could ask for, in file order.
+	named  map[string][]int
+	global []int
 }
 
 // parseRobots parses b as RFC 9309 2.1 and 2.2 say, or (lenient) as
@@ -266,28 +271,41 @@ func isHexDigit(c byte) bool {
 // naming it, combined (RFC 9309 2.2.1), else of every "*" group. named
 // says whether a group names it.
 func (f *robotsFile) rulesFor(agent string) (rules []robotsRule, named bool) {
-	var global []robotsRule
-	for _, g := range f.groups {
-		mine, star := false, false
+	if f.named == nil {
+		f.index()
+	}
+	groups, named := f.named[strings.ToLower(agent)]
+	if agent == "" || !named {
+		groups, named = f.global, false
+	}
+	for _, i := range groups {
+		rules = append(rules, f.groups[i].rules...)
+	}
+	return rules, named
+}
+
+// index fills f.named and f.global. A group naming "*" and a token
+// counts for "*" too: its rules apply to every crawler no other group
+// names.
+func (f *robotsFile) index() {
+	f.named = map[string][]int{}
+	for i, g := range f.groups {
+		star := false
+		seen := map[string]bool{}
 		for _, a := range g.agents {
+			k := strings.ToLower(a.token)
 			switch {
 			case a.global:
 				star = true
-			case agent != "" && strings.EqualFold(a.token, agent):
-				mine = true
+			case k != "" && !seen[k]:
+				seen[k] = true
+				f.named[k] = append(f.named[k], i)
 			}
 		}
-		if mine {
-			named = true
-			rules = append(rules, g.rules...)
-		} else if star {
-			global = append(global, g.rules...)
+		if star {
+			f.global = append(f.global, i)
 		}
 	}
-	if named {
-		return rules, true
-	}
-	return global, false
 }
 
 // robotsMatch is the rule that decides path, nil for none (the path is
