@@ -172,7 +172,7 @@ func (p *initPlan) explain(rendered *robotsFile) {
 		byAgent[d.agent] = append(byAgent[d.agent], d)
 	}
 	for _, a := range agents {
-		ds := byAgent[a]
+		ds := orderDiffs(byAgent[a])
 		if len(ds) == 0 {
 			continue
 		}
@@ -216,9 +216,31 @@ func (p *initPlan) agentLine(agent string) int {
 	return 0
 }
 
+// orderDiffs puts first the paths a rule names (the "/" of "Disallow:
+// /"), then the shortest: they say best what differs.
+func orderDiffs(ds []verdictDiff) []verdictDiff {
+	ds = slices.Clone(ds)
+	named := func(d verdictDiff) int {
+		for _, r := range []*robotsRule{d.was, d.is} {
+			if r != nil && d.path == strings.ReplaceAll(strings.TrimSuffix(r.pattern, "$"), "*", "") {
+				return 0
+			}
+		}
+		return 1
+	}
+	slices.SortStableFunc(ds, func(x, y verdictDiff) int {
+		if c := named(x) - named(y); c != 0 {
+			return c
+		}
+		return len(x.path) - len(y.path)
+	})
+	return ds
+}
+
 // examples says the first of ds and how many there are: a's verdict,
 // then b's; perAgent names each pair's agent.
 func examples(ds []verdictDiff, a, b string, perAgent bool) string {
+	ds = orderDiffs(ds)
 	var w strings.Builder
 	for i, d := range ds {
 		if i == 3 {
