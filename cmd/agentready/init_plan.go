@@ -78,10 +78,17 @@ func planFromRobots(f *robotsFile, body []byte) initPlan {
 			case seenRule[key]:
 			default:
 				seenRule[key] = true
-				if _, err := policy.CompileRules([]string{r.pattern}, nil); err != nil {
+				compiled, err := policy.CompileRules([]string{r.pattern}, nil)
+				if err != nil {
 					_, why, _ := strings.Cut(err.Error(), ": ")
 					p.notes = append(p.notes, initNote{line: r.line, msg: fmt.Sprintf("%s: %s: not carried: %s", kind, r.raw, why)})
 					continue
+				}
+				if c := compiled.List()[0].Pattern; c != r.pattern {
+					// The enforcer's canonical form (RFC 3986 6.2.2), which
+					// robots.txt is rendered with; a crawler compares the
+					// two spellings as two paths (RFC 9309 2.2.2).
+					p.notes = append(p.notes, initNote{line: r.line, msg: fmt.Sprintf("%s: %s: rendered as %s: %s", kind, r.raw, c, "agentready compares paths in one spelling, and renders the rule in it; a crawler reads the two spellings as two paths")})
 				}
 				if r.allow {
 					p.allow = append(p.allow, planRule{r.pattern, r.line})
@@ -183,8 +190,13 @@ func (p *initPlan) explain(rendered *robotsFile) {
 				who += ": its group is not carried (a declaration has one set of access rules, which every agent gets: the \"*\" group's)"
 			}
 			line = p.agentLine(a)
-		} else if ds[0].was != nil {
-			line = ds[0].was.line
+		} else {
+			for _, d := range ds {
+				if d.was != nil {
+					line = d.was.line
+					break
+				}
+			}
 		}
 		p.notes = append(p.notes, initNote{line: line, msg: who + ": " + examples(ds, "robots.txt", "the generated robots.txt", false), diffs: ds})
 	}

@@ -219,3 +219,22 @@ func TestRobotsMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestInitCanonicalSpelling: a pattern agentready renders in another
+// spelling is reported, with the paths a crawler then decides otherwise.
+func TestInitCanonicalSpelling(t *testing.T) {
+	code, out, errs := initRun(t, "User-agent: *\nDisallow: /%7Eguido/\n", "-robots", "-", "-url", "https://shop.example")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lintsClean(t, out)
+	for _, want := range []string{
+		"stdin:2: Disallow: /%7Eguido/: rendered as /~guido/",
+		"/%7Eguido/ is disallowed by robots.txt line 2 (Disallow: /%7Eguido/), allowed by the generated robots.txt (no rule)",
+		"/~guido/ is allowed by robots.txt (no rule), disallowed by the generated robots.txt line 10 (Disallow: /~guido/)",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("no %q in\n%s", want, errs)
+		}
+	}
+}
