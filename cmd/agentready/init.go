@@ -73,6 +73,12 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	case o.robots != "" && (o.allow != "" || o.disallow != ""):
 		return usageErr("-allow and -disallow are for a declaration without -robots: the robots.txt gives the rules")
 	}
+	if _, err := os.Lstat(o.out); o.out != "" && !o.force && err == nil {
+		// Said before any work, and again by output's O_EXCL if the file
+		// appears meanwhile.
+		fmt.Fprintf(stderr, "agentready init: %s exists; give -force to overwrite it\n", o.out)
+		return 1
+	}
 	var f *robotsFile
 	src := o.robots
 	var body []byte

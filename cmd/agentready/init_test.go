@@ -94,8 +94,12 @@ func TestInitOutputFile(t *testing.T) {
 	if err := os.WriteFile(out, []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs := initRun(t, "", "-url", "https://shop.example", "-o", out)
-	if b, _ := os.ReadFile(out); code != 1 || !strings.Contains(errs, "give -force") || string(b) != "mine\n" {
+	robots := filepath.Join(t.TempDir(), "robots.txt")
+	if err := os.WriteFile(robots, []byte("User-agent: GPTBot\nDisallow: /\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := initRun(t, "", "-robots", robots, "-url", "https://shop.example", "-o", out)
+	if b, _ := os.ReadFile(out); code != 1 || errs != "agentready init: "+out+" exists; give -force to overwrite it\n" || string(b) != "mine\n" {
 		t.Errorf("existing file: exit %d, %q, file %q", code, errs, b)
 	}
 	code, _, errs = initRun(t, "", "-url", "https://shop.example", "-o", out, "-force")
