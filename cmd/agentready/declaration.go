@@ -44,6 +44,9 @@ type overrides struct {
 	hosts      []string // serve -hosts; nil: the file's
 	strict     *bool    // serve -strict-upstream
 	a2aVersion string   // serve -a2a-version; "": the file's
+	// noNotes leaves out lint's notes, which decide nothing: init asks
+	// for them once, of the file it writes.
+	noNotes bool
 	// credentials are serve -tokens, -tokens-env and -hmac-keys; each
 	// one given replaces the file's.
 	credentials credentialSources
@@ -107,11 +110,17 @@ var (
 // logger). The error lists every problem, decoding and validation alike,
 // one a line as FILE:LINE: key: message, sorted by line.
 func prepare(file string, ov overrides, extra ...agentready.Option) (declaration, error) {
-	var d declaration
 	b, err := readFile(file)
 	if err != nil {
-		return d, err
+		return declaration{}, err
 	}
+	return prepareData(file, b, ov, extra...)
+}
+
+// prepareData is prepare on the bytes b of the file named file: init
+// checks the declaration it writes with it before writing it.
+func prepareData(file string, b []byte, ov overrides, extra ...agentready.Option) (declaration, error) {
+	var d declaration
 	// What Parse refused is reported once, by it, and left at its zero
 	// value (a bad trusted proxy is left out).
 	fs, lines, parseErr := parse(b)
@@ -141,7 +150,9 @@ func prepare(file string, ov overrides, extra ...agentready.Option) (declaration
 		// As New publishes it: render prints what serve serves.
 		d.Site.Audit.PublicKey = base64.StdEncoding.EncodeToString(d.auditKey.Public().(ed25519.PublicKey))
 	}
-	d.notes = d.lintNotes(file, lines)
+	if !ov.noNotes {
+		d.notes = d.lintNotes(file, lines)
+	}
 	return d, nil
 }
 

@@ -8,6 +8,7 @@ require (
 	github.com/agentready/agentready/redisstore v0.1.0
 	github.com/dunglas/httpsfv v1.1.2
 	github.com/go-jose/go-jose/v4 v4.1.9
+	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/remitly-oss/httpsig-go v1.2.2

@@ -1,6 +1,7 @@
 // Command agentready is the agentready toolbox:
 //
 //	agentready check [-json] URL
+//	agentready init [-robots FILE|-] [-url URL] [-o FILE] [flags]
 //	agentready lint [-dialect draft-car|v0.1.0] FILE
 //	agentready render [-dialect draft-car|v0.1.0] [-out DIR] FILE
 //	agentready schema
@@ -64,6 +65,19 @@ const usage = `Usage:
       pass/warn/fail; warn when the declared site URL is not the origin
       checked. Exit status: 0 nothing fails, 1 something fails or could
       not be read, 2 usage error.
+  agentready init [-robots FILE|-] [-url URL] [-name NAME] [-description TEXT]
+                  [-contact EMAIL] [-allow PATTERNS -disallow PATTERNS] [-o FILE [-force]]
+      Write a commented declaration file: from a robots.txt (-robots; - is
+      stdin), its "*" groups' rules as the access rules and each agent it
+      names as a policy, or from the flags alone (-allow, -disallow:
+      comma-separated patterns). -url is required unless a Sitemap line
+      gives an https origin. Whatever a declaration cannot say (other
+      agents' own rules, Crawl-delay, Sitemap, Host, unknown records, lines
+      only Google's parser reads) is reported on stderr at its line and as
+      a comment in the file. It checks the file as lint does and compares
+      the robots.txt the file renders with the original, agent by agent.
+      Output: stdout, or -o FILE (refused if it exists unless -force).
+      Exit status: 0 written, 1 unreadable input or output, 2 usage error.
   agentready lint [-dialect draft-car|v0.1.0] FILE
       Validate a declaration file (YAML or JSON, snake_case keys; see
       config.ParseSite and config/site.schema.json): every problem with its
@@ -160,6 +174,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return check(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		return version(args[1:], stdout, stderr)
+	case "init":
+		return initCmd(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "agentready: unknown command %q\n\n%s", args[0], usage)
 	return 2
