@@ -102,7 +102,7 @@ func readRobots(t *testing.T, c robotsCase) robotsReading {
 			rd.qs = append(rd.qs, robotsQuery{token, ua, path})
 			rd.enforced = append(rd.enforced, d.Outcome != enforce.DenyPath)
 			rd.target = append(rd.target, d.Outcome == enforce.DenyTarget)
-			rd.rule = append(rd.rule, string(d.Outcome)+" "+d.Rule)
+			rd.rule = append(rd.rule, d.Rule)
 		}
 	}
 	return rd
