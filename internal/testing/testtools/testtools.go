@@ -1,8 +1,8 @@
 // Package testtools lets a test use a program from outside Go (node and a
-// package npm ci installed, bash, curl, python3 with Flask or Django, java
-// with Tomcat's or Jetty's jars, php): without it the test is skipped,
-// unless AGENTREADY_REQUIRE_UPSTREAMS=1 (set by .ci/run), which makes it
-// fail, so that CI never passes by skipping.
+// package npm ci installed, bash, curl, python3 with Flask, Django or
+// Protego, java with Tomcat's or Jetty's jars, php): without it the test
+// is skipped, unless AGENTREADY_REQUIRE_UPSTREAMS=1 (set by .ci/run),
+// which makes it fail, so that CI never passes by skipping.
 //
 // Each function that says what is missing ("" when nothing is) is called
 // both by the tests that need it and by the program skipped
@@ -84,6 +84,13 @@ func FlaskPython() (python, missing string) {
 // FlaskPython does for Flask.
 func DjangoPython() (python, missing string) {
 	return pythonImporting("django", "Django", "python3-django")
+}
+
+// ProtegoPython returns the first Python that imports Protego, the
+// robots.txt parser of Scrapy (Debian's python3-protego, which installs
+// it for /usr/bin/python3 only), as FlaskPython does for Flask.
+func ProtegoPython() (python, missing string) {
+	return pythonImporting("protego", "Protego", "python3-protego")
 }
 
 // pythonImporting returns the first of python3 (PATH) and

@@ -6,10 +6,10 @@
 //
 // with one line saying whether every test ran or which groups of tests
 // skipped for lack of a program from outside Go (Redis, node and its npm
-// packages, Flask, Django, java with Tomcat's or Jetty's jars, PHP, bash
-// and curl, Chromium and tesseract, podman), and how to install it. go test hides
-// a passing package's output, skips included: this line is where a reader
-// learns of them.
+// packages, Flask, Django, Protego, java with Tomcat's or Jetty's jars,
+// PHP, nginx, Caddy, bash and curl, Chromium and tesseract, podman), and
+// how to install it. go test hides a passing package's output, skips
+// included: this line is where a reader learns of them.
 //
 // It applies the very checks the tests apply (internal/testing/testtools), from
 // the module's root, so the two cannot disagree. It exits 1 when a group
@@ -70,6 +70,9 @@ var groups = []group{
 	{tests: "serve's Jetty upstream tests", found: "Jetty 9", require: []string{envUpstreams},
 		missing: func() string { _, why := testtools.Jetty(); return why }},
 	{tests: "the urllib.robotparser comparison", found: "python3", require: []string{envUpstreams}, missing: testtools.Python3},
+	{tests: "the Protego comparison", found: "Protego", require: []string{envUpstreams},
+		missing: func() string { _, why := testtools.ProtegoPython(); return why }},
+	node("the robots-parser comparison", "robots-parser", "internal/testing/e2e/testdata/robots-parser-js", "robots-parser"),
 	{tests: "serve's PHP upstream tests", found: "PHP", require: []string{envUpstreams}, missing: testtools.PHP},
 	{tests: "the nginx forward-auth tests", found: "nginx", require: []string{envUpstreams},
 		missing: func() string { _, why := testtools.Nginx(); return why }},

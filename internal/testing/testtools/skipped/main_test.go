@@ -31,7 +31,7 @@ func TestLineWithEmptyPath(t *testing.T) {
 	for _, want := range []string{
 		"agentready tests: the Redis tests skipped because redis-server is not on PATH (apt-get install redis-server);",
 		"the Redis Cluster test skipped because redis-cli is not on PATH (apt-get install redis-tools);",
-		"serve's Express upstream tests, lint's Ajv schema checks, serve's MCP test with server-everything, the A2A SDK card tests and the Cloudflare web-bot-auth tests skipped because node is not on PATH (apt-get install nodejs npm);",
+		"serve's Express upstream tests, the robots-parser comparison, lint's Ajv schema checks, serve's MCP test with server-everything, the A2A SDK card tests and the Cloudflare web-bot-auth tests skipped because node is not on PATH (apt-get install nodejs npm);",
 		"serve's Tomcat upstream tests and serve's Jetty upstream tests skipped because java is not on PATH (apt-get install default-jre-headless);",
 		"serve's PHP upstream tests skipped because php is not on PATH (apt-get install php-cli);",
 		"the README's first-hour test skipped because bash is not on PATH (apt-get install bash curl);",
@@ -84,7 +84,7 @@ func TestNodeDirs(t *testing.T) {
 			t.Errorf("%s: %v", g.tests, err)
 		}
 	}
-	if n != 5 {
-		t.Errorf("%d node groups, want 5", n)
+	if n != 6 {
+		t.Errorf("%d node groups, want 6", n)
 	}
 }
