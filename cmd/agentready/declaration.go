@@ -63,10 +63,8 @@ type declaration struct {
 	strictUpstream bool
 	// pathParams is upstream.path_parameters: "stripped" (the default) or
 	// "literal".
-	pathParams string
-	// methodOverrides is upstream.method_overrides: "any" (the default)
-	// or "none".
-	methodOverrides string
+	pathParams      string
+	methodOverrides string // upstream.method_overrides: "any" (the default) or "none"
 	// reportOnly, robots, trusted and trustAll are serve: {report_only,
 	// robots, trusted_proxies, trust_all_proxies} or their flags.
 	reportOnly, robots, trustAll bool

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/agentready/agentready/internal/clock"
 )
 
 // recorder holds what the Middleware answered to a subrequest's request:
@@ -60,7 +62,7 @@ type answerStore struct {
 	// is forgotten when a new one takes its slot.
 	ring [answersKept]string
 	next int
-	now  func() time.Time
+	now  clock.Func
 }
 
 type storedAnswer struct {
@@ -74,7 +76,8 @@ const (
 )
 
 func newAnswerStore() *answerStore {
-	return &answerStore{byID: make(map[string]storedAnswer), now: time.Now}
+	// The expiry is a wait, on the monotonic clock.
+	return &answerStore{byID: make(map[string]storedAnswer), now: clock.Monotonic}
 }
 
 // put keeps rec and returns its reference: 128 random bits, so that no
