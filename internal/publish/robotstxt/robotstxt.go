@@ -9,7 +9,11 @@
 // agentready will answer, or less: the tests check, with Google's matcher
 // (github.com/jimsmart/grobotstxt), that its verdict for every declared
 // and known agent equals the enforcement's, or refuses where agentready
-// serves (a templated endpoint, which robots.txt cannot express).
+// serves (a templated endpoint, which robots.txt cannot express). They
+// read it with urllib.robotparser, npm's robots-parser and Protego too
+// (internal/testing/e2e); the last two end a group's User-agent lines at
+// any other record (RFC 9309 2.2.4 says none may interfere), so a group's
+// User-agent lines stay together and its usage lines follow its rules.
 package robotstxt
 
 import (

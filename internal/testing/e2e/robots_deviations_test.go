@@ -69,7 +69,8 @@ func compareParser(t *testing.T, parser string, devs []robotsDeviation, verdicts
 
 // checkDeviations runs a parser on each case, one process per file, and
 // checks that its verdict is not RFC 9309's and that the deviation the
-// case shows reaches it: the deviations are real, and reaches sees them.
+// case shows reaches it, and no other: the deviations are real, each
+// alone changes a verdict, and reaches sees them.
 func checkDeviations(t *testing.T, parser string, devs []robotsDeviation, cases []robotsDeviationCase, verdicts parserVerdictsFunc) {
 	t.Helper()
 	shown := map[string]bool{}
@@ -88,8 +89,10 @@ func checkDeviations(t *testing.T, parser string, devs []robotsDeviation, cases 
 		if got := verdicts(t, c.robots, []robotsQuery{q})[0]; got == c.rfc {
 			t.Errorf("%s (%s): %s says %v for %s %s, as RFC 9309 does:\n%s", c.id, dev.says, parser, got, c.agent, c.path, c.robots)
 		}
-		if !dev.reaches(robotsRecords(c.robots), q) {
-			t.Errorf("%s (%s): its reaches says no for %s %s:\n%s", c.id, dev.says, c.agent, c.path, c.robots)
+		for _, d := range devs {
+			if reached := d.reaches(robotsRecords(c.robots), q); reached != (d.id == c.id) {
+				t.Errorf("%s's case, %s %s: %s's reaches says %v:\n%s", c.id, c.agent, c.path, d.id, reached, c.robots)
+			}
 		}
 	}
 	for _, d := range devs {
