@@ -229,6 +229,7 @@ func forwardAuthCases(t *testing.T, fs *forwardStack) {
 	}{
 		{"a browser, untouched", "GET", "/admin/users", chromeUA, "", []string{"Agentready-Decision", `outcome=allow`}, want{200, "site GET /admin/users", "/admin/users"}},
 		{"an agent on a Disallow", "GET", "/admin/users", agentUA, "", nil, want{403, `"Disallow: /admin/"`, ""}},
+		{"an agent naming another target in the subrequest's fields", "GET", "/admin/users", agentUA, "", []string{"X-Forwarded-Uri", "/api/orders", "X-Forwarded-Method", "GET", "X-Forwarded-Host", "shop.example", "X-Original-URL", "/api/orders"}, want{403, `"Disallow: /admin/"`, ""}},
 		{"an agent on a capability, the target as decided", "GET", "/api/search?q=a%20b;c", agentUA, "", nil, want{200, "site GET /api/search?q=a%20b;c", "/api/search?q=a%20b;c"}},
 		{"without the token", "GET", "/api/orders", agentUA, "", nil, want{401, "bearer", ""}},
 		{"with the token", "GET", "/api/orders", agentUA, "", []string{"Authorization", "Bearer t0ken"}, want{200, "site GET /api/orders", "/api/orders"}},

@@ -261,6 +261,9 @@ type unseenBody struct{}
 func (unseenBody) Read([]byte) (int, error) { return 0, errNoBody }
 func (unseenBody) Close() error             { return nil }
 
+// subrequestFields are a subrequest's own fields, not the original's.
+var subrequestFields = []string{hdrForwardedMethod, hdrForwardedURI, hdrForwardedHost, "Content-Length", "Transfer-Encoding"}
+
 // original is the request r, a subrequest, stands for: its method,
 // target and host from the X-Forwarded fields (the client's address stays
 // in X-Forwarded-For, which the Middleware reads from a trusted proxy),
@@ -283,7 +286,7 @@ func (fa *forwardAuth) original(r *http.Request) (*http.Request, error) {
 		return nil, fmt.Errorf("%s: %v", hdrForwardedURI, err)
 	}
 	h := r.Header.Clone()
-	for _, k := range []string{hdrForwardedMethod, hdrForwardedURI, hdrForwardedHost, "Content-Length", "Transfer-Encoding"} {
+	for _, k := range subrequestFields {
 		delete(h, k)
 	}
 	in := &http.Request{Method: method, URL: u, RequestURI: target, Host: host, Header: h,

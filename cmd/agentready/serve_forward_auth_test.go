@@ -107,7 +107,7 @@ func TestForwardAuth(t *testing.T) {
 			}
 		})
 	}
-	// The search capability's limit, 2/minute: the call above and the
+	// The search capability's limit, 2/hour: the call above and the
 	// redirected one took its tokens.
 	res, body := subrequest(t, s.URL, forwardAuthPath, "GET", "/api/search?q=b", agentUA)
 	if res.StatusCode != 429 || res.Header.Get("Retry-After") == "" || !strings.Contains(body, "quota-exceeded") {
