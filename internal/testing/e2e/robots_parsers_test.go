@@ -1,10 +1,7 @@
 package e2e_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -13,12 +10,8 @@ import (
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/testing/fixtures"
+	"github.com/agentready/agentready/internal/testing/robotsparsers"
 )
-
-// robotsQuery is one agent/path pair: the product token robots.txt
-// parsers are asked about, the User-Agent agentready is sent, and the
-// path.
-type robotsQuery struct{ agent, ua, path string }
 
 // robotsCase is a declaration whose generated robots.txt the comparisons
 // with other parsers (urllib.robotparser, robots-parser, Protego) read.
@@ -49,10 +42,11 @@ func robotsCases(t *testing.T) []robotsCase {
 
 // robotsReading is a case's robots.txt, the pairs to ask about (every
 // declared and known agent, an unknown crawler and curl, on every path of
-// robotsPaths), and agentready's verdict on each.
+// robotsPaths; agentready is sent a User-Agent with the product token),
+// and agentready's verdict on each.
 type robotsReading struct {
 	body string
-	qs   []robotsQuery
+	qs   []robotsparsers.Query
 	// enforced: agentready serves the pair's path to its User-Agent
 	// (Explain's outcome is not DenyPath).
 	enforced []bool
@@ -99,7 +93,7 @@ func readRobots(t *testing.T, c robotsCase) robotsReading {
 			r := httptest.NewRequest("GET", path, nil)
 			r.Header.Set("User-Agent", ua)
 			d := m.Explain(r)
-			rd.qs = append(rd.qs, robotsQuery{token, ua, path})
+			rd.qs = append(rd.qs, robotsparsers.Query{Agent: token, Path: path})
 			rd.enforced = append(rd.enforced, d.Outcome != enforce.DenyPath)
 			rd.target = append(rd.target, d.Outcome == enforce.DenyTarget)
 			rd.rule = append(rd.rule, d.Rule)
@@ -108,31 +102,38 @@ func readRobots(t *testing.T, c robotsCase) robotsReading {
 	return rd
 }
 
-// parserVerdicts runs a parser's verdicts script, cmd, once for every
-// pair: it reads {"robots": BODY, "queries": [[AGENT, URL], ...]} on
-// stdin and prints one JSON boolean a query, "allowed".
-func parserVerdicts(t *testing.T, cmd *exec.Cmd, body string, qs []robotsQuery) []bool {
+// compareParser reads every case's robots.txt with a parser and checks
+// that it allows exactly the pairs agentready serves, and that none of
+// its deviations reaches a pair: a file that reached one would need the
+// deviation stated as a model of the parser's verdict (as
+// robotsparsers.PyGroups is urllib.robotparser's), not an excuse. It returns the pairs compared.
+func compareParser(t *testing.T, p robotsparsers.Parser) int {
 	t.Helper()
-	in := struct {
-		Robots  string      `json:"robots"`
-		Queries [][2]string `json:"queries"`
-	}{Robots: body, Queries: [][2]string{}}
-	for _, q := range qs {
-		in.Queries = append(in.Queries, [2]string{q.agent, "https://outdoorsupply.example" + q.path})
+	total := 0
+	for _, c := range robotsCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			rd := readRobots(t, c)
+			f := robotsparsers.Read(rd.body)
+			v := p.Verdicts(t, rd.body, rd.qs)
+			compared := 0
+			for i, q := range rd.qs {
+				if ids := p.Reaching(f, q); ids != nil {
+					t.Errorf("%s %s: may be read otherwise by %s's %v", q.Agent, q.Path, p.Name, ids)
+				}
+				if rd.target[i] {
+					continue
+				}
+				compared++
+				if v[i] != rd.enforced[i] {
+					t.Errorf("%s %s: %s says %v, agentready enforces %v (%s)", q.Agent, q.Path, p.Name, v[i], rd.enforced[i], rd.rule[i])
+				}
+			}
+			if compared < 2000 {
+				t.Errorf("only %d pairs compared", compared)
+			}
+			total += compared
+			t.Logf("%d agent/path pairs compared, each read by %s as agentready enforces it", compared, p.Name)
+		})
 	}
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stdin, cmd.Stderr = bytes.NewReader(b), &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", cmd, err, &stderr)
-	}
-	var v []bool
-	if err := json.Unmarshal(out, &v); err != nil || len(v) != len(qs) {
-		t.Fatalf("%s answered %d verdicts for %d queries (%v): %s", cmd, len(v), len(qs), err, out)
-	}
-	return v
+	return total
 }

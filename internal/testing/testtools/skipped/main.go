@@ -72,7 +72,7 @@ var groups = []group{
 	{tests: "the urllib.robotparser comparison", found: "python3", require: []string{envUpstreams}, missing: testtools.Python3},
 	{tests: "the Protego comparison", found: "Protego", require: []string{envUpstreams},
 		missing: func() string { _, why := testtools.ProtegoPython(); return why }},
-	node("the robots-parser comparison", "robots-parser", "internal/testing/e2e/testdata/robots-parser-js", "robots-parser"),
+	node("the robots-parser comparison", "robots-parser", "internal/testing/robotsparsers/testdata/robots-parser-js", "robots-parser"),
 	{tests: "serve's PHP upstream tests", found: "PHP", require: []string{envUpstreams}, missing: testtools.PHP},
 	{tests: "the nginx forward-auth tests", found: "nginx", require: []string{envUpstreams},
 		missing: func() string { _, why := testtools.Nginx(); return why }},

@@ -1,7 +1,7 @@
 // Reads {"robots": BODY, "queries": [[AGENT, URL], ...]} as JSON on stdin
 // and prints the list of robots-parser's isAllowed verdicts, one per
 // query, as JSON: the npm package robots-parser (package-lock.json pins
-// it), which robots_npm_test.go compares with agentready's enforcement.
+// it), which internal/testing/robotsparsers runs.
 // The file is read as served at https://outdoorsupply.example/robots.txt:
 // isAllowed answers undefined for a URL of another origin, an error here.
 import robotsParser from 'robots-parser';

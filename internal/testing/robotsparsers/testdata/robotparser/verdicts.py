@@ -1,7 +1,7 @@
 """Reads {"robots": BODY, "queries": [[AGENT, URL], ...]} as JSON on stdin
 and prints the list of urllib.robotparser's can_fetch verdicts, one per
 query, as JSON: the Python standard library's robots.txt parser, which
-robots_python_test.go compares with agentready's enforcement."""
+internal/testing/robotsparsers runs."""
 import json
 import sys
 import urllib.robotparser

@@ -1,8 +1,7 @@
 """Reads {"robots": BODY, "queries": [[AGENT, URL], ...]} as JSON on stdin
 and prints the list of Protego's can_fetch verdicts, one per query, as
 JSON: Debian's python3-protego (0.2.1 in bookworm), the robots.txt parser
-of Scrapy, which robots_protego_test.go compares with agentready's
-enforcement."""
+of Scrapy, which internal/testing/robotsparsers runs."""
 import json
 import sys
 
