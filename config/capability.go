@@ -47,6 +47,13 @@ type Capability struct {
 	// of which is decided per tool: a capability that lists tools is
 	// closed to every tool it does not list (docs/mcp.md).
 	Tools []Tool `validate:"dive"`
+	// Gateway has agentready answer the endpoint of this MCP capability
+	// itself, as an MCP server made from the declaration: each of its
+	// Tools calls a capability of the site (Tool.Calls), and the site's
+	// handler never sees the endpoint (docs/gateway.md). It needs a
+	// server for the protocol, the module
+	// github.com/agentready/agentready/mcpgateway.
+	Gateway bool
 }
 
 // Tool is one tool of an MCP capability. A call to it (tools/call) needs
@@ -68,8 +75,12 @@ type Tool struct {
 	Sensitivity     string `validate:"omitempty,oneof=standard destructive irreversible"`
 	RequiresSession bool   // a call needs an X-Agent-Session (v0.1.0)
 	// Params are the tool's arguments, for redaction in the audit trail
-	// and for publishing; In is not used.
+	// and for publishing; In is not used. A gateway's tool has none: its
+	// arguments are the params of the capability it calls.
 	Params []Param `validate:"dive"`
+	// Calls is the ID of the capability a gateway's tool calls (a REST
+	// capability of the site), in a Gateway capability only.
+	Calls string
 }
 
 // ToolAuth is what a Tool's call needs beyond its capability's auth.

@@ -77,6 +77,13 @@ type Access struct {
 	// known-agent data lists them as user-triggered). Any client can send
 	// a browser's User-Agent and be served so; this opens nothing more.
 	LinkPreviews bool
+	// EnforceParams refuses a call of a capability whose query, header or
+	// body params are not as declared (a required one missing, a wrong
+	// type, a value outside its enum or bounds) with 400, before the
+	// handler runs. Without it such calls are only reported, under
+	// report-only and in the shadow log (docs/enforcement.md). A gateway
+	// tool's arguments are always checked.
+	EnforceParams bool
 }
 
 // AgentPolicy is one Agent block (draft-car 2.7).

@@ -70,6 +70,7 @@ func Validate(s *Site, f Formats) error {
 	r.siteFields()
 	r.capabilities()
 	r.tools()
+	r.gateways()
 	r.access()
 	r.agents()
 	r.usage()
