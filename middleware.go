@@ -65,6 +65,7 @@ type compiled struct {
 	shadow *shadow              // nil without WithShadow
 	mcp    *mcpsession.Sessions // nil without an MCP capability
 	tokens []*oauthrs.Verifier  // by capability: the JWT verifiers, nil for none
+	gw     gateways             // nil without a gateway capability
 	// handlers are the routes' handlers, built for this declaration.
 	handlers []http.Handler
 }
@@ -74,10 +75,11 @@ func (c *compiled) handler(s *route) http.Handler {
 	if s.bind {
 		return c.enf.Capability(s.capID, s.authAll)(s.next)
 	}
+	next := c.gw.wrap(s.next)
 	if c.sess != nil {
-		return c.docs.Wrap(c.sess.wrap(c.enf, c.enf.Wrap(s.next)))
+		return c.docs.Wrap(c.sess.wrap(c.enf, c.enf.Wrap(next)))
 	}
-	return c.docs.Wrap(c.enf.Wrap(s.next))
+	return c.docs.Wrap(c.enf.Wrap(next))
 }
 
 // New validates the declaration and the options, reports every problem at
@@ -301,7 +303,11 @@ func build(site config.Site, st settings, errs []error) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh, mcp: st.mcpSessions, tokens: st.tokens}, nil
+	c := &compiled{docs: h, policy: pol, enf: enf, store: store, sess: sess, ver: ver, shadow: sh, mcp: st.mcpSessions, tokens: st.tokens}
+	if c.gw, err = newGateways(&site, &st, c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // newEnforcer builds the Enforcer of build's declaration with the

@@ -81,7 +81,7 @@ func TestGoModHoldsOnlyWhatTheLibraryUses(t *testing.T) {
 // tree's other modules (examples, routertest, bench/compare, the
 // end-to-end tests, the A2A schema generator) are never a user's
 // dependency.
-var libraryModules = []string{".", "redisstore", "metrics", "cmd/agentready"}
+var libraryModules = []string{".", "redisstore", "metrics", "mcpgateway", "cmd/agentready"}
 
 // release is the version the tree's modules require the library's at,
 // which go.work replaces with the tree's own copies: the release being

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/agentready/agentready/audit"
@@ -45,6 +46,7 @@ type settings struct {
 	literalParams  bool
 	decisionHeader bool
 
+	gateway  func(Gateway) (map[string]http.Handler, error) // WithGateway
 	shadow   *shadowSpec
 	removed  func(method, path string) (string, time.Time, bool) // set by Reload
 	verifier *verifier.Verifier                                  // set by Reload: the one still valid

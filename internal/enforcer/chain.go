@@ -156,10 +156,11 @@ func (e *Enforcer) exit(w http.ResponseWriter, next http.Handler, s *scope) {
 		if s.sess != nil && !s.own {
 			ctx, wrote = session.NewContext(ctx, s.sess), true
 		}
-		if s.handsOn() && !s.bound && e.bound.Load() > 0 && s.Rule != ruleRobots {
-			// A binding behind completes this decision: it reads a copy,
-			// and s stays on the caller's stack. Not robots.txt's pass,
-			// Wrap's alone: a route bound behind decides it in full.
+		if s.handsOn() && !s.bound && (e.bound.Load() > 0 || e.gateway(s.ci)) && s.Rule != ruleRobots {
+			// A binding behind completes this decision, or a gateway's
+			// calls start from it (gateway.go): they read a copy, and s
+			// stays on the caller's stack. Not robots.txt's pass, Wrap's
+			// alone: a route bound behind decides it in full.
 			hs := new(scope)
 			*hs = *s
 			ctx, wrote = context.WithValue(ctx, scopeKey{e}, hs), true
@@ -207,7 +208,7 @@ func (e *Enforcer) observe(r *http.Request, s *scope) {
 	if s.Rule == ruleRobots {
 		return // nobody's decision: always served
 	}
-	if e.shadow != nil && !s.own && !s.limitOnly {
+	if e.shadow != nil && !s.own && !s.limitOnly && !s.call {
 		e.shadow(r, s.Decision)
 	}
 	if e.hook != nil {

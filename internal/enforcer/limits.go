@@ -244,7 +244,7 @@ func (e *Enforcer) limits(s *scope) bool {
 	if s.limitOnly {
 		s.Rule = enforce.RuleSessionEndpoint
 	}
-	e.lim.fill(s, s.ai, s.ci, s.own)
+	e.lim.fill(s, s.ai, s.ci, s.own || s.call)
 	s.Outcome = enforce.Allow
 	if s.n == 0 {
 		return true

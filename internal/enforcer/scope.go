@@ -39,8 +39,10 @@ type scope struct {
 	// explain: Explain, which consumes no token and records nothing;
 	// limitOnly: the session endpoint, held to the site and agent limits
 	// alone; own: a route binding behind Wrap, which counts only its
-	// capability's limit (Wrap counted the others).
-	explain, limitOnly, own bool
+	// capability's limit (Wrap counted the others); call: a gateway's
+	// call of a capability (gateway.go), which counts only the
+	// capability's limit too, and is otherwise a request of its own.
+	explain, limitOnly, own, call bool
 	// settled: the decision has its status and report-only (settle).
 	settled bool
 

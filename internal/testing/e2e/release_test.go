@@ -23,7 +23,7 @@ const releaseVersion = "v0.1.0"
 // publishedModules are the directories (relative to the repository's root)
 // of the modules docs/releasing.md tags: the library, its Redis stores,
 // its Prometheus metrics and the command.
-var publishedModules = []string{"", "metrics", "redisstore", "cmd/agentready"}
+var publishedModules = []string{"", "metrics", "redisstore", "mcpgateway", "cmd/agentready"}
 
 // TestGoInstallRelease: once the tags of docs/releasing.md exist, go
 // install github.com/agentready/agentready/cmd/agentready@v0.1.0 resolves,
