@@ -7,21 +7,30 @@ replace github.com/agentready/agentready => ../
 require (
 	github.com/agentready/agentready v0.1.0
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
 require (
 	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
-	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.37.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
 )
 
 require (
+	github.com/agentready/agentready/mcpgateway v0.1.0
 	github.com/agentready/agentready/metrics v0.1.0
 	github.com/agentready/agentready/redisstore v0.1.0
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/dunglas/httpsfv v1.1.2 // indirect
+	github.com/dunglas/httpsfv v1.1.2
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/go-playground/locales v0.14.2 // indirect
 	github.com/go-playground/universal-translator v0.18.2 // indirect
@@ -46,3 +55,5 @@ require (
 replace github.com/agentready/agentready/redisstore => ../redisstore
 
 replace github.com/agentready/agentready/metrics => ../metrics
+
+replace github.com/agentready/agentready/mcpgateway => ../mcpgateway

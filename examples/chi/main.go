@@ -27,6 +27,7 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/examples/internal/demo"
+	"github.com/agentready/agentready/mcpgateway"
 )
 
 func main() {
@@ -49,6 +50,7 @@ func main() {
 		// by demo.Served, with the status it wrote.
 		agentready.WithOnDecision(demo.LogDecision(logger)),
 		agentready.WithDecisionHeader(),
+		agentready.WithGateway(mcpgateway.Serve), // the MCP server at /mcp, made from the declaration
 		agentready.WithAuthenticator(func(r *http.Request, c *config.Capability, token string) error {
 			if !app.ValidToken(token) {
 				return errors.New("unknown or expired token; get one from /auth/token")
@@ -75,7 +77,6 @@ func main() {
 	r.Use(m.Handler) // documents first, then enforcement, then the routes
 	served := func(h http.HandlerFunc) http.HandlerFunc { return demo.Served(logger, h).ServeHTTP }
 	r.With(m.Capability("product-search")).Get("/api/search", served(app.Search))
-	r.With(m.Capability("store-assistant")).Handle("/mcp", served(app.MCP))
 	r.Post("/auth/token", served(app.Token))
 	r.HandleFunc("/admin/*", served(app.Private))
 	r.HandleFunc("/internal/*", served(app.Private))

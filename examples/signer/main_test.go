@@ -17,6 +17,7 @@ import (
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/enforce"
 	"github.com/agentready/agentready/examples/internal/demo"
+	"github.com/agentready/agentready/mcpgateway"
 	"github.com/agentready/agentready/verify"
 )
 
@@ -136,7 +137,7 @@ func demoSite(t *testing.T, trusted ...string) (target, host string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []agentready.Option{agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	opts := []agentready.Option{agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), agentready.WithGateway(mcpgateway.Serve)}
 	if len(trusted) > 0 {
 		for i := range decl.Agents {
 			if decl.Agents[i].Name == "claude" {

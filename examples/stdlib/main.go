@@ -25,11 +25,13 @@ import (
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/examples/internal/demo"
+	"github.com/agentready/agentready/mcpgateway"
 	"github.com/agentready/agentready/verify"
 )
 
-// site is the demo's declaration: two capabilities, the paths agents may
-// and may not reach, and a policy for claude.
+// site is the demo's declaration: a REST capability and the MCP gateway
+// whose tool calls it, the paths agents may and may not reach, and a
+// policy for claude.
 func site() config.Site {
 	return config.Site{
 		Name: "Outdoor Supply Co.", URL: "https://outdoorsupply.example",
@@ -48,6 +50,10 @@ func site() config.Site {
 			ID: "store-assistant", Description: "Full store interaction via MCP",
 			Endpoint: "https://outdoorsupply.example/mcp", Protocol: config.ProtocolMCP,
 			Auth: config.Auth{Type: config.AuthBearerToken, TokenEndpoint: "https://outdoorsupply.example/auth/token"},
+			// agentready answers /mcp itself (mcpgateway): each tool calls
+			// a capability, decided as the agent's direct call of it.
+			Gateway: true,
+			Tools:   []config.Tool{{Name: "search_products", Calls: "product-search"}},
 		}},
 		Access: config.Access{Allow: []string{"/api/", "/mcp"}, Disallow: []string{"/admin/", "/internal/"}},
 		Agents: []config.AgentPolicy{
@@ -78,6 +84,7 @@ func main() {
 		// hands it the decision).
 		agentready.WithOnDecision(demo.LogDecision(logger)),
 		agentready.WithDecisionHeader(),
+		agentready.WithGateway(mcpgateway.Serve), // the MCP server at /mcp, made from the declaration
 		agentready.WithAuthenticator(func(r *http.Request, c *config.Capability, token string) error {
 			if !app.ValidToken(token) {
 				return errors.New("unknown or expired token; get one from /auth/token")
@@ -112,7 +119,6 @@ func main() {
 	served := func(h http.HandlerFunc) http.Handler { return demo.Served(logger, h) }
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/search", m.Capability("product-search")(served(app.Search)))
-	mux.Handle("/mcp", m.Capability("store-assistant")(served(app.MCP)))
 	mux.Handle("POST /auth/token", served(app.Token))
 	mux.Handle("/admin/", served(app.Private))
 	mux.Handle("/internal/", served(app.Private))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentready/agentready"
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/mcpgateway"
 )
 
 // TestSiteYAML: site.yaml declares what site declares in Go (examples/chi
@@ -23,7 +24,7 @@ func TestSiteYAML(t *testing.T) {
 		t.Errorf("site.yaml:\n got %+v\nwant %+v", fromFile, site())
 	}
 	serve := func(site config.Site) func(path string) []byte {
-		m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		m, err := agentready.New(site, agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithGateway(mcpgateway.Serve), agentready.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 // Package demo is the application behind the example sites (the Outdoor
 // Supply Co. of draft-car Appendix A): a small in-memory product catalog
-// behind /api/search, a minimal MCP endpoint at /mcp, a token endpoint and
+// behind /api/search, a token endpoint and
 // pages agents must not reach, with the little both programs share beyond
 // agentready (a decision log, a Redis limit store, a graceful server).
 // The declaration and agentready's wiring are in each example's main.go.

@@ -58,59 +58,6 @@ func (a *App) ValidToken(tok string) bool {
 	return ok
 }
 
-// MCP serves POST /mcp: a minimal Model Context Protocol endpoint
-// (JSON-RPC 2.0 over streamable HTTP) with one tool, search_products.
-func (a *App) MCP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "use POST with a JSON-RPC request", http.StatusMethodNotAllowed)
-		return
-	}
-	var req struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  string          `json:"method"`
-		Params  struct {
-			Name      string         `json:"name"`
-			Arguments map[string]any `json:"arguments"`
-		} `json:"params"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
-		writeJSON(w, http.StatusBadRequest, rpcError(nil, -32700, "parse error"))
-		return
-	}
-	switch req.Method {
-	case "initialize":
-		writeJSON(w, http.StatusOK, rpcResult(req.ID, map[string]any{
-			"protocolVersion": "2025-06-18",
-			"serverInfo":      map[string]string{"name": "outdoor-supply-store", "version": "1.0.0"},
-			"capabilities":    map[string]any{"tools": map[string]any{}},
-		}))
-	case "tools/list":
-		writeJSON(w, http.StatusOK, rpcResult(req.ID, map[string]any{"tools": []any{map[string]any{
-			"name":        "search_products",
-			"description": "Search the product catalog",
-			"inputSchema": map[string]any{
-				"type":       "object",
-				"properties": map[string]any{"q": map[string]string{"type": "string"}},
-				"required":   []string{"q"},
-			},
-		}}}))
-	case "tools/call":
-		if req.Params.Name != "search_products" {
-			writeJSON(w, http.StatusOK, rpcError(req.ID, -32602, "unknown tool "+strconv.Quote(req.Params.Name)))
-			return
-		}
-		q, _ := req.Params.Arguments["q"].(string)
-		res, _ := json.Marshal(a.Catalog.Search(q, "", 20))
-		writeJSON(w, http.StatusOK, rpcResult(req.ID, map[string]any{
-			"content": []any{map[string]string{"type": "text", "text": string(res)}},
-		}))
-	default:
-		writeJSON(w, http.StatusOK, rpcError(req.ID, -32601, "method not found"))
-	}
-}
-
 // Private serves /admin/ and /internal/: pages for people, closed to agents
 // by the declaration's Disallow lines.
 func (a *App) Private(w http.ResponseWriter, r *http.Request) {
@@ -131,14 +78,6 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) {
 <a href="/.well-known/agents.json">agents.json</a>,
 <a href="/.well-known/agents.md">agents.md</a>,
 <a href="/agent.json">agent.json</a>.</p>`)
-}
-
-func rpcResult(id json.RawMessage, result any) map[string]any {
-	return map[string]any{"jsonrpc": "2.0", "id": id, "result": result}
-}
-
-func rpcError(id json.RawMessage, code int, msg string) map[string]any {
-	return map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

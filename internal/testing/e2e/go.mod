@@ -15,6 +15,7 @@ require (
 )
 
 require (
+	github.com/agentready/agentready/mcpgateway v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dunglas/httpsfv v1.1.2 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
@@ -34,7 +35,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/mod v0.42.0
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
@@ -50,3 +51,5 @@ replace (
 	github.com/agentready/agentready => ../../../
 	github.com/agentready/agentready/redisstore => ../../../redisstore
 )
+
+replace github.com/agentready/agentready/mcpgateway => ../../../mcpgateway

@@ -11,6 +11,7 @@ import (
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/testing/fixtures"
 	"github.com/agentready/agentready/internal/testing/robotsparsers"
+	"github.com/agentready/agentready/mcpgateway"
 )
 
 // robotsCase is a declaration whose generated robots.txt the comparisons
@@ -61,7 +62,8 @@ type robotsReading struct {
 // every pair.
 func readRobots(t *testing.T, c robotsCase) robotsReading {
 	t.Helper()
-	opts := []agentready.Option{agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(discardLogger())}
+	opts := []agentready.Option{agentready.WithDocuments(agentready.Documents{RobotsTxt: true}), agentready.WithLogger(discardLogger()),
+		agentready.WithGateway(mcpgateway.Serve)} // examples/stdlib's /mcp
 	if c.scope != "" {
 		opts = append(opts, agentready.WithImplicitAccess(c.scope))
 	}
