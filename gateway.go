@@ -82,19 +82,10 @@ func newGateways(site *config.Site, st *settings, c *compiled) (gateways, error)
 		if h == nil {
 			return nil, fmt.Errorf("agentready: gateway: no handler for capability %q", id)
 		}
-		i := c.policy.Capabilities[indexOf(site, id)]
-		g[i.Path] = h
+		ci, _ := c.policy.CapabilityIndex(id)
+		g[c.policy.Capabilities[ci].Path] = h
 	}
 	return g, nil
-}
-
-func indexOf(site *config.Site, id string) int {
-	for i := range site.Capabilities {
-		if site.Capabilities[i].ID == id {
-			return i
-		}
-	}
-	return -1
 }
 
 // appKey is the context key of the handler a gateway's calls go to.

@@ -304,3 +304,62 @@ func TestGatewayCountsOnce(t *testing.T) {
 		t.Errorf("the gateway answered %d requests (%d calls reached the handler) before refusing the agent, whose limit is %d", passed, calls, limit)
 	}
 }
+
+// TestGatewayPromptsAndResources: a flow is a prompt whose message names
+// each step's tool; the published documents are resources, read as
+// agentready serves them.
+func TestGatewayPromptsAndResources(t *testing.T) {
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	defer srv.Close()
+	site := shopSite(srv.URL)
+	site.Flows = []config.Flow{{Name: "buy", Description: "Find a product and add it to the cart", Steps: []string{"product-search", "cart-add"}}}
+	m, err := agentready.New(site, agentready.WithGateway(mcpgateway.Serve), agentready.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = m.Handler(http.NotFoundHandler())
+	cs := connect(t, srv.URL, "Mozilla/5.0 (compatible; GPTBot/1.2)")
+	ctx := context.Background()
+
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "buy" {
+		t.Fatalf("prompts/list: %v %+v", err, prompts)
+	}
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "buy"})
+	if err != nil || len(p.Messages) != 1 {
+		t.Fatalf("prompts/get: %v %+v", err, p)
+	}
+	msg := p.Messages[0].Content.(*mcp.TextContent).Text
+	if !strings.Contains(msg, "search_products") || !strings.Contains(msg, "add_to_cart") ||
+		strings.Index(msg, "search_products") > strings.Index(msg, "add_to_cart") {
+		t.Errorf("the prompt's steps, in order, with their tools: %q", msg)
+	}
+
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agentsTxt string
+	for _, r := range res.Resources {
+		if strings.HasSuffix(r.URI, "/.well-known/agents.txt") {
+			agentsTxt = r.URI
+		}
+	}
+	if agentsTxt == "" {
+		t.Fatalf("resources/list has no agents.txt: %+v", res.Resources)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: agentsTxt})
+	if err != nil || len(read.Contents) != 1 {
+		t.Fatalf("resources/read: %v %+v", err, read)
+	}
+	direct, err := http.Get(agentsTxt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(direct.Body)
+	direct.Body.Close()
+	if read.Contents[0].Text != string(body) {
+		t.Errorf("agents.txt as a resource:\n%s\nas served:\n%s", read.Contents[0].Text, body)
+	}
+}

@@ -1,6 +1,7 @@
 package mcpgateway
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -113,13 +114,6 @@ func readResource(g *agentready.Gateway, r gatewaydecl.Resource) mcp.ResourceHan
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
 		body, _ := io.ReadAll(&a.body)
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.URI, MIMEType: cmpOr(r.MIMEType, a.header.Get("Content-Type")), Text: string(body)}}}, nil
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.URI, MIMEType: cmp.Or(r.MIMEType, a.header.Get("Content-Type")), Text: string(body)}}}, nil
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
