@@ -62,7 +62,7 @@ func (e *Enforcer) params(s *scope) bool {
 			s.Outcome, s.Err = enforce.DenyBody, reqbody.ErrRead
 			return false
 		case int64(len(b)) > limit:
-			s.Outcome, s.Err = enforce.DenyBody, reqbody.ErrTooLarge
+			s.Outcome, s.Err, s.Status = enforce.DenyBody, reqbody.ErrTooLarge, http.StatusRequestEntityTooLarge
 			return false
 		}
 		body = b
