@@ -49,9 +49,14 @@ const (
 	// DenyHost: the request names a host the declaration does not speak
 	// for (agentready.Clients.Hosts, serve's hosts): 421.
 	DenyHost
+	// DenyParams: a call of a capability whose params are not as declared
+	// (a required one missing, a wrong type, a value outside its enum or
+	// bounds; config.Access.EnforceParams, docs/enforcement.md): 400. Err
+	// names every param at fault.
+	DenyParams
 )
 
-var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target", "deny-body", "deny-identity", "deny-preference", "deny-host"}
+var outcomeNames = [...]string{"pass", "allow", "deny-path", "deny-capability", "deny-auth", "deny-rate", "store-error", "deny-session", "deny-target", "deny-body", "deny-identity", "deny-preference", "deny-host", "deny-params"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {

@@ -31,13 +31,15 @@ func (e *Enforcer) chain(s *scope) {
 }
 
 // forCapability runs the stages of the capability in force: the tool a
-// tools/call names, the capability's scope, auth, limits and an MCP
-// session's owner.
+// tools/call names, the capability's scope, auth, limits, its declared
+// params (after the limits: a refused call counts against them) and an
+// MCP session's owner.
 func (e *Enforcer) forCapability(s *scope) bool {
 	return e.tool(s) &&
 		e.capability(s) &&
 		e.auth(s) &&
 		e.limits(s) &&
+		e.params(s) &&
 		e.mcpSession(s)
 }
 

@@ -15,7 +15,7 @@ import (
 // on purpose.
 func TestStageOrder(t *testing.T) {
 	want := []string{"classify", "probe", "preview", "grade", "host", "target", "access",
-		"tool", "capability", "auth", "limits", "mcpSession", "session"}
+		"tool", "capability", "auth", "limits", "params", "mcpSession", "session"}
 	if got := stages(t, "chain"); !slices.Equal(got, want) {
 		t.Errorf("stages %q,\nwant   %q", got, want)
 	}
@@ -64,7 +64,7 @@ func stages(t *testing.T, fn string) []string {
 // TestBindingCompletesWithCapabilityStages: a route binding behind Wrap
 // runs the capability's stages, and the session check, on Wrap's scope.
 func TestBindingCompletesWithCapabilityStages(t *testing.T) {
-	if got, want := stages(t, "forCapability"), []string{"tool", "capability", "auth", "limits", "mcpSession"}; !slices.Equal(got, want) {
+	if got, want := stages(t, "forCapability"), []string{"tool", "capability", "auth", "limits", "params", "mcpSession"}; !slices.Equal(got, want) {
 		t.Errorf("forCapability runs %q, want %q", got, want)
 	}
 }

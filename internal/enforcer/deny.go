@@ -14,6 +14,7 @@ import (
 	"github.com/agentready/agentready/internal/oauthrs"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
+	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
 	"github.com/agentready/agentready/internal/sessionmgr"
 	"github.com/agentready/agentready/ratelimit"
@@ -171,8 +172,14 @@ func (e *Enforcer) explainDenial(w http.ResponseWriter, r *http.Request, d *scop
 				prob.Extra["part"] = te.Part
 			}
 		}
+	case enforce.DenyParams:
+		explainParams(d, prob)
 	case enforce.DenyBody:
 		prob.Detail = fmt.Sprintf("%v; this call is recorded in the session's audit trail, which reads and records a body before the action runs", d.Err)
+		if !d.recorded && d.ci >= 0 && (d.Err == reqbody.ErrTooLarge || d.Err == reqbody.ErrRead) {
+			// The tool or params stage read it: an MCP message, body params.
+			prob.Detail = fmt.Sprintf("%v (%d bytes); agentready reads it before the action runs", d.Err, resolve.BodyLimit(e.p.Capabilities[d.ci].Decl))
+		}
 	case enforce.StoreError:
 		retry := 1
 		var ue *ratelimit.UnavailableError

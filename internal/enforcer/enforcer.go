@@ -15,6 +15,7 @@ import (
 	"github.com/agentready/agentready/internal/clientip"
 	"github.com/agentready/agentready/internal/mcpsession"
 	"github.com/agentready/agentready/internal/oauthrs"
+	"github.com/agentready/agentready/internal/paramcheck"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
 	"github.com/agentready/agentready/internal/resolve"
@@ -78,7 +79,9 @@ type Config struct {
 	// sessions; agentready wires its audit trail here.
 	Recorder recorder
 	// Shadow, when set, hears of every request and its decision before the
-	// decision is carried out (agentready.WithShadow); it reads no body.
+	// decision is carried out (agentready.WithShadow); it reads a body only
+	// as the stages do (an MCP message, declared body params), and gives
+	// it back as sent.
 	Shadow func(r *http.Request, d enforce.Decision)
 	// SignedRequests verifies the RFC 9421 signatures of requests to
 	// capabilities that declare Auth: hmac (*verifier.RequestSignatures).
@@ -196,6 +199,10 @@ type Enforcer struct {
 	mcp   *mcpsession.Sessions
 	// tokens verify JWT access tokens, by capability (Config.Tokens).
 	tokens []*oauthrs.Verifier
+	// checks hold the calls of each REST capability to its declared
+	// params (params.go), nil for one without, all nil unless
+	// Access.EnforceParams or ReportOnly asks for the check.
+	checks []*paramcheck.Checker
 	// bound counts the route bindings made: while there are none, no
 	// request's scope outlives Wrap (chain.go's exit).
 	bound atomic.Int32
@@ -290,6 +297,7 @@ func New(cfg Config) (*Enforcer, error) {
 	}
 	e.tokens = make([]*oauthrs.Verifier, len(p.Capabilities))
 	copy(e.tokens, cfg.Tokens)
+	e.checks = newChecks(p, site.Access.EnforceParams || cfg.ReportOnly, cfg.LenientRouting)
 	e.routes = policy.NewRouteTable(p)
 	e.querySensitive = policy.QuerySensitive(p.Rules)
 	if cfg.LenientRouting {

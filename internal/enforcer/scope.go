@@ -155,7 +155,7 @@ func statusOf(d *enforce.Decision) int {
 		return http.StatusTooManyRequests
 	case enforce.StoreError:
 		return http.StatusServiceUnavailable
-	case enforce.DenyTarget, enforce.DenyBody:
+	case enforce.DenyTarget, enforce.DenyBody, enforce.DenyParams:
 		return http.StatusBadRequest
 	}
 	return 0

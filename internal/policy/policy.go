@@ -357,6 +357,11 @@ func (p *Policy) RouteOthers(method, path string) (ci int, others bool) {
 	return ci, others
 }
 
+// Template is the endpoint path's segments in their canonical form, a
+// "{name}" segment standing for one non-empty segment; nil when the
+// endpoint has no {param}.
+func (c *Capability) Template() []string { return c.segments }
+
 // MethodMatches reports whether a request of method m addresses c's
 // endpoint: c declares m or no method, or m is HEAD and c declares GET.
 func (c *Capability) MethodMatches(m string) bool {
