@@ -115,3 +115,22 @@ func TestValidateKeepsDeclared(t *testing.T) {
 		t.Error("the unknown argument admin was kept")
 	}
 }
+
+// TestValidateOutput: an answer conforms to the output schema or is said
+// not to; a tool without one accepts any answer.
+func TestValidateOutput(t *testing.T) {
+	tl := orderTool(t)
+	if err := tl.ValidateOutput([]byte(`{"status": "shipped", "tracking": "https://t.example/1", "more": 1}`)); err != nil {
+		t.Errorf("a conforming answer: %v", err)
+	}
+	for _, bad := range []string{`{"status": "lost"}`, `{"tracking": "not a uri"}`, `[]`, `{"status": "open", "status": "open"}`, `{`} {
+		if err := tl.ValidateOutput([]byte(bad)); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+	s := issue37()
+	g, _ := gatewaydecl.New(&s, "store-assistant")
+	if err := g.Tool("search_products").ValidateOutput([]byte(`anything`)); err != nil {
+		t.Errorf("no output schema: %v", err)
+	}
+}

@@ -14,7 +14,7 @@ import (
 
 // hostile is a gateway over a capability with params in every location
 // and an endpoint with a query of its own.
-func hostile(t *testing.T) *gatewaydecl.Tool {
+func hostile(t testing.TB) *gatewaydecl.Tool {
 	return toolOver(t, config.Capability{Method: "post", Endpoint: "https://t.example/api/items/{id}/notes?v=2",
 		Params: []config.Param{
 			{Name: "id", In: config.InPath},
