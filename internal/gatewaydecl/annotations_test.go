@@ -19,7 +19,7 @@ func gatewayOver(c config.Capability, tool config.Tool) config.Site {
 		{ID: "mcp", Endpoint: "https://t.example/mcp", Protocol: config.ProtocolMCP, Gateway: true, Tools: []config.Tool{tool}}}}
 }
 
-func toolOver(t *testing.T, c config.Capability, tool config.Tool) *gatewaydecl.Tool {
+func toolOver(t testing.TB, c config.Capability, tool config.Tool) *gatewaydecl.Tool {
 	t.Helper()
 	s := gatewayOver(c, tool)
 	g, err := gatewaydecl.New(&s, "mcp")

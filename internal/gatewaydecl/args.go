@@ -239,3 +239,33 @@ func tame(n json.Number) bool {
 	e = strings.TrimLeft(e, "0")
 	return len(e) < 3 || (len(e) == 3 && e <= "400")
 }
+
+// ValidateOutput checks raw, the JSON answer of the called capability,
+// against the tool's output schema: nil when it conforms and may be
+// returned as structuredContent, and always nil for a tool without one.
+// An answer that does not conform must not be returned as
+// structuredContent (MCP: servers MUST conform to the schema they give).
+func (t *Tool) ValidateOutput(raw []byte) error {
+	if t.output == nil {
+		return nil
+	}
+	if err := once(raw); err != nil {
+		return err
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	var faults Faults
+	if err := t.output.Validate(v); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return err
+		}
+		faults = leaves(faults, ve)
+	}
+	if len(faults) > 0 {
+		return faults
+	}
+	return nil
+}
