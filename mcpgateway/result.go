@@ -75,6 +75,12 @@ func (a *answer) result(t *gatewaydecl.Tool) *mcp.CallToolResult {
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
 	if isJSON && json.Valid(body) {
+		// Where the tool has an output schema, structured content MUST
+		// conform to it (MCP 2025-06-18 Tools, "Output Schema"): an
+		// answer that does not is an error result, not a broken one.
+		if err := t.ValidateOutput(body); err != nil {
+			return errorResult("the answer of the call does not conform to the tool's output schema: " + err.Error())
+		}
 		res.StructuredContent = json.RawMessage(body)
 	}
 	return res
