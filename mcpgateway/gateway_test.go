@@ -218,11 +218,15 @@ func TestGatewayCall(t *testing.T) {
 
 // TestGatewayRefusals: what a direct call is refused, a call through the
 // gateway is refused, and the handler does not run: an agent without the
-// called capability's grant, a tool over its limit, a call without a
-// required param.
+// called capability's grant (and tools/list does not show it the tool),
+// a tool over its limit, a call without a required param.
 func TestGatewayRefusals(t *testing.T) {
 	base, rc := start(t)
 	perplexity := connect(t, base, "Mozilla/5.0 (compatible; PerplexityBot/1.0)")
+	// tools/list shows it only the tool whose capability it may use.
+	if tools, err := perplexity.ListTools(context.Background(), nil); err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "add_to_cart" {
+		t.Errorf("PerplexityBot's tools/list: %v %v", tools, err)
+	}
 	res := call(t, perplexity, "search_products", map[string]any{"q": "dome"})
 	t.Logf("PerplexityBot: %q", text(res))
 	if !res.IsError || !strings.Contains(text(res), "403") {

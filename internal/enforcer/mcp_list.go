@@ -37,28 +37,30 @@ func listingOf(msgs []mcprpc.Message, batch bool) listing {
 
 // listFilter is the writer that shows the caller only the tools it may
 // call (internal/mcplist): the capability lists the tool, the agent
-// policy grants it, and a verified token holds its scopes. It is nil when
-// the answer lists no tools. The server's answer is asked for without a
-// Content-Encoding: a compressed one cannot be read, and fails closed.
+// policy grants it, and a verified token holds its scopes; a gateway's
+// tool, also the capability it calls: the policy grants that one too,
+// and the token holds its scopes (the call is refused otherwise, as the
+// direct call would be). It is nil when the answer lists no tools. The
+// server's answer is asked for without a Content-Encoding: a compressed
+// one cannot be read, and fails closed.
 func (e *Enforcer) listFilter(w http.ResponseWriter, r *http.Request, s *scope) *mcplist.Writer {
 	if s.mcp.listing == listNone || s.ci < 0 {
 		return nil
 	}
 	c, ag := &e.p.Capabilities[s.ci], s.ai
+	holds := func(scopes []string) bool {
+		return s.tokenScopes == nil || !slices.ContainsFunc(scopes, func(sc string) bool { return !slices.Contains(s.tokenScopes, sc) })
+	}
 	allow := func(name string) bool {
 		ti, ok := c.Tool(name)
-		if !ok || ag >= 0 && !e.p.Agents[ag].ToolPermitted(s.ci, ti) {
+		if !ok || ag >= 0 && !e.p.Agents[ag].ToolPermitted(s.ci, ti) || !holds(c.Tools[ti].Decl.Auth.Scopes) {
 			return false
 		}
-		if s.tokenScopes == nil {
+		if !c.Decl.Gateway {
 			return true
 		}
-		for _, sc := range c.Tools[ti].Decl.Auth.Scopes {
-			if !slices.Contains(s.tokenScopes, sc) {
-				return false
-			}
-		}
-		return true
+		called, ok := e.p.CapabilityIndex(c.Decl.Tools[ti].Calls)
+		return ok && (ag < 0 || e.p.Agents[ag].Permitted[called]) && holds(e.p.Capabilities[called].Decl.Auth.Scopes)
 	}
 	r.Header.Del("Accept-Encoding")
 	var id []byte
