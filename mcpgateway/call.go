@@ -38,7 +38,9 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	var faults gatewaydecl.Faults
 	switch {
 	case errors.As(err, &faults):
-		return errorResult("the arguments are not as the tool's input schema says: " + faults.Error()), nil
+		// Named as the direct call's refusal is (enforce_params' 400),
+		// though nothing was called.
+		return errorResult("the call was refused 400 Bad Request: the arguments are not as the tool's input schema says: " + faults.Error()), nil
 	case err != nil:
 		return errorResult(err.Error()), nil
 	}

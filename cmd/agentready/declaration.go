@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentready/agentready"
+	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/cmd/agentready/internal/settings"
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/clientip"
@@ -47,6 +48,8 @@ type overrides struct {
 	// credentials are serve -tokens, -tokens-env and -hmac-keys; each
 	// one given replaces the file's.
 	credentials credentialSources
+	// auditStore is serve -redis's audit trail; nil keeps it in memory.
+	auditStore audit.Store
 }
 
 // declaration is a declaration file as lint, render and serve read it: the
@@ -75,8 +78,10 @@ type declaration struct {
 	hosts []string
 	// a2aVersion is serve: {a2a_version} or -a2a-version.
 	a2aVersion string
-	// auditKey is read from serve: {audit_key_file}.
-	auditKey ed25519.PrivateKey
+	// auditKey is read from serve: {audit_key_file}; auditStore is
+	// overrides.auditStore.
+	auditKey   ed25519.PrivateKey
+	auditStore audit.Store
 	// credSources name the tokens and keys (serve: {tokens_file,
 	// tokens_env, hmac_keys_file} or their flags), and creds holds what
 	// they gave: m's Authenticator and request keys read it, and a reload
@@ -160,6 +165,7 @@ func (d *declaration) pickSettings(fs settings.File, ov overrides) {
 	d.reportOnly = pick(ov.reportOnly, fs.Serve.ReportOnly)
 	d.robots = pick(ov.robots, fs.Serve.Robots)
 	d.a2aVersion = cmp.Or(ov.a2aVersion, fs.Serve.A2AVersion)
+	d.auditStore = ov.auditStore
 	// trust_all_proxies is picked before the trusted proxies are checked
 	// (pickTrusted): it decides whether a broad list is refused.
 	d.trustAll = pick(ov.trustAll, fs.Serve.TrustAllProxies)
@@ -311,7 +317,7 @@ func (d *declaration) options() []agentready.Option {
 		opts = append(opts, agentready.WithDocuments(agentready.Documents{RobotsTxt: d.robots, A2AVersion: d.a2aVersion}))
 	}
 	if d.auditKey != nil {
-		opts = append(opts, agentready.WithAudit(d.auditKey, nil))
+		opts = append(opts, agentready.WithAudit(d.auditKey, d.auditStore))
 	}
 	// The authenticator is always there: without tokens for a capability
 	// it checks presence only, as agentready does without one, and serve

@@ -144,6 +144,9 @@ func newProxy(c proxyConfig) (*proxy, error) {
 	}
 	// The tokens and keys are prepare's (the file's, or the flags').
 	ov := c.overrides()
+	if p.redis != nil {
+		ov.auditStore = p.redis.audit
+	}
 	decl, err := prepare(c.configFile, ov, obs.opts...)
 	if err != nil {
 		return fail(err)
@@ -204,7 +207,7 @@ func (p *proxy) openObservers(c proxyConfig) (observers, error) {
 		p.closers = append(p.closers, rs.close)
 		p.redis = rs
 		store = rs.store
-		obs.opts = append(obs.opts, agentready.WithStore(store))
+		obs.opts = append(obs.opts, agentready.WithStore(store), agentready.WithSessions(rs.sessions))
 	}
 	if c.report != nil {
 		obs.opts = append(obs.opts, agentready.WithReport(c.report))

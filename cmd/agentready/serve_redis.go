@@ -17,8 +17,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/agentready/agentready/audit"
 	"github.com/agentready/agentready/ratelimit"
 	"github.com/agentready/agentready/redisstore"
+	"github.com/agentready/agentready/session"
 )
 
 // redisOptions reads -redis: a redis:// or rediss:// (TLS) URL, with the
@@ -153,6 +155,11 @@ type redisStore struct {
 	name   string
 	log    *slog.Logger
 	store  ratelimit.Store
+	// sessions and audit keep the v0.1.0 sessions (and the bindings of
+	// MCP sessions to their owners) and the audit trail in the same
+	// Redis, so that every replica honours a session another opened.
+	sessions session.Store
+	audit    audit.Store
 
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
@@ -186,6 +193,14 @@ func newRedisStore(addr, policy string, l *slog.Logger) (*redisStore, error) {
 		s.client.Close()
 		return nil, err
 	}
+	if s.sessions, err = redisstore.NewSessionStore(s.client); err != nil {
+		s.client.Close()
+		return nil, err
+	}
+	if s.audit, err = redisstore.NewAuditStore(s.client); err != nil {
+		s.client.Close()
+		return nil, err
+	}
 	if s.store, err = ratelimit.NewFailover(rs, ratelimit.FailoverConfig{Policy: policy, Logger: l.With("redis", s.name),
 		OnStateChange: s.changed}); err != nil {
 		s.client.Close()
@@ -199,7 +214,7 @@ func newRedisStore(addr, policy string, l *slog.Logger) (*redisStore, error) {
 		s.wg.Add(1)
 		go s.waitUp(ctx)
 	} else {
-		l.Info("agentready serve: Redis answers; rate limits are shared through it", "redis", s.name)
+		l.Info("agentready serve: Redis answers; rate limits, sessions and the audit trail are shared through it", "redis", s.name)
 	}
 	return s, nil
 }
@@ -221,7 +236,7 @@ func (s *redisStore) waitUp(ctx context.Context) {
 			return
 		case <-t.C:
 			if s.ping(ctx) == nil {
-				s.log.Info("agentready serve: Redis answers now; rate limits are shared through it", "redis", s.name)
+				s.log.Info("agentready serve: Redis answers now; rate limits, sessions and the audit trail are shared through it", "redis", s.name)
 				return
 			}
 		}

@@ -35,7 +35,7 @@ func TestServeRedisAddresses(t *testing.T) {
 			return p
 		}
 		a, b := front(), front()
-		if got := logRecords(t, &logs, "agentready serve: Redis answers; rate limits are shared through it"); len(got) != 2 || got[0]["redis"] != srv.Addr {
+		if got := logRecords(t, &logs, "agentready serve: Redis answers; rate limits, sessions and the audit trail are shared through it"); len(got) != 2 || got[0]["redis"] != srv.Addr {
 			t.Errorf("-redis %s: the start lines: %v", addr, got)
 		}
 		client := "198.51.100." + string(rune('1'+i))

@@ -17,9 +17,10 @@ import (
 
 // TestREADMEFirstHour runs the README's first hour as a reader would: it
 // builds the section's program, starts it, runs each "$ " command of the
-// section's console block with bash and curl, the program's address in
-// place of localhost:8080, and compares what they print with the lines
-// the README shows under them.
+// section's first console block with bash and curl, the program's address
+// in place of localhost:8080, and compares what they print with the lines
+// the README shows under them. The second console block is run so
+// against the demo (examples/stdlib), in one shell, as a reader types it.
 func TestREADMEFirstHour(t *testing.T) {
 	testtools.Need(t, testtools.Programs("bash", "curl"))
 	_, section, ok := strings.Cut(pages(t)["README.md"], "\n## The first hour\n")
@@ -28,9 +29,10 @@ func TestREADMEFirstHour(t *testing.T) {
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	programs, transcripts := fenced(section, "go"), fenced(section, "console")
-	if len(programs) != 1 || len(transcripts) != 1 {
-		t.Fatalf("the first hour has %d Go blocks and %d console blocks, want one of each", len(programs), len(transcripts))
+	if len(programs) != 1 || len(transcripts) != 2 {
+		t.Fatalf("the first hour has %d Go blocks and %d console blocks, want one program, its transcript and the demo's", len(programs), len(transcripts))
 	}
+	t.Run("demo", func(t *testing.T) { demoTranscript(t, transcripts[1]) })
 
 	dir := t.TempDir()
 	build, err := os.MkdirTemp(".", "_readme_block_")
@@ -69,6 +71,44 @@ func TestREADMEFirstHour(t *testing.T) {
 		}
 		if got := trimLines(string(out)); got != trimLines(step.output) {
 			t.Errorf("$ %s\nprints\n%s\nthe README shows\n%s", step.command, got, step.output)
+		}
+	}
+}
+
+// demoTranscript builds and starts the demo, runs the commands of block
+// in one bash (a variable or function one defines is the next one's),
+// and compares what each prints with the lines the README shows.
+func demoTranscript(t *testing.T, block string) {
+	testtools.Need(t, testtools.Programs("jq"))
+	bin := filepath.Join(t.TempDir(), "stdlib")
+	if out, err := exec.Command("go", "build", "-o", bin, "../stdlib").CombinedOutput(); err != nil {
+		t.Fatalf("the demo: %v\n%s", err, out)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "-addr", addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	waitFor(t, "http://"+addr+"/")
+
+	const mark = "--- agentready first hour: next command ---"
+	var script strings.Builder
+	all := steps(block)
+	for _, st := range all {
+		script.WriteString(strings.ReplaceAll(st.command, "localhost:8080", addr) + "\necho '" + mark + "'\n")
+	}
+	out, err := exec.Command("bash", "-c", script.String()).Output()
+	if err != nil {
+		t.Fatalf("the demo's commands: %v\n%s", err, out)
+	}
+	printed := strings.Split(string(out), mark+"\n")
+	if len(printed) != len(all)+1 {
+		t.Fatalf("the demo's commands printed %q", out)
+	}
+	for i, st := range all {
+		if got := trimLines(printed[i]); got != trimLines(st.output) {
+			t.Errorf("$ %s\nprints\n%s\nthe README shows\n%s", st.command, got, st.output)
 		}
 	}
 }

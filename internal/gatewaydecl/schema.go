@@ -135,17 +135,18 @@ func awpSchema(t string) map[string]any {
 // outputSchema is one).
 //
 // None is given where an output names an AWP entity of the site
-// ("array[flight]" with a "flight" in AWP.Entities): config maps a type it
-// does not know to a string, and an entity is an object, so that schema
-// would refuse every conforming answer. No schema is better than a wrong
-// one, which MCP requires the server to conform to.
+// ("array[flight]" with a "flight" in AWP.Entities), or a type that is
+// not AWP's (section 8: "object" rather than "object[entity]"): config
+// maps a type it does not know to a string, and an entity is an object,
+// so that schema would refuse every conforming answer. No schema is
+// better than a wrong one, which MCP requires the server to conform to.
 func outputSchema(s *config.Site, c *config.Capability) (json.RawMessage, *jsonschema.Schema, error) {
 	if len(c.Outputs) == 0 && c.Output == nil {
 		return nil, nil, nil
 	}
 	if c.Output == nil {
 		for _, t := range c.Outputs {
-			if _, ok := s.AWP.Entities[entityName(t)]; ok {
+			if _, ok := s.AWP.Entities[entityName(t)]; ok || !awpType(t) {
 				return nil, nil, nil
 			}
 		}
@@ -159,6 +160,20 @@ func outputSchema(s *config.Site, c *config.Capability) (json.RawMessage, *jsons
 		sch[k] = v
 	}
 	return compile("output.json", sch)
+}
+
+// awpType reports whether t is one of AWP 8's types: a primitive,
+// enum[...], object[entity], or array[T] of one.
+func awpType(t string) bool {
+	t = strings.TrimSpace(t)
+	switch t {
+	case "string", "integer", "float", "number", "boolean", "ISO8601", "url":
+		return true
+	}
+	if inner, ok := strings.CutPrefix(t, "array["); ok && strings.HasSuffix(inner, "]") {
+		return awpType(inner[:len(inner)-1])
+	}
+	return (strings.HasPrefix(t, "enum[") || strings.HasPrefix(t, "object[")) && strings.HasSuffix(t, "]")
 }
 
 // entityName is the type an AWP type names, within any array[...].

@@ -50,6 +50,16 @@ func TestSchemasAreJSONSchema2020(t *testing.T) {
 	if outputs == 0 {
 		t.Error("no output schema was checked")
 	}
+
+	// A type that is not AWP's ("object" for "object[entity]") would be
+	// read as a string, and refuse every answer: no output schema.
+	odd := everyType()
+	odd.Capabilities[0].Outputs["x"] = "object"
+	if g, err := gatewaydecl.New(&odd, "mcp"); err != nil {
+		t.Error(err)
+	} else if g.Tools[0].OutputSchema != nil {
+		t.Errorf("an output of type \"object\": output schema %s", g.Tools[0].OutputSchema)
+	}
 }
 
 // everyType is a gateway over a capability with a param of every type, in
@@ -73,7 +83,7 @@ func everyType() config.Site {
 	return config.Site{Name: "T", URL: "https://t.example", Capabilities: []config.Capability{
 		{ID: "all", Description: "Everything", Endpoint: "https://t.example/api/all/{id}", Method: "PATCH", Params: params,
 			Outputs: map[string]string{"s": "string", "i": "integer", "f": "float", "n": "number", "b": "boolean", "d": "ISO8601", "u": "url",
-				"a": "array[array[string]]", "e": "enum[a, b]", "o": "object[thing]", "x": "unheard_of"}},
+				"a": "array[array[string]]", "e": "enum[a, b]", "o": "object[thing]"}},
 		{ID: "mcp", Endpoint: "https://t.example/mcp", Protocol: config.ProtocolMCP, Gateway: true,
 			Tools: []config.Tool{{Name: "all", Calls: "all"}}},
 	}}

@@ -1,5 +1,6 @@
 // An Express app as many are written, started by agentready serve's
-// upstream tests (cmd/agentready/upstream_test.go) behind the proxy.
+// upstream tests (cmd/agentready/upstream_test.go) and its gateway's
+// (gateway_clients_test.go) behind the proxy.
 // Express's routing defaults are kept: case-insensitive, and non-strict
 // about a trailing slash. method-override is set up as its README shows,
 // for each override header, _method in the query and _method in a form
@@ -39,9 +40,23 @@ function handler (name) {
   }
 }
 
+// The REST endpoints of the MCP gateway's declaration
+// (cmd/agentready/testdata/mcp-gateway/site.yaml) answer with what the
+// handler received: the request-target, the query as Express parses it,
+// and the JSON body, beside the method and headers.
+function received (name) {
+  return function (req, res) {
+    res.set('X-Handler', name + ' ' + req.method)
+    res.json({ handler: name, method: req.method, target: req.originalUrl, query: req.query, body: req.body ?? null, headers: req.headers })
+  }
+}
+
 // The admin area first, as the closed part of a site usually is.
 app.all(['/admin', '/admin/*rest'], handler('admin'))
 app.get('/api/search', handler('product-search'))
+app.get('/api/gateway/search', received('product-search'))
+app.post('/api/gateway/cart', express.json(), received('cart-add'))
+app.get('/api/gateway/orders/:id', received('order-status'))
 app.get('/api/orders/:id', handler('order-get'))
 app.post('/api/orders/:id', handler('order-update'))
 app.delete('/api/orders/:id', handler('order-cancel'))

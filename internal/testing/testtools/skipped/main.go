@@ -79,12 +79,13 @@ var groups = []group{
 	{tests: "the Caddy forward-auth tests", found: "Caddy", require: []string{envUpstreams}, missing: testtools.Caddy},
 	node("lint's Ajv schema checks", "Ajv", "cmd/agentready/testdata/ajv", "ajv"),
 	node("serve's MCP test with server-everything", "server-everything", "cmd/agentready/testdata/mcp-everything", "@modelcontextprotocol/server-everything"),
+	node("the MCP gateway's client tests", "the Inspector's CLI", "cmd/agentready/testdata/mcp-gateway", "@modelcontextprotocol/inspector-cli"),
 	node("the A2A SDK card tests", "@a2a-js/sdk", "internal/publish/cards/testdata/a2a-js", "@a2a-js/sdk"),
 	node("the Cloudflare web-bot-auth tests", "web-bot-auth", "internal/testing/e2e/testdata/web-bot-auth-js", "web-bot-auth/package.json"),
-	{tests: "the README's first-hour test", found: "bash and curl", require: []string{envUpstreams},
+	{tests: "the README's first-hour test", found: "bash, curl and jq", require: []string{envUpstreams},
 		missing: func() string {
-			if why := testtools.Programs("bash", "curl"); why != "" {
-				return why + " (apt-get install bash curl)"
+			if why := testtools.Programs("bash", "curl", "jq"); why != "" {
+				return why + " (apt-get install bash curl jq)"
 			}
 			return ""
 		}},
