@@ -367,3 +367,34 @@ func TestGatewayPromptsAndResources(t *testing.T) {
 		t.Errorf("agents.txt as a resource:\n%s\nas served:\n%s", read.Contents[0].Text, body)
 	}
 }
+
+// TestGatewayVersions: the Go SDK's client at each protocol version the
+// SDK speaks gets that version, and lists and calls the tools: at
+// 2026-07-28 it discovers the server (server/discover, no initialize) and
+// sends Mcp-Method and Mcp-Name, which agentready checks against the body;
+// at the earlier ones it initializes, and gets no session id.
+func TestGatewayVersions(t *testing.T) {
+	base, rc := start(t)
+	for _, v := range mcp.SupportedProtocolVersions() {
+		t.Run(v, func(t *testing.T) {
+			c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp",
+				HTTPClient: &http.Client{Transport: uaTransport{"Mozilla/5.0 (compatible; GPTBot/1.2)"}}, DisableStandaloneSSE: true},
+				&mcp.ClientSessionOptions{ProtocolVersion: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if got := cs.InitializeResult().ProtocolVersion; got != v || cs.ID() != "" {
+				t.Errorf("asked for %s: got %s, session id %q", v, got, cs.ID())
+			}
+			if tools, err := cs.ListTools(context.Background(), nil); err != nil || len(tools.Tools) != 2 {
+				t.Errorf("tools/list: %v %v", tools, err)
+			}
+			res := call(t, cs, "search_products", map[string]any{"q": v})
+			if res.IsError || len(rc.take()) != 1 {
+				t.Errorf("search_products: %q", text(res))
+			}
+		})
+	}
+}
