@@ -252,6 +252,21 @@ func TestGatewayRefusals(t *testing.T) {
 	if got := rc.take(); len(got) != 0 {
 		t.Errorf("refused calls reached the handler: %v", got)
 	}
+
+	// A message over the capability's body limit (1 MiB) is a 413.
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_products","arguments":{"q":"` + strings.Repeat("x", 1<<20) + `"}}}`
+	r, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(big))
+	r.Header.Set("User-Agent", "Mozilla/5.0 (compatible; GPTBot/1.2)")
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if res, err := http.DefaultClient.Do(r); err != nil || res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a tools/call over the body limit: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
+	if got := rc.take(); len(got) != 0 {
+		t.Errorf("the call over the body limit reached the handler: %v", got)
+	}
 }
 
 // TestGatewayCountsOnce: a call through the gateway takes its tokens of

@@ -57,7 +57,7 @@ func (e *Enforcer) tool(s *scope) bool {
 			s.Outcome, s.Err = enforce.DenyBody, reqbody.ErrRead
 			return false
 		case int64(len(b)) > limit:
-			s.Outcome, s.Err = enforce.DenyBody, reqbody.ErrTooLarge
+			s.Outcome, s.Err, s.Status = enforce.DenyBody, reqbody.ErrTooLarge, http.StatusRequestEntityTooLarge
 			return false
 		}
 		body = b
