@@ -237,7 +237,8 @@ func forwardAuthCases(t *testing.T, fs *forwardStack) {
 		{"a target not canonical", "GET", "/%61pi/orders", agentUA, "", []string{"Authorization", "Bearer t0ken"}, want{308, "send it as /api/orders", ""}},
 		{"a document", "GET", "/.well-known/agents.txt", agentUA, "", nil, want{200, "Site-Name: Forward Shop", ""}},
 		{"robots.txt", "GET", "/robots.txt", agentUA, "", nil, want{200, "Disallow: /admin/", ""}},
-		{"an MCP endpoint, through serve", "POST", "/mcp", agentUA, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, want{200, "site POST /mcp", "/mcp"}},
+		{"the MCP gateway, answered by serve", "POST", "/mcp", agentUA, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, want{200, `"result":{}`, ""}},
+		{"a gateway tool's call, through serve to the site", "POST", "/mcp", agentUA, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"view_cart","arguments":{}}}`, []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, want{200, "site GET /api/cart", "/api/cart"}},
 		{"the limit's first call", "GET", "/api/search?q=2", agentUA, "", nil, want{200, "site GET", "/api/search?q=2"}},
 		{"over the limit", "GET", "/api/search?q=3", agentUA, "", nil, want{429, "quota-exceeded", ""}},
 	} {

@@ -74,6 +74,9 @@ type forwardAuth struct {
 	// unseen are what a subrequest cannot decide (routedToServe), the
 	// running declaration's: a reload replaces them.
 	unseen atomic.Pointer[routedToServe]
+	// gateways are the endpoint paths of the gateway capabilities, which
+	// serve answers itself (docs/gateway.md): the running declaration's.
+	gateways atomic.Pointer[[]string]
 	// bodyOverrides: the upstream may route a POST as the method a _method
 	// field of its body names (upstream.method_overrides is not "none").
 	bodyOverrides bool
@@ -137,6 +140,13 @@ func newForwardAuth(decl declaration, l *slog.Logger) (*forwardAuth, error) {
 func (fa *forwardAuth) update(decl declaration) {
 	u := unseenOf(&decl.Site)
 	fa.unseen.Store(&u)
+	var gw []string
+	for i := range decl.Site.Capabilities {
+		if c := &decl.Site.Capabilities[i]; c.Gateway {
+			gw = append(gw, u[c.ID])
+		}
+	}
+	fa.gateways.Store(&gw)
 	if ps := u.paths(); len(ps) > 0 {
 		fa.log.Warn("agentready serve: forward-auth cannot decide these capability endpoints (MCP messages, audited responses): route them, and the documents, to serve's -addr; a subrequest for them is refused", "paths", ps)
 	}
@@ -191,6 +201,16 @@ func (fa *forwardAuth) answer(w http.ResponseWriter, r *http.Request, nginx bool
 		problem.Write(w, problem.Problem{Status: http.StatusInternalServerError, Detail: "agentready forward-auth: " + err.Error()})
 		return
 	}
+	if slices.Contains(*fa.gateways.Load(), in.URL.Path) {
+		// A gateway would answer it, once decided, as serve does (a
+		// subrequest carries no body, so that answer would be a refusal
+		// of the missing message): the proxy must route it there. Any
+		// other spelling of the path is decided, and so refused.
+		rec := newRecorder()
+		routeToServe(rec, in.URL.Path)
+		fa.reply(w, rec, nginx)
+		return
+	}
 	var o outcome
 	rec := newRecorder()
 	fa.decide.ServeHTTP(rec, in.WithContext(context.WithValue(in.Context(), outcomeKey{}, &o)))
@@ -215,6 +235,13 @@ func (fa *forwardAuth) answer(w http.ResponseWriter, r *http.Request, nginx bool
 		rec = newRecorder()
 		routeToServe(rec, in.URL.Path)
 	}
+	fa.reply(w, rec, nginx)
+}
+
+// reply answers the subrequest with the refusal rec holds: as it is, or
+// in nginx's form (its status in Agentready-Status, the refusal itself
+// kept for error_page under Agentready-Problem's reference).
+func (fa *forwardAuth) reply(w http.ResponseWriter, rec *recorder, nginx bool) {
 	if !nginx {
 		rec.replay(w)
 		return
