@@ -42,7 +42,8 @@ type Tool struct {
 	OutputSchema json.RawMessage
 	Annotations  Annotations
 	// Meta is the tool's _meta: MetaHumanConfirmation when the called
-	// capability requires a human's confirmation; nil when empty.
+	// capability requires a human's confirmation, MetaRequiresSession
+	// when a call needs a session; nil when empty.
 	Meta map[string]any
 
 	// Calls is the ID of the capability a call reaches, with the Method
@@ -104,6 +105,22 @@ const MetaHumanConfirmation = "agentready/requiresHumanConfirmation"
 // human's confirmation.
 const confirmationNote = "Ask the user to confirm before each call: the site requires a human's confirmation for it."
 
+// MetaRequiresSession is the _meta key saying a call needs a v0.1.0
+// session (config.Capability.RequiresSession, config.Tool's): MCP has no
+// word for it, so it is said as MetaHumanConfirmation is, in _meta and in
+// the description, which names the session endpoint and the header.
+const MetaRequiresSession = "agentready/requiresSession"
+
+// sessionNote ends the description of a tool whose call needs a session.
+func sessionNote(s *config.Site) string {
+	return "It needs a session: create one with POST " + resolve.SessionEndpointURL(s) +
+		" and send its session_token in the X-Agent-Session header of each MCP request."
+}
+
+// handoffNote ends the description of a tool whose answer is a URL for a
+// human to complete the action (config.Capability.HumanHandoff).
+const handoffNote = "Its answer is a URL where a human completes the action: give it to the user."
+
 // New reads the gateway capability id of s, which must have passed
 // publish.Validate (config's gateway rules: each tool calls a declared
 // REST capability on the site's origin). It refuses, with every problem
@@ -164,9 +181,23 @@ func newTool(s *config.Site, t *config.Tool, c *config.Capability) (*Tool, error
 		tool.Title = c.Name
 	}
 	tool.Annotations = annotations(t, c)
+	note := func(key, text string) {
+		if key != "" {
+			if tool.Meta == nil {
+				tool.Meta = map[string]any{}
+			}
+			tool.Meta[key] = true
+		}
+		tool.Description = strings.TrimSuffix(tool.Description, ".") + ". " + text
+	}
 	if c.RequiresHumanConfirmation {
-		tool.Meta = map[string]any{MetaHumanConfirmation: true}
-		tool.Description = strings.TrimSuffix(tool.Description, ".") + ". " + confirmationNote
+		note(MetaHumanConfirmation, confirmationNote)
+	}
+	if tool.RequiresSession {
+		note(MetaRequiresSession, sessionNote(s))
+	}
+	if c.HumanHandoff {
+		note("", handoffNote)
 	}
 	var errs []error
 	for _, p := range c.Params {
