@@ -279,6 +279,7 @@ func (d *declaration) lintNotes(file string, lines config.Lines) []string {
 	notes = append(notes, toolGrantNotes(file, &d.Site, d.formats, lines)...)
 	notes = append(notes, nameNotes(file, &d.Site, lines)...)
 	notes = append(notes, append(starNotes(file, &d.Site, lines), paramsNotes(file, &d.Site, lines)...)...)
+	notes = append(notes, outputNotes(file, &d.Site, lines)...)
 	if d.trustedAll != "" {
 		notes = append(notes, fmt.Sprintf("%s:%d: note: serve.trust_all_proxies: the trusted proxies %s: %s",
 			file, cmp.Or(lines["Serve.TrustAllProxies"], lines["Serve.TrustedProxies"]), d.trustedAll, trustAllMeans))

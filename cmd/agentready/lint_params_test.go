@@ -78,3 +78,37 @@ capabilities:
 		t.Errorf("with enforce_params on, lint says:\n%s", out)
 	}
 }
+
+// TestLintOutputsNote: an output whose type is not AWP's is noted, the
+// AWP types are not.
+func TestLintOutputsNote(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "site.yaml")
+	src := `name: x
+url: https://x.example
+description: d
+access:
+  allow: ["/api/"]
+capabilities:
+  - id: search
+    description: s
+    endpoint: https://x.example/api/search
+    outputs: {items: "array[object[product]]", total: integer, next: url, kind: "enum[a, b]", raw: object, when: date}
+`
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := lint([]string{file}, &out, &errOut); code != 0 {
+		t.Fatalf("lint: exit %d:\n%s%s", code, &out, &errOut)
+	}
+	var noted []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if _, rest, ok := strings.Cut(l, "note: capabilities[0].outputs."); ok {
+			name, _, _ := strings.Cut(rest, ":")
+			noted = append(noted, name)
+		}
+	}
+	if strings.Join(noted, ",") != "raw,when" {
+		t.Errorf("lint noted the outputs %v, want raw and when:\n%s", noted, &out)
+	}
+}

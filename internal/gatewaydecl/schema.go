@@ -146,7 +146,7 @@ func outputSchema(s *config.Site, c *config.Capability) (json.RawMessage, *jsons
 	}
 	if c.Output == nil {
 		for _, t := range c.Outputs {
-			if _, ok := s.AWP.Entities[entityName(t)]; ok || !awpType(t) {
+			if _, ok := s.AWP.Entities[entityName(t)]; ok || !resolve.AWPType(t) {
 				return nil, nil, nil
 			}
 		}
@@ -160,20 +160,6 @@ func outputSchema(s *config.Site, c *config.Capability) (json.RawMessage, *jsons
 		sch[k] = v
 	}
 	return compile("output.json", sch)
-}
-
-// awpType reports whether t is one of AWP 8's types: a primitive,
-// enum[...], object[entity], or array[T] of one.
-func awpType(t string) bool {
-	t = strings.TrimSpace(t)
-	switch t {
-	case "string", "integer", "float", "number", "boolean", "ISO8601", "url":
-		return true
-	}
-	if inner, ok := strings.CutPrefix(t, "array["); ok && strings.HasSuffix(inner, "]") {
-		return awpType(inner[:len(inner)-1])
-	}
-	return (strings.HasPrefix(t, "enum[") || strings.HasPrefix(t, "object[")) && strings.HasSuffix(t, "]")
 }
 
 // entityName is the type an AWP type names, within any array[...].

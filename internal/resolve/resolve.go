@@ -213,3 +213,19 @@ func ToolGrants(caps []string) map[string][]string {
 	}
 	return tools
 }
+
+// AWPType reports whether t is one of AWP section 8's types: a primitive
+// (string, integer, float, boolean, ISO8601, url, and number, which the
+// JSON Schema side reads as float), enum[...], object[entity], or array[T]
+// of one.
+func AWPType(t string) bool {
+	t = strings.TrimSpace(t)
+	switch t {
+	case "string", "integer", "float", "number", "boolean", "ISO8601", "url":
+		return true
+	}
+	if inner, ok := strings.CutPrefix(t, "array["); ok && strings.HasSuffix(inner, "]") {
+		return AWPType(inner[:len(inner)-1])
+	}
+	return (strings.HasPrefix(t, "enum[") || strings.HasPrefix(t, "object[")) && strings.HasSuffix(t, "]")
+}
