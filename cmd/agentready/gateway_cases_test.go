@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentready/agentready/internal/testing/redistest"
 )
@@ -328,5 +331,77 @@ func TestGatewayReplicas(t *testing.T) {
 	}
 	if got := app.take(); len(got) != 4 {
 		t.Errorf("the app was reached by %v, want the four calls within the limits", got)
+	}
+}
+
+// demoSite is the demo's declaration (examples/stdlib), whose gateway's
+// one tool, search_products, calls product-search at /api/search.
+const demoSite = "../../examples/stdlib/site.yaml"
+
+// TestGatewayClientsDemo: the demo's declaration under serve, in front of
+// the Express app's /api/search. The TypeScript SDK's client and the
+// Inspector's CLI list the demo's tool (its schemas valid 2020-12) and
+// its documents, and call the tool as the agent calls the search
+// directly; a call without q is refused before the app. The demo's
+// gateway takes a bearer token, whose presence serve checks.
+func TestGatewayClientsDemo(t *testing.T) {
+	if why := gatewayClientsMissing(); why != "" {
+		startUpstream(t, upstreamApp{name: "mcp-gateway clients", missing: func() string { return why }})
+	}
+	up := startUpstream(t, upstreamApps[0]) // express
+	app := &appRecorder{next: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: up})}
+	recSrv := httptest.NewServer(app)
+	t.Cleanup(recSrv.Close)
+	base := serveFront(t, proxyConfig{configFile: demoSite, upstream: recSrv.URL, upstreamTimeout: 10 * time.Second}).URL
+
+	claude := map[string]string{"User-Agent": "claude/1.0", "Authorization": gatewayToken}
+	lines := tsClient(t, base, claude,
+		gwStep{Op: "tools"},
+		gwStep{Op: "call", Tool: "search_products", Args: map[string]any{"q": "tent", "limit": 2}},
+		gwStep{Op: "call", Tool: "search_products", Args: map[string]any{"limit": 2}},
+		gwStep{Op: "resources"},
+	)
+	if len(lines) != 6 || !lines[0].OK {
+		t.Fatalf("client.mjs: %+v", lines)
+	}
+	tools, call, noQ, resources := lines[1], lines[2], lines[3], lines[4]
+	if len(tools.Tools) != 1 || tools.Tools[0]["name"] != "search_products" || len(tools.Schemas["search_products"]["input"]) > 0 {
+		t.Errorf("the demo's tools: %+v", tools)
+	}
+	if !call.OK || call.IsError || call.StructuredContent["handler"] != "product-search" {
+		t.Fatalf("search_products: %+v", call)
+	}
+	if got := app.take(); !slices.Equal(got, []string{"GET /api/search?limit=2&q=tent"}) {
+		t.Errorf("the calls reached the app as %v", got)
+	}
+	code, echo := directly(t, "GET", base+"/api/search?limit=2&q=tent", claude, "")
+	app.take()
+	if code != http.StatusOK {
+		t.Errorf("the search, directly: %d %v", code, echo)
+	}
+	sameCall(t, "the demo's search", call.StructuredContent, echo)
+	if !noQ.IsError || !strings.Contains(noQ.text(), "400 Bad Request") || !strings.Contains(noQ.text(), "q: ") {
+		t.Errorf("search_products without q: %+v", noQ)
+	}
+	var uris []string
+	for _, r := range resources.Resources {
+		uris = append(uris, r.URI)
+	}
+	if !slices.Contains(uris, "https://outdoorsupply.example/.well-known/agents.md") {
+		t.Errorf("the demo's resources: %v", uris)
+	}
+
+	v, failed, ok := inspector(t, base, claude, "--method", "tools/call", "--tool-name", "search_products", "--tool-arg", "q=tent", "limit=2")
+	structured, _ := v["structuredContent"].(map[string]any)
+	if !ok || v["isError"] == true || structured == nil {
+		t.Fatalf("the Inspector's search_products: %v %s", v, failed)
+	}
+	sameCall(t, "the demo's search (Inspector)", structured, echo)
+	if got := app.take(); len(got) != 1 {
+		t.Errorf("the Inspector's call reached the app as %v", got)
+	}
+	// Without a token, the demo's gateway refuses the client at initialize.
+	if v, failed, _ := inspector(t, base, map[string]string{"User-Agent": "claude/1.0"}, "--method", "tools/list"); v != nil || !strings.Contains(failed, "401") {
+		t.Errorf("the Inspector without a token: %v %s", v, failed)
 	}
 }

@@ -31,10 +31,10 @@ func TestLineWithEmptyPath(t *testing.T) {
 	for _, want := range []string{
 		"agentready tests: the Redis tests skipped because redis-server is not on PATH (apt-get install redis-server);",
 		"the Redis Cluster test skipped because redis-cli is not on PATH (apt-get install redis-tools);",
-		"serve's Express upstream tests, the robots-parser comparison, lint's Ajv schema checks, serve's MCP test with server-everything, the A2A SDK card tests and the Cloudflare web-bot-auth tests skipped because node is not on PATH (apt-get install nodejs npm);",
+		"serve's Express upstream tests, the robots-parser comparison, lint's Ajv schema checks, serve's MCP test with server-everything, the MCP gateway's client tests, the A2A SDK card tests and the Cloudflare web-bot-auth tests skipped because node is not on PATH (apt-get install nodejs npm);",
 		"serve's Tomcat upstream tests and serve's Jetty upstream tests skipped because java is not on PATH (apt-get install default-jre-headless);",
 		"serve's PHP upstream tests skipped because php is not on PATH (apt-get install php-cli);",
-		"the README's first-hour test skipped because bash is not on PATH (apt-get install bash curl);",
+		"the README's first-hour test skipped because bash is not on PATH (apt-get install bash curl jq);",
 		"the report page's Chromium test skipped because chromium (or chromium-browser) is not on PATH (apt-get install chromium tesseract-ocr);",
 		"the container image test skipped because podman is not on PATH (apt-get install podman runc);",
 		"; set AGENTREADY_REQUIRE_REDIS=1 AGENTREADY_REQUIRE_UPSTREAMS=1 AGENTREADY_REQUIRE_BROWSER=1 AGENTREADY_REQUIRE_CONTAINER=1 to fail instead",
@@ -84,7 +84,7 @@ func TestNodeDirs(t *testing.T) {
 			t.Errorf("%s: %v", g.tests, err)
 		}
 	}
-	if n != 6 {
-		t.Errorf("%d node groups, want 6", n)
+	if n != 7 {
+		t.Errorf("%d node groups, want 7", n)
 	}
 }
