@@ -413,3 +413,62 @@ func TestGatewayVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayPathParams: a path param's argument is one segment of the
+// called capability's path, whatever it holds: a dot segment, a slash, an
+// escape, a query or a fragment never takes the call elsewhere. What a
+// direct call with that segment is refused (a dot segment), the call
+// through the gateway is refused; what reaches the handler is the
+// capability's path with the argument as one segment.
+func TestGatewayPathParams(t *testing.T) {
+	var mu sync.Mutex
+	var reached []string
+	app := http.NewServeMux()
+	app.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		reached = append(reached, r.URL.EscapedPath()+"?"+r.URL.RawQuery)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":`+jsonQuote(r.PathValue("id"))+`}`)
+	})
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	defer srv.Close()
+	site := shopSite(srv.URL)
+	site.Capabilities = append(site.Capabilities, config.Capability{ID: "order-get", Description: "An order",
+		Endpoint: srv.URL + "/api/orders/{id}", Method: "GET", Params: []config.Param{{Name: "id", In: config.InPath, Required: true}}})
+	for i := range site.Capabilities {
+		if site.Capabilities[i].ID == "store-assistant" {
+			site.Capabilities[i].Tools = append(site.Capabilities[i].Tools, config.Tool{Name: "order_get", Calls: "order-get"})
+		}
+	}
+	site.Agents[0].Capabilities = append(site.Agents[0].Capabilities, "order-get")
+	m, err := agentready.New(site, agentready.WithGateway(mcpgateway.Serve), agentready.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = m.Handler(app)
+	cs := connect(t, srv.URL, "Mozilla/5.0 (compatible; GPTBot/1.2)")
+	for _, id := range []string{"42", "..", ".", "../../admin", "a/b", "%2e%2e", "%2F", "a?b=c", "a#b", "a;b", " ", "\u00e9", "a\\b", "..;"} {
+		res := call(t, cs, "order_get", map[string]any{"id": id})
+		mu.Lock()
+		got := reached
+		reached = nil
+		mu.Unlock()
+		switch {
+		case len(got) > 1:
+			t.Errorf("id %q reached the app %d times: %v", id, len(got), got)
+		case len(got) == 1 && (!strings.HasPrefix(got[0], "/api/orders/") || strings.Count(got[0], "/") != 3 || strings.Contains(got[0], "?") && !strings.HasSuffix(got[0], "?")):
+			t.Errorf("id %q reached the app at %s", id, got[0])
+		case len(got) == 1 && res.IsError:
+			t.Errorf("id %q reached the app, and the result is an error: %q", id, text(res))
+		case len(got) == 0 && !res.IsError:
+			t.Errorf("id %q reached nothing, and the result is not an error: %q", id, text(res))
+		}
+		if len(got) == 0 {
+			t.Logf("id %q: %s", id, text(res))
+		}
+	}
+}
+
+func jsonQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
