@@ -7,6 +7,10 @@
 // The rules, each the same in both:
 //   - a required param that is missing is a fault; a param the
 //     declaration does not name is left alone;
+//   - a query param is read from a body too, and a body param from the
+//     query (frameworks that merge the two read either there): a value
+//     sent at the other location is held to the same rules, and its
+//     absence there is no fault;
 //   - string is any string; integer is -?[0-9]+ in a string, and in JSON a
 //     number written without fraction or exponent (1.0 and 1e2 are not
 //     integers: Go's encoding/json refuses them into an int); number is a
@@ -160,6 +164,9 @@ func New(params []config.Param, segs []string, fold bool) *Checker {
 		}
 		c.params = append(c.params, q)
 	}
+	// The query is read for body params too (reads): it costs no read of
+	// a body.
+	c.query = c.query || c.body
 	return c
 }
 

@@ -213,6 +213,13 @@ func TestRequest(t *testing.T) {
 		{"path reading without extension", "/api/orders/4x.json?q=a", [][2]string{{"X-Tenant", "a"}}, `{"qty":1}`, "", []string{"id path type"}},
 		{"path with trailing slash", "/api/orders/abc/?q=a", [][2]string{{"X-Tenant", "a"}}, `{"qty":1}`, "", []string{"id path type"}},
 		{"path elsewhere is not read", "/bound/route?q=a", [][2]string{{"X-Tenant", "a"}}, `{"qty":1}`, "", nil},
+		// Merging frameworks (Rails, PHP's $_REQUEST, Flask's values) read
+		// a body param from the query and a query param from the body.
+		{"body param in the query", "/api/orders/1?q=a&qty=x", [][2]string{{"X-Tenant", "a"}}, `{"qty":1}`, "", []string{"qty query type"}},
+		{"body param only in the query", "/api/orders/1?q=a&qty=-5&qty=7", [][2]string{{"X-Tenant", "a"}}, `{}`, "", []string{"qty query repeated", "qty body missing"}},
+		{"query param in a JSON body", "/api/orders/1?q=a&limit=5", [][2]string{{"X-Tenant", "a"}}, `{"qty":1,"limit":500}`, "", []string{"limit body max"}},
+		{"query param in a form body", "/api/orders/1?limit=5", [][2]string{{"X-Tenant", "a"}}, `qty=1&q=x&limit=0`, "application/x-www-form-urlencoded", []string{"q query missing", "limit body min"}},
+		{"query param in the body as declared", "/api/orders/1?q=a", [][2]string{{"X-Tenant", "a"}}, `{"qty":1,"limit":5,"q":"b"}`, "", nil},
 	} {
 		r := httptest.NewRequest("POST", tc.target, strings.NewReader(tc.body))
 		for _, h := range tc.header {

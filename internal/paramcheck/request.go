@@ -124,7 +124,7 @@ func (c *Checker) form(fs *faults, raw, seps, in string) {
 		matched := false
 		for i := range c.params {
 			p := &c.params[i]
-			if p.in != in {
+			if !reads(p.in, in) {
 				continue
 			}
 			switch {
@@ -150,10 +150,24 @@ func (c *Checker) form(fs *faults, raw, seps, in string) {
 		}
 	}
 	for i := range c.params {
-		if c.params[i].in == in {
-			fs.strings(&c.params[i], in, all[i])
+		switch p := &c.params[i]; {
+		case p.in == in:
+			fs.strings(p, in, all[i])
+		case len(all[i]) > 0: // merged: held to its rules where sent
+			fs.strings(p, in, all[i])
 		}
 	}
+}
+
+// reads reports whether a param declared at declared is read at in: its
+// own location, and, for a query or body param, the other of the two.
+// Rails' params, PHP's $_REQUEST and Flask's request.values merge the
+// query and the body, so a handler may read a body param from the query
+// (or a query param from the body, which wins there): a value sent for a
+// declared name at the other location is held to the param's rules too,
+// but its absence there is no fault.
+func reads(declared, in string) bool {
+	return declared == in || declared == config.InQuery && in == config.InBody || declared == config.InBody && in == config.InQuery
 }
 
 // pathParams checks the path params on each reading of path (without a
@@ -303,7 +317,7 @@ func (c *Checker) jsonBody(fs *faults, body []byte) {
 		k, _ := t.(string)
 		idx := -1
 		for i := range c.params {
-			if c.params[i].in == config.InBody && c.params[i].name == k {
+			if reads(c.params[i].in, config.InBody) && c.params[i].name == k {
 				idx = i
 				break
 			}
@@ -338,10 +352,10 @@ func (c *Checker) jsonBody(fs *faults, body []byte) {
 	}
 	for i := range c.params {
 		p := &c.params[i]
-		if p.in != config.InBody {
+		if !reads(p.in, config.InBody) {
 			continue
 		}
-		if len(all[i]) == 0 {
+		if len(all[i]) == 0 && p.in == config.InBody {
 			fs.strings(p, config.InBody, nil)
 		}
 		for _, v := range all[i] {

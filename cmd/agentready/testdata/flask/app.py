@@ -48,6 +48,16 @@ def order(order):
     return answer({"GET": "order-get", "HEAD": "order-get", "POST": "order-update", "DELETE": "order-cancel"}[request.method])
 
 
+@app.route("/api/gateway/cart", methods=["POST"])
+def cart_add():
+    # As a handler reads its params with request.values, which merges the
+    # query and the form (the query first): what the params check must
+    # hold wherever it comes from (params_merge_test.go).
+    resp = jsonify(handler="cart-add", sku=request.values.get("sku"), qty=request.values.get("qty"))
+    resp.headers["X-Handler"] = "cart-add " + request.method
+    return resp
+
+
 # The catch-all of upstream_canonical_test.go.
 ECHO_PATHS = re.compile(r"^/(p|u|wiki)/|^/(s|cart)(;|$)")
 
