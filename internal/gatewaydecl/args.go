@@ -81,7 +81,7 @@ func (t *Tool) Validate(raw json.RawMessage) (*Arguments, error) {
 		return nil, Faults{{Msg: "not a JSON object"}}
 	}
 	var faults Faults
-	if err := t.input.Validate(obj); err != nil {
+	if err := t.input.validate(obj); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return nil, Faults{{Msg: err.Error()}}
@@ -257,7 +257,7 @@ func (t *Tool) ValidateOutput(raw []byte) error {
 		return fmt.Errorf("not JSON: %w", err)
 	}
 	var faults Faults
-	if err := t.output.Validate(v); err != nil {
+	if err := t.output.validate(v); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return err
