@@ -127,10 +127,19 @@ func str(v json.RawMessage) (string, error) {
 // one of names in another case: one pass of jsonfast over raw, or, where
 // that cannot read it, of the decoder, whose errors are given.
 func members(raw []byte, names ...string) (map[string]json.RawMessage, error) {
+	if out, ok := fastMembers(raw, names); ok {
+		return out, nil
+	}
+	return decodeMembers(raw, names)
+}
+
+// fastMembers is members in one pass of jsonfast, false for a body it
+// cannot read or members would refuse (then decodeMembers says why).
+func fastMembers(raw []byte, names []string) (map[string]json.RawMessage, bool) {
 	out := make(map[string]json.RawMessage, len(names))
 	var seenArr [8]string
 	seen := seenArr[:0] // few members: a slice beats a map
-	if jsonfast.Members(raw, func(k string, v []byte) bool {
+	ok := jsonfast.Members(raw, func(k string, v []byte) bool {
 		if slices.Contains(seen, k) {
 			return false
 		}
@@ -144,15 +153,18 @@ func members(raw []byte, names ...string) (map[string]json.RawMessage, error) {
 			}
 		}
 		return true
-	}) {
-		return out, nil
-	}
-	clear(out)
+	})
+	return out, ok
+}
+
+// decodeMembers is members with encoding/json's decoder.
+func decodeMembers(raw []byte, names []string) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(names))
+	var seen []string // few members: a slice beats a map
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrInvalid)
 	}
-	seen = seen[:0]
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
