@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/agentready/agentready/config"
+	"github.com/agentready/agentready/internal/jsonfast"
 )
 
 // Fault is one thing wrong with a call's arguments: the param it concerns
@@ -69,19 +70,16 @@ func (t *Tool) Validate(raw json.RawMessage) (*Arguments, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = json.RawMessage("{}")
 	}
-	if err := once(raw); err != nil {
-		return nil, Faults{{Msg: err.Error()}}
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	v, err := read(raw)
 	if err != nil {
-		return nil, Faults{{Msg: "not JSON: " + err.Error()}}
+		return nil, Faults{{Msg: err.Error()}}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, Faults{{Msg: "not a JSON object"}}
 	}
 	var faults Faults
-	if err := t.input.Validate(obj); err != nil {
+	if err := t.input.validate(obj); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return nil, Faults{{Msg: err.Error()}}
@@ -169,6 +167,26 @@ func sendable(a *Arg, val any) string {
 	return ""
 }
 
+// read decodes raw as jsonschema.UnmarshalJSON does, refusing what once
+// refuses: in one pass of jsonfast, or, where that cannot read raw, with
+// once and then UnmarshalJSON, whose errors are given (the second's as
+// "not JSON: ...").
+func read(raw []byte) (any, error) {
+	if v, ok := jsonfast.Value(raw, tameText); ok {
+		return v, nil
+	}
+	if err := once(raw); err != nil {
+		return nil, err
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	return v, nil
+}
+
+func tameText(n string) bool { return tame(json.Number(n)) }
+
 // once reports the first object member name given twice, at any depth:
 // Go's encoding/json keeps the last of duplicates, other readers the first,
 // so the call would not be read one way only.
@@ -249,15 +267,12 @@ func (t *Tool) ValidateOutput(raw []byte) error {
 	if t.output == nil {
 		return nil
 	}
-	if err := once(raw); err != nil {
+	v, err := read(raw)
+	if err != nil {
 		return err
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return fmt.Errorf("not JSON: %w", err)
-	}
 	var faults Faults
-	if err := t.output.Validate(v); err != nil {
+	if err := t.output.validate(v); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return err

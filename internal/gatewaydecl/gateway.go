@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/agentready/agentready/config"
 	"github.com/agentready/agentready/internal/resolve"
 )
@@ -55,7 +53,7 @@ type Tool struct {
 	// tool's or the called capability's requirement.
 	RequiresSession bool
 
-	input, output *jsonschema.Schema
+	input, output *compiled
 	origin        string    // scheme://host of the called endpoint
 	path          []segment // the endpoint's path, templated
 	query         string    // the endpoint's own query, as written

@@ -45,7 +45,7 @@ var scalarItems = map[string]any{"type": []any{"string", "number", "boolean"}}
 //
 // Formats are asserted when arguments are validated (Tool.Validate): a
 // declared format is part of the contract a call is held to.
-func inputSchema(params []config.Param) (json.RawMessage, *jsonschema.Schema, error) {
+func inputSchema(params []config.Param) (json.RawMessage, *compiled, error) {
 	props := map[string]any{}
 	required := []any{}
 	for _, p := range params {
@@ -140,7 +140,7 @@ func awpSchema(t string) map[string]any {
 // maps a type it does not know to a string, and an entity is an object,
 // so that schema would refuse every conforming answer. No schema is
 // better than a wrong one, which MCP requires the server to conform to.
-func outputSchema(s *config.Site, c *config.Capability) (json.RawMessage, *jsonschema.Schema, error) {
+func outputSchema(s *config.Site, c *config.Capability) (json.RawMessage, *compiled, error) {
 	if len(c.Outputs) == 0 && c.Output == nil {
 		return nil, nil, nil
 	}
@@ -171,9 +171,25 @@ func entityName(t string) string {
 	return t
 }
 
+// compiled is a schema compiled, and the quick filter read from the same
+// document (quick.go).
+type compiled struct {
+	schema *jsonschema.Schema
+	quick  *quick
+}
+
+// validate is the compiled schema's Validate of v, skipped where quick
+// says v is surely valid.
+func (c *compiled) validate(v any) error {
+	if c.quick.accepts(v) {
+		return nil
+	}
+	return c.schema.Validate(v)
+}
+
 // compile encodes s and compiles it as JSON Schema 2020-12 with format
 // assertions on; the compiler validates it against the meta-schema.
-func compile(name string, s map[string]any) (json.RawMessage, *jsonschema.Schema, error) {
+func compile(name string, s map[string]any) (json.RawMessage, *compiled, error) {
 	raw, err := encode(s)
 	if err != nil {
 		return nil, nil, err
@@ -193,7 +209,7 @@ func compile(name string, s map[string]any) (json.RawMessage, *jsonschema.Schema
 	if err != nil {
 		return nil, nil, fmt.Errorf("not a JSON Schema 2020-12: %w", err)
 	}
-	return raw, sch, nil
+	return raw, &compiled{schema: sch, quick: quickOf(doc, true)}, nil
 }
 
 // encode is v as compact JSON, keys sorted (encoding/json sorts map keys),

@@ -18,6 +18,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/agentready/agentready/internal/jsonfast"
 )
 
 // Message is one JSON-RPC message of an MCP POST body.
@@ -74,13 +76,13 @@ func parseOne(raw []byte, m *Message) error {
 		return err
 	}
 	if v, ok := top["id"]; ok {
-		m.ID = v
+		m.ID = bytes.Clone(v) // v may be raw's own bytes (jsonfast)
 	}
 	v, ok := top["method"]
 	if !ok {
 		return nil // a response
 	}
-	if err := json.Unmarshal(v, &m.Method); err != nil {
+	if m.Method, err = str(v); err != nil {
 		return fmt.Errorf("%w: method is not a string", ErrInvalid)
 	}
 	key := ""
@@ -101,22 +103,68 @@ func parseOne(raw []byte, m *Message) error {
 		return fmt.Errorf("params: %w", err)
 	}
 	nv, ok := params[key]
-	if !ok || json.Unmarshal(nv, &m.Name) != nil {
+	if ok {
+		m.Name, err = str(nv)
+	}
+	if !ok || err != nil {
 		return fmt.Errorf("%w: %s without a string params.%s", ErrInvalid, m.Method, key)
 	}
 	return nil
 }
 
+// str is the JSON string v.
+func str(v json.RawMessage) (string, error) {
+	if s, ok := jsonfast.String(v); ok {
+		return s, nil
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err
+}
+
 // members reads the JSON object raw and returns the values of the member
 // names given, refusing any member that appears twice, and any that spells
-// one of names in another case: one pass of the decoder over raw.
+// one of names in another case: one pass of jsonfast over raw, or, where
+// that cannot read it, of the decoder, whose errors are given.
 func members(raw []byte, names ...string) (map[string]json.RawMessage, error) {
+	if out, ok := fastMembers(raw, names); ok {
+		return out, nil
+	}
+	return decodeMembers(raw, names)
+}
+
+// fastMembers is members in one pass of jsonfast, false for a body it
+// cannot read or members would refuse (then decodeMembers says why).
+func fastMembers(raw []byte, names []string) (map[string]json.RawMessage, bool) {
+	out := make(map[string]json.RawMessage, len(names))
+	var seenArr [8]string
+	seen := seenArr[:0] // few members: a slice beats a map
+	ok := jsonfast.Members(raw, func(k string, v []byte) bool {
+		if slices.Contains(seen, k) {
+			return false
+		}
+		seen = append(seen, k)
+		for _, n := range names {
+			switch {
+			case k == n:
+				out[n] = v
+			case strings.EqualFold(k, n):
+				return false
+			}
+		}
+		return true
+	})
+	return out, ok
+}
+
+// decodeMembers is members with encoding/json's decoder.
+func decodeMembers(raw []byte, names []string) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(names))
+	var seen []string // few members: a slice beats a map
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrInvalid)
 	}
-	out := make(map[string]json.RawMessage, len(names))
-	var seen []string // few members: a slice beats a map
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {

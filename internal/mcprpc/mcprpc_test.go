@@ -129,3 +129,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMembers: what jsonfast reads, members reads with the decoder the
+// same way.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"checkout"}}`,
+		`{"id":1,"id":2}`, `{"ID":1}`, `{"id":"\u0031"}`, `{"id":[1,{"a":"\n"}]} `, `{"id":1}x`, "{\"id\":\"\xff\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		fast, ok := fastMembers(raw, []string{"jsonrpc", "id", "method", "params"})
+		if !ok {
+			return
+		}
+		slow, err := decodeMembers(raw, []string{"jsonrpc", "id", "method", "params"})
+		if err != nil || len(fast) != len(slow) {
+			t.Fatalf("%q: jsonfast read %q, the decoder %q (%v)", raw, fast, slow, err)
+		}
+		for k, v := range fast {
+			if string(slow[k]) != string(v) {
+				t.Fatalf("%q: %s is %q, the decoder's %q", raw, k, v, slow[k])
+			}
+		}
+	})
+}
