@@ -54,18 +54,11 @@ func (e *Enforcer) params(s *scope) bool {
 	c := e.checks[s.ci]
 	r := s.r
 	var body []byte
-	if c.ReadsBody() && r.Body != nil && r.Body != http.NoBody {
-		limit := resolve.BodyLimit(e.p.Capabilities[s.ci].Decl)
-		b, err := reqbody.Buffer(r, limit)
-		switch {
-		case err != nil:
-			s.Outcome, s.Err = enforce.DenyBody, reqbody.ErrRead
-			return false
-		case int64(len(b)) > limit:
-			s.Outcome, s.Err, s.Status = enforce.DenyBody, reqbody.ErrTooLarge, http.StatusRequestEntityTooLarge
+	if c.ReadsBody() {
+		var ok bool
+		if body, ok = readBody(s, e.p.Capabilities[s.ci].Decl); !ok {
 			return false
 		}
-		body = b
 	}
 	path := s.path
 	if path == "" { // a binding's scope that no target stage gave one
@@ -100,4 +93,26 @@ func explainParams(d *scope, prob *problem.Problem) {
 	}
 	prob.Detail = fmt.Sprintf("capability %q is called with params not as declared: %s", d.Capability, b.String())
 	prob.Extra["params"] = pe.Faults
+}
+
+// readBody buffers the body of s's request within c's BodyLimit and
+// gives it back to the handler as sent (reqbody.Buffer): nil for a
+// request without one. An unreadable body, or one over the limit (413),
+// refuses s (DenyBody), and ok is false.
+func readBody(s *scope, c *config.Capability) (body []byte, ok bool) {
+	r := s.r
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true
+	}
+	limit := resolve.BodyLimit(c)
+	b, err := reqbody.Buffer(r, limit)
+	switch {
+	case err != nil:
+		s.Outcome, s.Err = enforce.DenyBody, reqbody.ErrRead
+		return nil, false
+	case int64(len(b)) > limit:
+		s.Outcome, s.Err, s.Status = enforce.DenyBody, reqbody.ErrTooLarge, http.StatusRequestEntityTooLarge
+		return nil, false
+	}
+	return b, true
 }

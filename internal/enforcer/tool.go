@@ -10,7 +10,6 @@ import (
 	"github.com/agentready/agentready/internal/mcprpc"
 	"github.com/agentready/agentready/internal/policy"
 	"github.com/agentready/agentready/internal/problem"
-	"github.com/agentready/agentready/internal/reqbody"
 	"github.com/agentready/agentready/internal/resolve"
 )
 
@@ -48,19 +47,9 @@ func (e *Enforcer) tool(s *scope) bool {
 		s.mcp.listing = listStream
 		return true
 	}
-	var body []byte
-	if r.Body != nil && r.Body != http.NoBody {
-		limit := resolve.BodyLimit(c.Decl)
-		b, err := reqbody.Buffer(r, limit)
-		switch {
-		case err != nil:
-			s.Outcome, s.Err = enforce.DenyBody, reqbody.ErrRead
-			return false
-		case int64(len(b)) > limit:
-			s.Outcome, s.Err, s.Status = enforce.DenyBody, reqbody.ErrTooLarge, http.StatusRequestEntityTooLarge
-			return false
-		}
-		body = b
+	body, ok := readBody(s, c.Decl)
+	if !ok {
+		return false
 	}
 	msgs, batch, err := mcprpc.Parse(body)
 	if err == nil {
