@@ -56,11 +56,11 @@ func (e *Enforcer) listFilter(w http.ResponseWriter, r *http.Request, s *scope) 
 		if !ok || ag >= 0 && !e.p.Agents[ag].ToolPermitted(s.ci, ti) || !holds(c.Tools[ti].Decl.Auth.Scopes) {
 			return false
 		}
-		if !c.Decl.Gateway {
+		called := c.Tools[ti].Calls
+		if called < 0 {
 			return true
 		}
-		called, ok := e.p.CapabilityIndex(c.Decl.Tools[ti].Calls)
-		return ok && (ag < 0 || e.p.Agents[ag].Permitted[called]) && holds(e.p.Capabilities[called].Decl.Auth.Scopes)
+		return (ag < 0 || e.p.Agents[ag].Permitted[called]) && holds(e.p.Capabilities[called].Decl.Auth.Scopes)
 	}
 	r.Header.Del("Accept-Encoding")
 	var id []byte

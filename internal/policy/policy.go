@@ -195,6 +195,15 @@ func Compile(s *config.Site, opts ...ClassifierOption) (*Policy, error) {
 		p.ids[c.ID] = i
 		p.Capabilities = append(p.Capabilities, cc)
 	}
+	// A gateway's tool calls a capability that may be declared after it.
+	for i := range p.Capabilities {
+		for k := range p.Capabilities[i].Tools {
+			t := &p.Capabilities[i].Tools[k]
+			if j, ok := p.ids[p.site.Capabilities[i].Tools[k].Calls]; ok {
+				t.Calls = j
+			}
+		}
+	}
 
 	names := make([]string, len(p.site.Agents))
 	for i, a := range p.site.Agents {

@@ -19,6 +19,9 @@ type Tool struct {
 	RequiresSession bool
 	// Rule is the declaration line a refusal of the tool names.
 	Rule string
+	// Calls is the index of the capability a gateway's tool calls
+	// (config.Tool.Calls), -1 for any other tool.
+	Calls int
 }
 
 // compileTools compiles the tools of c, the capability at ci of p.
@@ -46,6 +49,7 @@ func (p *Policy) compileTools(cc *Capability, c *config.Capability) {
 			Decl:            &decl,
 			RequiresSession: t.RequiresSession,
 			Rule:            "Capability: " + c.ID + " / Tool: " + t.Name,
+			Calls:           -1, // Compile resolves it once every capability is known
 		})
 		if _, dup := cc.tools[t.Name]; !dup {
 			cc.tools[t.Name] = k
