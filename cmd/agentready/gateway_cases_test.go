@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"slices"
 	"strconv"
@@ -147,12 +145,7 @@ func gatewayTSCases(t *testing.T, base string, app *appRecorder) {
 	}
 
 	// With a session, order_status reaches the handler as directly.
-	code, sess := directly(t, "POST", base+"/.well-known/agents/api/session", map[string]string{"User-Agent": gatewayGPT}, `{"agent_name":"gateway-test","purpose":"an order's status"}`)
-	data, _ := sess["data"].(map[string]any)
-	token, _ := data["session_token"].(string)
-	if code != http.StatusCreated || token == "" {
-		t.Fatalf("POST session: %d %v", code, sess)
-	}
+	token := openSession(t, base, gatewayGPT)
 	withSession := map[string]string{"User-Agent": gatewayGPT, "Authorization": gatewayToken, "X-Agent-Session": token}
 	status := tsClient(t, base, withSession, gwStep{Op: "call", Tool: "order_status", Args: map[string]any{"id": "42"}})
 	if len(status) != 3 || !status[1].OK || status[1].IsError {
@@ -308,12 +301,7 @@ func TestGatewayReplicas(t *testing.T) {
 	}
 	srv := redistest.Start(t)
 	base, app := startGatewayServe(t, srv.Addr, 2)
-	code, sess := directly(t, "POST", base+"/.well-known/agents/api/session", map[string]string{"User-Agent": gatewayGPT}, `{"agent_name":"gateway-test"}`)
-	data, _ := sess["data"].(map[string]any)
-	token, _ := data["session_token"].(string)
-	if code != http.StatusCreated || token == "" {
-		t.Fatalf("POST session: %d %v", code, sess)
-	}
+	token := openSession(t, base, gatewayGPT)
 	h := map[string]string{"User-Agent": gatewayGPT, "Authorization": gatewayToken, "X-Agent-Session": token}
 	status := gwStep{Op: "call", Tool: "order_status", Args: map[string]any{"id": "7"}}
 	cart := gwStep{Op: "call", Tool: "add_to_cart", Args: cartArgs}
@@ -348,11 +336,8 @@ func TestGatewayClientsDemo(t *testing.T) {
 	if why := gatewayClientsMissing(); why != "" {
 		startUpstream(t, upstreamApp{name: "mcp-gateway clients", missing: func() string { return why }})
 	}
-	up := startUpstream(t, upstreamApps[0]) // express
-	app := &appRecorder{next: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: up})}
-	recSrv := httptest.NewServer(app)
-	t.Cleanup(recSrv.Close)
-	base := serveFront(t, proxyConfig{configFile: demoSite, upstream: recSrv.URL, upstreamTimeout: 10 * time.Second}).URL
+	upstream, app := recordedUpstream(t, upstreamApps[0]) // express
+	base := serveFront(t, proxyConfig{configFile: demoSite, upstream: upstream, upstreamTimeout: 10 * time.Second}).URL
 
 	claude := map[string]string{"User-Agent": "claude/1.0", "Authorization": gatewayToken}
 	lines := tsClient(t, base, claude,

@@ -125,17 +125,38 @@ func startGatewayInProcess(t *testing.T) (string, *appRecorder) {
 	return srv.URL, rec
 }
 
+// recordedUpstream starts app and a recorder in front of it, on
+// 127.0.0.1, and returns the recorder's URL, serve's upstream.
+func recordedUpstream(t *testing.T, app upstreamApp) (string, *appRecorder) {
+	t.Helper()
+	up := startUpstream(t, app)
+	rec := &appRecorder{next: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: up})}
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	return srv.URL, rec
+}
+
+// openSession opens a v0.1.0 session at base for the agent ua and returns
+// its token.
+func openSession(t *testing.T, base, ua string) string {
+	t.Helper()
+	code, sess := directly(t, "POST", base+"/.well-known/agents/api/session", map[string]string{"User-Agent": ua}, `{"agent_name":"gateway-test"}`)
+	data, _ := sess["data"].(map[string]any)
+	token, _ := data["session_token"].(string)
+	if code != http.StatusCreated || token == "" {
+		t.Fatalf("POST session: %d %v", code, sess)
+	}
+	return token
+}
+
 // startGatewayServe starts the Express app, the recorder in front of it
 // and serve in front of the recorder, all on 127.0.0.1.
 func startGatewayServe(t *testing.T, redisAddr string, replicas int) (string, *appRecorder) {
 	t.Helper()
-	up := startUpstream(t, upstreamApps[0]) // express
-	rec := &appRecorder{next: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: up})}
-	recSrv := httptest.NewServer(rec)
-	t.Cleanup(recSrv.Close)
+	upstream, rec := recordedUpstream(t, upstreamApps[0]) // express
 	var fronts []*httptest.Server
 	for range replicas {
-		fronts = append(fronts, serveFront(t, proxyConfig{configFile: gatewayDir + "/site.yaml", upstream: recSrv.URL,
+		fronts = append(fronts, serveFront(t, proxyConfig{configFile: gatewayDir + "/site.yaml", upstream: upstream,
 			upstreamTimeout: 10 * time.Second, redisAddr: redisAddr}))
 	}
 	if replicas == 1 {

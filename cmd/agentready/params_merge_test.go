@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +16,8 @@ import (
 // a qty to the param's rules as well (docs/enforcement.md, "Params"), so
 // that the handler never reads a value the check did not.
 func TestParamsMergedLocations(t *testing.T) {
-	up := startUpstream(t, upstreamApps[1]) // flask
-	app := &appRecorder{next: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: up})}
-	recSrv := httptest.NewServer(app)
-	t.Cleanup(recSrv.Close)
-	base := serveFront(t, proxyConfig{configFile: gatewayDir + "/site.yaml", upstream: recSrv.URL, upstreamTimeout: 10 * time.Second}).URL
+	upstream, app := recordedUpstream(t, upstreamApps[1]) // flask
+	base := serveFront(t, proxyConfig{configFile: gatewayDir + "/site.yaml", upstream: upstream, upstreamTimeout: 10 * time.Second}).URL
 
 	post := func(target, form string) (int, map[string]any) {
 		r, _ := http.NewRequest(http.MethodPost, base+target, strings.NewReader(form))
